@@ -1,0 +1,649 @@
+/* tests/test_kernels.c - xlarun_kernels.h against independent computations.
+
+   Every dispatching kernel is checked against its _ref and against a double-precision (or
+   exactly-emulated) computation, on deterministic pseudo-random data with odd sizes and weight
+   pointers offset by 1, 2 and 6 bytes. The determinism contract is checked bit for bit:
+   every xlarun_k_matmul element equals xlarun_k_dot of the same row and token, for n == 1 and
+   n > 1, for several row and token splits, for all three dtypes.
+
+   Tolerances (u = 2^-24, the f32 unit roundoff):
+     dot / matmul / dot_bf16_bf16:  |got - exact| <= (K + 4) * u * sum |w*x|   (the classical
+                                    bound for a K-term f32 sum; lane-split sums are tighter)
+     rmsnorm:                       3e-7 relative (r, x*r, w*xn: three roundings)
+     rope:                          bit-exact vs per-operation rounded products and sums
+     softmax / attend p:            2e-5 relative per probability
+     attend out:                    2e-5 * sum_j p_j |v_jd|
+     silu_mul:                      1e-6 relative + 1e-36 absolute (subnormal results)
+     exp (SIMD):                    max 2 ulp vs libm expf
+   The maxima measured are printed at the end. */
+#include <float.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "test.h"
+#include "../xlarun_kernels.h"
+
+/* ---- deterministic data ---- */
+static uint64_t rng_state = 0x9E3779B97F4A7C15ull;
+static uint32_t rnd32(void) {
+    rng_state ^= rng_state >> 12;
+    rng_state ^= rng_state << 25;
+    rng_state ^= rng_state >> 27;
+    return (uint32_t)((rng_state * 0x2545F4914F6CDD1Dull) >> 32);
+}
+static float frand(void) { return (float)((double)(rnd32() >> 8) / 8388608.0 - 1.0); } /* [-1, 1) */
+
+static uint32_t fbits(float f) { uint32_t u; memcpy(&u, &f, 4); return u; }
+static float bitsf(uint32_t u) { float f; memcpy(&f, &u, 4); return f; }
+
+/* measured maxima, printed at the end */
+static double max_dot_err, max_dot_ref_err, max_rms_err, max_soft_err, max_att_err, max_silu_err, max_bb_err;
+static long max_exp_ulp;
+
+/* ---- independent decoders (ldexp based) ---- */
+static double f16_decode(uint16_t h) {
+    int e = (h >> 10) & 31, m = h & 1023;
+    double s = (h & 0x8000) ? -1.0 : 1.0;
+    if (e == 31) return m ? NAN : s * INFINITY;
+    if (e == 0) return s * ldexp((double)m, -24);
+    return s * ldexp((double)(1024 + m), e - 25);
+}
+static double bf16_decode(uint16_t h) {
+    int e = (h >> 7) & 255, m = h & 127;
+    double s = (h & 0x8000) ? -1.0 : 1.0;
+    if (e == 255) return m ? NAN : s * INFINITY;
+    if (e == 0) return s * ldexp((double)m, -133);
+    return s * ldexp((double)(128 + m), e - 134);
+}
+
+/* the nearest of two adjacent codes lo < hi (as magnitudes), ties to the even code */
+static uint16_t pick_rne(double a, uint16_t lo, double vlo, uint16_t hi, double vhi) {
+    double dl = a - vlo, dh = vhi - a;
+    if (dl < dh) return lo;
+    if (dh < dl) return hi;
+    return (lo & 1) ? hi : lo;
+}
+/* expected f32 -> bf16 for finite or infinite non-NaN f */
+static uint16_t bf16_expect(float f) {
+    uint32_t u = fbits(f);
+    uint16_t sign = (uint16_t)((u >> 16) & 0x8000), lo = (uint16_t)((u >> 16) & 0x7fff), hi;
+    double a = fabs((double)f), vhi;
+    if (isinf(f)) return (uint16_t)(sign | 0x7f80);
+    hi = (uint16_t)(lo + 1);
+    vhi = hi == 0x7f80 ? ldexp(1.0, 128) : bf16_decode(hi);
+    return (uint16_t)(sign | pick_rne(a, lo, bf16_decode(lo), hi, vhi));
+}
+/* expected f32 -> f16: binary search over the ordered positive codes */
+static uint16_t f16_expect(float f) {
+    uint16_t sign = (uint16_t)((fbits(f) >> 16) & 0x8000), lo = 0, hi = 0x7bff;
+    double a = fabs((double)f);
+    if (a >= 65520.0) return (uint16_t)(sign | 0x7c00);
+    if (a >= 65504.0) return (uint16_t)(sign | 0x7bff);
+    while (lo < hi) { /* largest code with value <= a */
+        uint16_t mid = (uint16_t)((lo + hi + 1) / 2);
+        if (f16_decode(mid) <= a) lo = mid;
+        else hi = (uint16_t)(mid - 1);
+    }
+    return (uint16_t)(sign | pick_rne(a, lo, f16_decode(lo), (uint16_t)(lo + 1), f16_decode((uint16_t)(lo + 1))));
+}
+
+static void test_conversions(void) {
+    long bad_f16 = 0, bad_f16_rt = 0, bad_bf16 = 0, bad_bf16_rt = 0, bad_rne = 0, bad_f16_rne = 0;
+    uint32_t h, i;
+    for (h = 0; h < 65536; h++) {
+        uint16_t c = (uint16_t)h;
+        float f = xlarun_k_f16_to_f32(c), g = xlarun_k_bf16_to_f32(c);
+        double d = f16_decode(c), e = bf16_decode(c);
+        if (isnan(d)) {
+            uint32_t want = ((uint32_t)(c & 0x8000) << 16) | 0x7f800000u | ((uint32_t)(c & 0x3ff) << 13);
+            uint16_t back = xlarun_k_f32_to_f16(f);
+            if (fbits(f) != want) bad_f16++;
+            if ((back & 0x7c00) != 0x7c00 || !(back & 0x200) || (back & 0x8000) != (c & 0x8000)) bad_f16_rt++;
+        } else {
+            if ((double)f != d || !signbit(f) != !signbit(d)) bad_f16++;
+            if (xlarun_k_f32_to_f16(f) != c) bad_f16_rt++;
+        }
+        if (isnan(e)) {
+            uint16_t back = xlarun_k_f32_to_bf16(g);
+            if (!isnan(g) || fbits(g) != (h << 16)) bad_bf16++;
+            if ((back & 0x7f80) != 0x7f80 || !(back & 0x40) || (back & 0x8000) != (c & 0x8000)) bad_bf16_rt++;
+        } else {
+            if ((double)g != e || !signbit(g) != !signbit(e)) bad_bf16++;
+            if (xlarun_k_f32_to_bf16(g) != c) bad_bf16_rt++;
+        }
+    }
+    CHECKF(bad_f16 == 0, "f16_to_f32 wrong for %ld codes", bad_f16);
+    CHECKF(bad_f16_rt == 0, "f16 round trip wrong for %ld codes", bad_f16_rt);
+    CHECKF(bad_bf16 == 0, "bf16_to_f32 wrong for %ld codes", bad_bf16);
+    CHECKF(bad_bf16_rt == 0, "bf16 round trip wrong for %ld codes", bad_bf16_rt);
+
+    /* f32 -> bf16: random bit patterns, exact ties, and near-ties */
+    for (i = 0; i < 200000; i++) {
+        uint32_t u = rnd32();
+        float f;
+        if (i % 4 == 1) u = (u & 0xffff0000u) | 0x8000u;        /* exact tie */
+        if (i % 4 == 2) u = (u & 0xffff0000u) | 0x7fffu;        /* just below */
+        if (i % 4 == 3) u = (u & 0xffff0000u) | 0x8001u;        /* just above */
+        f = bitsf(u);
+        if (isnan(f)) continue;
+        if (xlarun_k_f32_to_bf16(f) != bf16_expect(f)) bad_rne++;
+    }
+    CHECKF(bad_rne == 0, "f32_to_bf16 RNE wrong for %ld values", bad_rne);
+    CHECK(xlarun_k_f32_to_bf16(bitsf(0x3f808000u)) == 0x3f80); /* tie, lower even */
+    CHECK(xlarun_k_f32_to_bf16(bitsf(0x3f818000u)) == 0x3f82); /* tie, upper even */
+    CHECK(xlarun_k_f32_to_bf16(bitsf(0x3f808001u)) == 0x3f81);
+    CHECK(xlarun_k_f32_to_bf16(bitsf(0x7f7fffffu)) == 0x7f80); /* FLT_MAX rounds to inf */
+    CHECK(xlarun_k_f32_to_bf16(bitsf(0xff800000u)) == 0xff80);
+    CHECK(xlarun_k_f32_to_bf16(bitsf(0x00008000u)) == 0x0000); /* subnormal tie to even zero */
+    CHECK(xlarun_k_f32_to_bf16(bitsf(0x00018000u)) == 0x0002);
+    {
+        uint16_t s = xlarun_k_f32_to_bf16(bitsf(0x7f800001u)); /* signalling NaN, payload below bit 16 */
+        uint16_t q = xlarun_k_f32_to_bf16(bitsf(0xffc00000u));
+        CHECKF((s & 0x7f80) == 0x7f80 && (s & 0x7f) != 0 && (s & 0x40), "sNaN -> %04x", s);
+        CHECKF(q == 0xffc0, "qNaN -> %04x", q);
+    }
+
+    /* f32 -> f16: all midpoints between neighbouring halves (ties), random magnitudes */
+    for (h = 0; h < 0x7bff; h++) {
+        double mid = (f16_decode((uint16_t)h) + f16_decode((uint16_t)(h + 1))) / 2;
+        float f = (float)mid, fu = nextafterf(f, INFINITY), fd = nextafterf(f, 0.0f);
+        if ((double)f != mid) bad_f16_rne++; /* midpoints are representable in f32 */
+        if (xlarun_k_f32_to_f16(f) != f16_expect(f)) bad_f16_rne++;
+        if (xlarun_k_f32_to_f16(fu) != f16_expect(fu)) bad_f16_rne++;
+        if (xlarun_k_f32_to_f16(fd) != f16_expect(fd)) bad_f16_rne++;
+        if (xlarun_k_f32_to_f16(-f) != f16_expect(-f)) bad_f16_rne++;
+    }
+    for (i = 0; i < 100000; i++) {
+        float f = (float)ldexp(1.0 + (double)(rnd32() >> 8) / 16777216.0, (int)(rnd32() % 46) - 28);
+        if (rnd32() & 1) f = -f;
+        if (xlarun_k_f32_to_f16(f) != f16_expect(f)) bad_f16_rne++;
+    }
+    CHECKF(bad_f16_rne == 0, "f32_to_f16 RNE wrong for %ld values", bad_f16_rne);
+    CHECK(xlarun_k_f32_to_f16(65504.0f) == 0x7bff);
+    CHECK(xlarun_k_f32_to_f16(65519.996f) == 0x7bff);
+    CHECK(xlarun_k_f32_to_f16(65520.0f) == 0x7c00);
+    CHECK(xlarun_k_f32_to_f16(-1e9f) == 0xfc00);
+    CHECK(xlarun_k_f32_to_f16(INFINITY) == 0x7c00);
+    CHECK(xlarun_k_f32_to_f16((float)ldexp(1.0, -25)) == 0x0000); /* tie to even zero */
+    CHECK(xlarun_k_f32_to_f16(nextafterf((float)ldexp(1.0, -25), 1.0f)) == 0x0001);
+    CHECK(xlarun_k_f32_to_f16((float)ldexp(3.0, -25)) == 0x0002); /* 1.5 ulp tie -> 2 */
+    CHECK(xlarun_k_f32_to_f16(-0.0f) == 0x8000);
+    CHECK(xlarun_k_f32_to_f16(1e-30f) == 0x0000);
+    CHECK(xlarun_k_f16_to_f32(0x0001) == (float)ldexp(1.0, -24));
+    CHECK(xlarun_k_f16_to_f32(0x03ff) == (float)ldexp(1023.0, -24));
+    CHECK(xlarun_k_f16_to_f32(0x0400) == (float)ldexp(1.0, -14));
+    CHECK(isinf(xlarun_k_f16_to_f32(0xfc00)) && xlarun_k_f16_to_f32(0xfc00) < 0);
+    CHECK(isnan(xlarun_k_f16_to_f32(0x7e00)));
+    CHECK(xlarun_k_type_size(XLARUN_K_F32) == 4 && xlarun_k_type_size(XLARUN_K_F16) == 2 &&
+          xlarun_k_type_size(XLARUN_K_BF16) == 2);
+}
+
+/* ---- typed weight buffers at an odd offset ---- */
+static const xlarun_k_type types[3] = {XLARUN_K_F32, XLARUN_K_F16, XLARUN_K_BF16};
+static const char *type_name[3] = {"f32", "f16", "bf16"};
+static const size_t offsets[4] = {0, 1, 2, 6};
+
+/* raw: count elements of dtype t stored at raw (any alignment); val gets the exact values */
+static void fill_weights(xlarun_k_type t, unsigned char *raw, float *val, size_t count, float scale) {
+    size_t i;
+    for (i = 0; i < count; i++) {
+        float f = frand() * scale;
+        if (t == XLARUN_K_F32) {
+            memcpy(raw + 4 * i, &f, 4);
+        } else {
+            uint16_t h = t == XLARUN_K_F16 ? xlarun_k_f32_to_f16(f) : xlarun_k_f32_to_bf16(f);
+            memcpy(raw + 2 * i, &h, 2);
+            f = t == XLARUN_K_F16 ? xlarun_k_f16_to_f32(h) : xlarun_k_bf16_to_f32(h);
+        }
+        val[i] = f;
+    }
+}
+
+static void test_to_f32(void) {
+    static const size_t sizes[] = {0, 1, 3, 15, 16, 17, 31, 33, 100};
+    unsigned char raw[100 * 4 + 8];
+    float val[100], a[100], b[100];
+    size_t ti, si, oi;
+    for (ti = 0; ti < 3; ti++)
+        for (oi = 0; oi < 4; oi++)
+            for (si = 0; si < sizeof sizes / sizeof sizes[0]; si++) {
+                size_t n = sizes[si];
+                fill_weights(types[ti], raw + offsets[oi], val, n, 2.0f);
+                memset(a, 0xAB, sizeof a);
+                memset(b, 0xAB, sizeof b);
+                xlarun_k_to_f32(types[ti], raw + offsets[oi], a, n);
+                xlarun_k_to_f32_ref(types[ti], raw + offsets[oi], b, n);
+                CHECKF(memcmp(a, b, sizeof a) == 0 && memcmp(a, val, n * 4) == 0, "to_f32 %s n=%zu off=%zu",
+                       type_name[ti], n, offsets[oi]);
+            }
+}
+
+static const size_t Ks[] = {1, 3, 15, 16, 17, 31, 64, 100, 257, 1000};
+#define NK (sizeof Ks / sizeof Ks[0])
+#define MAXK 1000
+
+static double dot_tol(size_t K) { return (double)(K + 4) * ldexp(1.0, -24); }
+
+static void test_dot(void) {
+    unsigned char *raw = (unsigned char *)malloc(MAXK * 4 + 8);
+    float *val = (float *)malloc(MAXK * sizeof(float)), *x = (float *)malloc(MAXK * sizeof(float));
+    size_t ti, ki, oi, k;
+    for (ti = 0; ti < 3; ti++)
+        for (ki = 0; ki < NK; ki++)
+            for (oi = 0; oi < 4; oi++) {
+                size_t K = Ks[ki];
+                double exact = 0, abssum = 0, e1, e2;
+                float got, ref;
+                fill_weights(types[ti], raw + offsets[oi], val, K, 1.0f);
+                for (k = 0; k < K; k++) x[k] = frand() * 4.0f;
+                for (k = 0; k < K; k++) {
+                    exact += (double)val[k] * x[k];
+                    abssum += fabs((double)val[k] * x[k]);
+                }
+                got = xlarun_k_dot(types[ti], raw + offsets[oi], x, K);
+                ref = xlarun_k_dot_ref(types[ti], raw + offsets[oi], x, K);
+                e1 = fabs(got - exact) / abssum;
+                e2 = fabs(ref - exact) / abssum;
+                if (e1 > max_dot_err) max_dot_err = e1;
+                if (e2 > max_dot_ref_err) max_dot_ref_err = e2;
+                CHECKF(e1 <= dot_tol(K), "dot %s K=%zu off=%zu: %g vs %g (rel %g)", type_name[ti], K,
+                       offsets[oi], got, exact, e1);
+                CHECKF(e2 <= dot_tol(K), "dot_ref %s K=%zu off=%zu: %g vs %g (rel %g)", type_name[ti], K,
+                       offsets[oi], ref, exact, e2);
+            }
+    CHECK(xlarun_k_dot(XLARUN_K_F32, raw, x, 0) == 0.0f);
+    free(raw);
+    free(val);
+    free(x);
+}
+
+/* The determinism contract: every matmul element has the bits of xlarun_k_dot. */
+static void test_matmul(void) {
+    static const size_t Rs_small[] = {1, 2, 3, 4, 5, 7, 8, 9, 13, 37};
+    static const size_t ns_small[] = {1, 2, 3, 4, 5, 9};
+    static const size_t Rs_big[] = {3, 13, 37};
+    static const size_t ns_big[] = {1, 2, 5, 9};
+    const uint32_t sentinel = 0x7fc0dead;
+    size_t maxR = 37, maxn = 9, ldxmax = MAXK + 3, ldymax = 37 + 3;
+    unsigned char *raw = (unsigned char *)malloc(maxR * MAXK * 4 + 8);
+    float *val = (float *)malloc(maxR * MAXK * sizeof(float));
+    float *X = (float *)malloc(maxn * ldxmax * sizeof(float));
+    float *Y = (float *)malloc(maxn * ldymax * sizeof(float));
+    float *D = (float *)malloc(maxn * maxR * sizeof(float));
+    size_t ti, ki, ri, ni, oi = 0;
+    long bad_bits = 0, bad_guard = 0, bad_tol = 0, cases = 0;
+    for (ti = 0; ti < 3; ti++)
+        for (ki = 0; ki < NK; ki++) {
+            size_t K = Ks[ki], big = K > 100;
+            size_t nR = big ? 3 : 10, nn = big ? 4 : 6;
+            for (ri = 0; ri < nR; ri++)
+                for (ni = 0; ni < nn; ni++) {
+                    size_t R = big ? Rs_big[ri] : Rs_small[ri], n = big ? ns_big[ni] : ns_small[ni];
+                    size_t ldx = K + (ri + ni) % 3, ldy = R + 1 + ni % 3, es = xlarun_k_type_size(types[ti]);
+                    size_t off = offsets[oi++ % 4], i, r, k, split;
+                    const unsigned char *W = raw + off;
+                    fill_weights(types[ti], raw + off, val, R * K, 1.0f);
+                    for (i = 0; i < n * ldx; i++) X[i] = frand() * 3.0f;
+                    for (i = 0; i < n; i++)
+                        for (r = 0; r < R; r++) {
+                            double exact = 0, abssum = 0;
+                            D[i * R + r] = xlarun_k_dot(types[ti], W + r * K * es, X + i * ldx, K);
+                            for (k = 0; k < K; k++) {
+                                exact += (double)val[r * K + k] * X[i * ldx + k];
+                                abssum += fabs((double)val[r * K + k] * X[i * ldx + k]);
+                            }
+                            if (fabs(D[i * R + r] - exact) > dot_tol(K) * abssum) bad_tol++;
+                        }
+                    /* splits: 0 whole; 1 first row apart; 2 thirds; 3 row by row; 4 token by token;
+                       5 tokens in two uneven halves with rows split at 5 */
+                    for (split = 0; split < 6; split++) {
+                        for (i = 0; i < n * ldy; i++) memcpy(&Y[i], &sentinel, 4);
+                        if (split == 0) xlarun_k_matmul(types[ti], W, K, 0, R, X, ldx, n, Y, ldy);
+                        if (split == 1) {
+                            xlarun_k_matmul(types[ti], W, K, 1, R, X, ldx, n, Y, ldy);
+                            xlarun_k_matmul(types[ti], W, K, 0, 1, X, ldx, n, Y, ldy);
+                        }
+                        if (split == 2) {
+                            xlarun_k_matmul(types[ti], W, K, 0, R / 3, X, ldx, n, Y, ldy);
+                            xlarun_k_matmul(types[ti], W, K, R / 3, 2 * R / 3, X, ldx, n, Y, ldy);
+                            xlarun_k_matmul(types[ti], W, K, 2 * R / 3, R, X, ldx, n, Y, ldy);
+                        }
+                        if (split == 3)
+                            for (r = 0; r < R; r++) xlarun_k_matmul(types[ti], W, K, r, r + 1, X, ldx, n, Y, ldy);
+                        if (split == 4)
+                            for (i = 0; i < n; i++)
+                                xlarun_k_matmul(types[ti], W, K, 0, R, X + i * ldx, ldx, 1, Y + i * ldy, ldy);
+                        if (split == 5) {
+                            size_t h = n / 3, rs = R < 5 ? R : 5;
+                            xlarun_k_matmul(types[ti], W, K, 0, rs, X, ldx, h, Y, ldy);
+                            xlarun_k_matmul(types[ti], W, K, rs, R, X, ldx, h, Y, ldy);
+                            xlarun_k_matmul(types[ti], W, K, 0, rs, X + h * ldx, ldx, n - h, Y + h * ldy, ldy);
+                            xlarun_k_matmul(types[ti], W, K, rs, R, X + h * ldx, ldx, n - h, Y + h * ldy, ldy);
+                        }
+                        for (i = 0; i < n; i++) {
+                            for (r = 0; r < R; r++)
+                                if (fbits(Y[i * ldy + r]) != fbits(D[i * R + r])) bad_bits++;
+                            for (r = R; r < ldy; r++)
+                                if (fbits(Y[i * ldy + r]) != sentinel) bad_guard++;
+                        }
+                        cases++;
+                    }
+                    /* the reference GEMM: bits of dot_ref */
+                    xlarun_k_matmul_ref(types[ti], W, K, 0, R, X, ldx, n, Y, ldy);
+                    for (i = 0; i < n; i++)
+                        for (r = 0; r < R; r++)
+                            if (fbits(Y[i * ldy + r]) !=
+                                fbits(xlarun_k_dot_ref(types[ti], W + r * K * es, X + i * ldx, K)))
+                                bad_bits++;
+                }
+        }
+    CHECKF(bad_bits == 0, "matmul: %ld elements differ in bits from dot (%ld cases)", bad_bits, cases);
+    CHECKF(bad_guard == 0, "matmul: %ld elements written outside [r0, r1)", bad_guard);
+    CHECKF(bad_tol == 0, "matmul/dot: %ld elements outside tolerance", bad_tol);
+    free(raw);
+    free(val);
+    free(X);
+    free(Y);
+    free(D);
+}
+
+static void test_rmsnorm(void) {
+    static const size_t ns[] = {1, 3, 16, 17, 100, 1000, 2048};
+    float *x = (float *)malloc(2048 * sizeof(float)), *w = (float *)malloc(2048 * sizeof(float));
+    float *o1 = (float *)malloc(2048 * sizeof(float)), *o2 = (float *)malloc(2048 * sizeof(float));
+    size_t ni, i;
+    long bad = 0, badbits = 0;
+    for (ni = 0; ni < sizeof ns / sizeof ns[0]; ni++) {
+        size_t n = ns[ni];
+        double ss = 0, r;
+        float eps = ni & 1 ? 1e-5f : 1e-6f;
+        for (i = 0; i < n; i++) {
+            x[i] = frand() * (ni == 2 ? 1e-3f : 3.0f);
+            w[i] = frand() + 0.5f;
+            ss += (double)x[i] * x[i];
+        }
+        r = 1.0 / sqrt(ss / (double)n + (double)eps);
+        xlarun_k_rmsnorm(o1, x, w, n, eps);
+        xlarun_k_rmsnorm_ref(o2, x, w, n, eps);
+        for (i = 0; i < n; i++) {
+            double want = (double)w[i] * x[i] * r, e = fabs(o1[i] - want) / (fabs(want) + 1e-300);
+            if (e > max_rms_err) max_rms_err = e;
+            if (e > 3e-7) bad++;
+            if (fbits(o1[i]) != fbits(o2[i])) badbits++;
+        }
+        xlarun_k_rmsnorm(x, x, w, n, eps); /* in place */
+        for (i = 0; i < n; i++)
+            if (fbits(x[i]) != fbits(o1[i])) badbits++;
+    }
+    CHECKF(bad == 0, "rmsnorm: %ld outside 3e-7 relative", bad);
+    CHECKF(badbits == 0, "rmsnorm: %ld differ from _ref or in-place", badbits);
+    free(x);
+    free(w);
+    free(o1);
+    free(o2);
+}
+
+static float round_mul(float a, float b) { return (float)((double)a * (double)b); }
+
+static void test_rope(void) {
+    static const size_t hds[] = {2, 4, 6, 8, 16, 18, 34, 64, 128};
+    float x[4 * 128], y[4 * 128], z[4 * 128], c[64], s[64];
+    size_t hi, nh, i, h;
+    long bad = 0;
+    for (hi = 0; hi < sizeof hds / sizeof hds[0]; hi++)
+        for (nh = 1; nh <= 4; nh++) {
+            size_t hd = hds[hi], half = hd / 2;
+            for (i = 0; i < half; i++) {
+                float ang = (float)(nh * 7 + hi) * powf(10000.0f, -(float)(2 * i) / (float)hd);
+                c[i] = cosf(ang);
+                s[i] = sinf(ang);
+            }
+            for (i = 0; i < nh * hd; i++) x[i] = y[i] = z[i] = frand() * 5.0f;
+            xlarun_k_rope(y, nh, hd, c, s);
+            xlarun_k_rope_ref(z, nh, hd, c, s);
+            for (h = 0; h < nh; h++)
+                for (i = 0; i < half; i++) {
+                    float a = x[h * hd + i], b = x[h * hd + i + half];
+                    float w0 = (float)((double)round_mul(a, c[i]) - (double)round_mul(b, s[i]));
+                    float w1 = (float)((double)round_mul(b, c[i]) + (double)round_mul(a, s[i]));
+                    if (fbits(y[h * hd + i]) != fbits(w0) || fbits(y[h * hd + i + half]) != fbits(w1)) bad++;
+                    if (fbits(z[h * hd + i]) != fbits(w0) || fbits(z[h * hd + i + half]) != fbits(w1)) bad++;
+                }
+        }
+    CHECKF(bad == 0, "rope: %ld pairs differ from separately rounded products", bad);
+}
+
+static void check_softmax_case(const float *in, size_t n, const char *what) {
+    float *a = (float *)malloc((n + 1) * sizeof(float)), *b = (float *)malloc((n + 1) * sizeof(float));
+    double m = -INFINITY, sum = 0;
+    size_t i;
+    long bad = 0;
+    memcpy(a, in, n * sizeof(float));
+    memcpy(b, in, n * sizeof(float));
+    xlarun_k_softmax(a, n);
+    xlarun_k_softmax_ref(b, n);
+    for (i = 0; i < n; i++)
+        if (in[i] > m) m = in[i];
+    for (i = 0; i < n; i++) sum += exp((double)in[i] - m);
+    for (i = 0; i < n; i++) {
+        double want = exp((double)in[i] - m) / sum;
+        double ea = fabs(a[i] - want) / want, eb = fabs(b[i] - want) / want;
+        if (want == 0) ea = eb = (a[i] == 0 && b[i] == 0) ? 0 : 1;
+        if (ea > max_soft_err) max_soft_err = ea;
+        if (ea > 2e-5 || eb > 2e-5) bad++;
+    }
+    CHECKF(bad == 0, "softmax %s n=%zu: %ld outside 2e-5 relative", what, n, bad);
+    free(a);
+    free(b);
+}
+
+static void test_softmax(void) {
+    static const size_t ns[] = {1, 2, 3, 15, 16, 17, 100, 1000};
+    float v[1000], one = 3.0f;
+    size_t ni, i;
+    for (ni = 0; ni < sizeof ns / sizeof ns[0]; ni++) {
+        for (i = 0; i < ns[ni]; i++) v[i] = frand() * 20.0f;
+        check_softmax_case(v, ns[ni], "random");
+    }
+    for (i = 0; i < 37; i++) v[i] = i % 3 == 0 ? -INFINITY : (i % 5 == 0 ? -FLT_MAX : frand() * 8.0f);
+    check_softmax_case(v, 37, "masked");
+    xlarun_k_softmax(v, 37);
+    CHECK(v[0] == 0.0f && v[3] == 0.0f && v[36] == 0.0f);
+    for (i = 0; i < 21; i++) v[i] = -7.25f;
+    xlarun_k_softmax(v, 21);
+    for (i = 0; i < 21; i++) CHECKF(fabsf(v[i] - 1.0f / 21) <= 1e-7f, "all equal: %g", v[i]);
+    xlarun_k_softmax(&one, 1);
+    CHECK(one == 1.0f);
+    xlarun_k_softmax(NULL, 0); /* nothing to do, nothing touched */
+}
+
+static void test_attend(void) {
+    static const size_t nks[] = {1, 2, 3, 7, 16, 33, 100};
+    static const size_t hds[] = {1, 3, 8, 16, 17, 64, 128};
+    size_t ki, hi, j, d;
+    long bad = 0, bad_ref = 0;
+    for (ki = 0; ki < sizeof nks / sizeof nks[0]; ki++)
+        for (hi = 0; hi < sizeof hds / sizeof hds[0]; hi++) {
+            size_t nk = nks[ki], hd = hds[hi], stride = 2 * hd + 1;
+            float *q = (float *)malloc(hd * sizeof(float)), *kv = (float *)malloc(nk * stride * sizeof(float));
+            float *vv = (float *)malloc(nk * stride * sizeof(float)), *sc = (float *)malloc(nk * sizeof(float));
+            float *sc2 = (float *)malloc(nk * sizeof(float)), *out = (float *)malloc(hd * sizeof(float));
+            float *out2 = (float *)malloc(hd * sizeof(float));
+            double *p = (double *)malloc(nk * sizeof(double)), m = -INFINITY, sum = 0;
+            float scale = 1.0f / sqrtf((float)hd);
+            for (d = 0; d < hd; d++) q[d] = frand() * 3.0f;
+            for (j = 0; j < nk * stride; j++) {
+                kv[j] = frand();
+                vv[j] = frand() * 2.0f;
+            }
+            xlarun_k_attend(q, kv, vv, stride, nk, hd, scale, sc, out);
+            xlarun_k_attend_ref(q, kv, vv, stride, nk, hd, scale, sc2, out2);
+            for (j = 0; j < nk; j++) {
+                double s = 0;
+                for (d = 0; d < hd; d++) s += (double)q[d] * kv[j * stride + d];
+                p[j] = s * scale;
+                if (p[j] > m) m = p[j];
+            }
+            for (j = 0; j < nk; j++) sum += (p[j] = exp(p[j] - m));
+            for (j = 0; j < nk; j++) {
+                double e = fabs(sc[j] - p[j] / sum) / (p[j] / sum);
+                if (e > max_soft_err) max_soft_err = e;
+                if (e > 2e-5) bad++;
+                if (fabs(sc2[j] - p[j] / sum) / (p[j] / sum) > 2e-5) bad_ref++;
+            }
+            for (d = 0; d < hd; d++) {
+                double want = 0, mag = 0, e;
+                for (j = 0; j < nk; j++) {
+                    want += p[j] / sum * vv[j * stride + d];
+                    mag += p[j] / sum * fabs(vv[j * stride + d]);
+                }
+                e = fabs(out[d] - want) / mag;
+                if (e > max_att_err) max_att_err = e;
+                if (e > 2e-5) bad++;
+                if (fabs(out2[d] - want) / mag > 2e-5) bad_ref++;
+            }
+            free(q); free(kv); free(vv); free(sc); free(sc2); free(out); free(out2); free(p);
+        }
+    CHECKF(bad == 0, "attend: %ld values outside tolerance", bad);
+    CHECKF(bad_ref == 0, "attend_ref: %ld values outside tolerance", bad_ref);
+}
+
+static long ulp_diff(float a, float b) {
+    int32_t ia, ib;
+    uint32_t ua = fbits(a), ub = fbits(b);
+    ia = (ua & 0x80000000u) ? -(int32_t)(ua & 0x7fffffffu) : (int32_t)ua;
+    ib = (ub & 0x80000000u) ? -(int32_t)(ub & 0x7fffffffu) : (int32_t)ub;
+    return ia > ib ? (long)ia - ib : (long)ib - ia;
+}
+
+static void test_exp(void) {
+    enum { N = 60000 };
+    float *v = (float *)malloc(N * sizeof(float)), *w = (float *)malloc(N * sizeof(float));
+    float sp[9] = {-INFINITY, INFINITY, NAN, 0.0f, 88.72f, 88.73f, -103.9f, -110.0f, -87.5f};
+    size_t i;
+    long bad = 0;
+    for (i = 0; i < N; i++) v[i] = w[i] = -104.0f + 192.8f * (float)i / N + frand() * 1e-3f;
+    xlarun_k_exp(v, N);
+    for (i = 0; i < N; i++) {
+        long u = ulp_diff(v[i], expf(w[i]));
+        if (u > max_exp_ulp) max_exp_ulp = u;
+        if (u > 2) bad++;
+    }
+    CHECKF(bad == 0, "exp: %ld values more than 2 ulp from expf (max %ld)", bad, max_exp_ulp);
+    memcpy(v, sp, sizeof sp);
+    xlarun_k_exp(v, 9);
+    CHECK(v[0] == 0.0f && isinf(v[1]) && isnan(v[2]) && v[3] == 1.0f);
+    CHECK(isfinite(v[4]) && isinf(v[5]) && v[7] == 0.0f);
+    CHECKF(ulp_diff(v[6], expf(-103.9f)) <= 1 && ulp_diff(v[8], expf(-87.5f)) <= 2, "exp subnormal %g %g", v[6], v[8]);
+    free(v);
+    free(w);
+}
+
+static void test_silu_add_argmax(void) {
+    static const size_t ns[] = {1, 3, 8, 15, 16, 17, 100, 1001};
+    float g[1001], g2[1001], g0[1001], u[1001], y[1001], y0[1001];
+    size_t ni, i;
+    long bad = 0, badadd = 0;
+    for (ni = 0; ni < sizeof ns / sizeof ns[0]; ni++) {
+        size_t n = ns[ni];
+        for (i = 0; i < n; i++) {
+            g0[i] = g[i] = g2[i] = frand() * 12.0f;
+            u[i] = frand() * 2.0f;
+            y0[i] = y[i] = frand();
+        }
+        if (n > 8) { g0[3] = g[3] = g2[3] = -100.0f; g0[4] = g[4] = g2[4] = 100.0f; g0[5] = g[5] = g2[5] = 0.0f; }
+        xlarun_k_silu_mul(g, u, n);
+        xlarun_k_silu_mul_ref(g2, u, n);
+        for (i = 0; i < n; i++) {
+            double want = (double)g0[i] / (1.0 + exp(-(double)g0[i])) * u[i];
+            double e1 = fabs(g[i] - want), e2 = fabs(g2[i] - want), tol = 1e-6 * fabs(want) + 1e-36;
+            if (e1 / (fabs(want) + 1e-30) > max_silu_err && fabs(want) > 1e-30) max_silu_err = e1 / fabs(want);
+            if (e1 > tol || e2 > tol) bad++;
+        }
+        xlarun_k_add(y, u, n);
+        for (i = 0; i < n; i++)
+            if (fbits(y[i]) != fbits(y0[i] + u[i])) badadd++;
+    }
+    CHECKF(bad == 0, "silu_mul: %ld outside tolerance", bad);
+    CHECKF(badadd == 0, "add: %ld differ", badadd);
+
+    {
+        float a[7] = {1, 5, 2, 5, -1, 5, 0}, b[5] = {-3, -3, -3, -3, -3}, c[4] = {-9, -2, -2.5f, -2};
+        float d[3] = {1, NAN, 2}, e[1] = {-1e30f};
+        float f[300];
+        for (i = 0; i < 300; i++) f[i] = (float)(i % 17) - 100.0f;
+        f[250] = f[299] = 1.0f;
+        CHECK(xlarun_k_argmax(a, 7) == 1);
+        CHECK(xlarun_k_argmax(b, 5) == 0);
+        CHECK(xlarun_k_argmax(c, 4) == 1);
+        CHECK(xlarun_k_argmax(d, 3) == 1);
+        CHECK(xlarun_k_argmax(e, 1) == 0);
+        CHECK(xlarun_k_argmax(f, 300) == 250);
+        CHECK(xlarun_k_argmax(f, 250) == 16);
+    }
+}
+
+static void test_bf16_opt_in(void) {
+    static const size_t ns[] = {1, 3, 16, 31, 32, 33, 100, 1000};
+    uint16_t *w = (uint16_t *)malloc(1001 * 2), *x = (uint16_t *)malloc(1001 * 2), *r1 = (uint16_t *)malloc(1001 * 2);
+    float *f = (float *)malloc(1001 * sizeof(float));
+    float sp[8] = {1.0f, -0.0f, INFINITY, -INFINITY, FLT_MAX, bitsf(0x3f808000u), bitsf(0x3f818000u), 1e-20f};
+    size_t ni, i;
+    long badrow = 0, bad = 0;
+    for (ni = 0; ni < sizeof ns / sizeof ns[0]; ni++) {
+        size_t n = ns[ni], off = ni & 1; /* odd element offset as well */
+        double exact = 0, abssum = 0, e;
+        float got, ref;
+        for (i = 0; i < n; i++) f[i] = frand() * 3.0f;
+        if (n >= 8) memcpy(f, sp, sizeof sp);
+        xlarun_k_f32_to_bf16_row(f, r1 + off, n);
+        for (i = 0; i < n; i++)
+            if (r1[off + i] != xlarun_k_f32_to_bf16(f[i])) badrow++;
+        for (i = 0; i < n; i++) {
+            w[off + i] = xlarun_k_f32_to_bf16(frand());
+            x[off + i] = xlarun_k_f32_to_bf16(frand() * 4.0f);
+            exact += (double)xlarun_k_bf16_to_f32(w[off + i]) * xlarun_k_bf16_to_f32(x[off + i]);
+            abssum += fabs((double)xlarun_k_bf16_to_f32(w[off + i]) * xlarun_k_bf16_to_f32(x[off + i]));
+        }
+        got = xlarun_k_dot_bf16_bf16(w + off, x + off, n);
+        ref = xlarun_k_dot_bf16_bf16_ref(w + off, x + off, n);
+        e = fabs(got - exact) / abssum;
+        if (e > max_bb_err) max_bb_err = e;
+        if (e > dot_tol(n) || fabs(ref - exact) / abssum > dot_tol(n)) bad++;
+    }
+    {
+        float nanv = NAN;
+        uint16_t o[1];
+        xlarun_k_f32_to_bf16_row(&nanv, o, 1);
+        CHECK((o[0] & 0x7f80) == 0x7f80 && (o[0] & 0x7f));
+    }
+    CHECKF(badrow == 0, "f32_to_bf16_row: %ld differ from f32_to_bf16", badrow);
+    CHECKF(bad == 0, "dot_bf16_bf16: %ld outside tolerance", bad);
+    free(w);
+    free(x);
+    free(r1);
+    free(f);
+}
+
+int main(void) {
+    printf("kernels: testing ISA %s\n", XLARUN_K_ISA);
+    test_conversions();
+    test_to_f32();
+    test_dot();
+    test_matmul();
+    test_rmsnorm();
+    test_rope();
+    test_softmax();
+    test_attend();
+    test_exp();
+    test_silu_add_argmax();
+    test_bf16_opt_in();
+    printf("kernels: max error / sum|w*x|: dot %.3g (ref %.3g), bf16 dot %.3g; rmsnorm %.3g rel; "
+           "softmax %.3g rel; attend %.3g; silu_mul %.3g rel; exp %ld ulp\n",
+           max_dot_err, max_dot_ref_err, max_bb_err, max_rms_err, max_soft_err, max_att_err, max_silu_err,
+           max_exp_ulp);
+    return test_report("kernels");
+}

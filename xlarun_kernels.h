@@ -1,0 +1,969 @@
+/* xlarun_kernels.h - the numeric kernels of xlarun, on raw pointers.
+
+   It knows nothing of models: dot products, GEMV/GEMM over f32/f16/bf16 weight rows, RMSNorm,
+   RoPE, softmax, one attention head, SiLU*mul, add, argmax and dtype conversions. xlarun.h
+   includes it; it can also be used on its own (every function is static, there is nothing to
+   define in one translation unit).
+
+   HOW IT READS
+     One section per operation: a comment with its contract, the scalar reference
+     `xlarun_k_<op>_ref` (compiled in every build), the SIMD variant `xlarun_k_<op>_simd` (written
+     once against the small per-ISA layer below, compiled for the selected ISA only), and the
+     dispatcher `xlarun_k_<op>` with the same signature, which calls the best compiled variant.
+
+   VARIANT SELECTION (compile time only, from predefined macros)
+     XLARUN_SIMD_SCALAR defined            -> scalar
+     __AVX512F__                           -> "avx512"  ("avx512-bf16" when __AVX512BF16__ too)
+     __AVX2__ && __FMA__ && __F16C__       -> "avx2"
+     __ARM_NEON && __aarch64__             -> "neon"    (baseline armv8-a is enough)
+     otherwise                             -> scalar
+     XLARUN_K_ISA is the chosen variant as a string literal.
+
+   DETERMINISM CONTRACT
+     Each ISA has one canonical reduction for "weight row . f32 vector" (see xlarun_k_dot). The
+     dot, the multi-row GEMV (n == 1) and the register-tiled GEMM (n > 1) all compute every output
+     element with exactly that sequence of operations, so in one build
+       xlarun_k_matmul(...)[i*ldy + r]  ==  xlarun_k_dot(t, row r, X + i*ldx, K)   (bit for bit)
+     whatever n, r0, r1, ldx, ldy are. Results are thus independent of how rows are split across
+     threads, and a prefill (n > 1) gives the same bits as decoding the tokens one by one.
+     SIMD variants differ from the _ref ones within tolerance only (they use FMA and lanes).
+
+   BUILD REQUIREMENTS
+     - Little-endian host (safetensors data is little-endian and is read in place).
+     - No -ffast-math / -Ofast: it lets the compiler reassociate the reductions differently in
+       different inlined copies, which would break the determinism contract (an #error says so;
+       define XLARUN_K_ALLOW_FAST_MATH to override).
+     - Floating-point contraction off (-ffp-contract=off; GCC's default in ISO modes -std=c99 /
+       -std=c++11, and clang's default only fuses within one expression, which the code never
+       writes). RoPE and RMSNorm round each product separately, as torch does; GNU modes with
+       -mfma (or any aarch64 GNU-mode build) would let GCC fuse them.
+     - Weight pointers may have any alignment; f32 activation pointers must be float-aligned.
+*/
+#ifndef XLARUN_KERNELS_H
+#define XLARUN_KERNELS_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <math.h>
+
+#if defined(__FAST_MATH__) && !defined(XLARUN_K_ALLOW_FAST_MATH)
+#error "xlarun_kernels.h: -ffast-math breaks the bit-exact determinism contract (define XLARUN_K_ALLOW_FAST_MATH to accept that)"
+#endif
+
+/* ======================================================================================
+   Variant selection
+   ====================================================================================== */
+#if defined(XLARUN_SIMD_SCALAR)
+#define XLARUN_K_ISA "scalar"
+#elif defined(__AVX512F__)
+#define XLARUN_K__AVX512 1
+#if defined(__AVX512BF16__)
+#define XLARUN_K_ISA "avx512-bf16"
+#else
+#define XLARUN_K_ISA "avx512"
+#endif
+#elif defined(__AVX2__) && defined(__FMA__) && defined(__F16C__)
+#define XLARUN_K__AVX2 1
+#define XLARUN_K_ISA "avx2"
+#elif defined(__ARM_NEON) && defined(__aarch64__)
+#define XLARUN_K__NEON 1
+#define XLARUN_K_ISA "neon"
+#else
+#define XLARUN_K_ISA "scalar"
+#endif
+#if defined(XLARUN_K__AVX512) || defined(XLARUN_K__AVX2) || defined(XLARUN_K__NEON)
+#define XLARUN_K__SIMD 1
+#endif
+
+/* Every function is static; "unused" keeps -Wunused-function quiet in units that call only some.
+   XLARUN_K__AI is for the small helpers that must inline so dtype switches fold away. */
+#if defined(__GNUC__) || defined(__clang__)
+#define XLARUN_K__FN static __attribute__((unused))
+#define XLARUN_K__AI static inline __attribute__((always_inline, unused))
+#elif defined(_MSC_VER)
+#define XLARUN_K__FN static
+#define XLARUN_K__AI static __forceinline
+#else
+#define XLARUN_K__FN static
+#define XLARUN_K__AI static inline
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ======================================================================================
+   dtypes and scalar conversions
+   ====================================================================================== */
+typedef enum xlarun_k_type { XLARUN_K_F32 = 0, XLARUN_K_F16 = 1, XLARUN_K_BF16 = 2 } xlarun_k_type;
+
+/* bytes per element: 4, 2, 2 */
+XLARUN_K__AI size_t xlarun_k_type_size(xlarun_k_type t) { return t == XLARUN_K_F32 ? 4u : 2u; }
+
+XLARUN_K__AI float xlarun_k__bits_f32(uint32_t u) { float f; memcpy(&f, &u, 4); return f; }
+XLARUN_K__AI uint32_t xlarun_k__f32_bits(float f) { uint32_t u; memcpy(&u, &f, 4); return u; }
+/* unaligned loads from weight memory */
+XLARUN_K__AI float xlarun_k__ldf(const unsigned char *p) { float f; memcpy(&f, p, 4); return f; }
+XLARUN_K__AI uint16_t xlarun_k__ldh(const unsigned char *p) { uint16_t h; memcpy(&h, p, 2); return h; }
+
+/* bf16 is the top half of an f32: exact */
+XLARUN_K__AI float xlarun_k_bf16_to_f32(uint16_t h) { return xlarun_k__bits_f32((uint32_t)h << 16); }
+
+/* round to nearest even; NaN stays NaN (quieted, sign and top payload kept); overflow -> inf */
+XLARUN_K__AI uint16_t xlarun_k_f32_to_bf16(float f) {
+    uint32_t u = xlarun_k__f32_bits(f);
+    if ((u & 0x7fffffffu) > 0x7f800000u) return (uint16_t)((u >> 16) | 0x0040u);
+    u += 0x7fffu + ((u >> 16) & 1u);
+    return (uint16_t)(u >> 16);
+}
+
+/* exact IEEE binary16 -> f32, subnormals, inf and NaN (payload kept) included; integer code only */
+XLARUN_K__FN float xlarun_k_f16_to_f32(uint16_t h) {
+    uint32_t sign = (uint32_t)(h & 0x8000u) << 16, e = (h >> 10) & 0x1fu, m = h & 0x3ffu;
+    if (e == 0x1f) return xlarun_k__bits_f32(sign | 0x7f800000u | (m << 13));
+    if (e == 0) {
+        if (m == 0) return xlarun_k__bits_f32(sign);
+        uint32_t s = 0; /* normalise the subnormal m * 2^-24 = 1.f * 2^(-14 - s) */
+        while (!(m & 0x400u)) { m <<= 1; s++; }
+        m &= 0x3ffu;
+        return xlarun_k__bits_f32(sign | ((113u - s) << 23) | (m << 13));
+    }
+    return xlarun_k__bits_f32(sign | ((e + 112u) << 23) | (m << 13));
+}
+
+/* f32 -> binary16, round to nearest even, overflow -> inf, NaN -> quiet NaN (for tests/tools) */
+XLARUN_K__FN uint16_t xlarun_k_f32_to_f16(float f) {
+    uint32_t u = xlarun_k__f32_bits(f), sign = (u >> 16) & 0x8000u, r, rem, half;
+    u &= 0x7fffffffu;
+    if (u > 0x7f800000u) return (uint16_t)(sign | 0x7e00u | ((u >> 13) & 0x3ffu));
+    if (u >= 0x477ff000u) return (uint16_t)(sign | 0x7c00u); /* >= 65520 rounds to inf */
+    if (u < 0x38800000u) {                                    /* below 2^-14: subnormal or zero */
+        uint32_t e = u >> 23, mant = (u & 0x7fffffu) | 0x800000u, shift;
+        if (u <= 0x33000000u) return (uint16_t)sign; /* <= 2^-25 rounds to zero (tie -> even) */
+        shift = 126u - e;                            /* value * 2^24 = mant >> shift, 14..24 */
+        r = mant >> shift;
+        rem = mant & ((1u << shift) - 1u);
+        half = 1u << (shift - 1u);
+        if (rem > half || (rem == half && (r & 1u))) r++;
+        return (uint16_t)(sign | r);
+    }
+    r = (u - 0x38000000u) >> 13; /* rebias 127 -> 15 */
+    rem = u & 0x1fffu;
+    if (rem > 0x1000u || (rem == 0x1000u && (r & 1u))) r++;
+    return (uint16_t)(sign | r);
+}
+
+/* one weight element as f32 */
+XLARUN_K__AI float xlarun_k__wval(xlarun_k_type t, const unsigned char *p) {
+    if (t == XLARUN_K_BF16) return xlarun_k_bf16_to_f32(xlarun_k__ldh(p));
+    if (t == XLARUN_K_F16) return xlarun_k_f16_to_f32(xlarun_k__ldh(p));
+    return xlarun_k__ldf(p);
+}
+
+/* ======================================================================================
+   The per-ISA layer: everything below the SIMD sections is written against these.
+     xlarun_k__v  one vector of XK_VL f32 lanes
+     XK_LOAD/XK_STORE (unaligned f32), XK_SET1, XK_ZERO, XK_ADD/SUB/MUL/DIV/MIN/MAX,
+     XK_FMA(a,b,c) = a*b+c fused, XK_ROUND (to nearest even),
+     xlarun_k__load_bf16 / _f16 (XK_VL elements at any alignment, widened to f32),
+     xlarun_k__pow2i (2^n for integral n in [-126,127]), xlarun_k__hsum (fixed-order lane sum).
+     XK_NT is the number of tokens in a GEMM register tile (4 rows x XK_NT tokens).
+   ====================================================================================== */
+#if defined(XLARUN_K__AVX512) || defined(XLARUN_K__AVX2)
+#include <immintrin.h>
+
+XLARUN_K__AI float xlarun_k__hsum8(__m256 v) {
+    __m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+    s = _mm_add_ps(s, _mm_movehl_ps(s, s));
+    s = _mm_add_ss(s, _mm_movehdup_ps(s));
+    return _mm_cvtss_f32(s);
+}
+#endif
+
+#if defined(XLARUN_K__AVX512)
+typedef __m512 xlarun_k__v;
+#define XK_VL 16
+#define XK_NT 4
+#define XK_ZERO() _mm512_setzero_ps()
+#define XK_SET1(a) _mm512_set1_ps(a)
+#define XK_LOAD(p) _mm512_loadu_ps(p)
+#define XK_STORE(p, v) _mm512_storeu_ps(p, v)
+#define XK_ADD(a, b) _mm512_add_ps(a, b)
+#define XK_SUB(a, b) _mm512_sub_ps(a, b)
+#define XK_MUL(a, b) _mm512_mul_ps(a, b)
+#define XK_DIV(a, b) _mm512_div_ps(a, b)
+#define XK_MIN(a, b) _mm512_min_ps(a, b) /* x86: returns b when either is NaN */
+#define XK_MAX(a, b) _mm512_max_ps(a, b)
+#define XK_FMA(a, b, c) _mm512_fmadd_ps(a, b, c)
+#define XK_ROUND(a) _mm512_roundscale_ps(a, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC)
+XLARUN_K__AI xlarun_k__v xlarun_k__load_bf16(const unsigned char *p) {
+    __m256i h = _mm256_loadu_si256((const __m256i *)(const void *)p);
+    return _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(h), 16));
+}
+XLARUN_K__AI xlarun_k__v xlarun_k__load_f16(const unsigned char *p) {
+    return _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(const void *)p));
+}
+XLARUN_K__AI xlarun_k__v xlarun_k__pow2i(xlarun_k__v n) {
+    __m512i i = _mm512_add_epi32(_mm512_cvtps_epi32(n), _mm512_set1_epi32(127));
+    return _mm512_castsi512_ps(_mm512_slli_epi32(i, 23));
+}
+XLARUN_K__AI float xlarun_k__hsum(xlarun_k__v v) {
+    __m256 hi = _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(v), 1));
+    return xlarun_k__hsum8(_mm256_add_ps(_mm512_castps512_ps256(v), hi));
+}
+
+#elif defined(XLARUN_K__AVX2)
+typedef __m256 xlarun_k__v;
+#define XK_VL 8
+#define XK_NT 3 /* 16 registers: 12 accumulators + weight + activation */
+#define XK_ZERO() _mm256_setzero_ps()
+#define XK_SET1(a) _mm256_set1_ps(a)
+#define XK_LOAD(p) _mm256_loadu_ps(p)
+#define XK_STORE(p, v) _mm256_storeu_ps(p, v)
+#define XK_ADD(a, b) _mm256_add_ps(a, b)
+#define XK_SUB(a, b) _mm256_sub_ps(a, b)
+#define XK_MUL(a, b) _mm256_mul_ps(a, b)
+#define XK_DIV(a, b) _mm256_div_ps(a, b)
+#define XK_MIN(a, b) _mm256_min_ps(a, b) /* x86: returns b when either is NaN */
+#define XK_MAX(a, b) _mm256_max_ps(a, b)
+#define XK_FMA(a, b, c) _mm256_fmadd_ps(a, b, c)
+#define XK_ROUND(a) _mm256_round_ps(a, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC)
+XLARUN_K__AI xlarun_k__v xlarun_k__load_bf16(const unsigned char *p) {
+    __m128i h = _mm_loadu_si128((const __m128i *)(const void *)p);
+    return _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(h), 16));
+}
+XLARUN_K__AI xlarun_k__v xlarun_k__load_f16(const unsigned char *p) {
+    return _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(const void *)p));
+}
+XLARUN_K__AI xlarun_k__v xlarun_k__pow2i(xlarun_k__v n) {
+    __m256i i = _mm256_add_epi32(_mm256_cvtps_epi32(n), _mm256_set1_epi32(127));
+    return _mm256_castsi256_ps(_mm256_slli_epi32(i, 23));
+}
+XLARUN_K__AI float xlarun_k__hsum(xlarun_k__v v) { return xlarun_k__hsum8(v); }
+
+#elif defined(XLARUN_K__NEON)
+#include <arm_neon.h>
+typedef float32x4_t xlarun_k__v;
+#define XK_VL 4
+#define XK_NT 4
+#define XK_ZERO() vdupq_n_f32(0.0f)
+#define XK_SET1(a) vdupq_n_f32(a)
+#define XK_LOAD(p) vld1q_f32(p)
+#define XK_STORE(p, v) vst1q_f32(p, v)
+#define XK_ADD(a, b) vaddq_f32(a, b)
+#define XK_SUB(a, b) vsubq_f32(a, b)
+#define XK_MUL(a, b) vmulq_f32(a, b)
+#define XK_DIV(a, b) vdivq_f32(a, b)
+#define XK_MIN(a, b) vminq_f32(a, b) /* NEON: NaN in, NaN out */
+#define XK_MAX(a, b) vmaxq_f32(a, b)
+#define XK_FMA(a, b, c) vfmaq_f32(c, a, b)
+#define XK_ROUND(a) vrndnq_f32(a)
+XLARUN_K__AI xlarun_k__v xlarun_k__load_bf16(const unsigned char *p) {
+    return vreinterpretq_f32_u32(vshll_n_u16(vld1_u16((const uint16_t *)(const void *)p), 16));
+}
+XLARUN_K__AI xlarun_k__v xlarun_k__load_f16(const unsigned char *p) {
+    return vcvt_f32_f16(vreinterpret_f16_u16(vld1_u16((const uint16_t *)(const void *)p)));
+}
+XLARUN_K__AI xlarun_k__v xlarun_k__pow2i(xlarun_k__v n) {
+    int32x4_t i = vaddq_s32(vcvtq_s32_f32(n), vdupq_n_s32(127));
+    return vreinterpretq_f32_s32(vshlq_n_s32(i, 23));
+}
+XLARUN_K__AI float xlarun_k__hsum(xlarun_k__v v) { return vaddvq_f32(v); }
+#endif
+
+#if defined(XLARUN_K__SIMD)
+/* XK_VL weight elements at p, widened to f32; t is a constant wherever this is inlined */
+XLARUN_K__AI xlarun_k__v xlarun_k__wload(xlarun_k_type t, const unsigned char *p) {
+    if (t == XLARUN_K_BF16) return xlarun_k__load_bf16(p);
+    if (t == XLARUN_K_F16) return xlarun_k__load_f16(p);
+    return XK_LOAD((const float *)(const void *)p);
+}
+
+/* e^x for each lane. Cephes-style: x = n*ln2 + r with |r| <= ln2/2 (ln2 split in two for
+   exactness), degree-6 polynomial for e^r, then scaled by 2^n as two exact-range factors so the
+   subnormal results round once. Clamped to [-104, 88.8]: below gives 0, above gives inf;
+   NaN propagates. Max error measured by tests/test_kernels.c (about 1 ulp vs libm expf). */
+XLARUN_K__AI xlarun_k__v xlarun_k__expv(xlarun_k__v x) {
+    xlarun_k__v n, n1, r, z, p;
+    x = XK_MIN(XK_SET1(88.8f), XK_MAX(XK_SET1(-104.0f), x)); /* operand order keeps NaN on x86 */
+    n = XK_ROUND(XK_MUL(x, XK_SET1(1.44269504088896341f)));
+    r = XK_FMA(n, XK_SET1(-0.693359375f), x);
+    r = XK_FMA(n, XK_SET1(2.12194440e-4f), r);
+    z = XK_MUL(r, r);
+    p = XK_SET1(1.9875691500e-4f);
+    p = XK_FMA(p, r, XK_SET1(1.3981999507e-3f));
+    p = XK_FMA(p, r, XK_SET1(8.3334519073e-3f));
+    p = XK_FMA(p, r, XK_SET1(4.1665795894e-2f));
+    p = XK_FMA(p, r, XK_SET1(1.6666665459e-1f));
+    p = XK_FMA(p, r, XK_SET1(5.0000001201e-1f));
+    p = XK_ADD(XK_FMA(p, z, r), XK_SET1(1.0f));
+    n1 = XK_ROUND(XK_MUL(n, XK_SET1(0.5f)));
+    return XK_MUL(XK_MUL(p, xlarun_k__pow2i(n1)), xlarun_k__pow2i(XK_SUB(n, n1)));
+}
+
+/* a partial vector: the first m (< XK_VL) floats of src, the other lanes set to fill */
+XLARUN_K__AI xlarun_k__v xlarun_k__load_part(const float *src, size_t m, float fill) {
+    float buf[XK_VL];
+    size_t i;
+    for (i = 0; i < XK_VL; i++) buf[i] = i < m ? src[i] : fill;
+    return XK_LOAD(buf);
+}
+XLARUN_K__AI void xlarun_k__store_part(float *dst, xlarun_k__v v, size_t m) {
+    float buf[XK_VL];
+    XK_STORE(buf, v);
+    memcpy(dst, buf, m * sizeof(float));
+}
+#endif
+
+/* ======================================================================================
+   to_f32: dst[i] = src[i] as f32 (exact for every dtype); src may have any alignment
+   ====================================================================================== */
+XLARUN_K__FN void xlarun_k_to_f32_ref(xlarun_k_type t, const void *src, float *dst, size_t n) {
+    const unsigned char *p = (const unsigned char *)src;
+    size_t i, es = xlarun_k_type_size(t);
+    for (i = 0; i < n; i++) dst[i] = xlarun_k__wval(t, p + i * es);
+}
+
+#if defined(XLARUN_K__SIMD)
+XLARUN_K__AI void xlarun_k__to_f32_t(xlarun_k_type t, const unsigned char *p, float *dst, size_t n) {
+    size_t i, es = xlarun_k_type_size(t);
+    for (i = 0; i + XK_VL <= n; i += XK_VL) XK_STORE(dst + i, xlarun_k__wload(t, p + i * es));
+    for (; i < n; i++) dst[i] = xlarun_k__wval(t, p + i * es);
+}
+XLARUN_K__FN void xlarun_k_to_f32_simd(xlarun_k_type t, const void *src, float *dst, size_t n) {
+    const unsigned char *p = (const unsigned char *)src;
+    if (t == XLARUN_K_BF16) xlarun_k__to_f32_t(XLARUN_K_BF16, p, dst, n);
+    else if (t == XLARUN_K_F16) xlarun_k__to_f32_t(XLARUN_K_F16, p, dst, n);
+    else if (n) memcpy(dst, p, n * sizeof(float));
+}
+#endif
+
+XLARUN_K__FN void xlarun_k_to_f32(xlarun_k_type t, const void *src, float *dst, size_t n) {
+#if defined(XLARUN_K__SIMD)
+    xlarun_k_to_f32_simd(t, src, dst, n);
+#else
+    xlarun_k_to_f32_ref(t, src, dst, n);
+#endif
+}
+
+/* ======================================================================================
+   dot: sum over k < n of w[k] * x[k]; w is one weight row of dtype t at any alignment.
+
+   Reference: one f32 accumulator, k = 0, 1, 2, ... (product rounded, then added).
+   The canonical SIMD reduction (used by dot, GEMV and GEMM alike, per output element):
+     acc = 0 (one XK_VL-lane vector: 16 lanes AVX-512, 8 AVX2, 4 NEON)
+     for each full block of XK_VL elements, in order:  acc = fma(w[block], x[block], acc)
+     if n is not a multiple of XK_VL: the tail of w and x copied into zero-filled blocks,
+                                       then one more acc = fma(w, x, acc)
+     result = xlarun_k__hsum(acc), a fixed lane tree (AVX-512: 8+8, then 4+4, 2+2, 1+1).
+   ====================================================================================== */
+XLARUN_K__FN float xlarun_k_dot_ref(xlarun_k_type t, const void *w, const float *x, size_t n) {
+    const unsigned char *p = (const unsigned char *)w;
+    float s = 0.0f;
+    size_t k;
+    if (t == XLARUN_K_BF16)
+        for (k = 0; k < n; k++) s += xlarun_k_bf16_to_f32(xlarun_k__ldh(p + 2 * k)) * x[k];
+    else if (t == XLARUN_K_F16)
+        for (k = 0; k < n; k++) s += xlarun_k_f16_to_f32(xlarun_k__ldh(p + 2 * k)) * x[k];
+    else
+        for (k = 0; k < n; k++) s += xlarun_k__ldf(p + 4 * k) * x[k];
+    return s;
+}
+
+#if defined(XLARUN_K__SIMD)
+/* the zero-filled tail blocks of the canonical reduction: m = remaining elements (< XK_VL) */
+XLARUN_K__AI void xlarun_k__pad_w(unsigned char *dst, const unsigned char *w, size_t bytes) {
+    memset(dst, 0, XK_VL * 4);
+    memcpy(dst, w, bytes);
+}
+XLARUN_K__AI void xlarun_k__pad_x(float *dst, const float *x, size_t m) {
+    memset(dst, 0, XK_VL * sizeof(float));
+    memcpy(dst, x, m * sizeof(float));
+}
+
+/* one row . one vector */
+XLARUN_K__AI float xlarun_k__dot1(xlarun_k_type t, const unsigned char *w, const float *x, size_t K) {
+    size_t es = xlarun_k_type_size(t), k;
+    xlarun_k__v a = XK_ZERO();
+    for (k = 0; k + XK_VL <= K; k += XK_VL) a = XK_FMA(xlarun_k__wload(t, w + k * es), XK_LOAD(x + k), a);
+    if (k < K) {
+        unsigned char wp[XK_VL * 4];
+        float xp[XK_VL];
+        xlarun_k__pad_w(wp, w + k * es, (K - k) * es);
+        xlarun_k__pad_x(xp, x + k, K - k);
+        a = XK_FMA(xlarun_k__wload(t, wp), XK_LOAD(xp), a);
+    }
+    return xlarun_k__hsum(a);
+}
+
+XLARUN_K__FN float xlarun_k_dot_simd(xlarun_k_type t, const void *w, const float *x, size_t n) {
+    const unsigned char *p = (const unsigned char *)w;
+    if (t == XLARUN_K_BF16) return xlarun_k__dot1(XLARUN_K_BF16, p, x, n);
+    if (t == XLARUN_K_F16) return xlarun_k__dot1(XLARUN_K_F16, p, x, n);
+    return xlarun_k__dot1(XLARUN_K_F32, p, x, n);
+}
+#endif
+
+XLARUN_K__FN float xlarun_k_dot(xlarun_k_type t, const void *w, const float *x, size_t n) {
+#if defined(XLARUN_K__SIMD)
+    return xlarun_k_dot_simd(t, w, x, n);
+#else
+    return xlarun_k_dot_ref(t, w, x, n);
+#endif
+}
+
+/* ======================================================================================
+   matmul: Y[i*ldy + r] = dot(W row r, X + i*ldx, K) for r in [r0, r1), i in [0, n).
+   W rows have K elements of dtype t; row r starts at (char *)W + r*K*type_size (any alignment).
+   Only those Y elements are written. Each element is bit-identical to xlarun_k_dot of the same
+   build (see the canonical reduction above), however the caller splits rows or tokens.
+     n == 1: GEMV, 4 rows at a time (4 independent accumulators, 4 weight streams in flight).
+     n  > 1: GEMM, register tiles of 4 rows x XK_NT tokens; edge tiles repeat the last valid
+             row/token pointer and drop the duplicate results.
+   ====================================================================================== */
+XLARUN_K__FN void xlarun_k_matmul_ref(xlarun_k_type t, const void *W, size_t K, size_t r0, size_t r1,
+                                      const float *X, size_t ldx, size_t n, float *Y, size_t ldy) {
+    const unsigned char *Wb = (const unsigned char *)W;
+    size_t rs = K * xlarun_k_type_size(t), i, r;
+    for (i = 0; i < n; i++)
+        for (r = r0; r < r1; r++) Y[i * ldy + r] = xlarun_k_dot_ref(t, Wb + r * rs, X + i * ldx, K);
+}
+
+#if defined(XLARUN_K__SIMD)
+/* 4 rows . one vector; out[q] = dot(row q) */
+XLARUN_K__AI void xlarun_k__gemv4(xlarun_k_type t, const unsigned char *w0, const unsigned char *w1,
+                                  const unsigned char *w2, const unsigned char *w3, const float *x,
+                                  size_t K, float *out) {
+    size_t es = xlarun_k_type_size(t), k;
+    xlarun_k__v a0 = XK_ZERO(), a1 = XK_ZERO(), a2 = XK_ZERO(), a3 = XK_ZERO(), xv;
+    for (k = 0; k + XK_VL <= K; k += XK_VL) {
+        xv = XK_LOAD(x + k);
+        a0 = XK_FMA(xlarun_k__wload(t, w0 + k * es), xv, a0);
+        a1 = XK_FMA(xlarun_k__wload(t, w1 + k * es), xv, a1);
+        a2 = XK_FMA(xlarun_k__wload(t, w2 + k * es), xv, a2);
+        a3 = XK_FMA(xlarun_k__wload(t, w3 + k * es), xv, a3);
+    }
+    if (k < K) {
+        unsigned char wp[4][XK_VL * 4];
+        float xp[XK_VL];
+        size_t b = (K - k) * es;
+        xlarun_k__pad_w(wp[0], w0 + k * es, b);
+        xlarun_k__pad_w(wp[1], w1 + k * es, b);
+        xlarun_k__pad_w(wp[2], w2 + k * es, b);
+        xlarun_k__pad_w(wp[3], w3 + k * es, b);
+        xlarun_k__pad_x(xp, x + k, K - k);
+        xv = XK_LOAD(xp);
+        a0 = XK_FMA(xlarun_k__wload(t, wp[0]), xv, a0);
+        a1 = XK_FMA(xlarun_k__wload(t, wp[1]), xv, a1);
+        a2 = XK_FMA(xlarun_k__wload(t, wp[2]), xv, a2);
+        a3 = XK_FMA(xlarun_k__wload(t, wp[3]), xv, a3);
+    }
+    out[0] = xlarun_k__hsum(a0);
+    out[1] = xlarun_k__hsum(a1);
+    out[2] = xlarun_k__hsum(a2);
+    out[3] = xlarun_k__hsum(a3);
+}
+
+/* The GEMM register tile, 4 rows x XK_NT tokens, written out by macro over the token list:
+   accumulator a<r><j> belongs to row r, token j. */
+#if XK_NT == 4
+#define XK_TOKENS(M, r) M(r, 0) M(r, 1) M(r, 2) M(r, 3)
+#define XK_TOKENS1(M) M(0) M(1) M(2) M(3)
+#else
+#define XK_TOKENS(M, r) M(r, 0) M(r, 1) M(r, 2)
+#define XK_TOKENS1(M) M(0) M(1) M(2)
+#endif
+#define XK_ROWS(M) XK_TOKENS(M, 0) XK_TOKENS(M, 1) XK_TOKENS(M, 2) XK_TOKENS(M, 3)
+#define XK_T_DECL(r, j) xlarun_k__v a##r##j = XK_ZERO();
+#define XK_T_XPTR(j) const float *x##j = xs[j];
+#define XK_T_FMA(r, j) a##r##j = XK_FMA(wv, XK_LOAD(x##j + k), a##r##j);
+#define XK_T_PADX(j) xlarun_k__pad_x(xp[j], x##j + k, K - k); x##j = xp[j];
+#define XK_T_OUT(r, j) out[r * XK_NT + j] = xlarun_k__hsum(a##r##j);
+#define XK_T_STEP()                                                                            \
+    do {                                                                                       \
+        xlarun_k__v wv;                                                                        \
+        wv = xlarun_k__wload(t, w0 + k * es); XK_TOKENS(XK_T_FMA, 0)                           \
+        wv = xlarun_k__wload(t, w1 + k * es); XK_TOKENS(XK_T_FMA, 1)                           \
+        wv = xlarun_k__wload(t, w2 + k * es); XK_TOKENS(XK_T_FMA, 2)                           \
+        wv = xlarun_k__wload(t, w3 + k * es); XK_TOKENS(XK_T_FMA, 3)                           \
+    } while (0)
+
+XLARUN_K__AI void xlarun_k__tile(xlarun_k_type t, const unsigned char *w0, const unsigned char *w1,
+                                 const unsigned char *w2, const unsigned char *w3,
+                                 const float *const *xs, size_t K, float *out) {
+    size_t es = xlarun_k_type_size(t), k;
+    XK_TOKENS1(XK_T_XPTR)
+    XK_ROWS(XK_T_DECL)
+    for (k = 0; k + XK_VL <= K; k += XK_VL) XK_T_STEP();
+    if (k < K) {
+        unsigned char wp[4][XK_VL * 4];
+        float xp[XK_NT][XK_VL];
+        size_t b = (K - k) * es;
+        xlarun_k__pad_w(wp[0], w0 + k * es, b);
+        xlarun_k__pad_w(wp[1], w1 + k * es, b);
+        xlarun_k__pad_w(wp[2], w2 + k * es, b);
+        xlarun_k__pad_w(wp[3], w3 + k * es, b);
+        w0 = wp[0]; w1 = wp[1]; w2 = wp[2]; w3 = wp[3];
+        XK_TOKENS1(XK_T_PADX)
+        k = 0;
+        XK_T_STEP();
+    }
+    XK_ROWS(XK_T_OUT)
+}
+
+XLARUN_K__AI void xlarun_k__matmul_t(xlarun_k_type t, const unsigned char *W, size_t K, size_t r0,
+                                     size_t r1, const float *X, size_t ldx, size_t n, float *Y,
+                                     size_t ldy) {
+    size_t rs = K * xlarun_k_type_size(t), r, i, q, j;
+    float o[4 * XK_NT];
+    if (n == 1) {
+        for (r = r0; r + 4 <= r1; r += 4) {
+            const unsigned char *w = W + r * rs;
+            xlarun_k__gemv4(t, w, w + rs, w + 2 * rs, w + 3 * rs, X, K, o);
+            Y[r] = o[0]; Y[r + 1] = o[1]; Y[r + 2] = o[2]; Y[r + 3] = o[3];
+        }
+        for (; r < r1; r++) Y[r] = xlarun_k__dot1(t, W + r * rs, X, K);
+        return;
+    }
+    for (r = r0; r < r1; r += 4) {
+        size_t nr = r1 - r < 4 ? r1 - r : 4;
+        const unsigned char *w[4];
+        for (q = 0; q < 4; q++) w[q] = W + (r + (q < nr ? q : nr - 1)) * rs;
+        for (i = 0; i < n; i += XK_NT) {
+            size_t nt = n - i < XK_NT ? n - i : XK_NT;
+            const float *xs[XK_NT];
+            for (j = 0; j < XK_NT; j++) xs[j] = X + (i + (j < nt ? j : nt - 1)) * ldx;
+            xlarun_k__tile(t, w[0], w[1], w[2], w[3], xs, K, o);
+            for (j = 0; j < nt; j++)
+                for (q = 0; q < nr; q++) Y[(i + j) * ldy + r + q] = o[q * XK_NT + j];
+        }
+    }
+}
+
+XLARUN_K__FN void xlarun_k_matmul_simd(xlarun_k_type t, const void *W, size_t K, size_t r0, size_t r1,
+                                       const float *X, size_t ldx, size_t n, float *Y, size_t ldy) {
+    const unsigned char *Wb = (const unsigned char *)W;
+    if (t == XLARUN_K_BF16) xlarun_k__matmul_t(XLARUN_K_BF16, Wb, K, r0, r1, X, ldx, n, Y, ldy);
+    else if (t == XLARUN_K_F16) xlarun_k__matmul_t(XLARUN_K_F16, Wb, K, r0, r1, X, ldx, n, Y, ldy);
+    else xlarun_k__matmul_t(XLARUN_K_F32, Wb, K, r0, r1, X, ldx, n, Y, ldy);
+}
+#endif
+
+XLARUN_K__FN void xlarun_k_matmul(xlarun_k_type t, const void *W, size_t K, size_t r0, size_t r1,
+                                  const float *X, size_t ldx, size_t n, float *Y, size_t ldy) {
+#if defined(XLARUN_K__SIMD)
+    xlarun_k_matmul_simd(t, W, K, r0, r1, X, ldx, n, Y, ldy);
+#else
+    xlarun_k_matmul_ref(t, W, K, r0, r1, X, ldx, n, Y, ldy);
+#endif
+}
+
+/* ======================================================================================
+   rmsnorm: out[i] = w[i] * (x[i] * r), r = (float)(1 / sqrt(sum(x^2)/n + eps)) with the sum of
+   squares accumulated in double (sequentially in both variants, so they agree bit for bit).
+   out may equal x. w is f32 (norm weights are converted at load).
+   ====================================================================================== */
+XLARUN_K__AI float xlarun_k__rms_scale(const float *x, size_t n, float eps) {
+    double ss = 0.0;
+    size_t i;
+    for (i = 0; i < n; i++) ss += (double)x[i] * (double)x[i];
+    return (float)(1.0 / sqrt(ss / (double)(n ? n : 1) + (double)eps));
+}
+
+XLARUN_K__FN void xlarun_k_rmsnorm_ref(float *out, const float *x, const float *w, size_t n, float eps) {
+    float r = xlarun_k__rms_scale(x, n, eps);
+    size_t i;
+    for (i = 0; i < n; i++) {
+        float xn = x[i] * r;
+        out[i] = w[i] * xn;
+    }
+}
+
+#if defined(XLARUN_K__SIMD)
+XLARUN_K__FN void xlarun_k_rmsnorm_simd(float *out, const float *x, const float *w, size_t n, float eps) {
+    float r = xlarun_k__rms_scale(x, n, eps);
+    xlarun_k__v rv = XK_SET1(r);
+    size_t i;
+    for (i = 0; i + XK_VL <= n; i += XK_VL) XK_STORE(out + i, XK_MUL(XK_LOAD(w + i), XK_MUL(XK_LOAD(x + i), rv)));
+    for (; i < n; i++) {
+        float xn = x[i] * r;
+        out[i] = w[i] * xn;
+    }
+}
+#endif
+
+XLARUN_K__FN void xlarun_k_rmsnorm(float *out, const float *x, const float *w, size_t n, float eps) {
+#if defined(XLARUN_K__SIMD)
+    xlarun_k_rmsnorm_simd(out, x, w, n, eps);
+#else
+    xlarun_k_rmsnorm_ref(out, x, w, n, eps);
+#endif
+}
+
+/* ======================================================================================
+   rope: Hugging Face rotate_half on n_heads vectors of hd floats (head h at x + h*hd); cos_ and
+   sin_ hold hd/2 entries. For i < hd/2, a = x[i], b = x[i + hd/2]:
+     x[i] = a*cos_[i] - b*sin_[i];   x[i + hd/2] = b*cos_[i] + a*sin_[i]
+   each product rounded separately (no FMA), as torch does: both variants agree bit for bit.
+   hd must be even.
+   ====================================================================================== */
+XLARUN_K__AI void xlarun_k__rope1(float *x, size_t i, size_t half, const float *cos_, const float *sin_) {
+    float a = x[i], b = x[i + half];
+    float ac = a * cos_[i], bs = b * sin_[i], bc = b * cos_[i], as = a * sin_[i];
+    x[i] = ac - bs;
+    x[i + half] = bc + as;
+}
+
+XLARUN_K__FN void xlarun_k_rope_ref(float *x, size_t n_heads, size_t hd, const float *cos_, const float *sin_) {
+    size_t h, i, half = hd / 2;
+    for (h = 0; h < n_heads; h++)
+        for (i = 0; i < half; i++) xlarun_k__rope1(x + h * hd, i, half, cos_, sin_);
+}
+
+#if defined(XLARUN_K__SIMD)
+XLARUN_K__FN void xlarun_k_rope_simd(float *x, size_t n_heads, size_t hd, const float *cos_, const float *sin_) {
+    size_t h, i, half = hd / 2;
+    for (h = 0; h < n_heads; h++) {
+        float *xh = x + h * hd;
+        for (i = 0; i + XK_VL <= half; i += XK_VL) {
+            xlarun_k__v a = XK_LOAD(xh + i), b = XK_LOAD(xh + half + i);
+            xlarun_k__v c = XK_LOAD(cos_ + i), s = XK_LOAD(sin_ + i);
+            XK_STORE(xh + i, XK_SUB(XK_MUL(a, c), XK_MUL(b, s)));
+            XK_STORE(xh + half + i, XK_ADD(XK_MUL(b, c), XK_MUL(a, s)));
+        }
+        for (; i < half; i++) xlarun_k__rope1(xh, i, half, cos_, sin_);
+    }
+}
+#endif
+
+XLARUN_K__FN void xlarun_k_rope(float *x, size_t n_heads, size_t hd, const float *cos_, const float *sin_) {
+#if defined(XLARUN_K__SIMD)
+    xlarun_k_rope_simd(x, n_heads, hd, cos_, sin_);
+#else
+    xlarun_k_rope_ref(x, n_heads, hd, cos_, sin_);
+#endif
+}
+
+/* ======================================================================================
+   exp: x[i] = e^x[i] in place. Reference: libm expf. SIMD: xlarun_k__expv (about 1 ulp).
+   ====================================================================================== */
+XLARUN_K__FN void xlarun_k_exp_ref(float *x, size_t n) {
+    size_t i;
+    for (i = 0; i < n; i++) x[i] = expf(x[i]);
+}
+
+#if defined(XLARUN_K__SIMD)
+XLARUN_K__FN void xlarun_k_exp_simd(float *x, size_t n) {
+    size_t i;
+    for (i = 0; i + XK_VL <= n; i += XK_VL) XK_STORE(x + i, xlarun_k__expv(XK_LOAD(x + i)));
+    if (i < n) xlarun_k__store_part(x + i, xlarun_k__expv(xlarun_k__load_part(x + i, n - i, 0.0f)), n - i);
+}
+#endif
+
+XLARUN_K__FN void xlarun_k_exp(float *x, size_t n) {
+#if defined(XLARUN_K__SIMD)
+    xlarun_k_exp_simd(x, n);
+#else
+    xlarun_k_exp_ref(x, n);
+#endif
+}
+
+/* ======================================================================================
+   softmax in place: m = max x; x[i] = e^(x[i] - m); s = f32 sum; x[i] *= 1/s.
+   -inf entries become 0 (as long as one entry is finite). n == 0 does nothing.
+   ====================================================================================== */
+XLARUN_K__FN void xlarun_k_softmax_ref(float *x, size_t n) {
+    float m, s = 0.0f, inv;
+    size_t i;
+    if (n == 0) return;
+    m = x[0];
+    for (i = 1; i < n; i++)
+        if (x[i] > m) m = x[i];
+    for (i = 0; i < n; i++) {
+        x[i] = expf(x[i] - m);
+        s += x[i];
+    }
+    inv = 1.0f / s;
+    for (i = 0; i < n; i++) x[i] *= inv;
+}
+
+#if defined(XLARUN_K__SIMD)
+XLARUN_K__FN void xlarun_k_softmax_simd(float *x, size_t n) {
+    float m, inv;
+    size_t i;
+    xlarun_k__v vm, vs = XK_ZERO(), e;
+    if (n == 0) return;
+    m = x[0];
+    for (i = 1; i < n; i++)
+        if (x[i] > m) m = x[i];
+    vm = XK_SET1(m);
+    for (i = 0; i + XK_VL <= n; i += XK_VL) {
+        e = xlarun_k__expv(XK_SUB(XK_LOAD(x + i), vm));
+        XK_STORE(x + i, e);
+        vs = XK_ADD(vs, e);
+    }
+    if (i < n) { /* padding lanes are -inf: they add e^-inf = 0 */
+        e = xlarun_k__expv(XK_SUB(xlarun_k__load_part(x + i, n - i, -INFINITY), vm));
+        xlarun_k__store_part(x + i, e, n - i);
+        vs = XK_ADD(vs, e);
+    }
+    inv = 1.0f / xlarun_k__hsum(vs);
+    vm = XK_SET1(inv);
+    for (i = 0; i + XK_VL <= n; i += XK_VL) XK_STORE(x + i, XK_MUL(XK_LOAD(x + i), vm));
+    for (; i < n; i++) x[i] *= inv;
+}
+#endif
+
+XLARUN_K__FN void xlarun_k_softmax(float *x, size_t n) {
+#if defined(XLARUN_K__SIMD)
+    xlarun_k_softmax_simd(x, n);
+#else
+    xlarun_k_softmax_ref(x, n);
+#endif
+}
+
+/* ======================================================================================
+   attend: one head, one query, keys/values at positions 0..n_keys-1 (row j at k + j*stride,
+   v + j*stride, hd floats each):
+     scores[j] = xlarun_k_dot(F32, k + j*stride, q, hd) * scale   (the build's canonical dot)
+     p = softmax(scores);   out[d] = sum over j = 0, 1, 2, ... of p[j] * v[j*stride + d]
+   scores is caller scratch of n_keys floats (left holding p); out must not overlap q, k, v.
+   Causal masking is the caller's choice of n_keys. n_keys == 0 gives out = 0.
+   ====================================================================================== */
+XLARUN_K__FN void xlarun_k_attend_ref(const float *q, const float *k, const float *v, size_t stride,
+                                      size_t n_keys, size_t hd, float scale, float *scores, float *out) {
+    size_t j, d;
+    for (j = 0; j < n_keys; j++) scores[j] = xlarun_k_dot_ref(XLARUN_K_F32, k + j * stride, q, hd) * scale;
+    xlarun_k_softmax_ref(scores, n_keys);
+    for (d = 0; d < hd; d++) out[d] = 0.0f;
+    for (j = 0; j < n_keys; j++) {
+        const float *vj = v + j * stride;
+        float p = scores[j];
+        for (d = 0; d < hd; d++) {
+            float pv = p * vj[d];
+            out[d] += pv;
+        }
+    }
+}
+
+#if defined(XLARUN_K__SIMD)
+XLARUN_K__FN void xlarun_k_attend_simd(const float *q, const float *k, const float *v, size_t stride,
+                                       size_t n_keys, size_t hd, float scale, float *scores, float *out) {
+    size_t j, d;
+    for (j = 0; j < n_keys; j++)
+        scores[j] = xlarun_k__dot1(XLARUN_K_F32, (const unsigned char *)(k + j * stride), q, hd) * scale;
+    xlarun_k_softmax_simd(scores, n_keys);
+    for (d = 0; d < hd; d++) out[d] = 0.0f;
+    for (j = 0; j < n_keys; j++) {
+        const float *vj = v + j * stride;
+        float p = scores[j];
+        xlarun_k__v pv = XK_SET1(p);
+        for (d = 0; d + XK_VL <= hd; d += XK_VL) XK_STORE(out + d, XK_FMA(pv, XK_LOAD(vj + d), XK_LOAD(out + d)));
+        for (; d < hd; d++) out[d] = fmaf(p, vj[d], out[d]);
+    }
+}
+#endif
+
+XLARUN_K__FN void xlarun_k_attend(const float *q, const float *k, const float *v, size_t stride,
+                                  size_t n_keys, size_t hd, float scale, float *scores, float *out) {
+#if defined(XLARUN_K__SIMD)
+    xlarun_k_attend_simd(q, k, v, stride, n_keys, hd, scale, scores, out);
+#else
+    xlarun_k_attend_ref(q, k, v, stride, n_keys, hd, scale, scores, out);
+#endif
+}
+
+/* ======================================================================================
+   silu_mul: g[i] = g[i] / (1 + e^-g[i]) * u[i]   (torch's silu, then the product)
+   ====================================================================================== */
+XLARUN_K__FN void xlarun_k_silu_mul_ref(float *g, const float *u, size_t n) {
+    size_t i;
+    for (i = 0; i < n; i++) {
+        float s = g[i] / (1.0f + expf(-g[i]));
+        g[i] = s * u[i];
+    }
+}
+
+#if defined(XLARUN_K__SIMD)
+XLARUN_K__AI xlarun_k__v xlarun_k__silu_mulv(xlarun_k__v g, xlarun_k__v u) {
+    xlarun_k__v e = xlarun_k__expv(XK_SUB(XK_ZERO(), g));
+    return XK_MUL(XK_DIV(g, XK_ADD(XK_SET1(1.0f), e)), u);
+}
+XLARUN_K__FN void xlarun_k_silu_mul_simd(float *g, const float *u, size_t n) {
+    size_t i;
+    for (i = 0; i + XK_VL <= n; i += XK_VL) XK_STORE(g + i, xlarun_k__silu_mulv(XK_LOAD(g + i), XK_LOAD(u + i)));
+    if (i < n) {
+        xlarun_k__v r = xlarun_k__silu_mulv(xlarun_k__load_part(g + i, n - i, 0.0f),
+                                            xlarun_k__load_part(u + i, n - i, 0.0f));
+        xlarun_k__store_part(g + i, r, n - i);
+    }
+}
+#endif
+
+XLARUN_K__FN void xlarun_k_silu_mul(float *g, const float *u, size_t n) {
+#if defined(XLARUN_K__SIMD)
+    xlarun_k_silu_mul_simd(g, u, n);
+#else
+    xlarun_k_silu_mul_ref(g, u, n);
+#endif
+}
+
+/* ======================================================================================
+   add: y[i] += x[i] (exact same bits in every variant)
+   ====================================================================================== */
+XLARUN_K__FN void xlarun_k_add_ref(float *y, const float *x, size_t n) {
+    size_t i;
+    for (i = 0; i < n; i++) y[i] += x[i];
+}
+
+#if defined(XLARUN_K__SIMD)
+XLARUN_K__FN void xlarun_k_add_simd(float *y, const float *x, size_t n) {
+    size_t i;
+    for (i = 0; i + XK_VL <= n; i += XK_VL) XK_STORE(y + i, XK_ADD(XK_LOAD(y + i), XK_LOAD(x + i)));
+    for (; i < n; i++) y[i] += x[i];
+}
+#endif
+
+XLARUN_K__FN void xlarun_k_add(float *y, const float *x, size_t n) {
+#if defined(XLARUN_K__SIMD)
+    xlarun_k_add_simd(y, x, n);
+#else
+    xlarun_k_add_ref(y, x, n);
+#endif
+}
+
+/* ======================================================================================
+   argmax: the FIRST index of the maximum, as torch.argmax (a NaN counts as the maximum: the
+   first NaN's index is returned). n must be > 0 (n == 0 returns 0). Scalar in every build.
+   ====================================================================================== */
+XLARUN_K__FN size_t xlarun_k_argmax_ref(const float *x, size_t n) {
+    size_t i, best = 0;
+    if (n == 0) return 0;
+    if (x[0] != x[0]) return 0;
+    for (i = 1; i < n; i++) {
+        if (x[i] != x[i]) return i;
+        if (x[i] > x[best]) best = i;
+    }
+    return best;
+}
+
+XLARUN_K__FN size_t xlarun_k_argmax(const float *x, size_t n) { return xlarun_k_argmax_ref(x, n); }
+
+/* ======================================================================================
+   OPT-IN LOWER PRECISION (the default executor does not use these): rounding f32 activations
+   to bf16 so that the AVX512-BF16 dot instruction (vdpbf16ps) can be used. This loses about
+   3 significant digits of each activation; results differ from the f32-activation path.
+     f32_to_bf16_row: dst[i] = bf16(x[i]), round to nearest even. The __AVX512BF16__ path uses
+       vcvtneps2bf16, which treats subnormal inputs as zero (the other paths keep them).
+     dot_bf16_bf16: sum of bf16(w[k]) * bf16(x[k]). Reference: f32, sequential. AVX512-BF16:
+       vdpbf16ps over 32 pairs per step (pairs summed inside the instruction, subnormals flushed),
+       zero-padded tail, fixed lane sum. Other SIMD: both widened, the canonical dot reduction.
+   ====================================================================================== */
+XLARUN_K__FN void xlarun_k_f32_to_bf16_row_ref(const float *x, uint16_t *dst, size_t n) {
+    size_t i;
+    for (i = 0; i < n; i++) dst[i] = xlarun_k_f32_to_bf16(x[i]);
+}
+
+#if defined(XLARUN_K__AVX512) && defined(__AVX512BF16__)
+XLARUN_K__FN void xlarun_k_f32_to_bf16_row_simd(const float *x, uint16_t *dst, size_t n) {
+    size_t i;
+    for (i = 0; i + 16 <= n; i += 16)
+        _mm256_storeu_si256((__m256i *)(void *)(dst + i), (__m256i)_mm512_cvtneps_pbh(_mm512_loadu_ps(x + i)));
+    for (; i < n; i++) dst[i] = xlarun_k_f32_to_bf16(x[i]);
+}
+#endif
+
+XLARUN_K__FN void xlarun_k_f32_to_bf16_row(const float *x, uint16_t *dst, size_t n) {
+#if defined(XLARUN_K__AVX512) && defined(__AVX512BF16__)
+    xlarun_k_f32_to_bf16_row_simd(x, dst, n);
+#else
+    xlarun_k_f32_to_bf16_row_ref(x, dst, n);
+#endif
+}
+
+XLARUN_K__FN float xlarun_k_dot_bf16_bf16_ref(const uint16_t *w, const uint16_t *x, size_t n) {
+    const unsigned char *p = (const unsigned char *)w, *q = (const unsigned char *)x;
+    float s = 0.0f;
+    size_t k;
+    for (k = 0; k < n; k++)
+        s += xlarun_k_bf16_to_f32(xlarun_k__ldh(p + 2 * k)) * xlarun_k_bf16_to_f32(xlarun_k__ldh(q + 2 * k));
+    return s;
+}
+
+#if defined(XLARUN_K__AVX512) && defined(__AVX512BF16__)
+XLARUN_K__FN float xlarun_k_dot_bf16_bf16_simd(const uint16_t *w, const uint16_t *x, size_t n) {
+    __m512 acc = _mm512_setzero_ps();
+    size_t k;
+    for (k = 0; k + 32 <= n; k += 32) {
+        __m512i a = _mm512_loadu_si512((const void *)(w + k)), b = _mm512_loadu_si512((const void *)(x + k));
+        acc = _mm512_dpbf16_ps(acc, (__m512bh)a, (__m512bh)b);
+    }
+    if (k < n) {
+        uint16_t wp[32], xp[32];
+        __m512i a, b;
+        memset(wp, 0, sizeof wp);
+        memset(xp, 0, sizeof xp);
+        memcpy(wp, w + k, (n - k) * 2);
+        memcpy(xp, x + k, (n - k) * 2);
+        a = _mm512_loadu_si512((const void *)wp);
+        b = _mm512_loadu_si512((const void *)xp);
+        acc = _mm512_dpbf16_ps(acc, (__m512bh)a, (__m512bh)b);
+    }
+    return xlarun_k__hsum(acc);
+}
+#elif defined(XLARUN_K__SIMD)
+XLARUN_K__FN float xlarun_k_dot_bf16_bf16_simd(const uint16_t *w, const uint16_t *x, size_t n) {
+    const unsigned char *p = (const unsigned char *)w, *q = (const unsigned char *)x;
+    xlarun_k__v a = XK_ZERO();
+    size_t k;
+    for (k = 0; k + XK_VL <= n; k += XK_VL)
+        a = XK_FMA(xlarun_k__load_bf16(p + 2 * k), xlarun_k__load_bf16(q + 2 * k), a);
+    if (k < n) {
+        unsigned char wp[XK_VL * 4], xp[XK_VL * 4];
+        xlarun_k__pad_w(wp, p + 2 * k, (n - k) * 2);
+        xlarun_k__pad_w(xp, q + 2 * k, (n - k) * 2);
+        a = XK_FMA(xlarun_k__load_bf16(wp), xlarun_k__load_bf16(xp), a);
+    }
+    return xlarun_k__hsum(a);
+}
+#endif
+
+XLARUN_K__FN float xlarun_k_dot_bf16_bf16(const uint16_t *w, const uint16_t *x, size_t n) {
+#if defined(XLARUN_K__SIMD)
+    return xlarun_k_dot_bf16_bf16_simd(w, x, n);
+#else
+    return xlarun_k_dot_bf16_bf16_ref(w, x, n);
+#endif
+}
+
+#ifdef __cplusplus
+}
+#endif
+
+/* the per-ISA layer's macros are used only above: keep them out of the includer's namespace */
+#undef XK_VL
+#undef XK_NT
+#undef XK_ZERO
+#undef XK_SET1
+#undef XK_LOAD
+#undef XK_STORE
+#undef XK_ADD
+#undef XK_SUB
+#undef XK_MUL
+#undef XK_DIV
+#undef XK_MIN
+#undef XK_MAX
+#undef XK_FMA
+#undef XK_ROUND
+#undef XK_TOKENS
+#undef XK_TOKENS1
+#undef XK_ROWS
+#undef XK_T_DECL
+#undef XK_T_XPTR
+#undef XK_T_FMA
+#undef XK_T_PADX
+#undef XK_T_OUT
+#undef XK_T_STEP
+
+#endif /* XLARUN_KERNELS_H */
