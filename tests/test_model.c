@@ -1,0 +1,262 @@
+/* test_model.c - xlarun against the transformers oracle (tests/fixtures), and the executor's
+   guarantees: prefill == token-by-token decode, any thread count, mmap == streamed, exact
+   memory sizes, no allocation after a session exists. Run from the repository root. */
+#define _POSIX_C_SOURCE 200809L
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static size_t n_allocs;
+static void *counting_malloc(size_t n) { n_allocs++; return malloc(n); }
+#define XLARUN_MALLOC(sz, u) ((void)(u), counting_malloc(sz))
+#define XLARUN_FREE(p, u) ((void)(u), free(p))
+#define XLARUN_IMPLEMENTATION
+#include "../xlarun.h"
+#include "test.h"
+
+#define FIX "tests/fixtures/"
+#define N_GEN 48
+/* logits agree within 1e-4 of the row's largest |logit| (transformers f32 vs xlarun f32:
+   summation order only); measured figures are printed */
+#define LOGIT_TOL 1e-4
+
+typedef struct oracle {
+    int32_t prompt[256];
+    size_t n_prompt, vocab;
+    int32_t greedy[N_GEN];
+    float *logits; /* [N_GEN][vocab] */
+} oracle;
+
+static size_t file_read(void *user, void *buf, size_t n) {
+    size_t r = fread(buf, 1, n, (FILE *)user);
+    return r == 0 && ferror((FILE *)user) ? (size_t)-1 : r;
+}
+
+/* oracle.safetensors through xlarun's own streaming reader */
+static int load_oracle(const char *dir, oracle *o) {
+    char path[512];
+    FILE *f;
+    xlarun_st_reader r;
+    xlarun_error err;
+    const xlarun_st_tensor *t;
+    void *mem;
+    int ok = 1;
+    memset(o, 0, sizeof *o);
+    snprintf(path, sizeof path, "%s/oracle.safetensors", dir);
+    if (!(f = fopen(path, "rb"))) { CHECKF(0, "cannot open %s", path); return 0; }
+    if (xlarun_st_begin(&r, file_read, f, path, 0, &err) != XLARUN_OK) { CHECKF(0, "%s", err.message); fclose(f); return 0; }
+    mem = malloc(xlarun_st_memory(&r));
+    if (xlarun_st_read_header(&r, mem, xlarun_st_memory(&r), &err) != XLARUN_OK) { CHECKF(0, "%s", err.message); ok = 0; }
+    while (ok && xlarun_st_next(&r, &t, &err) == XLARUN_OK && t) {
+        size_t got;
+        if (!strcmp(t->name, "prompt") && t->dtype == XLARUN_DTYPE_I32 && t->shape[0] <= 256) {
+            o->n_prompt = (size_t)t->shape[0];
+            xlarun_st_read(&r, o->prompt, (size_t)t->nbytes, &got, &err);
+        } else if (!strcmp(t->name, "greedy") && t->dtype == XLARUN_DTYPE_I32 && t->shape[0] == N_GEN) {
+            xlarun_st_read(&r, o->greedy, (size_t)t->nbytes, &got, &err);
+        } else if (!strcmp(t->name, "logits") && t->dtype == XLARUN_DTYPE_F32 && t->ndim == 2 && t->shape[0] == N_GEN) {
+            o->vocab = (size_t)t->shape[1];
+            o->logits = (float *)malloc((size_t)t->nbytes);
+            xlarun_st_read(&r, o->logits, (size_t)t->nbytes, &got, &err);
+        }
+    }
+    free(mem);
+    fclose(f);
+    CHECKF(ok && o->n_prompt && o->logits, "%s: incomplete oracle", path);
+    return ok && o->n_prompt && o->logits;
+}
+
+static double row_error(const float *got, const float *want, size_t n, double *scale) {
+    double e = 0, s = 0;
+    size_t i;
+    for (i = 0; i < n; i++) {
+        double d = fabs((double)got[i] - want[i]);
+        if (d > e || d != d) e = d;
+        if (fabs(want[i]) > s) s = fabs(want[i]);
+    }
+    *scale = s;
+    return e;
+}
+
+/* free-running greedy generation against the oracle: ids must agree at every step */
+static void test_oracle(const char *name, const char *dtype, double *worst) {
+    char dir[256];
+    oracle o;
+    xlarun_model *m;
+    xlarun_session *s;
+    xlarun_session_options so;
+    xlarun_error err;
+    size_t i, agree = 0;
+    double max_abs = 0, max_rel = 0;
+    snprintf(dir, sizeof dir, FIX "%s-%s", name, dtype);
+    if (!load_oracle(dir, &o)) return;
+    if (xlarun_model_open(dir, NULL, &m, &err) != XLARUN_OK) { CHECKF(0, "%s: %s", dir, err.message); free(o.logits); return; }
+    CHECKF(xlarun_model_config(m)->vocab_size == o.vocab, "%s: vocab", dir);
+    memset(&so, 0, sizeof so);
+    so.n_ctx = (uint32_t)(o.n_prompt + N_GEN);
+    so.n_batch = 16; /* the longer prompts are prefilled in several chunks */
+    if (xlarun_session_create(m, &so, &s, &err) != XLARUN_OK) { CHECKF(0, "%s", err.message); xlarun_model_close(m); free(o.logits); return; }
+    CHECK(xlarun_session_prefill(s, o.prompt, o.n_prompt, &err) == XLARUN_OK);
+    for (i = 0; i < N_GEN; i++) {
+        double scale, e = row_error(xlarun_session_logits(s), o.logits + i * o.vocab, o.vocab, &scale);
+        int32_t next = xlarun_session_argmax(s);
+        if (e > max_abs) max_abs = e;
+        if (e / scale > max_rel) max_rel = e / scale;
+        if (next != o.greedy[i]) break;
+        agree++;
+        if (i + 1 < N_GEN && xlarun_session_decode(s, next, &err) != XLARUN_OK) break;
+    }
+    CHECKF(agree == N_GEN, "%s: greedy ids agree for %lu of %d steps", dir, (unsigned long)agree, N_GEN);
+    CHECKF(max_rel <= LOGIT_TOL, "%s: logit error %.3g relative exceeds %.0e", dir, max_rel, LOGIT_TOL);
+    printf("  %-14s greedy %2lu/%d  max |logit error| %.2e  relative %.2e\n", dir + strlen(FIX),
+           (unsigned long)agree, N_GEN, max_abs, max_rel);
+    if (max_rel > *worst) *worst = max_rel;
+    xlarun_session_free(s);
+    xlarun_model_close(m);
+    free(o.logits);
+}
+
+/* the logits after running ids through a fresh session with these options */
+static int run_logits(const xlarun_model *m, const int32_t *ids, size_t n, uint32_t batch,
+                      uint32_t threads, size_t split, float *out) {
+    xlarun_session_options so;
+    xlarun_session *s;
+    xlarun_error err;
+    size_t i, vocab = xlarun_model_config(m)->vocab_size;
+    int ok = 1;
+    memset(&so, 0, sizeof so);
+    so.n_ctx = (uint32_t)n + 4;
+    so.n_batch = batch;
+    so.n_threads = threads;
+    if (xlarun_session_create(m, &so, &s, &err) != XLARUN_OK) { CHECKF(0, "%s", err.message); return 0; }
+    if (split == 0) { /* token by token */
+        for (i = 0; i < n && ok; i++) ok = xlarun_session_decode(s, ids[i], &err) == XLARUN_OK;
+    } else {
+        ok = xlarun_session_prefill(s, ids, split, &err) == XLARUN_OK;
+        if (ok && split < n) ok = xlarun_session_prefill(s, ids + split, n - split, &err) == XLARUN_OK;
+    }
+    CHECKF(ok, "run: %s", err.message);
+    if (ok) memcpy(out, xlarun_session_logits(s), vocab * sizeof(float));
+    xlarun_session_free(s);
+    return ok;
+}
+
+static void test_invariants(const char *name) {
+    char dir[256];
+    oracle o;
+    xlarun_model *m, *ms;
+    xlarun_model_options mo;
+    xlarun_error err;
+    int32_t ids[256 + N_GEN];
+    size_t n, V;
+    float *ref, *got;
+    static const uint32_t batches[] = {1, 3, 7, 16, 64}, threads[] = {2, 3};
+    size_t k;
+    snprintf(dir, sizeof dir, FIX "%s", name);
+    if (!load_oracle(dir, &o)) return;
+    memcpy(ids, o.prompt, o.n_prompt * sizeof(int32_t));
+    memcpy(ids + o.n_prompt, o.greedy, N_GEN * sizeof(int32_t));
+    n = o.n_prompt + 20;
+    V = o.vocab;
+    ref = (float *)malloc(V * sizeof(float));
+    got = (float *)malloc(V * sizeof(float));
+    if (xlarun_model_open(dir, NULL, &m, &err) != XLARUN_OK) { CHECKF(0, "%s", err.message); goto out0; }
+    run_logits(m, ids, n, 1, 1, 0, ref);
+    for (k = 0; k < sizeof batches / sizeof *batches; k++) {
+        run_logits(m, ids, n, batches[k], 1, n, got);
+        CHECKF(!memcmp(ref, got, V * sizeof(float)), "%s: prefill with batch %u differs from token-by-token decode", dir, batches[k]);
+    }
+    run_logits(m, ids, n, 16, 1, 10, got);
+    CHECKF(!memcmp(ref, got, V * sizeof(float)), "%s: prefill continued from position 10 differs", dir);
+    for (k = 0; k < sizeof threads / sizeof *threads; k++) {
+        run_logits(m, ids, n, 16, threads[k], n, got);
+        CHECKF(!memcmp(ref, got, V * sizeof(float)), "%s: %u threads differ from 1", dir, threads[k]);
+    }
+    memset(&mo, 0, sizeof mo);
+    mo.no_mmap = 1;
+    if (xlarun_model_open(dir, &mo, &ms, &err) != XLARUN_OK) CHECKF(0, "%s: streamed: %s", dir, err.message);
+    else {
+        CHECK(xlarun_model_mapped_bytes(ms) == 0);
+        run_logits(ms, ids, n, 16, 2, n, got);
+        CHECKF(!memcmp(ref, got, V * sizeof(float)), "%s: streamed load differs from mmap", dir);
+        xlarun_model_close(ms);
+    }
+    xlarun_model_close(m);
+out0:
+    free(ref);
+    free(got);
+    free(o.logits);
+}
+
+/* memory: exact sizes, caller memory only, nothing allocated by prefill or decode, reset */
+static void test_memory(const char *name) {
+    char dir[256];
+    size_t mb, sb, i;
+    void *mmem, *smem;
+    xlarun_model *m;
+    xlarun_session *s;
+    xlarun_session_options so;
+    xlarun_model_options mo;
+    xlarun_error err;
+    float *first;
+    int32_t ids[] = {3, 1, 4, 1, 5, 9, 2, 6, 5, 3, 5, 8, 9, 7, 9};
+    const size_t n = sizeof ids / sizeof *ids;
+    int mode;
+    for (mode = 0; mode < 2; mode++) {
+        snprintf(dir, sizeof dir, FIX "%s", name);
+        memset(&mo, 0, sizeof mo);
+        mo.no_mmap = mode;
+        if (xlarun_model_memory(dir, &mo, &mb, &err) != XLARUN_OK) { CHECKF(0, "%s", err.message); return; }
+        mmem = malloc(mb);
+        n_allocs = 0;
+        if (xlarun_model_open_in(dir, &mo, mmem, mb, &m, &err) != XLARUN_OK) { CHECKF(0, "%s", err.message); free(mmem); return; }
+        CHECKF(n_allocs == 0, "model_open_in allocated %lu times", (unsigned long)n_allocs);
+        memset(&so, 0, sizeof so);
+        so.n_ctx = 64;
+        so.n_batch = 8;
+        so.n_threads = 2;
+        CHECK(xlarun_session_memory(m, &so, &sb, &err) == XLARUN_OK);
+        smem = malloc(sb);
+        CHECK(xlarun_session_create_in(m, &so, smem, sb - 1, &s, &err) == XLARUN_ERR_MEMORY);
+        CHECK(xlarun_session_create_in(m, &so, smem, sb, &s, &err) == XLARUN_OK);
+        n_allocs = 0;
+        CHECK(xlarun_session_prefill(s, ids, n, &err) == XLARUN_OK);
+        for (i = 0; i < 10; i++) CHECK(xlarun_session_decode(s, xlarun_session_argmax(s), &err) == XLARUN_OK);
+        CHECKF(n_allocs == 0, "prefill/decode allocated %lu times", (unsigned long)n_allocs);
+        /* reset, then the same prompt gives the same logits */
+        first = (float *)malloc(xlarun_model_config(m)->vocab_size * sizeof(float));
+        xlarun_session_reset(s);
+        CHECK(xlarun_session_logits(s) == NULL && xlarun_session_position(s) == 0);
+        CHECK(xlarun_session_prefill(s, ids, n, &err) == XLARUN_OK);
+        memcpy(first, xlarun_session_logits(s), xlarun_model_config(m)->vocab_size * sizeof(float));
+        xlarun_session_reset(s);
+        CHECK(xlarun_session_prefill(s, ids, n, &err) == XLARUN_OK);
+        CHECK(!memcmp(first, xlarun_session_logits(s), xlarun_model_config(m)->vocab_size * sizeof(float)));
+        CHECK(xlarun_session_position(s) == n);
+        free(first);
+        xlarun_session_free(s);
+        free(smem);
+        xlarun_model_close(m);
+        CHECK(xlarun_model_open_in(dir, &mo, mmem, mb - 1, &m, &err) == XLARUN_ERR_MEMORY);
+        CHECK_CONTAINS(err.message, "too few");
+        free(mmem);
+    }
+}
+
+int main(void) {
+    static const char *names[] = {"llama32", "llama2", "mqa", "odd"};
+    static const char *dtypes[] = {"f32", "bf16", "f16"};
+    double worst = 0;
+    size_t i, j;
+    printf("oracle (kernels: %s):\n", XLARUN_K_ISA);
+    for (i = 0; i < 4; i++)
+        for (j = 0; j < 3; j++) test_oracle(names[i], dtypes[j], &worst);
+    printf("  worst relative logit error %.2e (tolerance %.0e)\n", worst, LOGIT_TOL);
+    test_invariants("llama32-bf16");
+    test_invariants("odd-f16");
+    test_invariants("llama2-f32"); /* sharded */
+    test_memory("mqa-f32");
+    test_memory("llama2-f32");
+    return test_report("model");
+}
