@@ -431,6 +431,12 @@ static void *xlarun__alloc_ex(xlarun__arena *a, size_t n, int top, int bulk) {
 
 static int xlarun__measuring(const xlarun__arena *a) { return a->base == NULL; }
 
+/* the arena ran out: name the size given and where the exact size comes from */
+static xlarun_status xlarun__no_room(const xlarun__arena *a, const char *what, xlarun_error *err) {
+    return xlarun__fail(err, XLARUN_ERR_MEMORY, "%lu bytes of %s memory are too few (xlarun_%s_memory gives the size)",
+                        XLARUN__CAST(unsigned long, a->size), what, what);
+}
+
 /* ---- platform: files and maps ------------------------------------------------------------- */
 
 typedef struct xlarun__file {
@@ -1669,9 +1675,8 @@ static xlarun_status xlarun__load_shard(xlarun__loader *L, const char *name, int
     size_t mark = L->a->high, i;
     void *hdr;
     xlarun_status st;
+#if defined(XLARUN__MMAP)
     int stream = L->opt->no_mmap || L->opt->io != NULL;
-#if !defined(XLARUN__MMAP)
-    stream = 1;
 #endif
     XLARUN__TRY(xlarun__file_open(&f, L->opt->io, L->dir, name, path, sizeof path, err));
     st = xlarun_st_begin(&r, xlarun__file_read, &f, path, f.size, err);
@@ -1966,7 +1971,7 @@ static void *xlarun__align_up(void *p) {
 
 XLARUN_API xlarun_status xlarun_model_open(const char *dir, const xlarun_model_options *opt,
                                            xlarun_model **out, xlarun_error *err) {
-    size_t bytes;
+    size_t bytes = 0;
     void *mem;
     xlarun_status st;
     if (out) *out = NULL;
@@ -2266,7 +2271,7 @@ static xlarun_status xlarun__session_build(xlarun__arena *a, const xlarun_model 
     if (nb > n_ctx) nb = n_ctx;
     if (nb > 65536) nb = 65536;
     s = XLARUN__CAST(xlarun_session *, xlarun__alloc_ex(a, sizeof *s, 0, 0));
-    if (!s) return xlarun__fail(err, XLARUN_ERR_MEMORY, "session memory too small");
+    if (!s) return xlarun__no_room(a, "session", err);
     memset(s, 0, sizeof *s);
     s->m = m;
     s->n_ctx = n_ctx;
@@ -2289,19 +2294,19 @@ static xlarun_status xlarun__session_build(xlarun__arena *a, const xlarun_model 
     bufs[8] = &s->up; cols[8] = c->intermediate_size;
     for (i = 0; i < 9; i++) {
         *bufs[i] = XLARUN__CAST(float *, xlarun__alloc_ex(a, XLARUN__CAST(size_t, nb * cols[i] * sizeof(float)), 0, 1));
-        if (!*bufs[i] && !xlarun__measuring(a)) return xlarun__fail(err, XLARUN_ERR_MEMORY, "session memory too small");
+        if (!*bufs[i] && !xlarun__measuring(a)) return xlarun__no_room(a, "session", err);
     }
     s->rope_cos = XLARUN__CAST(float *, xlarun__alloc_ex(a, XLARUN__CAST(size_t, nb) * (c->head_dim / 2) * sizeof(float), 0, 1));
     s->rope_sin = XLARUN__CAST(float *, xlarun__alloc_ex(a, XLARUN__CAST(size_t, nb) * (c->head_dim / 2) * sizeof(float), 0, 1));
     s->scores = XLARUN__CAST(float *, xlarun__alloc_ex(a, XLARUN__CAST(size_t, nt) * n_ctx * sizeof(float), 0, 1));
     s->logits = XLARUN__CAST(float *, xlarun__alloc_ex(a, XLARUN__CAST(size_t, c->vocab_size) * sizeof(float), 0, 1));
     if (!xlarun__measuring(a) && (!s->kc || !s->vc || !s->rope_cos || !s->rope_sin || !s->scores || !s->logits))
-        return xlarun__fail(err, XLARUN_ERR_MEMORY, "session memory too small");
+        return xlarun__no_room(a, "session", err);
 #if !defined(XLARUN_NO_THREADS)
     if (nt > 1) {
         s->pool.threads = XLARUN__CAST(pthread_t *, xlarun__alloc_ex(a, sizeof(pthread_t) * (nt - 1), 0, 0));
         s->pool.workers = XLARUN__CAST(xlarun__worker *, xlarun__alloc_ex(a, sizeof(xlarun__worker) * (nt - 1), 0, 0));
-        if (!s->pool.threads || !s->pool.workers) return xlarun__fail(err, XLARUN_ERR_MEMORY, "session memory too small");
+        if (!s->pool.threads || !s->pool.workers) return xlarun__no_room(a, "session", err);
     }
 #endif
     if (!xlarun__measuring(a)) XLARUN__TRY(xlarun__pool_start(&s->pool, err));
@@ -2348,9 +2353,6 @@ XLARUN_API xlarun_status xlarun_session_create_in(const xlarun_model *m, const x
     opt = xlarun__session_opts(opt);
     xlarun__arena_init(&a, mem, bytes, opt->alloc_user);
     st = xlarun__session_build(&a, m, opt, &s, err);
-    if (st == XLARUN_ERR_MEMORY && !(s && s->pool.threads))
-        xlarun__fail(err, st, "%lu bytes of session memory are too few (xlarun_session_memory gives the size)",
-                     XLARUN__CAST(unsigned long, bytes));
     if (st != XLARUN_OK) return st;
     s->alloc_user = opt->alloc_user;
     *out = s;
@@ -2360,7 +2362,7 @@ XLARUN_API xlarun_status xlarun_session_create_in(const xlarun_model *m, const x
 
 XLARUN_API xlarun_status xlarun_session_create(const xlarun_model *m, const xlarun_session_options *opt,
                                                xlarun_session **out, xlarun_error *err) {
-    size_t bytes;
+    size_t bytes = 0;
     void *mem;
     xlarun_status st;
     if (out) *out = NULL;

@@ -75,6 +75,11 @@
 #if defined(XLARUN_K__AVX512) || defined(XLARUN_K__AVX2) || defined(XLARUN_K__NEON)
 #define XLARUN_K__SIMD 1
 #endif
+#if defined(XLARUN_K__AVX512) || defined(XLARUN_K__AVX2)
+#include <immintrin.h>
+#elif defined(XLARUN_K__NEON)
+#include <arm_neon.h>
+#endif
 
 /* Every function is static; "unused" keeps -Wunused-function quiet in units that call only some.
    XLARUN_K__AI is for the small helpers that must inline so dtype switches fold away. */
@@ -87,6 +92,27 @@
 #else
 #define XLARUN_K__FN static
 #define XLARUN_K__AI static inline
+#endif
+
+/* GCC 12's x86 intrinsic headers trip -Wmaybe-uninitialized in C++ (GCC bug 105593); the
+   suppression covers this header's functions, popped at the end. */
+#if defined(__GNUC__) && !defined(__clang__) && defined(__cplusplus)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#endif
+
+/* XLARUN_K__KEEP(v): an empty asm that makes v opaque, so the compiler cannot fuse the product
+   that produced v into a following add (FMA contraction). GCC contracts by default in C++ and in
+   GNU C modes; RoPE must round each product as torch does. */
+#if (defined(__GNUC__) || defined(__clang__)) && (defined(__x86_64__) || defined(__SSE2__))
+#define XLARUN_K__KEEP(v) __asm__("" : "+x"(v))
+#elif (defined(__GNUC__) || defined(__clang__)) && defined(__aarch64__)
+#define XLARUN_K__KEEP(v) __asm__("" : "+w"(v))
+#elif defined(__GNUC__) || defined(__clang__)
+#define XLARUN_K__KEEP(v) __asm__("" : "+m"(v))
+#else
+#define XLARUN_K__KEEP(v) ((void)0)
 #endif
 
 #ifdef __cplusplus
@@ -171,8 +197,6 @@ XLARUN_K__AI float xlarun_k__wval(xlarun_k_type t, const unsigned char *p) {
      XK_NT is the number of tokens in a GEMM register tile (4 rows x XK_NT tokens).
    ====================================================================================== */
 #if defined(XLARUN_K__AVX512) || defined(XLARUN_K__AVX2)
-#include <immintrin.h>
-
 XLARUN_K__AI float xlarun_k__hsum8(__m256 v) {
     __m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
     s = _mm_add_ps(s, _mm_movehl_ps(s, s));
@@ -243,7 +267,6 @@ XLARUN_K__AI xlarun_k__v xlarun_k__pow2i(xlarun_k__v n) {
 XLARUN_K__AI float xlarun_k__hsum(xlarun_k__v v) { return xlarun_k__hsum8(v); }
 
 #elif defined(XLARUN_K__NEON)
-#include <arm_neon.h>
 typedef float32x4_t xlarun_k__v;
 #define XK_VL 4
 #define XK_NT 4
@@ -605,12 +628,14 @@ XLARUN_K__FN void xlarun_k_rmsnorm(float *out, const float *x, const float *w, s
    rope: Hugging Face rotate_half on n_heads vectors of hd floats (head h at x + h*hd); cos_ and
    sin_ hold hd/2 entries. For i < hd/2, a = x[i], b = x[i + hd/2]:
      x[i] = a*cos_[i] - b*sin_[i];   x[i + hd/2] = b*cos_[i] + a*sin_[i]
-   each product rounded separately (no FMA), as torch does: both variants agree bit for bit.
+   each product rounded separately (no FMA, enforced with XLARUN_K__KEEP whatever the
+   -ffp-contract setting), as torch does: both variants agree bit for bit.
    hd must be even.
    ====================================================================================== */
 XLARUN_K__AI void xlarun_k__rope1(float *x, size_t i, size_t half, const float *cos_, const float *sin_) {
     float a = x[i], b = x[i + half];
     float ac = a * cos_[i], bs = b * sin_[i], bc = b * cos_[i], as = a * sin_[i];
+    XLARUN_K__KEEP(ac); XLARUN_K__KEEP(bs); XLARUN_K__KEEP(bc); XLARUN_K__KEEP(as);
     x[i] = ac - bs;
     x[i + half] = bc + as;
 }
@@ -629,8 +654,10 @@ XLARUN_K__FN void xlarun_k_rope_simd(float *x, size_t n_heads, size_t hd, const 
         for (i = 0; i + XK_VL <= half; i += XK_VL) {
             xlarun_k__v a = XK_LOAD(xh + i), b = XK_LOAD(xh + half + i);
             xlarun_k__v c = XK_LOAD(cos_ + i), s = XK_LOAD(sin_ + i);
-            XK_STORE(xh + i, XK_SUB(XK_MUL(a, c), XK_MUL(b, s)));
-            XK_STORE(xh + half + i, XK_ADD(XK_MUL(b, c), XK_MUL(a, s)));
+            xlarun_k__v ac = XK_MUL(a, c), bs = XK_MUL(b, s), bc = XK_MUL(b, c), as = XK_MUL(a, s);
+            XLARUN_K__KEEP(ac); XLARUN_K__KEEP(bs); XLARUN_K__KEEP(bc); XLARUN_K__KEEP(as);
+            XK_STORE(xh + i, XK_SUB(ac, bs));
+            XK_STORE(xh + half + i, XK_ADD(bc, as));
         }
         for (; i < half; i++) xlarun_k__rope1(xh, i, half, cos_, sin_);
     }
@@ -939,6 +966,10 @@ XLARUN_K__FN float xlarun_k_dot_bf16_bf16(const uint16_t *w, const uint16_t *x, 
 
 #ifdef __cplusplus
 }
+#endif
+
+#if defined(__GNUC__) && !defined(__clang__) && defined(__cplusplus)
+#pragma GCC diagnostic pop
 #endif
 
 /* the per-ISA layer's macros are used only above: keep them out of the includer's namespace */

@@ -1,0 +1,64 @@
+# xlarun - `make` builds the examples, `make test` runs the whole suite (see tests/run.sh),
+# `make demo` generates with a committed tiny checkpoint.
+CC      = gcc
+CXX     = g++
+B       = build
+WARN    = -std=c99 -Wall -Wextra -pedantic -Werror
+LIBS    = -lm -lpthread
+HDRS    = xlarun.h xlarun_kernels.h
+NATIVE  = -O2 -march=native
+AVX2    = -mavx2 -mfma -mf16c
+AVX512  = -mavx512f -mavx512bw -mavx512vl -mavx512dq -mfma -mf16c $(AVX512_EXT)
+NEON_CC = aarch64-linux-gnu-gcc
+NEON    = -march=armv8.2-a+fp16+dotprod+bf16
+SAN     = -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+TESTS   = kernels model errors
+
+.PHONY: all test demo clean
+all: $(B)/gen $(B)/simple
+
+$(B)/gen: examples/gen.c $(HDRS)
+	@mkdir -p $(B)
+	$(CC) $(WARN) $(NATIVE) -g $< -o $@ $(LIBS)
+
+$(B)/simple: examples/simple.c $(HDRS)
+	@mkdir -p $(B)
+	$(CC) $(WARN) $(NATIVE) $< -o $@ $(LIBS)
+
+$(B)/oracle_ids: tests/oracle_ids.c $(HDRS)
+	@mkdir -p $(B)
+	$(CC) $(WARN) -O2 $< -o $@ $(LIBS)
+
+# one test build per kernel variant: build/<variant>/test_<name>
+$(B)/scalar/test_%: tests/test_%.c tests/test.h $(HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(WARN) -O2 -g -DXLARUN_SIMD_SCALAR $< -o $@ $(LIBS)
+$(B)/avx2/test_%: tests/test_%.c tests/test.h $(HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(WARN) -O2 -g $(AVX2) $< -o $@ $(LIBS)
+$(B)/avx512/test_%: tests/test_%.c tests/test.h $(HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(WARN) -O2 -g $(AVX512) $< -o $@ $(LIBS)
+$(B)/asan/test_%: tests/test_%.c tests/test.h $(HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(WARN) -O1 -g $(SAN_ISA) $(SAN) $< -o $@ $(LIBS)
+$(B)/neon/test_%: tests/test_%.c tests/test.h $(HDRS)
+	@mkdir -p $(@D)
+	$(NEON_CC) $(WARN) -O2 -g $(NEON) -static $< -o $@ $(LIBS)
+# the build options: no threads, no mmap, everything static
+$(B)/options/test_%: tests/test_%.c tests/test.h $(HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(WARN) -O2 -g -DXLARUN_NO_THREADS -DXLARUN_NO_MMAP -DXLARUN_STATIC $< -o $@ $(LIBS)
+# the header as C++ (and the static option), compiled and run
+$(B)/cpp/test_cpp: tests/test_cpp.cpp tests/test.h $(HDRS)
+	@mkdir -p $(@D)
+	$(CXX) -std=c++11 -Wall -Wextra -Werror -O2 -g $< -o $@ $(LIBS)
+
+test:
+	@sh tests/run.sh
+
+demo: $(B)/gen
+	$(B)/gen -m tests/fixtures/llama32-bf16 --ids 509,17,204,65,300 -n 24 --temp 0 --print-ids -t 2
+
+clean:
+	rm -rf $(B)

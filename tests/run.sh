@@ -1,0 +1,97 @@
+#!/bin/sh
+# make test: build the suite once per kernel variant this host can run and run it.
+#   scalar, avx2      under valgrind memcheck (errors and definite leaks fail)
+#   avx512            natively, and under AddressSanitizer + UndefinedBehaviorSanitizer
+#   neon              aarch64-linux-gnu-gcc + qemu-aarch64
+#   c++, clang, options builds, the gen CLI contract
+# A variant whose tool or CPU feature is missing is SKIPPED, loudly, and listed at the end.
+cd "$(dirname "$0")/.." || exit 1
+B=build
+MAKE="${MAKE:-make}"
+mkdir -p $B/logs
+total_pass=0; total_fail=0; skipped=""; failed=""
+
+cpu_has() { for f in "$@"; do grep -qw "$f" /proc/cpuinfo 2>/dev/null || return 1; done; }
+have() { command -v "$1" >/dev/null 2>&1; }
+skip() { echo "*** SKIPPED: $1"; skipped="$skipped
+  - $1"; }
+
+# run one test binary (through an optional runner); collect its "N passed, M failed" line
+run() { # label runner... binary
+    label=$1; shift
+    log=$B/logs/$(echo "$label" | tr ' /' '__').log
+    if "$@" >"$log" 2>&1; then rc=0; else rc=$?; fi
+    line=$(grep -E '^[a-z+]+: [0-9]+ passed, [0-9]+ failed$' "$log" | tail -n 1)
+    p=$(echo "$line" | sed -E 's/.*: ([0-9]+) passed.*/\1/'); f=$(echo "$line" | sed -E 's/.* ([0-9]+) failed/\1/')
+    [ -n "$p" ] || p=0
+    [ -n "$f" ] || f=0
+    if [ $rc -ne 0 ] && [ "$f" -eq 0 ]; then f=1; fi
+    total_pass=$((total_pass + p)); total_fail=$((total_fail + f))
+    if [ $rc -eq 0 ]; then echo "ok    $label: $p passed"
+    else echo "FAIL  $label: $p passed, $f failed (exit $rc; log $log)"; tail -n 30 "$log"; failed="$failed $label"; fi
+}
+
+# build targets; a failed build counts as a failure
+build() {
+    $MAKE -s "$@" >$B/logs/build.log 2>&1 && return 0
+    cat $B/logs/build.log
+    echo "FAIL  build $*"
+    failed="$failed build($*)"; total_fail=$((total_fail + 1))
+    return 1
+}
+
+VG="valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite"
+variants="scalar"
+cpu_has avx2 fma f16c && variants="$variants avx2" || skip "avx2 variant: this CPU lacks AVX2/FMA/F16C"
+for v in $variants; do
+    for t in kernels model errors; do
+        build $B/$v/test_$t || continue
+        if have valgrind; then run "$v $t (valgrind)" $VG $B/$v/test_$t
+        else run "$v $t" $B/$v/test_$t; fi
+    done
+done
+have valgrind || skip "valgrind: not installed, scalar/avx2 tests ran without memcheck (apt-get install valgrind)"
+
+ext=""
+cpu_has avx512_bf16 && ext="$ext -mavx512bf16"
+cpu_has avx512_vnni && ext="$ext -mavx512vnni"
+if cpu_has avx512f avx512bw avx512vl avx512dq fma f16c; then
+    for t in kernels model errors; do
+        build AVX512_EXT="$ext" $B/avx512/test_$t && run "avx512 $t" $B/avx512/test_$t
+    done
+    san_isa="-mavx512f -mavx512bw -mavx512vl -mavx512dq -mfma -mf16c $ext"
+else
+    skip "avx512 variant: this CPU lacks AVX-512 (F/BW/VL/DQ)"
+    san_isa=""
+    cpu_has avx2 fma f16c && san_isa="-mavx2 -mfma -mf16c"
+fi
+rm -rf $B/asan
+for t in kernels model errors; do
+    build SAN_ISA="$san_isa" $B/asan/test_$t && run "asan+ubsan $t" $B/asan/test_$t
+done
+
+if have aarch64-linux-gnu-gcc && have qemu-aarch64; then
+    for t in kernels model errors; do
+        build $B/neon/test_$t && run "neon $t (qemu)" qemu-aarch64 $B/neon/test_$t
+    done
+else
+    skip "neon variant: needs aarch64-linux-gnu-gcc and qemu-aarch64 (apt-get install gcc-aarch64-linux-gnu qemu-user)"
+fi
+
+for t in model errors; do build $B/options/test_$t && run "options $t" $B/options/test_$t; done
+if have g++; then build $B/cpp/test_cpp && run "c++" $B/cpp/test_cpp
+else skip "c++ build: g++ not installed"; fi
+if have clang; then
+    printf '#define XLARUN_IMPLEMENTATION\n#include "../../xlarun.h"\n' >$B/logs/clang.c
+    if clang -std=c99 -Wall -Wextra -pedantic -Werror -fsyntax-only $B/logs/clang.c 2>$B/logs/clang.log; then
+        echo "ok    clang -std=c99 -pedantic: clean"; total_pass=$((total_pass + 1))
+    else cat $B/logs/clang.log; failed="$failed clang"; total_fail=$((total_fail + 1)); fi
+else skip "clang build: clang not installed"; fi
+
+build $B/gen $B/oracle_ids && run "gen cli" sh tests/test_cli.sh $B
+
+echo
+if [ -n "$skipped" ]; then echo "SKIPPED (missing tools or CPU features):$skipped"; fi
+[ -n "$failed" ] && echo "FAILED:$failed"
+echo "all: $total_pass passed, $total_fail failed"
+[ $total_fail -eq 0 ] && [ -z "$failed" ]

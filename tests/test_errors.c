@@ -1,0 +1,1318 @@
+/* tests/test_errors.c - bad input: every rejection path of xlarun.h gets a case that checks the
+   returned status AND what the message names (file, key or tensor, and what was expected).
+
+   1. safetensors through the streaming API, over a memory-backed read callback
+   2. model folders: a fixture copied to a temp dir with one thing broken; each case goes through
+      xlarun_model_open and xlarun_model_memory
+   3. API misuse: NULL arguments, exact memory sizes, sessions (ids, context, state after errors)
+   4. loading through xlarun_io callbacks
+
+   Everything temporary lives under a mkdtemp("/tmp/xlarun-errors-XXXXXX") directory that is
+   removed at the end. Run from the repository root (fixtures at tests/fixtures/). */
+#define XLARUN_IMPLEMENTATION
+#include "../xlarun.h"
+
+#include <dirent.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "test.h"
+
+#define FIX "tests/fixtures/"
+
+/* status and message together: the returned status, err.status and a substring of err.message */
+#define EXPECT(st, want, e, sub)                                                                \
+    do {                                                                                        \
+        xlarun_status st__ = (st);                                                              \
+        CHECKF(st__ == (want) && (e).status == (want), "status %s (err.status %s), expected %s: %s", \
+               xlarun_status_name(st__), xlarun_status_name((e).status), xlarun_status_name(want), \
+               (e).message);                                                                    \
+        CHECK_CONTAINS((e).message, (sub));                                                     \
+    } while (0)
+
+/* ======================================================================================== */
+/* files                                                                                     */
+
+static char root[64];
+
+static const char *tpath(const char *rel) { /* a few rotating buffers */
+    static char buf[8][1024];
+    static int k;
+    char *p = buf[k++ & 7];
+    snprintf(p, sizeof buf[0], "%s/%s", root, rel);
+    return p;
+}
+
+static unsigned char *slurp(const char *path, size_t *n) {
+    FILE *f = fopen(path, "rb");
+    unsigned char *b;
+    long sz;
+    if (!f) { fprintf(stderr, "cannot open %s (run from the repository root)\n", path); exit(2); }
+    fseek(f, 0, SEEK_END);
+    sz = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    b = (unsigned char *)malloc((size_t)sz + 1);
+    if (!b || fread(b, 1, (size_t)sz, f) != (size_t)sz) { fprintf(stderr, "cannot read %s\n", path); exit(2); }
+    b[sz] = 0;
+    fclose(f);
+    *n = (size_t)sz;
+    return b;
+}
+
+static void spit(const char *path, const void *data, size_t n) {
+    FILE *f = fopen(path, "wb");
+    if (!f || (n && fwrite(data, 1, n, f) != n) || fclose(f) != 0) {
+        fprintf(stderr, "cannot write %s\n", path);
+        exit(2);
+    }
+}
+static void spits(const char *path, const char *text) { spit(path, text, strlen(text)); }
+
+static void copy_file(const char *from, const char *to) {
+    size_t n;
+    unsigned char *b = slurp(from, &n);
+    spit(to, b, n);
+    free(b);
+}
+
+static void mkdir_t(const char *rel) {
+    if (mkdir(tpath(rel), 0700) != 0) { fprintf(stderr, "cannot mkdir %s\n", tpath(rel)); exit(2); }
+}
+
+static void rm_rf(const char *path) {
+    struct stat st;
+    if (lstat(path, &st) != 0) return;
+    if (S_ISDIR(st.st_mode)) {
+        DIR *d = opendir(path);
+        struct dirent *e;
+        while (d && (e = readdir(d)) != NULL) {
+            char sub[1024];
+            if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
+            snprintf(sub, sizeof sub, "%s/%s", path, e->d_name);
+            rm_rf(sub);
+        }
+        if (d) closedir(d);
+        rmdir(path);
+    } else
+        unlink(path);
+}
+
+/* s with every occurrence of a replaced by b (malloc'd) */
+static char *replace_all(const char *s, const char *a, const char *b) {
+    size_t la = strlen(a), lb = strlen(b), n = 0, cap;
+    const char *p;
+    char *out, *o;
+    for (p = s; (p = strstr(p, a)) != NULL; p += la) n++;
+    cap = strlen(s) + n * lb + 1;
+    out = o = (char *)malloc(cap);
+    for (p = s;;) {
+        const char *q = strstr(p, a);
+        if (!q) { strcpy(o, p); break; }
+        memcpy(o, p, (size_t)(q - p));
+        o += q - p;
+        memcpy(o, b, lb);
+        o += lb;
+        p = q + la;
+    }
+    return out;
+}
+
+/* replace the first occurrence of a by b (same length) in a byte buffer; 1 if found */
+static int patch_bytes(unsigned char *buf, size_t n, const char *a, const char *b) {
+    size_t la = strlen(a), i;
+    if (strlen(b) != la) return 0;
+    for (i = 0; i + la <= n; i++)
+        if (!memcmp(buf + i, a, la)) { memcpy(buf + i, b, la); return 1; }
+    return 0;
+}
+
+/* ======================================================================================== */
+/* 1. safetensors streaming                                                                   */
+
+typedef struct {
+    const unsigned char *p;
+    size_t n, pos;
+    size_t chunk;     /* most bytes returned per call (0: no limit) */
+    size_t fail_at;   /* return (size_t)-1 once pos reaches this (0: never) */
+} memsrc;
+
+static size_t mem_read(void *user, void *buf, size_t n) {
+    memsrc *m = (memsrc *)user;
+    size_t k = m->n - m->pos;
+    if (m->fail_at && m->pos >= m->fail_at) return (size_t)-1;
+    if (k > n) k = n;
+    if (m->chunk && k > m->chunk) k = m->chunk;
+    if (m->fail_at && m->pos + k > m->fail_at) k = m->fail_at - m->pos;
+    memcpy(buf, m->p + m->pos, k);
+    m->pos += k;
+    return k;
+}
+
+/* a file: 8-byte little-endian header length, the header, data_len bytes of i & 255 */
+static unsigned char *mk_st_len(const char *hdr, size_t hlen, uint64_t declared, size_t data_len, size_t *n) {
+    unsigned char *b = (unsigned char *)malloc(8 + hlen + data_len + 1);
+    size_t i;
+    for (i = 0; i < 8; i++) b[i] = (unsigned char)(declared >> (8 * i));
+    memcpy(b + 8, hdr, hlen);
+    for (i = 0; i < data_len; i++) b[8 + hlen + i] = (unsigned char)(i & 255);
+    *n = 8 + hlen + data_len;
+    return b;
+}
+static unsigned char *mk_st(const char *hdr, size_t data_len, size_t *n) {
+    return mk_st_len(hdr, strlen(hdr), strlen(hdr), data_len, n);
+}
+
+/* begin + read_header (+ with full: every tensor through st_next/st_read, then the end) */
+static xlarun_status st_run_bytes(const unsigned char *b, size_t n, int size_known, int full, xlarun_error *e) {
+    memsrc src;
+    xlarun_st_reader r;
+    xlarun_status st;
+    void *mem;
+    const xlarun_st_tensor *t;
+    memset(&src, 0, sizeof src);
+    src.p = b;
+    src.n = n;
+    src.chunk = 7;
+    memset(e, 0, sizeof *e);
+    st = xlarun_st_begin(&r, mem_read, &src, "t.safetensors", size_known ? n : 0, e);
+    if (st != XLARUN_OK) return st;
+    mem = malloc(xlarun_st_memory(&r));
+    st = xlarun_st_read_header(&r, mem, xlarun_st_memory(&r), e);
+    while (st == XLARUN_OK && full) {
+        unsigned char buf[5];
+        size_t got;
+        st = xlarun_st_next(&r, &t, e);
+        if (st != XLARUN_OK || !t) break;
+        do st = xlarun_st_read(&r, buf, sizeof buf, &got, e); while (st == XLARUN_OK && got);
+    }
+    free(mem);
+    return st;
+}
+
+static xlarun_status st_run(const char *hdr, size_t data_len, int size_known, int full, xlarun_error *e) {
+    size_t n;
+    unsigned char *b = mk_st(hdr, data_len, &n);
+    xlarun_status st = st_run_bytes(b, n, size_known, full, e);
+    free(b);
+    return st;
+}
+
+/* header with one tensor entry {"a": ENTRY} */
+static xlarun_status st_entry(const char *entry, size_t data_len, xlarun_error *e) {
+    char hdr[512];
+    snprintf(hdr, sizeof hdr, "{\"a\":%s}", entry);
+    return st_run(hdr, data_len, 1, 1, e);
+}
+
+#define T_F32_2(name, o0, o1) "\"" name "\":{\"dtype\":\"F32\",\"shape\":[2],\"data_offsets\":[" #o0 "," #o1 "]}"
+
+static void test_st_begin(void) {
+    xlarun_error e;
+    xlarun_st_reader r;
+    memsrc src;
+    unsigned char b[16];
+    memset(&src, 0, sizeof src);
+
+    /* shorter than 8 bytes, empty */
+    memset(b, 0, sizeof b);
+    src.p = b; src.n = 5;
+    EXPECT(xlarun_st_begin(&r, mem_read, &src, "short.safetensors", 5, &e), XLARUN_ERR_FORMAT, e,
+           "short.safetensors: file is 5 bytes, too short for the 8-byte header length");
+    src.pos = 0; src.n = 0;
+    EXPECT(xlarun_st_begin(&r, mem_read, &src, "empty.safetensors", 0, &e), XLARUN_ERR_FORMAT, e,
+           "empty.safetensors: file is 0 bytes");
+
+    /* header length past the end: known size -> begin; unknown -> the stream ends in the header */
+    {
+        size_t n;
+        unsigned char *f = mk_st_len("{}", 2, 1000, 0, &n);
+        xlarun_status st;
+        memset(&src, 0, sizeof src);
+        src.p = f; src.n = n;
+        EXPECT(xlarun_st_begin(&r, mem_read, &src, "t.safetensors", n, &e), XLARUN_ERR_FORMAT, e,
+               "header length 1000 runs past the end of the file (10 bytes)");
+        memset(&src, 0, sizeof src);
+        src.p = f; src.n = n;
+        st = xlarun_st_begin(&r, mem_read, &src, "t.safetensors", 0, &e);
+        CHECK(st == XLARUN_OK);
+        if (st == XLARUN_OK) {
+            void *mem = malloc(xlarun_st_memory(&r));
+            EXPECT(xlarun_st_read_header(&r, mem, xlarun_st_memory(&r), &e), XLARUN_ERR_FORMAT, e,
+                   "t.safetensors: the file ends inside its 1000-byte header");
+            free(mem);
+        }
+        free(f);
+    }
+
+    /* header lengths over the limit: rejected by begin, before any memory is asked for */
+    {
+        static const uint64_t lens[2] = {UINT64_MAX, 100000001u};
+        static const char *const want[2] = {"header length 18446744073709551615 is over the limit of 100000000 bytes",
+                                            "header length 100000001 is over the limit of 100000000 bytes"};
+        int i, k;
+        for (i = 0; i < 2; i++)
+            for (k = 0; k < 2; k++) { /* file size unknown, then known (small) */
+                size_t n;
+                unsigned char *f = mk_st_len("{}", 2, lens[i], 0, &n);
+                memset(&src, 0, sizeof src);
+                src.p = f; src.n = n;
+                EXPECT(xlarun_st_begin(&r, mem_read, &src, "big.safetensors", k ? n : 0, &e), XLARUN_ERR_FORMAT, e, want[i]);
+                CHECK(xlarun_st_memory(&r) == 0);
+                EXPECT(xlarun_st_read_header(&r, b, sizeof b, &e), XLARUN_ERR_ARGUMENT, e, "call xlarun_st_begin first");
+                CHECK(src.pos == 8); /* nothing read past the length */
+                free(f);
+            }
+    }
+
+    /* header too small to hold an object */
+    {
+        size_t n;
+        unsigned char *f = mk_st_len("{", 1, 1, 0, &n);
+        memset(&src, 0, sizeof src);
+        src.p = f; src.n = n;
+        EXPECT(xlarun_st_begin(&r, mem_read, &src, "t.safetensors", n, &e), XLARUN_ERR_FORMAT, e,
+               "header length 1 cannot hold a JSON object");
+        free(f);
+    }
+
+    /* NULL read function, read errors */
+    EXPECT(xlarun_st_begin(&r, NULL, &src, "t.safetensors", 0, &e), XLARUN_ERR_ARGUMENT, e, "NULL reader or read function");
+    EXPECT(xlarun_st_begin(NULL, mem_read, &src, "t.safetensors", 0, &e), XLARUN_ERR_ARGUMENT, e, "NULL reader or read function");
+    {
+        size_t n;
+        unsigned char *f = mk_st("{\"a\":{\"dtype\":\"F32\",\"shape\":[2],\"data_offsets\":[0,8]}}", 8, &n);
+        memset(&src, 0, sizeof src);
+        src.p = f; src.n = n; src.fail_at = 4;
+        EXPECT(xlarun_st_begin(&r, mem_read, &src, "t.safetensors", n, &e), XLARUN_ERR_IO, e, "t.safetensors: read error");
+        memset(&src, 0, sizeof src);
+        src.p = f; src.n = n; src.fail_at = 20;
+        if (xlarun_st_begin(&r, mem_read, &src, "t.safetensors", n, &e) == XLARUN_OK) {
+            void *mem = malloc(xlarun_st_memory(&r));
+            EXPECT(xlarun_st_read_header(&r, mem, xlarun_st_memory(&r), &e), XLARUN_ERR_IO, e,
+                   "t.safetensors: read error in the header");
+            free(mem);
+        } else CHECK(!"begin");
+        memset(&src, 0, sizeof src);
+        src.p = f; src.n = n; src.fail_at = n - 3;
+        if (xlarun_st_begin(&r, mem_read, &src, "t.safetensors", n, &e) == XLARUN_OK) {
+            void *mem = malloc(xlarun_st_memory(&r));
+            const xlarun_st_tensor *t;
+            unsigned char buf[8];
+            size_t got;
+            CHECK(xlarun_st_read_header(&r, mem, xlarun_st_memory(&r), &e) == XLARUN_OK);
+            CHECK(xlarun_st_next(&r, &t, &e) == XLARUN_OK && t);
+            EXPECT(xlarun_st_read(&r, buf, 8, &got, &e), XLARUN_ERR_IO, e, "t.safetensors: read error at byte");
+            free(mem);
+        } else CHECK(!"begin");
+        free(f);
+    }
+}
+
+static void test_st_json(void) {
+    xlarun_error e;
+    static const struct { const char *hdr; const char *why; } bad[] = {
+        {"{\"a\":{\"dtype\":\"F32\",\"shape\":[],\"data_offsets\":[0,4]},}", "expected a string key"},
+        {"{\"a\":{\"dtype\":\"F32\",\"shape\":[1,],\"data_offsets\":[0,4]}}", "unexpected character"},
+        {"{\"a\":{\"dtype\":\"F32\",\"shape\":[],\"data_offsets\":[0,4]}", "unexpected end of input"},
+        {"{\"abc", "unterminated string"},
+        {"{\"a\\xb\":{}}", "invalid escape"},
+        {"{\"a\\u12G4\":{}}", "invalid \\u escape"},
+        {"{\"a\xff\":{}}", "invalid UTF-8 in a string"},
+        {"{\"a\xc0\x80\":{}}", "invalid UTF-8 in a string"},        /* overlong */
+        {"{\"a\xed\xa0\x80\":{}}", "invalid UTF-8 in a string"},    /* encoded surrogate */
+        {"{\"a\xf4\x90\x80\x80\":{}}", "invalid UTF-8 in a string"}, /* > U+10FFFF */
+        {"{\"a\\ud800\":{}}", "unpaired surrogate escape"},
+        {"{\"a\\ud800\\u0041\":{}}", "unpaired surrogate escape"},
+        {"{\"a\\udc00\":{}}", "unpaired surrogate escape"},
+        {"{\"a\tb\":{}}", "control character in a string"},
+        {"{\"a\":01}", "expected ',' or '}'"},
+        {"{\"a\":1.}", "invalid number"},
+        {"{\"a\":-}", "invalid number"},
+        {"{\"a\":1e+}", "invalid number"},
+        {"{\"a\":tru}", "unexpected character"},
+        {"{\"a\" 1}", "expected ':'"},
+        {"{} {}", "trailing characters after the value"},
+        {"{\"a\":[1 2]}", "expected ',' or ']'"},
+    };
+    size_t i;
+    for (i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        EXPECT(st_run(bad[i].hdr, 0, 1, 0, &e), XLARUN_ERR_FORMAT, e, bad[i].why);
+        CHECK_CONTAINS(e.message, "t.safetensors: invalid JSON at line 1 column");
+    }
+    /* the position: line and column of the offending byte */
+    EXPECT(st_run("{\n  \"a\": x}", 0, 1, 0, &e), XLARUN_ERR_FORMAT, e, "invalid JSON at line 2 column 8: unexpected character");
+
+    /* 100,000 nested '[': the depth limit, not a crash */
+    {
+        size_t n = 100000, fn;
+        char *deep = (char *)malloc(n + 1);
+        unsigned char *f;
+        memset(deep, '[', n);
+        deep[n] = 0;
+        f = mk_st(deep, 0, &fn);
+        EXPECT(st_run_bytes(f, fn, 1, 0, &e), XLARUN_ERR_FORMAT, e, "nesting deeper than 64");
+        free(f);
+        /* 64 deep is fine for the validator, 65 is not */
+        memset(deep, '[', 64);
+        memset(deep + 64, ']', 64);
+        deep[128] = 0;
+        CHECK(xlarun__json_validate(deep, 128, "doc", &e) == XLARUN_OK);
+        memset(deep, '[', 65);
+        memset(deep + 65, ']', 65);
+        deep[130] = 0;
+        EXPECT(xlarun__json_validate(deep, 130, "doc", &e), XLARUN_ERR_FORMAT, e, "doc: invalid JSON at line 1 column 65: nesting deeper than 64");
+        free(deep);
+    }
+    EXPECT(xlarun__json_validate("", 0, "doc", &e), XLARUN_ERR_FORMAT, e, "unexpected end of input");
+    EXPECT(xlarun__json_validate("  ", 2, "doc", &e), XLARUN_ERR_FORMAT, e, "unexpected end of input");
+    EXPECT(xlarun__json_validate("[\"a\\", 4, "doc", &e), XLARUN_ERR_FORMAT, e, "unterminated string");
+    EXPECT(xlarun__json_validate("\"\xe2\x82\"", 4, "doc", &e), XLARUN_ERR_FORMAT, e, "invalid UTF-8"); /* cut sequence */
+    CHECK(xlarun__json_validate("{\"a\":[1,-0.5e+3,true,false,null,{}],\"b\":\"\\ud83d\\ude00\xc3\xa9\"}", 57, "doc", &e) == XLARUN_OK);
+}
+
+static void test_st_header(void) {
+    xlarun_error e;
+    /* structure */
+    EXPECT(st_run("[]", 0, 1, 0, &e), XLARUN_ERR_FORMAT, e, "t.safetensors: header is not a JSON object");
+    EXPECT(st_run("  \"x\"", 0, 1, 0, &e), XLARUN_ERR_FORMAT, e, "header is not a JSON object");
+    EXPECT(st_entry("[1]", 0, &e), XLARUN_ERR_FORMAT, e, "t.safetensors: tensor 'a': entry is not an object");
+    EXPECT(st_entry("{\"shape\":[1],\"data_offsets\":[0,4]}", 4, &e), XLARUN_ERR_FORMAT, e, "tensor 'a': missing \"dtype\"");
+    EXPECT(st_entry("{\"dtype\":\"F32\",\"data_offsets\":[0,4]}", 4, &e), XLARUN_ERR_FORMAT, e, "tensor 'a': missing \"shape\"");
+    EXPECT(st_entry("{\"dtype\":\"F32\",\"shape\":[1]}", 4, &e), XLARUN_ERR_FORMAT, e, "tensor 'a': missing \"data_offsets\"");
+    /* dtype */
+    EXPECT(st_entry("{\"dtype\":\"F33\",\"shape\":[1],\"data_offsets\":[0,4]}", 4, &e), XLARUN_ERR_FORMAT, e, "tensor 'a': unknown dtype F33");
+    EXPECT(st_entry("{\"dtype\":\"f32\",\"shape\":[1],\"data_offsets\":[0,4]}", 4, &e), XLARUN_ERR_FORMAT, e, "unknown dtype f32");
+    EXPECT(st_entry("{\"dtype\":32,\"shape\":[1],\"data_offsets\":[0,4]}", 4, &e), XLARUN_ERR_FORMAT, e, "unknown dtype (not a string)");
+    /* shape */
+    EXPECT(st_entry("{\"dtype\":\"F32\",\"shape\":[-1],\"data_offsets\":[0,4]}", 4, &e), XLARUN_ERR_FORMAT, e,
+           "tensor 'a': shape entries must be non-negative integers");
+    EXPECT(st_entry("{\"dtype\":\"F32\",\"shape\":[1.5],\"data_offsets\":[0,4]}", 4, &e), XLARUN_ERR_FORMAT, e,
+           "tensor 'a': shape entries must be non-negative integers");
+    EXPECT(st_entry("{\"dtype\":\"F32\",\"shape\":[1e0],\"data_offsets\":[0,4]}", 4, &e), XLARUN_ERR_FORMAT, e,
+           "shape entries must be non-negative integers");
+    EXPECT(st_entry("{\"dtype\":\"F32\",\"shape\":[\"1\"],\"data_offsets\":[0,4]}", 4, &e), XLARUN_ERR_FORMAT, e,
+           "shape entries must be non-negative integers");
+    EXPECT(st_entry("{\"dtype\":\"F32\",\"shape\":[18446744073709551616],\"data_offsets\":[0,4]}", 4, &e), XLARUN_ERR_FORMAT, e,
+           "shape entries must be non-negative integers");
+    EXPECT(st_entry("{\"dtype\":\"F32\",\"shape\":4,\"data_offsets\":[0,4]}", 4, &e), XLARUN_ERR_FORMAT, e, "tensor 'a': shape is not an array");
+    EXPECT(st_entry("{\"dtype\":\"U8\",\"shape\":[1,1,1,1,1,1,1,1,1],\"data_offsets\":[0,1]}", 1, &e), XLARUN_ERR_FORMAT, e,
+           "tensor 'a': more than 8 dimensions");
+    CHECK(st_entry("{\"dtype\":\"U8\",\"shape\":[1,1,1,1,1,1,1,1],\"data_offsets\":[0,1]}", 1, &e) == XLARUN_OK); /* 8 is fine */
+    /* data_offsets */
+    EXPECT(st_entry("{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[4]}", 4, &e), XLARUN_ERR_FORMAT, e,
+           "tensor 'a': data_offsets must be two non-negative integers");
+    EXPECT(st_entry("{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[0,4,8]}", 4, &e), XLARUN_ERR_FORMAT, e,
+           "tensor 'a': data_offsets must be two non-negative integers");
+    EXPECT(st_entry("{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[0,-4]}", 4, &e), XLARUN_ERR_FORMAT, e,
+           "data_offsets must be two non-negative integers");
+    EXPECT(st_entry("{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":{\"a\":0}}", 4, &e), XLARUN_ERR_FORMAT, e,
+           "tensor 'a': data_offsets is not an array");
+    EXPECT(st_entry("{\"dtype\":\"F32\",\"shape\":[0],\"data_offsets\":[4,0]}", 4, &e), XLARUN_ERR_FORMAT, e,
+           "tensor 'a': data_offsets [4,0] are reversed");
+    EXPECT(st_entry("{\"dtype\":\"F32\",\"shape\":[3],\"data_offsets\":[0,8]}", 8, &e), XLARUN_ERR_FORMAT, e,
+           "tensor 'a': data_offsets [0,8] hold 8 bytes, but F32 [3] needs 12");
+    EXPECT(st_entry("{\"dtype\":\"BF16\",\"shape\":[2,3],\"data_offsets\":[0,24]}", 24, &e), XLARUN_ERR_FORMAT, e,
+           "hold 24 bytes, but BF16 [2,3] needs 12");
+    /* sizes that overflow */
+    EXPECT(st_entry("{\"dtype\":\"F32\",\"shape\":[1099511627776,1099511627776],\"data_offsets\":[0,4]}", 4, &e),
+           XLARUN_ERR_FORMAT, e, "tensor 'a': element count overflows");
+    EXPECT(st_entry("{\"dtype\":\"F32\",\"shape\":[4611686018427387904],\"data_offsets\":[0,4]}", 4, &e),
+           XLARUN_ERR_FORMAT, e, "tensor 'a': byte size overflows");
+    EXPECT(st_entry("{\"dtype\":\"F4\",\"shape\":[3],\"data_offsets\":[0,2]}", 2, &e), XLARUN_ERR_FORMAT, e,
+           "tensor 'a': 3 elements of F4 are not a whole number of bytes");
+    CHECK(st_entry("{\"dtype\":\"F4\",\"shape\":[4],\"data_offsets\":[0,2]}", 2, &e) == XLARUN_OK);
+    CHECK(st_entry("{\"dtype\":\"F6_E2M3\",\"shape\":[4],\"data_offsets\":[0,3]}", 3, &e) == XLARUN_OK);
+
+    /* layout of the data section */
+    EXPECT(st_run("{" T_F32_2("a", 0, 8) "," T_F32_2("b", 12, 20) "}", 20, 1, 1, &e), XLARUN_ERR_FORMAT, e,
+           "t.safetensors: tensor 'b' starts at byte 12, but 'a' ends at 8 (a gap)");
+    EXPECT(st_run("{" T_F32_2("a", 0, 8) "," T_F32_2("b", 4, 12) "}", 12, 1, 1, &e), XLARUN_ERR_FORMAT, e,
+           "tensor 'b' starts at byte 4, but 'a' ends at 8 (they overlap)");
+    EXPECT(st_run("{" T_F32_2("a", 0, 8) "," T_F32_2("b", 0, 8) "}", 8, 1, 1, &e), XLARUN_ERR_FORMAT, e,
+           "they overlap");
+    EXPECT(st_run("{" T_F32_2("a", 4, 12) "}", 12, 1, 1, &e), XLARUN_ERR_FORMAT, e,
+           "tensor 'a' starts at byte 4 of the data; the first must start at 0");
+    EXPECT(st_run("{" T_F32_2("a", 0, 8) "," T_F32_2("a", 8, 16) "}", 16, 1, 1, &e), XLARUN_ERR_FORMAT, e,
+           "t.safetensors: duplicate tensor name 'a'");
+    EXPECT(st_run("{" T_F32_2("a", 0, 8) "," T_F32_2("\\u0061", 8, 16) "}", 16, 1, 1, &e), XLARUN_ERR_FORMAT, e,
+           "duplicate tensor name 'a'"); /* equal after decoding */
+    EXPECT(st_run("{" T_F32_2("", 0, 8) "}", 8, 1, 1, &e), XLARUN_ERR_FORMAT, e, "t.safetensors: a tensor has an empty name");
+    EXPECT(st_run("{" T_F32_2("a\\u0000b", 0, 8) "}", 8, 1, 1, &e), XLARUN_ERR_FORMAT, e, "a tensor name contains a NUL character");
+    /* a zero-size tensor may share its offset with the next one: valid */
+    CHECK(st_run("{" T_F32_2("b", 0, 8) ",\"z\":{\"dtype\":\"F32\",\"shape\":[0],\"data_offsets\":[0,0]}}", 8, 1, 1, &e) == XLARUN_OK);
+    CHECK(st_run("{\"z\":{\"dtype\":\"F32\",\"shape\":[2,0],\"data_offsets\":[8,8]}," T_F32_2("b", 0, 8) "}", 8, 1, 1, &e) == XLARUN_OK);
+    CHECK(st_run("{\"z\":{\"dtype\":\"U8\",\"shape\":[0],\"data_offsets\":[0,0]}}", 0, 1, 1, &e) == XLARUN_OK);
+    CHECK(st_run("{}", 0, 1, 1, &e) == XLARUN_OK);
+
+    /* trailing bytes: known size -> read_header; unknown -> st_next at the end */
+    EXPECT(st_run("{" T_F32_2("a", 0, 8) "}", 9, 1, 0, &e), XLARUN_ERR_FORMAT, e,
+           "t.safetensors: the header describes 8 bytes of data ending at byte");
+    CHECK_CONTAINS(e.message, "but the file has");
+    EXPECT(st_run("{" T_F32_2("a", 0, 8) "}", 9, 0, 1, &e), XLARUN_ERR_FORMAT, e,
+           "t.safetensors: trailing bytes after the last tensor");
+    /* too little data, known size -> read_header */
+    EXPECT(st_run("{" T_F32_2("a", 0, 8) "}", 7, 1, 0, &e), XLARUN_ERR_FORMAT, e, "the header describes 8 bytes of data");
+
+    /* __metadata__ */
+    EXPECT(st_run("{\"__metadata__\":{\"format\":1}," T_F32_2("a", 0, 8) "}", 8, 1, 1, &e), XLARUN_ERR_FORMAT, e,
+           "t.safetensors: __metadata__ values must be strings");
+    EXPECT(st_run("{\"__metadata__\":{\"format\":null}}", 0, 1, 1, &e), XLARUN_ERR_FORMAT, e, "__metadata__ values must be strings");
+    EXPECT(st_run("{\"__metadata__\":[\"pt\"]}", 0, 1, 1, &e), XLARUN_ERR_FORMAT, e, "t.safetensors: __metadata__ is not an object");
+    CHECK(st_run("{\"__metadata__\":{\"format\":\"pt\",\"x\":\"\"}," T_F32_2("a", 0, 8) "}", 8, 1, 1, &e) == XLARUN_OK);
+
+    /* memory one byte short of xlarun_st_memory; NULL memory */
+    {
+        size_t n;
+        unsigned char *f = mk_st("{" T_F32_2("a", 0, 8) "}", 8, &n);
+        memsrc src;
+        xlarun_st_reader r;
+        memset(&src, 0, sizeof src);
+        src.p = f; src.n = n;
+        if (xlarun_st_begin(&r, mem_read, &src, "t.safetensors", n, &e) == XLARUN_OK) {
+            size_t need = xlarun_st_memory(&r);
+            void *mem = malloc(need);
+            char want[128];
+            snprintf(want, sizeof want, "t.safetensors: the header needs %lu bytes of memory, %lu given",
+                     (unsigned long)need, (unsigned long)(need - 1));
+            CHECK(need > 0);
+            EXPECT(xlarun_st_read_header(&r, mem, need - 1, &e), XLARUN_ERR_MEMORY, e, want);
+            EXPECT(xlarun_st_read_header(&r, NULL, need, &e), XLARUN_ERR_MEMORY, e, "the header needs");
+            CHECK(src.pos == 8); /* nothing consumed by the refusals */
+            CHECK(xlarun_st_read_header(&r, mem, need, &e) == XLARUN_OK);
+            EXPECT(xlarun_st_read_header(&r, mem, need, &e), XLARUN_ERR_ARGUMENT, e, "call xlarun_st_begin first");
+            free(mem);
+        } else CHECK(!"begin");
+        free(f);
+    }
+}
+
+/* data shorter than the header says, stream size unknown: st_read / st_next report truncation */
+static void test_st_truncated(void) {
+    xlarun_error e;
+    size_t n, got;
+    unsigned char *f = mk_st("{" T_F32_2("a", 0, 8) "," T_F32_2("b", 8, 16) "}", 16, &n);
+    unsigned char buf[16];
+    memsrc src;
+    xlarun_st_reader r;
+    const xlarun_st_tensor *t;
+    void *mem;
+    /* cut inside 'b', read it: st_read */
+    memset(&src, 0, sizeof src);
+    src.p = f; src.n = n - 3;
+    CHECK(xlarun_st_begin(&r, mem_read, &src, "t.safetensors", 0, &e) == XLARUN_OK);
+    mem = malloc(xlarun_st_memory(&r));
+    CHECK(xlarun_st_read_header(&r, mem, xlarun_st_memory(&r), &e) == XLARUN_OK);
+    CHECK(xlarun_st_next(&r, &t, &e) == XLARUN_OK && t && !strcmp(t->name, "a"));
+    CHECK(xlarun_st_next(&r, &t, &e) == XLARUN_OK && t && !strcmp(t->name, "b"));
+    EXPECT(xlarun_st_read(&r, buf, 8, &got, &e), XLARUN_ERR_FORMAT, e, "t.safetensors: truncated: the file ends at byte");
+    CHECK_CONTAINS(e.message, "inside tensor 'b'");
+    CHECK(got == 5);
+    free(mem);
+    /* cut inside 'a', skip it: st_next */
+    memset(&src, 0, sizeof src);
+    src.p = f; src.n = n - 12;
+    CHECK(xlarun_st_begin(&r, mem_read, &src, "t.safetensors", 0, &e) == XLARUN_OK);
+    mem = malloc(xlarun_st_memory(&r));
+    CHECK(xlarun_st_read_header(&r, mem, xlarun_st_memory(&r), &e) == XLARUN_OK);
+    CHECK(xlarun_st_next(&r, &t, &e) == XLARUN_OK && t);
+    EXPECT(xlarun_st_next(&r, &t, &e), XLARUN_ERR_FORMAT, e, "inside tensor 'a'");
+    free(mem);
+    /* misuse: next / read before the header; read after the end */
+    memset(&src, 0, sizeof src);
+    src.p = f; src.n = n;
+    CHECK(xlarun_st_begin(&r, mem_read, &src, "t.safetensors", n, &e) == XLARUN_OK);
+    EXPECT(xlarun_st_next(&r, &t, &e), XLARUN_ERR_ARGUMENT, e, "call xlarun_st_read_header first");
+    EXPECT(xlarun_st_read(&r, buf, 4, &got, &e), XLARUN_ERR_ARGUMENT, e, "no current tensor");
+    mem = malloc(xlarun_st_memory(&r));
+    CHECK(xlarun_st_read_header(&r, mem, xlarun_st_memory(&r), &e) == XLARUN_OK);
+    EXPECT(xlarun_st_read(&r, NULL, 4, &got, &e), XLARUN_ERR_ARGUMENT, e, "NULL buffer");
+    EXPECT(xlarun_st_next(&r, NULL, &e), XLARUN_ERR_ARGUMENT, e, "xlarun_st_next");
+    {
+        xlarun_status st;
+        while ((st = xlarun_st_next(&r, &t, &e)) == XLARUN_OK && t) {}
+        CHECK(st == XLARUN_OK && t == NULL);
+    }
+    CHECK(xlarun_st_next(&r, &t, &e) == XLARUN_OK && t == NULL); /* stays at the end */
+    EXPECT(xlarun_st_read(&r, buf, 4, &got, &e), XLARUN_ERR_ARGUMENT, e, "no current tensor");
+    free(mem);
+    free(f);
+}
+
+/* valid headers: padding, escaped names, file order, and a real fixture byte by byte */
+static void test_st_valid(void) {
+    xlarun_error e;
+    memsrc src;
+    xlarun_st_reader r;
+    const xlarun_st_tensor *t;
+    void *mem;
+    size_t n;
+    unsigned char *f;
+    /* whitespace around and inside, escaped names, tensors listed out of offset order */
+    f = mk_st(" \n{ \"a\\u00e9b\" : { \"dtype\" : \"U8\", \"shape\" : [ 2 ] , \"data_offsets\" : [ 3 , 5 ] } ,\r\n"
+              "\t\"\\ud83d\\ude00\\n\\\"q\":{\"data_offsets\":[0,3],\"shape\":[3],\"dtype\":\"I8\"} }        ", 5, &n);
+    memset(&src, 0, sizeof src);
+    src.p = f; src.n = n; src.chunk = 1;
+    CHECK(xlarun_st_begin(&r, mem_read, &src, "pad.safetensors", n, &e) == XLARUN_OK);
+    mem = malloc(xlarun_st_memory(&r));
+    CHECK(xlarun_st_read_header(&r, mem, xlarun_st_memory(&r), &e) == XLARUN_OK);
+    CHECK(xlarun_st_count(&r) == 2);
+    t = xlarun_st_tensor_at(&r, 0);
+    CHECK(t && !strcmp(t->name, "\xf0\x9f\x98\x80\n\"q") && t->dtype == XLARUN_DTYPE_I8 && t->nbytes == 3);
+    t = xlarun_st_tensor_at(&r, 1);
+    CHECK(t && !strcmp(t->name, "a\xc3\xa9" "b") && t->dtype == XLARUN_DTYPE_U8 && t->ndim == 1 && t->shape[0] == 2);
+    CHECK(t && t->offset == 8 + (n - 8 - 5) + 3);
+    CHECK(xlarun_st_tensor_at(&r, 2) == NULL);
+    free(mem);
+    free(f);
+
+    /* a fixture through a 1-byte read callback: same bytes as the file, in offset order */
+    {
+        size_t fn, i, count = 0, same = 1, ordered = 1;
+        unsigned char *file = slurp(FIX "llama32-f32/model.safetensors", &fn);
+        unsigned char *buf = (unsigned char *)malloc(1 << 17);
+        uint64_t last = 0;
+        memset(&src, 0, sizeof src);
+        src.p = file; src.n = fn; src.chunk = 1;
+        CHECK(xlarun_st_begin(&r, mem_read, &src, "model.safetensors", 0, &e) == XLARUN_OK);
+        mem = malloc(xlarun_st_memory(&r));
+        CHECK(xlarun_st_read_header(&r, mem, xlarun_st_memory(&r), &e) == XLARUN_OK);
+        CHECK(xlarun_st_count(&r) == 20);
+        for (;;) {
+            size_t got = 0, total = 0, step = 1;
+            xlarun_status st = xlarun_st_next(&r, &t, &e);
+            CHECK(st == XLARUN_OK);
+            if (st != XLARUN_OK || !t) break;
+            if (t->offset < last) ordered = 0;
+            last = t->offset;
+            if (count == 3) { count++; continue; } /* one tensor left unread: st_next skips it */
+            while (total < t->nbytes) { /* chunks of growing odd sizes */
+                if (xlarun_st_read(&r, buf + total, step, &got, &e) != XLARUN_OK || got == 0) break;
+                total += got;
+                step = step * 3 + 1;
+            }
+            if (total != t->nbytes || t->offset + t->nbytes > fn || memcmp(buf, file + t->offset, total)) same = 0;
+            CHECK(xlarun_st_read(&r, buf, 4, &got, &e) == XLARUN_OK && got == 0); /* end of the tensor */
+            count++;
+        }
+        CHECK(count == 20);
+        CHECK(same);
+        CHECK(ordered);
+        CHECK(src.pos == fn);
+        for (i = 1; i < xlarun_st_count(&r); i++)
+            if (xlarun_st_tensor_at(&r, i)->offset != xlarun_st_tensor_at(&r, i - 1)->offset + xlarun_st_tensor_at(&r, i - 1)->nbytes) ordered = 0;
+        CHECK(ordered);
+        CHECK(!strcmp(xlarun_st_tensor_at(&r, 0)->name, "model.embed_tokens.weight"));
+        free(mem);
+        free(buf);
+        free(file);
+    }
+}
+
+/* ======================================================================================== */
+/* 2. model folders                                                                          */
+
+static char *cfg32;     /* llama32-f32 config.json */
+static size_t cfg32_n;
+
+/* the config with one top-level line removed (del, may be NULL) and keys appended (extra, may be
+   NULL): appended keys override earlier ones (the last one wins, as in Python's json) */
+static void write_cfg(const char *dir, const char *del, const char *extra) {
+    char *out = (char *)malloc(cfg32_n + (extra ? strlen(extra) : 0) + 16), *o = out;
+    const char *p = cfg32, *end;
+    char key[80];
+    if (del) snprintf(key, sizeof key, "\n  \"%s\":", del);
+    end = strrchr(cfg32, '}');
+    while (p < end) {
+        const char *nl = memchr(p + 1, '\n', (size_t)(end - p - 1));
+        size_t len = nl ? (size_t)(nl - p) : (size_t)(end - p);
+        if (!(del && !strncmp(p, key, strlen(key)))) { memcpy(o, p, len); o += len; }
+        p += len;
+    }
+    while (o > out && (o[-1] == '\n' || o[-1] == ' ' || o[-1] == ',')) o--;
+    if (extra) o += sprintf(o, ",\n  %s", extra);
+    strcpy(o, "\n}\n");
+    {
+        char path[1024];
+        snprintf(path, sizeof path, "%s/config.json", dir);
+        spits(path, out);
+    }
+    free(out);
+}
+
+/* a case: through xlarun_model_open and xlarun_model_memory (default options) */
+static void expect_model_opt(const char *dir, const xlarun_model_options *o, xlarun_status want, const char *sub, int line) {
+    xlarun_error e;
+    xlarun_model *m = (xlarun_model *)&e; /* must be set to NULL on failure */
+    size_t bytes = 123;
+    xlarun_status st = xlarun_model_open(dir, o, &m, &e);
+    CHECKF(st == want && e.status == want, "line %d: xlarun_model_open: status %s, expected %s: %s", line,
+           xlarun_status_name(st), xlarun_status_name(want), e.message);
+    CHECKF(strstr(e.message, sub) != NULL, "line %d: xlarun_model_open: expected \"%s\" in \"%s\"", line, sub, e.message);
+    CHECKF(st == XLARUN_OK || m == NULL, "line %d: *out not NULL after a failed open", line);
+    if (st == XLARUN_OK) xlarun_model_close(m);
+    st = xlarun_model_memory(dir, o, &bytes, &e);
+    CHECKF(st == want && e.status == want, "line %d: xlarun_model_memory: status %s, expected %s: %s", line,
+           xlarun_status_name(st), xlarun_status_name(want), e.message);
+    CHECKF(strstr(e.message, sub) != NULL, "line %d: xlarun_model_memory: expected \"%s\" in \"%s\"", line, sub, e.message);
+    CHECKF(st == XLARUN_OK || bytes == 0, "line %d: bytes not 0 after a failed xlarun_model_memory", line);
+}
+#define EXPECT_MODEL(dir, want, sub) expect_model_opt((dir), NULL, (want), (sub), __LINE__)
+
+static void cfg_case(const char *del, const char *extra, xlarun_status want, const char *sub, int line) {
+    write_cfg(tpath("m32"), del, extra);
+    expect_model_opt(tpath("m32"), NULL, want, sub, line);
+}
+#define CFG(del, extra, want, sub) cfg_case((del), (extra), (want), (sub), __LINE__)
+
+static void test_model_config(void) {
+    char d[1024];
+    snprintf(d, sizeof d, "%s", tpath("m32"));
+    mkdir_t("m32");
+    copy_file(FIX "llama32-f32/model.safetensors", tpath("m32/model.safetensors"));
+    write_cfg(d, NULL, NULL);
+    EXPECT_MODEL(d, XLARUN_OK, ""); /* the rewritten config is still the fixture */
+
+    /* config.json itself */
+    unlink(tpath("m32/config.json"));
+    EXPECT_MODEL(d, XLARUN_ERR_IO, "m32/config.json: cannot open");
+    spits(tpath("m32/config.json"), "{\"vocab_size\": 512,}");
+    EXPECT_MODEL(d, XLARUN_ERR_FORMAT, "config.json: invalid JSON at line 1 column 20: expected a string key");
+    spits(tpath("m32/config.json"), "");
+    EXPECT_MODEL(d, XLARUN_ERR_FORMAT, "config.json: invalid JSON at line 1 column 1: unexpected end of input");
+    spits(tpath("m32/config.json"), "[{\"model_type\": \"llama\"}]");
+    EXPECT_MODEL(d, XLARUN_ERR_FORMAT, "config.json: not a JSON object");
+    unlink(tpath("m32/config.json"));
+    mkdir_t("m32/config.json");
+    EXPECT_MODEL(d, XLARUN_ERR_IO, "config.json: not a regular file");
+    rmdir(tpath("m32/config.json"));
+    { /* over the 16 MiB limit: a sparse file, refused by its size */
+        FILE *f = fopen(tpath("m32/config.json"), "wb");
+        CHECK(f && ftruncate(fileno(f), (16 << 20) + 1) == 0);
+        if (f) fclose(f);
+        EXPECT_MODEL(d, XLARUN_ERR_FORMAT, "config.json: 16777217 bytes is over the limit of 16777216");
+    }
+
+    /* what kind of model */
+    CFG(NULL, "\"architectures\": [\"MistralForCausalLM\"]", XLARUN_ERR_UNSUPPORTED,
+        "config.json: architecture 'MistralForCausalLM' is not supported (supported: LlamaForCausalLM)");
+    CFG(NULL, "\"architectures\": [\"LlamaForCausalLM\", \"LlamaForSequenceClassification\"]", XLARUN_ERR_UNSUPPORTED,
+        "architecture 'LlamaForSequenceClassification' is not supported");
+    CFG(NULL, "\"architectures\": \"LlamaForCausalLM\"", XLARUN_ERR_FORMAT, "config.json: 'architectures' must be a list");
+    CFG(NULL, "\"model_type\": \"qwen2\"", XLARUN_ERR_UNSUPPORTED, "config.json: model_type 'qwen2' is not supported (supported: llama)");
+    CFG(NULL, "\"architectures\": null, \"model_type\": null", XLARUN_ERR_FORMAT,
+        "neither 'architectures' nor 'model_type' says what model this is");
+    CFG(NULL, "\"hidden_act\": \"gelu\"", XLARUN_ERR_UNSUPPORTED, "config.json: hidden_act 'gelu' is not supported (supported: silu)");
+    CFG(NULL, "\"attention_bias\": true", XLARUN_ERR_UNSUPPORTED, "config.json: attention_bias true is not supported");
+    CFG(NULL, "\"attention_bias\": \"no\"", XLARUN_ERR_FORMAT, "config.json: 'attention_bias' must be true or false");
+    CFG(NULL, "\"mlp_bias\": true", XLARUN_ERR_UNSUPPORTED, "config.json: mlp_bias true is not supported");
+    CFG(NULL, "\"tie_word_embeddings\": 1", XLARUN_ERR_FORMAT, "config.json: 'tie_word_embeddings' must be true or false");
+
+    /* sizes */
+    CFG("hidden_size", NULL, XLARUN_ERR_FORMAT, "config.json: missing key 'hidden_size'");
+    CFG(NULL, "\"hidden_size\": null", XLARUN_ERR_FORMAT, "config.json: missing key 'hidden_size'");
+    CFG(NULL, "\"hidden_size\": -5", XLARUN_ERR_FORMAT, "config.json: 'hidden_size' must be an integer in 1..65536, found -5");
+    CFG(NULL, "\"hidden_size\": 0", XLARUN_ERR_FORMAT, "'hidden_size' must be an integer in 1..65536, found 0");
+    CFG(NULL, "\"hidden_size\": 1.5", XLARUN_ERR_FORMAT, "'hidden_size' must be an integer in 1..65536, found 1.5");
+    CFG(NULL, "\"hidden_size\": \"64\"", XLARUN_ERR_FORMAT, "'hidden_size' must be an integer in 1..65536, found \"64\"");
+    CFG(NULL, "\"hidden_size\": 1e9", XLARUN_ERR_FORMAT, "'hidden_size' must be an integer in 1..65536, found 1e9");
+    CFG(NULL, "\"hidden_size\": 64.0", XLARUN_ERR_FORMAT, "'hidden_size' must be an integer in 1..65536, found 64.0");
+    CFG(NULL, "\"vocab_size\": 16777217", XLARUN_ERR_FORMAT, "'vocab_size' must be an integer in 1..16777216, found 16777217");
+    CFG("vocab_size", NULL, XLARUN_ERR_FORMAT, "config.json: missing key 'vocab_size'");
+    CFG(NULL, "\"num_hidden_layers\": 0", XLARUN_ERR_FORMAT, "'num_hidden_layers' must be an integer in 1..1024, found 0");
+    CFG(NULL, "\"intermediate_size\": [96]", XLARUN_ERR_FORMAT, "'intermediate_size' must be an integer in 1..1048576, found [96]");
+    CFG("head_dim", "\"num_attention_heads\": 5, \"num_key_value_heads\": 5", XLARUN_ERR_FORMAT,
+        "config.json: hidden_size 64 is not divisible by num_attention_heads 5 (and no head_dim is given)");
+    CFG(NULL, "\"num_key_value_heads\": 3", XLARUN_ERR_FORMAT,
+        "config.json: num_attention_heads 4 is not a multiple of num_key_value_heads 3");
+    CFG(NULL, "\"num_key_value_heads\": 8", XLARUN_ERR_FORMAT, "num_attention_heads 4 is not a multiple of num_key_value_heads 8");
+    CFG(NULL, "\"num_key_value_heads\": 0", XLARUN_ERR_FORMAT, "'num_key_value_heads' must be an integer in 1..1024, found 0");
+    CFG(NULL, "\"head_dim\": 0", XLARUN_ERR_FORMAT, "'head_dim' must be an integer in 2..1024, found 0");
+    CFG(NULL, "\"head_dim\": 33", XLARUN_ERR_FORMAT, "config.json: head_dim 33 must be even for RoPE");
+    CFG(NULL, "\"max_position_embeddings\": 0", XLARUN_ERR_FORMAT, "'max_position_embeddings' must be an integer in 1..16777216, found 0");
+    CFG(NULL, "\"rms_norm_eps\": -1e-05", XLARUN_ERR_FORMAT, "config.json: 'rms_norm_eps' must be a number in (0, 1), found -1e-05");
+    CFG(NULL, "\"rms_norm_eps\": 0", XLARUN_ERR_FORMAT, "'rms_norm_eps' must be a number in (0, 1), found 0");
+    CFG(NULL, "\"rms_norm_eps\": \"1e-5\"", XLARUN_ERR_FORMAT, "'rms_norm_eps' must be a number in (0, 1), found \"1e-5\"");
+    CFG(NULL, "\"bos_token_id\": \"<s>\"", XLARUN_ERR_FORMAT, "config.json: 'bos_token_id' must be a token id or a list of them");
+    CFG(NULL, "\"eos_token_id\": [1, -2]", XLARUN_ERR_FORMAT, "config.json: 'eos_token_id' must be a token id or a list of them");
+    CFG(NULL, "\"eos_token_id\": [1,2,3,4,5,6,7,8,9]", XLARUN_ERR_FORMAT, "config.json: 'eos_token_id' lists more than 8 ids");
+
+    /* RoPE */
+    CFG(NULL, "\"rope_theta\": 0", XLARUN_ERR_FORMAT, "config.json: 'rope_theta' must be a number in (0, 1e+30), found 0");
+    CFG(NULL, "\"rope_theta\": -10000.0", XLARUN_ERR_FORMAT, "'rope_theta' must be a number in (0, 1e+30), found -10000.0");
+    CFG(NULL, "\"rope_scaling\": {\"rope_type\": \"dynamic\", \"factor\": 2}", XLARUN_ERR_UNSUPPORTED,
+        "config.json: rope type 'dynamic' is not supported (supported: default, linear, llama3)");
+    CFG(NULL, "\"rope_scaling\": {\"type\": \"yarn\", \"factor\": 2}", XLARUN_ERR_UNSUPPORTED, "rope type 'yarn' is not supported");
+    CFG(NULL, "\"rope_scaling\": {\"rope_type\": \"llama3\", \"factor\": 8.0, \"low_freq_factor\": 1.0, \"high_freq_factor\": 4.0}",
+        XLARUN_ERR_FORMAT, "config.json: 'rope_scaling.original_max_position_embeddings' must be a positive integer");
+    CFG(NULL, "\"rope_scaling\": {\"rope_type\": \"llama3\", \"factor\": 8.0, \"low_freq_factor\": 4.0, \"high_freq_factor\": 4.0, \"original_max_position_embeddings\": 32}",
+        XLARUN_ERR_FORMAT, "config.json: rope_scaling.high_freq_factor must be larger than low_freq_factor");
+    CFG(NULL, "\"rope_scaling\": {\"rope_type\": \"llama3\", \"low_freq_factor\": 1.0, \"high_freq_factor\": 4.0, \"original_max_position_embeddings\": 32}",
+        XLARUN_ERR_FORMAT, "config.json: missing key 'rope_scaling.factor'");
+    CFG(NULL, "\"rope_scaling\": {\"rope_type\": \"linear\"}", XLARUN_ERR_FORMAT, "config.json: missing key 'rope_scaling.factor'");
+    CFG(NULL, "\"rope_scaling\": {\"rope_type\": \"linear\", \"factor\": 0}", XLARUN_ERR_FORMAT,
+        "'rope_scaling.factor' must be a number in (0, 1e+09), found 0");
+    CFG(NULL, "\"rope_scaling\": \"llama3\"", XLARUN_ERR_FORMAT, "config.json: 'rope_scaling' must be an object or null");
+    CFG(NULL, "\"rope_parameters\": 5", XLARUN_ERR_FORMAT, "config.json: 'rope_parameters' must be an object");
+    CFG(NULL, "\"rope_parameters\": {\"rope_type\": \"longrope\", \"rope_theta\": 10000.0}", XLARUN_ERR_UNSUPPORTED,
+        "rope type 'longrope' is not supported");
+    CFG(NULL, "\"rope_parameters\": {\"rope_type\": \"default\", \"rope_theta\": 0}", XLARUN_ERR_FORMAT,
+        "'rope_parameters.rope_theta' must be a number");
+
+    /* config.json against the tensors */
+    CFG(NULL, "\"vocab_size\": 500", XLARUN_ERR_MODEL,
+        "tensor 'model.embed_tokens.weight' has shape [512,64], but config.json implies [500,64]");
+    CFG(NULL, "\"num_hidden_layers\": 3", XLARUN_ERR_MODEL,
+        "missing tensor 'model.layers.2.input_layernorm.weight' (config.json has num_hidden_layers 3)");
+    CFG(NULL, "\"num_hidden_layers\": 1", XLARUN_ERR_MODEL,
+        "tensor 'model.layers.1.input_layernorm.weight' is past num_hidden_layers 1 in config.json");
+    CFG(NULL, "\"tie_word_embeddings\": false", XLARUN_ERR_MODEL,
+        "missing tensor 'lm_head.weight' (config.json has tie_word_embeddings false)");
+    CFG(NULL, "\"num_attention_heads\": 2", XLARUN_ERR_MODEL,
+        "tensor 'model.layers.0.self_attn.o_proj.weight' has shape [64,128], but config.json implies [64,64]");
+    CFG(NULL, "\"head_dim\": 16", XLARUN_ERR_MODEL,
+        "tensor 'model.layers.0.self_attn.k_proj.weight' has shape [64,64], but config.json implies [32,64]");
+    CFG(NULL, "\"intermediate_size\": 95", XLARUN_ERR_MODEL,
+        "tensor 'model.layers.0.mlp.down_proj.weight' has shape [64,96], but config.json implies [64,95]");
+    CFG(NULL, "\"hidden_size\": 32, \"head_dim\": 32", XLARUN_ERR_MODEL,
+        "tensor 'model.embed_tokens.weight' has shape [512,64], but config.json implies [512,32]");
+    write_cfg(d, NULL, NULL);
+}
+
+/* the llama32 folder with its model.safetensors changed */
+static void tensor_case(const unsigned char *file, size_t n, xlarun_status want, const char *sub, int line) {
+    spit(tpath("m32/model.safetensors"), file, n);
+    expect_model_opt(tpath("m32"), NULL, want, sub, line);
+}
+
+static void test_model_tensors(void) {
+    size_t n;
+    unsigned char *orig = slurp(FIX "llama32-f32/model.safetensors", &n);
+    unsigned char *f = (unsigned char *)malloc(n + 16);
+    char d[1024];
+    xlarun_model_options nm;
+    memset(&nm, 0, sizeof nm);
+    nm.no_mmap = 1;
+    snprintf(d, sizeof d, "%s", tpath("m32"));
+
+    /* an I32 tensor of the right byte size */
+    memcpy(f, orig, n);
+    CHECK(patch_bytes(f, n, "\"model.norm.weight\":{\"dtype\":\"F32\"", "\"model.norm.weight\":{\"dtype\":\"I32\""));
+    tensor_case(f, n, XLARUN_ERR_UNSUPPORTED, "tensor 'model.norm.weight' has dtype I32; xlarun reads F32, F16 and BF16", __LINE__);
+    CHECK(patch_bytes(f, n, "\"model.norm.weight\":{\"dtype\":\"I32\"", "\"model.norm.weight\":{\"dtype\":\"U32\""));
+    tensor_case(f, n, XLARUN_ERR_UNSUPPORTED, "tensor 'model.norm.weight' has dtype U32", __LINE__);
+    /* q_proj's shape disagrees with num_attention_heads x head_dim (same bytes, transposed) */
+    memcpy(f, orig, n);
+    CHECK(patch_bytes(f, n, "\"model.layers.1.self_attn.q_proj.weight\":{\"dtype\":\"F32\",\"shape\":[128,64]",
+                      "\"model.layers.1.self_attn.q_proj.weight\":{\"dtype\":\"F32\",\"shape\":[64,128]"));
+    tensor_case(f, n, XLARUN_ERR_MODEL,
+                "tensor 'model.layers.1.self_attn.q_proj.weight' has shape [64,128], but config.json implies [128,64]", __LINE__);
+    /* a norm stored as a matrix */
+    memcpy(f, orig, n);
+    CHECK(patch_bytes(f, n, "\"model.embed_tokens.weight\":{\"dtype\":\"F32\",\"shape\":[512,64]",
+                      "\"model.embed_tokens.weight\":{\"dtype\":\"F32\",\"shape\":[ 32768]"));
+    tensor_case(f, n, XLARUN_ERR_MODEL, "tensor 'model.embed_tokens.weight' has shape [32768], but config.json implies [512,64]", __LINE__);
+    memcpy(f, orig, n); /* a norm as a matrix */
+    CHECK(patch_bytes(f, n, "\"shape\":[64],\"data_offsets\":[476160,476416]}} ", "\"shape\":[8,8],\"data_offsets\":[476160,476416]}}"));
+    tensor_case(f, n, XLARUN_ERR_MODEL, "tensor 'model.norm.weight' has shape [8,8], but config.json implies [64]", __LINE__);
+    /* a needed tensor absent (renamed; the unknown name is ignored) */
+    memcpy(f, orig, n);
+    CHECK(patch_bytes(f, n, "\"model.norm.weight\"", "\"model.norm.weighx\""));
+    tensor_case(f, n, XLARUN_ERR_MODEL, "m32: missing tensor 'model.norm.weight'", __LINE__);
+    memcpy(f, orig, n);
+    CHECK(patch_bytes(f, n, "\"model.layers.0.mlp.up_proj.weight\"", "\"model.layers.0.mlp.up_proj.weighx\""));
+    tensor_case(f, n, XLARUN_ERR_MODEL, "missing tensor 'model.layers.0.mlp.up_proj.weight' (config.json has num_hidden_layers 2)", __LINE__);
+    /* a layer far past num_hidden_layers */
+    memcpy(f, orig, n);
+    CHECK(patch_bytes(f, n, "\"model.layers.1.mlp.up_proj.weight\"", "\"model.layers.9.mlp.up_proj.weight\""));
+    tensor_case(f, n, XLARUN_ERR_MODEL, "tensor 'model.layers.9.mlp.up_proj.weight' is past num_hidden_layers 2", __LINE__);
+    /* truncated file, trailing bytes, broken header */
+    tensor_case(orig, n - 100, XLARUN_ERR_FORMAT, "m32/model.safetensors: the header describes 476416 bytes of data ending at byte 478480, but the file has 478380 bytes", __LINE__);
+    memcpy(f, orig, n);
+    memset(f + n, 0, 3);
+    tensor_case(f, n + 3, XLARUN_ERR_FORMAT, "but the file has 478483 bytes", __LINE__);
+    tensor_case(orig, 5, XLARUN_ERR_FORMAT, "model.safetensors: file is 5 bytes, too short", __LINE__);
+    memcpy(f, orig, n);
+    CHECK(patch_bytes(f, n, "{\"__metadata__\"", "[\"__metadata__\""));
+    tensor_case(f, n, XLARUN_ERR_FORMAT, "m32/model.safetensors: invalid JSON at line 1 column", __LINE__);
+    /* truncated, through the streaming loader (no_mmap): the size check comes first here too */
+    spit(tpath("m32/model.safetensors"), orig, n - 100);
+    expect_model_opt(d, &nm, XLARUN_ERR_FORMAT, "but the file has 478380 bytes", __LINE__);
+
+    /* valid: the data section at an odd address (header length 2055, no alignment padding) */
+    {
+        uint64_t hl = 0;
+        int i;
+        xlarun_error e;
+        xlarun_model *a = NULL, *b = NULL;
+        for (i = 7; i >= 0; i--) hl = (hl << 8) | orig[i];
+        CHECK(hl == 2056 && orig[8 + hl - 1] == ' ');
+        for (i = 0; i < 8; i++) f[i] = (unsigned char)((hl - 1) >> (8 * i));
+        memcpy(f + 8, orig + 8, (size_t)hl - 1);
+        memcpy(f + 8 + hl - 1, orig + 8 + hl, n - 8 - (size_t)hl);
+        spit(tpath("m32/model.safetensors"), f, n - 1);
+        EXPECT(xlarun_model_open(d, NULL, &a, &e), XLARUN_OK, e, "");
+        EXPECT(xlarun_model_open(FIX "llama32-f32", NULL, &b, &e), XLARUN_OK, e, "");
+        if (a && b) {
+            xlarun_session *sa = NULL, *sb = NULL;
+            static const int32_t ids[5] = {509, 7, 300, 42, 5};
+            xlarun_session_options so;
+            memset(&so, 0, sizeof so);
+            so.n_ctx = 16;
+            CHECK(xlarun_session_create(a, &so, &sa, &e) == XLARUN_OK);
+            CHECK(xlarun_session_create(b, &so, &sb, &e) == XLARUN_OK);
+            CHECK(xlarun_session_prefill(sa, ids, 5, &e) == XLARUN_OK);
+            CHECK(xlarun_session_prefill(sb, ids, 5, &e) == XLARUN_OK);
+            CHECK(xlarun_session_logits(sa) && xlarun_session_logits(sb) &&
+                  !memcmp(xlarun_session_logits(sa), xlarun_session_logits(sb), 512 * sizeof(float)));
+            xlarun_session_free(sa);
+            xlarun_session_free(sb);
+        }
+        xlarun_model_close(a);
+        xlarun_model_close(b);
+    }
+    spit(tpath("m32/model.safetensors"), orig, n);
+    free(f);
+    free(orig);
+}
+
+static void test_model_sharded(void) {
+    static const char *const files[4] = {"config.json", "model-00001-of-00002.safetensors",
+                                         "model-00002-of-00002.safetensors", "model.safetensors.index.json"};
+    char d[1024];
+    size_t n;
+    char *index, *t;
+    int i;
+    snprintf(d, sizeof d, "%s", tpath("m2"));
+    mkdir_t("m2");
+    for (i = 0; i < 4; i++) {
+        char from[256], to[64];
+        snprintf(from, sizeof from, FIX "llama2-f32/%s", files[i]);
+        snprintf(to, sizeof to, "m2/%s", files[i]);
+        copy_file(from, tpath(to));
+    }
+    index = (char *)slurp(FIX "llama2-f32/model.safetensors.index.json", &n);
+    EXPECT_MODEL(d, XLARUN_OK, "");
+
+    /* no model.safetensors and no index */
+    unlink(tpath("m2/model.safetensors.index.json"));
+    EXPECT_MODEL(d, XLARUN_ERR_IO, "no model.safetensors or model.safetensors.index.json");
+    /* the index names a shard that is not there */
+    t = replace_all(index, "model-00002-of-00002", "model-00009-of-00002");
+    spits(tpath("m2/model.safetensors.index.json"), t);
+    free(t);
+    EXPECT_MODEL(d, XLARUN_ERR_IO, "m2/model-00009-of-00002.safetensors: cannot open");
+    /* shard names that are not plain file names */
+    t = replace_all(index, "\"model.norm.weight\": \"model-00002-of-00002.safetensors\"", "\"model.norm.weight\": \"../x.safetensors\"");
+    spits(tpath("m2/model.safetensors.index.json"), t);
+    free(t);
+    EXPECT_MODEL(d, XLARUN_ERR_FORMAT, "model.safetensors.index.json: a weight_map value is not a plain file name");
+    t = replace_all(index, "\"model.norm.weight\": \"model-00002-of-00002.safetensors\"", "\"model.norm.weight\": \"..\"");
+    spits(tpath("m2/model.safetensors.index.json"), t);
+    free(t);
+    EXPECT_MODEL(d, XLARUN_ERR_FORMAT, "a weight_map value is not a plain file name");
+    t = replace_all(index, "\"model.norm.weight\": \"model-00002-of-00002.safetensors\"", "\"model.norm.weight\": 2");
+    spits(tpath("m2/model.safetensors.index.json"), t);
+    free(t);
+    EXPECT_MODEL(d, XLARUN_ERR_FORMAT, "a weight_map value is not a plain file name");
+    /* no weight_map, an empty one, invalid JSON */
+    spits(tpath("m2/model.safetensors.index.json"), "{\"metadata\": {\"total_size\": 308160}}");
+    EXPECT_MODEL(d, XLARUN_ERR_FORMAT, "model.safetensors.index.json: missing the \"weight_map\" object");
+    spits(tpath("m2/model.safetensors.index.json"), "{\"weight_map\": [\"model-00001-of-00002.safetensors\"]}");
+    EXPECT_MODEL(d, XLARUN_ERR_FORMAT, "missing the \"weight_map\" object");
+    spits(tpath("m2/model.safetensors.index.json"), "{\"weight_map\": {}}");
+    EXPECT_MODEL(d, XLARUN_ERR_FORMAT, "model.safetensors.index.json: weight_map names no shards");
+    spits(tpath("m2/model.safetensors.index.json"), "{\"weight_map\": {\"a\": \"b\"");
+    EXPECT_MODEL(d, XLARUN_ERR_FORMAT, "model.safetensors.index.json: invalid JSON at line 1 column 25: unexpected end of input");
+    /* the index puts a tensor in the wrong shard */
+    t = replace_all(index, "\"model.norm.weight\": \"model-00002-of-00002.safetensors\"",
+                    "\"model.norm.weight\": \"model-00001-of-00002.safetensors\"");
+    spits(tpath("m2/model.safetensors.index.json"), t);
+    free(t);
+    EXPECT_MODEL(d, XLARUN_ERR_MODEL,
+                 "tensor 'model.norm.weight' is in model-00002-of-00002.safetensors, but model.safetensors.index.json says model-00001-of-00002.safetensors");
+    /* a shard that repeats another shard's tensors */
+    copy_file(FIX "llama2-f32/model-00001-of-00002.safetensors", tpath("m2/dup.safetensors"));
+    t = replace_all(index, "\"model.norm.weight\": \"model-00002-of-00002.safetensors\"",
+                    "\"model.norm.weight\": \"model-00002-of-00002.safetensors\",\n    \"extra\": \"dup.safetensors\"");
+    spits(tpath("m2/model.safetensors.index.json"), t);
+    free(t);
+    EXPECT_MODEL(d, XLARUN_ERR_MODEL, "m2/dup.safetensors: tensor 'model.embed_tokens.weight' is also in an earlier shard");
+    /* a shard that is broken */
+    spits(tpath("m2/model.safetensors.index.json"), index);
+    spits(tpath("m2/model-00002-of-00002.safetensors"), "1234567");
+    EXPECT_MODEL(d, XLARUN_ERR_FORMAT, "m2/model-00002-of-00002.safetensors: file is 7 bytes, too short for the 8-byte header length");
+    /* untied config with lm_head in no shard */
+    copy_file(FIX "llama2-f32/model-00001-of-00002.safetensors", tpath("m2/model-00002-of-00002.safetensors"));
+    spits(tpath("m2/model.safetensors.index.json"), "{\"weight_map\": {\"model.embed_tokens.weight\": \"model-00001-of-00002.safetensors\"}}");
+    EXPECT_MODEL(d, XLARUN_ERR_MODEL, "m2: missing tensor 'model.norm.weight'"); /* shard 2 is not listed */
+    free(index);
+}
+
+/* ======================================================================================== */
+/* 3. API misuse                                                                             */
+
+static void *amalloc(size_t n) {
+    void *p = NULL;
+    if (posix_memalign(&p, 64, n ? n : 1) != 0) return NULL;
+    return p;
+}
+
+static void test_api_session(xlarun_model *m, int pass);
+
+static void test_api_model(void) {
+    xlarun_error e;
+    xlarun_model *m = (xlarun_model *)&e;
+    size_t bytes = 1;
+    char big[5000];
+    int pass;
+    const char *d = FIX "llama32-f32";
+    EXPECT(xlarun_model_open(NULL, NULL, &m, &e), XLARUN_ERR_ARGUMENT, e, "xlarun_model_open: NULL argument");
+    CHECK(m == NULL);
+    EXPECT(xlarun_model_open(d, NULL, NULL, &e), XLARUN_ERR_ARGUMENT, e, "xlarun_model_open: NULL argument");
+    EXPECT(xlarun_model_memory(NULL, NULL, &bytes, &e), XLARUN_ERR_ARGUMENT, e, "xlarun_model_memory: NULL argument");
+    EXPECT(xlarun_model_memory(d, NULL, NULL, &e), XLARUN_ERR_ARGUMENT, e, "xlarun_model_memory: NULL argument");
+    EXPECT(xlarun_model_open_in(NULL, NULL, &e, sizeof e, &m, &e), XLARUN_ERR_ARGUMENT, e, "xlarun_model_open_in: NULL argument");
+    EXPECT(xlarun_model_open_in(d, NULL, NULL, 1 << 20, &m, &e), XLARUN_ERR_ARGUMENT, e, "xlarun_model_open_in: NULL argument");
+    EXPECT(xlarun_model_open_in(d, NULL, &e, sizeof e, NULL, &e), XLARUN_ERR_ARGUMENT, e, "xlarun_model_open_in: NULL argument");
+    /* NULL err is fine */
+    CHECK(xlarun_model_open(NULL, NULL, &m, NULL) == XLARUN_ERR_ARGUMENT);
+    CHECK(xlarun_model_open(FIX "no-such-model", NULL, &m, NULL) == XLARUN_ERR_IO);
+    EXPECT(xlarun_model_open(FIX "no-such-model", NULL, &m, &e), XLARUN_ERR_IO, e, "tests/fixtures/no-such-model/config.json: cannot open");
+    memset(big, 'x', sizeof big - 1);
+    big[sizeof big - 1] = 0;
+    EXPECT(xlarun_model_open(big, NULL, &m, &e), XLARUN_ERR_ARGUMENT, e, "path too long");
+    xlarun_model_close(NULL); /* no-op */
+
+    /* exact model memory, with the mapped and with the streamed weights */
+    for (pass = 0; pass < 2; pass++) {
+        xlarun_model_options o;
+        void *mem;
+        char want[160];
+        memset(&o, 0, sizeof o);
+        o.no_mmap = pass;
+        if (xlarun_model_memory(d, &o, &bytes, &e) != XLARUN_OK) { CHECK(!"xlarun_model_memory"); continue; }
+        CHECK(bytes > 0 && e.status == XLARUN_OK && e.message[0] == 0);
+        if (pass) CHECK(bytes > 476416); /* the weights live in it */
+        mem = amalloc(bytes);
+        snprintf(want, sizeof want, "llama32-f32: %lu bytes of model memory are too few", (unsigned long)(bytes - 1));
+        EXPECT(xlarun_model_open_in(d, &o, mem, bytes - 1, &m, &e), XLARUN_ERR_MEMORY, e, want);
+        CHECK(m == NULL);
+        EXPECT(xlarun_model_open_in(d, &o, mem, 64, &m, &e), XLARUN_ERR_MEMORY, e, "bytes of model memory are too few");
+        EXPECT(xlarun_model_open_in(d, &o, mem, 0, &m, &e), XLARUN_ERR_MEMORY, e, "bytes of model memory are too few");
+        EXPECT(xlarun_model_open_in(d, &o, mem, bytes, &m, &e), XLARUN_OK, e, "");
+        if (m) {
+            const xlarun_config *c = xlarun_model_config(m);
+            CHECK(c->vocab_size == 512 && c->n_layers == 2 && c->head_dim == 32);
+            CHECK(pass ? xlarun_model_mapped_bytes(m) == 0 : xlarun_model_mapped_bytes(m) == 478480);
+            test_api_session(m, pass);
+            { /* a session outliving its model (the model memory is ours, so this is defined) */
+                xlarun_session *s = NULL;
+                static const int32_t one = 1;
+                size_t sb = 7;
+                CHECK(xlarun_session_create(m, NULL, &s, &e) == XLARUN_OK);
+                xlarun_model_close(m);
+                EXPECT(xlarun_session_prefill(s, &one, 1, &e), XLARUN_ERR_ARGUMENT, e, "its model was closed");
+                EXPECT(xlarun_session_memory(m, NULL, &sb, &e), XLARUN_ERR_ARGUMENT, e, "NULL or closed model");
+                xlarun_session_free(s);
+            }
+            xlarun_model_close(m); /* twice: no-op (the memory is ours, still valid) */
+        }
+        free(mem);
+    }
+    CHECK(xlarun_model_config(NULL) == NULL && xlarun_model_mapped_bytes(NULL) == 0);
+}
+
+static void test_api_session(xlarun_model *m, int pass) {
+    xlarun_error e;
+    xlarun_session *s = (xlarun_session *)&e;
+    xlarun_session_options so;
+    size_t bytes = 1, i;
+    void *mem;
+    int32_t ids[17];
+    char want[160];
+    const float *l;
+    float first[512] = {0};
+    for (i = 0; i < 17; i++) ids[i] = (int32_t)(i * 37 % 512);
+    memset(&so, 0, sizeof so);
+    so.n_ctx = 16;
+    so.n_batch = 5;
+    so.n_threads = pass ? 2 : 1;
+
+    EXPECT(xlarun_session_memory(NULL, &so, &bytes, &e), XLARUN_ERR_ARGUMENT, e, "xlarun_session_memory: NULL or closed model");
+    CHECK(bytes == 1);
+    EXPECT(xlarun_session_memory(m, &so, NULL, &e), XLARUN_ERR_ARGUMENT, e, "NULL bytes");
+    EXPECT(xlarun_session_create(NULL, &so, &s, &e), XLARUN_ERR_ARGUMENT, e, "NULL or closed model");
+    CHECK(s == NULL);
+    EXPECT(xlarun_session_create(m, &so, NULL, &e), XLARUN_ERR_ARGUMENT, e, "xlarun_session_create: NULL out");
+    EXPECT(xlarun_session_create_in(NULL, &so, &e, sizeof e, &s, &e), XLARUN_ERR_ARGUMENT, e, "xlarun_session_create_in: NULL or closed model");
+    EXPECT(xlarun_session_create_in(m, &so, NULL, 1 << 20, &s, &e), XLARUN_ERR_ARGUMENT, e, "NULL memory");
+    EXPECT(xlarun_session_create_in(m, &so, &e, sizeof e, NULL, &e), XLARUN_ERR_ARGUMENT, e, "NULL out");
+    so.n_threads = 513;
+    EXPECT(xlarun_session_memory(m, &so, &bytes, &e), XLARUN_ERR_ARGUMENT, e, "n_threads 513 is over the limit of 512");
+    EXPECT(xlarun_session_create(m, &so, &s, &e), XLARUN_ERR_ARGUMENT, e, "n_threads 513 is over the limit of 512");
+    so.n_threads = pass ? 2 : 1;
+    so.n_ctx = (1u << 24) + 1;
+    EXPECT(xlarun_session_memory(m, &so, &bytes, &e), XLARUN_ERR_ARGUMENT, e, "n_ctx 16777217 is over the limit of 16777216 tokens");
+    so.n_ctx = 16;
+
+    /* NULL session: errors or no-ops */
+    EXPECT(xlarun_session_prefill(NULL, ids, 1, &e), XLARUN_ERR_ARGUMENT, e, "xlarun_session_prefill: NULL or freed session");
+    EXPECT(xlarun_session_decode(NULL, 1, &e), XLARUN_ERR_ARGUMENT, e, "NULL or freed session");
+    CHECK(xlarun_session_logits(NULL) == NULL);
+    CHECK(xlarun_session_argmax(NULL) == -1);
+    CHECK(xlarun_session_position(NULL) == 0);
+    xlarun_session_reset(NULL);
+    xlarun_session_free(NULL);
+    CHECK(xlarun_argmax(NULL, 3) == -1 && xlarun_argmax(first, 0) == -1);
+
+    /* exact session memory */
+    if (xlarun_session_memory(m, &so, &bytes, &e) != XLARUN_OK) { CHECK(!"xlarun_session_memory"); return; }
+    CHECK(bytes > 0 && e.status == XLARUN_OK);
+    mem = amalloc(bytes);
+    snprintf(want, sizeof want, "%lu bytes of session memory are too few", (unsigned long)(bytes - 1));
+    EXPECT(xlarun_session_create_in(m, &so, mem, bytes - 1, &s, &e), XLARUN_ERR_MEMORY, e, want);
+    CHECK(s == NULL);
+    EXPECT(xlarun_session_create_in(m, &so, mem, 0, &s, &e), XLARUN_ERR_MEMORY, e, "bytes of session memory are too few");
+    EXPECT(xlarun_session_create_in(m, &so, mem, bytes, &s, &e), XLARUN_OK, e, "");
+    if (!s) { free(mem); return; }
+
+    /* no logits yet */
+    CHECK(xlarun_session_logits(s) == NULL && xlarun_session_argmax(s) == -1 && xlarun_session_position(s) == 0);
+    /* bad prefills leave the session as it was */
+    EXPECT(xlarun_session_prefill(s, NULL, 3, &e), XLARUN_ERR_ARGUMENT, e, "xlarun_session_prefill: no tokens given");
+    EXPECT(xlarun_session_prefill(s, ids, 0, &e), XLARUN_ERR_ARGUMENT, e, "no tokens given");
+    ids[0] = 512;
+    EXPECT(xlarun_session_prefill(s, ids, 3, &e), XLARUN_ERR_ARGUMENT, e,
+           "token id 512 at position 0 is outside the vocabulary (vocab_size 512)");
+    ids[0] = -1;
+    EXPECT(xlarun_session_decode(s, -1, &e), XLARUN_ERR_ARGUMENT, e, "token id -1 at position 0 is outside the vocabulary (vocab_size 512)");
+    ids[0] = 0;
+    ids[2] = INT32_MIN;
+    EXPECT(xlarun_session_prefill(s, ids, 3, &e), XLARUN_ERR_ARGUMENT, e, "token id -2147483648 at position 2 is outside the vocabulary");
+    ids[2] = 74;
+    EXPECT(xlarun_session_prefill(s, ids, 17, &e), XLARUN_ERR_CONTEXT, e, "17 tokens do not fit: the context holds 16 and 0 are used");
+    CHECK(xlarun_session_position(s) == 0 && xlarun_session_logits(s) == NULL);
+    /* a valid prefill works after the failures */
+    EXPECT(xlarun_session_prefill(s, ids, 4, &e), XLARUN_OK, e, "");
+    CHECK(xlarun_session_position(s) == 4);
+    l = xlarun_session_logits(s);
+    CHECK(l != NULL);
+    if (l) memcpy(first, l, sizeof first);
+    /* failures after some context: position and logits unchanged */
+    EXPECT(xlarun_session_prefill(s, ids, 13, &e), XLARUN_ERR_CONTEXT, e, "13 tokens do not fit: the context holds 16 and 4 are used");
+    EXPECT(xlarun_session_decode(s, 600, &e), XLARUN_ERR_ARGUMENT, e, "token id 600 at position 0 is outside the vocabulary (vocab_size 512)");
+    CHECK(xlarun_session_position(s) == 4);
+    l = xlarun_session_logits(s);
+    CHECK(l && !memcmp(l, first, sizeof first));
+    /* fill the context, then one more */
+    EXPECT(xlarun_session_prefill(s, ids + 4, 12, &e), XLARUN_OK, e, "");
+    CHECK(xlarun_session_position(s) == 16);
+    EXPECT(xlarun_session_decode(s, 5, &e), XLARUN_ERR_CONTEXT, e, "1 tokens do not fit: the context holds 16 and 16 are used");
+    CHECK(xlarun_session_position(s) == 16);
+    /* reset: no logits, and the same prompt gives the same logits */
+    xlarun_session_reset(s);
+    CHECK(xlarun_session_logits(s) == NULL && xlarun_session_position(s) == 0 && xlarun_session_argmax(s) == -1);
+    EXPECT(xlarun_session_prefill(s, ids, 4, &e), XLARUN_OK, e, "");
+    l = xlarun_session_logits(s);
+    CHECK(l && !memcmp(l, first, sizeof first));
+    CHECK(xlarun_session_argmax(s) == xlarun_argmax(first, 512));
+    xlarun_session_free(s);
+    xlarun_session_free(s); /* twice: no-op (the memory is ours) */
+    CHECK(xlarun_session_logits(s) == NULL);
+    EXPECT(xlarun_session_prefill(s, ids, 1, &e), XLARUN_ERR_ARGUMENT, e, "NULL or freed session");
+    free(mem);
+}
+
+/* ======================================================================================== */
+/* 4. xlarun_io                                                                              */
+
+typedef struct {
+    const char *dir;
+    const char *fail_open;  /* this name cannot be opened ... */
+    int fail_open_skip;     /* ... after this many successful opens of it */
+    const char *fail_read;  /* reads of this name fail */
+    int opens, closes;
+} io_ctx;
+typedef struct { FILE *f; io_ctx *c; int fail_read; } io_handle;
+
+static void *io_open(void *user, const char *name) {
+    io_ctx *c = (io_ctx *)user;
+    io_handle *h;
+    FILE *f;
+    char path[1024];
+    if (c->fail_open && !strcmp(name, c->fail_open) && c->fail_open_skip-- <= 0) return NULL;
+    snprintf(path, sizeof path, "%s/%s", c->dir, name);
+    f = fopen(path, "rb");
+    if (!f) return NULL;
+    h = (io_handle *)malloc(sizeof *h);
+    h->f = f;
+    h->c = c;
+    h->fail_read = c->fail_read && !strcmp(name, c->fail_read);
+    c->opens++;
+    return h;
+}
+static size_t io_read(void *handle, void *buf, size_t n) {
+    io_handle *h = (io_handle *)handle;
+    size_t k;
+    if (h->fail_read) return (size_t)-1;
+    k = fread(buf, 1, n, h->f);
+    return k == 0 && ferror(h->f) ? (size_t)-1 : k;
+}
+static void io_close(void *handle) {
+    io_handle *h = (io_handle *)handle;
+    fclose(h->f);
+    h->c->closes++;
+    free(h);
+}
+
+static void io_setup(io_ctx *c, xlarun_io *io, xlarun_model_options *o, const char *dir) {
+    memset(c, 0, sizeof *c);
+    c->dir = dir;
+    io->open = io_open;
+    io->read = io_read;
+    io->close = io_close;
+    io->user = c;
+    memset(o, 0, sizeof *o);
+    o->io = io;
+}
+
+/* logits after a short prompt, or 0 */
+static int logits_of(xlarun_model *m, float *out, size_t v) {
+    xlarun_error e;
+    xlarun_session *s = NULL;
+    xlarun_session_options so;
+    static const int32_t ids[6] = {1, 17, 99, 3, 250, 42};
+    int ok;
+    memset(&so, 0, sizeof so);
+    so.n_ctx = 8;
+    if (!m || xlarun_session_create(m, &so, &s, &e) != XLARUN_OK) return 0;
+    ok = xlarun_session_prefill(s, ids, 6, &e) == XLARUN_OK && xlarun_session_logits(s);
+    if (ok) memcpy(out, xlarun_session_logits(s), v * sizeof(float));
+    xlarun_session_free(s);
+    return ok;
+}
+
+static void io_case(io_ctx *c, const xlarun_model_options *o, int open_only, xlarun_status want, const char *sub, int line) {
+    xlarun_error e;
+    xlarun_model *m = NULL;
+    size_t bytes;
+    xlarun_status st = xlarun_model_open(c->dir, o, &m, &e);
+    CHECKF(st == want && e.status == want, "line %d: io open: status %s, expected %s: %s", line, xlarun_status_name(st),
+           xlarun_status_name(want), e.message);
+    CHECKF(strstr(e.message, sub) != NULL, "line %d: io open: expected \"%s\" in \"%s\"", line, sub, e.message);
+    if (m) xlarun_model_close(m);
+    if (!open_only) {
+        st = xlarun_model_memory(c->dir, o, &bytes, &e);
+        CHECKF(st == want && strstr(e.message, sub) != NULL, "line %d: io memory: status %s, expected %s: \"%s\" in \"%s\"",
+               line, xlarun_status_name(st), xlarun_status_name(want), sub, e.message);
+    }
+    CHECKF(c->opens == c->closes, "line %d: io handles: %d opened, %d closed", line, c->opens, c->closes);
+}
+#define IO_CASE(c, o, open_only, want, sub) io_case((c), (o), (open_only), (want), (sub), __LINE__)
+
+static void test_io(void) {
+    xlarun_error e;
+    io_ctx c;
+    xlarun_io io;
+    xlarun_model_options o;
+    static const char *const names[2] = {"llama32-f32", "llama2-f32"};
+    static const size_t vocab[2] = {512, 320};
+    int k;
+
+    /* io loads give the same logits as the mmap loads, single file and sharded */
+    for (k = 0; k < 2; k++) {
+        char dir[256];
+        xlarun_model *a = NULL, *b = NULL;
+        float la[512], lb[512];
+        snprintf(dir, sizeof dir, FIX "%s", names[k]);
+        io_setup(&c, &io, &o, dir);
+        EXPECT(xlarun_model_open(dir, &o, &a, &e), XLARUN_OK, e, "");
+        EXPECT(xlarun_model_open(dir, NULL, &b, &e), XLARUN_OK, e, "");
+        CHECK(c.opens > 0 && c.opens == c.closes);
+        CHECK(a && xlarun_model_mapped_bytes(a) == 0);
+        CHECK(b && xlarun_model_mapped_bytes(b) > 0);
+        CHECK(logits_of(a, la, vocab[k]) && logits_of(b, lb, vocab[k]) && !memcmp(la, lb, vocab[k] * sizeof(float)));
+        xlarun_model_close(a);
+        xlarun_model_close(b);
+    }
+
+    /* the safetensors file cannot be opened: at the probe, or only when it is loaded */
+    io_setup(&c, &io, &o, FIX "llama32-f32");
+    c.fail_open = "model.safetensors";
+    IO_CASE(&c, &o, 1, XLARUN_ERR_IO, "llama32-f32: no model.safetensors or model.safetensors.index.json");
+    io_setup(&c, &io, &o, FIX "llama32-f32");
+    c.fail_open = "model.safetensors";
+    c.fail_open_skip = 1; /* the probe in xlarun_model_memory opens it */
+    IO_CASE(&c, &o, 1, XLARUN_ERR_IO, "llama32-f32/model.safetensors: cannot open");
+    io_setup(&c, &io, &o, FIX "llama2-f32");
+    c.fail_open = "model-00002-of-00002.safetensors";
+    IO_CASE(&c, &o, 0, XLARUN_ERR_IO, "llama2-f32/model-00002-of-00002.safetensors: cannot open");
+    io_setup(&c, &io, &o, FIX "llama32-f32");
+    c.fail_open = "config.json";
+    IO_CASE(&c, &o, 0, XLARUN_ERR_IO, "llama32-f32/config.json: cannot open");
+    /* read errors */
+    io_setup(&c, &io, &o, FIX "llama32-f32");
+    c.fail_read = "config.json";
+    IO_CASE(&c, &o, 0, XLARUN_ERR_IO, "llama32-f32/config.json: read error");
+    io_setup(&c, &io, &o, FIX "llama32-f32");
+    c.fail_read = "model.safetensors";
+    IO_CASE(&c, &o, 0, XLARUN_ERR_IO, "llama32-f32/model.safetensors: read error");
+    io_setup(&c, &io, &o, FIX "llama2-f32");
+    c.fail_read = "model.safetensors.index.json";
+    IO_CASE(&c, &o, 0, XLARUN_ERR_IO, "model.safetensors.index.json: read error");
+
+    /* size unknown through io: truncation and trailing bytes show when the data is read
+       (xlarun_model_memory reads only the header, so only the open sees them) */
+    {
+        size_t n;
+        unsigned char *orig = slurp(FIX "llama32-f32/model.safetensors", &n);
+        unsigned char *f = (unsigned char *)malloc(n + 4);
+        mkdir_t("io");
+        copy_file(FIX "llama32-f32/config.json", tpath("io/config.json"));
+        spit(tpath("io/model.safetensors"), orig, n - 100);
+        io_setup(&c, &io, &o, tpath("io"));
+        IO_CASE(&c, &o, 1, XLARUN_ERR_FORMAT, "io/model.safetensors: truncated: the file ends at byte 478380, inside tensor 'model.norm.weight'");
+        memcpy(f, orig, n);
+        memcpy(f + n, "abcd", 4);
+        spit(tpath("io/model.safetensors"), f, n + 4);
+        io_setup(&c, &io, &o, tpath("io"));
+        IO_CASE(&c, &o, 1, XLARUN_ERR_FORMAT, "io/model.safetensors: trailing bytes after the last tensor (byte 478480)");
+        spit(tpath("io/model.safetensors"), orig, 3000);
+        o.no_mmap = 1;
+        io_setup(&c, &io, &o, tpath("io"));
+        IO_CASE(&c, &o, 1, XLARUN_ERR_FORMAT, "truncated: the file ends at byte 3000, inside tensor 'model.embed_tokens.weight'");
+        /* the same files from the file system with no_mmap (size known) */
+        memset(&o, 0, sizeof o);
+        o.no_mmap = 1;
+        expect_model_opt(tpath("io"), &o, XLARUN_ERR_FORMAT, "but the file has 3000 bytes", __LINE__);
+        free(f);
+        free(orig);
+    }
+}
+
+int main(void) {
+    size_t n;
+    strcpy(root, "/tmp/xlarun-errors-XXXXXX");
+    if (!mkdtemp(root)) { fprintf(stderr, "mkdtemp failed\n"); return 2; }
+    cfg32 = (char *)slurp(FIX "llama32-f32/config.json", &n);
+    cfg32_n = n;
+
+    test_st_begin();
+    test_st_json();
+    test_st_header();
+    test_st_truncated();
+    test_st_valid();
+    test_model_config();
+    test_model_tensors();
+    test_model_sharded();
+    test_api_model();
+    test_io();
+
+    free(cfg32);
+    rm_rf(root);
+    return test_report("errors");
+}
