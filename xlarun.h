@@ -41,7 +41,7 @@
    ERROR REPORTING
        Every fallible call returns an xlarun_status and, when err is not NULL, fills err->message
        with one line naming the file, key or tensor, what was expected and what was found.
-       Nothing in this library calls abort() or exit(), or asserts on input data.
+       Nothing in this library ends the process, or asserts on input data.
 
    MEMORY
        A model needs xlarun_model_memory() bytes (its tables and, without mmap, the weights); a

@@ -11,6 +11,19 @@
      once against the small per-ISA layer below, compiled for the selected ISA only), and the
      dispatcher `xlarun_k_<op>` with the same signature, which calls the best compiled variant.
 
+   FUNCTIONS (each op also has _ref, and _simd in SIMD builds, with the same signature)
+     xlarun_k_type_size, xlarun_k_bf16_to_f32, xlarun_k_f32_to_bf16, xlarun_k_f16_to_f32,
+     xlarun_k_f32_to_f16                                                  scalar conversions
+     xlarun_k_to_f32(t, src, dst, n)                                      a row of weights to f32
+     xlarun_k_dot(t, w, x, n)                                             weight row . f32 vector
+     xlarun_k_matmul(t, W, K, r0, r1, X, ldx, n, Y, ldy)                  GEMV (n == 1) / GEMM
+     xlarun_k_rmsnorm(out, x, w, n, eps)
+     xlarun_k_rope(x, n_heads, hd, cos_, sin_)                            HF rotate_half
+     xlarun_k_attend(q, k, v, stride, n_keys, hd, scale, scores, out)     one head, one query
+     xlarun_k_exp(x, n), xlarun_k_softmax(x, n), xlarun_k_silu_mul(g, u, n), xlarun_k_add(y, x, n)
+     xlarun_k_argmax(x, n)                                                first index of the max
+     xlarun_k_f32_to_bf16_row, xlarun_k_dot_bf16_bf16                     opt-in, lower precision
+
    VARIANT SELECTION (compile time only, from predefined macros)
      XLARUN_SIMD_SCALAR defined            -> scalar
      __AVX512F__                           -> "avx512"  ("avx512-bf16" when __AVX512BF16__ too)
@@ -538,19 +551,22 @@ XLARUN_K__AI void xlarun_k__tile(xlarun_k_type t, const unsigned char *w0, const
 XLARUN_K__AI void xlarun_k__matmul_t(xlarun_k_type t, const unsigned char *W, size_t K, size_t r0,
                                      size_t r1, const float *X, size_t ldx, size_t n, float *Y,
                                      size_t ldy) {
-    size_t rs = K * xlarun_k_type_size(t), r, i, q, j;
+    size_t rs = K * xlarun_k_type_size(t), nrows = r1 > r0 ? r1 - r0 : 0, r, i, q, j;
     float o[4 * XK_NT];
+    W += r0 * rs; /* from here on, row r means row r0 + r */
+    Y += r0;
     if (n == 1) {
-        for (r = r0; r + 4 <= r1; r += 4) {
-            const unsigned char *w = W + r * rs;
+        size_t nq = nrows / 4;
+        for (q = 0; q < nq; q++) {
+            const unsigned char *w = W + 4 * q * rs;
             xlarun_k__gemv4(t, w, w + rs, w + 2 * rs, w + 3 * rs, X, K, o);
-            Y[r] = o[0]; Y[r + 1] = o[1]; Y[r + 2] = o[2]; Y[r + 3] = o[3];
+            memcpy(Y + 4 * q, o, 4 * sizeof(float));
         }
-        for (; r < r1; r++) Y[r] = xlarun_k__dot1(t, W + r * rs, X, K);
+        for (r = 4 * nq; r < nrows; r++) Y[r] = xlarun_k__dot1(t, W + r * rs, X, K);
         return;
     }
-    for (r = r0; r < r1; r += 4) {
-        size_t nr = r1 - r < 4 ? r1 - r : 4;
+    for (r = 0; r < nrows; r += 4) {
+        size_t nr = nrows - r < 4 ? nrows - r : 4;
         const unsigned char *w[4];
         for (q = 0; q < 4; q++) w[q] = W + (r + (q < nr ? q : nr - 1)) * rs;
         for (i = 0; i < n; i += XK_NT) {

@@ -618,10 +618,16 @@ static void test_bf16_opt_in(void) {
         if (e > dot_tol(n) || fabs(ref - exact) / abssum > dot_tol(n)) bad++;
     }
     {
-        float nanv = NAN;
-        uint16_t o[1];
+        float nanv = NAN, sub[17];
+        uint16_t o[17];
         xlarun_k_f32_to_bf16_row(&nanv, o, 1);
         CHECK((o[0] & 0x7f80) == 0x7f80 && (o[0] & 0x7f));
+        /* subnormal inputs: RNE, or a signed zero where vcvtneps2bf16 flushes them (documented) */
+        for (i = 0; i < 17; i++) sub[i] = bitsf((uint32_t)(0x00018000u + 0x3000u * i) | (i & 1 ? 0x80000000u : 0));
+        xlarun_k_f32_to_bf16_row(sub, o, 17);
+        for (i = 0; i < 17; i++)
+            CHECKF(o[i] == xlarun_k_f32_to_bf16(sub[i]) || o[i] == (fbits(sub[i]) >> 16 & 0x8000),
+                   "subnormal %08x -> %04x", fbits(sub[i]), o[i]);
     }
     CHECKF(badrow == 0, "f32_to_bf16_row: %ld differ from f32_to_bf16", badrow);
     CHECKF(bad == 0, "dot_bf16_bf16: %ld outside tolerance", bad);
