@@ -352,6 +352,8 @@ static xlarun_status xlarun__fail(xlarun_error *err, xlarun_status st, const cha
     return st;
 }
 
+#define XLARUN__TRY(x) do { xlarun_status st_ = (x); if (st_ != XLARUN_OK) return st_; } while (0)
+
 static void xlarun__ok(xlarun_error *err) {
     if (err) { err->status = XLARUN_OK; err->message[0] = 0; }
 }
@@ -377,6 +379,7 @@ typedef struct xlarun__block { struct xlarun__block *prev; } xlarun__block;
 typedef struct xlarun__arena {
     unsigned char *base;        /* NULL while measuring */
     size_t size;                /* usable bytes, a multiple of 64 */
+    size_t given;               /* bytes the caller gave */
     size_t low, high;           /* bytes used at the bottom and at the top */
     size_t peak;                /* max low + high seen */
     xlarun__block *blocks;      /* measuring: the real allocations to free */
@@ -392,6 +395,7 @@ static void xlarun__arena_init(xlarun__arena *a, void *mem, size_t size, void *a
     memset(a, 0, sizeof *a);
     a->base = XLARUN__CAST(unsigned char *, mem);
     a->size = mem ? (size & ~XLARUN__CAST(size_t, XLARUN__ALIGN - 1)) : SIZE_MAX;
+    a->given = size;
     a->alloc_user = alloc_user;
 }
 
@@ -434,7 +438,7 @@ static int xlarun__measuring(const xlarun__arena *a) { return a->base == NULL; }
 /* the arena ran out: name the size given and where the exact size comes from */
 static xlarun_status xlarun__no_room(const xlarun__arena *a, const char *what, xlarun_error *err) {
     return xlarun__fail(err, XLARUN_ERR_MEMORY, "%lu bytes of %s memory are too few (xlarun_%s_memory gives the size)",
-                        XLARUN__CAST(unsigned long, a->size), what, what);
+                        XLARUN__CAST(unsigned long, a->given), what, what);
 }
 
 /* ---- platform: files and maps ------------------------------------------------------------- */
@@ -522,7 +526,28 @@ static xlarun_status xlarun__read_small(xlarun__arena *a, const xlarun_io *io, c
                             path, XLARUN__CAST(unsigned long long, f.size),
                             XLARUN__CAST(unsigned long long, limit));
     }
-    cap = f.size ? XLARUN__CAST(size_t, f.size) + 1 : limit + 1;
+    if (!f.size) { /* size unknown (io callbacks): count, then read again into an exact buffer */
+        char chunk[4096];
+        uint64_t total = 0;
+        for (;;) {
+            size_t r = xlarun__file_read(&f, chunk, sizeof chunk);
+            if (r == XLARUN__CAST(size_t, -1)) {
+                xlarun__file_close(&f);
+                return xlarun__fail(err, XLARUN_ERR_IO, "%s: read error", path);
+            }
+            if (r == 0) break;
+            total += r;
+            if (total > limit) {
+                xlarun__file_close(&f);
+                return xlarun__fail(err, XLARUN_ERR_FORMAT, "%s: larger than the limit of %llu bytes", path,
+                                    XLARUN__CAST(unsigned long long, limit));
+            }
+        }
+        xlarun__file_close(&f);
+        XLARUN__TRY(xlarun__file_open(&f, io, dir, name, path, sizeof path, err));
+        f.size = total;
+    }
+    cap = XLARUN__CAST(size_t, f.size) + 1;
     buf = XLARUN__CAST(char *, xlarun__alloc_ex(a, cap, 1, 0));
     if (!buf) {
         xlarun__file_close(&f);
@@ -1408,8 +1433,6 @@ static xlarun_status xlarun__cfg_ids(const xlarun__json *j, size_t root, const c
     return XLARUN_OK;
 }
 
-#define XLARUN__TRY(x) do { xlarun_status st_ = (x); if (st_ != XLARUN_OK) return st_; } while (0)
-
 static xlarun_status xlarun__parse_config(const char *text, size_t len, xlarun_config *c,
                                           xlarun_error *err) {
     xlarun__json j;
@@ -1843,11 +1866,11 @@ static xlarun_status xlarun__model_build(xlarun__arena *a, const char *dir,
         xlarun__file_close(&probe);
         names[0] = "model.safetensors";
     } else {
-        xlarun_status st = xlarun__read_small(a, opt->io, dir, "model.safetensors.index.json",
-                                              XLARUN_MAX_INDEX_BYTES, &text, &len, err);
-        if (st == XLARUN_ERR_IO && !xlarun__file_open(&probe, opt->io, dir, "model.safetensors.index.json", path, sizeof path, &perr))
+        if (xlarun__file_open(&probe, opt->io, dir, "model.safetensors.index.json", path, sizeof path, &perr) != XLARUN_OK)
             return xlarun__fail(err, XLARUN_ERR_IO, "%s: no model.safetensors or model.safetensors.index.json", dir);
-        if (st != XLARUN_OK) return st;
+        xlarun__file_close(&probe);
+        XLARUN__TRY(xlarun__read_small(a, opt->io, dir, "model.safetensors.index.json", XLARUN_MAX_INDEX_BYTES,
+                                       &text, &len, err));
         XLARUN__TRY(xlarun__read_index(&L, text, len, names, &n_shards, err));
     }
     m->maps = XLARUN__CAST(xlarun__map *, xlarun__alloc_ex(a, sizeof(xlarun__map) * n_shards, 0, 0));

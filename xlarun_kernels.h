@@ -46,10 +46,9 @@
      - No -ffast-math / -Ofast: it lets the compiler reassociate the reductions differently in
        different inlined copies, which would break the determinism contract (an #error says so;
        define XLARUN_K_ALLOW_FAST_MATH to override).
-     - Floating-point contraction off (-ffp-contract=off; GCC's default in ISO modes -std=c99 /
-       -std=c++11, and clang's default only fuses within one expression, which the code never
-       writes). RoPE and RMSNorm round each product separately, as torch does; GNU modes with
-       -mfma (or any aarch64 GNU-mode build) would let GCC fuse them.
+     - Any -ffp-contract setting is fine: RoPE, which must round each product as torch does, hides
+       its products from the optimiser (XLARUN_K__KEEP), and the SIMD reductions use explicit FMA
+       intrinsics, and the _ref sums round each product before adding it. The tests pass under -std=c99, -std=gnu99, C++11 and clang -ffp-contract=fast.
      - Weight pointers may have any alignment; f32 activation pointers must be float-aligned.
 */
 #ifndef XLARUN_KERNELS_H
@@ -398,12 +397,25 @@ XLARUN_K__FN float xlarun_k_dot_ref(xlarun_k_type t, const void *w, const float 
     const unsigned char *p = (const unsigned char *)w;
     float s = 0.0f;
     size_t k;
+    /* XLARUN_K__KEEP: the product is rounded before the add whatever -ffp-contract says */
     if (t == XLARUN_K_BF16)
-        for (k = 0; k < n; k++) s += xlarun_k_bf16_to_f32(xlarun_k__ldh(p + 2 * k)) * x[k];
+        for (k = 0; k < n; k++) {
+            float pr = xlarun_k_bf16_to_f32(xlarun_k__ldh(p + 2 * k)) * x[k];
+            XLARUN_K__KEEP(pr);
+            s += pr;
+        }
     else if (t == XLARUN_K_F16)
-        for (k = 0; k < n; k++) s += xlarun_k_f16_to_f32(xlarun_k__ldh(p + 2 * k)) * x[k];
+        for (k = 0; k < n; k++) {
+            float pr = xlarun_k_f16_to_f32(xlarun_k__ldh(p + 2 * k)) * x[k];
+            XLARUN_K__KEEP(pr);
+            s += pr;
+        }
     else
-        for (k = 0; k < n; k++) s += xlarun_k__ldf(p + 4 * k) * x[k];
+        for (k = 0; k < n; k++) {
+            float pr = xlarun_k__ldf(p + 4 * k) * x[k];
+            XLARUN_K__KEEP(pr);
+            s += pr;
+        }
     return s;
 }
 
@@ -785,6 +797,7 @@ XLARUN_K__FN void xlarun_k_attend_ref(const float *q, const float *k, const floa
         float p = scores[j];
         for (d = 0; d < hd; d++) {
             float pv = p * vj[d];
+            XLARUN_K__KEEP(pv);
             out[d] += pv;
         }
     }
@@ -929,8 +942,11 @@ XLARUN_K__FN float xlarun_k_dot_bf16_bf16_ref(const uint16_t *w, const uint16_t 
     const unsigned char *p = (const unsigned char *)w, *q = (const unsigned char *)x;
     float s = 0.0f;
     size_t k;
-    for (k = 0; k < n; k++)
-        s += xlarun_k_bf16_to_f32(xlarun_k__ldh(p + 2 * k)) * xlarun_k_bf16_to_f32(xlarun_k__ldh(q + 2 * k));
+    for (k = 0; k < n; k++) {
+        float pr = xlarun_k_bf16_to_f32(xlarun_k__ldh(p + 2 * k)) * xlarun_k_bf16_to_f32(xlarun_k__ldh(q + 2 * k));
+        XLARUN_K__KEEP(pr);
+        s += pr;
+    }
     return s;
 }
 
