@@ -267,6 +267,10 @@ XLARUN_API int32_t xlarun_session_argmax(const xlarun_session *s);     /* -1 whe
 XLARUN_API size_t xlarun_session_position(const xlarun_session *s);    /* tokens in context */
 XLARUN_API int32_t xlarun_argmax(const float *x, size_t n); /* first maximal index, as torch */
 
+/* ---- tokenizer ------------------------------------------------------------------------------ */
+
+/* ---- generation ----------------------------------------------------------------------------- */
+
 #ifdef __cplusplus
 }
 #endif
@@ -2455,6 +2459,13 @@ XLARUN_API int32_t xlarun_session_argmax(const xlarun_session *s) {
 XLARUN_API size_t xlarun_session_position(const xlarun_session *s) {
     return s && s->magic == XLARUN__SESSION_MAGIC ? s->pos : 0;
 }
+
+/* ============================== 6. TOKENIZER ================================================== */
+/* tokenizer.json: BPE (byte-level as Llama 3 / GPT-2, SentencePiece-style with byte fallback as
+   Llama 2), added and special tokens, decoding and streaming detokenization.                    */
+
+/* ============================== 7. GENERATION ================================================= */
+/* samplers, stop tokens and stop strings, chat formatting, the token loop.                        */
 
 #endif /* XLARUN_IMPLEMENTATION_INCLUDED */
 #endif /* XLARUN_IMPLEMENTATION */

@@ -40,11 +40,13 @@ build() {
     return 1
 }
 
+# the suites built per variant (tests/test_<name>.c); options builds skip kernels
+TESTS="kernels model errors"
 VG="valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite"
 variants="scalar"
 cpu_has avx2 fma f16c && variants="$variants avx2" || skip "avx2 variant: this CPU lacks AVX2/FMA/F16C"
 for v in $variants; do
-    for t in kernels model errors; do
+    for t in $TESTS; do
         build $B/$v/test_$t || continue
         if have valgrind; then run "$v $t (valgrind)" $VG $B/$v/test_$t
         else run "$v $t" $B/$v/test_$t; fi
@@ -56,7 +58,7 @@ ext=""
 cpu_has avx512_bf16 && ext="$ext -mavx512bf16"
 cpu_has avx512_vnni && ext="$ext -mavx512vnni"
 if cpu_has avx512f avx512bw avx512vl avx512dq fma f16c; then
-    for t in kernels model errors; do
+    for t in $TESTS; do
         build AVX512_EXT="$ext" $B/avx512/test_$t && run "avx512 $t" $B/avx512/test_$t
     done
     san_isa="-mavx512f -mavx512bw -mavx512vl -mavx512dq -mfma -mf16c $ext"
@@ -66,19 +68,19 @@ else
     cpu_has avx2 fma f16c && san_isa="-mavx2 -mfma -mf16c"
 fi
 rm -rf $B/asan
-for t in kernels model errors; do
+for t in $TESTS; do
     build SAN_ISA="$san_isa" $B/asan/test_$t && run "asan+ubsan $t" $B/asan/test_$t
 done
 
 if have aarch64-linux-gnu-gcc && have qemu-aarch64; then
-    for t in kernels model errors; do
+    for t in $TESTS; do
         build $B/neon/test_$t && run "neon $t (qemu)" qemu-aarch64 $B/neon/test_$t
     done
 else
     skip "neon variant: needs aarch64-linux-gnu-gcc and qemu-aarch64 (apt-get install gcc-aarch64-linux-gnu qemu-user)"
 fi
 
-for t in model errors; do build $B/options/test_$t && run "options $t" $B/options/test_$t; done
+for t in $TESTS; do [ $t = kernels ] && continue; build $B/options/test_$t && run "options $t" $B/options/test_$t; done
 if have g++; then build $B/cpp/test_cpp && run "c++" $B/cpp/test_cpp
 else skip "c++ build: g++ not installed"; fi
 if have clang; then
