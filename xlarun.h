@@ -158,6 +158,7 @@ typedef struct xlarun_st_reader {     /* all fields private */
     size_t n_tensors, next;
     uint64_t remaining;               /* unread bytes of the current tensor */
     int state;
+    size_t meta;                      /* 1 + where __metadata__'s object starts in text; 0: none */
 } xlarun_st_reader;
 
 /* Pull-style reading of one .safetensors stream, no seeking needed:
@@ -168,7 +169,10 @@ typedef struct xlarun_st_reader {     /* all fields private */
      xlarun_st_count / xlarun_st_tensor_at   the tensors in file order
      xlarun_st_next         advances to the next tensor in file order (skipping unread bytes);
                             *t = NULL after the last one, once the end of the stream is confirmed
-     xlarun_st_read         reads bytes of the current tensor, in chunks of any size */
+     xlarun_st_read         reads bytes of the current tensor, in chunks of any size
+     xlarun_st_metadata     a "__metadata__" string by key (the last if repeated): 1 and the
+                            NUL-terminated value in out (an empty string when it does not fit
+                            in cap bytes), or 0 when absent */
 XLARUN_API xlarun_status xlarun_st_begin(xlarun_st_reader *r, xlarun_read_fn read, void *user,
                                          const char *file_name, uint64_t file_size,
                                          xlarun_error *err);
@@ -181,6 +185,7 @@ XLARUN_API xlarun_status xlarun_st_next(xlarun_st_reader *r, const xlarun_st_ten
                                         xlarun_error *err);
 XLARUN_API xlarun_status xlarun_st_read(xlarun_st_reader *r, void *buf, size_t n, size_t *got,
                                         xlarun_error *err);
+XLARUN_API int xlarun_st_metadata(const xlarun_st_reader *r, const char *key, char *out, size_t cap);
 
 /* ---- model ---------------------------------------------------------------------------------- */
 
@@ -233,6 +238,7 @@ XLARUN_API void xlarun_model_close(xlarun_model *m);
 XLARUN_API const xlarun_config *xlarun_model_config(const xlarun_model *m);
 XLARUN_API uint64_t xlarun_model_mapped_bytes(const xlarun_model *m);
 XLARUN_API uint64_t xlarun_model_weight_bytes(const xlarun_model *m); /* bytes read per token */
+XLARUN_API const char *xlarun_model_dtype(const xlarun_model *m); /* layer matrices: "bf16"... or "mixed" */
 
 /* ---- session ------------------------------------------------------------------------------- */
 
@@ -267,9 +273,259 @@ XLARUN_API int32_t xlarun_session_argmax(const xlarun_session *s);     /* -1 whe
 XLARUN_API size_t xlarun_session_position(const xlarun_session *s);    /* tokens in context */
 XLARUN_API int32_t xlarun_argmax(const float *x, size_t n); /* first maximal index, as torch */
 
+/* ---- quantization ------------------------------------------------------------------------- */
+
+/* xlarun_quantize converts the checkpoint in src (config.json and model.safetensors, or shards
+   with model.safetensors.index.json; F32/F16/BF16) into dst/model.safetensors, one file that
+   xlarun_model_open maps in place like any other, and copies config.json,
+   generation_config.json and the tokenizer files. Every matrix becomes q8_0 (I8 [rows,K]) or
+   q4_0 (U8 [rows,K/2]) plus "<name>_scale" (F16 [rows,K/32]); norm weights, any matrix whose K
+   is not a multiple of 32, and (keep_embeddings) embed_tokens/lm_head stay as they are, as do
+   tensors the model does not use. __metadata__: "xlarun.quant" q8_0|q4_0, "xlarun.block" 32,
+   "xlarun.scale_dtype" F16, "xlarun.source_dtype", "xlarun.unquantized". It streams: memory is a
+   few row blocks whatever the model's size. Then it verifies: reads the file back against
+   hashes taken while writing, opens it and runs a token. On error dst/model.safetensors is
+   removed. Needs a POSIX file system. */
+typedef enum xlarun_quant { XLARUN_QUANT_Q8_0 = 1, XLARUN_QUANT_Q4_0 = 2 } xlarun_quant;
+typedef struct xlarun_quantize_options { /* zero-initialised means defaults */
+    xlarun_quant type;              /* 0: q8_0 */
+    int keep_embeddings;            /* 1: embed_tokens and lm_head keep their dtype */
+    /* called after each block of rows; tensor = NULL once, when verifying starts */
+    void (*progress)(void *user, const char *tensor, uint64_t bytes_done, uint64_t bytes_total);
+    void *user;
+    void *alloc_user;
+    int no_verify;                  /* 1: skip the verification */
+} xlarun_quantize_options;
+
+XLARUN_API xlarun_status xlarun_quantize(const char *src_dir, const char *dst_dir,
+                                         const xlarun_quantize_options *opt, xlarun_error *err);
+
 /* ---- tokenizer ------------------------------------------------------------------------------ */
 
+/* A tokenizer.json tokenizer (plus tokenizer_config.json and generation_config.json when present)
+   that gives the ids Hugging Face `tokenizers` gives: byte-level BPE (Llama 3, GPT-2 / SmolLM2)
+   and SentencePiece-style BPE with byte fallback (Llama 2, TinyLlama, Mistral). Immutable once
+   open: share it between threads freely. Encoding and decoding allocate nothing. */
+typedef struct xlarun_tokenizer xlarun_tokenizer;
+
+typedef struct xlarun_tokenizer_options { /* zero-initialised means defaults */
+    const xlarun_io *io;            /* NULL: the file system */
+    void *alloc_user;               /* passed to XLARUN_MALLOC/XLARUN_FREE */
+} xlarun_tokenizer_options;
+
+/* Same pattern as the model: the exact bytes, an open in your memory, or a convenience open. */
+XLARUN_API xlarun_status xlarun_tokenizer_memory(const char *dir, const xlarun_tokenizer_options *opt,
+                                                 size_t *bytes, xlarun_error *err);
+XLARUN_API xlarun_status xlarun_tokenizer_open_in(const char *dir, const xlarun_tokenizer_options *opt,
+                                                  void *mem, size_t bytes, xlarun_tokenizer **out,
+                                                  xlarun_error *err);
+XLARUN_API xlarun_status xlarun_tokenizer_open(const char *dir, const xlarun_tokenizer_options *opt,
+                                               xlarun_tokenizer **out, xlarun_error *err);
+XLARUN_API void xlarun_tokenizer_close(xlarun_tokenizer *t);
+
+/* flags for xlarun_tokenizer_encode; 0 = as `tokenizers` encode(text) with its defaults */
+#define XLARUN_ENCODE_NO_BOS          1u /* add no post-processor tokens (BOS): as
+                                            add_special_tokens=False, for chat-rendered text */
+#define XLARUN_ENCODE_SPECIAL_AS_TEXT 2u /* special-token text in the input ("<|eot_id|>") is
+                                            plain text, never a special id (untrusted input) */
+#define XLARUN_ENCODE_REPLACE_INVALID 4u /* invalid UTF-8 becomes U+FFFD, one per maximal invalid
+                                            subpart, as Python's bytes.decode(errors="replace");
+                                            without it invalid UTF-8 is an error naming the offset */
+
+/* Encode len bytes of UTF-8 text into at most cap ids; *n_ids = the count. If the ids do not fit,
+   XLARUN_ERR_MEMORY and *n_ids = the count needed. Scratch: a word of BPE needs working memory;
+   pass xlarun_tokenizer_scratch_bytes(t, len) bytes (any alignment), or scratch = NULL to use a
+   fixed stack buffer (XLARUN_TOKENIZER_STACK_SYMBOLS characters per word; a longer word is
+   XLARUN_ERR_MEMORY naming the size to pass). A SentencePiece-style tokenizer's words are whole
+   segments between special tokens, so give it scratch for long texts. */
+#define XLARUN_TOKENIZER_STACK_SYMBOLS 1024
+XLARUN_API size_t xlarun_tokenizer_scratch_bytes(const xlarun_tokenizer *t, size_t len);
+XLARUN_API xlarun_status xlarun_tokenizer_encode(const xlarun_tokenizer *t, const char *text,
+                                                 size_t len, unsigned flags, int32_t *ids,
+                                                 size_t cap, size_t *n_ids, void *scratch,
+                                                 size_t scratch_bytes, xlarun_error *err);
+
+/* flags for decoding */
+#define XLARUN_DECODE_SKIP_SPECIAL 1u /* leave out special tokens (skip_special_tokens=True) */
+
+/* ids -> UTF-8 text exactly as `tokenizers` decode(ids, skip_special_tokens=False) with the
+   tokenizer's decoder (no transformers clean_up_tokenization_spaces). *len = bytes of text (not
+   counting the NUL written after it). out = NULL measures; a cap below *len + 1 is
+   XLARUN_ERR_MEMORY. An id outside the vocabulary is XLARUN_ERR_ARGUMENT. */
+XLARUN_API xlarun_status xlarun_tokenizer_decode(const xlarun_tokenizer *t, const int32_t *ids,
+                                                 size_t n, unsigned flags, char *out, size_t cap,
+                                                 size_t *len, xlarun_error *err);
+
+/* Streaming detokenizer for generation: push one id at a time, get the text that is complete.
+   It never emits part of a UTF-8 sequence (bytes wait for the rest of their character), strips
+   the SentencePiece leading space only at the start of the text, and the pieces concatenated
+   equal xlarun_tokenizer_decode of all the ids (except that a byte-fallback run that is invalid
+   UTF-8 as a whole keeps the characters already emitted; its bad bytes still become U+FFFD).
+   out needs xlarun_tokenizer_max_piece(t) bytes; a NUL follows the piece. flush() emits what is
+   held back at the end (an incomplete character becomes U+FFFD). The struct is plain data: copy
+   it to save a state; one per stream. */
+typedef struct xlarun_detok {       /* all fields private */
+    const xlarun_tokenizer *tok;
+    unsigned flags;
+    int strip_left;                 /* leading characters the decoder's Strip still removes */
+    int started;                    /* a token was emitted (decoder null: spaces between tokens) */
+    unsigned char held[4];          /* bytes of an incomplete UTF-8 character */
+    unsigned n_held;
+} xlarun_detok;
+
+XLARUN_API size_t xlarun_tokenizer_max_piece(const xlarun_tokenizer *t);
+XLARUN_API void xlarun_detok_init(xlarun_detok *d, const xlarun_tokenizer *t, unsigned flags);
+XLARUN_API xlarun_status xlarun_detok_push(xlarun_detok *d, int32_t id, char *out, size_t cap,
+                                           size_t *len, xlarun_error *err);
+XLARUN_API size_t xlarun_detok_flush(xlarun_detok *d, char *out, size_t cap);
+
+/* Lookups. Ids run from 0 to vocab_size-1 (the model's vocabulary and the added tokens). */
+XLARUN_API uint32_t xlarun_tokenizer_vocab_size(const xlarun_tokenizer *t);
+/* the id of a token by its exact text as tokenizer.json spells it ("<|eot_id|>", "Ġthe"), -1 */
+XLARUN_API int32_t xlarun_tokenizer_token_id(const xlarun_tokenizer *t, const char *text, size_t len);
+/* the token's text as tokenizer.json spells it (NUL-terminated, *len bytes); NULL if none */
+XLARUN_API const char *xlarun_tokenizer_token_text(const xlarun_tokenizer *t, int32_t id, size_t *len);
+XLARUN_API int xlarun_tokenizer_is_special(const xlarun_tokenizer *t, int32_t id); /* 1 or 0 */
+/* BOS: the id (the post-processor's first token, else tokenizer_config.json bos_token; -1 when
+   none) and whether encode adds it (the post-processor does, unless XLARUN_ENCODE_NO_BOS) */
+XLARUN_API int32_t xlarun_tokenizer_bos_id(const xlarun_tokenizer *t);
+XLARUN_API int xlarun_tokenizer_adds_bos(const xlarun_tokenizer *t);
+/* EOS ids: generation_config.json eos_token_id, else config.json eos_token_id, else
+   tokenizer_config.json eos_token; returns the count (at most XLARUN_MAX_EOS), *ids points in */
+XLARUN_API size_t xlarun_tokenizer_eos_ids(const xlarun_tokenizer *t, const int32_t **ids);
+/* the raw Jinja chat_template of tokenizer_config.json (or chat_template.jinja); NULL if none */
+XLARUN_API const char *xlarun_tokenizer_chat_template(const xlarun_tokenizer *t);
+/* XLARUN_ERR_MODEL if any token id is >= the model's vocab_size (the embedding's rows) */
+XLARUN_API xlarun_status xlarun_tokenizer_check_model(const xlarun_tokenizer *t,
+                                                      const xlarun_model *m, xlarun_error *err);
+
 /* ---- generation ----------------------------------------------------------------------------- */
+
+/* Sampling as transformers' generate() applies its logits processors, in this order:
+   repetition penalty (applied also when greedy), then, only when sampling, temperature, top-k,
+   top-p, min-p; then one draw from the softmax with the sampler's own seeded RNG (xoshiro256**;
+   the same seed gives the same draws, but not torch's draws). A zero-initialised struct means
+   greedy with every processor off. */
+typedef struct xlarun_sampling {
+    float temperature;        /* 0: greedy (argmax, the first maximal id as torch); > 0: sample */
+    int32_t top_k;            /* 0: off; keeps every id whose logit is >= the k-th largest */
+    float top_p;              /* 0 or 1: off; in (0,1): drops ids while the ascending cumulative
+                                 probability stays <= 1 - top_p (so the kept mass is > top_p) */
+    float min_p;              /* 0: off; in (0,1]: drops ids with p < min_p * (largest p) */
+    float repetition_penalty; /* 0 or 1: off; > 0: each id in the context: logit / penalty when
+                                 the logit is > 0, logit * penalty otherwise (once per id) */
+    uint64_t seed;
+} xlarun_sampling;
+
+/* generation_config.json as transformers applies it (do_sample false: temperature 0 here; with
+   do_sample true, absent keys take transformers' defaults: temperature 1, top_k 50, top_p 1). */
+typedef struct xlarun_generation_config {
+    xlarun_sampling sampling;
+    uint32_t max_new_tokens;  /* 0 when the file does not set it */
+    uint32_t n_eos;           /* every eos id of generation_config.json and config.json */
+    int32_t eos_token_ids[2 * XLARUN_MAX_EOS];
+} xlarun_generation_config;
+
+/* Reads DIR/generation_config.json (a missing file means transformers' defaults) and adds the eos
+   ids of m's config.json (m may be NULL). io as in xlarun_model_options (NULL: the file system).
+   Allocates nothing: the file is read into a 16 KiB stack buffer (larger files are refused). */
+XLARUN_API xlarun_status xlarun_generation_config_load(const xlarun_model *m, const char *dir,
+                                                       const xlarun_io *io,
+                                                       xlarun_generation_config *out,
+                                                       xlarun_error *err);
+XLARUN_API xlarun_status xlarun_generation_config_parse(const xlarun_model *m, const char *json,
+                                                        size_t len, xlarun_generation_config *out,
+                                                        xlarun_error *err);
+/* XLARUN_ERR_ARGUMENT naming the field when a value is out of range (temperature < 0, top_k < 0,
+   top_p or min_p outside [0,1], repetition_penalty < 0, or any of them not finite) */
+XLARUN_API xlarun_status xlarun_sampling_check(const xlarun_sampling *p, xlarun_error *err);
+
+/* A sampler: parameters, the RNG and the set of ids in the context (for the repetition penalty),
+   with working arrays for n_vocab logits, all in memory the caller can give. */
+typedef struct xlarun_sampler xlarun_sampler;
+XLARUN_API size_t xlarun_sampler_memory(uint32_t n_vocab);
+XLARUN_API xlarun_status xlarun_sampler_init(const xlarun_sampling *p, uint32_t n_vocab, void *mem,
+                                             size_t bytes, xlarun_sampler **out, xlarun_error *err);
+XLARUN_API xlarun_status xlarun_sampler_create(const xlarun_sampling *p, uint32_t n_vocab,
+                                               xlarun_sampler **out, xlarun_error *err);
+XLARUN_API void xlarun_sampler_free(xlarun_sampler *s); /* memory of xlarun_sampler_create only */
+/* new parameters; reseeds the RNG; keeps the context ids */
+XLARUN_API xlarun_status xlarun_sampler_set(xlarun_sampler *s, const xlarun_sampling *p,
+                                            xlarun_error *err);
+XLARUN_API void xlarun_sampler_reset(xlarun_sampler *s);  /* forget the context ids, reseed */
+/* ids that are now in the context (prompt and generated); ids outside the vocabulary are ignored */
+XLARUN_API void xlarun_sampler_accept(xlarun_sampler *s, const int32_t *ids, size_t n);
+/* the next id for these logits (n_vocab of them, not modified); -1 for a NULL argument */
+XLARUN_API int32_t xlarun_sampler_sample(xlarun_sampler *s, const float *logits);
+
+/* Stop strings on streamed text. Text is pushed as it is generated; what may be the start of a
+   stop string is held back until it is known not to be, so nothing at or past a stop string is
+   ever handed out. */
+#define XLARUN_MAX_STOP_STRINGS 16
+#define XLARUN_MAX_STOP_BYTES 256
+typedef struct xlarun_stopper {       /* fields private */
+    char stops[XLARUN_MAX_STOP_STRINGS][XLARUN_MAX_STOP_BYTES];
+    size_t lens[XLARUN_MAX_STOP_STRINGS];
+    size_t n_stops, held, max_len;
+    char buf[2 * XLARUN_MAX_STOP_BYTES]; /* held-back text, then room for the output */
+    int stopped;
+} xlarun_stopper;
+/* up to 16 non-empty strings of at most 255 bytes each */
+XLARUN_API xlarun_status xlarun_stopper_init(xlarun_stopper *s, const char *const *stops, size_t n,
+                                             xlarun_error *err);
+/* Pushes text; calls emit(user, text, len) for what is now safe to hand out (possibly several
+   times). Returns 1 once a stop string has been seen (the text before it has been emitted, and
+   everything after it, now and later, is dropped), else 0. */
+typedef void (*xlarun_text_fn)(void *user, const char *text, size_t len);
+XLARUN_API int xlarun_stopper_push(xlarun_stopper *s, const char *text, size_t len,
+                                   xlarun_text_fn emit, void *user);
+/* the end of the text: emit what was held back (nothing after a stop) and start over */
+XLARUN_API void xlarun_stopper_flush(xlarun_stopper *s, xlarun_text_fn emit, void *user);
+
+/* Chat formatting: the known templates rendered as transformers' apply_chat_template renders them
+   (tokenize the result with special tokens recognised and no BOS added: the text has it). */
+typedef enum xlarun_chat_format {
+    XLARUN_CHAT_NONE = 0,
+    XLARUN_CHAT_LLAMA3,       /* Llama 3 Instruct: <|start_header_id|>role<|end_header_id|> */
+    XLARUN_CHAT_LLAMA31,      /* Llama 3.1 / 3.2 Instruct: always a system block with the date */
+    XLARUN_CHAT_LLAMA2,       /* Llama 2 chat: <s>[INST] <<SYS>>...<</SYS>> ... [/INST] */
+    XLARUN_CHAT_ZEPHYR,       /* Zephyr / TinyLlama chat: <|user|>\n...</s>\n */
+    XLARUN_CHAT_CHATML        /* ChatML: <|im_start|>role\n...<|im_end|>\n (SmolLM2, Qwen2.5) */
+} xlarun_chat_format;
+
+typedef struct xlarun_chat_template {
+    xlarun_chat_format format;
+    int date_today;           /* LLAMA31: the template's default date is today (Llama 3.2) */
+    char default_system[512]; /* CHATML: the system message used when none is given ("" none) */
+} xlarun_chat_template;
+
+typedef struct xlarun_chat_message {
+    const char *role;         /* "system", "user", "assistant" (others as the template does) */
+    const char *content;
+} xlarun_chat_message;
+
+typedef struct xlarun_chat_options {  /* zero-initialised means defaults */
+    const char *bos_token;    /* text of the tokenizer's BOS token, e.g. "<s>" (LLAMA2, LLAMA3*) */
+    const char *eos_token;    /* text of its EOS token, e.g. "</s>" (LLAMA2, ZEPHYR) */
+    const char *date;         /* LLAMA31 "Today Date"; NULL: the template's default
+                                 ("26 Jul 2024", or for Llama 3.2 today, UTC, as "%d %b %Y") */
+    int no_generation_prompt; /* 1: do not open the assistant's turn at the end */
+} xlarun_chat_options;
+
+/* Recognises a tokenizer_config.json chat_template. An unknown one gives XLARUN_ERR_UNSUPPORTED
+   with a message listing the names xlarun_chat_template_named accepts. */
+XLARUN_API xlarun_status xlarun_chat_template_detect(const char *chat_template,
+                                                     xlarun_chat_template *out, xlarun_error *err);
+/* "llama3", "llama3.1", "llama3.2" (today's date by default), "llama2", "zephyr", "chatml" */
+XLARUN_API xlarun_status xlarun_chat_template_named(const char *name, xlarun_chat_template *out,
+                                                    xlarun_error *err);
+/* Renders msgs into out (cap bytes, NUL-terminated); *len gets the length. out may be NULL (or
+   cap too small, then XLARUN_ERR_MEMORY) to learn *len. Errors: Llama 2 roles that do not
+   alternate user/assistant, a NULL role or content. */
+XLARUN_API xlarun_status xlarun_chat_apply(const xlarun_chat_template *t,
+                                           const xlarun_chat_options *opt,
+                                           const xlarun_chat_message *msgs, size_t n, char *out,
+                                           size_t cap, size_t *len, xlarun_error *err);
 
 #ifdef __cplusplus
 }
@@ -1181,6 +1437,7 @@ XLARUN_API xlarun_status xlarun_st_read_header(xlarun_st_reader *r, void *mem, s
             while (xlarun__json_next(&j, &mi, &mk, &mv))
                 if (j.s[mv] != '"')
                     return xlarun__fail(err, XLARUN_ERR_FORMAT, "%s: __metadata__ values must be strings", r->file);
+            r->meta = v + 1; /* name decoding below leaves this object as it is */
             continue;
         }
         if (n == cap) return xlarun__fail(err, XLARUN_ERR_FORMAT, "%s: too many tensors", r->file);
@@ -1244,6 +1501,18 @@ XLARUN_API const xlarun_st_tensor *xlarun_st_tensor_at(const xlarun_st_reader *r
     return r && r->state >= XLARUN__ST_READY && i < r->n_tensors ? &r->tensors[i] : NULL;
 }
 
+XLARUN_API int xlarun_st_metadata(const xlarun_st_reader *r, const char *key, char *out, size_t cap) {
+    xlarun__json j;
+    size_t v;
+    if (!r || r->state < XLARUN__ST_READY || !r->meta || !key) return 0;
+    j.s = r->text;
+    j.n = XLARUN__CAST(size_t, r->header_bytes);
+    v = xlarun__json_get(&j, r->meta - 1, key);
+    if (v == XLARUN__NONE) return 0;
+    if (out && cap && xlarun__json_str(&j, v, out, cap) == XLARUN__NONE) out[0] = 0;
+    return 1;
+}
+
 static xlarun_status xlarun__st_truncated(xlarun_st_reader *r, int rc, xlarun_error *err) {
     if (rc < 0) return xlarun__fail(err, XLARUN_ERR_IO, "%s: read error at byte %llu", r->file,
                                     XLARUN__CAST(unsigned long long, r->pos));
@@ -1299,7 +1568,14 @@ XLARUN_API xlarun_status xlarun_st_read(xlarun_st_reader *r, void *buf, size_t n
 /* Every shard is mapped whole (or streamed into the model's memory), each tensor the model
    needs gets a typed view; matrices stay in their stored dtype, norm weights become f32.       */
 
-typedef struct xlarun__weight { const void *data; xlarun_k_type type; } xlarun__weight;
+/* a matrix as stored: float rows of `type`, or (scale != NULL) quantized codes of `qtype` with
+   their f16 block scales, see the quantized section of xlarun_kernels.h */
+typedef struct xlarun__weight {
+    const void *data;
+    xlarun_k_type type;
+    const void *scale;
+    xlarun_k_qtype qtype;
+} xlarun__weight;
 
 typedef struct xlarun__map { void *addr; uint64_t bytes; } xlarun__map;
 
@@ -1319,6 +1595,8 @@ typedef struct xlarun__slot {
     xlarun_dtype dtype;
     int found;
     int shard, index_shard;      /* where it was found, where the index says (-1: no index) */
+    const void *scale;           /* a quantized matrix's "<name>_scale" tensor */
+    int scale_found;
 } xlarun__slot;
 
 /* ============================== 4. MODEL ====================================================== */
@@ -1341,6 +1619,7 @@ struct xlarun_model {
     xlarun__map *maps;
     uint32_t n_maps;
     uint64_t mapped_bytes, weight_bytes;
+    int quantized;               /* some matrix is q8_0/q4_0: sessions get an int8 input buffer */
     void *own;                   /* memory to free in close (convenience open) */
     void *alloc_user;
 };
@@ -1650,8 +1929,16 @@ static xlarun_status xlarun__check_tensor(const xlarun_config *c, int slot, cons
     uint64_t want[2];
     int nd = xlarun__slot_shape(c, slot, want);
     char got[160], exp[64];
-    if (t->dtype != XLARUN_DTYPE_F32 && t->dtype != XLARUN_DTYPE_F16 && t->dtype != XLARUN_DTYPE_BF16)
-        return xlarun__fail(err, XLARUN_ERR_UNSUPPORTED, "%s: tensor '%s' has dtype %s; xlarun reads F32, F16 and BF16",
+    if (t->dtype == XLARUN_DTYPE_I8 || t->dtype == XLARUN_DTYPE_U8) { /* q8_0 codes [rows,K], q4_0 [rows,K/2] */
+        if (nd != 2)
+            return xlarun__fail(err, XLARUN_ERR_MODEL, "%s: tensor '%s' is quantized (%s); norm weights must be F32, F16 or BF16",
+                                file, t->name, xlarun_dtype_name(t->dtype));
+        if (want[1] % XLARUN_K_QBLOCK)
+            return xlarun__fail(err, XLARUN_ERR_MODEL, "%s: tensor '%s' is quantized, but its rows of %llu weights are not a multiple of the %d-weight block",
+                                file, t->name, XLARUN__CAST(unsigned long long, want[1]), XLARUN_K_QBLOCK);
+        if (t->dtype == XLARUN_DTYPE_U8) want[1] /= 2;
+    } else if (t->dtype != XLARUN_DTYPE_F32 && t->dtype != XLARUN_DTYPE_F16 && t->dtype != XLARUN_DTYPE_BF16)
+        return xlarun__fail(err, XLARUN_ERR_UNSUPPORTED, "%s: tensor '%s' has dtype %s; xlarun reads F32, F16 and BF16 (and I8/U8 quantized matrices)",
                             file, t->name, xlarun_dtype_name(t->dtype));
     if (t->ndim != XLARUN__CAST(uint32_t, nd) || t->shape[0] != want[0] || (nd == 2 && t->shape[1] != want[1])) {
         xlarun__shape_str(t, got, sizeof got);
@@ -1659,6 +1946,58 @@ static xlarun_status xlarun__check_tensor(const xlarun_config *c, int slot, cons
         else snprintf(exp, sizeof exp, "[%llu]", XLARUN__CAST(unsigned long long, want[0]));
         return xlarun__fail(err, XLARUN_ERR_MODEL, "%s: tensor '%s' has shape %s, but config.json implies %s",
                             file, t->name, got, exp);
+    }
+    return XLARUN_OK;
+}
+
+/* "<matrix name>_scale": the slot of that matrix, -2 for a layer past n_layers, else -1 */
+static int xlarun__scale_slot(const xlarun_config *c, const char *name) {
+    char base[160];
+    size_t n = strlen(name);
+    int slot;
+    if (n < 7 || n - 6 >= sizeof base || strcmp(name + n - 6, "_scale")) return -1;
+    memcpy(base, name, n - 6);
+    base[n - 6] = 0;
+    slot = xlarun__slot_of(c, base);
+    return slot == -2 || (slot >= 0 && xlarun__is_matrix_slot(slot)) ? slot : -1;
+}
+
+/* the f16 block scales of a quantized matrix: [rows, K/32] */
+static xlarun_status xlarun__check_scale(const xlarun_config *c, int slot, const xlarun_st_tensor *t,
+                                         const char *file, xlarun_error *err) {
+    uint64_t want[2];
+    char got[160];
+    xlarun__slot_shape(c, slot, want);
+    if (t->dtype != XLARUN_DTYPE_F16)
+        return xlarun__fail(err, XLARUN_ERR_MODEL, "%s: tensor '%s' has dtype %s; quantization scales are F16",
+                            file, t->name, xlarun_dtype_name(t->dtype));
+    if (t->ndim != 2 || t->shape[0] != want[0] || t->shape[1] != want[1] / XLARUN_K_QBLOCK || want[1] % XLARUN_K_QBLOCK) {
+        xlarun__shape_str(t, got, sizeof got);
+        return xlarun__fail(err, XLARUN_ERR_MODEL, "%s: tensor '%s' has shape %s, but config.json implies [%llu,%llu] (one scale per %d weights)",
+                            file, t->name, got, XLARUN__CAST(unsigned long long, want[0]),
+                            XLARUN__CAST(unsigned long long, want[1] / XLARUN_K_QBLOCK), XLARUN_K_QBLOCK);
+    }
+    return XLARUN_OK;
+}
+
+/* a shard with quantized matrices says so in __metadata__: "xlarun.quant" q8_0 or q4_0 (the
+   tensors' own dtypes decide each one's type), "xlarun.block" 32 when present */
+static xlarun_status xlarun__check_quant_meta(const xlarun_config *c, const xlarun_st_reader *r, const char *file,
+                                              xlarun_error *err) {
+    char q[64], blk[64];
+    int has = xlarun_st_metadata(r, "xlarun.quant", q, sizeof q);
+    size_t i;
+    if (has && strcmp(q, "q8_0") && strcmp(q, "q4_0"))
+        return xlarun__fail(err, XLARUN_ERR_UNSUPPORTED, "%s: __metadata__ \"xlarun.quant\" is \"%s\"; xlarun reads q8_0 and q4_0",
+                            file, q);
+    if (xlarun_st_metadata(r, "xlarun.block", blk, sizeof blk) && strcmp(blk, "32"))
+        return xlarun__fail(err, XLARUN_ERR_UNSUPPORTED, "%s: __metadata__ \"xlarun.block\" is \"%s\"; xlarun reads blocks of 32",
+                            file, blk);
+    for (i = 0; i < r->n_tensors && !has; i++) {
+        const xlarun_st_tensor *t = &r->tensors[i];
+        if ((t->dtype == XLARUN_DTYPE_I8 || t->dtype == XLARUN_DTYPE_U8) && xlarun__slot_of(c, t->name) >= 0)
+            return xlarun__fail(err, XLARUN_ERR_MODEL, "%s: tensor '%s' is %s, but the file has no \"xlarun.quant\" in __metadata__",
+                                file, t->name, xlarun_dtype_name(t->dtype));
     }
     return XLARUN_OK;
 }
@@ -1673,9 +2012,24 @@ typedef struct xlarun__loader {
 } xlarun__loader;
 
 /* record a tensor the model needs: check it, then keep a view (matrices) or an f32 copy (norms) */
+/* the slot a tensor fills (*scale = 1 for a matrix's "_scale" tensor), -1: unused, -2: past n_layers */
+static int xlarun__tensor_slot(const xlarun_config *c, const char *name, int *scale) {
+    int slot = xlarun__slot_of(c, name);
+    *scale = 0;
+    if (slot == -1 && (slot = xlarun__scale_slot(c, name)) != -1) *scale = 1;
+    return slot;
+}
+
 static xlarun_status xlarun__take(xlarun__loader *L, int shard, const xlarun_st_tensor *t,
-                                  const void *bytes, int slot, const char *path, xlarun_error *err) {
+                                  const void *bytes, int slot, int scale, const char *path, xlarun_error *err) {
     xlarun__slot *s = &L->slots[slot];
+    if (scale) {
+        if (s->scale_found)
+            return xlarun__fail(err, XLARUN_ERR_MODEL, "%s: tensor '%s' is also in an earlier shard", path, t->name);
+        s->scale_found = 1;
+        s->scale = bytes;
+        return XLARUN_OK;
+    }
     if (s->found) {
         char name[160];
         xlarun__slot_name(slot, name, sizeof name);
@@ -1717,16 +2071,20 @@ static xlarun_status xlarun__load_shard(xlarun__loader *L, const char *name, int
     /* check every tensor the model needs before reading any data */
     for (i = 0; i < r.n_tensors; i++) {
         const xlarun_st_tensor *t = &r.tensors[i];
-        int slot = xlarun__slot_of(&L->m->cfg, t->name);
+        int sc, slot = xlarun__tensor_slot(&L->m->cfg, t->name, &sc);
         if (slot == -2) {
             xlarun__file_close(&f);
             return xlarun__fail(err, XLARUN_ERR_MODEL, "%s: tensor '%s' is past num_hidden_layers %u in config.json",
                                 path, t->name, L->m->cfg.n_layers);
         }
-        if (slot >= 0 && (st = xlarun__check_tensor(&L->m->cfg, slot, t, path, err)) != XLARUN_OK) {
+        if (slot >= 0 && (st = (sc ? xlarun__check_scale : xlarun__check_tensor)(&L->m->cfg, slot, t, path, err)) != XLARUN_OK) {
             xlarun__file_close(&f);
             return st;
         }
+    }
+    if ((st = xlarun__check_quant_meta(&L->m->cfg, &r, path, err)) != XLARUN_OK) {
+        xlarun__file_close(&f);
+        return st;
     }
 #if defined(XLARUN__MMAP)
     if (!stream) {
@@ -1746,8 +2104,8 @@ static xlarun_status xlarun__load_shard(xlarun__loader *L, const char *name, int
         xlarun__file_close(&f);
         for (i = 0; i < r.n_tensors && st == XLARUN_OK; i++) {
             const xlarun_st_tensor *t = &r.tensors[i];
-            int slot = xlarun__slot_of(&L->m->cfg, t->name);
-            if (slot >= 0) st = xlarun__take(L, shard, t, base ? base + t->offset : NULL, slot, path, err);
+            int sc, slot = xlarun__tensor_slot(&L->m->cfg, t->name, &sc);
+            if (slot >= 0) st = xlarun__take(L, shard, t, base ? base + t->offset : NULL, slot, sc, path, err);
         }
         L->a->high = mark;
         return st;
@@ -1756,12 +2114,13 @@ static xlarun_status xlarun__load_shard(xlarun__loader *L, const char *name, int
     /* streaming: tensors in file order into the model's memory; a measuring pass stops here */
     for (i = 0; i < r.n_tensors && st == XLARUN_OK; i++) {
         const xlarun_st_tensor *t = &r.tensors[i];
-        int slot = xlarun__slot_of(&L->m->cfg, t->name);
+        int sc, slot = xlarun__tensor_slot(&L->m->cfg, t->name, &sc), temp;
         void *dst = NULL;
         size_t got, tmark = L->a->high;
         if (slot < 0) continue;
+        temp = !sc && !xlarun__is_matrix_slot(slot);
         if (t->nbytes > SIZE_MAX / 2 ||
-            !(dst = xlarun__alloc_ex(L->a, XLARUN__CAST(size_t, t->nbytes), !xlarun__is_matrix_slot(slot), 1))) {
+            !(dst = xlarun__alloc_ex(L->a, XLARUN__CAST(size_t, t->nbytes), temp, 1))) {
             if (!xlarun__measuring(L->a))
                 st = xlarun__fail(err, XLARUN_ERR_MEMORY, "model memory too small for tensor '%s'", t->name);
             else if (t->nbytes > SIZE_MAX / 2)
@@ -1772,8 +2131,8 @@ static xlarun_status xlarun__load_shard(xlarun__loader *L, const char *name, int
             while (st == XLARUN_OK && cur != t) st = xlarun_st_next(&r, &cur, err);
             if (st == XLARUN_OK) st = xlarun_st_read(&r, dst, XLARUN__CAST(size_t, t->nbytes), &got, err);
         }
-        if (st == XLARUN_OK) st = xlarun__take(L, shard, t, dst, slot, path, err);
-        if (!xlarun__is_matrix_slot(slot)) L->a->high = tmark; /* the raw norm bytes were temporary */
+        if (st == XLARUN_OK) st = xlarun__take(L, shard, t, dst, slot, sc, path, err);
+        if (temp) L->a->high = tmark; /* the raw norm bytes were temporary */
     }
     if (st == XLARUN_OK && !xlarun__measuring(L->a)) {
         const xlarun_st_tensor *cur = &r.tensors[0];
@@ -1829,6 +2188,23 @@ static xlarun_status xlarun__read_index(xlarun__loader *L, const char *text, siz
     if (n == 0) return xlarun__fail(err, XLARUN_ERR_FORMAT, "%s: weight_map names no shards", what);
     *n_names = n;
     return XLARUN_OK;
+}
+
+/* the typed view of a checked matrix slot; returns the bytes one token reads from it */
+static uint64_t xlarun__view(xlarun_model *m, const xlarun__slot *sl, int slot, xlarun__weight *w) {
+    uint64_t shape[2];
+    xlarun__slot_shape(&m->cfg, slot, shape);
+    w->data = sl->data;
+    w->type = xlarun__ktype(sl->dtype);
+    w->scale = NULL;
+    w->qtype = XLARUN_K_Q8_0;
+    if (sl->dtype == XLARUN_DTYPE_I8 || sl->dtype == XLARUN_DTYPE_U8) {
+        w->scale = sl->scale;
+        w->qtype = sl->dtype == XLARUN_DTYPE_I8 ? XLARUN_K_Q8_0 : XLARUN_K_Q4_0;
+        m->quantized = 1;
+        return shape[0] * (xlarun_k_qrow_bytes(w->qtype, XLARUN__CAST(size_t, shape[1])) + shape[1] / XLARUN_K_QBLOCK * 2);
+    }
+    return shape[0] * shape[1] * xlarun_k_type_size(w->type);
 }
 
 static xlarun_status xlarun__model_build(xlarun__arena *a, const char *dir,
@@ -1899,6 +2275,12 @@ static xlarun_status xlarun__model_build(xlarun__arena *a, const char *dir,
         if (sl->index_shard >= 0 && sl->index_shard != sl->shard)
             return xlarun__fail(err, XLARUN_ERR_MODEL, "%s: tensor '%s' is in %s, but model.safetensors.index.json says %s",
                                 dir, name, names[sl->shard], names[sl->index_shard]);
+        if ((sl->dtype == XLARUN_DTYPE_I8 || sl->dtype == XLARUN_DTYPE_U8) && !sl->scale_found)
+            return xlarun__fail(err, XLARUN_ERR_MODEL, "%s: missing tensor '%s_scale' (the block scales of the quantized '%s')",
+                                dir, name, name);
+        if (sl->scale_found && sl->dtype != XLARUN_DTYPE_I8 && sl->dtype != XLARUN_DTYPE_U8)
+            return xlarun__fail(err, XLARUN_ERR_MODEL, "%s: tensor '%s_scale' is present, but '%s' is %s, not quantized",
+                                dir, name, name, xlarun_dtype_name(sl->dtype));
     }
     a->high = mark;
 
@@ -1906,12 +2288,9 @@ static xlarun_status xlarun__model_build(xlarun__arena *a, const char *dir,
     m->layers = XLARUN__CAST(xlarun__layer *, xlarun__alloc_ex(a, sizeof(xlarun__layer) * m->cfg.n_layers, 0, 0));
     m->inv_freq = XLARUN__CAST(float *, xlarun__alloc_ex(a, sizeof(float) * (m->cfg.head_dim / 2), 0, 0));
     if (!m->layers || !m->inv_freq) return xlarun__fail(err, XLARUN_ERR_MEMORY, "model memory too small");
-    m->embed.data = L.slots[XLARUN__T_EMBED].data;
-    m->embed.type = xlarun__ktype(L.slots[XLARUN__T_EMBED].dtype);
+    xlarun__view(m, &L.slots[XLARUN__T_EMBED], XLARUN__T_EMBED, &m->embed);
     i = m->cfg.tie_word_embeddings ? XLARUN__T_EMBED : XLARUN__T_LM_HEAD;
-    m->lm_head.data = L.slots[i].data;
-    m->lm_head.type = xlarun__ktype(L.slots[i].dtype);
-    m->weight_bytes = XLARUN__CAST(uint64_t, m->cfg.vocab_size) * m->cfg.hidden_size * xlarun_k_type_size(m->lm_head.type);
+    m->weight_bytes = xlarun__view(m, &L.slots[i], i, &m->lm_head);
     m->final_norm = XLARUN__CAST(const float *, L.slots[XLARUN__T_NORM].data);
     for (l = 0; l < m->cfg.n_layers; l++) {
         xlarun__slot *sl = &L.slots[XLARUN__T_GLOBAL + l * XLARUN__L_COUNT];
@@ -1923,12 +2302,8 @@ static xlarun_status xlarun__model_build(xlarun__arena *a, const char *dir,
         ly->attn_norm = XLARUN__CAST(const float *, sl[XLARUN__L_ATTN_NORM].data);
         ly->mlp_norm = XLARUN__CAST(const float *, sl[XLARUN__L_MLP_NORM].data);
         for (k = 0; k < XLARUN__L_COUNT; k++) {
-            uint64_t shape[2];
             if (k == XLARUN__L_ATTN_NORM || k == XLARUN__L_MLP_NORM) continue;
-            w[k]->data = sl[k].data;
-            w[k]->type = xlarun__ktype(sl[k].dtype);
-            xlarun__slot_shape(&m->cfg, XLARUN__T_GLOBAL + XLARUN__CAST(int, l) * XLARUN__L_COUNT + k, shape);
-            m->weight_bytes += shape[0] * shape[1] * xlarun_k_type_size(w[k]->type);
+            m->weight_bytes += xlarun__view(m, &sl[k], XLARUN__T_GLOBAL + XLARUN__CAST(int, l) * XLARUN__L_COUNT + k, w[k]);
         }
     }
     xlarun__rope_freqs(&m->cfg, m->inv_freq);
@@ -2027,6 +2402,21 @@ XLARUN_API const xlarun_config *xlarun_model_config(const xlarun_model *m) { ret
 XLARUN_API uint64_t xlarun_model_mapped_bytes(const xlarun_model *m) { return m ? m->mapped_bytes : 0; }
 XLARUN_API uint64_t xlarun_model_weight_bytes(const xlarun_model *m) { return m ? m->weight_bytes : 0; }
 
+XLARUN_API const char *xlarun_model_dtype(const xlarun_model *m) {
+    static const char *const names[] = {"f32", "f16", "bf16"};
+    uint32_t l;
+    xlarun_k_type t;
+    if (!m || m->magic != XLARUN__MODEL_MAGIC) return "?";
+    t = m->layers[0].q.type;
+    for (l = 0; l < m->cfg.n_layers; l++) {
+        const xlarun__layer *ly = &m->layers[l];
+        if (ly->q.type != t || ly->k.type != t || ly->v.type != t || ly->o.type != t ||
+            ly->gate.type != t || ly->up.type != t || ly->down.type != t)
+            return "mixed";
+    }
+    return XLARUN__CAST(unsigned, t) < sizeof names / sizeof *names ? names[t] : "?";
+}
+
 /* ============================== 5. EXECUTOR =================================================== */
 /* A session: KV cache, activation scratch and a thread pool in one block of memory. The graph
    is fixed and reads top to bottom in xlarun__forward.                                         */
@@ -2041,8 +2431,8 @@ typedef struct xlarun__pool {
     struct xlarun__worker *workers;
     pthread_mutex_t mu;
     pthread_cond_t go, done;
-    uint64_t gen;
-    uint32_t pending;
+    uint64_t gen;                        /* bumped (under mu) for each task */
+    uint32_t pending;                    /* workers still running the task */
     int quit;
     xlarun__task_fn fn;
     void *ctx;
@@ -2050,27 +2440,58 @@ typedef struct xlarun__pool {
 } xlarun__pool;
 
 #if !defined(XLARUN_NO_THREADS)
+/* Workers spin a little on the task counter before they sleep: decode hands out some 80 small
+   tasks per token, and a futex wake for each would cost more than the work between them. The
+   counter is written under the mutex, so a worker that gives up spinning cannot miss a task. */
+#if defined(__GNUC__)
+#define XLARUN__LOAD(x) __atomic_load_n(&(x), __ATOMIC_ACQUIRE)
+#define XLARUN__STORE(x, v) __atomic_store_n(&(x), (v), __ATOMIC_RELEASE)
+#define XLARUN__DEC(x) __atomic_sub_fetch(&(x), 1, __ATOMIC_ACQ_REL)
+#define XLARUN__SPIN 20000
+#if defined(__x86_64__) || defined(__i386__)
+#define XLARUN__RELAX() __builtin_ia32_pause()
+#elif defined(__aarch64__)
+#define XLARUN__RELAX() __asm__ __volatile__("yield")
+#else
+#define XLARUN__RELAX() ((void)0)
+#endif
+#else /* no atomics known: take the mutex for every look, never spin */
+#define XLARUN__SPIN 0
+#define XLARUN__STORE(x, v) ((x) = (v))
+#define XLARUN__RELAX() ((void)0)
+#endif
+
 typedef struct xlarun__worker { xlarun__pool *pool; uint32_t index; } xlarun__worker;
 
 static void *xlarun__worker_main(void *arg) {
     xlarun__worker *w = XLARUN__CAST(xlarun__worker *, arg);
     xlarun__pool *p = w->pool;
     uint64_t seen = 0;
-    pthread_mutex_lock(&p->mu);
     for (;;) {
         xlarun__task_fn fn;
         void *ctx;
+        int spin = 0, last;
+#if XLARUN__SPIN
+        while (XLARUN__LOAD(p->gen) == seen && spin < XLARUN__SPIN) { XLARUN__RELAX(); spin++; }
+#endif
+        pthread_mutex_lock(&p->mu);
         while (p->gen == seen && !p->quit) pthread_cond_wait(&p->go, &p->mu);
-        if (p->quit) break;
+        if (p->quit) { pthread_mutex_unlock(&p->mu); break; }
         seen = p->gen;
         fn = p->fn;
         ctx = p->ctx;
         pthread_mutex_unlock(&p->mu);
         fn(ctx, w->index, p->n);
+#if XLARUN__SPIN
+        last = XLARUN__DEC(p->pending) == 0;
+        if (last) { pthread_mutex_lock(&p->mu); pthread_cond_signal(&p->done); pthread_mutex_unlock(&p->mu); }
+#else
         pthread_mutex_lock(&p->mu);
-        if (--p->pending == 0) pthread_cond_signal(&p->done);
+        last = --p->pending == 0;
+        if (last) pthread_cond_signal(&p->done);
+        pthread_mutex_unlock(&p->mu);
+#endif
     }
-    pthread_mutex_unlock(&p->mu);
     return NULL;
 }
 #endif
@@ -2079,17 +2500,28 @@ static void *xlarun__worker_main(void *arg) {
 static void xlarun__pool_run(xlarun__pool *p, xlarun__task_fn fn, void *ctx) {
 #if !defined(XLARUN_NO_THREADS)
     if (p->n > 1) {
+        int spin = 0;
         pthread_mutex_lock(&p->mu);
         p->fn = fn;
         p->ctx = ctx;
         p->pending = p->n - 1;
-        p->gen++;
+        XLARUN__STORE(p->gen, p->gen + 1);
         pthread_cond_broadcast(&p->go);
         pthread_mutex_unlock(&p->mu);
         fn(ctx, 0, p->n);
+#if XLARUN__SPIN
+        while (XLARUN__LOAD(p->pending) && spin < XLARUN__SPIN) { XLARUN__RELAX(); spin++; }
+        if (XLARUN__LOAD(p->pending)) {
+            pthread_mutex_lock(&p->mu);
+            while (XLARUN__LOAD(p->pending)) pthread_cond_wait(&p->done, &p->mu);
+            pthread_mutex_unlock(&p->mu);
+        }
+#else
+        (void)spin;
         pthread_mutex_lock(&p->mu);
         while (p->pending) pthread_cond_wait(&p->done, &p->mu);
         pthread_mutex_unlock(&p->mu);
+#endif
         return;
     }
 #endif
@@ -2156,6 +2588,7 @@ struct xlarun_session {
     float *rope_cos, *rope_sin;          /* [n_batch][head_dim / 2] */
     float *scores;                       /* [n_threads][n_ctx] */
     float *logits;                       /* [vocab_size] */
+    unsigned char *xq;                   /* quantized models: n_batch int8 input rows */
     xlarun__pool pool;
     void *own, *alloc_user;
 };
@@ -2176,6 +2609,7 @@ typedef struct xlarun__mm {
     int count, silu_mul;
     size_t K, n, ldy;
     const float *x;
+    const void *xq;                      /* x as int8 blocks, for q8_0/q4_0 weights */
 } xlarun__mm;
 
 static void xlarun__mm_task(void *ctx, uint32_t t, uint32_t nt) {
@@ -2184,7 +2618,9 @@ static void xlarun__mm_task(void *ctx, uint32_t t, uint32_t nt) {
     for (i = 0; i < c->count; i++) {
         size_t r0, r1, ldy = c->ldy ? c->ldy : c->rows[i];
         xlarun__split(c->rows[i], t, nt, &r0, &r1);
-        if (r0 < r1) xlarun_k_matmul(c->w[i]->type, c->w[i]->data, c->K, r0, r1, c->x, c->K, c->n, c->y[i], ldy);
+        if (r0 < r1 && c->w[i]->scale)
+            xlarun_k_qmatmul(c->w[i]->qtype, c->w[i]->data, c->w[i]->scale, c->K, r0, r1, c->xq, c->n, c->y[i], ldy);
+        else if (r0 < r1) xlarun_k_matmul(c->w[i]->type, c->w[i]->data, c->K, r0, r1, c->x, c->K, c->n, c->y[i], ldy);
     }
     if (c->silu_mul) {
         size_t r0, r1, i2;
@@ -2194,13 +2630,27 @@ static void xlarun__mm_task(void *ctx, uint32_t t, uint32_t nt) {
     }
 }
 
+/* run the products of c on the pool. Quantized weights read their input as int8 blocks: each
+   of the n input rows is quantized once, on its own (so a prefill chunk equals token-by-token
+   decode), before the threads start. */
+static void xlarun__mm_run(xlarun_session *s, xlarun__mm *c) {
+    int i, q = 0;
+    for (i = 0; i < c->count; i++) q |= c->w[i]->scale != NULL;
+    if (q) {
+        size_t j, b = xlarun_k_qact_bytes(c->K);
+        for (j = 0; j < c->n; j++) xlarun_k_quantize_act(c->x + j * c->K, c->K, s->xq + j * b);
+        c->xq = s->xq;
+    }
+    xlarun__pool_run(&s->pool, xlarun__mm_task, c);
+}
+
 static void xlarun__matmul(xlarun_session *s, const xlarun__weight *w, size_t rows, size_t K,
                            const float *x, size_t n, float *y) {
     xlarun__mm c;
     memset(&c, 0, sizeof c);
     c.w[0] = w; c.y[0] = y; c.rows[0] = rows; c.count = 1;
     c.K = K; c.n = n; c.x = x;
-    xlarun__pool_run(&s->pool, xlarun__mm_task, &c);
+    xlarun__mm_run(s, &c);
 }
 
 typedef struct xlarun__attn {
@@ -2233,8 +2683,12 @@ static void xlarun__forward(xlarun_session *s, const int32_t *ids, size_t n) {
     size_t qd = XLARUN__CAST(size_t, c->n_heads) * hd, kvd = XLARUN__CAST(size_t, c->n_kv_heads) * hd;
     size_t esz = xlarun_k_type_size(m->embed.type), i, j, l;
     for (i = 0; i < n; i++)
-        xlarun_k_to_f32(m->embed.type, XLARUN__CAST(const char *, m->embed.data) + XLARUN__CAST(size_t, ids[i]) * H * esz,
-                        s->x + i * H, H);
+        if (m->embed.scale) /* a quantized embedding: dequantize the row */
+            xlarun_k_qdequant(m->embed.qtype, XLARUN__CAST(const char *, m->embed.data) + XLARUN__CAST(size_t, ids[i]) * xlarun_k_qrow_bytes(m->embed.qtype, H),
+                              XLARUN__CAST(const char *, m->embed.scale) + XLARUN__CAST(size_t, ids[i]) * (H / XLARUN_K_QBLOCK) * 2, s->x + i * H, H);
+        else
+            xlarun_k_to_f32(m->embed.type, XLARUN__CAST(const char *, m->embed.data) + XLARUN__CAST(size_t, ids[i]) * H * esz,
+                            s->x + i * H, H);
     for (i = 0; i < n; i++) /* angle = f32(pos) * inv_freq, one f32 product as in transformers */
         for (j = 0; j < half; j++) {
             float ang = XLARUN__CAST(float, s->pos + i) * m->inv_freq[j];
@@ -2252,7 +2706,7 @@ static void xlarun__forward(xlarun_session *s, const int32_t *ids, size_t n) {
         mm.w[1] = &L->k; mm.y[1] = s->k; mm.rows[1] = kvd;
         mm.w[2] = &L->v; mm.y[2] = s->v; mm.rows[2] = kvd;
         mm.count = 3; mm.K = H; mm.n = n; mm.x = s->xb;
-        xlarun__pool_run(&s->pool, xlarun__mm_task, &mm);
+        xlarun__mm_run(s, &mm);
         for (i = 0; i < n; i++) {
             size_t at_pos = (l * s->n_ctx + s->pos + i) * kvd;
             xlarun_k_rope(s->q + i * qd, c->n_heads, hd, s->rope_cos + i * half, s->rope_sin + i * half);
@@ -2270,7 +2724,7 @@ static void xlarun__forward(xlarun_session *s, const int32_t *ids, size_t n) {
         mm.w[0] = &L->gate; mm.y[0] = s->gate; mm.rows[0] = I;
         mm.w[1] = &L->up; mm.y[1] = s->up; mm.rows[1] = I;
         mm.count = 2; mm.silu_mul = 1; mm.K = H; mm.n = n; mm.x = s->xb;
-        xlarun__pool_run(&s->pool, xlarun__mm_task, &mm);
+        xlarun__mm_run(s, &mm);
         xlarun__matmul(s, &L->down, H, I, s->gate, n, s->tmp);
         xlarun_k_add(s->x, s->tmp, n * H);
     }
@@ -2327,6 +2781,12 @@ static xlarun_status xlarun__session_build(xlarun__arena *a, const xlarun_model 
     s->rope_sin = XLARUN__CAST(float *, xlarun__alloc_ex(a, XLARUN__CAST(size_t, nb) * (c->head_dim / 2) * sizeof(float), 0, 1));
     s->scores = XLARUN__CAST(float *, xlarun__alloc_ex(a, XLARUN__CAST(size_t, nt) * n_ctx * sizeof(float), 0, 1));
     s->logits = XLARUN__CAST(float *, xlarun__alloc_ex(a, XLARUN__CAST(size_t, c->vocab_size) * sizeof(float), 0, 1));
+    if (m->quantized) { /* int8 input rows for the widest K: hidden, intermediate or q width */
+        size_t kmax = c->hidden_size > c->intermediate_size ? c->hidden_size : c->intermediate_size;
+        if (qd > kmax) kmax = XLARUN__CAST(size_t, qd);
+        s->xq = XLARUN__CAST(unsigned char *, xlarun__alloc_ex(a, XLARUN__CAST(size_t, nb) * xlarun_k_qact_bytes(kmax), 0, 1));
+        if (!s->xq && !xlarun__measuring(a)) return xlarun__no_room(a, "session", err);
+    }
     if (!xlarun__measuring(a) && (!s->kc || !s->vc || !s->rope_cos || !s->rope_sin || !s->scores || !s->logits))
         return xlarun__no_room(a, "session", err);
 #if !defined(XLARUN_NO_THREADS)
@@ -2463,9 +2923,2759 @@ XLARUN_API size_t xlarun_session_position(const xlarun_session *s) {
 /* ============================== 6. TOKENIZER ================================================== */
 /* tokenizer.json: BPE (byte-level as Llama 3 / GPT-2, SentencePiece-style with byte fallback as
    Llama 2), added and special tokens, decoding and streaming detokenization.                    */
+/* Pipeline (SPEC.md section 4, checked against tokenizers 0.20.3): split out added tokens
+   (leftmost-longest), normalize each remaining segment (SentencePiece: Prepend + Replace), split
+   out normalized added tokens, pre-tokenize (the Llama 3 Split pattern or the GPT-2 ByteLevel
+   pattern, hand-coded below, after Digits when present), map bytes to the byte-level alphabet,
+   BPE each word (ignore_merges, byte_fallback, unk), then the post-processor's template.
+   Everything is validated at load; encoding and decoding touch only the caller's memory. */
+
+/* ---- Unicode classes ------------------------------------------------------------------------ */
+enum { XLARUN__U_OTHER, XLARUN__U_L, XLARUN__U_ND, XLARUN__U_NL, XLARUN__U_NO, XLARUN__U_WS,
+       XLARUN__U_M, XLARUN__U_W };
+
+/* unicode table begin */
+/* generated by tools/make_unicode.py from Unicode 14.0.0: 1913 ranges, (start << 3) | class */
+static const uint32_t xlarun__uni_ranges[1913] = {
+    0x0, 0x4d, 0x70, 0x105, 0x108, 0x182, 0x1d0, 0x209, 0x2d8, 0x2ff, 0x300, 0x309, 0x3d8, 0x42d,
+    0x430, 0x505, 0x508, 0x551, 0x558, 0x594, 0x5a0, 0x5a9, 0x5b0, 0x5cc, 0x5d1, 0x5d8, 0x5e4,
+    0x5f8, 0x601, 0x6b8, 0x6c1, 0x7b8, 0x7c1, 0x1610, 0x1631, 0x1690, 0x1701, 0x1728, 0x1761,
+    0x1768, 0x1771, 0x1778, 0x1806, 0x1b81, 0x1ba8, 0x1bb1, 0x1bc0, 0x1bd1, 0x1bf0, 0x1bf9, 0x1c00,
+    0x1c31, 0x1c38, 0x1c41, 0x1c58, 0x1c61, 0x1c68, 0x1c71, 0x1d10, 0x1d19, 0x1fb0, 0x1fb9, 0x2410,
+    0x241e, 0x2451, 0x2980, 0x2989, 0x2ab8, 0x2ac9, 0x2ad0, 0x2b01, 0x2c48, 0x2c8e, 0x2df0, 0x2dfe,
+    0x2e00, 0x2e0e, 0x2e18, 0x2e26, 0x2e30, 0x2e3e, 0x2e40, 0x2e81, 0x2f58, 0x2f79, 0x2f98, 0x3086,
+    0x30d8, 0x3101, 0x325e, 0x3302, 0x3350, 0x3371, 0x3386, 0x3389, 0x36a0, 0x36a9, 0x36b6, 0x36e8,
+    0x36fe, 0x3729, 0x373e, 0x3748, 0x3756, 0x3771, 0x3782, 0x37d1, 0x37e8, 0x37f9, 0x3800, 0x3881,
+    0x388e, 0x3891, 0x3986, 0x3a58, 0x3a69, 0x3d36, 0x3d89, 0x3d90, 0x3e02, 0x3e51, 0x3f5e, 0x3fa1,
+    0x3fb0, 0x3fd1, 0x3fd8, 0x3fee, 0x3ff0, 0x4001, 0x40b6, 0x40d1, 0x40de, 0x4121, 0x412e, 0x4141,
+    0x414e, 0x4170, 0x4201, 0x42ce, 0x42e0, 0x4301, 0x4358, 0x4381, 0x4440, 0x4449, 0x4478, 0x44c6,
+    0x4501, 0x4656, 0x4710, 0x471e, 0x4821, 0x49d6, 0x49e9, 0x49f6, 0x4a81, 0x4a8e, 0x4ac1, 0x4b16,
+    0x4b20, 0x4b32, 0x4b80, 0x4b89, 0x4c0e, 0x4c20, 0x4c29, 0x4c68, 0x4c79, 0x4c88, 0x4c99, 0x4d48,
+    0x4d51, 0x4d88, 0x4d91, 0x4d98, 0x4db1, 0x4dd0, 0x4de6, 0x4de9, 0x4df6, 0x4e28, 0x4e3e, 0x4e48,
+    0x4e5e, 0x4e71, 0x4e78, 0x4ebe, 0x4ec0, 0x4ee1, 0x4ef0, 0x4ef9, 0x4f16, 0x4f20, 0x4f32, 0x4f81,
+    0x4f90, 0x4fa4, 0x4fd0, 0x4fe1, 0x4fe8, 0x4ff6, 0x4ff8, 0x500e, 0x5020, 0x5029, 0x5058, 0x5079,
+    0x5088, 0x5099, 0x5148, 0x5151, 0x5188, 0x5191, 0x51a0, 0x51a9, 0x51b8, 0x51c1, 0x51d0, 0x51e6,
+    0x51e8, 0x51f6, 0x5218, 0x523e, 0x5248, 0x525e, 0x5270, 0x528e, 0x5290, 0x52c9, 0x52e8, 0x52f1,
+    0x52f8, 0x5332, 0x5386, 0x5391, 0x53ae, 0x53b0, 0x540e, 0x5420, 0x5429, 0x5470, 0x5479, 0x5490,
+    0x5499, 0x5548, 0x5551, 0x5588, 0x5591, 0x55a0, 0x55a9, 0x55d0, 0x55e6, 0x55e9, 0x55f6, 0x5630,
+    0x563e, 0x5650, 0x565e, 0x5670, 0x5681, 0x5688, 0x5701, 0x5716, 0x5720, 0x5732, 0x5780, 0x57c9,
+    0x57d6, 0x5800, 0x580e, 0x5820, 0x5829, 0x5868, 0x5879, 0x5888, 0x5899, 0x5948, 0x5951, 0x5988,
+    0x5991, 0x59a0, 0x59a9, 0x59d0, 0x59e6, 0x59e9, 0x59f6, 0x5a28, 0x5a3e, 0x5a48, 0x5a5e, 0x5a70,
+    0x5aae, 0x5ac0, 0x5ae1, 0x5af0, 0x5af9, 0x5b16, 0x5b20, 0x5b32, 0x5b80, 0x5b89, 0x5b94, 0x5bc0,
+    0x5c16, 0x5c19, 0x5c20, 0x5c29, 0x5c58, 0x5c71, 0x5c88, 0x5c91, 0x5cb0, 0x5cc9, 0x5cd8, 0x5ce1,
+    0x5ce8, 0x5cf1, 0x5d00, 0x5d19, 0x5d28, 0x5d41, 0x5d58, 0x5d71, 0x5dd0, 0x5df6, 0x5e18, 0x5e36,
+    0x5e48, 0x5e56, 0x5e70, 0x5e81, 0x5e88, 0x5ebe, 0x5ec0, 0x5f32, 0x5f84, 0x5f98, 0x6006, 0x6029,
+    0x6068, 0x6071, 0x6088, 0x6091, 0x6148, 0x6151, 0x61d0, 0x61e6, 0x61e9, 0x61f6, 0x6228, 0x6236,
+    0x6248, 0x6256, 0x6270, 0x62ae, 0x62b8, 0x62c1, 0x62d8, 0x62e9, 0x62f0, 0x6301, 0x6316, 0x6320,
+    0x6332, 0x6380, 0x63c4, 0x63f8, 0x6401, 0x640e, 0x6420, 0x6429, 0x6468, 0x6471, 0x6488, 0x6491,
+    0x6548, 0x6551, 0x65a0, 0x65a9, 0x65d0, 0x65e6, 0x65e9, 0x65f6, 0x6628, 0x6636, 0x6648, 0x6656,
+    0x6670, 0x66ae, 0x66b8, 0x66e9, 0x66f8, 0x6701, 0x6716, 0x6720, 0x6732, 0x6780, 0x6789, 0x6798,
+    0x6806, 0x6821, 0x6868, 0x6871, 0x6888, 0x6891, 0x69de, 0x69e9, 0x69f6, 0x6a28, 0x6a36, 0x6a48,
+    0x6a56, 0x6a71, 0x6a78, 0x6aa1, 0x6abe, 0x6ac4, 0x6af9, 0x6b16, 0x6b20, 0x6b32, 0x6b84, 0x6bc8,
+    0x6bd1, 0x6c00, 0x6c0e, 0x6c20, 0x6c29, 0x6cb8, 0x6cd1, 0x6d90, 0x6d99, 0x6de0, 0x6de9, 0x6df0,
+    0x6e01, 0x6e38, 0x6e56, 0x6e58, 0x6e7e, 0x6ea8, 0x6eb6, 0x6eb8, 0x6ec6, 0x6f00, 0x6f32, 0x6f80,
+    0x6f96, 0x6fa0, 0x7009, 0x718e, 0x7191, 0x71a6, 0x71d8, 0x7201, 0x723e, 0x7278, 0x7282, 0x72d0,
+    0x7409, 0x7418, 0x7421, 0x7428, 0x7431, 0x7458, 0x7461, 0x7520, 0x7529, 0x7530, 0x7539, 0x758e,
+    0x7591, 0x75a6, 0x75e9, 0x75f0, 0x7601, 0x7628, 0x7631, 0x7638, 0x7646, 0x7670, 0x7682, 0x76d0,
+    0x76e1, 0x7700, 0x7801, 0x7808, 0x78c6, 0x78d0, 0x7902, 0x7954, 0x79a0, 0x79ae, 0x79b0, 0x79be,
+    0x79c0, 0x79ce, 0x79d0, 0x79f6, 0x7a01, 0x7a40, 0x7a49, 0x7b68, 0x7b8e, 0x7c28, 0x7c36, 0x7c41,
+    0x7c6e, 0x7cc0, 0x7cce, 0x7de8, 0x7e36, 0x7e38, 0x8001, 0x815e, 0x81f9, 0x8202, 0x8250, 0x8281,
+    0x82b6, 0x82d1, 0x82f6, 0x8309, 0x8316, 0x8329, 0x833e, 0x8371, 0x838e, 0x83a9, 0x8416, 0x8471,
+    0x847e, 0x8482, 0x84d6, 0x84f0, 0x8501, 0x8630, 0x8639, 0x8640, 0x8669, 0x8670, 0x8681, 0x87d8,
+    0x87e1, 0x9248, 0x9251, 0x9270, 0x9281, 0x92b8, 0x92c1, 0x92c8, 0x92d1, 0x92f0, 0x9301, 0x9448,
+    0x9451, 0x9470, 0x9481, 0x9588, 0x9591, 0x95b0, 0x95c1, 0x95f8, 0x9601, 0x9608, 0x9611, 0x9630,
+    0x9641, 0x96b8, 0x96c1, 0x9888, 0x9891, 0x98b0, 0x98c1, 0x9ad8, 0x9aee, 0x9b00, 0x9b4c, 0x9be8,
+    0x9c01, 0x9c80, 0x9d01, 0x9fb0, 0x9fc1, 0x9ff0, 0xa009, 0xb368, 0xb379, 0xb405, 0xb409, 0xb4d8,
+    0xb501, 0xb758, 0xb773, 0xb789, 0xb7c8, 0xb801, 0xb896, 0xb8b0, 0xb8f9, 0xb996, 0xb9a8, 0xba01,
+    0xba96, 0xbaa0, 0xbb01, 0xbb68, 0xbb71, 0xbb88, 0xbb96, 0xbba0, 0xbc01, 0xbda6, 0xbea0, 0xbeb9,
+    0xbec0, 0xbee1, 0xbeee, 0xbef0, 0xbf02, 0xbf50, 0xbf84, 0xbfd0, 0xc05e, 0xc070, 0xc07e, 0xc082,
+    0xc0d0, 0xc101, 0xc3c8, 0xc401, 0xc42e, 0xc439, 0xc54e, 0xc551, 0xc558, 0xc581, 0xc7b0, 0xc801,
+    0xc8f8, 0xc906, 0xc960, 0xc986, 0xc9e0, 0xca32, 0xca81, 0xcb70, 0xcb81, 0xcba8, 0xcc01, 0xcd60,
+    0xcd81, 0xce50, 0xce82, 0xced4, 0xced8, 0xd001, 0xd0be, 0xd0e0, 0xd101, 0xd2ae, 0xd2f8, 0xd306,
+    0xd3e8, 0xd3fe, 0xd402, 0xd450, 0xd482, 0xd4d0, 0xd539, 0xd540, 0xd586, 0xd678, 0xd806, 0xd829,
+    0xd9a6, 0xda29, 0xda68, 0xda82, 0xdad0, 0xdb5e, 0xdba0, 0xdc06, 0xdc19, 0xdd0e, 0xdd71, 0xdd82,
+    0xddd1, 0xdf36, 0xdfa0, 0xe001, 0xe126, 0xe1c0, 0xe202, 0xe250, 0xe269, 0xe282, 0xe2d1, 0xe3f0,
+    0xe401, 0xe448, 0xe481, 0xe5d8, 0xe5e9, 0xe600, 0xe686, 0xe698, 0xe6a6, 0xe749, 0xe76e, 0xe771,
+    0xe7a6, 0xe7a9, 0xe7be, 0xe7d1, 0xe7d8, 0xe801, 0xee06, 0xf001, 0xf8b0, 0xf8c1, 0xf8f0, 0xf901,
+    0xfa30, 0xfa41, 0xfa70, 0xfa81, 0xfac0, 0xfac9, 0xfad0, 0xfad9, 0xfae0, 0xfae9, 0xfaf0, 0xfaf9,
+    0xfbf0, 0xfc01, 0xfda8, 0xfdb1, 0xfde8, 0xfdf1, 0xfdf8, 0xfe11, 0xfe28, 0xfe31, 0xfe68, 0xfe81,
+    0xfea0, 0xfeb1, 0xfee0, 0xff01, 0xff68, 0xff91, 0xffa8, 0xffb1, 0xffe8, 0x10005, 0x10058,
+    0x10067, 0x10070, 0x10145, 0x10150, 0x1017d, 0x10180, 0x101ff, 0x10208, 0x102a7, 0x102a8,
+    0x102fd, 0x10300, 0x10384, 0x10389, 0x10390, 0x103a4, 0x103d0, 0x103f9, 0x10404, 0x10450,
+    0x10481, 0x104e8, 0x10686, 0x10788, 0x10811, 0x10818, 0x10839, 0x10840, 0x10851, 0x108a0,
+    0x108a9, 0x108b0, 0x108c9, 0x108f0, 0x10921, 0x10928, 0x10931, 0x10938, 0x10941, 0x10948,
+    0x10951, 0x10970, 0x10979, 0x109d0, 0x109e1, 0x10a00, 0x10a29, 0x10a50, 0x10a71, 0x10a78,
+    0x10a84, 0x10b03, 0x10c19, 0x10c2b, 0x10c4c, 0x10c50, 0x12304, 0x124e0, 0x125b7, 0x12754,
+    0x12800, 0x13bb4, 0x13ca0, 0x16001, 0x16728, 0x16759, 0x1677e, 0x16791, 0x167a0, 0x167ec,
+    0x167f0, 0x16801, 0x16930, 0x16939, 0x16940, 0x16969, 0x16970, 0x16981, 0x16b40, 0x16b79,
+    0x16b80, 0x16bfe, 0x16c01, 0x16cb8, 0x16d01, 0x16d38, 0x16d41, 0x16d78, 0x16d81, 0x16db8,
+    0x16dc1, 0x16df8, 0x16e01, 0x16e38, 0x16e41, 0x16e78, 0x16e81, 0x16eb8, 0x16ec1, 0x16ef8,
+    0x16f06, 0x17000, 0x17179, 0x17180, 0x18005, 0x18008, 0x18029, 0x1803b, 0x18040, 0x1810b,
+    0x18156, 0x18180, 0x18189, 0x181b0, 0x181c3, 0x181d9, 0x181e8, 0x18209, 0x184b8, 0x184ce,
+    0x184d8, 0x184e9, 0x18500, 0x18509, 0x187d8, 0x187e1, 0x18800, 0x18829, 0x18980, 0x18989,
+    0x18c78, 0x18c94, 0x18cb0, 0x18d01, 0x18e00, 0x18f81, 0x19000, 0x19104, 0x19150, 0x19244,
+    0x19280, 0x1928c, 0x19300, 0x19404, 0x19450, 0x1958c, 0x19600, 0x1a001, 0x26e00, 0x27001,
+    0x52468, 0x52681, 0x527f0, 0x52801, 0x53068, 0x53081, 0x53102, 0x53151, 0x53160, 0x53201,
+    0x5337e, 0x53398, 0x533a6, 0x533f0, 0x533f9, 0x534f6, 0x53501, 0x53733, 0x53786, 0x53790,
+    0x538b9, 0x53900, 0x53911, 0x53c48, 0x53c59, 0x53e58, 0x53e81, 0x53e90, 0x53e99, 0x53ea0,
+    0x53ea9, 0x53ed0, 0x53f91, 0x54016, 0x54019, 0x54036, 0x54039, 0x5405e, 0x54061, 0x5411e,
+    0x54140, 0x54166, 0x54168, 0x54184, 0x541b0, 0x54201, 0x543a0, 0x54406, 0x54411, 0x545a6,
+    0x54630, 0x54682, 0x546d0, 0x54706, 0x54791, 0x547c0, 0x547d9, 0x547e0, 0x547e9, 0x547fe,
+    0x54802, 0x54851, 0x54936, 0x54970, 0x54981, 0x54a3e, 0x54aa0, 0x54b01, 0x54be8, 0x54c06,
+    0x54c21, 0x54d9e, 0x54e08, 0x54e79, 0x54e82, 0x54ed0, 0x54f01, 0x54f2e, 0x54f31, 0x54f82,
+    0x54fd1, 0x54ff8, 0x55001, 0x5514e, 0x551b8, 0x55201, 0x5521e, 0x55221, 0x55266, 0x55270,
+    0x55282, 0x552d0, 0x55301, 0x553b8, 0x553d1, 0x553de, 0x553f1, 0x55586, 0x55589, 0x55596,
+    0x555a9, 0x555be, 0x555c9, 0x555f6, 0x55601, 0x5560e, 0x55611, 0x55618, 0x556d9, 0x556f0,
+    0x55701, 0x5575e, 0x55780, 0x55791, 0x557ae, 0x557b8, 0x55809, 0x55838, 0x55849, 0x55878,
+    0x55889, 0x558b8, 0x55901, 0x55938, 0x55941, 0x55978, 0x55981, 0x55ad8, 0x55ae1, 0x55b50,
+    0x55b81, 0x55f1e, 0x55f58, 0x55f66, 0x55f70, 0x55f82, 0x55fd0, 0x56001, 0x6bd20, 0x6bd81,
+    0x6be38, 0x6be59, 0x6bfe0, 0x7c801, 0x7d370, 0x7d381, 0x7d6d0, 0x7d801, 0x7d838, 0x7d899,
+    0x7d8c0, 0x7d8e9, 0x7d8f6, 0x7d8f9, 0x7d948, 0x7d951, 0x7d9b8, 0x7d9c1, 0x7d9e8, 0x7d9f1,
+    0x7d9f8, 0x7da01, 0x7da10, 0x7da19, 0x7da28, 0x7da31, 0x7dd90, 0x7de99, 0x7e9f0, 0x7ea81,
+    0x7ec80, 0x7ec91, 0x7ee40, 0x7ef81, 0x7efe0, 0x7f006, 0x7f080, 0x7f106, 0x7f180, 0x7f19f,
+    0x7f1a8, 0x7f26f, 0x7f280, 0x7f381, 0x7f3a8, 0x7f3b1, 0x7f7e8, 0x7f882, 0x7f8d0, 0x7f909,
+    0x7f9d8, 0x7f9ff, 0x7fa00, 0x7fa09, 0x7fad8, 0x7fb31, 0x7fdf8, 0x7fe11, 0x7fe40, 0x7fe51,
+    0x7fe80, 0x7fe91, 0x7fec0, 0x7fed1, 0x7fee8, 0x80001, 0x80060, 0x80069, 0x80138, 0x80141,
+    0x801d8, 0x801e1, 0x801f0, 0x801f9, 0x80270, 0x80281, 0x802f0, 0x80401, 0x807d8, 0x8083c,
+    0x809a0, 0x80a03, 0x80bac, 0x80bc8, 0x80c54, 0x80c60, 0x80fee, 0x80ff0, 0x81401, 0x814e8,
+    0x81501, 0x81688, 0x81706, 0x8170c, 0x817e0, 0x81801, 0x81904, 0x81920, 0x81969, 0x81a0b,
+    0x81a11, 0x81a53, 0x81a58, 0x81a81, 0x81bb6, 0x81bd8, 0x81c01, 0x81cf0, 0x81d01, 0x81e20,
+    0x81e41, 0x81e80, 0x81e8b, 0x81eb0, 0x82001, 0x824f0, 0x82502, 0x82550, 0x82581, 0x826a0,
+    0x826c1, 0x827e0, 0x82801, 0x82940, 0x82981, 0x82b20, 0x82b81, 0x82bd8, 0x82be1, 0x82c58,
+    0x82c61, 0x82c98, 0x82ca1, 0x82cb0, 0x82cb9, 0x82d10, 0x82d19, 0x82d90, 0x82d99, 0x82dd0,
+    0x82dd9, 0x82de8, 0x83001, 0x839b8, 0x83a01, 0x83ab0, 0x83b01, 0x83b40, 0x83c01, 0x83c30,
+    0x83c39, 0x83d88, 0x83d91, 0x83dd8, 0x84001, 0x84030, 0x84041, 0x84048, 0x84051, 0x841b0,
+    0x841b9, 0x841c8, 0x841e1, 0x841e8, 0x841f9, 0x842b0, 0x842c4, 0x84301, 0x843b8, 0x843cc,
+    0x84401, 0x844f8, 0x8453c, 0x84580, 0x84701, 0x84798, 0x847a1, 0x847b0, 0x847dc, 0x84801,
+    0x848b4, 0x848e0, 0x84901, 0x849d0, 0x84c01, 0x84dc0, 0x84de4, 0x84df1, 0x84e04, 0x84e80,
+    0x84e94, 0x85001, 0x8500e, 0x85020, 0x8502e, 0x85038, 0x85066, 0x85081, 0x850a0, 0x850a9,
+    0x850c0, 0x850c9, 0x851b0, 0x851c6, 0x851d8, 0x851fe, 0x85204, 0x85248, 0x85301, 0x853ec,
+    0x853f8, 0x85401, 0x854ec, 0x85500, 0x85601, 0x85640, 0x85649, 0x8572e, 0x85738, 0x8575c,
+    0x85780, 0x85801, 0x859b0, 0x85a01, 0x85ab0, 0x85ac4, 0x85b01, 0x85b98, 0x85bc4, 0x85c01,
+    0x85c90, 0x85d4c, 0x85d80, 0x86001, 0x86248, 0x86401, 0x86598, 0x86601, 0x86798, 0x867d4,
+    0x86801, 0x86926, 0x86940, 0x86982, 0x869d0, 0x87304, 0x873f8, 0x87401, 0x87550, 0x8755e,
+    0x87568, 0x87581, 0x87590, 0x87801, 0x878ec, 0x87939, 0x87940, 0x87981, 0x87a36, 0x87a8c,
+    0x87aa8, 0x87b81, 0x87c16, 0x87c30, 0x87d81, 0x87e2c, 0x87e60, 0x87f01, 0x87fb8, 0x88006,
+    0x88019, 0x881c6, 0x88238, 0x88294, 0x88332, 0x88386, 0x88389, 0x8839e, 0x883a9, 0x883b0,
+    0x883fe, 0x88419, 0x88586, 0x885d8, 0x88616, 0x88618, 0x88681, 0x88748, 0x88782, 0x887d0,
+    0x88806, 0x88819, 0x8893e, 0x889a8, 0x889b2, 0x88a00, 0x88a21, 0x88a2e, 0x88a39, 0x88a40,
+    0x88a81, 0x88b9e, 0x88ba0, 0x88bb1, 0x88bb8, 0x88c06, 0x88c19, 0x88d9e, 0x88e09, 0x88e28,
+    0x88e4e, 0x88e68, 0x88e76, 0x88e82, 0x88ed1, 0x88ed8, 0x88ee1, 0x88ee8, 0x88f0c, 0x88fa8,
+    0x89001, 0x89090, 0x89099, 0x89166, 0x891c0, 0x891f6, 0x891f8, 0x89401, 0x89438, 0x89441,
+    0x89448, 0x89451, 0x89470, 0x89479, 0x894f0, 0x894f9, 0x89548, 0x89581, 0x896fe, 0x89758,
+    0x89782, 0x897d0, 0x89806, 0x89820, 0x89829, 0x89868, 0x89879, 0x89888, 0x89899, 0x89948,
+    0x89951, 0x89988, 0x89991, 0x899a0, 0x899a9, 0x899d0, 0x899de, 0x899e9, 0x899f6, 0x89a28,
+    0x89a3e, 0x89a48, 0x89a5e, 0x89a70, 0x89a81, 0x89a88, 0x89abe, 0x89ac0, 0x89ae9, 0x89b16,
+    0x89b20, 0x89b36, 0x89b68, 0x89b86, 0x89ba8, 0x8a001, 0x8a1ae, 0x8a239, 0x8a258, 0x8a282,
+    0x8a2d0, 0x8a2f6, 0x8a2f9, 0x8a310, 0x8a401, 0x8a586, 0x8a621, 0x8a630, 0x8a639, 0x8a640,
+    0x8a682, 0x8a6d0, 0x8ac01, 0x8ad7e, 0x8adb0, 0x8adc6, 0x8ae08, 0x8aec1, 0x8aee6, 0x8aef0,
+    0x8b001, 0x8b186, 0x8b208, 0x8b221, 0x8b228, 0x8b282, 0x8b2d0, 0x8b401, 0x8b55e, 0x8b5c1,
+    0x8b5c8, 0x8b602, 0x8b650, 0x8b801, 0x8b8d8, 0x8b8ee, 0x8b960, 0x8b982, 0x8b9d4, 0x8b9e0,
+    0x8ba01, 0x8ba38, 0x8c001, 0x8c166, 0x8c1d8, 0x8c501, 0x8c702, 0x8c754, 0x8c798, 0x8c7f9,
+    0x8c838, 0x8c849, 0x8c850, 0x8c861, 0x8c8a0, 0x8c8a9, 0x8c8b8, 0x8c8c1, 0x8c986, 0x8c9b0,
+    0x8c9be, 0x8c9c8, 0x8c9de, 0x8c9f9, 0x8ca06, 0x8ca09, 0x8ca16, 0x8ca20, 0x8ca82, 0x8cad0,
+    0x8cd01, 0x8cd40, 0x8cd51, 0x8ce8e, 0x8cec0, 0x8ced6, 0x8cf09, 0x8cf10, 0x8cf19, 0x8cf26,
+    0x8cf28, 0x8d001, 0x8d00e, 0x8d059, 0x8d19e, 0x8d1d1, 0x8d1de, 0x8d1f8, 0x8d23e, 0x8d240,
+    0x8d281, 0x8d28e, 0x8d2e1, 0x8d456, 0x8d4d0, 0x8d4e9, 0x8d4f0, 0x8d581, 0x8d7c8, 0x8e001,
+    0x8e048, 0x8e051, 0x8e17e, 0x8e1b8, 0x8e1c6, 0x8e201, 0x8e208, 0x8e282, 0x8e2d4, 0x8e368,
+    0x8e391, 0x8e480, 0x8e496, 0x8e540, 0x8e54e, 0x8e5b8, 0x8e801, 0x8e838, 0x8e841, 0x8e850,
+    0x8e859, 0x8e98e, 0x8e9b8, 0x8e9d6, 0x8e9d8, 0x8e9e6, 0x8e9f0, 0x8e9fe, 0x8ea31, 0x8ea3e,
+    0x8ea40, 0x8ea82, 0x8ead0, 0x8eb01, 0x8eb30, 0x8eb39, 0x8eb48, 0x8eb51, 0x8ec56, 0x8ec78,
+    0x8ec86, 0x8ec90, 0x8ec9e, 0x8ecc1, 0x8ecc8, 0x8ed02, 0x8ed50, 0x8f701, 0x8f79e, 0x8f7b8,
+    0x8fd81, 0x8fd88, 0x8fe04, 0x8fea8, 0x90001, 0x91cd0, 0x92003, 0x92378, 0x92401, 0x92a20,
+    0x97c81, 0x97f88, 0x98001, 0x9a178, 0xa2001, 0xa3238, 0xb4001, 0xb51c8, 0xb5201, 0xb52f8,
+    0xb5302, 0xb5350, 0xb5381, 0xb55f8, 0xb5602, 0xb5650, 0xb5681, 0xb5770, 0xb5786, 0xb57a8,
+    0xb5801, 0xb5986, 0xb59b8, 0xb5a01, 0xb5a20, 0xb5a82, 0xb5ad0, 0xb5adc, 0xb5b10, 0xb5b19,
+    0xb5bc0, 0xb5be9, 0xb5c80, 0xb7201, 0xb7404, 0xb74b8, 0xb7801, 0xb7a58, 0xb7a7e, 0xb7a81,
+    0xb7a8e, 0xb7c40, 0xb7c7e, 0xb7c99, 0xb7d00, 0xb7f01, 0xb7f10, 0xb7f19, 0xb7f26, 0xb7f28,
+    0xb7f86, 0xb7f90, 0xb8001, 0xc3fc0, 0xc4001, 0xc66b0, 0xc6801, 0xc6848, 0xd7f81, 0xd7fa0,
+    0xd7fa9, 0xd7fe0, 0xd7fe9, 0xd7ff8, 0xd8001, 0xd8918, 0xd8a81, 0xd8a98, 0xd8b21, 0xd8b40,
+    0xd8b81, 0xd97e0, 0xde001, 0xde358, 0xde381, 0xde3e8, 0xde401, 0xde448, 0xde481, 0xde4d0,
+    0xde4ee, 0xde4f8, 0xe7806, 0xe7970, 0xe7986, 0xe7a38, 0xe8b2e, 0xe8b50, 0xe8b6e, 0xe8b98,
+    0xe8bde, 0xe8c18, 0xe8c2e, 0xe8c60, 0xe8d56, 0xe8d70, 0xe9216, 0xe9228, 0xe9704, 0xe97a0,
+    0xe9b04, 0xe9bc8, 0xea001, 0xea2a8, 0xea2b1, 0xea4e8, 0xea4f1, 0xea500, 0xea511, 0xea518,
+    0xea529, 0xea538, 0xea549, 0xea568, 0xea571, 0xea5d0, 0xea5d9, 0xea5e0, 0xea5e9, 0xea620,
+    0xea629, 0xea830, 0xea839, 0xea858, 0xea869, 0xea8a8, 0xea8b1, 0xea8e8, 0xea8f1, 0xea9d0,
+    0xea9d9, 0xea9f8, 0xeaa01, 0xeaa28, 0xeaa31, 0xeaa38, 0xeaa51, 0xeaa88, 0xeaa91, 0xeb530,
+    0xeb541, 0xeb608, 0xeb611, 0xeb6d8, 0xeb6e1, 0xeb7d8, 0xeb7e1, 0xeb8a8, 0xeb8b1, 0xeb9a8,
+    0xeb9b1, 0xeba78, 0xeba81, 0xebb78, 0xebb81, 0xebc48, 0xebc51, 0xebd48, 0xebd51, 0xebe18,
+    0xebe21, 0xebe60, 0xebe72, 0xec000, 0xed006, 0xed1b8, 0xed1de, 0xed368, 0xed3ae, 0xed3b0,
+    0xed426, 0xed428, 0xed4de, 0xed500, 0xed50e, 0xed580, 0xef801, 0xef8f8, 0xf0006, 0xf0038,
+    0xf0046, 0xf00c8, 0xf00de, 0xf0110, 0xf011e, 0xf0128, 0xf0136, 0xf0158, 0xf0801, 0xf0968,
+    0xf0986, 0xf09b9, 0xf09f0, 0xf0a02, 0xf0a50, 0xf0a71, 0xf0a78, 0xf1481, 0xf1576, 0xf1578,
+    0xf1601, 0xf1766, 0xf1782, 0xf17d0, 0xf3f01, 0xf3f38, 0xf3f41, 0xf3f60, 0xf3f69, 0xf3f78,
+    0xf3f81, 0xf3ff8, 0xf4001, 0xf4628, 0xf463c, 0xf4686, 0xf46b8, 0xf4801, 0xf4a26, 0xf4a59,
+    0xf4a60, 0xf4a82, 0xf4ad0, 0xf638c, 0xf6560, 0xf656c, 0xf6580, 0xf658c, 0xf65a8, 0xf680c,
+    0xf6970, 0xf697c, 0xf69f0, 0xf7001, 0xf7020, 0xf7029, 0xf7100, 0xf7109, 0xf7118, 0xf7121,
+    0xf7128, 0xf7139, 0xf7140, 0xf7149, 0xf7198, 0xf71a1, 0xf71c0, 0xf71c9, 0xf71d0, 0xf71d9,
+    0xf71e0, 0xf7211, 0xf7218, 0xf7239, 0xf7240, 0xf7249, 0xf7250, 0xf7259, 0xf7260, 0xf7269,
+    0xf7280, 0xf7289, 0xf7298, 0xf72a1, 0xf72a8, 0xf72b9, 0xf72c0, 0xf72c9, 0xf72d0, 0xf72d9,
+    0xf72e0, 0xf72e9, 0xf72f0, 0xf72f9, 0xf7300, 0xf7309, 0xf7318, 0xf7321, 0xf7328, 0xf7339,
+    0xf7358, 0xf7361, 0xf7398, 0xf73a1, 0xf73c0, 0xf73c9, 0xf73e8, 0xf73f1, 0xf73f8, 0xf7401,
+    0xf7450, 0xf7459, 0xf74e0, 0xf7509, 0xf7520, 0xf7529, 0xf7550, 0xf7559, 0xf75e0, 0xf8804,
+    0xf8868, 0xf8987, 0xf8a50, 0xf8a87, 0xf8b50, 0xf8b87, 0xf8c50, 0xfdf82, 0xfdfd0, 0x100001,
+    0x153700, 0x153801, 0x15b9c8, 0x15ba01, 0x15c0f0, 0x15c101, 0x167510, 0x167581, 0x175f08,
+    0x17c001, 0x17d0f0, 0x180001, 0x189a58, 0x700806, 0x700f80,
+};
+/* unicode table end */
+static int xlarun__uclass(uint32_t cp) {
+    size_t lo = 0, hi = sizeof xlarun__uni_ranges / sizeof xlarun__uni_ranges[0];
+    if (cp < 0x80) {
+        if ((cp | 0x20) >= 'a' && (cp | 0x20) <= 'z') return XLARUN__U_L;
+        if (cp >= '0' && cp <= '9') return XLARUN__U_ND;
+        if (cp == ' ' || (cp >= 9 && cp <= 13)) return XLARUN__U_WS;
+        return cp == '_' ? XLARUN__U_W : XLARUN__U_OTHER;
+    }
+    while (hi - lo > 1) {
+        size_t mid = lo + (hi - lo) / 2;
+        if ((xlarun__uni_ranges[mid] >> 3) <= cp) lo = mid; else hi = mid;
+    }
+    return XLARUN__CAST(int, xlarun__uni_ranges[lo] & 7u);
+}
+static int xlarun__u_isn(int k) { return k == XLARUN__U_ND || k == XLARUN__U_NL || k == XLARUN__U_NO; }
+/* Rust regex \w: Alphabetic, marks, Nd, Pc, Join_Control */
+static int xlarun__u_isword(int k) { return k == XLARUN__U_L || k == XLARUN__U_ND || k == XLARUN__U_NL || k == XLARUN__U_M || k == XLARUN__U_W; }
+
+/* code point of the valid UTF-8 character at s[i]; *l its length */
+static uint32_t xlarun__cp_at(const unsigned char *s, size_t i, size_t *l) {
+    uint32_t c = s[i];
+    if (c < 0x80) { *l = 1; return c; }
+    if (c < 0xE0) { *l = 2; return ((c & 0x1Fu) << 6) | (s[i + 1] & 0x3Fu); }
+    if (c < 0xF0) { *l = 3; return ((c & 0x0Fu) << 12) | ((s[i + 1] & 0x3Fu) << 6) | (s[i + 2] & 0x3Fu); }
+    *l = 4;
+    return ((c & 0x07u) << 18) | ((s[i + 1] & 0x3Fu) << 12) | ((s[i + 2] & 0x3Fu) << 6) | (s[i + 3] & 0x3Fu);
+}
+static int xlarun__class_at(const unsigned char *s, size_t i, size_t *l) {
+    return xlarun__uclass(xlarun__cp_at(s, i, l));
+}
+/* first invalid byte offset of a UTF-8 text, or n */
+static size_t xlarun__utf8_check(const unsigned char *s, size_t n) {
+    size_t i = 0, l;
+    while (i < n) {
+        if (s[i] < 0x80) { i++; continue; }
+        l = xlarun__utf8_len(s + i, n - i);
+        if (!l) return i;
+        i += l;
+    }
+    return n;
+}
+/* length of the maximal subpart of an ill-formed sequence at s[i] (Unicode 3.9, "U+FFFD
+   substitution of maximal subparts", as Python's errors="replace" and Rust's from_utf8_lossy) */
+static size_t xlarun__utf8_bad_len(const unsigned char *s, size_t n) {
+    unsigned c = s[0], lo = 0x80, hi = 0xBF;
+    size_t need, k;
+    if (c >= 0xC2 && c <= 0xDF) need = 1;
+    else if (c >= 0xE0 && c <= 0xEF) { need = 2; if (c == 0xE0) lo = 0xA0; if (c == 0xED) hi = 0x9F; }
+    else if (c >= 0xF0 && c <= 0xF4) { need = 3; if (c == 0xF0) lo = 0x90; if (c == 0xF4) hi = 0x8F; }
+    else return 1;
+    for (k = 1; k <= need && k < n; k++) {
+        if (s[k] < lo || s[k] > hi) return k;
+        lo = 0x80; hi = 0xBF;
+    }
+    return k;
+}
+
+/* ---- the tokenizer -------------------------------------------------------------------------- */
+#define XLARUN__TOK_MAGIC 0x584C544Bu
+#define XLARUN_MAX_TOKENIZER_BYTES (256u << 20)
+#define XLARUN_TOKENIZER_STACK_BYTES 32768u
+
+/* per-id flags */
+#define XLARUN__TF_SPECIAL 1u
+#define XLARUN__TF_ADDED 2u
+#define XLARUN__TF_VOCAB 4u
+#define XLARUN__TF_BL_RAW 8u    /* byte-level decode: a char outside the alphabet, use the raw bytes */
+#define XLARUN__TF_BYTE 16u     /* a <0xHH> token (ByteFallback decoder) */
+/* added-token flags */
+#define XLARUN__AT_SINGLE 1u
+#define XLARUN__AT_LSTRIP 2u
+#define XLARUN__AT_RSTRIP 4u
+#define XLARUN__AT_NORM 8u
+enum { XLARUN__PRE_NONE, XLARUN__PRE_LLAMA3, XLARUN__PRE_GPT2 };
+enum { XLARUN__DEC_NONE, XLARUN__DEC_BYTELEVEL, XLARUN__DEC_SP };
+#define XLARUN__MAX_TEMPLATE 8
+
+typedef struct xlarun__added {
+    int32_t id;
+    unsigned flags;
+    const unsigned char *text;      /* what is matched: the content, normalized when AT_NORM */
+    uint32_t len;
+} xlarun__added;
+
+typedef struct xlarun__merge { int32_t a, b, rank, id; } xlarun__merge;
+
+struct xlarun_tokenizer {
+    uint32_t magic;
+    uint32_t n_ids;                 /* vocab_size */
+    uint32_t n_vocab;               /* model.vocab entries */
+    const char *pieces;             /* every token's text, in id order, NUL after each */
+    const uint32_t *off;            /* n_ids + 1 offsets; a hole has length 0 and no TF_ flags */
+    const unsigned char *flags;
+    const uint32_t *vhash;          /* model.vocab: id + 1 per slot, 0 = empty */
+    uint32_t vmask;
+    const xlarun__merge *mhash;     /* (a, b) -> rank, id; a = -1 empty */
+    uint32_t mmask;
+    const int32_t *char_id;         /* model.vocab id of each one-character token below U+0800 */
+    int32_t byte_id[256];           /* <0xHH> ids for byte_fallback, -1 */
+    int32_t unk_id;                 /* -1: none */
+    int byte_level, ignore_merges, byte_fallback, fuse_unk;
+    int pre;                        /* XLARUN__PRE_* */
+    int digits;                     /* 0 none, 1 individual, 2 contiguous runs */
+    const char *prepend;            /* normalizer Prepend, NULL = none */
+    const char *rep_from, *rep_to;  /* normalizer Replace, NULL = none */
+    int prepend_first;              /* Prepend runs before Replace */
+    const xlarun__added *added;     /* sorted: non-normalized first, each set by first byte */
+    uint32_t n_added, n_added_raw;
+    uint32_t bucket[2][257];        /* [normalized][first byte] ranges into added */
+    int dec;                        /* XLARUN__DEC_* */
+    const char *dec_from, *dec_to;  /* decoder Replace */
+    int dec_byte_fallback, dec_fuse, dec_strip;  /* dec_strip: leading ' ' chars to strip */
+    uint32_t dec_strip_char;
+    int32_t prefix[XLARUN__MAX_TEMPLATE], suffix[XLARUN__MAX_TEMPLATE];
+    uint32_t n_prefix, n_suffix;
+    int32_t bos_id;
+    int32_t eos[XLARUN_MAX_EOS];
+    uint32_t n_eos;
+    const char *chat_template;
+    size_t max_piece, max_token_len;
+    void *own;
+    void *alloc_user;
+};
+
+/* byte-level alphabet: byte -> code point, and code point (< 0x144) -> byte + 1 */
+static uint32_t xlarun__bl_cp(unsigned b) {
+    unsigned k = 0, x;
+    if ((b >= 0x21 && b <= 0x7E) || (b >= 0xA1 && b <= 0xAC) || (b >= 0xAE)) return b;
+    for (x = 0; x < b; x++)
+        if (!((x >= 0x21 && x <= 0x7E) || (x >= 0xA1 && x <= 0xAC) || (x >= 0xAE))) k++;
+    return 0x100 + k;
+}
+static int xlarun__bl_byte(uint32_t cp) {
+    if ((cp >= 0x21 && cp <= 0x7E) || (cp >= 0xA1 && cp <= 0xAC) || (cp >= 0xAE && cp <= 0xFF))
+        return XLARUN__CAST(int, cp);
+    if (cp >= 0x100 && cp < 0x144) {
+        unsigned k = cp - 0x100, x;
+        for (x = 0; x < 256; x++)
+            if (!((x >= 0x21 && x <= 0x7E) || (x >= 0xA1 && x <= 0xAC) || (x >= 0xAE)) && k-- == 0)
+                return XLARUN__CAST(int, x);
+    }
+    return -1;
+}
+static size_t xlarun__tk_put_cp(unsigned char *o, uint32_t cp) {
+    if (cp < 0x80) { o[0] = XLARUN__CAST(unsigned char, cp); return 1; }
+    if (cp < 0x800) {
+        o[0] = XLARUN__CAST(unsigned char, 0xC0 | (cp >> 6));
+        o[1] = XLARUN__CAST(unsigned char, 0x80 | (cp & 0x3F));
+        return 2;
+    }
+    if (cp < 0x10000) {
+        o[0] = XLARUN__CAST(unsigned char, 0xE0 | (cp >> 12));
+        o[1] = XLARUN__CAST(unsigned char, 0x80 | ((cp >> 6) & 0x3F));
+        o[2] = XLARUN__CAST(unsigned char, 0x80 | (cp & 0x3F));
+        return 3;
+    }
+    o[0] = XLARUN__CAST(unsigned char, 0xF0 | (cp >> 18));
+    o[1] = XLARUN__CAST(unsigned char, 0x80 | ((cp >> 12) & 0x3F));
+    o[2] = XLARUN__CAST(unsigned char, 0x80 | ((cp >> 6) & 0x3F));
+    o[3] = XLARUN__CAST(unsigned char, 0x80 | (cp & 0x3F));
+    return 4;
+}
+
+static uint64_t xlarun__tk_hash(const void *p, size_t n) {
+    const unsigned char *s = XLARUN__CAST(const unsigned char *, p);
+    uint64_t h = 0xcbf29ce484222325u;
+    size_t i;
+    for (i = 0; i < n; i++) { h ^= s[i]; h *= 0x100000001b3u; }
+    return h ^ (h >> 29);
+}
+static uint32_t xlarun__pair_hash(int32_t a, int32_t b) {
+    uint64_t h = (XLARUN__CAST(uint64_t, XLARUN__CAST(uint32_t, a)) << 32 | XLARUN__CAST(uint32_t, b)) * 0x9E3779B97F4A7C15u;
+    return XLARUN__CAST(uint32_t, h >> 32);
+}
+static size_t xlarun__piece_len(const xlarun_tokenizer *t, int32_t id) {
+    return t->off[id + 1] - t->off[id] - 1;
+}
+/* model.vocab id of the string, -1 */
+static int32_t xlarun__vocab_find(const xlarun_tokenizer *t, const void *s, size_t n) {
+    uint32_t i = XLARUN__CAST(uint32_t, xlarun__tk_hash(s, n)) & t->vmask;
+    for (;; i = (i + 1) & t->vmask) {
+        uint32_t v = t->vhash[i];
+        int32_t id;
+        if (!v) return -1;
+        id = XLARUN__CAST(int32_t, v - 1);
+        if (xlarun__piece_len(t, id) == n && !memcmp(t->pieces + t->off[id], s, n)) return id;
+    }
+}
+static const xlarun__merge *xlarun__merge_find(const xlarun_tokenizer *t, int32_t a, int32_t b) {
+    uint32_t i = xlarun__pair_hash(a, b) & t->mmask;
+    if (!t->mhash) return NULL;
+    for (;; i = (i + 1) & t->mmask) {
+        const xlarun__merge *m = &t->mhash[i];
+        if (m->a < 0) return NULL;
+        if (m->a == a && m->b == b) return m;
+    }
+}
+
+/* ---- pre-tokenizers: the regexes of SPEC.md section 4, as code ------------------------------- */
+
+/* after an apostrophe at s[i-1]: length of s|t|re|ve|m|ll|d (in that order), 0 if none.
+   Case-insensitive as Oniguruma's (?i): ſ (U+017F) folds to s. */
+static size_t xlarun__tk_contraction(const unsigned char *s, size_t n, size_t i, int fold) {
+    static const char *const alts[7] = {"s", "t", "re", "ve", "m", "ll", "d"};
+    int a;
+    for (a = 0; a < 7; a++) {
+        const char *p = alts[a];
+        size_t j = i;
+        for (; *p; p++) {
+            if (j >= n) break;
+            if (s[j] == XLARUN__CAST(unsigned char, *p) || (fold && s[j] == XLARUN__CAST(unsigned char, *p - 32))) j++;
+            else if (fold && *p == 's' && j + 1 < n && s[j] == 0xC5 && s[j + 1] == 0xBF) j += 2;
+            else break;
+        }
+        if (!*p) return j - i;
+    }
+    return 0;
+}
+
+/* end of the run of characters from i whose class satisfies want(k) */
+static size_t xlarun__tk_run(const unsigned char *s, size_t n, size_t i, int (*want)(int)) {
+    size_t l;
+    while (i < n && want(xlarun__class_at(s, i, &l))) i += l;
+    return i;
+}
+static int xlarun__tk_want_l(int k) { return k == XLARUN__U_L; }
+static int xlarun__tk_want_n(int k) { return xlarun__u_isn(k); }
+static int xlarun__tk_want_other(int k) { return k != XLARUN__U_L && k != XLARUN__U_WS && !xlarun__u_isn(k); }
+
+/* whitespace at i: \s*[\r\n]+ (when allowed), then \s+(?!\S), then \s+ */
+static size_t xlarun__split_space(const unsigned char *s, size_t n, size_t i, int newline_alt) {
+    size_t j = i, l = 0, last = i, nl = 0, count = 0;
+    while (j < n && xlarun__class_at(s, j, &l) == XLARUN__U_WS) {
+        if (s[j] == '\r' || s[j] == '\n') nl = j + 1;
+        last = j;
+        j += l;
+        count++;
+    }
+    if (newline_alt && nl) return nl;
+    if (j == n || count < 2) return j;
+    return last;
+}
+
+/* Llama 3: (?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}|
+            ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+       -> end of the piece at i */
+static size_t xlarun__split_llama3(const unsigned char *s, size_t n, size_t i) {
+    size_t l, l2, j, m;
+    int k = xlarun__class_at(s, i, &l), c = s[i];
+    if (c == '\'' && (m = xlarun__tk_contraction(s, n, i + 1, 1)) != 0) return i + 1 + m;
+    if (k == XLARUN__U_L) return xlarun__tk_run(s, n, i, xlarun__tk_want_l);
+    if (c != '\r' && c != '\n' && !xlarun__u_isn(k) && i + l < n && xlarun__class_at(s, i + l, &l2) == XLARUN__U_L)
+        return xlarun__tk_run(s, n, i + l, xlarun__tk_want_l);
+    if (xlarun__u_isn(k)) {
+        int d;
+        for (j = i, d = 0; d < 3 && j < n && xlarun__u_isn(xlarun__class_at(s, j, &l2)); d++) j += l2;
+        return j;
+    }
+    j = c == ' ' ? i + 1 : i;
+    if (j < n && xlarun__tk_want_other(xlarun__class_at(s, j, &l2))) {
+        j = xlarun__tk_run(s, n, j, xlarun__tk_want_other);
+        while (j < n && (s[j] == '\r' || s[j] == '\n')) j++;
+        return j;
+    }
+    return xlarun__split_space(s, n, i, 1);
+}
+
+/* GPT-2: 's|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+ */
+static size_t xlarun__split_gpt2(const unsigned char *s, size_t n, size_t i) {
+    size_t l, j, m;
+    int k;
+    if (s[i] == '\'' && (m = xlarun__tk_contraction(s, n, i + 1, 0)) != 0) return i + 1 + m;
+    j = s[i] == ' ' ? i + 1 : i;
+    if (j < n) {
+        k = xlarun__class_at(s, j, &l);
+        if (k == XLARUN__U_L) return xlarun__tk_run(s, n, j, xlarun__tk_want_l);
+        if (xlarun__u_isn(k)) return xlarun__tk_run(s, n, j, xlarun__tk_want_n);
+        if (xlarun__tk_want_other(k)) return xlarun__tk_run(s, n, j, xlarun__tk_want_other);
+    }
+    return xlarun__split_space(s, n, i, 0);
+}
+
+/* ---- encoding ------------------------------------------------------------------------------- */
+
+typedef struct xlarun__enc {
+    const xlarun_tokenizer *t;
+    unsigned flags;
+    int32_t *ids;
+    size_t cap, n;
+    unsigned char *norm, *word;     /* scratch: a normalized segment, a byte-level word */
+    int32_t *sym;                   /* scratch: 7 arrays of max_sym entries */
+    size_t max_sym;
+} xlarun__enc;
+
+static void xlarun__tk_emit(xlarun__enc *e, int32_t id) {
+    if (e->n < e->cap) e->ids[e->n] = id;
+    e->n++;
+}
+
+/* the indexed heap of BPE pair positions, ordered by (rank, position) as tokenizers' queue */
+typedef struct xlarun__bpe {
+    int32_t *id, *nx, *pv, *rk, *nw, *heap, *hpos;
+    int32_t hn;
+} xlarun__bpe;
+
+static int xlarun__heap_less(const xlarun__bpe *b, int32_t x, int32_t y) {
+    return b->rk[x] < b->rk[y] || (b->rk[x] == b->rk[y] && x < y);
+}
+static void xlarun__heap_swap(xlarun__bpe *b, int32_t i, int32_t j) {
+    int32_t t = b->heap[i];
+    b->heap[i] = b->heap[j];
+    b->heap[j] = t;
+    b->hpos[b->heap[i]] = i;
+    b->hpos[b->heap[j]] = j;
+}
+static void xlarun__heap_fix(xlarun__bpe *b, int32_t i) {
+    while (i > 0 && xlarun__heap_less(b, b->heap[i], b->heap[(i - 1) / 2])) {
+        xlarun__heap_swap(b, i, (i - 1) / 2);
+        i = (i - 1) / 2;
+    }
+    for (;;) {
+        int32_t l = 2 * i + 1, r = l + 1, m = i;
+        if (l < b->hn && xlarun__heap_less(b, b->heap[l], b->heap[m])) m = l;
+        if (r < b->hn && xlarun__heap_less(b, b->heap[r], b->heap[m])) m = r;
+        if (m == i) return;
+        xlarun__heap_swap(b, i, m);
+        i = m;
+    }
+}
+static void xlarun__heap_remove(xlarun__bpe *b, int32_t p) {
+    int32_t i = b->hpos[p];
+    if (i < 0) return;
+    b->hn--;
+    if (i != b->hn) {
+        xlarun__heap_swap(b, i, b->hn);
+        b->hpos[p] = -1;
+        xlarun__heap_fix(b, i);
+    } else b->hpos[p] = -1;
+}
+/* recompute the pair at p (p and its next) and put it in or out of the heap */
+static void xlarun__bpe_pair(const xlarun_tokenizer *t, xlarun__bpe *b, int32_t p) {
+    const xlarun__merge *m = b->nx[p] >= 0 ? xlarun__merge_find(t, b->id[p], b->id[b->nx[p]]) : NULL;
+    if (!m) { xlarun__heap_remove(b, p); return; }
+    b->rk[p] = m->rank;
+    b->nw[p] = m->id;
+    if (b->hpos[p] < 0) {
+        b->heap[b->hn] = p;
+        b->hpos[p] = b->hn++;
+    }
+    xlarun__heap_fix(b, b->hpos[p]);
+}
+
+/* one pre-token (a word, in the model's alphabet) through the BPE model */
+static void xlarun__bpe_word(xlarun__enc *e, const unsigned char *w, size_t wl) {
+    const xlarun_tokenizer *t = e->t;
+    xlarun__bpe b;
+    size_t i, l, k;
+    int32_t n = 0, p, unk = -1;
+    if (!wl) return;
+    if (t->ignore_merges) {
+        int32_t id = xlarun__vocab_find(t, w, wl);
+        if (id >= 0) { xlarun__tk_emit(e, id); return; }
+    }
+    b.id = e->sym;
+    b.nx = b.id + e->max_sym; b.pv = b.nx + e->max_sym; b.rk = b.pv + e->max_sym;
+    b.nw = b.rk + e->max_sym; b.heap = b.nw + e->max_sym; b.hpos = b.heap + e->max_sym;
+    b.hn = 0;
+    for (i = 0; i < wl; i += l) {
+        uint32_t cp = xlarun__cp_at(w, i, &l);
+        int32_t id = cp < 0x800 ? t->char_id[cp] : xlarun__vocab_find(t, w + i, l);
+        if (id >= 0) {
+            if (unk >= 0) { b.id[n++] = unk; unk = -1; }
+            b.id[n++] = id;
+            continue;
+        }
+        if (t->byte_fallback) {   /* as tokenizers: the bytes go before a pending unk */
+            for (k = 0; k < l && t->byte_id[w[i + k]] >= 0; k++) {}
+            if (k == l) {
+                for (k = 0; k < l; k++) b.id[n++] = t->byte_id[w[i + k]];
+                continue;
+            }
+        }
+        if (t->unk_id >= 0) {
+            if (unk >= 0 && !t->fuse_unk) b.id[n++] = unk;
+            unk = t->unk_id;
+        }
+    }
+    if (unk >= 0) b.id[n++] = unk;
+    for (p = 0; p < n; p++) {
+        b.nx[p] = p + 1 < n ? p + 1 : -1;
+        b.pv[p] = p - 1;
+        b.hpos[p] = -1;
+    }
+    for (p = 0; p + 1 < n; p++) xlarun__bpe_pair(t, &b, p);
+    while (b.hn > 0) {
+        int32_t q;
+        p = b.heap[0];
+        q = b.nx[p];
+        b.id[p] = b.nw[p];
+        xlarun__heap_remove(&b, q);
+        b.nx[p] = b.nx[q];
+        if (b.nx[q] >= 0) b.pv[b.nx[q]] = p;
+        b.id[q] = -1;
+        xlarun__bpe_pair(t, &b, p);
+        if (b.pv[p] >= 0) xlarun__bpe_pair(t, &b, b.pv[p]);
+    }
+    for (p = n > 0 ? 0 : -1; p >= 0; p = b.nx[p]) xlarun__tk_emit(e, b.id[p]);
+}
+
+/* a pre-token of the (normalized) text: byte-level tokenizers map it into the alphabet first */
+static void xlarun__tk_word(xlarun__enc *e, const unsigned char *s, size_t n) {
+    size_t i, m = 0;
+    if (!e->t->byte_level) { xlarun__bpe_word(e, s, n); return; }
+    for (i = 0; i < n; i++) m += xlarun__tk_put_cp(e->word + m, xlarun__bl_cp(s[i]));
+    xlarun__bpe_word(e, e->word, m);
+}
+
+/* pre-tokenize a normalized piece into words */
+static void xlarun__tk_pretok_piece(xlarun__enc *e, const unsigned char *s, size_t n) {
+    const xlarun_tokenizer *t = e->t;
+    size_t i = 0, j, l;
+    if (t->digits) {   /* Digits first: numeric characters isolated (or in runs), then the rest */
+        while (i < n) {
+            j = i;
+            while (j < n && !xlarun__u_isn(xlarun__class_at(s, j, &l))) j += l;
+            if (j > i) {
+                size_t a = i;
+                while (a < j) {
+                    size_t b = xlarun__split_gpt2(s, j, a);
+                    xlarun__tk_word(e, s + a, b - a);
+                    a = b;
+                }
+            }
+            if (j == n) break;
+            i = j;
+            if (t->digits == 1) {
+                xlarun__cp_at(s, j, &l);
+                j += l;
+            } else j = xlarun__tk_run(s, n, j, xlarun__tk_want_n);
+            xlarun__tk_word(e, s + i, j - i);
+            i = j;
+        }
+        return;
+    }
+    if (t->pre == XLARUN__PRE_NONE) { xlarun__tk_word(e, s, n); return; }
+    while (i < n) {
+        j = t->pre == XLARUN__PRE_LLAMA3 ? xlarun__split_llama3(s, n, i) : xlarun__split_gpt2(s, n, i);
+        xlarun__tk_word(e, s + i, j - i);
+        i = j;
+    }
+}
+
+/* the next added-token match in s[from, n) as tokenizers' find_matches (leftmost-longest, single
+   word, lstrip/rstrip, special tokens skipped on request); seg = start of the sentence. Returns
+   the added token or NULL; *ms, *me = the split, *resume = where to search next */
+static const xlarun__added *xlarun__added_next(const xlarun__enc *e, int norm, const unsigned char *s,
+                                               size_t seg, size_t n, size_t from, size_t floor,
+                                               size_t *ms, size_t *me, size_t *resume) {
+    const xlarun_tokenizer *t = e->t;
+    size_t p, l;
+    for (p = from; p < n; p++) {
+        const xlarun__added *best = NULL;
+        uint32_t a;
+        for (a = t->bucket[norm][s[p]]; a < t->bucket[norm][s[p] + 1]; a++) {
+            const xlarun__added *x = &t->added[a];
+            if (x->len <= n - p && (!best || x->len > best->len) && !memcmp(s + p, x->text, x->len)) best = x;
+        }
+        if (!best) continue;
+        *resume = p + best->len;
+        if ((e->flags & XLARUN_ENCODE_SPECIAL_AS_TEXT) && (t->flags[best->id] & XLARUN__TF_SPECIAL)) {
+            p = *resume - 1;
+            continue;
+        }
+        if (best->flags & XLARUN__AT_SINGLE) {
+            size_t q = p, r = p + best->len;
+            int before = 0, after = 0;
+            if (q > seg) {
+                q--;
+                while (q > seg && (s[q] & 0xC0) == 0x80) q--;
+                before = xlarun__u_isword(xlarun__class_at(s, q, &l));
+            }
+            if (r < n) after = xlarun__u_isword(xlarun__class_at(s, r, &l));
+            if (before || after) { p = *resume - 1; continue; }
+        }
+        *ms = p;
+        *me = p + best->len;
+        if (best->flags & XLARUN__AT_LSTRIP) {
+            size_t q = p;
+            while (q > floor) {
+                size_t c = q - 1;
+                while (c > floor && (s[c] & 0xC0) == 0x80) c--;
+                if (xlarun__class_at(s, c, &l) != XLARUN__U_WS) break;
+                q = c;
+            }
+            *ms = q;
+        }
+        if (best->flags & XLARUN__AT_RSTRIP)
+            while (*me < n && xlarun__class_at(s, *me, &l) == XLARUN__U_WS) *me += l;
+        return best;
+    }
+    return NULL;
+}
+
+/* a normalized piece: split out the normalized added tokens, pre-tokenize the rest */
+static void xlarun__normalized_piece(xlarun__enc *e, const unsigned char *s, size_t n) {
+    size_t from = 0, start = 0, ms, me, resume;
+    const xlarun__added *a;
+    if (e->t->n_added == e->t->n_added_raw) { xlarun__tk_pretok_piece(e, s, n); return; }
+    while ((a = xlarun__added_next(e, 1, s, 0, n, from, start, &ms, &me, &resume)) != NULL) {
+        if (ms > start) xlarun__tk_pretok_piece(e, s + start, ms - start);
+        xlarun__tk_emit(e, a->id);
+        start = me;
+        from = resume;
+    }
+    if (start < n) xlarun__tk_pretok_piece(e, s + start, n - start);
+}
+
+/* a segment of the input between non-normalized added tokens: normalize, then on */
+static void xlarun__tk_segment(xlarun__enc *e, const unsigned char *s, size_t n) {
+    const xlarun_tokenizer *t = e->t;
+    size_t m = 0, i, pl, fl, tl;
+    if (!n) return;
+    if (!t->prepend && !t->rep_from) { xlarun__normalized_piece(e, s, n); return; }
+    pl = t->prepend ? strlen(t->prepend) : 0;
+    fl = t->rep_from ? strlen(t->rep_from) : 0;
+    tl = t->rep_to ? strlen(t->rep_to) : 0;
+    for (i = 0; i < pl; i++) {   /* Prepend before Replace: the replacement applies to it too */
+        if (fl && t->prepend_first && i + fl <= pl && !memcmp(t->prepend + i, t->rep_from, fl)) {
+            memcpy(e->norm + m, t->rep_to, tl);
+            m += tl;
+            i += fl - 1;
+        } else e->norm[m++] = XLARUN__CAST(unsigned char, t->prepend[i]);
+    }
+    for (i = 0; i < n; i++) {
+        if (fl && i + fl <= n && !memcmp(s + i, t->rep_from, fl)) {
+            memcpy(e->norm + m, t->rep_to, tl);
+            m += tl;
+            i += fl - 1;
+        } else e->norm[m++] = s[i];
+    }
+    xlarun__normalized_piece(e, e->norm, m);
+}
+
+/* scratch for a valid text of len bytes: a normalized segment, a byte-level word and 7 int32
+   arrays of BPE symbols; 0 if len is absurd */
+static size_t xlarun__scratch_layout(const xlarun_tokenizer *t, size_t len, size_t *norm, size_t *word,
+                                     size_t *max_sym) {
+    size_t piece;
+    if (len > SIZE_MAX / 1024) return 0;
+    *norm = 0;
+    if (t->prepend || t->rep_from) {
+        size_t pl = t->prepend ? strlen(t->prepend) : 0, tl = t->rep_to ? strlen(t->rep_to) : 0;
+        if (tl < 1) tl = 1;
+        *norm = (pl + len) * tl;
+    }
+    piece = *norm ? *norm : len;
+    *word = t->byte_level ? 2 * piece : 0;
+    *max_sym = (t->byte_level && t->byte_fallback ? 2 * piece : piece) + 1;
+    return *norm + *word + 7 * sizeof(int32_t) * *max_sym + 8;
+}
+
+XLARUN_API size_t xlarun_tokenizer_scratch_bytes(const xlarun_tokenizer *t, size_t len) {
+    size_t norm, word, max_sym, n;
+    if (!t || t->magic != XLARUN__TOK_MAGIC || len > SIZE_MAX / 1024) return 0;
+    n = xlarun__scratch_layout(t, 3 * len, &norm, &word, &max_sym);   /* U+FFFD: 3 bytes per bad byte */
+    return n ? n + 3 * len : 0;
+}
+
+XLARUN_API xlarun_status xlarun_tokenizer_encode(const xlarun_tokenizer *t, const char *text,
+                                                 size_t len, unsigned flags, int32_t *ids,
+                                                 size_t cap, size_t *n_ids, void *scratch,
+                                                 size_t scratch_bytes, xlarun_error *err) {
+    unsigned char stack[XLARUN_TOKENIZER_STACK_BYTES];
+    const unsigned char *s = XLARUN__PUN(const unsigned char *, text);
+    unsigned char *mem;
+    size_t need, bad, i, from = 0, start = 0, ms, me, resume, fixed, norm, word;
+    xlarun__enc e;
+    const xlarun__added *a;
+    memset(&e, 0, sizeof e);
+    if (n_ids) *n_ids = 0;
+    if (!t || t->magic != XLARUN__TOK_MAGIC || (!text && len) || (!ids && cap) || !n_ids)
+        return xlarun__fail(err, XLARUN_ERR_ARGUMENT, "xlarun_tokenizer_encode: NULL or closed argument");
+    bad = xlarun__utf8_check(s, len);
+    if (bad < len && !(flags & XLARUN_ENCODE_REPLACE_INVALID))
+        return xlarun__fail(err, XLARUN_ERR_ARGUMENT, "text: invalid UTF-8 at byte offset %lu (byte 0x%02X); "
+                            "XLARUN_ENCODE_REPLACE_INVALID replaces it by U+FFFD", XLARUN__CAST(unsigned long, bad), s[bad]);
+    fixed = len;
+    if (bad < len)   /* the length after replacing each maximal invalid subpart by U+FFFD */
+        for (i = bad, fixed = bad; i < len;) {
+            size_t l = s[i] < 0x80 ? 1 : xlarun__utf8_len(s + i, len - i);
+            if (l) { fixed += l; i += l; } else { fixed += 3; i += xlarun__utf8_bad_len(s + i, len - i); }
+        }
+    need = xlarun__scratch_layout(t, fixed, &norm, &word, &e.max_sym);
+    if (!need) return xlarun__fail(err, XLARUN_ERR_ARGUMENT, "xlarun_tokenizer_encode: a text of %lu bytes is too long",
+                                   XLARUN__CAST(unsigned long, len));
+    if (bad < len) need += fixed;
+    if (!scratch) { scratch = stack; scratch_bytes = sizeof stack; }
+    if (scratch_bytes < need)
+        return xlarun__fail(err, XLARUN_ERR_MEMORY, "xlarun_tokenizer_encode: a text of %lu bytes needs %lu bytes of scratch "
+                            "(xlarun_tokenizer_scratch_bytes gives enough), %lu given%s", XLARUN__CAST(unsigned long, len),
+                            XLARUN__CAST(unsigned long, need), XLARUN__CAST(unsigned long, scratch_bytes),
+                            scratch == stack ? " (scratch NULL: the stack buffer)" : "");
+    mem = XLARUN__CAST(unsigned char *, scratch);
+    e.t = t;
+    e.flags = flags;
+    e.ids = ids;
+    e.cap = cap;
+    if (bad < len) {   /* replace each maximal invalid subpart by U+FFFD, as Python does */
+        size_t m = 0;
+        for (i = 0; i < len;) {
+            size_t l = s[i] < 0x80 ? 1 : xlarun__utf8_len(s + i, len - i);
+            if (l) { memcpy(mem + m, s + i, l); m += l; i += l; continue; }
+            i += xlarun__utf8_bad_len(s + i, len - i);
+            m += xlarun__tk_put_cp(mem + m, 0xFFFD);
+        }
+        s = mem;
+        len = m;
+        mem += m;
+    }
+    e.norm = mem;
+    mem += norm;
+    e.word = mem;
+    mem += word;
+    e.sym = XLARUN__PUN(int32_t *, mem + (4 - XLARUN__PUN(uintptr_t, mem) % 4) % 4);
+    if (!(flags & XLARUN_ENCODE_NO_BOS))
+        for (i = 0; i < t->n_prefix; i++) xlarun__tk_emit(&e, t->prefix[i]);
+    while (t->n_added_raw && (a = xlarun__added_next(&e, 0, s, 0, len, from, start, &ms, &me, &resume)) != NULL) {
+        if (ms > start) xlarun__tk_segment(&e, s + start, ms - start);
+        xlarun__tk_emit(&e, a->id);
+        start = me;
+        from = resume;
+    }
+    if (start < len) xlarun__tk_segment(&e, s + start, len - start);
+    if (!(flags & XLARUN_ENCODE_NO_BOS))
+        for (i = 0; i < t->n_suffix; i++) xlarun__tk_emit(&e, t->suffix[i]);
+    *n_ids = e.n;
+    if (e.n > cap)
+        return xlarun__fail(err, XLARUN_ERR_MEMORY, "xlarun_tokenizer_encode: the text is %lu tokens, the output holds %lu",
+                            XLARUN__CAST(unsigned long, e.n), XLARUN__CAST(unsigned long, cap));
+    xlarun__ok(err);
+    return XLARUN_OK;
+}
+
+/* ---- decoding ------------------------------------------------------------------------------- */
+
+typedef struct xlarun__sink { unsigned char *o; size_t cap, n, bad; } xlarun__sink;
+
+static void xlarun__sink_put(xlarun__sink *k, const void *p, size_t n) {
+    if (k->o && n <= k->cap && k->n <= k->cap - n) memcpy(k->o + k->n, p, n);
+    k->n += n;
+}
+static void xlarun__sink_fffd(xlarun__sink *k, size_t times) {
+    static const unsigned char r[3] = {0xEF, 0xBF, 0xBD};
+    k->bad += times;
+    while (times--) xlarun__sink_put(k, r, 3);
+}
+
+/* text after the decoder's Strip: the first dec_strip characters equal to the strip character
+   of the whole text are dropped (d->strip_left counts down) */
+static void xlarun__sink_text(xlarun_detok *d, xlarun__sink *k, const unsigned char *p, size_t n) {
+    while (n && d->strip_left > 0) {
+        if (p[0] != d->tok->dec_strip_char) { d->strip_left = 0; break; }
+        d->strip_left--;
+        p++;
+        n--;
+    }
+    if (n) d->strip_left = 0;
+    xlarun__sink_put(k, p, n);
+}
+
+/* incremental UTF-8 validation: a character is emitted once complete; a byte that cannot continue
+   the held ones ends them as U+FFFD: one per maximal subpart (String::from_utf8_lossy, the
+   ByteLevel decoder) or one per byte (per_byte: the ByteFallback decoder) */
+static void xlarun__utf8_push(xlarun_detok *d, xlarun__sink *k, unsigned b, int per_byte) {
+    for (;;) {
+        if (!d->n_held) {
+            if (b < 0x80) { unsigned char c = XLARUN__CAST(unsigned char, b); xlarun__sink_text(d, k, &c, 1); }
+            else if (b >= 0xC2 && b <= 0xF4) d->held[d->n_held++] = XLARUN__CAST(unsigned char, b);
+            else { d->strip_left = 0; xlarun__sink_fffd(k, 1); }
+            return;
+        } else {
+            unsigned c0 = d->held[0], lo = 0x80, hi = 0xBF, need = c0 < 0xE0 ? 2u : c0 < 0xF0 ? 3u : 4u;
+            if (d->n_held == 1) {
+                if (c0 == 0xE0) lo = 0xA0;
+                if (c0 == 0xED) hi = 0x9F;
+                if (c0 == 0xF0) lo = 0x90;
+                if (c0 == 0xF4) hi = 0x8F;
+            }
+            if (b >= lo && b <= hi) {
+                d->held[d->n_held++] = XLARUN__CAST(unsigned char, b);
+                if (d->n_held == need) {
+                    d->strip_left = 0;
+                    xlarun__sink_put(k, d->held, need);
+                    d->n_held = 0;
+                }
+                return;
+            }
+            d->strip_left = 0;
+            xlarun__sink_fffd(k, per_byte ? d->n_held : 1);
+            d->n_held = 0;
+        }
+    }
+}
+static void xlarun__utf8_end(xlarun_detok *d, xlarun__sink *k, int per_byte) {
+    if (d->n_held) {
+        d->strip_left = 0;
+        xlarun__sink_fffd(k, per_byte ? d->n_held : 1);
+    }
+    d->n_held = 0;
+}
+
+/* the byte of a <0xHH> token, as the ByteFallback decoder reads it (u8::from_str_radix) */
+static int xlarun__byte_token(const char *p, size_t n) {
+    unsigned v = 0, i;
+    if (n != 6 || memcmp(p, "<0x", 3) || p[5] != '>') return -1;
+    for (i = 3; i < 5; i++) {
+        char c = p[i];
+        if (i == 3 && c == '+') continue;
+        v <<= 4;
+        if (c >= '0' && c <= '9') v |= XLARUN__CAST(unsigned, c - '0');
+        else if (c >= 'a' && c <= 'f') v |= XLARUN__CAST(unsigned, c - 'a' + 10);
+        else if (c >= 'A' && c <= 'F') v |= XLARUN__CAST(unsigned, c - 'A' + 10);
+        else return -1;
+    }
+    return XLARUN__CAST(int, v);
+}
+
+/* one token through the decoder (everything but ByteFallback's look at the whole run) */
+static void xlarun__decode_token(xlarun_detok *d, xlarun__sink *k, int32_t id) {
+    const xlarun_tokenizer *t = d->tok;
+    const unsigned char *p = XLARUN__PUN(const unsigned char *, t->pieces + t->off[id]);
+    size_t n = xlarun__piece_len(t, id), i, l;
+    if (!t->flags[id]) return;   /* a hole in the ids: tokenizers skips it */
+    if (t->dec == XLARUN__DEC_BYTELEVEL) {
+        if (t->flags[id] & XLARUN__TF_BL_RAW)
+            for (i = 0; i < n; i++) xlarun__utf8_push(d, k, p[i], 0);
+        else
+            for (i = 0; i < n; i += l) xlarun__utf8_push(d, k, XLARUN__CAST(unsigned, xlarun__bl_byte(xlarun__cp_at(p, i, &l))), 0);
+        return;
+    }
+    if (t->dec == XLARUN__DEC_NONE) {   /* no decoder: the tokens joined by spaces */
+        if (d->started) xlarun__sink_put(k, " ", 1);
+        d->started = 1;
+        xlarun__sink_put(k, p, n);
+        return;
+    }
+    if (t->dec_byte_fallback && (t->flags[id] & XLARUN__TF_BYTE)) {
+        xlarun__utf8_push(d, k, XLARUN__CAST(unsigned, xlarun__byte_token(XLARUN__PUN(const char *, p), n)), 1);
+        return;
+    }
+    xlarun__utf8_end(d, k, 1);
+    if (t->dec_from) {
+        size_t fl = strlen(t->dec_from), tl = strlen(t->dec_to), s = 0;
+        for (i = 0; i + fl <= n;) {
+            if (!memcmp(p + i, t->dec_from, fl)) {
+                xlarun__sink_text(d, k, p + s, i - s);
+                xlarun__sink_text(d, k, XLARUN__PUN(const unsigned char *, t->dec_to), tl);
+                i += fl;
+                s = i;
+            } else i++;
+        }
+        xlarun__sink_text(d, k, p + s, n - s);
+    } else xlarun__sink_text(d, k, p, n);
+}
+
+XLARUN_API size_t xlarun_tokenizer_max_piece(const xlarun_tokenizer *t) {
+    return t && t->magic == XLARUN__TOK_MAGIC ? t->max_piece : 0;
+}
+
+XLARUN_API void xlarun_detok_init(xlarun_detok *d, const xlarun_tokenizer *t, unsigned flags) {
+    if (!d) return;
+    memset(d, 0, sizeof *d);
+    d->tok = t && t->magic == XLARUN__TOK_MAGIC ? t : NULL;
+    d->flags = flags;
+    d->strip_left = d->tok ? d->tok->dec_strip : 0;
+}
+
+static int xlarun__skip_id(const xlarun_tokenizer *t, unsigned flags, int32_t id) {
+    return (flags & XLARUN_DECODE_SKIP_SPECIAL) && (t->flags[id] & XLARUN__TF_SPECIAL);
+}
+
+XLARUN_API xlarun_status xlarun_detok_push(xlarun_detok *d, int32_t id, char *out, size_t cap,
+                                           size_t *len, xlarun_error *err) {
+    xlarun_detok save;
+    xlarun__sink k;
+    if (len) *len = 0;
+    if (!d || !d->tok || d->tok->magic != XLARUN__TOK_MAGIC || !out || !len)
+        return xlarun__fail(err, XLARUN_ERR_ARGUMENT, "xlarun_detok_push: NULL argument or uninitialised state");
+    if (id < 0 || XLARUN__CAST(uint32_t, id) >= d->tok->n_ids)
+        return xlarun__fail(err, XLARUN_ERR_ARGUMENT, "xlarun_detok_push: token id %ld is outside the vocabulary (0..%lu)",
+                            XLARUN__CAST(long, id), XLARUN__CAST(unsigned long, d->tok->n_ids - 1));
+    save = *d;
+    k.o = XLARUN__PUN(unsigned char *, out);
+    k.cap = cap ? cap - 1 : 0;
+    k.n = 0;
+    k.bad = 0;
+    if (!xlarun__skip_id(d->tok, d->flags, id)) xlarun__decode_token(d, &k, id);
+    if (k.n > k.cap) {
+        *d = save;
+        return xlarun__fail(err, XLARUN_ERR_MEMORY, "xlarun_detok_push: the piece needs %lu bytes and a NUL, %lu given "
+                            "(xlarun_tokenizer_max_piece is always enough)", XLARUN__CAST(unsigned long, k.n),
+                            XLARUN__CAST(unsigned long, cap));
+    }
+    out[k.n] = 0;
+    *len = k.n;
+    xlarun__ok(err);
+    return XLARUN_OK;
+}
+
+XLARUN_API size_t xlarun_detok_flush(xlarun_detok *d, char *out, size_t cap) {
+    xlarun__sink k;
+    if (!d || !d->tok || !out || cap < 10) return 0;
+    k.o = XLARUN__PUN(unsigned char *, out);
+    k.cap = cap - 1;
+    k.n = 0;
+    k.bad = 0;
+    xlarun__utf8_end(d, &k, d->tok->dec != XLARUN__DEC_BYTELEVEL);
+    out[k.n] = 0;
+    return k.n;
+}
+
+XLARUN_API xlarun_status xlarun_tokenizer_decode(const xlarun_tokenizer *t, const int32_t *ids,
+                                                 size_t n, unsigned flags, char *out, size_t cap,
+                                                 size_t *len, xlarun_error *err) {
+    xlarun_detok d;
+    xlarun__sink k;
+    size_t i;
+    if (len) *len = 0;
+    if (!t || t->magic != XLARUN__TOK_MAGIC || (!ids && n) || !len)
+        return xlarun__fail(err, XLARUN_ERR_ARGUMENT, "xlarun_tokenizer_decode: NULL or closed argument");
+    for (i = 0; i < n; i++)
+        if (ids[i] < 0 || XLARUN__CAST(uint32_t, ids[i]) >= t->n_ids)
+            return xlarun__fail(err, XLARUN_ERR_ARGUMENT, "xlarun_tokenizer_decode: ids[%lu] = %ld is outside the vocabulary (0..%lu)",
+                                XLARUN__CAST(unsigned long, i), XLARUN__CAST(long, ids[i]),
+                                XLARUN__CAST(unsigned long, t->n_ids - 1));
+    xlarun_detok_init(&d, t, flags);
+    k.o = XLARUN__PUN(unsigned char *, out);
+    k.cap = out && cap ? cap - 1 : 0;
+    k.n = 0;
+    k.bad = 0;
+    for (i = 0; i < n; i++) {
+        size_t j, m, b;
+        if (xlarun__skip_id(t, flags, ids[i])) continue;
+        if (!(t->dec == XLARUN__DEC_SP && t->dec_byte_fallback && (t->flags[ids[i]] & XLARUN__TF_BYTE))) {
+            xlarun__decode_token(&d, &k, ids[i]);
+            continue;
+        }
+        /* ByteFallback: a run of <0xHH> tokens is its text if it is valid UTF-8 as a whole, else
+           one U+FFFD per byte; skipped special tokens do not end a run */
+        {
+            xlarun_detok v;
+            xlarun__sink none;
+            memset(&v, 0, sizeof v);
+            v.tok = t;
+            none.o = NULL; none.cap = 0; none.n = 0; none.bad = 0;
+            for (j = i, m = 0; j < n; j++) {   /* validate: any U+FFFD written means invalid */
+                if (xlarun__skip_id(t, flags, ids[j])) continue;
+                if (!(t->flags[ids[j]] & XLARUN__TF_BYTE)) break;
+                xlarun__utf8_push(&v, &none, XLARUN__CAST(unsigned, xlarun__byte_token(t->pieces + t->off[ids[j]], 6)), 1);
+                m++;
+            }
+            xlarun__utf8_end(&v, &none, 1);
+            b = none.bad;
+            for (j = i; j < n; j++) {
+                if (xlarun__skip_id(t, flags, ids[j])) continue;
+                if (!(t->flags[ids[j]] & XLARUN__TF_BYTE)) break;
+                if (!b) xlarun__utf8_push(&d, &k, XLARUN__CAST(unsigned, xlarun__byte_token(t->pieces + t->off[ids[j]], 6)), 1);
+            }
+            if (b) { d.strip_left = 0; xlarun__sink_fffd(&k, m); }
+        }
+        i = j - 1;
+    }
+    xlarun__utf8_end(&d, &k, t->dec != XLARUN__DEC_BYTELEVEL);
+    *len = k.n;
+    if (!out) { xlarun__ok(err); return XLARUN_OK; }
+    if (k.n + 1 > cap)
+        return xlarun__fail(err, XLARUN_ERR_MEMORY, "xlarun_tokenizer_decode: the text is %lu bytes and a NUL, the buffer holds %lu",
+                            XLARUN__CAST(unsigned long, k.n), XLARUN__CAST(unsigned long, cap));
+    out[k.n] = 0;
+    xlarun__ok(err);
+    return XLARUN_OK;
+}
+
+/* ---- loading -------------------------------------------------------------------------------- */
+
+#define XLARUN__LLAMA3_PATTERN "(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+|\\p{N}{1,3}| ?[^\\s\\p{L}\\p{N}]+[\\r\\n]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+"
+
+typedef struct xlarun__tload {
+    xlarun__arena *a;
+    xlarun_tokenizer *t;
+    xlarun__json j;
+    const char *file;               /* "DIR/tokenizer.json", for messages */
+    size_t *pos;                    /* JSON offset of each id's text (temporary) */
+    unsigned char *src;             /* 1 model.vocab, 2 added_tokens, 4 special (temporary) */
+    unsigned char *flags;           /* the tokenizer's flags, writable while loading */
+} xlarun__tload;
+
+static int xlarun__tk_str(const xlarun__json *j, size_t v) { return v != XLARUN__NONE && j->s[v] == '"'; }
+static int xlarun__tk_is(const xlarun__json *j, size_t v, const char *lit) {
+    return xlarun__tk_str(j, v) && xlarun__json_eq(j, v, lit);
+}
+/* the "type" of a JSON object into buf ("" if none) */
+static void xlarun__tk_type(const xlarun__json *j, size_t obj, char *buf, size_t cap) {
+    size_t v = obj != XLARUN__NONE && j->s[obj] == '{' ? xlarun__json_get(j, obj, "type") : XLARUN__NONE;
+    buf[0] = 0;
+    if (xlarun__tk_str(j, v) && xlarun__json_str(j, v, buf, cap) == XLARUN__NONE) strcpy(buf, "?");
+}
+/* a bool member: def when absent or null, -1 when not a bool */
+static int xlarun__tk_bool(const xlarun__json *j, size_t obj, const char *key, int def) {
+    size_t v = xlarun__json_get(j, obj, key);
+    if (xlarun__json_is_null(j, v)) return def;
+    if (j->s[v] == 't') return 1;
+    if (j->s[v] == 'f') return 0;
+    return -1;
+}
+/* a JSON string copied into the lasting part of the arena */
+static xlarun_status xlarun__tk_dup(xlarun__tload *L, size_t v, const char **out, size_t *len, xlarun_error *err) {
+    size_t n = xlarun__json_str(&L->j, v, NULL, 0);
+    char *p = XLARUN__CAST(char *, xlarun__alloc_ex(L->a, n + 1, 0, 0));
+    if (!p) return xlarun__fail(err, XLARUN_ERR_MEMORY, "tokenizer memory too small");
+    xlarun__json_str(&L->j, v, p, n + 1);
+    *out = p;
+    if (len) *len = n;
+    return XLARUN_OK;
+}
+static xlarun_status xlarun__tk_bad(xlarun__tload *L, xlarun_status st, const char *what, size_t v,
+                                    const char *expected, xlarun_error *err) {
+    char tok[64];
+    if (v == XLARUN__NONE) strcpy(tok, "nothing");
+    else xlarun__token(&L->j, v, tok, sizeof tok);
+    return xlarun__fail(err, st, "%s: %s: expected %s, found %s", L->file, what, expected, tok);
+}
+
+/* the strings of model.vocab and added_tokens, in id order */
+static xlarun_status xlarun__tk_vocab(xlarun__tload *L, size_t model, size_t added, xlarun_error *err) {
+    xlarun_tokenizer *t = L->t;
+    xlarun__json *j = &L->j;
+    size_t vocab = xlarun__json_get(j, model, "vocab"), it, k, v, total = 0;
+    uint64_t x, max_id = 0;
+    uint32_t id, cap;
+    int any = 0;
+    char *pieces;
+    uint32_t *off, *vh;
+    unsigned char *flags;
+    int32_t *cid;
+    if (vocab == XLARUN__NONE || j->s[vocab] != '{')
+        return xlarun__tk_bad(L, XLARUN_ERR_FORMAT, "model.vocab", vocab, "an object of token: id", err);
+    it = vocab;
+    while (xlarun__json_next(j, &it, &k, &v)) {
+        if (!xlarun__json_uint(j, v, XLARUN_MAX_VOCAB - 1, &x)) {
+            char name[64], val[64];
+            xlarun__token(j, k, name, sizeof name);
+            xlarun__token(j, v, val, sizeof val);
+            return xlarun__fail(err, XLARUN_ERR_FORMAT, "%s: model.vocab: token %s has id %s; expected an integer 0..16777215",
+                                L->file, name, val);
+        }
+        if (x > max_id) max_id = x;
+        any = 1;
+        t->n_vocab++;
+    }
+    if (added != XLARUN__NONE) {
+        it = added;
+        while (xlarun__json_next(j, &it, NULL, &v)) {
+            size_t iv = xlarun__json_get(j, v, "id"), cv = xlarun__json_get(j, v, "content");
+            if (j->s[v] != '{' || !xlarun__json_uint(j, iv == XLARUN__NONE ? v : iv, XLARUN_MAX_VOCAB - 1, &x) || iv == XLARUN__NONE)
+                return xlarun__tk_bad(L, XLARUN_ERR_FORMAT, "added_tokens", j->s[v] == '{' ? iv : v, "an object with an integer id 0..16777215", err);
+            if (!xlarun__tk_str(j, cv))
+                return xlarun__tk_bad(L, XLARUN_ERR_FORMAT, "added_tokens: 'content'", cv, "a string", err);
+            if (x > max_id) max_id = x;
+            any = 1;
+        }
+    }
+    if (!any) return xlarun__fail(err, XLARUN_ERR_FORMAT, "%s: model.vocab is empty", L->file);
+    t->n_ids = XLARUN__CAST(uint32_t, max_id + 1);
+    L->pos = XLARUN__CAST(size_t *, xlarun__alloc_ex(L->a, sizeof(size_t) * t->n_ids, 1, 0));
+    L->src = XLARUN__CAST(unsigned char *, xlarun__alloc_ex(L->a, t->n_ids, 1, 0));
+    if (!L->pos || !L->src) return xlarun__fail(err, XLARUN_ERR_MEMORY, "tokenizer memory too small");
+    memset(L->src, 0, t->n_ids);
+    it = vocab;
+    while (xlarun__json_next(j, &it, &k, &v)) {
+        xlarun__json_uint(j, v, XLARUN_MAX_VOCAB, &x);
+        id = XLARUN__CAST(uint32_t, x);
+        if (L->src[id]) {
+            char a[64], b[64];
+            xlarun__token(j, L->pos[id], a, sizeof a);
+            xlarun__token(j, k, b, sizeof b);
+            return xlarun__fail(err, XLARUN_ERR_FORMAT, "%s: model.vocab: duplicate id %u, given to both %s and %s",
+                                L->file, id, a, b);
+        }
+        L->src[id] = 1;
+        L->pos[id] = k;
+    }
+    if (added != XLARUN__NONE) {
+        it = added;
+        while (xlarun__json_next(j, &it, NULL, &v)) {
+            size_t cv = xlarun__json_get(j, v, "content");
+            xlarun__json_uint(j, xlarun__json_get(j, v, "id"), XLARUN_MAX_VOCAB, &x);
+            id = XLARUN__CAST(uint32_t, x);
+            if (L->src[id]) {
+                char a[64], b[64];
+                size_t la = xlarun__json_str(j, L->pos[id], NULL, 0), lb = xlarun__json_str(j, cv, NULL, 0);
+                int same = la == lb;
+                if (same) {   /* compare the decoded strings, in pieces of the temporary blob later */
+                    size_t p1 = L->pos[id] + 1, p2 = cv + 1;
+                    same = xlarun__json_skip(j, L->pos[id]) - L->pos[id] == xlarun__json_skip(j, cv) - cv &&
+                           !memcmp(j->s + p1, j->s + p2, xlarun__json_skip(j, cv) - cv - 2);
+                }
+                if (L->src[id] & 2 || !same) {
+                    xlarun__token(j, L->pos[id], a, sizeof a);
+                    xlarun__token(j, cv, b, sizeof b);
+                    return xlarun__fail(err, XLARUN_ERR_FORMAT, "%s: added_tokens: duplicate id %u, given to both %s and %s",
+                                        L->file, id, a, b);
+                }
+            }
+            L->src[id] |= 2;
+            L->pos[id] = cv;
+        }
+    }
+    for (id = 0; id < t->n_ids; id++) {
+        size_t n = L->src[id] ? xlarun__json_str(j, L->pos[id], NULL, 0) : 0;
+        if (n > t->max_token_len) t->max_token_len = n;
+        total += n + 1;
+    }
+    if (total > UINT32_MAX) return xlarun__fail(err, XLARUN_ERR_FORMAT, "%s: the tokens are over 4 GiB", L->file);
+    off = XLARUN__CAST(uint32_t *, xlarun__alloc_ex(L->a, sizeof(uint32_t) * (t->n_ids + XLARUN__CAST(size_t, 1)), 0, 0));
+    pieces = XLARUN__CAST(char *, xlarun__alloc_ex(L->a, total, 0, 0));
+    flags = XLARUN__CAST(unsigned char *, xlarun__alloc_ex(L->a, t->n_ids, 0, 0));
+    for (cap = 16; cap < 2 * t->n_vocab; cap *= 2) {}
+    vh = XLARUN__CAST(uint32_t *, xlarun__alloc_ex(L->a, sizeof(uint32_t) * cap, 0, 0));
+    cid = XLARUN__CAST(int32_t *, xlarun__alloc_ex(L->a, sizeof(int32_t) * 0x800, 0, 0));
+    if (!off || !pieces || !flags || !vh || !cid) return xlarun__fail(err, XLARUN_ERR_MEMORY, "tokenizer memory too small");
+    total = 0;
+    for (id = 0; id < t->n_ids; id++) {
+        size_t n = 0;
+        off[id] = XLARUN__CAST(uint32_t, total);
+        if (L->src[id]) n = xlarun__json_str(j, L->pos[id], pieces + total, SIZE_MAX);
+        pieces[total + n] = 0;
+        total += n + 1;
+        flags[id] = XLARUN__CAST(unsigned char, (L->src[id] & 1 ? XLARUN__TF_VOCAB : 0) | (L->src[id] & 2 ? XLARUN__TF_ADDED : 0));
+    }
+    off[t->n_ids] = XLARUN__CAST(uint32_t, total);
+    t->pieces = pieces;
+    t->off = off;
+    t->flags = flags;
+    L->flags = flags;
+    memset(vh, 0, sizeof(uint32_t) * cap);
+    t->vhash = vh;
+    t->vmask = cap - 1;
+    for (k = 0; k < 0x800; k++) cid[k] = -1;
+    t->char_id = cid;
+    for (id = 0; id < t->n_ids; id++) {
+        const char *p = pieces + off[id];
+        size_t n = xlarun__piece_len(t, id), l;
+        uint32_t h;
+        if (!(L->src[id] & 1)) continue;
+        if (L->src[id] & 2) {   /* the vocab's own string decides where it hashes */
+            n = xlarun__json_str(j, L->pos[id], NULL, 0);
+        }
+        h = XLARUN__CAST(uint32_t, xlarun__tk_hash(p, n)) & t->vmask;
+        for (;; h = (h + 1) & t->vmask) {
+            uint32_t o = vh[h];
+            if (!o) { vh[h] = id + 1; break; }
+            if (xlarun__piece_len(t, XLARUN__CAST(int32_t, o - 1)) == n && !memcmp(pieces + off[o - 1], p, n))
+                return xlarun__fail(err, XLARUN_ERR_FORMAT, "%s: model.vocab: duplicate token \"%.60s\" (ids %u and %u)",
+                                    L->file, p, o - 1, id);
+        }
+        if (n && n == (p[0] & 0x80 ? xlarun__utf8_len(XLARUN__PUN(const unsigned char *, p), n) : 1)) {
+            uint32_t cp = xlarun__cp_at(XLARUN__PUN(const unsigned char *, p), 0, &l);
+            if (cp < 0x800) cid[cp] = XLARUN__CAST(int32_t, id);
+        }
+    }
+    return XLARUN_OK;
+}
+
+static xlarun_status xlarun__tk_merges(xlarun__tload *L, size_t model, xlarun_error *err) {
+    xlarun_tokenizer *t = L->t;
+    xlarun__json *j = &L->j;
+    size_t merges = xlarun__json_get(j, model, "merges"), it, v, cap, count = 0, bufcap;
+    int32_t rank = 0;
+    char *buf;
+    xlarun__merge *mh;
+    if (merges == XLARUN__NONE || j->s[merges] != '[')
+        return xlarun__tk_bad(L, XLARUN_ERR_FORMAT, "model.merges", merges, "a list of merges", err);
+    it = merges;
+    while (xlarun__json_next(j, &it, NULL, &v)) count++;
+    if (count > INT32_MAX / 2) return xlarun__fail(err, XLARUN_ERR_FORMAT, "%s: model.merges: too many merges", L->file);
+    for (cap = 16; cap < count + count / 3 + 1; cap *= 2) {}
+    bufcap = 2 * t->max_token_len + 8;
+    mh = XLARUN__CAST(xlarun__merge *, xlarun__alloc_ex(L->a, sizeof(xlarun__merge) * cap, 0, 0));
+    buf = XLARUN__CAST(char *, xlarun__alloc_ex(L->a, 2 * bufcap, 1, 0));
+    if (!mh || !buf) return xlarun__fail(err, XLARUN_ERR_MEMORY, "tokenizer memory too small");
+    memset(mh, 0xFF, sizeof(xlarun__merge) * cap);
+    t->mhash = mh;
+    t->mmask = XLARUN__CAST(uint32_t, cap - 1);
+    it = merges;
+    count = 0;
+    while (xlarun__json_next(j, &it, NULL, &v)) {
+        char *a = buf, *b = NULL;
+        size_t la = 0, lb = 0, e1, e2, n;
+        int32_t ia, ib, in;
+        uint32_t h;
+        char tok[64];
+        if (xlarun__tk_str(j, v)) {   /* legacy "a b" */
+            n = xlarun__json_str(j, v, buf, bufcap);
+            if (n != XLARUN__NONE && n >= 8 && !memcmp(buf, "#version", 8)) { count++; continue; }
+            if (n != XLARUN__NONE) {
+                char *sp = XLARUN__CAST(char *, memchr(buf, ' ', n));
+                if (!sp || memchr(sp + 1, ' ', n - XLARUN__CAST(size_t, sp + 1 - buf))) {
+                    xlarun__token(j, v, tok, sizeof tok);
+                    return xlarun__fail(err, XLARUN_ERR_FORMAT, "%s: model.merges[%lu] is %s; expected two tokens separated by one space",
+                                        L->file, XLARUN__CAST(unsigned long, count), tok);
+                }
+                la = XLARUN__CAST(size_t, sp - buf);
+                b = sp + 1;
+                lb = n - la - 1;
+            }
+        } else if (j->s[v] == '[') {  /* ["a", "b"] */
+            size_t it2 = v;
+            if (!xlarun__json_next(j, &it2, NULL, &e1) || !xlarun__json_next(j, &it2, NULL, &e2) ||
+                xlarun__json_next(j, &it2, NULL, &n) || !xlarun__tk_str(j, e1) || !xlarun__tk_str(j, e2))
+                return xlarun__tk_bad(L, XLARUN_ERR_FORMAT, "model.merges", v, "a pair of token strings", err);
+            la = xlarun__json_str(j, e1, buf, bufcap);
+            if (la != XLARUN__NONE) {
+                b = buf + la + 1;
+                lb = xlarun__json_str(j, e2, b, bufcap);
+            }
+            if (lb == XLARUN__NONE) b = NULL;
+        } else return xlarun__tk_bad(L, XLARUN_ERR_FORMAT, "model.merges", v, "\"a b\" strings or [\"a\", \"b\"] pairs", err);
+        ia = b ? xlarun__vocab_find(t, a, la) : -1;
+        ib = b && ia >= 0 ? xlarun__vocab_find(t, b, lb) : -1;
+        if (ia < 0 || ib < 0) {
+            xlarun__token(j, v, tok, sizeof tok);
+            return xlarun__fail(err, XLARUN_ERR_FORMAT, "%s: model.merges[%lu] %s names %s token that is not in model.vocab",
+                                L->file, XLARUN__CAST(unsigned long, count), tok, ia < 0 ? "a first" : "a second");
+        }
+        memmove(buf + la, b, lb);
+        in = xlarun__vocab_find(t, buf, la + lb);
+        if (in < 0) {
+            xlarun__token(j, v, tok, sizeof tok);
+            return xlarun__fail(err, XLARUN_ERR_FORMAT, "%s: model.merges[%lu] %s makes \"%.*s\", which is not in model.vocab",
+                                L->file, XLARUN__CAST(unsigned long, count), tok, XLARUN__CAST(int, la + lb > 60 ? 60 : la + lb), buf);
+        }
+        for (h = xlarun__pair_hash(ia, ib) & t->mmask;; h = (h + 1) & t->mmask)
+            if (mh[h].a < 0 || (mh[h].a == ia && mh[h].b == ib)) break;
+        mh[h].a = ia;   /* a repeated pair keeps the later rank, as tokenizers' HashMap */
+        mh[h].b = ib;
+        mh[h].rank = rank++;
+        mh[h].id = in;
+        count++;
+    }
+    return XLARUN_OK;
+}
+
+static xlarun_status xlarun__tk_unsupported(xlarun__tload *L, const char *what, const char *type,
+                                            const char *knows, xlarun_error *err) {
+    return xlarun__fail(err, XLARUN_ERR_UNSUPPORTED, "%s: %s '%s' is not supported (xlarun knows %s)", L->file, what,
+                        type, knows);
+}
+
+static xlarun_status xlarun__tk_normalizer(xlarun__tload *L, size_t v, xlarun_error *err) {
+    xlarun_tokenizer *t = L->t;
+    xlarun__json *j = &L->j;
+    size_t list = XLARUN__NONE, it = 0, e;
+    char type[48];
+    int seq;
+    static const char *const knows = "null, Prepend, Replace with a String pattern, and a Sequence of them";
+    if (xlarun__json_is_null(j, v)) return XLARUN_OK;
+    xlarun__tk_type(j, v, type, sizeof type);
+    seq = !strcmp(type, "Sequence");
+    if (seq) {
+        list = xlarun__json_get(j, v, "normalizers");
+        if (list == XLARUN__NONE || j->s[list] != '[')
+            return xlarun__tk_bad(L, XLARUN_ERR_FORMAT, "normalizer.normalizers", list, "a list", err);
+        it = list;
+    }
+    while (seq ? xlarun__json_next(j, &it, NULL, &e) : (it++ == 0 && (e = v, 1))) {
+        xlarun__tk_type(j, e, type, sizeof type);
+        if (!strcmp(type, "Prepend") && !t->prepend) {
+            size_t p = xlarun__json_get(j, e, "prepend");
+            if (!xlarun__tk_str(j, p)) return xlarun__tk_bad(L, XLARUN_ERR_FORMAT, "normalizer Prepend.prepend", p, "a string", err);
+            XLARUN__TRY(xlarun__tk_dup(L, p, &t->prepend, NULL, err));
+            t->prepend_first = !t->rep_from;
+            if (strlen(t->prepend) > 64)
+                return xlarun__fail(err, XLARUN_ERR_UNSUPPORTED, "%s: normalizer Prepend: over 64 bytes", L->file);
+        } else if (!strcmp(type, "Replace") && !t->rep_from) {
+            size_t pat = xlarun__json_get(j, e, "pattern"), s = xlarun__json_get(j, pat, "String"), c = xlarun__json_get(j, e, "content");
+            size_t n;
+            if (!xlarun__tk_str(j, s) || !xlarun__tk_str(j, c) || !xlarun__json_str(j, s, NULL, 0))
+                return xlarun__tk_unsupported(L, "normalizer", "Replace with a Regex or empty pattern", knows, err);
+            XLARUN__TRY(xlarun__tk_dup(L, s, &t->rep_from, NULL, err));
+            XLARUN__TRY(xlarun__tk_dup(L, c, &t->rep_to, &n, err));
+            if (n > 16) return xlarun__fail(err, XLARUN_ERR_UNSUPPORTED, "%s: normalizer Replace: content over 16 bytes", L->file);
+        } else return xlarun__tk_unsupported(L, "normalizer", type[0] ? type : "?", knows, err);
+    }
+    return XLARUN_OK;
+}
+
+static xlarun_status xlarun__tk_pretok(xlarun__tload *L, size_t v, xlarun_error *err) {
+    xlarun_tokenizer *t = L->t;
+    xlarun__json *j = &L->j;
+    size_t it = 0, e;
+    char type[48];
+    int seq, split = 0, bl = 0;
+    static const char *const knows = "null, ByteLevel, Digits then ByteLevel, and Split(Llama 3 pattern) then ByteLevel";
+    if (xlarun__json_is_null(j, v)) return XLARUN_OK;
+    xlarun__tk_type(j, v, type, sizeof type);
+    seq = !strcmp(type, "Sequence");
+    if (seq) {
+        size_t list = xlarun__json_get(j, v, "pretokenizers");
+        if (list == XLARUN__NONE || j->s[list] != '[')
+            return xlarun__tk_bad(L, XLARUN_ERR_FORMAT, "pre_tokenizer.pretokenizers", list, "a list", err);
+        it = list;
+    }
+    while (seq ? xlarun__json_next(j, &it, NULL, &e) : (it++ == 0 && (e = v, 1))) {
+        xlarun__tk_type(j, e, type, sizeof type);
+        if (bl) return xlarun__tk_unsupported(L, "pre_tokenizer", "a step after ByteLevel", knows, err);
+        if (!strcmp(type, "Split") && !split && !t->digits) {
+            size_t pat = xlarun__json_get(j, e, "pattern"), r = xlarun__json_get(j, pat, "Regex");
+            if (!xlarun__tk_is(j, r, XLARUN__LLAMA3_PATTERN) && !(xlarun__tk_str(j, r) && xlarun__json_str(j, r, NULL, 0) == strlen(XLARUN__LLAMA3_PATTERN) && 0))
+                return xlarun__tk_unsupported(L, "pre_tokenizer Split", "with this pattern", "the Llama 3 pattern of SPEC.md", err);
+            if (!xlarun__tk_is(j, xlarun__json_get(j, e, "behavior"), "Isolated") || xlarun__tk_bool(j, e, "invert", 0) != 0)
+                return xlarun__tk_unsupported(L, "pre_tokenizer Split", "with this behavior or invert", "Isolated, invert false", err);
+            split = 1;
+        } else if (!strcmp(type, "Digits") && !split && !t->digits) {
+            int ind = xlarun__tk_bool(j, e, "individual_digits", 0);
+            if (ind < 0) return xlarun__tk_bad(L, XLARUN_ERR_FORMAT, "pre_tokenizer Digits.individual_digits", xlarun__json_get(j, e, "individual_digits"), "true or false", err);
+            t->digits = ind ? 1 : 2;
+        } else if (!strcmp(type, "ByteLevel")) {
+            int aps = xlarun__tk_bool(j, e, "add_prefix_space", 1), re = xlarun__tk_bool(j, e, "use_regex", 1);
+            if (aps != 0) return xlarun__tk_unsupported(L, "pre_tokenizer ByteLevel", "add_prefix_space true", "add_prefix_space false", err);
+            if (re < 0) return xlarun__tk_bad(L, XLARUN_ERR_FORMAT, "pre_tokenizer ByteLevel.use_regex", xlarun__json_get(j, e, "use_regex"), "true or false", err);
+            if (re && split) return xlarun__tk_unsupported(L, "pre_tokenizer", "Split then ByteLevel with use_regex true", knows, err);
+            bl = 1;
+            t->byte_level = 1;
+            t->pre = re ? XLARUN__PRE_GPT2 : XLARUN__PRE_NONE;
+        } else return xlarun__tk_unsupported(L, "pre_tokenizer", type[0] ? type : "?", knows, err);
+    }
+    if (split) t->pre = XLARUN__PRE_LLAMA3;
+    return XLARUN_OK;
+}
+
+static xlarun_status xlarun__tk_template(xlarun__tload *L, size_t v, xlarun_error *err) {
+    xlarun_tokenizer *t = L->t;
+    xlarun__json *j = &L->j;
+    size_t single = xlarun__json_get(j, v, "single"), specials = xlarun__json_get(j, v, "special_tokens"), it, e;
+    int seen_a = 0;
+    if (single == XLARUN__NONE || j->s[single] != '[')
+        return xlarun__tk_bad(L, XLARUN_ERR_FORMAT, "post_processor TemplateProcessing.single", single, "a list", err);
+    it = single;
+    while (xlarun__json_next(j, &it, NULL, &e)) {
+        size_t st = xlarun__json_get(j, e, "SpecialToken"), sq = xlarun__json_get(j, e, "Sequence"), name, ids, it2, x;
+        if (sq != XLARUN__NONE) { seen_a = 1; continue; }
+        name = xlarun__json_get(j, st, "id");
+        if (!xlarun__tk_str(j, name))
+            return xlarun__tk_bad(L, XLARUN_ERR_FORMAT, "post_processor TemplateProcessing.single", e, "SpecialToken or Sequence items", err);
+        ids = XLARUN__NONE;
+        if (specials != XLARUN__NONE && j->s[specials] == '{') {
+            size_t it3 = specials, k, sv;
+            while (xlarun__json_next(j, &it3, &k, &sv))
+                if (xlarun__json_skip(j, k) - k == xlarun__json_skip(j, name) - name &&
+                    !memcmp(j->s + k, j->s + name, xlarun__json_skip(j, k) - k)) ids = xlarun__json_get(j, sv, "ids");
+        }
+        if (ids == XLARUN__NONE || j->s[ids] != '[')
+            return xlarun__tk_bad(L, XLARUN_ERR_FORMAT, "post_processor TemplateProcessing: the ids of special token", name, "an entry in special_tokens", err);
+        it2 = ids;
+        while (xlarun__json_next(j, &it2, NULL, &x)) {
+            uint64_t id;
+            uint32_t *n = seen_a ? &t->n_suffix : &t->n_prefix;
+            if (!xlarun__json_uint(j, x, UINT32_MAX, &id) || id >= t->n_ids)
+                return xlarun__tk_bad(L, XLARUN_ERR_FORMAT, "post_processor TemplateProcessing: a special token id", x, "an id in the vocabulary", err);
+            if (*n == XLARUN__MAX_TEMPLATE)
+                return xlarun__fail(err, XLARUN_ERR_UNSUPPORTED, "%s: post_processor TemplateProcessing adds more than %d tokens", L->file, XLARUN__MAX_TEMPLATE);
+            (seen_a ? t->suffix : t->prefix)[(*n)++] = XLARUN__CAST(int32_t, id);
+        }
+    }
+    return XLARUN_OK;
+}
+
+static xlarun_status xlarun__tk_post(xlarun__tload *L, size_t v, xlarun_error *err) {
+    xlarun__json *j = &L->j;
+    size_t it = 0, e;
+    char type[48];
+    int seq;
+    if (xlarun__json_is_null(j, v)) return XLARUN_OK;
+    xlarun__tk_type(j, v, type, sizeof type);
+    seq = !strcmp(type, "Sequence");
+    if (seq) {
+        size_t list = xlarun__json_get(j, v, "processors");
+        if (list == XLARUN__NONE || j->s[list] != '[')
+            return xlarun__tk_bad(L, XLARUN_ERR_FORMAT, "post_processor.processors", list, "a list", err);
+        it = list;
+    }
+    while (seq ? xlarun__json_next(j, &it, NULL, &e) : (it++ == 0 && (e = v, 1))) {
+        xlarun__tk_type(j, e, type, sizeof type);
+        if (!strcmp(type, "ByteLevel")) continue;   /* offsets only */
+        if (!strcmp(type, "TemplateProcessing") && !L->t->n_prefix && !L->t->n_suffix) {
+            XLARUN__TRY(xlarun__tk_template(L, e, err));
+            continue;
+        }
+        return xlarun__tk_unsupported(L, "post_processor", type[0] ? type : "?", "null, ByteLevel, TemplateProcessing and a Sequence of them", err);
+    }
+    return XLARUN_OK;
+}
+
+static xlarun_status xlarun__tk_decoder(xlarun__tload *L, size_t v, xlarun_error *err) {
+    xlarun_tokenizer *t = L->t;
+    xlarun__json *j = &L->j;
+    size_t it = 0, e;
+    char type[48];
+    int stage = 0;   /* 0 Replace, 1 ByteFallback, 2 Fuse, 3 Strip, 4 done */
+    static const char *const knows = "ByteLevel, and Sequence[Replace, ByteFallback, Fuse, Strip] as Llama 2's";
+    t->dec = XLARUN__DEC_NONE;
+    if (xlarun__json_is_null(j, v)) return XLARUN_OK;
+    xlarun__tk_type(j, v, type, sizeof type);
+    if (!strcmp(type, "ByteLevel")) { t->dec = XLARUN__DEC_BYTELEVEL; return XLARUN_OK; }
+    if (strcmp(type, "Sequence")) return xlarun__tk_unsupported(L, "decoder", type[0] ? type : "?", knows, err);
+    it = xlarun__json_get(j, v, "decoders");
+    if (it == XLARUN__NONE || j->s[it] != '[')
+        return xlarun__tk_bad(L, XLARUN_ERR_FORMAT, "decoder.decoders", it, "a list", err);
+    t->dec = XLARUN__DEC_SP;
+    while (xlarun__json_next(j, &it, NULL, &e)) {
+        xlarun__tk_type(j, e, type, sizeof type);
+        if (!strcmp(type, "Replace") && stage == 0) {
+            size_t pat = xlarun__json_get(j, e, "pattern"), s = xlarun__json_get(j, pat, "String"), c = xlarun__json_get(j, e, "content");
+            size_t n;
+            if (!xlarun__tk_str(j, s) || !xlarun__tk_str(j, c) || !xlarun__json_str(j, s, NULL, 0))
+                return xlarun__tk_unsupported(L, "decoder", "Replace with a Regex or empty pattern", knows, err);
+            XLARUN__TRY(xlarun__tk_dup(L, s, &t->dec_from, NULL, err));
+            XLARUN__TRY(xlarun__tk_dup(L, c, &t->dec_to, &n, err));
+            if (n > 16) return xlarun__fail(err, XLARUN_ERR_UNSUPPORTED, "%s: decoder Replace: content over 16 bytes", L->file);
+            stage = 1;
+        } else if (!strcmp(type, "ByteFallback") && stage <= 1) {
+            t->dec_byte_fallback = 1;
+            stage = 2;
+        } else if (!strcmp(type, "Fuse") && stage <= 2) {
+            stage = 3;
+        } else if (!strcmp(type, "Strip") && stage == 3) {
+            size_t c = xlarun__json_get(j, e, "content");
+            uint64_t start, stop;
+            char ch[8];
+            if (!xlarun__tk_str(j, c) || xlarun__json_str(j, c, ch, sizeof ch) != 1 ||
+                !xlarun__json_uint(j, xlarun__json_get(j, e, "start"), 1000, &start) ||
+                !xlarun__json_uint(j, xlarun__json_get(j, e, "stop"), 1000, &stop) || stop != 0)
+                return xlarun__tk_unsupported(L, "decoder", "Strip other than of an ASCII character at the start", knows, err);
+            t->dec_strip = XLARUN__CAST(int, start);
+            t->dec_strip_char = XLARUN__CAST(unsigned char, ch[0]);
+            stage = 4;
+        } else if (!strcmp(type, "ByteLevel") && stage == 0 && !t->dec_from) {
+            t->dec = XLARUN__DEC_BYTELEVEL;
+            stage = 5;
+        } else return xlarun__tk_unsupported(L, "decoder", type[0] ? type : "?", knows, err);
+    }
+    return XLARUN_OK;
+}
+
+/* added_tokens: matching tables, non-normalized first, each set bucketed by first byte */
+static xlarun_status xlarun__tk_added(xlarun__tload *L, size_t added, xlarun_error *err) {
+    xlarun_tokenizer *t = L->t;
+    xlarun__json *j = &L->j;
+    size_t it, v, n = 0;
+    xlarun__added *tab;
+    uint32_t count[2][256], fill[2][256];
+    int pass;
+    if (added == XLARUN__NONE) return XLARUN_OK;
+    if (j->s[added] != '[') return xlarun__tk_bad(L, XLARUN_ERR_FORMAT, "added_tokens", added, "a list", err);
+    it = added;
+    while (xlarun__json_next(j, &it, NULL, &v)) n++;
+    tab = XLARUN__CAST(xlarun__added *, xlarun__alloc_ex(L->a, sizeof(xlarun__added) * (n ? n : 1), 0, 0));
+    if (!tab) return xlarun__fail(err, XLARUN_ERR_MEMORY, "tokenizer memory too small");
+    memset(count, 0, sizeof count);
+    for (pass = 0; pass < 2; pass++) {
+        size_t k = 0;
+        it = added;
+        while (xlarun__json_next(j, &it, NULL, &v)) {
+            static const char *const keys[5] = {"single_word", "lstrip", "rstrip", "normalized", "special"};
+            static const int defs[5] = {0, 0, 0, 1, 0};
+            int f[5], q;
+            uint64_t id;
+            xlarun__added x;
+            unsigned norm;
+            xlarun__json_uint(j, xlarun__json_get(j, v, "id"), XLARUN_MAX_VOCAB, &id);
+            for (q = 0; q < 5; q++) {
+                f[q] = xlarun__tk_bool(j, v, keys[q], defs[q]);
+                if (f[q] < 0) {
+                    char what[64];
+                    snprintf(what, sizeof what, "added_tokens: '%s'", keys[q]);
+                    return xlarun__tk_bad(L, XLARUN_ERR_FORMAT, what, xlarun__json_get(j, v, keys[q]), "true or false", err);
+                }
+            }
+            memset(&x, 0, sizeof x);
+            x.id = XLARUN__CAST(int32_t, id);
+            x.flags = (f[0] ? XLARUN__AT_SINGLE : 0u) | (f[1] ? XLARUN__AT_LSTRIP : 0u) | (f[2] ? XLARUN__AT_RSTRIP : 0u) |
+                      (f[3] ? XLARUN__AT_NORM : 0u);
+            if (f[4]) L->src[x.id] |= 4;
+            x.text = XLARUN__PUN(const unsigned char *, t->pieces + t->off[x.id]);
+            x.len = XLARUN__CAST(uint32_t, xlarun__piece_len(t, x.id));
+            norm = f[3] ? 1u : 0u;
+            if (!x.len) continue;     /* tokenizers ignores empty added tokens */
+            if (pass == 0) { count[norm][x.text[0]]++; continue; }
+            if (norm && (t->prepend || t->rep_from)) {   /* match the normalized content */
+                size_t pl = t->prepend ? strlen(t->prepend) : 0, fl = t->rep_from ? strlen(t->rep_from) : 0;
+                size_t tl = t->rep_to ? strlen(t->rep_to) : 0, m = 0, c;
+                unsigned char *o = XLARUN__CAST(unsigned char *, xlarun__alloc_ex(L->a, (pl + x.len) * (tl > 1 ? tl : 1) + 1, 0, 0));
+                if (!o) return xlarun__fail(err, XLARUN_ERR_MEMORY, "tokenizer memory too small");
+                for (c = 0; c < pl; c++) {
+                    if (fl && t->prepend_first && c + fl <= pl && !memcmp(t->prepend + c, t->rep_from, fl)) {
+                        memcpy(o + m, t->rep_to, tl); m += tl; c += fl - 1;
+                    } else o[m++] = XLARUN__CAST(unsigned char, t->prepend[c]);
+                }
+                for (c = 0; c < x.len; c++) {
+                    if (fl && c + fl <= x.len && !memcmp(x.text + c, t->rep_from, fl)) {
+                        memcpy(o + m, t->rep_to, tl); m += tl; c += fl - 1;
+                    } else o[m++] = x.text[c];
+                }
+                x.text = o;
+                x.len = XLARUN__CAST(uint32_t, m);
+            }
+            tab[fill[norm][x.text[0]]++] = x;
+            k++;
+        }
+        if (pass == 0) {   /* bucket starts: the non-normalized set, then the normalized one */
+            uint32_t s = 0;
+            int c, nn;
+            for (nn = 0; nn < 2; nn++) {
+                for (c = 0; c < 256; c++) {
+                    t->bucket[nn][c] = fill[nn][c] = s;
+                    s += count[nn][c];
+                }
+                t->bucket[nn][256] = s;
+                if (nn == 0) t->n_added_raw = s;
+            }
+            t->n_added = s;
+        }
+        (void)k;
+    }
+    t->added = tab;
+    return XLARUN_OK;
+}
+
+/* an optional file: XLARUN_OK with *text NULL when it does not exist */
+static xlarun_status xlarun__tk_optional(xlarun__arena *a, const xlarun_io *io, const char *dir, const char *name,
+                                         char **text, size_t *len, xlarun_error *err) {
+    xlarun__file probe;
+    xlarun_error perr;
+    char path[4096];
+    *text = NULL;
+    *len = 0;
+    if (xlarun__file_open(&probe, io, dir, name, path, sizeof path, &perr) != XLARUN_OK) return XLARUN_OK;
+    xlarun__file_close(&probe);
+    XLARUN__TRY(xlarun__read_small(a, io, dir, name, XLARUN_MAX_CONFIG_BYTES, text, len, err));
+    return xlarun__json_validate(*text, *len, name, err);
+}
+
+/* "<s>" or {"content": "<s>", ...} -> id, -1 when absent or unknown */
+static int32_t xlarun__tk_named(const xlarun_tokenizer *t, const xlarun__json *j, size_t v) {
+    char buf[256];
+    size_t n;
+    if (v != XLARUN__NONE && j->s[v] == '{') v = xlarun__json_get(j, v, "content");
+    if (!xlarun__tk_str(j, v) || (n = xlarun__json_str(j, v, buf, sizeof buf)) == XLARUN__NONE) return -1;
+    return xlarun_tokenizer_token_id(t, buf, n);
+}
+
+/* eos_token_id: an id or a list of ids, each in the vocabulary */
+static xlarun_status xlarun__tk_eos(xlarun_tokenizer *t, const xlarun__json *j, size_t root, const char *file,
+                                    xlarun_error *err) {
+    size_t v = xlarun__json_get(j, root, "eos_token_id"), it, e;
+    uint64_t x;
+    if (xlarun__json_is_null(j, v)) return XLARUN_OK;
+    it = v;
+    while (j->s[v] == '[' ? xlarun__json_next(j, &it, NULL, &e) : (it == v && (e = v, it = XLARUN__NONE, 1))) {
+        if (!xlarun__json_uint(j, e, UINT32_MAX, &x) || x >= t->n_ids)
+            return xlarun__fail(err, XLARUN_ERR_FORMAT, "%s: eos_token_id must be token ids below the vocabulary size %u",
+                                file, t->n_ids);
+        if (t->n_eos == XLARUN_MAX_EOS)
+            return xlarun__fail(err, XLARUN_ERR_FORMAT, "%s: eos_token_id lists more than %d ids", file, XLARUN_MAX_EOS);
+        t->eos[t->n_eos++] = XLARUN__CAST(int32_t, x);
+    }
+    return XLARUN_OK;
+}
+
+static xlarun_status xlarun__tok_build(xlarun__arena *a, const char *dir, const xlarun_tokenizer_options *opt,
+                                       xlarun_tokenizer **out, xlarun_error *err) {
+    xlarun__tload L;
+    xlarun_tokenizer *t;
+    char *text, file[4200];
+    size_t len, mark, root, model, v;
+    uint32_t id;
+    int b;
+    char type[48];
+    memset(&L, 0, sizeof L);
+    t = XLARUN__CAST(xlarun_tokenizer *, xlarun__alloc_ex(a, sizeof *t, 0, 0));
+    if (!t) return xlarun__fail(err, XLARUN_ERR_MEMORY, "tokenizer memory too small");
+    memset(t, 0, sizeof *t);
+    *out = t;
+    L.a = a;
+    L.t = t;
+    snprintf(file, sizeof file, "%s%stokenizer.json", dir, (dir[0] && dir[strlen(dir) - 1] != '/') ? "/" : "");
+    L.file = file;
+    t->unk_id = -1;
+    t->bos_id = -1;
+    for (b = 0; b < 256; b++) t->byte_id[b] = -1;
+    mark = a->high;
+    XLARUN__TRY(xlarun__read_small(a, opt->io, dir, "tokenizer.json", XLARUN_MAX_TOKENIZER_BYTES, &text, &len, err));
+    XLARUN__TRY(xlarun__json_validate(text, len, file, err));
+    L.j.s = text;
+    L.j.n = len;
+    root = xlarun__json_ws(text, len, 0);
+    if (text[root] != '{') return xlarun__tk_bad(&L, XLARUN_ERR_FORMAT, "the document", root, "an object", err);
+    model = xlarun__json_get(&L.j, root, "model");
+    if (model == XLARUN__NONE || text[model] != '{') return xlarun__tk_bad(&L, XLARUN_ERR_FORMAT, "model", model, "an object", err);
+    xlarun__tk_type(&L.j, model, type, sizeof type);
+    if (type[0] && strcmp(type, "BPE"))
+        return xlarun__fail(err, XLARUN_ERR_UNSUPPORTED, "%s: model.type '%s' is not supported (xlarun runs BPE tokenizers)", file, type);
+    v = xlarun__json_get(&L.j, model, "dropout");
+    if (!xlarun__json_is_null(&L.j, v) && !(xlarun__json_is_number(&L.j, v) && xlarun__json_double(&L.j, v) == 0.0))
+        return xlarun__tk_unsupported(&L, "model.dropout", "other than null", "null", err);
+    v = xlarun__json_get(&L.j, model, "continuing_subword_prefix");
+    if (!xlarun__json_is_null(&L.j, v) && !xlarun__tk_is(&L.j, v, ""))
+        return xlarun__tk_unsupported(&L, "model.continuing_subword_prefix", "other than null", "null", err);
+    v = xlarun__json_get(&L.j, model, "end_of_word_suffix");
+    if (!xlarun__json_is_null(&L.j, v) && !xlarun__tk_is(&L.j, v, ""))
+        return xlarun__tk_unsupported(&L, "model.end_of_word_suffix", "other than null", "null", err);
+    {
+        static const char *const keys[3] = {"byte_fallback", "fuse_unk", "ignore_merges"};
+        int *dst[3];
+        int q;
+        dst[0] = &t->byte_fallback; dst[1] = &t->fuse_unk; dst[2] = &t->ignore_merges;
+        for (q = 0; q < 3; q++) {
+            *dst[q] = xlarun__tk_bool(&L.j, model, keys[q], 0);
+            if (*dst[q] < 0) {
+                char what[48];
+                snprintf(what, sizeof what, "model.%s", keys[q]);
+                return xlarun__tk_bad(&L, XLARUN_ERR_FORMAT, what, xlarun__json_get(&L.j, model, keys[q]), "true or false", err);
+            }
+        }
+    }
+    v = xlarun__json_get(&L.j, root, "added_tokens");
+    if (xlarun__json_is_null(&L.j, v)) v = XLARUN__NONE;
+    else if (text[v] != '[') return xlarun__tk_bad(&L, XLARUN_ERR_FORMAT, "added_tokens", v, "a list", err);
+    XLARUN__TRY(xlarun__tk_vocab(&L, model, v, err));
+    XLARUN__TRY(xlarun__tk_normalizer(&L, xlarun__json_get(&L.j, root, "normalizer"), err));
+    XLARUN__TRY(xlarun__tk_added(&L, v, err));
+    XLARUN__TRY(xlarun__tk_merges(&L, model, err));
+    XLARUN__TRY(xlarun__tk_pretok(&L, xlarun__json_get(&L.j, root, "pre_tokenizer"), err));
+    XLARUN__TRY(xlarun__tk_post(&L, xlarun__json_get(&L.j, root, "post_processor"), err));
+    XLARUN__TRY(xlarun__tk_decoder(&L, xlarun__json_get(&L.j, root, "decoder"), err));
+    v = xlarun__json_get(&L.j, model, "unk_token");
+    if (!xlarun__json_is_null(&L.j, v)) {
+        char buf[256];
+        size_t n;
+        if (!xlarun__tk_str(&L.j, v) || (n = xlarun__json_str(&L.j, v, buf, sizeof buf)) == XLARUN__NONE ||
+            (t->unk_id = xlarun__vocab_find(t, buf, n)) < 0)
+            return xlarun__tk_bad(&L, XLARUN_ERR_FORMAT, "model.unk_token", v, "a token of model.vocab", err);
+    }
+    if (t->byte_fallback)
+        for (b = 0; b < 256; b++) {
+            char name[8];
+            snprintf(name, sizeof name, "<0x%02X>", b);
+            t->byte_id[b] = xlarun__vocab_find(t, name, 6);
+        }
+    for (id = 0; id < t->n_ids; id++) {
+        unsigned char *fl = L.flags;
+        const unsigned char *p = XLARUN__PUN(const unsigned char *, t->pieces + t->off[id]);
+        size_t n = xlarun__piece_len(t, XLARUN__CAST(int32_t, id)), i, l;
+        if (!fl[id]) continue;
+        if (L.src[id] & 4) fl[id] |= XLARUN__TF_SPECIAL;
+        if (xlarun__byte_token(XLARUN__PUN(const char *, p), n) >= 0) fl[id] |= XLARUN__TF_BYTE;
+        for (i = 0; i < n; i += l)
+            if (xlarun__bl_byte(xlarun__cp_at(p, i, &l)) < 0) { fl[id] |= XLARUN__TF_BL_RAW; break; }
+    }
+    a->high = mark;
+
+    /* tokenizer_config.json: BOS/EOS names and the chat template; generation_config.json and
+       config.json: EOS ids */
+    if (t->n_prefix) t->bos_id = t->prefix[0];
+    XLARUN__TRY(xlarun__tk_optional(a, opt->io, dir, "generation_config.json", &text, &len, err));
+    if (text) {
+        L.j.s = text; L.j.n = len;
+        XLARUN__TRY(xlarun__tk_eos(t, &L.j, xlarun__json_ws(text, len, 0), "generation_config.json", err));
+        a->high = mark;
+    }
+    if (!t->n_eos) {
+        XLARUN__TRY(xlarun__tk_optional(a, opt->io, dir, "config.json", &text, &len, err));
+        if (text) {
+            L.j.s = text; L.j.n = len;
+            XLARUN__TRY(xlarun__tk_eos(t, &L.j, xlarun__json_ws(text, len, 0), "config.json", err));
+            a->high = mark;
+        }
+    }
+    XLARUN__TRY(xlarun__tk_optional(a, opt->io, dir, "tokenizer_config.json", &text, &len, err));
+    if (text) {
+        size_t cfg = xlarun__json_ws(text, len, 0), ct;
+        L.j.s = text; L.j.n = len;
+        L.file = "tokenizer_config.json";
+        if (t->bos_id < 0) t->bos_id = xlarun__tk_named(t, &L.j, xlarun__json_get(&L.j, cfg, "bos_token"));
+        if (!t->n_eos) {
+            int32_t e = xlarun__tk_named(t, &L.j, xlarun__json_get(&L.j, cfg, "eos_token"));
+            if (e >= 0) t->eos[t->n_eos++] = e;
+        }
+        ct = xlarun__json_get(&L.j, cfg, "chat_template");
+        if (ct != XLARUN__NONE && text[ct] == '[') {   /* named templates: "default", else the first */
+            size_t it = ct, e, first = XLARUN__NONE;
+            ct = XLARUN__NONE;
+            while (xlarun__json_next(&L.j, &it, NULL, &e)) {
+                size_t tv = xlarun__json_get(&L.j, e, "template");
+                if (!xlarun__tk_str(&L.j, tv)) continue;
+                if (first == XLARUN__NONE) first = tv;
+                if (xlarun__tk_is(&L.j, xlarun__json_get(&L.j, e, "name"), "default")) ct = tv;
+            }
+            if (ct == XLARUN__NONE) ct = first;
+        }
+        if (xlarun__tk_str(&L.j, ct)) XLARUN__TRY(xlarun__tk_dup(&L, ct, &t->chat_template, NULL, err));
+        a->high = mark;
+    }
+    if (!t->chat_template) {
+        xlarun__file probe;
+        xlarun_error perr;
+        char path[4096];
+        if (xlarun__file_open(&probe, opt->io, dir, "chat_template.jinja", path, sizeof path, &perr) == XLARUN_OK) {
+            char *p;
+            xlarun__file_close(&probe);
+            XLARUN__TRY(xlarun__read_small(a, opt->io, dir, "chat_template.jinja", XLARUN_MAX_CONFIG_BYTES, &text, &len, err));
+            if (xlarun__utf8_check(XLARUN__PUN(const unsigned char *, text), len) != len)
+                return xlarun__fail(err, XLARUN_ERR_FORMAT, "%s: invalid UTF-8", path);
+            a->high = mark;   /* the text is still there: copy it down */
+            p = XLARUN__CAST(char *, xlarun__alloc_ex(a, len + 1, 0, 0));
+            if (!p) return xlarun__fail(err, XLARUN_ERR_MEMORY, "tokenizer memory too small");
+            memmove(p, text, len + 1);
+            t->chat_template = p;
+        }
+    }
+    a->high = mark;
+    {
+        size_t tl = t->dec_to ? strlen(t->dec_to) : 0;
+        t->max_piece = (t->max_token_len + 4) * (tl > 3 ? tl : 3) + 16;
+    }
+    t->magic = XLARUN__TOK_MAGIC;
+    return XLARUN_OK;
+}
+
+/* ---- the tokenizer API ---------------------------------------------------------------------- */
+
+static const xlarun_tokenizer_options *xlarun__tok_opts(const xlarun_tokenizer_options *opt) {
+    static const xlarun_tokenizer_options defaults = {NULL, NULL};
+    return opt ? opt : &defaults;
+}
+
+XLARUN_API xlarun_status xlarun_tokenizer_memory(const char *dir, const xlarun_tokenizer_options *opt,
+                                                 size_t *bytes, xlarun_error *err) {
+    xlarun__arena a;
+    xlarun_tokenizer *t = NULL;
+    xlarun_status st;
+    if (bytes) *bytes = 0;
+    if (!dir || !bytes) return xlarun__fail(err, XLARUN_ERR_ARGUMENT, "xlarun_tokenizer_memory: NULL argument");
+    opt = xlarun__tok_opts(opt);
+    xlarun__arena_init(&a, NULL, 0, opt->alloc_user);
+    st = xlarun__tok_build(&a, dir, opt, &t, err);
+    if (a.failed && st != XLARUN_OK) st = xlarun__fail(err, XLARUN_ERR_MEMORY, "out of memory while reading %s", dir);
+    xlarun__arena_release_blocks(&a);
+    *bytes = st == XLARUN_OK ? a.peak : 0;
+    if (st == XLARUN_OK) xlarun__ok(err);
+    return st;
+}
+
+XLARUN_API xlarun_status xlarun_tokenizer_open_in(const char *dir, const xlarun_tokenizer_options *opt,
+                                                  void *mem, size_t bytes, xlarun_tokenizer **out,
+                                                  xlarun_error *err) {
+    xlarun__arena a;
+    xlarun_tokenizer *t = NULL;
+    xlarun_status st;
+    if (out) *out = NULL;
+    if (!dir || !mem || !out) return xlarun__fail(err, XLARUN_ERR_ARGUMENT, "xlarun_tokenizer_open_in: NULL argument");
+    opt = xlarun__tok_opts(opt);
+    xlarun__arena_init(&a, mem, bytes, opt->alloc_user);
+    st = xlarun__tok_build(&a, dir, opt, &t, err);
+    if (st != XLARUN_OK) {
+        if (st == XLARUN_ERR_MEMORY)
+            xlarun__fail(err, st, "%s: %lu bytes of tokenizer memory are too few (xlarun_tokenizer_memory gives the size)",
+                         dir, XLARUN__CAST(unsigned long, bytes));
+        if (t) t->magic = 0;
+        return st;
+    }
+    t->alloc_user = opt->alloc_user;
+    *out = t;
+    xlarun__ok(err);
+    return XLARUN_OK;
+}
+
+XLARUN_API xlarun_status xlarun_tokenizer_open(const char *dir, const xlarun_tokenizer_options *opt,
+                                               xlarun_tokenizer **out, xlarun_error *err) {
+    size_t bytes = 0;
+    void *mem;
+    xlarun_status st;
+    if (out) *out = NULL;
+    if (!dir || !out) return xlarun__fail(err, XLARUN_ERR_ARGUMENT, "xlarun_tokenizer_open: NULL argument");
+    opt = xlarun__tok_opts(opt);
+    XLARUN__TRY(xlarun_tokenizer_memory(dir, opt, &bytes, err));
+    if (bytes > SIZE_MAX - XLARUN__ALIGN || !(mem = XLARUN_MALLOC(bytes + XLARUN__ALIGN, opt->alloc_user)))
+        return xlarun__fail(err, XLARUN_ERR_MEMORY, "%s: cannot allocate %lu bytes of tokenizer memory", dir,
+                            XLARUN__CAST(unsigned long, bytes));
+    st = xlarun_tokenizer_open_in(dir, opt, xlarun__align_up(mem), bytes, out, err);
+    if (st != XLARUN_OK) { XLARUN_FREE(mem, opt->alloc_user); return st; }
+    (*out)->own = mem;
+    return XLARUN_OK;
+}
+
+XLARUN_API void xlarun_tokenizer_close(xlarun_tokenizer *t) {
+    void *own;
+    if (!t || t->magic != XLARUN__TOK_MAGIC) return;
+    t->magic = 0;
+    own = t->own;
+    if (own) XLARUN_FREE(own, t->alloc_user);
+}
+
+static int xlarun__tok_ok(const xlarun_tokenizer *t) { return t && t->magic == XLARUN__TOK_MAGIC; }
+
+XLARUN_API uint32_t xlarun_tokenizer_vocab_size(const xlarun_tokenizer *t) { return xlarun__tok_ok(t) ? t->n_ids : 0; }
+
+XLARUN_API int32_t xlarun_tokenizer_token_id(const xlarun_tokenizer *t, const char *text, size_t len) {
+    uint32_t i;
+    if (!xlarun__tok_ok(t) || (!text && len)) return -1;
+    for (i = 0; i < t->n_added; i++) {   /* added tokens first, as tokenizers' token_to_id */
+        int32_t id = t->added[i].id;
+        if (xlarun__piece_len(t, id) == len && !memcmp(t->pieces + t->off[id], text, len)) return id;
+    }
+    return xlarun__vocab_find(t, text, len);
+}
+
+XLARUN_API const char *xlarun_tokenizer_token_text(const xlarun_tokenizer *t, int32_t id, size_t *len) {
+    if (len) *len = 0;
+    if (!xlarun__tok_ok(t) || id < 0 || XLARUN__CAST(uint32_t, id) >= t->n_ids || !t->flags[id]) return NULL;
+    if (len) *len = xlarun__piece_len(t, id);
+    return t->pieces + t->off[id];
+}
+
+XLARUN_API int xlarun_tokenizer_is_special(const xlarun_tokenizer *t, int32_t id) {
+    if (!xlarun__tok_ok(t) || id < 0 || XLARUN__CAST(uint32_t, id) >= t->n_ids) return 0;
+    return (t->flags[id] & XLARUN__TF_SPECIAL) != 0;
+}
+
+XLARUN_API int32_t xlarun_tokenizer_bos_id(const xlarun_tokenizer *t) { return xlarun__tok_ok(t) ? t->bos_id : -1; }
+XLARUN_API int xlarun_tokenizer_adds_bos(const xlarun_tokenizer *t) { return xlarun__tok_ok(t) && t->n_prefix > 0; }
+
+XLARUN_API size_t xlarun_tokenizer_eos_ids(const xlarun_tokenizer *t, const int32_t **ids) {
+    if (ids) *ids = xlarun__tok_ok(t) ? t->eos : NULL;
+    return xlarun__tok_ok(t) ? t->n_eos : 0;
+}
+
+XLARUN_API const char *xlarun_tokenizer_chat_template(const xlarun_tokenizer *t) {
+    return xlarun__tok_ok(t) ? t->chat_template : NULL;
+}
+
+XLARUN_API xlarun_status xlarun_tokenizer_check_model(const xlarun_tokenizer *t, const xlarun_model *m,
+                                                      xlarun_error *err) {
+    const xlarun_config *c = xlarun_model_config(m);
+    uint32_t i, top = 0;
+    if (!xlarun__tok_ok(t) || !c) return xlarun__fail(err, XLARUN_ERR_ARGUMENT, "xlarun_tokenizer_check_model: NULL or closed argument");
+    for (i = 0; i < t->n_ids; i++)
+        if (t->flags[i]) top = i;
+    if (top >= c->vocab_size)
+        return xlarun__fail(err, XLARUN_ERR_MODEL, "the tokenizer has token id %u (\"%.40s\"), but the model's vocab_size is %u "
+                            "(embedding rows): tokenizer.json and config.json are from different models",
+                            top, t->pieces + t->off[top], c->vocab_size);
+    xlarun__ok(err);
+    return XLARUN_OK;
+}
 
 /* ============================== 7. GENERATION ================================================= */
 /* samplers, stop tokens and stop strings, chat formatting, the token loop.                        */
+
+#include <time.h>
+
+/* ---- sampling parameters and generation_config.json ---------------------------------------- */
+
+static int xlarun__finite(float x) { return x == x && x - x == 0.0f; }
+
+XLARUN_API xlarun_status xlarun_sampling_check(const xlarun_sampling *p, xlarun_error *err) {
+    if (!p) return xlarun__fail(err, XLARUN_ERR_ARGUMENT, "sampling: no parameters given");
+    if (!xlarun__finite(p->temperature) || p->temperature < 0.0f)
+        return xlarun__fail(err, XLARUN_ERR_ARGUMENT, "sampling: temperature must be >= 0 (0 = greedy), found %g",
+                            XLARUN__CAST(double, p->temperature));
+    if (p->top_k < 0)
+        return xlarun__fail(err, XLARUN_ERR_ARGUMENT, "sampling: top_k must be >= 0 (0 = off), found %ld",
+                            XLARUN__CAST(long, p->top_k));
+    if (!xlarun__finite(p->top_p) || p->top_p < 0.0f || p->top_p > 1.0f)
+        return xlarun__fail(err, XLARUN_ERR_ARGUMENT, "sampling: top_p must be in [0, 1] (0 or 1 = off), found %g",
+                            XLARUN__CAST(double, p->top_p));
+    if (!xlarun__finite(p->min_p) || p->min_p < 0.0f || p->min_p > 1.0f)
+        return xlarun__fail(err, XLARUN_ERR_ARGUMENT, "sampling: min_p must be in [0, 1] (0 = off), found %g",
+                            XLARUN__CAST(double, p->min_p));
+    if (!xlarun__finite(p->repetition_penalty) || p->repetition_penalty < 0.0f)
+        return xlarun__fail(err, XLARUN_ERR_ARGUMENT, "sampling: repetition_penalty must be > 0 (0 or 1 = off), found %g",
+                            XLARUN__CAST(double, p->repetition_penalty));
+    return XLARUN_OK;
+}
+
+static void xlarun__add_eos(xlarun_generation_config *g, int32_t id) {
+    uint32_t i;
+    for (i = 0; i < g->n_eos; i++) if (g->eos_token_ids[i] == id) return;
+    if (g->n_eos < 2 * XLARUN_MAX_EOS) g->eos_token_ids[g->n_eos++] = id;
+}
+
+/* a number key of generation_config.json: absent or null keeps *out */
+static xlarun_status xlarun__gc_num(const xlarun__json *j, size_t root, const char *key, double lo,
+                                    double hi, double *out, xlarun_error *err) {
+    size_t v = xlarun__json_get(j, root, key);
+    char tok[48];
+    if (xlarun__json_is_null(j, v)) return XLARUN_OK;
+    if (xlarun__json_is_number(j, v)) {
+        double d = xlarun__json_double(j, v);
+        if (d >= lo && d <= hi) { *out = d; return XLARUN_OK; }
+    }
+    xlarun__token(j, v, tok, sizeof tok);
+    return xlarun__fail(err, XLARUN_ERR_FORMAT, "generation_config.json: '%s' must be a number in [%g, %g], found %s",
+                        key, lo, hi, tok);
+}
+
+XLARUN_API xlarun_status xlarun_generation_config_parse(const xlarun_model *m, const char *json,
+                                                        size_t len, xlarun_generation_config *out,
+                                                        xlarun_error *err) {
+    xlarun__json j;
+    size_t root, v, it, e;
+    double temperature = 1.0, top_k = 50, top_p = 1.0, min_p = 0.0, rep = 1.0, max_new = 0;
+    int do_sample = 0;
+    uint32_t i;
+    if (!out) return xlarun__fail(err, XLARUN_ERR_ARGUMENT, "xlarun_generation_config_parse: out is NULL");
+    memset(out, 0, sizeof *out);
+    if (m) {
+        const xlarun_config *c = xlarun_model_config(m);
+        if (c) for (i = 0; i < c->n_eos; i++) xlarun__add_eos(out, c->eos_token_ids[i]);
+    }
+    if (!json) { xlarun__ok(err); return XLARUN_OK; }
+    XLARUN__TRY(xlarun__json_validate(json, len, "generation_config.json", err));
+    j.s = json;
+    j.n = len;
+    root = xlarun__json_ws(json, len, 0);
+    if (json[root] != '{') return xlarun__fail(err, XLARUN_ERR_FORMAT, "generation_config.json: expected an object");
+    v = xlarun__json_get(&j, root, "do_sample");
+    if (!xlarun__json_is_null(&j, v)) {
+        if (json[v] != 't' && json[v] != 'f')
+            return xlarun__fail(err, XLARUN_ERR_FORMAT, "generation_config.json: 'do_sample' must be true or false");
+        do_sample = json[v] == 't';
+    }
+    XLARUN__TRY(xlarun__gc_num(&j, root, "temperature", 0.0, 1e30, &temperature, err));
+    XLARUN__TRY(xlarun__gc_num(&j, root, "top_k", 0.0, 2147483647.0, &top_k, err));
+    XLARUN__TRY(xlarun__gc_num(&j, root, "top_p", 0.0, 1.0, &top_p, err));
+    XLARUN__TRY(xlarun__gc_num(&j, root, "min_p", 0.0, 1.0, &min_p, err));
+    XLARUN__TRY(xlarun__gc_num(&j, root, "repetition_penalty", 0.0, 1e30, &rep, err));
+    XLARUN__TRY(xlarun__gc_num(&j, root, "max_new_tokens", 0.0, 4294967295.0, &max_new, err));
+    if (rep <= 0.0)
+        return xlarun__fail(err, XLARUN_ERR_FORMAT, "generation_config.json: 'repetition_penalty' must be > 0, found %g", rep);
+    if (do_sample && temperature <= 0.0)
+        return xlarun__fail(err, XLARUN_ERR_FORMAT,
+                            "generation_config.json: 'temperature' must be > 0 when 'do_sample' is true, found %g", temperature);
+    out->sampling.temperature = do_sample ? XLARUN__CAST(float, temperature) : 0.0f;
+    out->sampling.top_k = XLARUN__CAST(int32_t, top_k);
+    out->sampling.top_p = XLARUN__CAST(float, top_p);
+    out->sampling.min_p = XLARUN__CAST(float, min_p);
+    out->sampling.repetition_penalty = XLARUN__CAST(float, rep);
+    out->max_new_tokens = XLARUN__CAST(uint32_t, max_new);
+    v = xlarun__json_get(&j, root, "eos_token_id");
+    if (!xlarun__json_is_null(&j, v)) {
+        uint64_t x;
+        if (json[v] == '[') {
+            it = v;
+            while (xlarun__json_next(&j, &it, NULL, &e)) {
+                if (!xlarun__json_uint(&j, e, INT32_MAX, &x))
+                    return xlarun__fail(err, XLARUN_ERR_FORMAT, "generation_config.json: 'eos_token_id' must be a token id or a list of them");
+                xlarun__add_eos(out, XLARUN__CAST(int32_t, x));
+            }
+        } else {
+            if (!xlarun__json_uint(&j, v, INT32_MAX, &x))
+                return xlarun__fail(err, XLARUN_ERR_FORMAT, "generation_config.json: 'eos_token_id' must be a token id or a list of them");
+            xlarun__add_eos(out, XLARUN__CAST(int32_t, x));
+        }
+    }
+    xlarun__ok(err);
+    return XLARUN_OK;
+}
+
+#define XLARUN__GENCONFIG_MAX 16384u
+
+XLARUN_API xlarun_status xlarun_generation_config_load(const xlarun_model *m, const char *dir,
+                                                       const xlarun_io *io,
+                                                       xlarun_generation_config *out,
+                                                       xlarun_error *err) {
+    union { unsigned char b[XLARUN__GENCONFIG_MAX + XLARUN__ALIGN]; double align; } mem;
+    xlarun__arena a;
+    char *text = NULL, path[4096];
+    size_t len = 0;
+    xlarun__file f;
+    xlarun_status st;
+    if (!dir || !out) return xlarun__fail(err, XLARUN_ERR_ARGUMENT, "xlarun_generation_config_load: dir or out is NULL");
+    /* a missing file is the defaults; any other failure is reported */
+    st = xlarun__file_open(&f, io, dir, "generation_config.json", path, sizeof path, err);
+    if (st == XLARUN_ERR_IO) return xlarun_generation_config_parse(m, NULL, 0, out, err);
+    if (st != XLARUN_OK) return st;
+    xlarun__file_close(&f);
+    xlarun__arena_init(&a, mem.b, sizeof mem.b, NULL);
+    XLARUN__TRY(xlarun__read_small(&a, io, dir, "generation_config.json", XLARUN__GENCONFIG_MAX, &text, &len, err));
+    return xlarun_generation_config_parse(m, text, len, out, err);
+}
+
+/* ---- the sampler ----------------------------------------------------------------------------- */
+
+#define XLARUN__SAMPLER_MAGIC 0x58534d50u
+
+struct xlarun_sampler {
+    uint32_t magic, n_vocab;
+    xlarun_sampling p;
+    uint64_t rng[4];                  /* xoshiro256** */
+    float *w;                         /* n_vocab: the processed logits */
+    float *tmp;                       /* n_vocab: selection and probabilities */
+    int32_t *idx;                     /* n_vocab: candidate ids */
+    unsigned char *seen;              /* (n_vocab + 7) / 8: ids in the context */
+    void *own;
+};
+
+static uint64_t xlarun__splitmix64(uint64_t *x) {
+    uint64_t z = (*x += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+static uint64_t xlarun__rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
+
+static uint64_t xlarun__rng_next(uint64_t *s) {
+    uint64_t r = xlarun__rotl(s[1] * 5, 7) * 9, t = s[1] << 17;
+    s[2] ^= s[0]; s[3] ^= s[1]; s[1] ^= s[2]; s[0] ^= s[3];
+    s[2] ^= t;
+    s[3] = xlarun__rotl(s[3], 45);
+    return r;
+}
+
+static void xlarun__rng_seed(uint64_t *s, uint64_t seed) {
+    int i;
+    for (i = 0; i < 4; i++) s[i] = xlarun__splitmix64(&seed);
+}
+
+static size_t xlarun__sampler_layout(uint32_t n_vocab, size_t *o_w, size_t *o_tmp, size_t *o_idx,
+                                     size_t *o_seen) {
+    size_t n = xlarun__round64(sizeof(struct xlarun_sampler));
+    *o_w = n; n += xlarun__round64(sizeof(float) * n_vocab);
+    *o_tmp = n; n += xlarun__round64(sizeof(float) * n_vocab);
+    *o_idx = n; n += xlarun__round64(sizeof(int32_t) * n_vocab);
+    *o_seen = n; n += xlarun__round64((n_vocab + 7u) / 8u);
+    return n + XLARUN__ALIGN; /* room to align the base */
+}
+
+XLARUN_API size_t xlarun_sampler_memory(uint32_t n_vocab) {
+    size_t a, b, c, d;
+    return xlarun__sampler_layout(n_vocab, &a, &b, &c, &d);
+}
+
+XLARUN_API xlarun_status xlarun_sampler_init(const xlarun_sampling *p, uint32_t n_vocab, void *mem,
+                                             size_t bytes, xlarun_sampler **out, xlarun_error *err) {
+    size_t o_w, o_tmp, o_idx, o_seen, need;
+    unsigned char *base;
+    xlarun_sampler *s;
+    xlarun_sampling zero;
+    if (!out) return xlarun__fail(err, XLARUN_ERR_ARGUMENT, "xlarun_sampler_init: out is NULL");
+    *out = NULL;
+    memset(&zero, 0, sizeof zero);
+    if (!p) p = &zero;
+    XLARUN__TRY(xlarun_sampling_check(p, err));
+    if (n_vocab == 0 || n_vocab > XLARUN_MAX_VOCAB)
+        return xlarun__fail(err, XLARUN_ERR_ARGUMENT, "xlarun_sampler_init: n_vocab %lu is not in 1..%lu",
+                            XLARUN__CAST(unsigned long, n_vocab), XLARUN__CAST(unsigned long, XLARUN_MAX_VOCAB));
+    need = xlarun__sampler_layout(n_vocab, &o_w, &o_tmp, &o_idx, &o_seen);
+    if (!mem || bytes < need)
+        return xlarun__fail(err, XLARUN_ERR_MEMORY, "%lu bytes of sampler memory are too few (xlarun_sampler_memory gives %lu)",
+                            XLARUN__CAST(unsigned long, bytes), XLARUN__CAST(unsigned long, need));
+    base = XLARUN__CAST(unsigned char *, mem);
+    base += (XLARUN__ALIGN - XLARUN__PUN(uintptr_t, base) % XLARUN__ALIGN) % XLARUN__ALIGN;
+    s = XLARUN__PUN(xlarun_sampler *, base);
+    memset(s, 0, sizeof *s);
+    s->magic = XLARUN__SAMPLER_MAGIC;
+    s->n_vocab = n_vocab;
+    s->w = XLARUN__PUN(float *, base + o_w);
+    s->tmp = XLARUN__PUN(float *, base + o_tmp);
+    s->idx = XLARUN__PUN(int32_t *, base + o_idx);
+    s->seen = base + o_seen;
+    s->p = *p;
+    xlarun_sampler_reset(s);
+    *out = s;
+    xlarun__ok(err);
+    return XLARUN_OK;
+}
+
+XLARUN_API xlarun_status xlarun_sampler_create(const xlarun_sampling *p, uint32_t n_vocab,
+                                               xlarun_sampler **out, xlarun_error *err) {
+    size_t bytes = xlarun_sampler_memory(n_vocab);
+    void *mem;
+    xlarun_status st;
+    if (!out) return xlarun__fail(err, XLARUN_ERR_ARGUMENT, "xlarun_sampler_create: out is NULL");
+    *out = NULL;
+    if (p) XLARUN__TRY(xlarun_sampling_check(p, err));
+    if (n_vocab == 0 || n_vocab > XLARUN_MAX_VOCAB)
+        return xlarun__fail(err, XLARUN_ERR_ARGUMENT, "xlarun_sampler_create: n_vocab %lu is not in 1..%lu",
+                            XLARUN__CAST(unsigned long, n_vocab), XLARUN__CAST(unsigned long, XLARUN_MAX_VOCAB));
+    mem = XLARUN_MALLOC(bytes, NULL);
+    if (!mem) return xlarun__fail(err, XLARUN_ERR_MEMORY, "sampler: cannot allocate %lu bytes", XLARUN__CAST(unsigned long, bytes));
+    st = xlarun_sampler_init(p, n_vocab, mem, bytes, out, err);
+    if (st != XLARUN_OK) { XLARUN_FREE(mem, NULL); return st; }
+    (*out)->own = mem;
+    return XLARUN_OK;
+}
+
+XLARUN_API void xlarun_sampler_free(xlarun_sampler *s) {
+    void *own;
+    if (!s || s->magic != XLARUN__SAMPLER_MAGIC) return;
+    own = s->own;
+    s->magic = 0;
+    if (own) XLARUN_FREE(own, NULL);
+}
+
+XLARUN_API xlarun_status xlarun_sampler_set(xlarun_sampler *s, const xlarun_sampling *p,
+                                            xlarun_error *err) {
+    if (!s || s->magic != XLARUN__SAMPLER_MAGIC) return xlarun__fail(err, XLARUN_ERR_ARGUMENT, "xlarun_sampler_set: NULL or freed sampler");
+    XLARUN__TRY(xlarun_sampling_check(p, err));
+    s->p = *p;
+    xlarun__rng_seed(s->rng, p->seed);
+    xlarun__ok(err);
+    return XLARUN_OK;
+}
+
+XLARUN_API void xlarun_sampler_reset(xlarun_sampler *s) {
+    if (!s || s->magic != XLARUN__SAMPLER_MAGIC) return;
+    memset(s->seen, 0, (s->n_vocab + 7u) / 8u);
+    xlarun__rng_seed(s->rng, s->p.seed);
+}
+
+XLARUN_API void xlarun_sampler_accept(xlarun_sampler *s, const int32_t *ids, size_t n) {
+    size_t i;
+    if (!s || s->magic != XLARUN__SAMPLER_MAGIC || !ids) return;
+    for (i = 0; i < n; i++)
+        if (ids[i] >= 0 && XLARUN__CAST(uint32_t, ids[i]) < s->n_vocab)
+            s->seen[ids[i] >> 3] = XLARUN__CAST(unsigned char, s->seen[ids[i] >> 3] | (1u << (ids[i] & 7)));
+}
+
+/* the k-th largest (k >= 1) of x[0..n), reordering x: quickselect with a middle pivot */
+static float xlarun__kth_largest(float *x, size_t n, size_t k) {
+    size_t lo = 0, hi = n - 1, want = k - 1;
+    while (lo < hi) {
+        float pivot = x[lo + (hi - lo) / 2];
+        size_t i = lo, j = hi;
+        while (i <= j) {
+            while (x[i] > pivot) i++;
+            while (x[j] < pivot) j--;
+            if (i <= j) {
+                float t = x[i]; x[i] = x[j]; x[j] = t;
+                i++;
+                if (j == 0) break;
+                j--;
+            }
+        }
+        if (want <= j) hi = j;
+        else if (want >= i) lo = i;
+        else return x[want];
+    }
+    return x[want];
+}
+
+/* sort ids ascending by (w[id], id) (heapsort: no recursion, no allocation). torch's sort is
+   not stable beyond 16 elements, so which of exactly tied logits at the top-p boundary stay can
+   differ from transformers; the kept values are the same. */
+static int xlarun__after(const float *w, int32_t a, int32_t b) {
+    return w[a] > w[b] || (w[a] == w[b] && a > b);
+}
+
+static void xlarun__sift(int32_t *a, const float *w, size_t i, size_t n) {
+    for (;;) {
+        size_t c = 2 * i + 1;
+        int32_t t;
+        if (c >= n) return;
+        if (c + 1 < n && xlarun__after(w, a[c + 1], a[c])) c++;
+        if (!xlarun__after(w, a[c], a[i])) return;
+        t = a[i]; a[i] = a[c]; a[c] = t;
+        i = c;
+    }
+}
+
+static void xlarun__sort_by(int32_t *a, const float *w, size_t n) {
+    size_t i;
+    if (n < 2) return;
+    for (i = n / 2; i-- > 0;) xlarun__sift(a, w, i, n);
+    for (i = n - 1; i > 0; i--) {
+        int32_t t = a[0]; a[0] = a[i]; a[i] = t;
+        xlarun__sift(a, w, 0, i);
+    }
+}
+
+/* probabilities of the candidates idx[0..n) into tmp[id]; returns the largest */
+static float xlarun__softmax_ids(const float *w, const int32_t *idx, size_t n, float *p) {
+    float mx = -HUGE_VALF, best = 0.0f;
+    double sum = 0.0;
+    size_t i;
+    for (i = 0; i < n; i++) if (w[idx[i]] > mx) mx = w[idx[i]];
+    for (i = 0; i < n; i++) {
+        p[idx[i]] = expf(w[idx[i]] - mx);
+        sum += p[idx[i]];
+    }
+    for (i = 0; i < n; i++) {
+        p[idx[i]] = XLARUN__CAST(float, p[idx[i]] / sum);
+        if (p[idx[i]] > best) best = p[idx[i]];
+    }
+    return best;
+}
+
+/* steps 1-5: the processed logits in s->w and the surviving ids in s->idx (ascending id order
+   unless top-p sorted them); returns their count. Greedy: the one argmax id. */
+static size_t xlarun__sampler_filter(xlarun_sampler *s, const float *logits) {
+    const xlarun_sampling *p = &s->p;
+    float *w = s->w, *tmp = s->tmp, pen;
+    int32_t *idx = s->idx;
+    size_t n, i, V = s->n_vocab, keep;
+    memcpy(w, logits, V * sizeof *w);
+    /* 1. repetition penalty (RepetitionPenaltyLogitsProcessor: once per distinct id) */
+    pen = p->repetition_penalty;
+    if (pen != 0.0f && pen != 1.0f)
+        for (i = 0; i < V; i++)
+            if (s->seen[i >> 3] & (1u << (i & 7))) w[i] = w[i] < 0.0f ? w[i] * pen : w[i] / pen;
+    if (p->temperature == 0.0f) {
+        idx[0] = xlarun_argmax(w, V);
+        return 1;
+    }
+    /* 2. temperature */
+    if (p->temperature != 1.0f)
+        for (i = 0; i < V; i++) w[i] = w[i] / p->temperature;
+    /* candidates: every id, then narrowed; removed ids count as -inf */
+    n = 0;
+    for (i = 0; i < V; i++)
+        if (w[i] > -HUGE_VALF) idx[n++] = XLARUN__CAST(int32_t, i);
+    if (n == 0) { /* every logit is -inf (or NaN): fall back to the first maximal raw logit */
+        idx[0] = xlarun_argmax(logits, V);
+        return 1;
+    }
+    /* 3. top-k: keep logits >= the k-th largest (ties stay, as torch's scores < kth) */
+    if (p->top_k > 0 && XLARUN__CAST(size_t, p->top_k) < n) {
+        float kth;
+        for (i = 0; i < n; i++) tmp[i] = w[idx[i]];
+        kth = xlarun__kth_largest(tmp, n, XLARUN__CAST(size_t, p->top_k));
+        keep = 0;
+        for (i = 0; i < n; i++) if (!(w[idx[i]] < kth)) idx[keep++] = idx[i];
+        n = keep;
+    }
+    /* 4. top-p: ascending order, drop while the cumulative probability is <= 1 - top_p; the
+          largest always stays */
+    if (p->top_p > 0.0f && p->top_p < 1.0f && n > 1) {
+        float cum = 0.0f, limit = 1.0f - p->top_p;
+        size_t first;
+        xlarun__sort_by(idx, w, n);
+        xlarun__softmax_ids(w, idx, n, tmp);
+        for (first = 0; first + 1 < n; first++) {
+            cum += tmp[idx[first]];
+            if (cum > limit) break;
+        }
+        memmove(idx, idx + first, (n - first) * sizeof *idx);
+        n -= first;
+    }
+    /* 5. min-p: drop p < min_p * max p, computed over the remaining candidates */
+    if (p->min_p > 0.0f && n > 1) {
+        float top = xlarun__softmax_ids(w, idx, n, tmp), cut = p->min_p * top;
+        keep = 0;
+        for (i = 0; i < n; i++) if (!(tmp[idx[i]] < cut)) idx[keep++] = idx[i];
+        n = keep; /* >= 1: the largest has p = top >= cut */
+    }
+    return n;
+}
+
+XLARUN_API int32_t xlarun_sampler_sample(xlarun_sampler *s, const float *logits) {
+    size_t n, i;
+    double u, acc;
+    if (!s || s->magic != XLARUN__SAMPLER_MAGIC || !logits) return -1;
+    n = xlarun__sampler_filter(s, logits);
+    if (s->p.temperature == 0.0f || n == 1) return s->idx[0];
+    /* 6. one draw: u in [0,1) against the cumulative probabilities in candidate order */
+    xlarun__softmax_ids(s->w, s->idx, n, s->tmp);
+    u = XLARUN__CAST(double, xlarun__rng_next(s->rng) >> 11) * (1.0 / 9007199254740992.0);
+    acc = 0.0;
+    for (i = 0; i + 1 < n; i++) {
+        acc += s->tmp[s->idx[i]];
+        if (u < acc) return s->idx[i];
+    }
+    return s->idx[n - 1];
+}
+
+/* ---- stop strings ------------------------------------------------------------------------------ */
+
+XLARUN_API xlarun_status xlarun_stopper_init(xlarun_stopper *s, const char *const *stops, size_t n,
+                                             xlarun_error *err) {
+    size_t i;
+    if (!s) return xlarun__fail(err, XLARUN_ERR_ARGUMENT, "xlarun_stopper_init: NULL stopper");
+    memset(s, 0, sizeof *s);
+    if (n > XLARUN_MAX_STOP_STRINGS)
+        return xlarun__fail(err, XLARUN_ERR_ARGUMENT, "stop strings: %lu given, at most %d",
+                            XLARUN__CAST(unsigned long, n), XLARUN_MAX_STOP_STRINGS);
+    if (n && !stops) return xlarun__fail(err, XLARUN_ERR_ARGUMENT, "stop strings: NULL list");
+    for (i = 0; i < n; i++) {
+        size_t l = stops[i] ? strlen(stops[i]) : 0;
+        if (l == 0) return xlarun__fail(err, XLARUN_ERR_ARGUMENT, "stop string %lu is empty", XLARUN__CAST(unsigned long, i + 1));
+        if (l >= XLARUN_MAX_STOP_BYTES)
+            return xlarun__fail(err, XLARUN_ERR_ARGUMENT, "stop string %lu is %lu bytes, at most %d",
+                                XLARUN__CAST(unsigned long, i + 1), XLARUN__CAST(unsigned long, l), XLARUN_MAX_STOP_BYTES - 1);
+        memcpy(s->stops[i], stops[i], l + 1);
+        s->lens[i] = l;
+        if (l > s->max_len) s->max_len = l;
+    }
+    s->n_stops = n;
+    xlarun__ok(err);
+    return XLARUN_OK;
+}
+
+/* the longest suffix of b[0..n) that is a proper prefix of some stop string */
+static size_t xlarun__stop_partial(const xlarun_stopper *s, const char *b, size_t n) {
+    size_t i, best = 0;
+    for (i = 0; i < s->n_stops; i++) {
+        size_t k = s->lens[i] - 1 < n ? s->lens[i] - 1 : n;
+        for (; k > best; k--)
+            if (!memcmp(b + n - k, s->stops[i], k)) { best = k; break; }
+    }
+    return best;
+}
+
+XLARUN_API int xlarun_stopper_push(xlarun_stopper *s, const char *text, size_t len,
+                                   xlarun_text_fn emit, void *user) {
+    if (!s) return 0;
+    if (s->stopped) return 1;
+    if (!text) len = 0;
+    if (s->n_stops == 0) {
+        if (len && emit) emit(user, text, len);
+        return 0;
+    }
+    /* the held text (< max_len bytes) plus the new text, in pieces that fit the buffer: a stop
+       string can start in the held part and end up to max_len - 1 bytes into the new text */
+    while (len > 0) {
+        size_t room = sizeof s->buf - s->held, take = len < room ? len : room, n, i, at = XLARUN__NONE, keep;
+        memcpy(s->buf + s->held, text, take);
+        text += take;
+        len -= take;
+        n = s->held + take;
+        for (i = 0; i < s->n_stops; i++) {
+            size_t k;
+            if (s->lens[i] > n) continue;
+            for (k = 0; k + s->lens[i] <= n && k < at; k++)
+                if (!memcmp(s->buf + k, s->stops[i], s->lens[i])) { at = k; break; }
+        }
+        if (at != XLARUN__NONE) {
+            if (at && emit) emit(user, s->buf, at);
+            s->held = 0;
+            s->stopped = 1;
+            return 1;
+        }
+        keep = xlarun__stop_partial(s, s->buf, n);
+        if (n - keep && emit) emit(user, s->buf, n - keep);
+        memmove(s->buf, s->buf + (n - keep), keep);
+        s->held = keep;
+    }
+    return 0;
+}
+
+XLARUN_API void xlarun_stopper_flush(xlarun_stopper *s, xlarun_text_fn emit, void *user) {
+    if (!s) return;
+    if (!s->stopped && s->held && emit) emit(user, s->buf, s->held);
+    s->held = 0;
+    s->stopped = 0;
+}
+
+/* ---- chat templates ------------------------------------------------------------------------- */
+
+static const char *const xlarun__chat_names =
+    "llama3 (Llama 3 Instruct), llama3.1 (Llama 3.1/3.2 Instruct), llama2 (Llama 2 chat), "
+    "zephyr (Zephyr, TinyLlama chat), chatml (SmolLM2, Qwen2.5 and other ChatML models)";
+
+XLARUN_API xlarun_status xlarun_chat_template_named(const char *name, xlarun_chat_template *out,
+                                                    xlarun_error *err) {
+    if (!out) return xlarun__fail(err, XLARUN_ERR_ARGUMENT, "xlarun_chat_template_named: out is NULL");
+    memset(out, 0, sizeof *out);
+    if (!name) name = "";
+    if (!strcmp(name, "llama3")) out->format = XLARUN_CHAT_LLAMA3;
+    else if (!strcmp(name, "llama3.1")) out->format = XLARUN_CHAT_LLAMA31;
+    else if (!strcmp(name, "llama3.2")) { out->format = XLARUN_CHAT_LLAMA31; out->date_today = 1; }
+    else if (!strcmp(name, "llama2")) out->format = XLARUN_CHAT_LLAMA2;
+    else if (!strcmp(name, "zephyr")) out->format = XLARUN_CHAT_ZEPHYR;
+    else if (!strcmp(name, "chatml")) out->format = XLARUN_CHAT_CHATML;
+    else
+        return xlarun__fail(err, XLARUN_ERR_ARGUMENT, "unknown chat template name '%.64s' (known: %s)", name,
+                            xlarun__chat_names);
+    xlarun__ok(err);
+    return XLARUN_OK;
+}
+
+/* ChatML templates that insert a default system message carry it as a literal
+   '<|im_start|>system\n....<|im_end|>' (a newline or the two characters \n after "system");
+   the first such literal with no quote inside is the default. */
+static void xlarun__chatml_default(const char *t, char *out, size_t cap) {
+    static const char head[] = "<|im_start|>system";
+    const char *p = t;
+    out[0] = 0;
+    while ((p = strstr(p, head)) != NULL) {
+        const char *q = p + sizeof head - 1, *end;
+        p = q;
+        if (*q == '\n') q++;
+        else if (q[0] == '\\' && q[1] == 'n') q += 2;
+        else continue;
+        end = strstr(q, "<|im_end|>");
+        if (!end || end == q) continue;
+        {
+            size_t n = 0;
+            const char *c;
+            int ok = 1;
+            for (c = q; c < end; c++) if (*c == '\'' || *c == '"' || *c == '{' || *c == '}') ok = 0;
+            if (!ok) continue;
+            for (c = q; c < end && n + 1 < cap; c++) {
+                if (c[0] == '\\' && c + 1 < end) {
+                    c++;
+                    out[n++] = *c == 'n' ? '\n' : *c == 't' ? '\t' : *c;
+                } else out[n++] = *c;
+            }
+            out[n] = 0;
+            return;
+        }
+    }
+}
+
+XLARUN_API xlarun_status xlarun_chat_template_detect(const char *t, xlarun_chat_template *out,
+                                                     xlarun_error *err) {
+    if (!out) return xlarun__fail(err, XLARUN_ERR_ARGUMENT, "xlarun_chat_template_detect: out is NULL");
+    memset(out, 0, sizeof *out);
+    if (!t || !t[0])
+        return xlarun__fail(err, XLARUN_ERR_UNSUPPORTED, "the tokenizer has no chat_template; pick a format by name: %s",
+                            xlarun__chat_names);
+    if (strstr(t, "<|start_header_id|>") && strstr(t, "<|eot_id|>")) {
+        if (strstr(t, "Cutting Knowledge Date")) {
+            out->format = XLARUN_CHAT_LLAMA31;
+            out->date_today = strstr(t, "strftime_now") != NULL;
+        } else
+            out->format = XLARUN_CHAT_LLAMA3;
+    } else if (strstr(t, "[INST]") && strstr(t, "<<SYS>>"))
+        out->format = XLARUN_CHAT_LLAMA2;
+    else if (strstr(t, "<|user|>") && strstr(t, "<|assistant|>") && strstr(t, "eos_token"))
+        out->format = XLARUN_CHAT_ZEPHYR;
+    else if (strstr(t, "<|im_start|>") && strstr(t, "<|im_end|>")) {
+        out->format = XLARUN_CHAT_CHATML;
+        xlarun__chatml_default(t, out->default_system, sizeof out->default_system);
+    } else
+        return xlarun__fail(err, XLARUN_ERR_UNSUPPORTED,
+                            "chat_template: not a template xlarun knows; pick a format by name: %s", xlarun__chat_names);
+    xlarun__ok(err);
+    return XLARUN_OK;
+}
+
+/* Python's str.isspace, as Jinja's trim and str.strip() use it */
+static size_t xlarun__space_at(const char *s, size_t n) {
+    const unsigned char *u = XLARUN__PUN(const unsigned char *, s);
+    unsigned cp;
+    size_t l;
+    if (n == 0) return 0;
+    if (u[0] < 0x80) return (u[0] >= 0x09 && u[0] <= 0x0D) || (u[0] >= 0x1C && u[0] <= 0x20) ? 1 : 0;
+    l = xlarun__utf8_len(u, n);
+    if (l == 2) cp = ((u[0] & 0x1Fu) << 6) | (u[1] & 0x3Fu);
+    else if (l == 3) cp = ((u[0] & 0x0Fu) << 12) | ((u[1] & 0x3Fu) << 6) | (u[2] & 0x3Fu);
+    else return 0;
+    if (cp == 0x85 || cp == 0xA0 || cp == 0x1680 || (cp >= 0x2000 && cp <= 0x200A) || cp == 0x2028 ||
+        cp == 0x2029 || cp == 0x202F || cp == 0x205F || cp == 0x3000)
+        return l;
+    return 0;
+}
+
+/* the start and length of s with Unicode whitespace stripped from both ends */
+static void xlarun__strip(const char *s, const char **b, size_t *n) {
+    size_t len = strlen(s), i = 0, e = len, k;
+    while (i < len && (k = xlarun__space_at(s + i, len - i)) != 0) i += k;
+    while (e > i) {
+        size_t j = e - 1;
+        while (j > i && (XLARUN__CAST(unsigned char, s[j]) & 0xC0) == 0x80) j--;
+        if (xlarun__space_at(s + j, e - j) != e - j) break;
+        e = j;
+    }
+    *b = s + i;
+    *n = e - i;
+}
+
+typedef struct xlarun__out { char *p; size_t cap, n; } xlarun__out;
+
+static void xlarun__putn(xlarun__out *o, const char *s, size_t n) {
+    if (o->p && o->n < o->cap) {
+        size_t k = o->cap - o->n < n ? o->cap - o->n : n;
+        memcpy(o->p + o->n, s, k);
+    }
+    o->n += n;
+}
+static void xlarun__puts(xlarun__out *o, const char *s) { xlarun__putn(o, s, strlen(s)); }
+static void xlarun__put_trim(xlarun__out *o, const char *s) {
+    const char *b;
+    size_t n;
+    xlarun__strip(s, &b, &n);
+    xlarun__putn(o, b, n);
+}
+
+/* "%d %b %Y" of today in UTC, from time() counted as POSIX seconds (callers who want the local
+   date, as strftime_now gives it, pass it in xlarun_chat_options.date) */
+static void xlarun__today(char *buf, size_t cap) {
+    static const char *const mon[12] = {"Jan", "Feb", "Mar", "Apr", "May", "Jun",
+                                        "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"};
+    time_t now = time(NULL);
+    long z, era, doe, yoe, doy, mp, d, m, y;
+    if (now == XLARUN__CAST(time_t, -1)) { snprintf(buf, cap, "26 Jul 2024"); return; }
+    z = XLARUN__CAST(long, now / 86400) + 719468; /* days since 0000-03-01 */
+    era = (z >= 0 ? z : z - 146096) / 146097;
+    doe = z - era * 146097;
+    yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+    doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    mp = (5 * doy + 2) / 153;
+    d = doy - (153 * mp + 2) / 5 + 1;
+    m = mp < 10 ? mp + 3 : mp - 9;
+    y = yoe + era * 400 + (m <= 2);
+    snprintf(buf, cap, "%02ld %s %04ld", d, mon[m - 1], y);
+}
+
+XLARUN_API xlarun_status xlarun_chat_apply(const xlarun_chat_template *t,
+                                           const xlarun_chat_options *opt,
+                                           const xlarun_chat_message *msgs, size_t n, char *out,
+                                           size_t cap, size_t *len, xlarun_error *err) {
+    xlarun_chat_options zero;
+    xlarun__out o;
+    const char *bos, *eos;
+    size_t i, first = 0;
+    int gen;
+    if (!t) return xlarun__fail(err, XLARUN_ERR_ARGUMENT, "xlarun_chat_apply: no template");
+    if (n && !msgs) return xlarun__fail(err, XLARUN_ERR_ARGUMENT, "xlarun_chat_apply: NULL messages");
+    for (i = 0; i < n; i++)
+        if (!msgs[i].role || !msgs[i].content)
+            return xlarun__fail(err, XLARUN_ERR_ARGUMENT, "xlarun_chat_apply: message %lu has a NULL role or content",
+                                XLARUN__CAST(unsigned long, i));
+    memset(&zero, 0, sizeof zero);
+    if (!opt) opt = &zero;
+    bos = opt->bos_token ? opt->bos_token : "";
+    eos = opt->eos_token ? opt->eos_token : "";
+    gen = !opt->no_generation_prompt;
+    o.p = out;
+    o.cap = cap;
+    o.n = 0;
+    switch (t->format) {
+    case XLARUN_CHAT_LLAMA3:
+        for (i = 0; i < n; i++) {
+            if (i == 0) xlarun__puts(&o, bos);
+            xlarun__puts(&o, "<|start_header_id|>");
+            xlarun__puts(&o, msgs[i].role);
+            xlarun__puts(&o, "<|end_header_id|>\n\n");
+            xlarun__put_trim(&o, msgs[i].content);
+            xlarun__puts(&o, "<|eot_id|>");
+        }
+        if (gen) xlarun__puts(&o, "<|start_header_id|>assistant<|end_header_id|>\n\n");
+        break;
+    case XLARUN_CHAT_LLAMA31: {
+        char today[32];
+        const char *date = opt->date;
+        if (!date) {
+            if (t->date_today) { xlarun__today(today, sizeof today); date = today; }
+            else date = "26 Jul 2024";
+        }
+        xlarun__puts(&o, bos);
+        xlarun__puts(&o, "<|start_header_id|>system<|end_header_id|>\n\n");
+        xlarun__puts(&o, "Cutting Knowledge Date: December 2023\nToday Date: ");
+        xlarun__puts(&o, date);
+        xlarun__puts(&o, "\n\n");
+        if (n && !strcmp(msgs[0].role, "system")) { xlarun__put_trim(&o, msgs[0].content); first = 1; }
+        xlarun__puts(&o, "<|eot_id|>");
+        for (i = first; i < n; i++) {
+            xlarun__puts(&o, "<|start_header_id|>");
+            xlarun__puts(&o, msgs[i].role);
+            xlarun__puts(&o, "<|end_header_id|>\n\n");
+            xlarun__put_trim(&o, msgs[i].content);
+            xlarun__puts(&o, "<|eot_id|>");
+        }
+        if (gen) xlarun__puts(&o, "<|start_header_id|>assistant<|end_header_id|>\n\n");
+        break;
+    }
+    case XLARUN_CHAT_LLAMA2: {
+        /* the system message is folded into the first user turn; the template opens no turn
+           for the assistant (its text already ends with [/INST]) */
+        const char *sys = NULL;
+        if (n && !strcmp(msgs[0].role, "system")) { sys = msgs[0].content; first = 1; }
+        for (i = first; i < n; i++) {
+            int user = !strcmp(msgs[i].role, "user");
+            if (user != ((i - first) % 2 == 0))
+                return xlarun__fail(err, XLARUN_ERR_ARGUMENT,
+                                    "chat (llama2): conversation roles must alternate user/assistant/user/..., message %lu is '%.32s'",
+                                    XLARUN__CAST(unsigned long, i), msgs[i].role);
+            if (user) {
+                xlarun__puts(&o, bos);
+                xlarun__puts(&o, "[INST] ");
+                if (i == first && sys) { /* strip() applies to the whole '<<SYS>>...' + content */
+                    const char *b;
+                    size_t k;
+                    xlarun__puts(&o, "<<SYS>>\n");
+                    xlarun__puts(&o, sys);
+                    xlarun__strip(msgs[i].content, &b, &k);
+                    /* strip() of the whole: the content loses its right end only, and when it
+                       is all whitespace the '\n\n' after <</SYS>> goes too */
+                    if (k) {
+                        xlarun__puts(&o, "\n<</SYS>>\n\n");
+                        xlarun__putn(&o, msgs[i].content, XLARUN__CAST(size_t, b - msgs[i].content) + k);
+                    } else xlarun__puts(&o, "\n<</SYS>>");
+                } else xlarun__put_trim(&o, msgs[i].content);
+                xlarun__puts(&o, " [/INST]");
+            } else if (!strcmp(msgs[i].role, "assistant")) {
+                xlarun__puts(&o, " ");
+                xlarun__put_trim(&o, msgs[i].content);
+                xlarun__puts(&o, " ");
+                xlarun__puts(&o, eos);
+            }
+        }
+        break;
+    }
+    case XLARUN_CHAT_ZEPHYR:
+        for (i = 0; i < n; i++) {
+            const char *r = msgs[i].role;
+            if (!strcmp(r, "user") || !strcmp(r, "system") || !strcmp(r, "assistant")) {
+                xlarun__puts(&o, "<|");
+                xlarun__puts(&o, r);
+                xlarun__puts(&o, "|>\n");
+                xlarun__puts(&o, msgs[i].content);
+                xlarun__puts(&o, eos);
+                xlarun__puts(&o, "\n");
+            }
+            if (i + 1 == n && gen) xlarun__puts(&o, "<|assistant|>\n");
+        }
+        break;
+    case XLARUN_CHAT_CHATML:
+        for (i = 0; i < n; i++) {
+            if (i == 0 && t->default_system[0] && strcmp(msgs[0].role, "system")) {
+                xlarun__puts(&o, "<|im_start|>system\n");
+                xlarun__puts(&o, t->default_system);
+                xlarun__puts(&o, "<|im_end|>\n");
+            }
+            xlarun__puts(&o, "<|im_start|>");
+            xlarun__puts(&o, msgs[i].role);
+            xlarun__puts(&o, "\n");
+            xlarun__puts(&o, msgs[i].content);
+            xlarun__puts(&o, "<|im_end|>\n");
+        }
+        if (gen) xlarun__puts(&o, "<|im_start|>assistant\n");
+        break;
+    default:
+        return xlarun__fail(err, XLARUN_ERR_ARGUMENT, "xlarun_chat_apply: no chat format chosen (known: %s)",
+                            xlarun__chat_names);
+    }
+    if (len) *len = o.n;
+    if (!out) { xlarun__ok(err); return XLARUN_OK; }
+    if (o.n >= cap)
+        return xlarun__fail(err, XLARUN_ERR_MEMORY, "chat: the formatted conversation needs %lu bytes, %lu given",
+                            XLARUN__CAST(unsigned long, o.n + 1), XLARUN__CAST(unsigned long, cap));
+    out[o.n] = 0;
+    xlarun__ok(err);
+    return XLARUN_OK;
+}
 
 #endif /* XLARUN_IMPLEMENTATION_INCLUDED */
 #endif /* XLARUN_IMPLEMENTATION */

@@ -480,13 +480,28 @@ XLARUN_K__FN void xlarun_k_matmul_ref(xlarun_k_type t, const void *W, size_t K, 
 
 #if defined(XLARUN_K__SIMD)
 /* 4 rows . one vector; out[q] = dot(row q) */
+/* Decode streams the weights once from memory. A bf16 step covers only half a cache line per
+   row, so the out-of-order window alone keeps too few misses in flight; each step that starts
+   a cache line also prefetches the same line of the row group two groups ahead (8 rows on).
+   Prefetches never fault; the address is formed as an integer. */
+#if defined(__GNUC__)
+#define XLARUN_K__PREFETCH(base, off) __builtin_prefetch((const void *)((uintptr_t)(base) + (off)))
+#else
+#define XLARUN_K__PREFETCH(base, off) ((void)0)
+#endif
 XLARUN_K__AI void xlarun_k__gemv4(xlarun_k_type t, const unsigned char *w0, const unsigned char *w1,
                                   const unsigned char *w2, const unsigned char *w3, const float *x,
                                   size_t K, float *out) {
-    size_t es = xlarun_k_type_size(t), k;
+    size_t es = xlarun_k_type_size(t), k, ahead = 8 * K * es;
     xlarun_k__v a0 = XK_ZERO(), a1 = XK_ZERO(), a2 = XK_ZERO(), a3 = XK_ZERO(), xv;
     for (k = 0; k + XK_VL <= K; k += XK_VL) {
         xv = XK_LOAD(x + k);
+        if (((k * es) & 63) == 0) {
+            XLARUN_K__PREFETCH(w0, ahead + k * es);
+            XLARUN_K__PREFETCH(w1, ahead + k * es);
+            XLARUN_K__PREFETCH(w2, ahead + k * es);
+            XLARUN_K__PREFETCH(w3, ahead + k * es);
+        }
         a0 = XK_FMA(xlarun_k__wload(t, w0 + k * es), xv, a0);
         a1 = XK_FMA(xlarun_k__wload(t, w1 + k * es), xv, a1);
         a2 = XK_FMA(xlarun_k__wload(t, w2 + k * es), xv, a2);
@@ -995,6 +1010,590 @@ XLARUN_K__FN float xlarun_k_dot_bf16_bf16(const uint16_t *w, const uint16_t *x, 
     return xlarun_k_dot_bf16_bf16_ref(w, x, n);
 #endif
 }
+
+/* ======================================================================================
+   QUANTIZED WEIGHTS: q8_0 and q4_0, blocks of 32 along K, one f16 scale per block.
+   (This section is separate from the f32/f16/bf16 kernels above and uses none of their
+   per-ISA macros: each ISA's code below is written with its own intrinsics.)
+
+   WEIGHTS, one row of K weights (K a multiple of 32; block b holds elements 32b .. 32b+31):
+     q8_0  K bytes, int8 q[k] (any value -128..127 is read correctly; the quantizer writes
+           -127..127).                                                 w[k] = d[b] * q[k]
+     q4_0  K/2 bytes; block b is 16 bytes, its byte j (0..15) holds element 32b+j in the LOW
+           nibble and element 32b+j+16 in the HIGH nibble, each stored as q+8 (q in -8..7).
+                                                                       w[k] = d[b] * q[k]
+     scales: K/32 IEEE binary16 d[b] per row, a separate array (row r at S + r*(K/32)*2).
+   The split layout (codes in one array, scales in another) keeps every 64-byte code load
+   aligned with the file's rows and lets one vector load carry two whole q8 blocks.
+
+   QUANTIZING WEIGHTS (xlarun_k_quantize_row; tool-time, the same scalar code in every build):
+     q8_0  d = f16(amax / 127);  q = clamp(rint(w * (1/d)), -127, 127)      (q = 0 if d == 0)
+     q4_0  m = the element of largest |w| (the first such, sign kept); d = f16(m / -8);
+           q = clamp(rint(w * (1/d)), -8, 7)   (m maps to -8 exactly; d may be negative)
+     rint rounds to nearest, ties to even. Non-finite weights, or a scale past the f16 range
+     (amax > 8.3e6), are refused (return value), never written.
+
+   ACTIVATIONS (this is the precision of quantized weights, like llama.cpp's q8_0 x q8_0 dot):
+     each activation row is quantized on its own, per block of 32:
+       a = max |x|,  dx = a / 127,  qx = rint(x * (127 / a))  (0 when a == 0), int8 -127..127,
+     with the same bits in every build (one IEEE division and one product per value).
+     xlarun_k_quantize_act writes one row into xlarun_k_qact_bytes(K) bytes whose layout is
+     private to the build (the scalar one: per block 32 int8 then the f32 dx; AVX-512 adds the
+     lane-broadcast scales and the zero-point corrections its VNNI dot needs).
+     Non-finite activations give unspecified (but memory-safe) results.
+
+   DOT: the block sums isum_b = sum q*qx are exact integers in every build; a row's result is
+     an f32 sum of isum * (d * dx). Canonical reductions, per output element:
+       scalar   acc = 0; for b: acc += (float)isum_b * (d_b * dx_b)       (each op rounded)
+       AVX-512  per step of 64 elements (2 blocks; the last may hold one, zero-padded): 16
+                int32 lanes, lane l = the exact sum of elements 4l..4l+3 of the step;
+                acc = fma(float(lanes), d lanes * dx lanes, acc); result = xlarun_k__hsum(acc)
+                VNNI: vpdpbusd on (q + 128 or the nibble q + 8) x qx, the lane starting at the
+                precomputed -128*sum(qx) (or -8*sum); without VNNI: vpmaddubsw sign trick.
+       AVX2     per block: 8 lanes of 4 elements (vpmaddubsw sign trick);
+                acc = fma(float(lanes), set1(d * dx), acc); result = xlarun_k__hsum8(acc)
+       NEON     per block: 4 lanes of 8 elements (sdot with __ARM_FEATURE_DOTPROD, else
+                vmull/vpadd); acc = fma(float(lanes), dup(d * dx), acc); result = vaddvq_f32
+   DETERMINISM CONTRACT (as for the float kernels): in one build
+       xlarun_k_qmatmul(...)[i*ldy + r] == xlarun_k_qdot(qt, row r, scales r, XQ row i, K)
+   bit for bit, whatever n, r0, r1, so results do not depend on threads, and a prefill equals
+   token-by-token decode (each token's activation row is quantized on its own).
+
+   FUNCTIONS
+     xlarun_k_qrow_bytes(qt, K)                            bytes of one row of codes
+     xlarun_k_quantize_row(qt, src, K, codes, scales)      f32 row -> codes + f16 scales
+     xlarun_k_qdequant(qt, codes, scales, dst, K)          a row back to f32 (embedding lookup;
+                                                           scalar in every build: one row/token)
+     xlarun_k_qact_bytes(K), xlarun_k_quantize_act(x, K, xq)
+     xlarun_k_qdot(qt, w, s, xq, K)
+     xlarun_k_qmatmul(qt, W, S, K, r0, r1, XQ, n, Y, ldy)  XQ: n rows of qact_bytes(K) each
+   XLARUN_K_QISA names the variant: "avx512-vnni", "avx512", "avx2", "neon-dotprod", "neon",
+   "scalar".
+   ====================================================================================== */
+typedef enum xlarun_k_qtype { XLARUN_K_Q8_0 = 0, XLARUN_K_Q4_0 = 1 } xlarun_k_qtype;
+#define XLARUN_K_QBLOCK 32
+
+#if defined(XLARUN_K__AVX512) && defined(__AVX512BW__) && defined(__AVX512VL__)
+#define XLARUN_K__Q512 1
+#if defined(__AVX512VNNI__)
+#define XLARUN_K_QISA "avx512-vnni"
+#else
+#define XLARUN_K_QISA "avx512"
+#endif
+#elif (defined(XLARUN_K__AVX512) || defined(XLARUN_K__AVX2)) && defined(__AVX2__)
+#define XLARUN_K__Q256 1
+#define XLARUN_K_QISA "avx2"
+#elif defined(XLARUN_K__NEON)
+#define XLARUN_K__QNEON 1
+#if defined(__ARM_FEATURE_DOTPROD)
+#define XLARUN_K_QISA "neon-dotprod"
+#else
+#define XLARUN_K_QISA "neon"
+#endif
+#else
+#define XLARUN_K_QISA "scalar"
+#endif
+
+XLARUN_K__AI size_t xlarun_k_qrow_bytes(xlarun_k_qtype qt, size_t K) { return qt == XLARUN_K_Q4_0 ? K / 2 : K; }
+
+/* the q of element k (0..31) of a block */
+XLARUN_K__AI int xlarun_k__qget(xlarun_k_qtype qt, const unsigned char *blk, size_t k) {
+    if (qt == XLARUN_K_Q8_0) return (int)(signed char)blk[k];
+    return k < 16 ? (int)(blk[k] & 15u) - 8 : (int)(blk[k - 16] >> 4) - 8;
+}
+
+/* round to nearest even and clamp to [lo, hi]; NaN gives 0 */
+XLARUN_K__AI int xlarun_k__qround(float v, int lo, int hi) {
+    float r;
+    if (!(v == v)) return 0;
+    r = rintf(v);
+    if (r < (float)lo) return lo;
+    if (r > (float)hi) return hi;
+    return (int)r;
+}
+
+/* returns 0, or 1 when a value is not finite, or 2 when a scale does not fit f16 */
+XLARUN_K__FN int xlarun_k_quantize_row(xlarun_k_qtype qt, const float *src, size_t K, void *codes, void *scales) {
+    unsigned char *w = (unsigned char *)codes, *s = (unsigned char *)scales;
+    size_t b, k;
+    for (b = 0; b < K / 32; b++) {
+        const float *x = src + 32 * b;
+        float m = 0.0f, a = 0.0f, d, dr, id;
+        uint16_t h;
+        int q[32];
+        for (k = 0; k < 32; k++) {
+            float v = fabsf(x[k]);
+            if (!(v <= 3.4028235e38f)) return 1;
+            if (v > a) { a = v; m = x[k]; }
+        }
+        d = qt == XLARUN_K_Q8_0 ? a / 127.0f : m / -8.0f;
+        h = xlarun_k_f32_to_f16(d);
+        if ((h & 0x7c00u) == 0x7c00u) return 2;
+        dr = xlarun_k_f16_to_f32(h);
+        id = dr != 0.0f ? 1.0f / dr : 0.0f;
+        for (k = 0; k < 32; k++)
+            q[k] = qt == XLARUN_K_Q8_0 ? xlarun_k__qround(x[k] * id, -127, 127) : xlarun_k__qround(x[k] * id, -8, 7);
+        if (qt == XLARUN_K_Q8_0)
+            for (k = 0; k < 32; k++) w[32 * b + k] = (unsigned char)(q[k] & 255);
+        else
+            for (k = 0; k < 16; k++) w[16 * b + k] = (unsigned char)((q[k] + 8) | ((q[k + 16] + 8) << 4));
+        memcpy(s + 2 * b, &h, 2);
+    }
+    return 0;
+}
+
+XLARUN_K__FN void xlarun_k_qdequant_ref(xlarun_k_qtype qt, const void *codes, const void *scales, float *dst, size_t K) {
+    const unsigned char *w = (const unsigned char *)codes, *s = (const unsigned char *)scales;
+    size_t b, k, bb = qt == XLARUN_K_Q8_0 ? 32 : 16;
+    for (b = 0; b < K / 32; b++) {
+        float d = xlarun_k_f16_to_f32(xlarun_k__ldh(s + 2 * b));
+        for (k = 0; k < 32; k++) dst[32 * b + k] = d * (float)xlarun_k__qget(qt, w + bb * b, k);
+    }
+}
+
+XLARUN_K__FN void xlarun_k_qdequant(xlarun_k_qtype qt, const void *codes, const void *scales, float *dst, size_t K) {
+    xlarun_k_qdequant_ref(qt, codes, scales, dst, K);
+}
+
+/* ---- scalar reference: activation records of 36 bytes per block (32 int8, f32 dx) ---- */
+XLARUN_K__FN size_t xlarun_k_qact_bytes_ref(size_t K) { return K / 32 * 36; }
+
+XLARUN_K__AI float xlarun_k__qact_block(const float *x, signed char *q) {
+    float a = 0.0f, d, id;
+    size_t k;
+    for (k = 0; k < 32; k++) {
+        float v = fabsf(x[k]);
+        if (v > a) a = v;
+    }
+    d = a / 127.0f;
+    id = a != 0.0f ? 127.0f / a : 0.0f;
+    for (k = 0; k < 32; k++) q[k] = (signed char)xlarun_k__qround(x[k] * id, -127, 127);
+    return d;
+}
+
+XLARUN_K__FN void xlarun_k_quantize_act_ref(const float *x, size_t K, void *xq) {
+    unsigned char *o = (unsigned char *)xq;
+    size_t b;
+    for (b = 0; b < K / 32; b++) {
+        float d = xlarun_k__qact_block(x + 32 * b, (signed char *)(void *)(o + 36 * b));
+        memcpy(o + 36 * b + 32, &d, 4);
+    }
+}
+
+XLARUN_K__FN float xlarun_k_qdot_ref(xlarun_k_qtype qt, const void *w, const void *s, const void *xq, size_t K) {
+    const unsigned char *wb = (const unsigned char *)w, *sb = (const unsigned char *)s, *xb = (const unsigned char *)xq;
+    size_t b, k, bb = qt == XLARUN_K_Q8_0 ? 32 : 16;
+    float acc = 0.0f;
+    for (b = 0; b < K / 32; b++) {
+        const unsigned char *rec = xb + 36 * b;
+        int32_t isum = 0;
+        float dx, sc, pr;
+        for (k = 0; k < 32; k++) isum += xlarun_k__qget(qt, wb + bb * b, k) * (int32_t)(signed char)rec[k];
+        memcpy(&dx, rec + 32, 4);
+        sc = xlarun_k_f16_to_f32(xlarun_k__ldh(sb + 2 * b)) * dx;
+        XLARUN_K__KEEP(sc);
+        pr = (float)isum * sc;
+        XLARUN_K__KEEP(pr);
+        acc += pr;
+    }
+    return acc;
+}
+
+XLARUN_K__FN void xlarun_k_qmatmul_ref(xlarun_k_qtype qt, const void *W, const void *S, size_t K, size_t r0,
+                                       size_t r1, const void *XQ, size_t n, float *Y, size_t ldy) {
+    const unsigned char *Wb = (const unsigned char *)W, *Sb = (const unsigned char *)S, *Xb = (const unsigned char *)XQ;
+    size_t rb = xlarun_k_qrow_bytes(qt, K), sb = K / 16, xb = xlarun_k_qact_bytes_ref(K), i, r;
+    for (i = 0; i < n; i++)
+        for (r = r0; r < r1; r++) Y[i * ldy + r] = xlarun_k_qdot_ref(qt, Wb + r * rb, Sb + r * sb, Xb + i * xb, K);
+}
+
+/* ---- the per-ISA step: XQ_STEP elements, XQ_REC activation bytes per step ----
+     xlarun_k__qw(q4, row, st, full)    the codes of step st, ready for the pair product
+     xlarun_k__qd(srow, st, full)       the weight scales of step st, in lanes
+     xlarun_k__qpair(q4, w, d, rec, acc) acc += float(integer lanes of w . x) * (d * dx)
+   full = 0 only for a last AVX-512 step that holds one block (K/32 odd). */
+#if defined(XLARUN_K__Q512)
+#define XQ_STEP 64
+#define XQ_REC 192 /* int8 q[64], f32 dx lanes[16], int32 zero-point lanes[16] */
+#define XQ_NT 4
+typedef __m512i xlarun_k__qwv;
+typedef __m512 xlarun_k__qf;
+#define XQ_ZERO() _mm512_setzero_ps()
+#define XQ_HSUM(a) xlarun_k__hsum(a)
+
+XLARUN_K__AI xlarun_k__qwv xlarun_k__qw(int q4, const unsigned char *w, size_t st, int full) {
+    if (!q4) {
+        __m512i v = full ? _mm512_loadu_si512((const void *)(w + 64 * st))
+                         : _mm512_maskz_loadu_epi8((__mmask64)0xFFFFFFFFull, (const void *)(w + 64 * st));
+#if defined(__AVX512VNNI__)
+        return _mm512_xor_si512(v, _mm512_set1_epi8((char)0x80)); /* q + 128 as u8 */
+#else
+        return v;
+#endif
+    } else {
+        __m256i h = full ? _mm256_loadu_si256((const __m256i *)(const void *)(w + 32 * st))
+                         : _mm256_maskz_loadu_epi8((__mmask32)0xFFFFu, (const void *)(w + 32 * st));
+        /* 128-bit lanes: block 0 bytes, block 0 bytes, block 1 bytes, block 1 bytes; then the
+           low nibbles of lanes 0 and 2, the high ones of lanes 1 and 3: natural element order */
+        __m512i v = _mm512_permutexvar_epi64(_mm512_set_epi64(3, 2, 3, 2, 1, 0, 1, 0), _mm512_castsi256_si512(h));
+        v = _mm512_srlv_epi64(v, _mm512_set_epi64(4, 4, 0, 0, 4, 4, 0, 0));
+        v = _mm512_and_si512(v, _mm512_set1_epi8(15)); /* q + 8 as u8 */
+#if defined(__AVX512VNNI__)
+        return v;
+#else
+        return _mm512_sub_epi8(v, _mm512_set1_epi8(8));
+#endif
+    }
+}
+
+XLARUN_K__AI xlarun_k__qf xlarun_k__qd(const unsigned char *s, size_t st, int full) {
+    int32_t u = 0;
+    __m128 f;
+    memcpy(&u, s + 4 * st, full ? 4 : 2);
+    f = _mm_cvtph_ps(_mm_cvtsi32_si128(u));
+    return _mm512_permutexvar_ps(_mm512_set_epi32(1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0),
+                                 _mm512_castps128_ps512(f));
+}
+
+XLARUN_K__AI xlarun_k__qf xlarun_k__qpair(int q4, xlarun_k__qwv w, xlarun_k__qf d, const unsigned char *rec,
+                                          xlarun_k__qf acc) {
+    __m512i x = _mm512_loadu_si512((const void *)rec), i;
+#if defined(__AVX512VNNI__)
+    __m512i z = _mm512_loadu_si512((const void *)(rec + 128));
+    if (q4) z = _mm512_srai_epi32(z, 4); /* -128*sum -> -8*sum, exact */
+    i = _mm512_dpbusd_epi32(z, w, x);
+#else
+    __mmask64 neg = _mm512_movepi8_mask(w);
+    __m512i xs = _mm512_mask_sub_epi8(x, neg, _mm512_setzero_si512(), x);
+    i = _mm512_madd_epi16(_mm512_maddubs_epi16(_mm512_abs_epi8(w), xs), _mm512_set1_epi16(1));
+    (void)q4;
+#endif
+    return _mm512_fmadd_ps(_mm512_cvtepi32_ps(i), _mm512_mul_ps(d, _mm512_loadu_ps((const float *)(const void *)(rec + 64))), acc);
+}
+
+XLARUN_K__FN size_t xlarun_k_qact_bytes_simd(size_t K) { return (K + 63) / 64 * XQ_REC; }
+
+XLARUN_K__FN void xlarun_k_quantize_act_simd(const float *x, size_t K, void *xq) {
+    unsigned char *o = (unsigned char *)xq;
+    size_t nb = K / 32, st, h, l;
+    for (st = 0; 2 * st < nb; st++) {
+        unsigned char *rec = o + st * XQ_REC;
+        float dl[16];
+        __m512i q, s4;
+        for (h = 0; h < 2; h++) {
+            size_t b = 2 * st + h;
+            float a = 0.0f, d = 0.0f, id;
+            if (b < nb) {
+                __m512 x0 = _mm512_loadu_ps(x + 32 * b), x1 = _mm512_loadu_ps(x + 32 * b + 16), iv;
+                a = _mm512_reduce_max_ps(_mm512_max_ps(_mm512_abs_ps(x0), _mm512_abs_ps(x1)));
+                d = a / 127.0f;
+                id = a != 0.0f ? 127.0f / a : 0.0f;
+                iv = _mm512_set1_ps(id);
+                _mm_storeu_si128((__m128i *)(void *)(rec + 32 * h), _mm512_cvtsepi32_epi8(_mm512_cvtps_epi32(_mm512_mul_ps(x0, iv))));
+                _mm_storeu_si128((__m128i *)(void *)(rec + 32 * h + 16), _mm512_cvtsepi32_epi8(_mm512_cvtps_epi32(_mm512_mul_ps(x1, iv))));
+            } else
+                memset(rec + 32 * h, 0, 32);
+            for (l = 0; l < 8; l++) dl[8 * h + l] = d;
+        }
+        memcpy(rec + 64, dl, sizeof dl);
+        q = _mm512_loadu_si512((const void *)rec);
+        s4 = _mm512_madd_epi16(_mm512_maddubs_epi16(_mm512_set1_epi8(1), q), _mm512_set1_epi16(1));
+        _mm512_storeu_si512((void *)(rec + 128), _mm512_sub_epi32(_mm512_setzero_si512(), _mm512_slli_epi32(s4, 7)));
+    }
+}
+
+#elif defined(XLARUN_K__Q256)
+#define XQ_STEP 32
+#define XQ_REC 36
+#define XQ_NT 2
+typedef __m256i xlarun_k__qwv;
+typedef __m256 xlarun_k__qf;
+#define XQ_ZERO() _mm256_setzero_ps()
+#define XQ_HSUM(a) xlarun_k__hsum8(a)
+
+XLARUN_K__AI xlarun_k__qwv xlarun_k__qw(int q4, const unsigned char *w, size_t st, int full) {
+    (void)full;
+    if (!q4) return _mm256_loadu_si256((const __m256i *)(const void *)(w + 32 * st));
+    {
+        __m128i h = _mm_loadu_si128((const __m128i *)(const void *)(w + 16 * st)), m = _mm_set1_epi8(15);
+        __m128i lo = _mm_and_si128(h, m), hi = _mm_and_si128(_mm_srli_epi16(h, 4), m);
+        return _mm256_sub_epi8(_mm256_inserti128_si256(_mm256_castsi128_si256(lo), hi, 1), _mm256_set1_epi8(8));
+    }
+}
+
+XLARUN_K__AI xlarun_k__qf xlarun_k__qd(const unsigned char *s, size_t st, int full) {
+    (void)full;
+    return _mm256_set1_ps(_cvtsh_ss(xlarun_k__ldh(s + 2 * st)));
+}
+
+XLARUN_K__AI xlarun_k__qf xlarun_k__qpair(int q4, xlarun_k__qwv w, xlarun_k__qf d, const unsigned char *rec,
+                                          xlarun_k__qf acc) {
+    __m256i x = _mm256_loadu_si256((const __m256i *)(const void *)rec);
+    __m256i p = _mm256_maddubs_epi16(_mm256_sign_epi8(w, w), _mm256_sign_epi8(x, w));
+    __m256i i = _mm256_madd_epi16(p, _mm256_set1_epi16(1));
+    float dx;
+    (void)q4;
+    memcpy(&dx, rec + 32, 4);
+    return _mm256_fmadd_ps(_mm256_cvtepi32_ps(i), _mm256_mul_ps(d, _mm256_set1_ps(dx)), acc);
+}
+
+XLARUN_K__FN size_t xlarun_k_qact_bytes_simd(size_t K) { return K / 32 * XQ_REC; }
+
+XLARUN_K__FN void xlarun_k_quantize_act_simd(const float *x, size_t K, void *xq) {
+    unsigned char *o = (unsigned char *)xq;
+    size_t b;
+    const __m256 sgn = _mm256_castsi256_ps(_mm256_set1_epi32(0x7fffffff));
+    for (b = 0; b < K / 32; b++) {
+        __m256 v0 = _mm256_loadu_ps(x + 32 * b), v1 = _mm256_loadu_ps(x + 32 * b + 8);
+        __m256 v2 = _mm256_loadu_ps(x + 32 * b + 16), v3 = _mm256_loadu_ps(x + 32 * b + 24), iv;
+        __m256 m = _mm256_max_ps(_mm256_max_ps(_mm256_and_ps(v0, sgn), _mm256_and_ps(v1, sgn)),
+                                 _mm256_max_ps(_mm256_and_ps(v2, sgn), _mm256_and_ps(v3, sgn)));
+        __m128 m4 = _mm_max_ps(_mm256_castps256_ps128(m), _mm256_extractf128_ps(m, 1));
+        __m256i i0, i1, i2, i3, p;
+        float a, d, id;
+        m4 = _mm_max_ps(m4, _mm_movehl_ps(m4, m4));
+        m4 = _mm_max_ss(m4, _mm_movehdup_ps(m4));
+        a = _mm_cvtss_f32(m4);
+        d = a / 127.0f;
+        id = a != 0.0f ? 127.0f / a : 0.0f;
+        iv = _mm256_set1_ps(id);
+        i0 = _mm256_cvtps_epi32(_mm256_mul_ps(v0, iv));
+        i1 = _mm256_cvtps_epi32(_mm256_mul_ps(v1, iv));
+        i2 = _mm256_cvtps_epi32(_mm256_mul_ps(v2, iv));
+        i3 = _mm256_cvtps_epi32(_mm256_mul_ps(v3, iv));
+        /* packs work within 128-bit lanes: restore the element order with one permute */
+        p = _mm256_packs_epi16(_mm256_packs_epi32(i0, i1), _mm256_packs_epi32(i2, i3));
+        p = _mm256_permutevar8x32_epi32(p, _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7));
+        _mm256_storeu_si256((__m256i *)(void *)(o + 36 * b), p);
+        memcpy(o + 36 * b + 32, &d, 4);
+    }
+}
+
+#elif defined(XLARUN_K__QNEON)
+#define XQ_STEP 32
+#define XQ_REC 36
+#define XQ_NT 4
+typedef struct { int8x16_t lo, hi; } xlarun_k__qwv;
+typedef float32x4_t xlarun_k__qf;
+#define XQ_ZERO() vdupq_n_f32(0.0f)
+#define XQ_HSUM(a) vaddvq_f32(a)
+
+XLARUN_K__AI xlarun_k__qwv xlarun_k__qw(int q4, const unsigned char *w, size_t st, int full) {
+    xlarun_k__qwv v;
+    (void)full;
+    if (!q4) {
+        v.lo = vld1q_s8((const int8_t *)(const void *)(w + 32 * st));
+        v.hi = vld1q_s8((const int8_t *)(const void *)(w + 32 * st + 16));
+    } else {
+        uint8x16_t h = vld1q_u8(w + 16 * st);
+        v.lo = vsubq_s8(vreinterpretq_s8_u8(vandq_u8(h, vdupq_n_u8(15))), vdupq_n_s8(8));
+        v.hi = vsubq_s8(vreinterpretq_s8_u8(vshrq_n_u8(h, 4)), vdupq_n_s8(8));
+    }
+    return v;
+}
+
+XLARUN_K__AI xlarun_k__qf xlarun_k__qd(const unsigned char *s, size_t st, int full) {
+    (void)full;
+    return vdupq_n_f32(vgetq_lane_f32(vcvt_f32_f16(vreinterpret_f16_u16(vdup_n_u16(xlarun_k__ldh(s + 2 * st)))), 0));
+}
+
+XLARUN_K__AI xlarun_k__qf xlarun_k__qpair(int q4, xlarun_k__qwv w, xlarun_k__qf d, const unsigned char *rec,
+                                          xlarun_k__qf acc) {
+    int8x16_t x0 = vld1q_s8((const int8_t *)(const void *)rec), x1 = vld1q_s8((const int8_t *)(const void *)(rec + 16));
+    int32x4_t i;
+    float dx;
+    (void)q4;
+#if defined(__ARM_FEATURE_DOTPROD)
+    i = vdotq_s32(vdotq_s32(vdupq_n_s32(0), w.lo, x0), w.hi, x1);
+#else
+    {
+        int16x8_t p0 = vpaddq_s16(vmull_s8(vget_low_s8(w.lo), vget_low_s8(x0)), vmull_high_s8(w.lo, x0));
+        int16x8_t p1 = vpaddq_s16(vmull_s8(vget_low_s8(w.hi), vget_low_s8(x1)), vmull_high_s8(w.hi, x1));
+        i = vaddq_s32(vpaddlq_s16(p0), vpaddlq_s16(p1));
+    }
+#endif
+    memcpy(&dx, rec + 32, 4);
+    return vfmaq_f32(acc, vcvtq_f32_s32(i), vmulq_f32(d, vdupq_n_f32(dx)));
+}
+
+XLARUN_K__FN size_t xlarun_k_qact_bytes_simd(size_t K) { return K / 32 * XQ_REC; }
+
+XLARUN_K__FN void xlarun_k_quantize_act_simd(const float *x, size_t K, void *xq) {
+    unsigned char *o = (unsigned char *)xq;
+    size_t b, k;
+    for (b = 0; b < K / 32; b++) {
+        float32x4_t v[8], m = vdupq_n_f32(0.0f), iv;
+        int16x8_t h[4];
+        float a, d, id;
+        for (k = 0; k < 8; k++) {
+            v[k] = vld1q_f32(x + 32 * b + 4 * k);
+            m = vmaxq_f32(m, vabsq_f32(v[k]));
+        }
+        a = vmaxvq_f32(m);
+        d = a / 127.0f;
+        id = a != 0.0f ? 127.0f / a : 0.0f;
+        iv = vdupq_n_f32(id);
+        for (k = 0; k < 4; k++) /* vcvtnq: round to nearest, ties to even */
+            h[k] = vcombine_s16(vqmovn_s32(vcvtnq_s32_f32(vmulq_f32(v[2 * k], iv))),
+                                vqmovn_s32(vcvtnq_s32_f32(vmulq_f32(v[2 * k + 1], iv))));
+        vst1q_s8((int8_t *)(void *)(o + 36 * b), vcombine_s8(vqmovn_s16(h[0]), vqmovn_s16(h[1])));
+        vst1q_s8((int8_t *)(void *)(o + 36 * b + 16), vcombine_s8(vqmovn_s16(h[2]), vqmovn_s16(h[3])));
+        memcpy(o + 36 * b + 32, &d, 4);
+    }
+}
+#endif
+
+#if defined(XLARUN_K__Q512) || defined(XLARUN_K__Q256) || defined(XLARUN_K__QNEON)
+#define XLARUN_K__QSIMD 1
+
+/* one row . one activation row: the canonical reduction */
+XLARUN_K__AI float xlarun_k__qdot1(int q4, const unsigned char *w, const unsigned char *s, const unsigned char *x,
+                                   size_t K) {
+    size_t full = K / XQ_STEP, st;
+    xlarun_k__qf acc = XQ_ZERO();
+    for (st = 0; st < full; st++)
+        acc = xlarun_k__qpair(q4, xlarun_k__qw(q4, w, st, 1), xlarun_k__qd(s, st, 1), x + st * XQ_REC, acc);
+    if (full * XQ_STEP < K)
+        acc = xlarun_k__qpair(q4, xlarun_k__qw(q4, w, st, 0), xlarun_k__qd(s, st, 0), x + st * XQ_REC, acc);
+    return XQ_HSUM(acc);
+}
+
+/* 4 rows x XQ_NT tokens (XQ_NT == 1 for the GEMV), accumulator a<r><j>: row r, token j */
+#if XQ_NT == 4
+#define XQ_TOK(M, r) M(r, 0) M(r, 1) M(r, 2) M(r, 3)
+#define XQ_TOK1(M) M(0) M(1) M(2) M(3)
+#else
+#define XQ_TOK(M, r) M(r, 0) M(r, 1)
+#define XQ_TOK1(M) M(0) M(1)
+#endif
+#define XQ_ROWS(T, M) T(M, 0) T(M, 1) T(M, 2) T(M, 3)
+#define XQ_ONE(M, r) M(r, 0)
+#define XQ_DECL(r, j) xlarun_k__qf a##r##j = XQ_ZERO();
+#define XQ_XPTR(j) const unsigned char *x##j = xs[j];
+#define XQ_PAIR(r, j) a##r##j = xlarun_k__qpair(q4, wv, dv, x##j + st * XQ_REC, a##r##j);
+#define XQ_OUT(r, j) out[r * XQ_NT + j] = XQ_HSUM(a##r##j);
+#define XQ_OUT1(r, j) out[r] = XQ_HSUM(a##r##j);
+#define XQ_ROW(T, r, f) wv = xlarun_k__qw(q4, w##r, st, f); dv = xlarun_k__qd(s##r, st, f); T(XQ_PAIR, r)
+#define XQ_STEP_ALL(T, f) do { xlarun_k__qwv wv; xlarun_k__qf dv; XQ_ROW(T, 0, f) XQ_ROW(T, 1, f) XQ_ROW(T, 2, f) XQ_ROW(T, 3, f) } while (0)
+
+XLARUN_K__AI void xlarun_k__qgemv4(int q4, const unsigned char *w0, const unsigned char *w1, const unsigned char *w2,
+                                   const unsigned char *w3, const unsigned char *s0, const unsigned char *s1,
+                                   const unsigned char *s2, const unsigned char *s3, const unsigned char *x0,
+                                   size_t K, float *out) {
+    size_t full = K / XQ_STEP, st;
+    XQ_ROWS(XQ_ONE, XQ_DECL)
+    for (st = 0; st < full; st++) XQ_STEP_ALL(XQ_ONE, 1);
+    if (full * XQ_STEP < K) XQ_STEP_ALL(XQ_ONE, 0);
+    XQ_ROWS(XQ_ONE, XQ_OUT1)
+}
+
+XLARUN_K__AI void xlarun_k__qtile(int q4, const unsigned char *w0, const unsigned char *w1, const unsigned char *w2,
+                                  const unsigned char *w3, const unsigned char *s0, const unsigned char *s1,
+                                  const unsigned char *s2, const unsigned char *s3,
+                                  const unsigned char *const *xs, size_t K, float *out) {
+    size_t full = K / XQ_STEP, st;
+    XQ_TOK1(XQ_XPTR)
+    XQ_ROWS(XQ_TOK, XQ_DECL)
+    for (st = 0; st < full; st++) XQ_STEP_ALL(XQ_TOK, 1);
+    if (full * XQ_STEP < K) XQ_STEP_ALL(XQ_TOK, 0);
+    XQ_ROWS(XQ_TOK, XQ_OUT)
+}
+
+XLARUN_K__AI void xlarun_k__qmatmul_t(int q4, const unsigned char *W, const unsigned char *S, size_t K, size_t r0,
+                                      size_t r1, const unsigned char *X, size_t n, float *Y, size_t ldy) {
+    size_t rb = q4 ? K / 2 : K, sb = K / 16, xb = xlarun_k_qact_bytes_simd(K);
+    size_t nrows = r1 > r0 ? r1 - r0 : 0, r, i, q, j;
+    float o[4 * XQ_NT];
+    W += r0 * rb; /* from here on, row r means row r0 + r */
+    S += r0 * sb;
+    Y += r0;
+    if (n == 1) {
+        size_t nq = nrows / 4;
+        for (q = 0; q < nq; q++) {
+            const unsigned char *w = W + 4 * q * rb, *s = S + 4 * q * sb;
+            xlarun_k__qgemv4(q4, w, w + rb, w + 2 * rb, w + 3 * rb, s, s + sb, s + 2 * sb, s + 3 * sb, X, K, o);
+            memcpy(Y + 4 * q, o, 4 * sizeof(float));
+        }
+        for (r = 4 * nq; r < nrows; r++) Y[r] = xlarun_k__qdot1(q4, W + r * rb, S + r * sb, X, K);
+        return;
+    }
+    for (r = 0; r < nrows; r += 4) {
+        size_t nr = nrows - r < 4 ? nrows - r : 4, rr[4];
+        for (q = 0; q < 4; q++) rr[q] = r + (q < nr ? q : nr - 1);
+        for (i = 0; i < n; i += XQ_NT) {
+            size_t nt = n - i < XQ_NT ? n - i : XQ_NT;
+            const unsigned char *xs[XQ_NT];
+            for (j = 0; j < XQ_NT; j++) xs[j] = X + (i + (j < nt ? j : nt - 1)) * xb;
+            xlarun_k__qtile(q4, W + rr[0] * rb, W + rr[1] * rb, W + rr[2] * rb, W + rr[3] * rb, S + rr[0] * sb,
+                            S + rr[1] * sb, S + rr[2] * sb, S + rr[3] * sb, xs, K, o);
+            for (j = 0; j < nt; j++)
+                for (q = 0; q < nr; q++) Y[(i + j) * ldy + r + q] = o[q * XQ_NT + j];
+        }
+    }
+}
+
+XLARUN_K__FN float xlarun_k_qdot_simd(xlarun_k_qtype qt, const void *w, const void *s, const void *xq, size_t K) {
+    const unsigned char *wb = (const unsigned char *)w, *sb = (const unsigned char *)s, *xb = (const unsigned char *)xq;
+    return qt == XLARUN_K_Q4_0 ? xlarun_k__qdot1(1, wb, sb, xb, K) : xlarun_k__qdot1(0, wb, sb, xb, K);
+}
+
+XLARUN_K__FN void xlarun_k_qmatmul_simd(xlarun_k_qtype qt, const void *W, const void *S, size_t K, size_t r0,
+                                        size_t r1, const void *XQ, size_t n, float *Y, size_t ldy) {
+    const unsigned char *Wb = (const unsigned char *)W, *Sb = (const unsigned char *)S, *Xb = (const unsigned char *)XQ;
+    if (qt == XLARUN_K_Q4_0) xlarun_k__qmatmul_t(1, Wb, Sb, K, r0, r1, Xb, n, Y, ldy);
+    else xlarun_k__qmatmul_t(0, Wb, Sb, K, r0, r1, Xb, n, Y, ldy);
+}
+#endif
+
+XLARUN_K__FN size_t xlarun_k_qact_bytes(size_t K) {
+#if defined(XLARUN_K__QSIMD)
+    return xlarun_k_qact_bytes_simd(K);
+#else
+    return xlarun_k_qact_bytes_ref(K);
+#endif
+}
+
+XLARUN_K__FN void xlarun_k_quantize_act(const float *x, size_t K, void *xq) {
+#if defined(XLARUN_K__QSIMD)
+    xlarun_k_quantize_act_simd(x, K, xq);
+#else
+    xlarun_k_quantize_act_ref(x, K, xq);
+#endif
+}
+
+XLARUN_K__FN float xlarun_k_qdot(xlarun_k_qtype qt, const void *w, const void *s, const void *xq, size_t K) {
+#if defined(XLARUN_K__QSIMD)
+    return xlarun_k_qdot_simd(qt, w, s, xq, K);
+#else
+    return xlarun_k_qdot_ref(qt, w, s, xq, K);
+#endif
+}
+
+XLARUN_K__FN void xlarun_k_qmatmul(xlarun_k_qtype qt, const void *W, const void *S, size_t K, size_t r0, size_t r1,
+                                   const void *XQ, size_t n, float *Y, size_t ldy) {
+#if defined(XLARUN_K__QSIMD)
+    xlarun_k_qmatmul_simd(qt, W, S, K, r0, r1, XQ, n, Y, ldy);
+#else
+    xlarun_k_qmatmul_ref(qt, W, S, K, r0, r1, XQ, n, Y, ldy);
+#endif
+}
+
+#undef XQ_STEP
+#undef XQ_REC
+#undef XQ_NT
+#undef XQ_ZERO
+#undef XQ_HSUM
+#undef XQ_TOK
+#undef XQ_TOK1
+#undef XQ_ROWS
+#undef XQ_ONE
+#undef XQ_DECL
+#undef XQ_XPTR
+#undef XQ_PAIR
+#undef XQ_OUT
+#undef XQ_OUT1
+#undef XQ_ROW
+#undef XQ_STEP_ALL
 
 #ifdef __cplusplus
 }

@@ -1,0 +1,327 @@
+/* bench - measure xlarun's prefill and decode speed against what this machine can do.
+
+     build/bench -m DIR [-m DIR ...] -p 256 -n 64 -t 2 [-t 1,2] [-r 5] [--no-mmap]
+
+   For each model and thread count: -r runs (after one warm-up run) of a random -p token prompt
+   followed by -n greedy tokens; one JSON object per line with the medians. In the same run, a
+   child process measures the machine: the best multi-threaded read bandwidth over a buffer far
+   larger than the caches (several passes, huge pages where the kernel gives them) and the f32
+   FMA peak (independent FMA chains on every thread). Decoding reads every weight once per
+   token, so decode_gb_s = decode_tok_s * weight_bytes_per_token, and bandwidth_ratio compares
+   it with the probe. prefill_gflops counts the matrix and attention FLOPs of the prompt. */
+#define _GNU_SOURCE
+#define XLARUN_IMPLEMENTATION
+#include "../xlarun.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+static double now(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static int cmp_double(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+static double median(double *v, int n) {
+    qsort(v, (size_t)n, sizeof *v, cmp_double);
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+/* ---- machine probes ------------------------------------------------------------------------ */
+
+typedef unsigned long long v8u __attribute__((vector_size(64), aligned(64)));
+
+typedef struct probe_job {
+    const unsigned char *buf;
+    size_t bytes;
+    pthread_barrier_t *bar;
+    double seconds;
+    unsigned long long sink;
+    float fsink;
+    long fma_iters;
+} probe_job;
+
+/* read this thread's slice with several independent accumulators */
+static void *read_slice(void *arg) {
+    probe_job *j = (probe_job *)arg;
+    const v8u *p = (const v8u *)j->buf;
+    size_t n = j->bytes / sizeof(v8u), i;
+    v8u a = {0}, b = {0}, c = {0}, d = {0};
+    double t0;
+    pthread_barrier_wait(j->bar);
+    t0 = now();
+    for (i = 0; i + 4 <= n; i += 4) {
+        a += p[i];
+        b += p[i + 1];
+        c += p[i + 2];
+        d += p[i + 3];
+    }
+    j->seconds = now() - t0;
+    a += b + c + d;
+    j->sink = a[0] ^ a[7];
+    return NULL;
+}
+
+/* independent FMA chains: enough of them to cover the FMA latency on every port */
+#if defined(__AVX512F__)
+#include <immintrin.h>
+typedef __m512 vf;
+#define VF_LANES 16
+#define VF_SET(x) _mm512_set1_ps(x)
+#define VF_FMA(a, b, c) _mm512_fmadd_ps(a, b, c)
+#define VF_ADD(a, b) _mm512_add_ps(a, b)
+#define VF_FIRST(a) _mm512_cvtss_f32(a)
+#elif defined(__AVX2__) && defined(__FMA__)
+#include <immintrin.h>
+typedef __m256 vf;
+#define VF_LANES 8
+#define VF_SET(x) _mm256_set1_ps(x)
+#define VF_FMA(a, b, c) _mm256_fmadd_ps(a, b, c)
+#define VF_ADD(a, b) _mm256_add_ps(a, b)
+#define VF_FIRST(a) _mm256_cvtss_f32(a)
+#elif defined(__ARM_NEON)
+#include <arm_neon.h>
+typedef float32x4_t vf;
+#define VF_LANES 4
+#define VF_SET(x) vdupq_n_f32(x)
+#define VF_FMA(a, b, c) vfmaq_f32(c, a, b)
+#define VF_ADD(a, b) vaddq_f32(a, b)
+#define VF_FIRST(a) vgetq_lane_f32(a, 0)
+#else
+typedef float vf;
+#define VF_LANES 1
+#define VF_SET(x) (x)
+#define VF_FMA(a, b, c) ((a) * (b) + (c))
+#define VF_ADD(a, b) ((a) + (b))
+#define VF_FIRST(a) (a)
+#endif
+#define N_CHAINS 12
+
+static void *fma_chains(void *arg) {
+    probe_job *j = (probe_job *)arg;
+    vf x[N_CHAINS], m = VF_SET(0.999999f), k = VF_SET(1e-7f);
+    long it;
+    int q;
+    double t0;
+    for (q = 0; q < N_CHAINS; q++) x[q] = VF_SET((float)(q + 1));
+    pthread_barrier_wait(j->bar);
+    t0 = now();
+    for (it = 0; it < j->fma_iters; it++) {
+        x[0] = VF_FMA(x[0], m, k); x[1] = VF_FMA(x[1], m, k); x[2] = VF_FMA(x[2], m, k);
+        x[3] = VF_FMA(x[3], m, k); x[4] = VF_FMA(x[4], m, k); x[5] = VF_FMA(x[5], m, k);
+        x[6] = VF_FMA(x[6], m, k); x[7] = VF_FMA(x[7], m, k); x[8] = VF_FMA(x[8], m, k);
+        x[9] = VF_FMA(x[9], m, k); x[10] = VF_FMA(x[10], m, k); x[11] = VF_FMA(x[11], m, k);
+    }
+    j->seconds = now() - t0;
+    for (q = 1; q < N_CHAINS; q++) x[0] = VF_ADD(x[0], x[q]);
+    j->fsink = VF_FIRST(x[0]);
+    return NULL;
+}
+
+/* the best of several passes of all threads reading (or computing) at once */
+static double run_threads(int nt, void *(*fn)(void *), probe_job *jobs, double units) {
+    pthread_t th[512];
+    pthread_barrier_t bar;
+    double worst = 0;
+    int i;
+    pthread_barrier_init(&bar, NULL, (unsigned)nt);
+    for (i = 0; i < nt; i++) {
+        jobs[i].bar = &bar;
+        pthread_create(&th[i], NULL, fn, &jobs[i]);
+    }
+    for (i = 0; i < nt; i++) {
+        pthread_join(th[i], NULL);
+        if (jobs[i].seconds > worst) worst = jobs[i].seconds;
+    }
+    pthread_barrier_destroy(&bar);
+    return units / worst;
+}
+
+static void probe_machine(int nt, double *gb_s, double *gflops) {
+    size_t bytes = (size_t)1 << 30, slice = bytes / (size_t)nt / 256 * 256;
+    unsigned char *buf;
+    probe_job jobs[512];
+    int pass, i;
+    *gb_s = 0;
+    *gflops = 0;
+    buf = (unsigned char *)mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (buf == MAP_FAILED) return;
+#ifdef MADV_HUGEPAGE
+    madvise(buf, bytes, MADV_HUGEPAGE);
+#endif
+    memset(buf, 1, bytes);
+    for (pass = 0; pass < 8; pass++) {
+        double r;
+        memset(jobs, 0, sizeof jobs);
+        for (i = 0; i < nt; i++) {
+            jobs[i].buf = buf + (size_t)i * slice;
+            jobs[i].bytes = slice;
+        }
+        r = run_threads(nt, read_slice, jobs, (double)slice * nt / 1e9);
+        if (r > *gb_s) *gb_s = r;
+    }
+    munmap(buf, bytes);
+    for (pass = 0; pass < 3; pass++) {
+        double r;
+        long iters = 20000000;
+        memset(jobs, 0, sizeof jobs);
+        for (i = 0; i < nt; i++) jobs[i].fma_iters = iters;
+        r = run_threads(nt, fma_chains, jobs, (double)iters * N_CHAINS * VF_LANES * 2 * nt / 1e9);
+        if (r > *gflops) *gflops = r;
+    }
+}
+
+/* the probe runs in a child so its 1 GiB buffer does not count in this process's peak RSS */
+static int probe_in_child(int nt, double *gb_s, double *gflops) {
+    int fd[2];
+    pid_t pid;
+    double r[2] = {0, 0};
+    if (pipe(fd) != 0) return 0;
+    pid = fork();
+    if (pid < 0) return 0;
+    if (pid == 0) {
+        close(fd[0]);
+        probe_machine(nt, &r[0], &r[1]);
+        if (write(fd[1], r, sizeof r) != (ssize_t)sizeof r) _exit(1);
+        _exit(0);
+    }
+    close(fd[1]);
+    if (read(fd[0], r, sizeof r) != (ssize_t)sizeof r) r[0] = r[1] = 0;
+    close(fd[0]);
+    waitpid(pid, NULL, 0);
+    *gb_s = r[0];
+    *gflops = r[1];
+    return r[0] > 0;
+}
+
+/* ---- model runs ----------------------------------------------------------------------------- */
+
+static uint64_t rng_state = 0x9E3779B97F4A7C15ull;
+static uint32_t rng_next(void) {
+    rng_state ^= rng_state << 13;
+    rng_state ^= rng_state >> 7;
+    rng_state ^= rng_state << 17;
+    return (uint32_t)(rng_state >> 11);
+}
+
+static int fail(const char *msg) {
+    fprintf(stderr, "xlarun: error: %s\n", msg);
+    return 1;
+}
+
+static void usage(FILE *f) {
+    fprintf(f, "usage: bench -m DIR [-m DIR ...] [-p 256] [-n 64] [-t 2 | -t 1,2] [-r 5] [--no-mmap]\n"
+               "  prints one JSON object per model and thread count (medians of -r runs)\n");
+}
+
+int main(int argc, char **argv) {
+    const char *dirs[16];
+    int n_dirs = 0, n_prompt = 256, n_gen = 64, reps = 5, no_mmap = 0, i, k;
+    int threads[16] = {2}, n_threads = 1;
+    char msg[700];
+    for (i = 1; i < argc; i++) {
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!strcmp(a, "-h") || !strcmp(a, "--help")) { usage(stdout); return 0; }
+        if (!strcmp(a, "--no-mmap")) { no_mmap = 1; continue; }
+        if (!v) { snprintf(msg, sizeof msg, "%s needs a value (see --help)", a); return fail(msg); }
+        i++;
+        if (!strcmp(a, "-m") && n_dirs < 16) dirs[n_dirs++] = v;
+        else if (!strcmp(a, "-p")) n_prompt = atoi(v);
+        else if (!strcmp(a, "-n")) n_gen = atoi(v);
+        else if (!strcmp(a, "-r")) reps = atoi(v);
+        else if (!strcmp(a, "-t")) {
+            const char *p = v;
+            n_threads = 0;
+            while (*p && n_threads < 16) {
+                threads[n_threads++] = atoi(p);
+                p += strcspn(p, ",");
+                if (*p == ',') p++;
+            }
+        } else { snprintf(msg, sizeof msg, "unknown option '%s' (see --help)", a); return fail(msg); }
+    }
+    if (!n_dirs) return fail("no model: give -m DIR");
+    if (n_prompt < 1 || n_gen < 2 || reps < 1 || reps > 100) return fail("need -p >= 1, -n >= 2, 1 <= -r <= 100");
+    for (k = 0; k < n_threads; k++)
+        if (threads[k] < 1 || threads[k] > 512) return fail("threads must be 1..512");
+
+    for (k = 0; k < n_threads; k++) {
+        int nt = threads[k], d;
+        double mem_gb_s, peak_gflops;
+        if (!probe_in_child(nt, &mem_gb_s, &peak_gflops)) return fail("the machine probe failed");
+        for (d = 0; d < n_dirs; d++) {
+            xlarun_model *m;
+            xlarun_model_options mo;
+            xlarun_session_options so;
+            xlarun_session *s;
+            xlarun_error err;
+            const xlarun_config *c;
+            int32_t *ids = (int32_t *)malloc((size_t)n_prompt * sizeof(int32_t));
+            double pre[101], dec[101], t0, t1, t2, flops, wbytes, attn, pre_tok_s, dec_tok_s;
+            struct rusage ru;
+            int r, g;
+            memset(&mo, 0, sizeof mo);
+            mo.no_mmap = no_mmap;
+            if (!ids) return fail("out of memory");
+            if (xlarun_model_open(dirs[d], &mo, &m, &err) != XLARUN_OK) { free(ids); return fail(err.message); }
+            c = xlarun_model_config(m);
+            memset(&so, 0, sizeof so);
+            so.n_ctx = (uint32_t)(n_prompt + n_gen);
+            so.n_threads = (uint32_t)nt;
+            if (xlarun_session_create(m, &so, &s, &err) != XLARUN_OK) { xlarun_model_close(m); free(ids); return fail(err.message); }
+            for (i = 0; i < n_prompt; i++) ids[i] = (int32_t)(rng_next() % c->vocab_size);
+            for (r = -1; r < reps; r++) { /* run -1 warms the page cache and the caches */
+                xlarun_session_reset(s);
+                t0 = now();
+                if (xlarun_session_prefill(s, ids, (size_t)n_prompt, &err) != XLARUN_OK) break;
+                t1 = now();
+                for (g = 1; g < n_gen; g++)
+                    if (xlarun_session_decode(s, xlarun_session_argmax(s), &err) != XLARUN_OK) break;
+                t2 = now();
+                if (g < n_gen) break;
+                if (r >= 0) {
+                    pre[r] = n_prompt / (t1 - t0);
+                    dec[r] = (n_gen - 1) / (t2 - t1);
+                }
+            }
+            if (r < reps) { xlarun_session_free(s); xlarun_model_close(m); free(ids); return fail(err.message); }
+            pre_tok_s = median(pre, reps);
+            dec_tok_s = median(dec, reps);
+            wbytes = (double)xlarun_model_weight_bytes(m);
+            /* FLOPs of the prompt: 2 per weight of every layer matrix per token, the lm_head once,
+               and attention (QK and PV: 4 * heads * head_dim per key, keys 1..n) */
+            {
+                double H = c->hidden_size, I = c->intermediate_size, hd = c->head_dim;
+                double qd = c->n_heads * hd, kvd = c->n_kv_heads * hd;
+                double per_layer = H * qd + 2 * H * kvd + qd * H + 3 * H * I;
+                attn = 4.0 * c->n_layers * qd * ((double)n_prompt * (n_prompt + 1) / 2.0);
+                flops = 2.0 * per_layer * c->n_layers * n_prompt + 2.0 * c->vocab_size * H + attn;
+            }
+            getrusage(RUSAGE_SELF, &ru);
+            printf("{\"model\": \"%s\", \"dtype\": \"%s\", \"threads\": %d, \"n_prompt\": %d, \"n_gen\": %d, "
+                   "\"runs\": %d, \"prefill_tok_s\": %.2f, \"decode_tok_s\": %.2f, "
+                   "\"weight_bytes_per_token\": %.0f, \"decode_gb_s\": %.2f, \"mem_read_gb_s\": %.2f, "
+                   "\"bandwidth_ratio\": %.3f, \"prefill_gflops\": %.1f, \"fma_peak_gflops\": %.1f, "
+                   "\"prefill_peak_ratio\": %.3f, \"peak_rss_bytes\": %ld, \"kernels\": \"%s\"}\n",
+                   dirs[d], xlarun_model_dtype(m), nt, n_prompt, n_gen, reps, pre_tok_s, dec_tok_s, wbytes,
+                   dec_tok_s * wbytes / 1e9, mem_gb_s, dec_tok_s * wbytes / 1e9 / mem_gb_s,
+                   pre_tok_s * flops / n_prompt / 1e9, peak_gflops,
+                   pre_tok_s * flops / n_prompt / 1e9 / peak_gflops, ru.ru_maxrss * 1024L, XLARUN_K_ISA);
+            fflush(stdout);
+            xlarun_session_free(s);
+            xlarun_model_close(m);
+            free(ids);
+        }
+    }
+    return 0;
+}
