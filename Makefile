@@ -15,7 +15,7 @@ SAN     = -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame
 TESTS   = kernels model errors
 
 .PHONY: all test demo clean
-all: $(B)/gen $(B)/simple
+all: $(B)/gen $(B)/simple $(B)/bench
 
 $(B)/gen: examples/gen.c $(HDRS)
 	@mkdir -p $(B)
@@ -24,6 +24,11 @@ $(B)/gen: examples/gen.c $(HDRS)
 $(B)/simple: examples/simple.c $(HDRS)
 	@mkdir -p $(B)
 	$(CC) $(WARN) $(NATIVE) $< -o $@ $(LIBS)
+
+# the tools: GNU C for the probe's vector types and inline asm
+$(B)/bench: tools/bench.c $(HDRS)
+	@mkdir -p $(B)
+	$(CC) -std=gnu99 -Wall -Wextra -Werror $(NATIVE) $< -o $@ $(LIBS)
 
 $(B)/oracle_ids: tests/oracle_ids.c $(HDRS)
 	@mkdir -p $(B)

@@ -540,12 +540,24 @@ XLARUN_K__AI void xlarun_k__gemv4(xlarun_k_type t, const unsigned char *w0, cons
 #define XK_ROWS(M) XK_TOKENS(M, 0) XK_TOKENS(M, 1) XK_TOKENS(M, 2) XK_TOKENS(M, 3)
 #define XK_T_DECL(r, j) xlarun_k__v a##r##j = XK_ZERO();
 #define XK_T_XPTR(j) const float *x##j = xs[j];
-#define XK_T_FMA(r, j) a##r##j = XK_FMA(wv, XK_LOAD(x##j + k), a##r##j);
+/* Each token's activations are loaded once per step and kept in a register for the four
+   rows: left alone, GCC folds the loads into every FMA (16 loads a step instead of 4), which
+   makes the tile load-bound. The empty asm pins the vector in a register; it changes no bits. */
+#if defined(__GNUC__) && (defined(XLARUN_K__AVX512) || defined(XLARUN_K__AVX2))
+#define XK_PIN(v) __asm__("" : "+v"(v))
+#elif defined(__GNUC__) && defined(XLARUN_K__NEON)
+#define XK_PIN(v) __asm__("" : "+w"(v))
+#else
+#define XK_PIN(v) ((void)0)
+#endif
+#define XK_T_XLOAD(j) xlarun_k__v xv##j = XK_LOAD(x##j + k); XK_PIN(xv##j);
+#define XK_T_FMA(r, j) a##r##j = XK_FMA(wv, xv##j, a##r##j);
 #define XK_T_PADX(j) xlarun_k__pad_x(xp[j], x##j + k, K - k); x##j = xp[j];
 #define XK_T_OUT(r, j) out[r * XK_NT + j] = xlarun_k__hsum(a##r##j);
 #define XK_T_STEP()                                                                            \
     do {                                                                                       \
         xlarun_k__v wv;                                                                        \
+        XK_TOKENS1(XK_T_XLOAD)                                                                 \
         wv = xlarun_k__wload(t, w0 + k * es); XK_TOKENS(XK_T_FMA, 0)                           \
         wv = xlarun_k__wload(t, w1 + k * es); XK_TOKENS(XK_T_FMA, 1)                           \
         wv = xlarun_k__wload(t, w2 + k * es); XK_TOKENS(XK_T_FMA, 2)                           \
