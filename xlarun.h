@@ -242,11 +242,22 @@ XLARUN_API const char *xlarun_model_dtype(const xlarun_model *m); /* layer matri
 
 /* ---- session ------------------------------------------------------------------------------- */
 
+/* How matrix products treat activations. EXACT (the default) multiplies f32 activations by the
+   exactly widened weights: the results track transformers' float32 reference (see README).
+   BF16_ACTIVATIONS rounds each activation row to bf16 before products with bf16 weights and
+   uses the CPU's bf16 dot product (AVX512_BF16 vdpbf16ps) where the build has one: about twice
+   the prefill speed, at the cost of the agreement README.md states; other weights stay exact. */
+typedef enum xlarun_precision {
+    XLARUN_PRECISION_EXACT = 0,
+    XLARUN_PRECISION_BF16_ACTIVATIONS = 1
+} xlarun_precision;
+
 typedef struct xlarun_session_options { /* zero-initialised means defaults */
     uint32_t n_ctx;                 /* tokens the KV cache holds; 0: min(4096, max_position) */
     uint32_t n_batch;               /* prefill chunk in tokens; 0: 64 */
     uint32_t n_threads;             /* 0: 1 */
     void *alloc_user;
+    xlarun_precision precision;     /* 0: exact */
 } xlarun_session_options;
 
 typedef struct xlarun_session xlarun_session;
@@ -526,6 +537,77 @@ XLARUN_API xlarun_status xlarun_chat_apply(const xlarun_chat_template *t,
                                            const xlarun_chat_options *opt,
                                            const xlarun_chat_message *msgs, size_t n, char *out,
                                            size_t cap, size_t *len, xlarun_error *err);
+/* bos_token and eos_token of opt from the tokenizer: the texts of its BOS id and of its first EOS
+   id (pointers into t; left as they are when it has none) */
+XLARUN_API void xlarun_chat_options_from_tokenizer(const xlarun_tokenizer *t,
+                                                   xlarun_chat_options *opt);
+
+/* The token loop: a session, a tokenizer, a sampler, eos ids and stop strings. The generator
+   remembers which ids the session holds, so each call takes the whole conversation so far: the
+   ids that the session already holds are kept and only the rest is prefilled (a conversation
+   continued on one session gives exactly the ids of running it from scratch). */
+typedef struct xlarun_generator xlarun_generator;
+
+typedef struct xlarun_generator_options {  /* zero-initialised means defaults */
+    xlarun_sampling sampling;
+    const int32_t *eos_ids;   /* ids that end the reply; NULL: the tokenizer's eos ids and those */
+    size_t n_eos;             /*   of the model's config.json (xlarun_generation_config has both) */
+    int ignore_eos;           /* 1: eos ids do not stop generation */
+    const char *const *stop_strings; /* up to XLARUN_MAX_STOP_STRINGS */
+    size_t n_stop_strings;
+    unsigned decode_flags;    /* XLARUN_DECODE_*: how generated ids become text */
+    size_t max_prompt_bytes;  /* the longest text xlarun_generate_text takes; 0: 16 x n_ctx */
+} xlarun_generator_options;
+
+typedef enum xlarun_stop_reason {
+    XLARUN_STOP_NONE = 0,
+    XLARUN_STOP_EOS,          /* an eos id was generated (it is the last id; it has no text) */
+    XLARUN_STOP_STRING,       /* a stop string appeared; no text from it on was handed out */
+    XLARUN_STOP_LENGTH,       /* max_new tokens were generated */
+    XLARUN_STOP_CONTEXT,      /* the session's context is full */
+    XLARUN_STOP_CALLBACK      /* the callback returned non-zero */
+} xlarun_stop_reason;
+
+typedef struct xlarun_generate_result {
+    xlarun_stop_reason stop;
+    size_t n_reused;          /* prompt ids the session already held (not prefilled again) */
+    size_t n_prefilled;       /* prompt ids run through the model */
+    size_t n_generated;       /* ids sampled (including a final eos) */
+} xlarun_generate_result;
+
+/* Called once per generated id with the text that became final with it (len may be 0: bytes of
+   an unfinished character, or text that may start a stop string, are held back; an eos id has no
+   text), and once more at the end with id -1 if text was still held. Return non-zero to stop. */
+typedef int (*xlarun_token_fn)(void *user, int32_t id, const char *text, size_t len);
+
+XLARUN_API xlarun_status xlarun_generator_memory(const xlarun_session *s, const xlarun_tokenizer *t,
+                                                 const xlarun_generator_options *opt,
+                                                 size_t *bytes, xlarun_error *err);
+XLARUN_API xlarun_status xlarun_generator_init(xlarun_session *s, const xlarun_tokenizer *t,
+                                               const xlarun_generator_options *opt, void *mem,
+                                               size_t bytes, xlarun_generator **out,
+                                               xlarun_error *err);
+XLARUN_API xlarun_status xlarun_generator_create(xlarun_session *s, const xlarun_tokenizer *t,
+                                                 const xlarun_generator_options *opt,
+                                                 xlarun_generator **out, xlarun_error *err);
+XLARUN_API void xlarun_generator_free(xlarun_generator *g); /* xlarun_generator_create only */
+/* new sampling parameters (validated as xlarun_sampling_check) */
+XLARUN_API xlarun_status xlarun_generator_set_sampling(xlarun_generator *g, const xlarun_sampling *p,
+                                                       xlarun_error *err);
+/* ids: the whole sequence so far (prompt, or the conversation rendered by xlarun_chat_apply and
+   encoded); then generates up to max_new ids (0: until a stop or the context is full). The
+   sampler's RNG restarts from its seed at each call. XLARUN_ERR_CONTEXT when the ids do not fit
+   the session's context. */
+XLARUN_API xlarun_status xlarun_generate_ids(xlarun_generator *g, const int32_t *ids, size_t n,
+                                             uint32_t max_new, xlarun_token_fn fn, void *user,
+                                             xlarun_generate_result *res, xlarun_error *err);
+/* the same for text, encoded with flags (XLARUN_ENCODE_*; chat text: XLARUN_ENCODE_NO_BOS) */
+XLARUN_API xlarun_status xlarun_generate_text(xlarun_generator *g, const char *text, size_t len,
+                                              unsigned encode_flags, uint32_t max_new,
+                                              xlarun_token_fn fn, void *user,
+                                              xlarun_generate_result *res, xlarun_error *err);
+/* the ids the session holds plus the last one generated: the prompt and the reply */
+XLARUN_API const int32_t *xlarun_generator_ids(const xlarun_generator *g, size_t *n);
 
 #ifdef __cplusplus
 }
@@ -2589,6 +2671,7 @@ struct xlarun_session {
     float *scores;                       /* [n_threads][n_ctx] */
     float *logits;                       /* [vocab_size] */
     unsigned char *xq;                   /* quantized models: n_batch int8 input rows */
+    uint16_t *xb16;                      /* BF16_ACTIVATIONS: n_batch bf16 input rows */
     xlarun__pool pool;
     void *own, *alloc_user;
 };
@@ -2610,6 +2693,7 @@ typedef struct xlarun__mm {
     size_t K, n, ldy;
     const float *x;
     const void *xq;                      /* x as int8 blocks, for q8_0/q4_0 weights */
+    const uint16_t *xb16;                /* x rounded to bf16, for bf16 weights (BF16_ACTIVATIONS) */
 } xlarun__mm;
 
 static void xlarun__mm_task(void *ctx, uint32_t t, uint32_t nt) {
@@ -2620,6 +2704,8 @@ static void xlarun__mm_task(void *ctx, uint32_t t, uint32_t nt) {
         xlarun__split(c->rows[i], t, nt, &r0, &r1);
         if (r0 < r1 && c->w[i]->scale)
             xlarun_k_qmatmul(c->w[i]->qtype, c->w[i]->data, c->w[i]->scale, c->K, r0, r1, c->xq, c->n, c->y[i], ldy);
+        else if (r0 < r1 && c->xb16 && c->w[i]->type == XLARUN_K_BF16)
+            xlarun_k_matmul_bf16x(c->w[i]->data, c->K, r0, r1, c->xb16, c->K, c->n, c->y[i], ldy);
         else if (r0 < r1) xlarun_k_matmul(c->w[i]->type, c->w[i]->data, c->K, r0, r1, c->x, c->K, c->n, c->y[i], ldy);
     }
     if (c->silu_mul) {
@@ -2634,8 +2720,16 @@ static void xlarun__mm_task(void *ctx, uint32_t t, uint32_t nt) {
    of the n input rows is quantized once, on its own (so a prefill chunk equals token-by-token
    decode), before the threads start. */
 static void xlarun__mm_run(xlarun_session *s, xlarun__mm *c) {
-    int i, q = 0;
-    for (i = 0; i < c->count; i++) q |= c->w[i]->scale != NULL;
+    int i, q = 0, b16 = 0;
+    for (i = 0; i < c->count; i++) {
+        q |= c->w[i]->scale != NULL;
+        b16 |= s->xb16 && !c->w[i]->scale && c->w[i]->type == XLARUN_K_BF16;
+    }
+    if (b16) { /* BF16_ACTIVATIONS: each input row rounded once, the same for prefill and decode */
+        size_t j;
+        for (j = 0; j < c->n; j++) xlarun_k_f32_to_bf16_row(c->x + j * c->K, s->xb16 + j * c->K, c->K);
+        c->xb16 = s->xb16;
+    }
     if (q) {
         size_t j, b = xlarun_k_qact_bytes(c->K);
         for (j = 0; j < c->n; j++) xlarun_k_quantize_act(c->x + j * c->K, c->K, s->xq + j * b);
@@ -2787,6 +2881,14 @@ static xlarun_status xlarun__session_build(xlarun__arena *a, const xlarun_model 
         s->xq = XLARUN__CAST(unsigned char *, xlarun__alloc_ex(a, XLARUN__CAST(size_t, nb) * xlarun_k_qact_bytes(kmax), 0, 1));
         if (!s->xq && !xlarun__measuring(a)) return xlarun__no_room(a, "session", err);
     }
+    if (o->precision == XLARUN_PRECISION_BF16_ACTIVATIONS) { /* bf16 input rows, widest K */
+        size_t kmax = c->hidden_size > c->intermediate_size ? c->hidden_size : c->intermediate_size;
+        if (qd > kmax) kmax = XLARUN__CAST(size_t, qd);
+        s->xb16 = XLARUN__CAST(uint16_t *, xlarun__alloc_ex(a, XLARUN__CAST(size_t, nb) * kmax * sizeof(uint16_t), 0, 1));
+        if (!s->xb16 && !xlarun__measuring(a)) return xlarun__no_room(a, "session", err);
+    } else if (o->precision != XLARUN_PRECISION_EXACT)
+        return xlarun__fail(err, XLARUN_ERR_ARGUMENT, "unknown precision %d (XLARUN_PRECISION_EXACT or _BF16_ACTIVATIONS)",
+                            XLARUN__CAST(int, o->precision));
     if (!xlarun__measuring(a) && (!s->kc || !s->vc || !s->rope_cos || !s->rope_sin || !s->scores || !s->logits))
         return xlarun__no_room(a, "session", err);
 #if !defined(XLARUN_NO_THREADS)
@@ -2802,7 +2904,7 @@ static xlarun_status xlarun__session_build(xlarun__arena *a, const xlarun_model 
 }
 
 static const xlarun_session_options *xlarun__session_opts(const xlarun_session_options *o) {
-    static const xlarun_session_options defaults = {0, 0, 0, NULL};
+    static const xlarun_session_options defaults = {0, 0, 0, NULL, XLARUN_PRECISION_EXACT};
     return o ? o : &defaults;
 }
 
@@ -5676,6 +5778,833 @@ XLARUN_API xlarun_status xlarun_chat_apply(const xlarun_chat_template *t,
     xlarun__ok(err);
     return XLARUN_OK;
 }
+
+XLARUN_API void xlarun_chat_options_from_tokenizer(const xlarun_tokenizer *t,
+                                                   xlarun_chat_options *opt) {
+    const int32_t *eos;
+    const char *s;
+    size_t len;
+    if (!t || !opt) return;
+    s = xlarun_tokenizer_token_text(t, xlarun_tokenizer_bos_id(t), &len);
+    if (s) opt->bos_token = s;
+    if (xlarun_tokenizer_eos_ids(t, &eos) > 0) {
+        s = xlarun_tokenizer_token_text(t, eos[0], &len);
+        if (s) opt->eos_token = s;
+    }
+}
+
+/* ---- the token loop ------------------------------------------------------------------------- */
+
+#define XLARUN__GENERATOR_MAGIC 0x5847454eu
+#define XLARUN__MAX_GEN_EOS 64
+
+struct xlarun_generator {
+    uint32_t magic;
+    xlarun_session *s;
+    const xlarun_tokenizer *t;
+    xlarun_sampler *smp;
+    int32_t *ids;                     /* n_ctx + 1: the session's ids, then the last sampled one */
+    size_t n_ids;                     /* ids in the session's KV cache (== its position) */
+    int32_t last;                     /* the last sampled id, not yet in the session; -1 none */
+    int32_t *enc;                     /* n_ctx: encoded prompt */
+    void *scratch;
+    size_t scratch_bytes, max_prompt_bytes;
+    char *piece, *text;               /* detokenized piece; text handed to the callback */
+    size_t piece_cap, text_cap, text_len;
+    int32_t eos[XLARUN__MAX_GEN_EOS];
+    size_t n_eos;
+    int ignore_eos;
+    unsigned decode_flags;
+    xlarun_detok detok;
+    xlarun_stopper stop;
+    void *own;
+};
+
+typedef struct xlarun__gen_layout {
+    size_t sampler, ids, enc, scratch, piece, text, total;
+    size_t scratch_bytes, piece_cap, text_cap, max_prompt;
+} xlarun__gen_layout;
+
+static xlarun_status xlarun__gen_layout_of(const xlarun_session *s, const xlarun_tokenizer *t,
+                                           const xlarun_generator_options *o, xlarun__gen_layout *L,
+                                           xlarun_error *err) {
+    size_t n = xlarun__round64(sizeof(struct xlarun_generator)), n_ctx, V;
+    if (!xlarun__session_ok(s))
+        return xlarun__fail(err, XLARUN_ERR_ARGUMENT, "generator: NULL or freed session");
+    if (!t) return xlarun__fail(err, XLARUN_ERR_ARGUMENT, "generator: no tokenizer");
+    XLARUN__TRY(xlarun_sampling_check(&o->sampling, err));
+    if (o->n_eos > XLARUN__MAX_GEN_EOS)
+        return xlarun__fail(err, XLARUN_ERR_ARGUMENT, "generator: %lu eos ids, at most %d",
+                            XLARUN__CAST(unsigned long, o->n_eos), XLARUN__MAX_GEN_EOS);
+    if (o->n_eos && !o->eos_ids) return xlarun__fail(err, XLARUN_ERR_ARGUMENT, "generator: n_eos given with NULL eos_ids");
+    n_ctx = s->n_ctx;
+    V = s->m->cfg.vocab_size;
+    L->max_prompt = o->max_prompt_bytes ? o->max_prompt_bytes : 16 * n_ctx;
+    L->scratch_bytes = xlarun_tokenizer_scratch_bytes(t, L->max_prompt);
+    L->piece_cap = xlarun_tokenizer_max_piece(t) + 8;
+    L->text_cap = L->piece_cap + 2 * XLARUN_MAX_STOP_BYTES + 8;
+    L->sampler = n; n += xlarun__round64(xlarun_sampler_memory(XLARUN__CAST(uint32_t, V)));
+    L->ids = n; n += xlarun__round64((n_ctx + 1) * sizeof(int32_t));
+    L->enc = n; n += xlarun__round64(n_ctx * sizeof(int32_t));
+    L->scratch = n; n += xlarun__round64(L->scratch_bytes);
+    L->piece = n; n += xlarun__round64(L->piece_cap);
+    L->text = n; n += xlarun__round64(L->text_cap);
+    L->total = n + XLARUN__ALIGN;
+    return XLARUN_OK;
+}
+
+XLARUN_API xlarun_status xlarun_generator_memory(const xlarun_session *s, const xlarun_tokenizer *t,
+                                                 const xlarun_generator_options *opt,
+                                                 size_t *bytes, xlarun_error *err) {
+    xlarun_generator_options zero;
+    xlarun__gen_layout L;
+    memset(&zero, 0, sizeof zero);
+    if (!bytes) return xlarun__fail(err, XLARUN_ERR_ARGUMENT, "xlarun_generator_memory: bytes is NULL");
+    XLARUN__TRY(xlarun__gen_layout_of(s, t, opt ? opt : &zero, &L, err));
+    *bytes = L.total;
+    xlarun__ok(err);
+    return XLARUN_OK;
+}
+
+XLARUN_API xlarun_status xlarun_generator_init(xlarun_session *s, const xlarun_tokenizer *t,
+                                               const xlarun_generator_options *opt, void *mem,
+                                               size_t bytes, xlarun_generator **out,
+                                               xlarun_error *err) {
+    xlarun_generator_options zero;
+    xlarun__gen_layout L;
+    unsigned char *base;
+    xlarun_generator *g;
+    size_t i;
+    memset(&zero, 0, sizeof zero);
+    if (!opt) opt = &zero;
+    if (!out) return xlarun__fail(err, XLARUN_ERR_ARGUMENT, "xlarun_generator_init: out is NULL");
+    *out = NULL;
+    XLARUN__TRY(xlarun__gen_layout_of(s, t, opt, &L, err));
+    if (!mem || bytes < L.total)
+        return xlarun__fail(err, XLARUN_ERR_MEMORY, "%lu bytes of generator memory are too few (xlarun_generator_memory gives %lu)",
+                            XLARUN__CAST(unsigned long, bytes), XLARUN__CAST(unsigned long, L.total));
+    base = XLARUN__CAST(unsigned char *, mem);
+    base += (XLARUN__ALIGN - XLARUN__PUN(uintptr_t, base) % XLARUN__ALIGN) % XLARUN__ALIGN;
+    g = XLARUN__PUN(xlarun_generator *, base);
+    memset(g, 0, sizeof *g);
+    XLARUN__TRY(xlarun_stopper_init(&g->stop, opt->stop_strings, opt->n_stop_strings, err));
+    XLARUN__TRY(xlarun_sampler_init(&opt->sampling, s->m->cfg.vocab_size, base + L.sampler,
+                                    xlarun_sampler_memory(s->m->cfg.vocab_size), &g->smp, err));
+    g->s = s;
+    g->t = t;
+    g->ids = XLARUN__PUN(int32_t *, base + L.ids);
+    g->enc = XLARUN__PUN(int32_t *, base + L.enc);
+    g->scratch = base + L.scratch;
+    g->scratch_bytes = L.scratch_bytes;
+    g->max_prompt_bytes = L.max_prompt;
+    g->piece = XLARUN__PUN(char *, base + L.piece);
+    g->piece_cap = L.piece_cap;
+    g->text = XLARUN__PUN(char *, base + L.text);
+    g->text_cap = L.text_cap;
+    g->last = -1;
+    g->ignore_eos = opt->ignore_eos;
+    g->decode_flags = opt->decode_flags;
+    if (opt->eos_ids) {
+        for (i = 0; i < opt->n_eos; i++) g->eos[g->n_eos++] = opt->eos_ids[i];
+    } else {
+        const int32_t *e;
+        size_t k, ne = xlarun_tokenizer_eos_ids(t, &e);
+        const xlarun_config *c = &s->m->cfg;
+        for (k = 0; k < ne + c->n_eos && g->n_eos < XLARUN__MAX_GEN_EOS; k++) {
+            int32_t id = k < ne ? e[k] : c->eos_token_ids[k - ne];
+            size_t j;
+            for (j = 0; j < g->n_eos && g->eos[j] != id; j++) {}
+            if (j == g->n_eos) g->eos[g->n_eos++] = id;
+        }
+    }
+    xlarun_session_reset(s);
+    g->magic = XLARUN__GENERATOR_MAGIC;
+    *out = g;
+    xlarun__ok(err);
+    return XLARUN_OK;
+}
+
+XLARUN_API xlarun_status xlarun_generator_create(xlarun_session *s, const xlarun_tokenizer *t,
+                                                 const xlarun_generator_options *opt,
+                                                 xlarun_generator **out, xlarun_error *err) {
+    size_t bytes;
+    void *mem;
+    xlarun_status st;
+    if (!out) return xlarun__fail(err, XLARUN_ERR_ARGUMENT, "xlarun_generator_create: out is NULL");
+    *out = NULL;
+    XLARUN__TRY(xlarun_generator_memory(s, t, opt, &bytes, err));
+    mem = XLARUN_MALLOC(bytes, s->alloc_user);
+    if (!mem) return xlarun__fail(err, XLARUN_ERR_MEMORY, "generator: cannot allocate %lu bytes", XLARUN__CAST(unsigned long, bytes));
+    st = xlarun_generator_init(s, t, opt, mem, bytes, out, err);
+    if (st != XLARUN_OK) { XLARUN_FREE(mem, s->alloc_user); return st; }
+    (*out)->own = mem;
+    return XLARUN_OK;
+}
+
+XLARUN_API void xlarun_generator_free(xlarun_generator *g) {
+    void *own, *user;
+    if (!g || g->magic != XLARUN__GENERATOR_MAGIC) return;
+    own = g->own;
+    user = g->s->alloc_user;
+    g->magic = 0;
+    if (own) XLARUN_FREE(own, user);
+}
+
+XLARUN_API xlarun_status xlarun_generator_set_sampling(xlarun_generator *g, const xlarun_sampling *p,
+                                                       xlarun_error *err) {
+    if (!g || g->magic != XLARUN__GENERATOR_MAGIC)
+        return xlarun__fail(err, XLARUN_ERR_ARGUMENT, "xlarun_generator_set_sampling: NULL or freed generator");
+    return xlarun_sampler_set(g->smp, p, err);
+}
+
+XLARUN_API const int32_t *xlarun_generator_ids(const xlarun_generator *g, size_t *n) {
+    if (!g || g->magic != XLARUN__GENERATOR_MAGIC) { if (n) *n = 0; return NULL; }
+    if (n) *n = g->n_ids + (g->last >= 0);
+    return g->ids;
+}
+
+static void xlarun__gen_emit(void *user, const char *text, size_t len) {
+    xlarun_generator *g = XLARUN__CAST(xlarun_generator *, user);
+    size_t k = g->text_cap - 1 - g->text_len < len ? g->text_cap - 1 - g->text_len : len;
+    memcpy(g->text + g->text_len, text, k); /* k == len: text_cap bounds held + one piece */
+    g->text_len += k;
+    g->text[g->text_len] = 0;
+}
+
+XLARUN_API xlarun_status xlarun_generate_ids(xlarun_generator *g, const int32_t *ids, size_t n,
+                                             uint32_t max_new, xlarun_token_fn fn, void *user,
+                                             xlarun_generate_result *res, xlarun_error *err) {
+    xlarun_generate_result r;
+    xlarun_session *s;
+    size_t keep, i, n_ctx;
+    uint32_t V;
+    memset(&r, 0, sizeof r);
+    if (res) *res = r;
+    if (!g || g->magic != XLARUN__GENERATOR_MAGIC || !xlarun__session_ok(g->s))
+        return xlarun__fail(err, XLARUN_ERR_ARGUMENT, "xlarun_generate: NULL or freed generator, or its session was freed");
+    if (!ids || n == 0) return xlarun__fail(err, XLARUN_ERR_ARGUMENT, "xlarun_generate: empty prompt");
+    s = g->s;
+    n_ctx = s->n_ctx;
+    V = s->m->cfg.vocab_size;
+    if (n > n_ctx)
+        return xlarun__fail(err, XLARUN_ERR_CONTEXT, "the prompt of %lu tokens does not fit the context of %lu tokens",
+                            XLARUN__CAST(unsigned long, n), XLARUN__CAST(unsigned long, n_ctx));
+    for (i = 0; i < n; i++)
+        if (ids[i] < 0 || XLARUN__CAST(uint32_t, ids[i]) >= V)
+            return xlarun__fail(err, XLARUN_ERR_ARGUMENT, "prompt token %lu: id %ld is outside the vocabulary of %lu",
+                                XLARUN__CAST(unsigned long, i), XLARUN__CAST(long, ids[i]), XLARUN__CAST(unsigned long, V));
+    /* keep what the session holds of this sequence; one id at least is run for the logits */
+    if (s->pos != g->n_ids) g->n_ids = 0; /* someone else used the session: trust nothing */
+    keep = 0;
+    while (keep < g->n_ids && keep < n && g->ids[keep] == ids[keep]) keep++;
+    if (keep == n) keep = n - 1;
+    {
+        size_t old_pos = s->pos;
+        int old_logits = s->has_logits;
+        xlarun_status st;
+        s->pos = keep;                 /* entries past keep are overwritten by the prefill */
+        s->has_logits = 0;
+        st = xlarun_session_prefill(s, ids + keep, n - keep, err);
+        if (st != XLARUN_OK) { s->pos = old_pos; s->has_logits = old_logits; return st; }
+    }
+    if (ids != g->ids) memmove(g->ids + keep, ids + keep, (n - keep) * sizeof *ids);
+    g->n_ids = n;
+    g->last = -1;
+    r.n_reused = keep;
+    r.n_prefilled = n - keep;
+    /* the repetition penalty sees the whole sequence; the RNG restarts from the seed */
+    xlarun_sampler_reset(g->smp);
+    xlarun_sampler_accept(g->smp, g->ids, n);
+    xlarun_detok_init(&g->detok, g->t, g->decode_flags);
+    xlarun_stopper_flush(&g->stop, NULL, NULL);
+    for (;;) {
+        const float *logits = xlarun_session_logits(s);
+        int32_t id = xlarun_sampler_sample(g->smp, logits);
+        int eos = 0, cb = 0, hit = 0;
+        size_t e;
+        if (id < 0) return xlarun__fail(err, XLARUN_ERR_ARGUMENT, "xlarun_generate: the session has no logits");
+        xlarun_sampler_accept(g->smp, &id, 1);
+        g->ids[g->n_ids] = id;
+        g->last = id;
+        r.n_generated++;
+        for (e = 0; e < g->n_eos; e++) eos |= g->eos[e] == id;
+        g->text_len = 0;
+        g->text[0] = 0;
+        if (eos && !g->ignore_eos) {
+            r.stop = XLARUN_STOP_EOS;
+            if (fn) fn(user, id, g->text, 0);
+            break;
+        }
+        {
+            size_t plen = 0;
+            xlarun_status st = xlarun_detok_push(&g->detok, id, g->piece, g->piece_cap, &plen, err);
+            if (st != XLARUN_OK) return st;
+            hit = xlarun_stopper_push(&g->stop, g->piece, plen, xlarun__gen_emit, g);
+        }
+        if (fn) cb = fn(user, id, g->text, g->text_len);
+        if (hit) { r.stop = XLARUN_STOP_STRING; break; }
+        if (cb) { r.stop = XLARUN_STOP_CALLBACK; break; }
+        if (max_new && r.n_generated >= max_new) { r.stop = XLARUN_STOP_LENGTH; break; }
+        if (s->pos >= n_ctx) { r.stop = XLARUN_STOP_CONTEXT; break; }
+        {
+            xlarun_status st = xlarun_session_decode(s, id, err);
+            if (st != XLARUN_OK) return st;
+        }
+        g->n_ids++;
+        g->last = -1;
+    }
+    /* what is still held back: the end of the text is final now */
+    if (r.stop != XLARUN_STOP_STRING) {
+        size_t plen = xlarun_detok_flush(&g->detok, g->piece, g->piece_cap);
+        g->text_len = 0;
+        g->text[0] = 0;
+        if (plen && xlarun_stopper_push(&g->stop, g->piece, plen, xlarun__gen_emit, g)) r.stop = XLARUN_STOP_STRING;
+        xlarun_stopper_flush(&g->stop, xlarun__gen_emit, g);
+        if (g->text_len && fn) fn(user, -1, g->text, g->text_len);
+    }
+    if (res) *res = r;
+    xlarun__ok(err);
+    return XLARUN_OK;
+}
+
+XLARUN_API xlarun_status xlarun_generate_text(xlarun_generator *g, const char *text, size_t len,
+                                              unsigned encode_flags, uint32_t max_new,
+                                              xlarun_token_fn fn, void *user,
+                                              xlarun_generate_result *res, xlarun_error *err) {
+    size_t n = 0;
+    xlarun_status st;
+    if (res) memset(res, 0, sizeof *res);
+    if (!g || g->magic != XLARUN__GENERATOR_MAGIC || !xlarun__session_ok(g->s))
+        return xlarun__fail(err, XLARUN_ERR_ARGUMENT, "xlarun_generate: NULL or freed generator, or its session was freed");
+    if (!text) return xlarun__fail(err, XLARUN_ERR_ARGUMENT, "xlarun_generate_text: text is NULL");
+    if (len > g->max_prompt_bytes)
+        return xlarun__fail(err, XLARUN_ERR_CONTEXT, "the prompt of %lu bytes is longer than the %lu bytes the generator takes (max_prompt_bytes)",
+                            XLARUN__CAST(unsigned long, len), XLARUN__CAST(unsigned long, g->max_prompt_bytes));
+    st = xlarun_tokenizer_encode(g->t, text, len, encode_flags, g->enc, g->s->n_ctx, &n, g->scratch,
+                                 g->scratch_bytes, err);
+    if (st == XLARUN_ERR_MEMORY && n > g->s->n_ctx)
+        return xlarun__fail(err, XLARUN_ERR_CONTEXT, "the prompt of %lu tokens does not fit the context of %lu tokens",
+                            XLARUN__CAST(unsigned long, n), XLARUN__CAST(unsigned long, g->s->n_ctx));
+    if (st != XLARUN_OK) return st;
+    if (n == 0) return xlarun__fail(err, XLARUN_ERR_ARGUMENT, "xlarun_generate_text: the prompt has no tokens");
+    return xlarun_generate_ids(g, g->enc, n, max_new, fn, user, res, err);
+}
+
+/* ============================== 8. QUANTIZE =================================================== */
+/* xlarun_quantize: a checkpoint folder -> a q8_0/q4_0 safetensors checkpoint (the layout is in
+   xlarun_kernels.h, the keys in the API section above). It streams: the input through the
+   xlarun_st reader (a block of rows at a time), the output through positioned writes, so memory
+   is bounded by one row block whatever the model's size. The output header is computed from the
+   input headers alone and written first.                                                       */
+#if defined(XLARUN__POSIX_FILES)
+
+typedef struct xlarun__qplan {   /* one input tensor, in input order (shards in order) */
+    int quant;                   /* 0: copied as it is; 1: quantized */
+    xlarun_k_qtype qt;
+    uint64_t off, bytes;         /* the copy, or the codes, relative to the data section */
+    uint64_t soff, sbytes;       /* the scales */
+    uint64_t h, sh;              /* hashes of what was written, checked by reading it back */
+} xlarun__qplan;
+
+typedef struct xlarun__qbuf { char *p; size_t n, cap; int failed; void *u; } xlarun__qbuf;
+
+static void xlarun__qbuf_put(xlarun__qbuf *b, const char *s, size_t n) {
+    if (b->failed) return;
+    if (b->n + n + 1 > b->cap) {
+        size_t cap = (b->n + n + 1) * 2;
+        char *p = XLARUN__CAST(char *, XLARUN_MALLOC(cap, b->u));
+        if (!p) { b->failed = 1; return; }
+        if (b->n) memcpy(p, b->p, b->n);
+        if (b->p) XLARUN_FREE(b->p, b->u);
+        b->p = p;
+        b->cap = cap;
+    }
+    memcpy(b->p + b->n, s, n);
+    b->n += n;
+    b->p[b->n] = 0;
+}
+static void xlarun__qbuf_str(xlarun__qbuf *b, const char *s) { xlarun__qbuf_put(b, s, strlen(s)); }
+
+/* a JSON string: quotes, backslashes and control characters escaped */
+static void xlarun__qbuf_json(xlarun__qbuf *b, const char *s) {
+    xlarun__qbuf_put(b, "\"", 1);
+    for (; *s; s++) {
+        unsigned char c = XLARUN__CAST(unsigned char, *s);
+        if (c == '"' || c == '\\') { char e[2]; e[0] = '\\'; e[1] = *s; xlarun__qbuf_put(b, e, 2); }
+        else if (c < 0x20) { char e[8]; snprintf(e, sizeof e, "\\u%04x", c); xlarun__qbuf_put(b, e, 6); }
+        else xlarun__qbuf_put(b, s, 1);
+    }
+    xlarun__qbuf_put(b, "\"", 1);
+}
+
+static void xlarun__qbuf_entry(xlarun__qbuf *b, const char *name, const char *suffix, const char *dtype,
+                               uint64_t rows, uint64_t cols, int ndim, const uint64_t *shape, uint64_t off,
+                               uint64_t bytes) {
+    char tmp[256];
+    int k;
+    if (b->n > 1) xlarun__qbuf_put(b, ",", 1);
+    if (suffix) {
+        xlarun__qbuf b2;
+        memset(&b2, 0, sizeof b2);
+        b2.u = b->u;
+        xlarun__qbuf_str(&b2, name);
+        xlarun__qbuf_str(&b2, suffix);
+        if (b2.failed) b->failed = 1;
+        else xlarun__qbuf_json(b, b2.p);
+        if (b2.p) XLARUN_FREE(b2.p, b2.u);
+    } else
+        xlarun__qbuf_json(b, name);
+    snprintf(tmp, sizeof tmp, ":{\"dtype\":\"%s\",\"shape\":[", dtype);
+    xlarun__qbuf_str(b, tmp);
+    if (ndim < 0) {
+        snprintf(tmp, sizeof tmp, "%llu,%llu", XLARUN__CAST(unsigned long long, rows), XLARUN__CAST(unsigned long long, cols));
+        xlarun__qbuf_str(b, tmp);
+    } else
+        for (k = 0; k < ndim; k++) {
+            snprintf(tmp, sizeof tmp, "%s%llu", k ? "," : "", XLARUN__CAST(unsigned long long, shape[k]));
+            xlarun__qbuf_str(b, tmp);
+        }
+    snprintf(tmp, sizeof tmp, "],\"data_offsets\":[%llu,%llu]}", XLARUN__CAST(unsigned long long, off),
+             XLARUN__CAST(unsigned long long, off + bytes));
+    xlarun__qbuf_str(b, tmp);
+}
+
+/* 64-bit FNV-1a over 8-byte words (then the tail bytes), chained across calls */
+static uint64_t xlarun__qhash(uint64_t h, const unsigned char *p, size_t n) {
+    size_t i;
+    for (i = 0; i + 8 <= n; i += 8) {
+        uint64_t w;
+        memcpy(&w, p + i, 8);
+        h = (h ^ w) * 0x100000001b3ull;
+    }
+    for (; i < n; i++) h = (h ^ p[i]) * 0x100000001b3ull;
+    return h;
+}
+
+static xlarun_status xlarun__qwrite(int fd, uint64_t at, const void *buf, size_t n, const char *path,
+                                    xlarun_error *err) {
+    const char *p = XLARUN__CAST(const char *, buf);
+    if (XLARUN__CAST(uint64_t, XLARUN__CAST(off_t, at)) != at || lseek(fd, XLARUN__CAST(off_t, at), SEEK_SET) < 0)
+        return xlarun__fail(err, XLARUN_ERR_IO, "%s: cannot seek to byte %llu", path, XLARUN__CAST(unsigned long long, at));
+    while (n) {
+        ssize_t w = write(fd, p, n > (1u << 30) ? (1u << 30) : n);
+        if (w < 0 && errno == EINTR) continue;
+        if (w <= 0) return xlarun__fail(err, XLARUN_ERR_IO, "%s: write error at byte %llu (disk full?)", path,
+                                        XLARUN__CAST(unsigned long long, at));
+        p += w;
+        at += XLARUN__CAST(uint64_t, w);
+        n -= XLARUN__CAST(size_t, w);
+    }
+    return XLARUN_OK;
+}
+
+typedef struct xlarun__qctx {
+    const xlarun_quantize_options *opt;
+    const char *src, *dst;
+    void *u;
+    xlarun__arena a;             /* a measuring arena: config, index and shard names */
+    xlarun_model *m;             /* only cfg is used */
+    const char **shards;
+    uint32_t n_shards;
+    xlarun__qplan *plan;
+    size_t n_plan, cap_plan;
+    uint64_t total, done;
+    unsigned char *in, *codes, *scales;
+    float *row;
+    size_t in_cap;
+} xlarun__qctx;
+
+/* open shard s and read its header into *hdr (freed by the caller) */
+static xlarun_status xlarun__qopen(xlarun__qctx *q, uint32_t s, xlarun__file *f, xlarun_st_reader *r, void **hdr,
+                                   char *path, size_t cap, xlarun_error *err) {
+    xlarun_status st;
+    *hdr = NULL;
+    XLARUN__TRY(xlarun__file_open(f, NULL, q->src, q->shards[s], path, cap, err));
+    st = xlarun_st_begin(r, xlarun__file_read, f, path, f->size, err);
+    if (st == XLARUN_OK) {
+        *hdr = XLARUN_MALLOC(xlarun_st_memory(r), q->u);
+        st = *hdr ? xlarun_st_read_header(r, *hdr, xlarun_st_memory(r), err)
+                  : xlarun__fail(err, XLARUN_ERR_MEMORY, "%s: no memory for the header", path);
+    }
+    if (st != XLARUN_OK) {
+        xlarun__file_close(f);
+        if (*hdr) XLARUN_FREE(*hdr, q->u);
+        *hdr = NULL;
+    }
+    return st;
+}
+
+/* pass 1: what happens to each tensor, and the output header */
+static xlarun_status xlarun__qplan_all(xlarun__qctx *q, xlarun__qbuf *hb, xlarun_error *err) {
+    const xlarun_k_qtype qt = q->opt->type == XLARUN_QUANT_Q4_0 ? XLARUN_K_Q4_0 : XLARUN_K_Q8_0;
+    xlarun__qbuf eb;
+    uint64_t off = 0;
+    uint32_t s;
+    int src_dtype = -1, kept_odd = 0, any = 0;
+    char tmp[512];
+    xlarun_status st = XLARUN_OK;
+    memset(&eb, 0, sizeof eb);
+    eb.u = q->u;
+    xlarun__qbuf_put(&eb, "{", 1);
+    for (s = 0; s < q->n_shards && st == XLARUN_OK; s++) {
+        xlarun__file f;
+        xlarun_st_reader r;
+        void *hdr;
+        char path[4096];
+        size_t i;
+        XLARUN__TRY(xlarun__qopen(q, s, &f, &r, &hdr, path, sizeof path, err));
+        xlarun__file_close(&f);
+        for (i = 0; i < r.n_tensors && st == XLARUN_OK; i++) {
+            const xlarun_st_tensor *t = &r.tensors[i];
+            int sc, slot = xlarun__tensor_slot(&q->m->cfg, t->name, &sc);
+            xlarun__qplan *p;
+            if (slot == -2) {
+                st = xlarun__fail(err, XLARUN_ERR_MODEL, "%s: tensor '%s' is past num_hidden_layers %u in config.json",
+                                  path, t->name, q->m->cfg.n_layers);
+                break;
+            }
+            if ((slot >= 0 && !sc && (t->dtype == XLARUN_DTYPE_I8 || t->dtype == XLARUN_DTYPE_U8)) || (slot >= 0 && sc)) {
+                st = xlarun__fail(err, XLARUN_ERR_UNSUPPORTED, "%s: tensor '%s' is already quantized", path, t->name);
+                break;
+            }
+            if (slot >= 0 && (st = xlarun__check_tensor(&q->m->cfg, slot, t, path, err)) != XLARUN_OK) break;
+            if (q->n_plan == q->cap_plan) {
+                size_t cap = q->cap_plan ? 2 * q->cap_plan : 256;
+                xlarun__qplan *np = XLARUN__CAST(xlarun__qplan *, XLARUN_MALLOC(cap * sizeof *np, q->u));
+                if (!np) { st = xlarun__fail(err, XLARUN_ERR_MEMORY, "out of memory for the tensor plan"); break; }
+                if (q->n_plan) memcpy(np, q->plan, q->n_plan * sizeof *np);
+                if (q->plan) XLARUN_FREE(q->plan, q->u);
+                q->plan = np;
+                q->cap_plan = cap;
+            }
+            p = &q->plan[q->n_plan++];
+            memset(p, 0, sizeof *p);
+            q->total += t->nbytes;
+            p->quant = slot >= 0 && xlarun__is_matrix_slot(slot) &&
+                       !(q->opt->keep_embeddings && (slot == XLARUN__T_EMBED || slot == XLARUN__T_LM_HEAD));
+            if (p->quant && t->shape[1] % XLARUN_K_QBLOCK) { p->quant = 0; kept_odd = 1; }
+            if (p->quant) {
+                uint64_t rows = t->shape[0], K = t->shape[1];
+                p->qt = qt;
+                p->off = off;
+                p->bytes = rows * xlarun_k_qrow_bytes(qt, XLARUN__CAST(size_t, K));
+                p->soff = off + p->bytes;
+                p->sbytes = rows * (K / XLARUN_K_QBLOCK) * 2;
+                xlarun__qbuf_entry(&eb, t->name, NULL, qt == XLARUN_K_Q8_0 ? "I8" : "U8", rows,
+                                   qt == XLARUN_K_Q8_0 ? K : K / 2, -1, NULL, p->off, p->bytes);
+                xlarun__qbuf_entry(&eb, t->name, "_scale", "F16", rows, K / XLARUN_K_QBLOCK, -1, NULL, p->soff, p->sbytes);
+                off = p->soff + p->sbytes;
+                src_dtype = src_dtype == -1 || src_dtype == XLARUN__CAST(int, t->dtype) ? XLARUN__CAST(int, t->dtype) : -2;
+                any = 1;
+            } else {
+                p->off = off;
+                p->bytes = t->nbytes;
+                xlarun__qbuf_entry(&eb, t->name, NULL, xlarun_dtype_name(t->dtype), 0, 0, XLARUN__CAST(int, t->ndim),
+                                   t->shape, p->off, p->bytes);
+                off += p->bytes;
+            }
+        }
+        XLARUN_FREE(hdr, q->u);
+    }
+    (void)any; /* a model with no K a multiple of 32 is copied whole, as the metadata says */
+    if (st == XLARUN_OK) {
+        snprintf(tmp, sizeof tmp,
+                 "{\"__metadata__\":{\"format\":\"pt\",\"xlarun.quant\":\"%s\",\"xlarun.block\":\"32\","
+                 "\"xlarun.scale_dtype\":\"F16\",\"xlarun.source_dtype\":\"%s\",\"xlarun.unquantized\":\"norms%s%s\"}",
+                 qt == XLARUN_K_Q8_0 ? "q8_0" : "q4_0",
+                 src_dtype >= 0 ? xlarun_dtype_name(XLARUN__CAST(xlarun_dtype, src_dtype)) : "mixed",
+                 q->opt->keep_embeddings ? ",embeddings" : "", kept_odd ? ",rows not a multiple of 32" : "");
+        xlarun__qbuf_str(hb, tmp);
+        if (eb.n > 1) { xlarun__qbuf_put(hb, ",", 1); xlarun__qbuf_put(hb, eb.p + 1, eb.n - 1); }
+        xlarun__qbuf_put(hb, "}", 1);
+        while (!hb->failed && (8 + hb->n) % 64) xlarun__qbuf_put(hb, " ", 1); /* data starts 64-aligned */
+        if (hb->failed || eb.failed) st = xlarun__fail(err, XLARUN_ERR_MEMORY, "out of memory for the output header");
+    }
+    if (eb.p) XLARUN_FREE(eb.p, eb.u);
+    return st;
+}
+
+static void xlarun__qprogress(xlarun__qctx *q, const char *name, uint64_t add) {
+    q->done += add;
+    if (q->opt->progress) q->opt->progress(q->opt->user, name, q->done, q->total);
+}
+
+/* pass 2: stream every shard's tensors into the output */
+static xlarun_status xlarun__qconvert(xlarun__qctx *q, int fd, uint64_t data, const char *opath, xlarun_error *err) {
+    size_t k = 0;
+    uint32_t s;
+    xlarun_status st = XLARUN_OK;
+    for (s = 0; s < q->n_shards && st == XLARUN_OK; s++) {
+        xlarun__file f;
+        xlarun_st_reader r;
+        void *hdr;
+        char path[4096];
+        const xlarun_st_tensor *t = NULL;
+        XLARUN__TRY(xlarun__qopen(q, s, &f, &r, &hdr, path, sizeof path, err));
+        for (;;) {
+            xlarun__qplan *p;
+            if ((st = xlarun_st_next(&r, &t, err)) != XLARUN_OK || !t) break;
+            p = &q->plan[k++];
+            if (!p->quant) {
+                uint64_t done = 0;
+                p->h = 0xcbf29ce484222325ull;
+                while (done < t->nbytes && st == XLARUN_OK) {
+                    size_t n = t->nbytes - done < q->in_cap ? XLARUN__CAST(size_t, t->nbytes - done) : q->in_cap, got;
+                    if ((st = xlarun_st_read(&r, q->in, n, &got, err)) != XLARUN_OK) break;
+                    st = xlarun__qwrite(fd, data + p->off + done, q->in, n, opath, err);
+                    p->h = xlarun__qhash(p->h, q->in, n);
+                    done += n;
+                    xlarun__qprogress(q, t->name, n);
+                }
+            } else {
+                size_t K = XLARUN__CAST(size_t, t->shape[1]), es = xlarun__dtypes[t->dtype].bits / 8;
+                size_t rb = xlarun_k_qrow_bytes(p->qt, K), sb = K / XLARUN_K_QBLOCK * 2;
+                size_t per = q->in_cap / (K * es), i;
+                uint64_t rows = t->shape[0], r0 = 0;
+                p->h = p->sh = 0xcbf29ce484222325ull;
+                while (r0 < rows && st == XLARUN_OK) {
+                    size_t nr = rows - r0 < per ? XLARUN__CAST(size_t, rows - r0) : per, got;
+                    if ((st = xlarun_st_read(&r, q->in, nr * K * es, &got, err)) != XLARUN_OK) break;
+                    for (i = 0; i < nr; i++) {
+                        int rc;
+                        xlarun_k_to_f32(xlarun__ktype(t->dtype), q->in + i * K * es, q->row, K);
+                        rc = xlarun_k_quantize_row(p->qt, q->row, K, q->codes + i * rb, q->scales + i * sb);
+                        if (rc) {
+                            st = xlarun__fail(err, XLARUN_ERR_FORMAT, "%s: tensor '%s' row %llu: %s", path, t->name,
+                                              XLARUN__CAST(unsigned long long, r0 + i),
+                                              rc == 1 ? "a weight is not finite (inf or NaN)"
+                                                      : "a block's scale is too large for f16 (|w| > 8.3e6)");
+                            break;
+                        }
+                    }
+                    if (st != XLARUN_OK) break;
+                    st = xlarun__qwrite(fd, data + p->off + r0 * rb, q->codes, nr * rb, opath, err);
+                    if (st == XLARUN_OK) st = xlarun__qwrite(fd, data + p->soff + r0 * sb, q->scales, nr * sb, opath, err);
+                    p->h = xlarun__qhash(p->h, q->codes, nr * rb);
+                    p->sh = xlarun__qhash(p->sh, q->scales, nr * sb);
+                    r0 += nr;
+                    xlarun__qprogress(q, t->name, XLARUN__CAST(uint64_t, nr) * K * es);
+                }
+            }
+            if (st != XLARUN_OK) break;
+        }
+        xlarun__file_close(&f);
+        XLARUN_FREE(hdr, q->u);
+    }
+    return st;
+}
+
+/* read the output back through the streaming reader: its header, and every byte against the
+   hashes taken while writing */
+static xlarun_status xlarun__qverify_bytes(xlarun__qctx *q, xlarun_error *err) {
+    const xlarun__qctx *c = q;
+    xlarun__file f;
+    xlarun_st_reader r;
+    void *hdr = NULL;
+    char path[4096];
+    const char *name = "model.safetensors";
+    const xlarun_st_tensor *t = NULL;
+    size_t k = 0, part = 0;
+    xlarun_status st;
+    XLARUN__TRY(xlarun__file_open(&f, NULL, q->dst, name, path, sizeof path, err));
+    st = xlarun_st_begin(&r, xlarun__file_read, &f, path, f.size, err);
+    if (st == XLARUN_OK) {
+        hdr = XLARUN_MALLOC(xlarun_st_memory(&r), q->u);
+        st = hdr ? xlarun_st_read_header(&r, hdr, xlarun_st_memory(&r), err) : xlarun__fail(err, XLARUN_ERR_MEMORY, "out of memory");
+    }
+    while (st == XLARUN_OK) {
+        const xlarun__qplan *p;
+        uint64_t want, h = 0xcbf29ce484222325ull, done = 0;
+        if ((st = xlarun_st_next(&r, &t, err)) != XLARUN_OK || !t) break;
+        if (k >= c->n_plan) { st = xlarun__fail(err, XLARUN_ERR_IO, "%s: verify: more tensors than written", path); break; }
+        p = &c->plan[k];
+        want = part ? p->sh : p->h;
+        if ((part ? p->soff : p->off) + r.header_bytes + 8 != t->offset || (part ? p->sbytes : p->bytes) != t->nbytes) {
+            st = xlarun__fail(err, XLARUN_ERR_IO, "%s: verify: tensor '%s' is not where it was written", path, t->name);
+            break;
+        }
+        while (done < t->nbytes && st == XLARUN_OK) {
+            size_t n = t->nbytes - done < c->in_cap ? XLARUN__CAST(size_t, t->nbytes - done) : c->in_cap, got;
+            if ((st = xlarun_st_read(&r, c->in, n, &got, err)) != XLARUN_OK) break;
+            h = xlarun__qhash(h, c->in, n);
+            done += n;
+        }
+        if (st == XLARUN_OK && h != want)
+            st = xlarun__fail(err, XLARUN_ERR_IO, "%s: verify: the bytes of tensor '%s' read back differ from those written",
+                              path, t->name);
+        if (p->quant && !part) part = 1;
+        else { part = 0; k++; }
+    }
+    if (st == XLARUN_OK && k != c->n_plan)
+        st = xlarun__fail(err, XLARUN_ERR_IO, "%s: verify: %lu tensors read back, %lu written", path,
+                          XLARUN__CAST(unsigned long, k), XLARUN__CAST(unsigned long, c->n_plan));
+    xlarun__file_close(&f);
+    if (hdr) XLARUN_FREE(hdr, q->u);
+    return st;
+}
+
+/* open the written model as any caller would and run one token */
+static xlarun_status xlarun__qverify_model(xlarun__qctx *q, xlarun_error *err) {
+    xlarun_model_options mo;
+    xlarun_session_options so;
+    xlarun_model *m = NULL;
+    xlarun_session *s = NULL;
+    xlarun_status st;
+    memset(&mo, 0, sizeof mo);
+    memset(&so, 0, sizeof so);
+    mo.alloc_user = so.alloc_user = q->u;
+    so.n_ctx = 4;
+    so.n_threads = 1;
+    st = xlarun_model_open(q->dst, &mo, &m, err);
+    if (st == XLARUN_OK) st = xlarun_session_create(m, &so, &s, err);
+    if (st == XLARUN_OK) {
+        int32_t id = m->cfg.bos_token_id >= 0 && XLARUN__CAST(uint32_t, m->cfg.bos_token_id) < m->cfg.vocab_size ? m->cfg.bos_token_id : 0;
+        st = xlarun_session_decode(s, id, err);
+        if (st == XLARUN_OK) {
+            const float *l = xlarun_session_logits(s);
+            uint32_t i;
+            for (i = 0; i < m->cfg.vocab_size; i++)
+                if (!(l[i] - l[i] == 0.0f)) {
+                    st = xlarun__fail(err, XLARUN_ERR_MODEL, "%s: verify: logit %u of a test token is not finite", q->dst, i);
+                    break;
+                }
+        }
+    }
+    if (s) xlarun_session_free(s);
+    if (m) xlarun_model_close(m);
+    return st;
+}
+
+static xlarun_status xlarun__qcopy_file(xlarun__qctx *q, const char *name, xlarun_error *err) {
+    xlarun__file f;
+    xlarun_error e2;
+    char path[4096], opath[4096];
+    int fd, n;
+    uint64_t at = 0;
+    xlarun_status st = XLARUN_OK;
+    if (xlarun__file_open(&f, NULL, q->src, name, path, sizeof path, &e2) != XLARUN_OK) return XLARUN_OK; /* absent */
+    n = snprintf(opath, sizeof opath, "%s/%s", q->dst, name);
+    if (n < 0 || XLARUN__CAST(size_t, n) >= sizeof opath) { xlarun__file_close(&f); return xlarun__fail(err, XLARUN_ERR_ARGUMENT, "path too long: %s", q->dst); }
+    fd = open(opath, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (fd < 0) { xlarun__file_close(&f); return xlarun__fail(err, XLARUN_ERR_IO, "%s: cannot create", opath); }
+    for (;;) {
+        size_t r = xlarun__file_read(&f, q->in, q->in_cap);
+        if (r == XLARUN__CAST(size_t, -1)) { st = xlarun__fail(err, XLARUN_ERR_IO, "%s: read error", path); break; }
+        if (r == 0) break;
+        if ((st = xlarun__qwrite(fd, at, q->in, r, opath, err)) != XLARUN_OK) break;
+        at += r;
+    }
+    if (close(fd) != 0 && st == XLARUN_OK) st = xlarun__fail(err, XLARUN_ERR_IO, "%s: write error on close", opath);
+    xlarun__file_close(&f);
+    return st;
+}
+
+XLARUN_API xlarun_status xlarun_quantize(const char *src, const char *dst, const xlarun_quantize_options *opt,
+                                         xlarun_error *err) {
+    static const xlarun_quantize_options defaults = {XLARUN_QUANT_Q8_0, 0, NULL, NULL, NULL, 0};
+    static const char *const side[] = {"config.json", "generation_config.json", "tokenizer.json",
+                                       "tokenizer_config.json", "special_tokens_map.json", "tokenizer.model"};
+    xlarun__qctx q;
+    xlarun__qbuf hb;
+    xlarun__loader L;
+    char *text, opath[4096];
+    size_t len, i, maxk = 0;
+    int fd = -1, n;
+    xlarun_status st;
+    xlarun__file probe;
+    xlarun_error perr;
+    if (!src || !dst) return xlarun__fail(err, XLARUN_ERR_ARGUMENT, "xlarun_quantize: NULL folder");
+    opt = opt ? opt : &defaults;
+    if (opt->type != 0 && opt->type != XLARUN_QUANT_Q8_0 && opt->type != XLARUN_QUANT_Q4_0)
+        return xlarun__fail(err, XLARUN_ERR_ARGUMENT, "xlarun_quantize: unknown type %d", XLARUN__CAST(int, opt->type));
+    memset(&q, 0, sizeof q);
+    memset(&hb, 0, sizeof hb);
+    memset(&L, 0, sizeof L);
+    q.opt = opt;
+    q.src = src;
+    q.dst = dst;
+    q.u = hb.u = opt->alloc_user;
+    xlarun__arena_init(&q.a, NULL, 0, q.u);
+    n = snprintf(opath, sizeof opath, "%s/model.safetensors", dst);
+    if (n < 0 || XLARUN__CAST(size_t, n) >= sizeof opath) return xlarun__fail(err, XLARUN_ERR_ARGUMENT, "path too long: %s", dst);
+    /* config.json and the shard list, as the loader reads them */
+    q.m = XLARUN__CAST(xlarun_model *, xlarun__alloc_ex(&q.a, sizeof *q.m, 0, 0));
+    st = q.m ? XLARUN_OK : xlarun__fail(err, XLARUN_ERR_MEMORY, "out of memory");
+    if (st == XLARUN_OK) {
+        memset(q.m, 0, sizeof *q.m);
+        st = xlarun__read_small(&q.a, NULL, src, "config.json", XLARUN_MAX_CONFIG_BYTES, &text, &len, err);
+    }
+    if (st == XLARUN_OK) st = xlarun__parse_config(text, len, &q.m->cfg, err);
+    if (st == XLARUN_OK) {
+        q.shards = XLARUN__CAST(const char **, xlarun__alloc_ex(&q.a, sizeof(char *) * XLARUN__MAX_SHARDS, 0, 0));
+        L.a = &q.a;
+        L.m = q.m;
+        L.n_slots = XLARUN__T_GLOBAL + XLARUN__CAST(int, q.m->cfg.n_layers) * XLARUN__L_COUNT;
+        L.slots = XLARUN__CAST(xlarun__slot *, xlarun__alloc_ex(&q.a, sizeof(xlarun__slot) * XLARUN__CAST(size_t, L.n_slots), 0, 0));
+        if (!q.shards || !L.slots) st = xlarun__fail(err, XLARUN_ERR_MEMORY, "out of memory");
+    }
+    if (st == XLARUN_OK) {
+        char ppath[4096];
+        if (xlarun__file_open(&probe, NULL, src, "model.safetensors", ppath, sizeof ppath, &perr) == XLARUN_OK) {
+            xlarun__file_close(&probe);
+            q.shards[0] = "model.safetensors";
+            q.n_shards = 1;
+        } else {
+            st = xlarun__read_small(&q.a, NULL, src, "model.safetensors.index.json", XLARUN_MAX_INDEX_BYTES, &text, &len, err);
+            if (st == XLARUN_ERR_IO)
+                st = xlarun__fail(err, XLARUN_ERR_IO, "%s: no model.safetensors or model.safetensors.index.json", src);
+            if (st == XLARUN_OK) st = xlarun__read_index(&L, text, len, q.shards, &q.n_shards, err);
+        }
+    }
+    if (st == XLARUN_OK) st = xlarun__qplan_all(&q, &hb, err);
+    /* buffers: a block of whole rows of the widest matrix, at least 1 MiB */
+    if (st == XLARUN_OK) {
+        maxk = q.m->cfg.hidden_size > q.m->cfg.intermediate_size ? q.m->cfg.hidden_size : q.m->cfg.intermediate_size;
+        if (XLARUN__CAST(size_t, q.m->cfg.n_heads) * q.m->cfg.head_dim > maxk) maxk = XLARUN__CAST(size_t, q.m->cfg.n_heads) * q.m->cfg.head_dim;
+        q.in_cap = maxk * 4 > (1u << 20) ? maxk * 4 : (1u << 20);
+        q.in = XLARUN__CAST(unsigned char *, XLARUN_MALLOC(q.in_cap, q.u));
+        q.codes = XLARUN__CAST(unsigned char *, XLARUN_MALLOC(q.in_cap, q.u));
+        q.scales = XLARUN__CAST(unsigned char *, XLARUN_MALLOC(q.in_cap / 8, q.u));
+        q.row = XLARUN__CAST(float *, XLARUN_MALLOC(maxk * sizeof(float), q.u));
+        if (!q.in || !q.codes || !q.scales || !q.row) st = xlarun__fail(err, XLARUN_ERR_MEMORY, "out of memory for the row buffers");
+    }
+    if (st == XLARUN_OK) {
+        unsigned char len8[8];
+        uint64_t hl = hb.n;
+        int b;
+        if (mkdir(dst, 0755) != 0 && errno != EEXIST) st = xlarun__fail(err, XLARUN_ERR_IO, "%s: cannot create the folder", dst);
+        else if ((fd = open(opath, O_WRONLY | O_CREAT | O_TRUNC, 0644)) < 0) st = xlarun__fail(err, XLARUN_ERR_IO, "%s: cannot create", opath);
+        for (b = 0; b < 8; b++) len8[b] = XLARUN__CAST(unsigned char, hl >> (8 * b));
+        if (st == XLARUN_OK) st = xlarun__qwrite(fd, 0, len8, 8, opath, err);
+        if (st == XLARUN_OK) st = xlarun__qwrite(fd, 8, hb.p, hb.n, opath, err);
+        if (st == XLARUN_OK) st = xlarun__qconvert(&q, fd, 8 + hl, opath, err);
+        if (fd >= 0 && close(fd) != 0 && st == XLARUN_OK) st = xlarun__fail(err, XLARUN_ERR_IO, "%s: write error on close", opath);
+    }
+    for (i = 0; st == XLARUN_OK && i < sizeof side / sizeof side[0]; i++) st = xlarun__qcopy_file(&q, side[i], err);
+    if (st == XLARUN_OK && !opt->no_verify) {
+        if (opt->progress) opt->progress(opt->user, NULL, q.done, q.total); /* NULL: verifying */
+        st = xlarun__qverify_bytes(&q, err);
+        if (st == XLARUN_OK) st = xlarun__qverify_model(&q, err);
+    }
+    if (st != XLARUN_OK && fd >= 0) unlink(opath); /* never leave a half-written model behind */
+    if (hb.p) XLARUN_FREE(hb.p, q.u);
+    if (q.plan) XLARUN_FREE(q.plan, q.u);
+    if (q.in) XLARUN_FREE(q.in, q.u);
+    if (q.codes) XLARUN_FREE(q.codes, q.u);
+    if (q.scales) XLARUN_FREE(q.scales, q.u);
+    if (q.row) XLARUN_FREE(q.row, q.u);
+    xlarun__arena_release_blocks(&q.a);
+    if (st == XLARUN_OK) xlarun__ok(err);
+    return st;
+}
+
+#else
+XLARUN_API xlarun_status xlarun_quantize(const char *src, const char *dst, const xlarun_quantize_options *opt,
+                                         xlarun_error *err) {
+    (void)src; (void)dst; (void)opt;
+    return xlarun__fail(err, XLARUN_ERR_UNSUPPORTED, "xlarun_quantize needs a POSIX file system (built with XLARUN_NO_STDIO, or not on POSIX)");
+}
+#endif
 
 #endif /* XLARUN_IMPLEMENTATION_INCLUDED */
 #endif /* XLARUN_IMPLEMENTATION */

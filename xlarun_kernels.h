@@ -1024,6 +1024,120 @@ XLARUN_K__FN float xlarun_k_dot_bf16_bf16(const uint16_t *w, const uint16_t *x, 
 }
 
 /* ======================================================================================
+   matmul_bf16x (opt-in, lower precision): Y[i*ldy + r] = dot_bf16_bf16(W row r, Xb row i, K)
+   for r in [r0, r1), i < n. W: bf16 rows of K elements (any alignment); Xb: activations already
+   rounded to bf16 (xlarun_k_f32_to_bf16_row), row stride ldx elements. Every element is
+   bit-identical to xlarun_k_dot_bf16_bf16 of the same build, however rows and tokens are split.
+   XLARUN_K_HAS_BF16_DOT says whether this build has a bf16 dot instruction (AVX512_BF16
+   vdpbf16ps); without one the path is correct but no faster than the exact one.
+   ====================================================================================== */
+#if defined(XLARUN_K__AVX512) && defined(__AVX512BF16__)
+#define XLARUN_K_HAS_BF16_DOT 1
+/* the zero-padded tail block of 32 bf16 values */
+XLARUN_K__AI __m512i xlarun_k__bf16_block(const uint16_t *p, size_t k, size_t n) {
+    uint16_t b[32];
+    if (k + 32 <= n) return _mm512_loadu_si512((const void *)(p + k));
+    memset(b, 0, sizeof b);
+    memcpy(b, p + k, (n - k) * 2);
+    return _mm512_loadu_si512((const void *)b);
+}
+#define XK_BX_STEP(NEED_TAIL)                                                                   \
+    do {                                                                                        \
+        __m512i x0 = NEED_TAIL ? xlarun_k__bf16_block(xs[0], k, K) : _mm512_loadu_si512((const void *)(xs[0] + k)); \
+        __m512i x1 = NEED_TAIL ? xlarun_k__bf16_block(xs[1], k, K) : _mm512_loadu_si512((const void *)(xs[1] + k)); \
+        __m512i x2 = NEED_TAIL ? xlarun_k__bf16_block(xs[2], k, K) : _mm512_loadu_si512((const void *)(xs[2] + k)); \
+        __m512i x3 = NEED_TAIL ? xlarun_k__bf16_block(xs[3], k, K) : _mm512_loadu_si512((const void *)(xs[3] + k)); \
+        __m512i wv;                                                                             \
+        XK_PIN(x0); XK_PIN(x1); XK_PIN(x2); XK_PIN(x3);                                         \
+        wv = NEED_TAIL ? xlarun_k__bf16_block(w0, k, K) : _mm512_loadu_si512((const void *)(w0 + k)); \
+        a00 = _mm512_dpbf16_ps(a00, (__m512bh)wv, (__m512bh)x0); a01 = _mm512_dpbf16_ps(a01, (__m512bh)wv, (__m512bh)x1); \
+        a02 = _mm512_dpbf16_ps(a02, (__m512bh)wv, (__m512bh)x2); a03 = _mm512_dpbf16_ps(a03, (__m512bh)wv, (__m512bh)x3); \
+        wv = NEED_TAIL ? xlarun_k__bf16_block(w1, k, K) : _mm512_loadu_si512((const void *)(w1 + k)); \
+        a10 = _mm512_dpbf16_ps(a10, (__m512bh)wv, (__m512bh)x0); a11 = _mm512_dpbf16_ps(a11, (__m512bh)wv, (__m512bh)x1); \
+        a12 = _mm512_dpbf16_ps(a12, (__m512bh)wv, (__m512bh)x2); a13 = _mm512_dpbf16_ps(a13, (__m512bh)wv, (__m512bh)x3); \
+        wv = NEED_TAIL ? xlarun_k__bf16_block(w2, k, K) : _mm512_loadu_si512((const void *)(w2 + k)); \
+        a20 = _mm512_dpbf16_ps(a20, (__m512bh)wv, (__m512bh)x0); a21 = _mm512_dpbf16_ps(a21, (__m512bh)wv, (__m512bh)x1); \
+        a22 = _mm512_dpbf16_ps(a22, (__m512bh)wv, (__m512bh)x2); a23 = _mm512_dpbf16_ps(a23, (__m512bh)wv, (__m512bh)x3); \
+        wv = NEED_TAIL ? xlarun_k__bf16_block(w3, k, K) : _mm512_loadu_si512((const void *)(w3 + k)); \
+        a30 = _mm512_dpbf16_ps(a30, (__m512bh)wv, (__m512bh)x0); a31 = _mm512_dpbf16_ps(a31, (__m512bh)wv, (__m512bh)x1); \
+        a32 = _mm512_dpbf16_ps(a32, (__m512bh)wv, (__m512bh)x2); a33 = _mm512_dpbf16_ps(a33, (__m512bh)wv, (__m512bh)x3); \
+    } while (0)
+
+/* 4 rows x 4 tokens; n == 1 repeats the one token (the GEMV) */
+XLARUN_K__AI void xlarun_k__bx_tile(const uint16_t *w0, const uint16_t *w1, const uint16_t *w2,
+                                    const uint16_t *w3, const uint16_t *const *xs, size_t K, float *out) {
+    __m512 a00 = _mm512_setzero_ps(), a01 = a00, a02 = a00, a03 = a00, a10 = a00, a11 = a00, a12 = a00,
+           a13 = a00, a20 = a00, a21 = a00, a22 = a00, a23 = a00, a30 = a00, a31 = a00, a32 = a00, a33 = a00;
+    size_t k;
+    for (k = 0; k + 32 <= K; k += 32) XK_BX_STEP(0);
+    if (k < K) XK_BX_STEP(1);
+    out[0] = xlarun_k__hsum(a00); out[1] = xlarun_k__hsum(a01); out[2] = xlarun_k__hsum(a02); out[3] = xlarun_k__hsum(a03);
+    out[4] = xlarun_k__hsum(a10); out[5] = xlarun_k__hsum(a11); out[6] = xlarun_k__hsum(a12); out[7] = xlarun_k__hsum(a13);
+    out[8] = xlarun_k__hsum(a20); out[9] = xlarun_k__hsum(a21); out[10] = xlarun_k__hsum(a22); out[11] = xlarun_k__hsum(a23);
+    out[12] = xlarun_k__hsum(a30); out[13] = xlarun_k__hsum(a31); out[14] = xlarun_k__hsum(a32); out[15] = xlarun_k__hsum(a33);
+}
+
+/* 4 rows x 1 token, for decode: one accumulator per row, prefetching as the exact GEMV does */
+XLARUN_K__AI void xlarun_k__bx_gemv4(const uint16_t *w0, const uint16_t *w1, const uint16_t *w2,
+                                     const uint16_t *w3, const uint16_t *x, size_t K, float *out) {
+    __m512 a0 = _mm512_setzero_ps(), a1 = a0, a2 = a0, a3 = a0;
+    size_t k, ahead = 8 * K * 2;
+    for (k = 0; k < K; k += 32) {
+        int tail = k + 32 > K;
+        __m512i xv = xlarun_k__bf16_block(x, k, K);
+        XLARUN_K__PREFETCH(w0, ahead + k * 2);
+        XLARUN_K__PREFETCH(w1, ahead + k * 2);
+        XLARUN_K__PREFETCH(w2, ahead + k * 2);
+        XLARUN_K__PREFETCH(w3, ahead + k * 2);
+        a0 = _mm512_dpbf16_ps(a0, (__m512bh)(tail ? xlarun_k__bf16_block(w0, k, K) : _mm512_loadu_si512((const void *)(w0 + k))), (__m512bh)xv);
+        a1 = _mm512_dpbf16_ps(a1, (__m512bh)(tail ? xlarun_k__bf16_block(w1, k, K) : _mm512_loadu_si512((const void *)(w1 + k))), (__m512bh)xv);
+        a2 = _mm512_dpbf16_ps(a2, (__m512bh)(tail ? xlarun_k__bf16_block(w2, k, K) : _mm512_loadu_si512((const void *)(w2 + k))), (__m512bh)xv);
+        a3 = _mm512_dpbf16_ps(a3, (__m512bh)(tail ? xlarun_k__bf16_block(w3, k, K) : _mm512_loadu_si512((const void *)(w3 + k))), (__m512bh)xv);
+    }
+    out[0] = xlarun_k__hsum(a0);
+    out[1] = xlarun_k__hsum(a1);
+    out[2] = xlarun_k__hsum(a2);
+    out[3] = xlarun_k__hsum(a3);
+}
+#endif
+
+XLARUN_K__FN void xlarun_k_matmul_bf16x(const void *W, size_t K, size_t r0, size_t r1, const uint16_t *Xb,
+                                        size_t ldx, size_t n, float *Y, size_t ldy) {
+    const uint16_t *Wb = (const uint16_t *)W;
+    size_t i, r = r0;
+#if defined(XLARUN_K_HAS_BF16_DOT)
+    float o[16];
+    size_t q, j;
+    if (n == 1) {
+        for (; r + 4 <= r1; r += 4) {
+            xlarun_k__bx_gemv4(Wb + r * K, Wb + (r + 1) * K, Wb + (r + 2) * K, Wb + (r + 3) * K, Xb, K, o);
+            memcpy(Y + r, o, 4 * sizeof(float));
+        }
+    } else {
+        for (; r < r1; r += 4) {
+            size_t nr = r1 - r < 4 ? r1 - r : 4;
+            const uint16_t *w[4];
+            for (q = 0; q < 4; q++) w[q] = Wb + (r + (q < nr ? q : nr - 1)) * K;
+            for (i = 0; i < n; i += 4) {
+                size_t nt = n - i < 4 ? n - i : 4;
+                const uint16_t *xs[4];
+                for (j = 0; j < 4; j++) xs[j] = Xb + (i + (j < nt ? j : nt - 1)) * ldx;
+                xlarun_k__bx_tile(w[0], w[1], w[2], w[3], xs, K, o);
+                for (j = 0; j < nt; j++)
+                    for (q = 0; q < nr; q++) Y[(i + j) * ldy + r + q] = o[q * 4 + j];
+            }
+        }
+        return;
+    }
+#endif
+    {   /* the rows left over (every row where there is no bf16 dot instruction) */
+        size_t first = r;
+        for (i = 0; i < n; i++)
+            for (r = first; r < r1; r++) Y[i * ldy + r] = xlarun_k_dot_bf16_bf16(Wb + r * K, Xb + i * ldx, K);
+    }
+}
+
+/* ======================================================================================
    QUANTIZED WEIGHTS: q8_0 and q4_0, blocks of 32 along K, one f16 scale per block.
    (This section is separate from the f32/f16/bf16 kernels above and uses none of their
    per-ISA macros: each ISA's code below is written with its own intrinsics.)

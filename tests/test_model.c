@@ -117,7 +117,45 @@ static void test_oracle(const char *name, const char *dtype, double *worst) {
     free(o.logits);
 }
 
+/* XLARUN_PRECISION_BF16_ACTIVATIONS against the oracle, teacher-forced along the oracle's ids:
+   its agreement is reported (README), and only a gross failure (< 90% top-1) fails the test */
+static void test_fast_mode(const char *name, size_t *agree_all, size_t *steps_all, double *worst) {
+    char dir[256];
+    oracle o;
+    xlarun_model *m;
+    xlarun_session *s;
+    xlarun_session_options so;
+    xlarun_error err;
+    size_t i, agree = 0;
+    double max_rel = 0;
+    snprintf(dir, sizeof dir, FIX "%s", name);
+    if (!load_oracle(dir, &o)) return;
+    if (xlarun_model_open(dir, NULL, &m, &err) != XLARUN_OK) { CHECKF(0, "%s", err.message); free(o.logits); return; }
+    memset(&so, 0, sizeof so);
+    so.n_ctx = (uint32_t)(o.n_prompt + N_GEN);
+    so.n_batch = 16;
+    so.precision = XLARUN_PRECISION_BF16_ACTIVATIONS;
+    if (xlarun_session_create(m, &so, &s, &err) != XLARUN_OK) { CHECKF(0, "%s", err.message); xlarun_model_close(m); free(o.logits); return; }
+    CHECK(xlarun_session_prefill(s, o.prompt, o.n_prompt, &err) == XLARUN_OK);
+    for (i = 0; i < N_GEN; i++) {
+        double scale, e = row_error(xlarun_session_logits(s), o.logits + i * o.vocab, o.vocab, &scale);
+        if (e / scale > max_rel) max_rel = e / scale;
+        agree += xlarun_session_argmax(s) == o.greedy[i];
+        if (i + 1 < N_GEN && xlarun_session_decode(s, o.greedy[i], &err) != XLARUN_OK) break;
+    }
+    CHECKF(agree * 10 >= N_GEN * 9, "%s: bf16-activation mode agrees on only %lu of %d", dir, (unsigned long)agree, N_GEN);
+    printf("  %-14s bf16-activations: top-1 %2lu/%d  max relative logit error %.2e\n", dir + strlen(FIX),
+           (unsigned long)agree, N_GEN, max_rel);
+    *agree_all += agree;
+    *steps_all += N_GEN;
+    if (max_rel > *worst) *worst = max_rel;
+    xlarun_session_free(s);
+    xlarun_model_close(m);
+    free(o.logits);
+}
+
 /* the logits after running ids through a fresh session with these options */
+static xlarun_precision run_precision; /* the precision run_logits uses */
 static int run_logits(const xlarun_model *m, const int32_t *ids, size_t n, uint32_t batch,
                       uint32_t threads, size_t split, float *out) {
     xlarun_session_options so;
@@ -129,6 +167,7 @@ static int run_logits(const xlarun_model *m, const int32_t *ids, size_t n, uint3
     so.n_ctx = (uint32_t)n + 4;
     so.n_batch = batch;
     so.n_threads = threads;
+    so.precision = run_precision;
     if (xlarun_session_create(m, &so, &s, &err) != XLARUN_OK) { CHECKF(0, "%s", err.message); return 0; }
     if (split == 0) { /* token by token */
         for (i = 0; i < n && ok; i++) ok = xlarun_session_decode(s, ids[i], &err) == XLARUN_OK;
@@ -256,6 +295,17 @@ int main(void) {
     test_invariants("llama32-bf16");
     test_invariants("odd-f16");
     test_invariants("llama2-f32"); /* sharded */
+    {   /* the lower-precision mode: measured agreement, and the same bitwise invariants */
+        size_t agree = 0, steps = 0;
+        double fworst = 0;
+        static const char *bf[] = {"llama32-bf16", "llama2-bf16", "mqa-bf16", "odd-bf16"};
+        for (i = 0; i < 4; i++) test_fast_mode(bf[i], &agree, &steps, &fworst);
+        printf("  bf16-activations overall: top-1 %lu/%lu, worst relative logit error %.2e\n",
+               (unsigned long)agree, (unsigned long)steps, fworst);
+        run_precision = XLARUN_PRECISION_BF16_ACTIVATIONS;
+        test_invariants("llama32-bf16");
+        run_precision = XLARUN_PRECISION_EXACT;
+    }
     test_memory("mqa-f32");
     test_memory("llama2-f32");
     return test_report("model");

@@ -222,12 +222,14 @@ static int fail(const char *msg) {
 
 static void usage(FILE *f) {
     fprintf(f, "usage: bench -m DIR [-m DIR ...] [-p 256] [-n 64] [-t 2 | -t 1,2] [-r 5] [--no-mmap]\n"
+               "             [--precision exact|bf16]\n"
                "  prints one JSON object per model and thread count (medians of -r runs)\n");
 }
 
 int main(int argc, char **argv) {
     const char *dirs[16];
     int n_dirs = 0, n_prompt = 256, n_gen = 64, reps = 5, no_mmap = 0, i, k;
+    xlarun_precision precision = XLARUN_PRECISION_EXACT;
     int threads[16] = {2}, n_threads = 1;
     char msg[700];
     for (i = 1; i < argc; i++) {
@@ -240,6 +242,11 @@ int main(int argc, char **argv) {
         else if (!strcmp(a, "-p")) n_prompt = atoi(v);
         else if (!strcmp(a, "-n")) n_gen = atoi(v);
         else if (!strcmp(a, "-r")) reps = atoi(v);
+        else if (!strcmp(a, "--precision")) {
+            if (!strcmp(v, "exact")) precision = XLARUN_PRECISION_EXACT;
+            else if (!strcmp(v, "bf16")) precision = XLARUN_PRECISION_BF16_ACTIVATIONS;
+            else { snprintf(msg, sizeof msg, "--precision must be exact or bf16, not '%s'", v); return fail(msg); }
+        }
         else if (!strcmp(a, "-t")) {
             const char *p = v;
             n_threads = 0;
@@ -278,6 +285,7 @@ int main(int argc, char **argv) {
             memset(&so, 0, sizeof so);
             so.n_ctx = (uint32_t)(n_prompt + n_gen);
             so.n_threads = (uint32_t)nt;
+            so.precision = precision;
             if (xlarun_session_create(m, &so, &s, &err) != XLARUN_OK) { xlarun_model_close(m); free(ids); return fail(err.message); }
             for (i = 0; i < n_prompt; i++) ids[i] = (int32_t)(rng_next() % c->vocab_size);
             for (r = -1; r < reps; r++) { /* run -1 warms the page cache and the caches */
@@ -312,11 +320,12 @@ int main(int argc, char **argv) {
                    "\"runs\": %d, \"prefill_tok_s\": %.2f, \"decode_tok_s\": %.2f, "
                    "\"weight_bytes_per_token\": %.0f, \"decode_gb_s\": %.2f, \"mem_read_gb_s\": %.2f, "
                    "\"bandwidth_ratio\": %.3f, \"prefill_gflops\": %.1f, \"fma_peak_gflops\": %.1f, "
-                   "\"prefill_peak_ratio\": %.3f, \"peak_rss_bytes\": %ld, \"kernels\": \"%s\"}\n",
+                   "\"prefill_peak_ratio\": %.3f, \"peak_rss_bytes\": %ld, \"kernels\": \"%s\", \"precision\": \"%s\"}\n",
                    dirs[d], xlarun_model_dtype(m), nt, n_prompt, n_gen, reps, pre_tok_s, dec_tok_s, wbytes,
                    dec_tok_s * wbytes / 1e9, mem_gb_s, dec_tok_s * wbytes / 1e9 / mem_gb_s,
                    pre_tok_s * flops / n_prompt / 1e9, peak_gflops,
-                   pre_tok_s * flops / n_prompt / 1e9 / peak_gflops, ru.ru_maxrss * 1024L, XLARUN_K_ISA);
+                   pre_tok_s * flops / n_prompt / 1e9 / peak_gflops, ru.ru_maxrss * 1024L, XLARUN_K_ISA,
+                   precision == XLARUN_PRECISION_EXACT ? "exact" : "bf16-activations");
             fflush(stdout);
             xlarun_session_free(s);
             xlarun_model_close(m);
