@@ -12,10 +12,10 @@ AVX512  = -mavx512f -mavx512bw -mavx512vl -mavx512dq -mfma -mf16c $(AVX512_EXT)
 NEON_CC = aarch64-linux-gnu-gcc
 NEON    = -march=armv8.2-a+fp16+dotprod+bf16
 SAN     = -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
-TESTS   = kernels model errors
+TESTS   = kernels model errors generate tokenizer
 
 .PHONY: all test demo clean
-all: $(B)/gen $(B)/simple $(B)/bench
+all: $(B)/gen $(B)/simple $(B)/bench $(B)/quantize $(B)/quant_accuracy $(B)/tokenize
 
 $(B)/gen: examples/gen.c $(HDRS)
 	@mkdir -p $(B)
@@ -29,6 +29,18 @@ $(B)/simple: examples/simple.c $(HDRS)
 $(B)/bench: tools/bench.c $(HDRS)
 	@mkdir -p $(B)
 	$(CC) -std=gnu99 -Wall -Wextra -Werror $(NATIVE) $< -o $@ $(LIBS)
+
+$(B)/tokenize: tools/tokenize.c $(HDRS)
+	@mkdir -p $(B)
+	$(CC) $(WARN) $(NATIVE) -g $< -o $@ $(LIBS)
+
+$(B)/quantize: tools/quantize.c $(HDRS)
+	@mkdir -p $(B)
+	$(CC) $(WARN) $(NATIVE) -g $< -o $@ $(LIBS)
+
+$(B)/quant_accuracy: tools/quant_accuracy.c $(HDRS)
+	@mkdir -p $(B)
+	$(CC) $(WARN) $(NATIVE) -g $< -o $@ $(LIBS)
 
 $(B)/oracle_ids: tests/oracle_ids.c $(HDRS)
 	@mkdir -p $(B)
@@ -62,7 +74,11 @@ $(B)/cpp/test_cpp: tests/test_cpp.cpp tests/test.h $(HDRS)
 test:
 	@sh tests/run.sh
 
+# the demo model (tests/fixtures/demo, made by tools/make_chat_fixtures.py --demo): a chat turn as
+# text, then the same folder driven by token ids
 demo: $(B)/gen
+	$(B)/gen -m tests/fixtures/demo --chat -p "What is xlarun?" -t 2
+	$(B)/gen -m tests/fixtures/demo --chat --temp 0.8 --top-k 40 --top-p 0.95 --seed 1 -p "Tell me a story." -t 2
 	$(B)/gen -m tests/fixtures/llama32-bf16 --ids 509,17,204,65,300 -n 24 --temp 0 --print-ids -t 2
 
 clean:

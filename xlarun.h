@@ -61,6 +61,43 @@
        exactly. The reference is Hugging Face transformers' LlamaForCausalLM in float32 with eager
        attention; see README.md for the measured agreement.
 
+   QUANTIZED WEIGHTS (q8_0, q4_0)
+       xlarun_quantize (build/quantize) writes a checkpoint whose matrices are I8 [rows,K] (q8_0)
+       or U8 [rows,K/2] (q4_0, byte j of a 32-weight block: element j in the low nibble, j+16 in
+       the high one, each as q+8), each with "<name>_scale" F16 [rows,K/32]: w = scale * q,
+       symmetric, one scale per 32 weights along K (q8: max|w|/127; q4: the largest-magnitude
+       weight maps to -8). Norms stay float; __metadata__ "xlarun.quant" = q8_0|q4_0 and
+       "xlarun.block" = 32 mark the file. It is mapped in place like any other (no repacked
+       copy). Precision: a quantized matrix reads its input quantized too, each activation row
+       on its own, per block of 32, to int8 (scale max|x|/127) and uses integer dot products
+       (AVX-512 VNNI vpdpbusd, AVX2 vpmaddubsw, NEON sdot); the f32/f16/bf16 path is unchanged.
+       The determinism contract holds as for float weights. Details: xlarun_kernels.h.
+
+   TOKENIZER
+       tokenizer.json (plus tokenizer_config.json, generation_config.json, config.json when there)
+       gives the ids Hugging Face `tokenizers` 0.20.3 gives, checked on a 2,591-case corpus for
+       three families (tests/fixtures/tokenizers): byte-level BPE as Llama 3 (its Split pattern
+       hand-coded, ignore_merges) and GPT-2 / SmolLM2 (ByteLevel regex, Digits), and
+       SentencePiece-style BPE as Llama 2 / TinyLlama / Mistral (Prepend + Replace normalizer,
+       byte_fallback, unk). Added tokens are matched leftmost-longest with their single_word,
+       lstrip, rstrip and normalized flags; the post-processor's template adds BOS. Anything else
+       (other models, normalizers such as NFC, pre-tokenizers such as Metaspace, regexes) is
+       refused by name at load. Unicode classes come from a table of Unicode 14.0 (Oniguruma's in
+       tokenizers 0.20.3) made by tools/make_unicode.py.
+           xlarun_tokenizer *tok;
+           xlarun_tokenizer_open("Llama-3.2-1B", NULL, &tok, &err);
+           size_t sb = xlarun_tokenizer_scratch_bytes(tok, len), n;   // enough for any flags
+           xlarun_tokenizer_encode(tok, text, len, 0, ids, cap, &n, scratch, sb, &err);
+           xlarun_detok d; xlarun_detok_init(&d, tok, 0);          // per generated id:
+           xlarun_detok_push(&d, id, piece, xlarun_tokenizer_max_piece(tok), &plen, &err);
+       Input text must be UTF-8: invalid bytes are XLARUN_ERR_ARGUMENT naming the offset, or with
+       XLARUN_ENCODE_REPLACE_INVALID each maximal invalid subpart becomes U+FFFD, exactly what
+       Python's bytes.decode("utf-8", errors="replace") hands to `tokenizers`. Special-token text
+       in the input is matched as tokenizers does; XLARUN_ENCODE_SPECIAL_AS_TEXT (untrusted input)
+       encodes it as plain text, as encode_special_tokens=True. Decoding is tokenizers' decode()
+       with the tokenizer's decoder, without transformers' clean_up_tokenization_spaces. A
+       tokenizer is immutable (share it between threads); encode and decode allocate nothing.
+
    API
        xlarun_status_name         xlarun_model_open          xlarun_model_memory
        xlarun_model_open_in       xlarun_model_close         xlarun_model_config
@@ -70,7 +107,15 @@
        xlarun_session_argmax      xlarun_session_position    xlarun_argmax
        xlarun_st_begin            xlarun_st_memory           xlarun_st_read_header
        xlarun_st_count            xlarun_st_tensor_at        xlarun_st_next
-       xlarun_st_read             xlarun_dtype_name
+       xlarun_st_read             xlarun_dtype_name          xlarun_st_metadata
+       xlarun_quantize
+       xlarun_tokenizer_memory    xlarun_tokenizer_open_in   xlarun_tokenizer_open
+       xlarun_tokenizer_close     xlarun_tokenizer_encode    xlarun_tokenizer_scratch_bytes
+       xlarun_tokenizer_decode    xlarun_detok_init          xlarun_detok_push
+       xlarun_detok_flush         xlarun_tokenizer_max_piece xlarun_tokenizer_vocab_size
+       xlarun_tokenizer_token_id  xlarun_tokenizer_token_text xlarun_tokenizer_is_special
+       xlarun_tokenizer_bos_id    xlarun_tokenizer_adds_bos  xlarun_tokenizer_eos_ids
+       xlarun_tokenizer_chat_template                        xlarun_tokenizer_check_model
 
    VERSION HISTORY
        0.1  first release: safetensors (streaming, sharded, mmap), Llama executor, greedy.
@@ -274,6 +319,9 @@ XLARUN_API xlarun_status xlarun_session_create(const xlarun_model *m,
                                                xlarun_session **out, xlarun_error *err);
 XLARUN_API void xlarun_session_free(xlarun_session *s);
 XLARUN_API void xlarun_session_reset(xlarun_session *s);           /* empty the context */
+/* keep the first n_keep tokens of the context and forget the rest (to continue from a shared
+   prefix); the logits stay available only when nothing is dropped */
+XLARUN_API xlarun_status xlarun_session_truncate(xlarun_session *s, size_t n_keep, xlarun_error *err);
 /* Run tokens through the model after those already in the context; on success the logits of
    the last one are ready. On any error the session is unchanged. */
 XLARUN_API xlarun_status xlarun_session_prefill(xlarun_session *s, const int32_t *ids, size_t n,
@@ -344,12 +392,14 @@ XLARUN_API void xlarun_tokenizer_close(xlarun_tokenizer *t);
                                             without it invalid UTF-8 is an error naming the offset */
 
 /* Encode len bytes of UTF-8 text into at most cap ids; *n_ids = the count. If the ids do not fit,
-   XLARUN_ERR_MEMORY and *n_ids = the count needed. Scratch: a word of BPE needs working memory;
-   pass xlarun_tokenizer_scratch_bytes(t, len) bytes (any alignment), or scratch = NULL to use a
-   fixed stack buffer (XLARUN_TOKENIZER_STACK_SYMBOLS characters per word; a longer word is
-   XLARUN_ERR_MEMORY naming the size to pass). A SentencePiece-style tokenizer's words are whole
-   segments between special tokens, so give it scratch for long texts. */
-#define XLARUN_TOKENIZER_STACK_SYMBOLS 1024
+   XLARUN_ERR_MEMORY and *n_ids = the count needed (ids may be NULL with cap 0 to count).
+   Scratch: BPE needs working memory in proportion to the text (about 31 bytes per byte for
+   byte-level tokenizers, 90 for SentencePiece-style ones, whose words are whole segments);
+   xlarun_tokenizer_scratch_bytes(t, len) is enough for any text of len bytes with any flags
+   (any alignment). scratch = NULL uses a XLARUN_TOKENIZER_STACK_BYTES buffer on the stack, about
+   1,000 bytes of byte-level text or 350 of SentencePiece text; a text that needs more is
+   XLARUN_ERR_MEMORY naming the size. */
+#define XLARUN_TOKENIZER_STACK_BYTES 32768u
 XLARUN_API size_t xlarun_tokenizer_scratch_bytes(const xlarun_tokenizer *t, size_t len);
 XLARUN_API xlarun_status xlarun_tokenizer_encode(const xlarun_tokenizer *t, const char *text,
                                                  size_t len, unsigned flags, int32_t *ids,
@@ -2982,6 +3032,18 @@ XLARUN_API void xlarun_session_reset(xlarun_session *s) {
     s->has_logits = 0;
 }
 
+XLARUN_API xlarun_status xlarun_session_truncate(xlarun_session *s, size_t n_keep, xlarun_error *err) {
+    if (!xlarun__session_ok(s))
+        return xlarun__fail(err, XLARUN_ERR_ARGUMENT, "xlarun_session_truncate: NULL or freed session, or its model was closed");
+    if (n_keep > s->pos)
+        return xlarun__fail(err, XLARUN_ERR_ARGUMENT, "cannot keep %lu tokens: the context holds %lu",
+                            XLARUN__CAST(unsigned long, n_keep), XLARUN__CAST(unsigned long, s->pos));
+    if (n_keep < s->pos) s->has_logits = 0; /* the KV entries past n_keep are overwritten later */
+    s->pos = n_keep;
+    xlarun__ok(err);
+    return XLARUN_OK;
+}
+
 XLARUN_API xlarun_status xlarun_session_prefill(xlarun_session *s, const int32_t *ids, size_t n,
                                                 xlarun_error *err) {
     size_t i;
@@ -3280,7 +3342,6 @@ static size_t xlarun__utf8_bad_len(const unsigned char *s, size_t n) {
 /* ---- the tokenizer -------------------------------------------------------------------------- */
 #define XLARUN__TOK_MAGIC 0x584C544Bu
 #define XLARUN_MAX_TOKENIZER_BYTES (256u << 20)
-#define XLARUN_TOKENIZER_STACK_BYTES 32768u
 
 /* per-id flags */
 #define XLARUN__TF_SPECIAL 1u
@@ -4578,82 +4639,73 @@ static xlarun_status xlarun__tk_decoder(xlarun__tload *L, size_t v, xlarun_error
 static xlarun_status xlarun__tk_added(xlarun__tload *L, size_t added, xlarun_error *err) {
     xlarun_tokenizer *t = L->t;
     xlarun__json *j = &L->j;
-    size_t it, v, n = 0;
-    xlarun__added *tab;
-    uint32_t count[2][256], fill[2][256];
-    int pass;
+    size_t it, v, n = 0, k = 0, q;
+    xlarun__added *tab, *tmp;
+    uint32_t count[2][256], fill[2][256], s = 0;
+    int c, nn;
     if (added == XLARUN__NONE) return XLARUN_OK;
     if (j->s[added] != '[') return xlarun__tk_bad(L, XLARUN_ERR_FORMAT, "added_tokens", added, "a list", err);
     it = added;
     while (xlarun__json_next(j, &it, NULL, &v)) n++;
     tab = XLARUN__CAST(xlarun__added *, xlarun__alloc_ex(L->a, sizeof(xlarun__added) * (n ? n : 1), 0, 0));
-    if (!tab) return xlarun__fail(err, XLARUN_ERR_MEMORY, "tokenizer memory too small");
+    tmp = XLARUN__CAST(xlarun__added *, xlarun__alloc_ex(L->a, sizeof(xlarun__added) * (n ? n : 1), 1, 0));
+    if (!tab || !tmp) return xlarun__fail(err, XLARUN_ERR_MEMORY, "tokenizer memory too small");
     memset(count, 0, sizeof count);
-    for (pass = 0; pass < 2; pass++) {
-        size_t k = 0;
-        it = added;
-        while (xlarun__json_next(j, &it, NULL, &v)) {
-            static const char *const keys[5] = {"single_word", "lstrip", "rstrip", "normalized", "special"};
-            static const int defs[5] = {0, 0, 0, 1, 0};
-            int f[5], q;
-            uint64_t id;
-            xlarun__added x;
-            unsigned norm;
-            xlarun__json_uint(j, xlarun__json_get(j, v, "id"), XLARUN_MAX_VOCAB, &id);
-            for (q = 0; q < 5; q++) {
-                f[q] = xlarun__tk_bool(j, v, keys[q], defs[q]);
-                if (f[q] < 0) {
-                    char what[64];
-                    snprintf(what, sizeof what, "added_tokens: '%s'", keys[q]);
-                    return xlarun__tk_bad(L, XLARUN_ERR_FORMAT, what, xlarun__json_get(j, v, keys[q]), "true or false", err);
-                }
+    it = added;
+    while (xlarun__json_next(j, &it, NULL, &v)) {
+        static const char *const keys[5] = {"single_word", "lstrip", "rstrip", "normalized", "special"};
+        static const int defs[5] = {0, 0, 0, 1, 0};
+        int f[5], b;
+        uint64_t id;
+        xlarun__added x;
+        xlarun__json_uint(j, xlarun__json_get(j, v, "id"), XLARUN_MAX_VOCAB, &id);
+        for (b = 0; b < 5; b++) {
+            f[b] = xlarun__tk_bool(j, v, keys[b], defs[b]);
+            if (f[b] < 0) {
+                char what[64];
+                snprintf(what, sizeof what, "added_tokens: '%s'", keys[b]);
+                return xlarun__tk_bad(L, XLARUN_ERR_FORMAT, what, xlarun__json_get(j, v, keys[b]), "true or false", err);
             }
-            memset(&x, 0, sizeof x);
-            x.id = XLARUN__CAST(int32_t, id);
-            x.flags = (f[0] ? XLARUN__AT_SINGLE : 0u) | (f[1] ? XLARUN__AT_LSTRIP : 0u) | (f[2] ? XLARUN__AT_RSTRIP : 0u) |
-                      (f[3] ? XLARUN__AT_NORM : 0u);
-            if (f[4]) L->src[x.id] |= 4;
-            x.text = XLARUN__PUN(const unsigned char *, t->pieces + t->off[x.id]);
-            x.len = XLARUN__CAST(uint32_t, xlarun__piece_len(t, x.id));
-            norm = f[3] ? 1u : 0u;
-            if (!x.len) continue;     /* tokenizers ignores empty added tokens */
-            if (pass == 0) { count[norm][x.text[0]]++; continue; }
-            if (norm && (t->prepend || t->rep_from)) {   /* match the normalized content */
-                size_t pl = t->prepend ? strlen(t->prepend) : 0, fl = t->rep_from ? strlen(t->rep_from) : 0;
-                size_t tl = t->rep_to ? strlen(t->rep_to) : 0, m = 0, c;
-                unsigned char *o = XLARUN__CAST(unsigned char *, xlarun__alloc_ex(L->a, (pl + x.len) * (tl > 1 ? tl : 1) + 1, 0, 0));
-                if (!o) return xlarun__fail(err, XLARUN_ERR_MEMORY, "tokenizer memory too small");
-                for (c = 0; c < pl; c++) {
-                    if (fl && t->prepend_first && c + fl <= pl && !memcmp(t->prepend + c, t->rep_from, fl)) {
-                        memcpy(o + m, t->rep_to, tl); m += tl; c += fl - 1;
-                    } else o[m++] = XLARUN__CAST(unsigned char, t->prepend[c]);
-                }
-                for (c = 0; c < x.len; c++) {
-                    if (fl && c + fl <= x.len && !memcmp(x.text + c, t->rep_from, fl)) {
-                        memcpy(o + m, t->rep_to, tl); m += tl; c += fl - 1;
-                    } else o[m++] = x.text[c];
-                }
-                x.text = o;
-                x.len = XLARUN__CAST(uint32_t, m);
-            }
-            tab[fill[norm][x.text[0]]++] = x;
-            k++;
         }
-        if (pass == 0) {   /* bucket starts: the non-normalized set, then the normalized one */
-            uint32_t s = 0;
-            int c, nn;
-            for (nn = 0; nn < 2; nn++) {
-                for (c = 0; c < 256; c++) {
-                    t->bucket[nn][c] = fill[nn][c] = s;
-                    s += count[nn][c];
-                }
-                t->bucket[nn][256] = s;
-                if (nn == 0) t->n_added_raw = s;
+        memset(&x, 0, sizeof x);
+        x.id = XLARUN__CAST(int32_t, id);
+        x.flags = (f[0] ? XLARUN__AT_SINGLE : 0u) | (f[1] ? XLARUN__AT_LSTRIP : 0u) | (f[2] ? XLARUN__AT_RSTRIP : 0u) |
+                  (f[3] ? XLARUN__AT_NORM : 0u);
+        if (f[4]) L->src[x.id] |= 4;
+        x.text = XLARUN__PUN(const unsigned char *, t->pieces + t->off[x.id]);
+        x.len = XLARUN__CAST(uint32_t, xlarun__piece_len(t, x.id));
+        if (f[3] && x.len && (t->prepend || t->rep_from)) {   /* it matches its normalized content */
+            size_t pl = t->prepend ? strlen(t->prepend) : 0, fl = t->rep_from ? strlen(t->rep_from) : 0;
+            size_t tl = t->rep_to ? strlen(t->rep_to) : 0, m = 0;
+            unsigned char *o = XLARUN__CAST(unsigned char *, xlarun__alloc_ex(L->a, (pl + x.len) * (tl > 1 ? tl : 1) + 1, 0, 0));
+            if (!o) return xlarun__fail(err, XLARUN_ERR_MEMORY, "tokenizer memory too small");
+            for (q = 0; q < pl; q++) {
+                if (fl && t->prepend_first && q + fl <= pl && !memcmp(t->prepend + q, t->rep_from, fl)) {
+                    memcpy(o + m, t->rep_to, tl); m += tl; q += fl - 1;
+                } else o[m++] = XLARUN__CAST(unsigned char, t->prepend[q]);
             }
-            t->n_added = s;
+            for (q = 0; q < x.len; q++) {
+                if (fl && q + fl <= x.len && !memcmp(x.text + q, t->rep_from, fl)) {
+                    memcpy(o + m, t->rep_to, tl); m += tl; q += fl - 1;
+                } else o[m++] = x.text[q];
+            }
+            x.text = o;
+            x.len = XLARUN__CAST(uint32_t, m);
         }
-        (void)k;
+        if (!x.len) continue;     /* tokenizers ignores empty added tokens */
+        count[f[3] ? 1 : 0][x.text[0]]++;
+        tmp[k++] = x;
     }
+    for (nn = 0; nn < 2; nn++) {   /* buckets: the non-normalized set, then the normalized one */
+        for (c = 0; c < 256; c++) {
+            t->bucket[nn][c] = fill[nn][c] = s;
+            s += count[nn][c];
+        }
+        t->bucket[nn][256] = s;
+        if (nn == 0) t->n_added_raw = s;
+    }
+    t->n_added = s;
+    for (q = 0; q < k; q++) tab[fill[tmp[q].flags & XLARUN__AT_NORM ? 1 : 0][tmp[q].text[0]]++] = tmp[q];
     t->added = tab;
     return XLARUN_OK;
 }
@@ -4672,13 +4724,23 @@ static xlarun_status xlarun__tk_optional(xlarun__arena *a, const xlarun_io *io, 
     return xlarun__json_validate(*text, *len, name, err);
 }
 
+/* a token's id by its text: added tokens first, as tokenizers' token_to_id; -1 */
+static int32_t xlarun__token_find(const xlarun_tokenizer *t, const char *text, size_t len) {
+    uint32_t i;
+    for (i = 0; i < t->n_added; i++) {
+        int32_t id = t->added[i].id;
+        if (xlarun__piece_len(t, id) == len && !memcmp(t->pieces + t->off[id], text, len)) return id;
+    }
+    return xlarun__vocab_find(t, text, len);
+}
+
 /* "<s>" or {"content": "<s>", ...} -> id, -1 when absent or unknown */
 static int32_t xlarun__tk_named(const xlarun_tokenizer *t, const xlarun__json *j, size_t v) {
     char buf[256];
     size_t n;
     if (v != XLARUN__NONE && j->s[v] == '{') v = xlarun__json_get(j, v, "content");
     if (!xlarun__tk_str(j, v) || (n = xlarun__json_str(j, v, buf, sizeof buf)) == XLARUN__NONE) return -1;
-    return xlarun_tokenizer_token_id(t, buf, n);
+    return xlarun__token_find(t, buf, n);
 }
 
 /* eos_token_id: an id or a list of ids, each in the vocabulary */
@@ -4938,13 +5000,8 @@ static int xlarun__tok_ok(const xlarun_tokenizer *t) { return t && t->magic == X
 XLARUN_API uint32_t xlarun_tokenizer_vocab_size(const xlarun_tokenizer *t) { return xlarun__tok_ok(t) ? t->n_ids : 0; }
 
 XLARUN_API int32_t xlarun_tokenizer_token_id(const xlarun_tokenizer *t, const char *text, size_t len) {
-    uint32_t i;
     if (!xlarun__tok_ok(t) || (!text && len)) return -1;
-    for (i = 0; i < t->n_added; i++) {   /* added tokens first, as tokenizers' token_to_id */
-        int32_t id = t->added[i].id;
-        if (xlarun__piece_len(t, id) == len && !memcmp(t->pieces + t->off[id], text, len)) return id;
-    }
-    return xlarun__vocab_find(t, text, len);
+    return xlarun__token_find(t, text, len);
 }
 
 XLARUN_API const char *xlarun_tokenizer_token_text(const xlarun_tokenizer *t, int32_t id, size_t *len) {
@@ -5998,15 +6055,9 @@ XLARUN_API xlarun_status xlarun_generate_ids(xlarun_generator *g, const int32_t 
     keep = 0;
     while (keep < g->n_ids && keep < n && g->ids[keep] == ids[keep]) keep++;
     if (keep == n) keep = n - 1;
-    {
-        size_t old_pos = s->pos;
-        int old_logits = s->has_logits;
-        xlarun_status st;
-        s->pos = keep;                 /* entries past keep are overwritten by the prefill */
-        s->has_logits = 0;
-        st = xlarun_session_prefill(s, ids + keep, n - keep, err);
-        if (st != XLARUN_OK) { s->pos = old_pos; s->has_logits = old_logits; return st; }
-    }
+    /* the ids and their fit were checked above, so from here nothing can fail on input */
+    XLARUN__TRY(xlarun_session_truncate(s, keep, err));
+    XLARUN__TRY(xlarun_session_prefill(s, ids + keep, n - keep, err));
     if (ids != g->ids) memmove(g->ids + keep, ids + keep, (n - keep) * sizeof *ids);
     g->n_ids = n;
     g->last = -1;

@@ -23,6 +23,8 @@
      xlarun_k_exp(x, n), xlarun_k_softmax(x, n), xlarun_k_silu_mul(g, u, n), xlarun_k_add(y, x, n)
      xlarun_k_argmax(x, n)                                                first index of the max
      xlarun_k_f32_to_bf16_row, xlarun_k_dot_bf16_bf16                     opt-in, lower precision
+     xlarun_k_quantize_row, xlarun_k_qdequant, xlarun_k_qact_bytes, xlarun_k_quantize_act,
+     xlarun_k_qdot, xlarun_k_qmatmul                  q8_0 / q4_0 weights (own section at the end)
 
    VARIANT SELECTION (compile time only, from predefined macros)
      XLARUN_SIMD_SCALAR defined            -> scalar
@@ -1606,9 +1608,22 @@ XLARUN_K__AI void xlarun_k__qgemv4(int q4, const unsigned char *w0, const unsign
                                    const unsigned char *w3, const unsigned char *s0, const unsigned char *s1,
                                    const unsigned char *s2, const unsigned char *s3, const unsigned char *x0,
                                    size_t K, float *out) {
-    size_t full = K / XQ_STEP, st;
+    /* decode streams the codes once from memory: each step also prefetches the same bytes of
+       the rows two groups on (8 rows), which keeps enough misses in flight (about twice the
+       bandwidth of the hardware prefetcher alone on Zen 5). The address is an integer: a
+       prefetch past the end of the matrix never faults. */
+    size_t full = K / XQ_STEP, st, sz = (size_t)(XQ_STEP / (q4 ? 2 : 1)), ahead = 8 * (q4 ? K / 2 : K);
     XQ_ROWS(XQ_ONE, XQ_DECL)
-    for (st = 0; st < full; st++) XQ_STEP_ALL(XQ_ONE, 1);
+    for (st = 0; st < full; st++) {
+#if defined(__GNUC__)
+        __builtin_prefetch((const void *)((uintptr_t)w0 + ahead + st * sz));
+        __builtin_prefetch((const void *)((uintptr_t)w1 + ahead + st * sz));
+        __builtin_prefetch((const void *)((uintptr_t)w2 + ahead + st * sz));
+        __builtin_prefetch((const void *)((uintptr_t)w3 + ahead + st * sz));
+#endif
+        XQ_STEP_ALL(XQ_ONE, 1);
+    }
+    (void)sz; (void)ahead;
     if (full * XQ_STEP < K) XQ_STEP_ALL(XQ_ONE, 0);
     XQ_ROWS(XQ_ONE, XQ_OUT1)
 }

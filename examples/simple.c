@@ -1,37 +1,51 @@
-/* simple.c - the shortest complete use of xlarun: load, prompt, stream greedy tokens, free.
-   build/simple DIR 128000 9906 1917 */
+/* simple.c - the shortest complete use of xlarun: load, prompt, stream text, free.
+   build/simple tests/fixtures/demo "What is xlarun?" */
 #define XLARUN_IMPLEMENTATION
 #include "../xlarun.h"
 #include <stdio.h>
-#include <stdlib.h>
+#include <string.h>
+
+static int print_piece(void *user, int32_t id, const char *text, size_t len) {
+    (void)user; (void)id;
+    fwrite(text, 1, len, stdout);           /* text arrives as it is generated */
+    fflush(stdout);
+    return 0;                               /* non-zero would stop */
+}
 
 int main(int argc, char **argv) {
-    xlarun_model *model;
-    xlarun_session *sess;
-    xlarun_session_options so = {0, 0, 0, NULL};
+    xlarun_model *model = NULL;
+    xlarun_tokenizer *tok = NULL;
+    xlarun_session *sess = NULL;
+    xlarun_generator *gen = NULL;
+    xlarun_session_options so;
+    xlarun_chat_template tmpl;
+    xlarun_chat_options co;
+    xlarun_chat_message msg;
     xlarun_error err;
-    int32_t prompt[64];
-    int n = 0, i;
-    if (argc < 3) { fprintf(stderr, "usage: simple DIR ID [ID...]\n"); return 1; }
-    for (i = 2; i < argc && n < 64; i++) prompt[n++] = (int32_t)atoi(argv[i]);
-    if (xlarun_model_open(argv[1], NULL, &model, &err) != XLARUN_OK) {
-        fprintf(stderr, "xlarun: error: %s\n", err.message);
-        return 1;
+    char text[4096];
+    size_t len;
+    int ok;
+    if (argc < 3) { fprintf(stderr, "usage: simple DIR PROMPT\n"); return 1; }
+    memset(&so, 0, sizeof so);              /* zero means defaults */
+    memset(&co, 0, sizeof co);
+    msg.role = "user";
+    msg.content = argv[2];
+    so.n_ctx = 1024;
+    ok = xlarun_model_open(argv[1], NULL, &model, &err) == XLARUN_OK &&
+         xlarun_tokenizer_open(argv[1], NULL, &tok, &err) == XLARUN_OK &&
+         xlarun_session_create(model, &so, &sess, &err) == XLARUN_OK &&
+         xlarun_generator_create(sess, tok, NULL, &gen, &err) == XLARUN_OK &&   /* greedy */
+         xlarun_chat_template_detect(xlarun_tokenizer_chat_template(tok), &tmpl, &err) == XLARUN_OK;
+    if (ok) {
+        xlarun_chat_options_from_tokenizer(tok, &co);
+        ok = xlarun_chat_apply(&tmpl, &co, &msg, 1, text, sizeof text, &len, &err) == XLARUN_OK &&
+             xlarun_generate_text(gen, text, len, XLARUN_ENCODE_NO_BOS, 128, print_piece, NULL, NULL, &err) == XLARUN_OK;
+        printf("\n");
     }
-    so.n_ctx = 128;
-    if (xlarun_session_create(model, &so, &sess, &err) != XLARUN_OK ||
-        xlarun_session_prefill(sess, prompt, (size_t)n, &err) != XLARUN_OK) {
-        fprintf(stderr, "xlarun: error: %s\n", err.message);
-        xlarun_model_close(model);
-        return 1;
-    }
-    for (i = 0; i < 16; i++) {                     /* greedy: feed back the most likely id */
-        int32_t next = xlarun_session_argmax(sess);
-        printf("%d ", (int)next);
-        if (xlarun_session_decode(sess, next, &err) != XLARUN_OK) break;
-    }
-    printf("\n");
+    if (!ok) fprintf(stderr, "xlarun: error: %s\n", err.message);
+    xlarun_generator_free(gen);
     xlarun_session_free(sess);
+    xlarun_tokenizer_close(tok);
     xlarun_model_close(model);
-    return 0;
+    return ok ? 0 : 1;
 }

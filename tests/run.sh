@@ -41,7 +41,7 @@ build() {
 }
 
 # the suites built per variant (tests/test_<name>.c); options builds skip kernels
-TESTS="kernels model errors"
+TESTS="kernels model errors generate quant tokenizer"
 VG="valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite"
 variants="scalar"
 cpu_has avx2 fma f16c && variants="$variants avx2" || skip "avx2 variant: this CPU lacks AVX2/FMA/F16C"
@@ -91,6 +91,7 @@ if have clang; then
 else skip "clang build: clang not installed"; fi
 
 build $B/gen $B/oracle_ids && run "gen cli" sh tests/test_cli.sh $B
+build $B/tokenize && run "tokenize cli" sh tests/test_tokenize_cli.sh $B
 
 echo
 if [ -n "$skipped" ]; then echo "SKIPPED (missing tools or CPU features):$skipped"; fi

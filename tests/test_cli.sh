@@ -1,5 +1,6 @@
 #!/bin/sh
 # The gen CLI contract: generated ids on one stdout line, equal to transformers' greedy ids;
+# text streamed from the demo model (chat, stop strings, sampling, -i);
 # errors as one "xlarun: error:" line on stderr with exit status 1, never a signal.
 # usage: tests/test_cli.sh BUILD_DIR
 B=${1:-build}
@@ -32,5 +33,45 @@ check_error "invalid --ids" -m tests/fixtures/mqa-f32 --ids 1,,2
 check_error "unknown option" -m tests/fixtures/mqa-f32 --bogus
 check_error "needs a value" -m
 check_error "invalid value for -t" -m tests/fixtures/mqa-f32 --ids 1 -t 0
+# text: the demo model (a tokenizer, a ChatML template, generation_config.json)
+demo=tests/fixtures/demo
+expect_out() { # expected-stdout args...
+    want=$1; shift
+    got=$("$B/gen" "$@" 2>"$B/cli.err")
+    if [ "$got" = "$want" ]; then ok; else bad "gen $*: printed '$got', expected '$want' (stderr: $(head -c 300 "$B/cli.err"))"; fi
+}
+expect_out "xlarun is a single-header C library that runs Llama models on the CPU." -m $demo --chat -p "What is xlarun?" -t 2
+expect_out "xlarun is a single-header " -m $demo --chat -p "What is xlarun?" --stop "C lib" --stop "never"
+expect_out "Hello! How can I help you today?" -m $demo -p "<|im_start|>user
+Hello!<|im_end|>
+<|im_start|>assistant
+"
+expect_out "$("$B/gen" -m $demo --chat -p "Tell me a story." --temp 0.9 --top-k 20 --top-p 0.9 --min-p 0.05 --seed 7 2>/dev/null)" \
+    -m $demo --chat -p "Tell me a story." --temp 0.9 --top-k 20 --top-p 0.9 --min-p 0.05 --seed 7
+for k in load: prefill: decode: arena: mapped:; do
+    if grep -q "^$k" "$B/cli.err"; then ok; else bad "demo: no '$k' line on stderr"; fi
+done
+# -i: one session for the whole conversation, lines from stdin
+got=$(printf 'Hello!\nWhat is xlarun?\n' | "$B/gen" -m $demo -i 2>"$B/cli.err")
+want=$(printf '> Hello! How can I help you today?\n> xlarun is a single-header C library that runs Llama models on the CPU.\n> ')
+if [ "$got" = "$want" ]; then ok; else bad "gen -i printed '$got'"; fi
+# --help names the flags a llama.cpp user looks for
+for f in -m -p -f -n -t -c --temp --top-k --top-p --min-p --repeat-penalty --seed --system --chat -i --stop --no-special --ids --print-ids; do
+    if "$B/gen" --help | grep -q -- " $f[ ,]"; then ok; else bad "--help does not mention $f"; fi
+done
+check_error "top_p must be in \[0, 1\]" -m $demo -p hi --top-p 1.5
+check_error "temperature must be >= 0" -m $demo -p hi --temp -0.5
+check_error "min_p must be in" -m $demo -p hi --min-p 2
+check_error "repetition_penalty" -m $demo -p hi --repeat-penalty -1
+check_error "unknown chat template name 'vicuna'" -m $demo --chat -p hi --chat-template vicuna
+rm -rf "$B/unknown-template" && mkdir -p "$B/unknown-template"
+for f in config.json model.safetensors tokenizer.json generation_config.json; do cp $demo/$f "$B/unknown-template/"; done
+printf '{"bos_token": "<|im_start|>", "eos_token": "<|im_end|>", "chat_template": "{%% for m in messages %%}### {{ m.content }}{%% endfor %%}"}' \
+    >"$B/unknown-template/tokenizer_config.json"
+check_error "not a template xlarun knows; pick a format by name: llama3 .*chatml" -m "$B/unknown-template" --chat -p hi
+expect_out "xlarun is a single-header C library that runs Llama models on the CPU." -m "$B/unknown-template" --chat-template chatml --chat -p "What is xlarun?"
+check_error "does not fit the context of 16 tokens" -m $demo -p "What is xlarun? What is xlarun? What is xlarun? What is xlarun? What is xlarun?" -c 16
+check_error "no prompt" -m $demo
+check_error "cannot read the prompt file" -m $demo -f /nonexistent/prompt.txt
 echo "cli: $pass passed, $fail failed"
 [ $fail -eq 0 ]

@@ -273,6 +273,15 @@ static void test_memory(const char *name) {
         CHECK(xlarun_session_prefill(s, ids, n, &err) == XLARUN_OK);
         CHECK(!memcmp(first, xlarun_session_logits(s), xlarun_model_config(m)->vocab_size * sizeof(float)));
         CHECK(xlarun_session_position(s) == n);
+        /* truncate to a prefix, then the rest again: the same logits */
+        CHECK(xlarun_session_truncate(s, n + 1, &err) == XLARUN_ERR_ARGUMENT);
+        CHECK_CONTAINS(err.message, "cannot keep");
+        CHECK(xlarun_session_truncate(s, n, &err) == XLARUN_OK && xlarun_session_logits(s) != NULL);
+        CHECK(xlarun_session_truncate(s, 6, &err) == XLARUN_OK);
+        CHECK(xlarun_session_position(s) == 6 && xlarun_session_logits(s) == NULL);
+        CHECK(xlarun_session_prefill(s, ids + 6, n - 6, &err) == XLARUN_OK);
+        CHECK(!memcmp(first, xlarun_session_logits(s), xlarun_model_config(m)->vocab_size * sizeof(float)));
+        CHECK(xlarun_session_truncate(NULL, 0, &err) == XLARUN_ERR_ARGUMENT);
         free(first);
         xlarun_session_free(s);
         free(smem);

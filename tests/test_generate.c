@@ -1,0 +1,679 @@
+/* tests/test_generate.c - layer 7: sampling, generation_config.json, stop strings, chat
+   templates against transformers' apply_chat_template (tests/fixtures/chat/cases.txt), and the
+   token loop on the demo model: streaming, stop strings, multi-turn reuse of one session. */
+#define XLARUN_IMPLEMENTATION
+#include "../xlarun.h"
+#include "test.h"
+
+#include <stdlib.h>
+
+/* ---- sampling -------------------------------------------------------------------------------- */
+
+static void test_sampling_check(void) {
+    xlarun_sampling p;
+    xlarun_error err;
+    xlarun_sampler *s = NULL;
+    memset(&p, 0, sizeof p);
+    CHECK(xlarun_sampling_check(&p, &err) == XLARUN_OK);
+    p.temperature = -0.5f;
+    CHECK(xlarun_sampling_check(&p, &err) == XLARUN_ERR_ARGUMENT);
+    CHECK_CONTAINS(err.message, "temperature must be >= 0");
+    p.temperature = 0.7f;
+    p.top_k = -3;
+    CHECK(xlarun_sampling_check(&p, &err) == XLARUN_ERR_ARGUMENT);
+    CHECK_CONTAINS(err.message, "top_k must be >= 0");
+    p.top_k = 40;
+    p.top_p = 1.5f;
+    CHECK(xlarun_sampling_check(&p, &err) == XLARUN_ERR_ARGUMENT);
+    CHECK_CONTAINS(err.message, "top_p must be in [0, 1]");
+    p.top_p = 0.9f;
+    p.min_p = -0.1f;
+    CHECK(xlarun_sampling_check(&p, &err) == XLARUN_ERR_ARGUMENT);
+    CHECK_CONTAINS(err.message, "min_p must be in [0, 1]");
+    p.min_p = 0.05f;
+    p.repetition_penalty = -1.0f;
+    CHECK(xlarun_sampling_check(&p, &err) == XLARUN_ERR_ARGUMENT);
+    CHECK_CONTAINS(err.message, "repetition_penalty");
+    p.repetition_penalty = 1.1f;
+    p.temperature = HUGE_VALF;
+    CHECK(xlarun_sampling_check(&p, &err) == XLARUN_ERR_ARGUMENT);
+    p.temperature = 0.0f / 0.0f;
+    CHECK(xlarun_sampler_create(&p, 10, &s, &err) == XLARUN_ERR_ARGUMENT && s == NULL);
+    CHECK_CONTAINS(err.message, "temperature");
+    p.temperature = 1.0f;
+    CHECK(xlarun_sampler_create(&p, 0, &s, &err) == XLARUN_ERR_ARGUMENT);
+    CHECK_CONTAINS(err.message, "n_vocab");
+    {
+        unsigned char small[64];
+        CHECK(xlarun_sampler_init(&p, 10, small, sizeof small, &s, &err) == XLARUN_ERR_MEMORY);
+        CHECK_CONTAINS(err.message, "xlarun_sampler_memory");
+    }
+}
+
+static int count_draws(xlarun_sampler *s, const float *logits, int n, int draws, int *hist) {
+    int i, bad = 0;
+    for (i = 0; i < n; i++) hist[i] = 0;
+    for (i = 0; i < draws; i++) {
+        int32_t id = xlarun_sampler_sample(s, logits);
+        if (id < 0 || id >= n) bad++;
+        else hist[id]++;
+    }
+    return bad;
+}
+
+static void test_sampler(void) {
+    xlarun_sampling p;
+    xlarun_error err;
+    xlarun_sampler *s;
+    float logits[6] = {1.0f, 3.0f, 2.0f, 3.0f, -1.0f, 0.5f};
+    int hist[6], i;
+    void *mem = malloc(xlarun_sampler_memory(6));
+    memset(&p, 0, sizeof p);
+    /* greedy: the first maximal id, as torch.argmax */
+    CHECK(xlarun_sampler_init(&p, 6, mem, xlarun_sampler_memory(6), &s, &err) == XLARUN_OK);
+    CHECK(xlarun_sampler_sample(s, logits) == 1);
+    /* repetition penalty on ids in the context: 3/2 = 1.5 < 2 */
+    p.repetition_penalty = 2.0f;
+    CHECK(xlarun_sampler_set(s, &p, &err) == XLARUN_OK);
+    {
+        int32_t ctx[3] = {1, 3, 3};
+        xlarun_sampler_accept(s, ctx, 3);
+    }
+    CHECK(xlarun_sampler_sample(s, logits) == 2);
+    /* negative logits are multiplied: -1 * 2 = -2, still below; a penalty < 1 favours */
+    p.repetition_penalty = 0.1f;
+    CHECK(xlarun_sampler_set(s, &p, &err) == XLARUN_OK);
+    CHECK(xlarun_sampler_sample(s, logits) == 1); /* 30 vs 30: first */
+    xlarun_sampler_reset(s);
+    CHECK(xlarun_sampler_sample(s, logits) == 1);
+    /* sampling: top_k = 1 keeps both tied maxima (ids 1 and 3), nothing else */
+    p.repetition_penalty = 0.0f;
+    p.temperature = 1.0f;
+    p.top_k = 1;
+    p.seed = 42;
+    CHECK(xlarun_sampler_set(s, &p, &err) == XLARUN_OK);
+    CHECK(count_draws(s, logits, 6, 2000, hist) == 0);
+    CHECKF(hist[1] > 800 && hist[3] > 800 && hist[1] + hist[3] == 2000, "top_k ties: %d %d", hist[1], hist[3]);
+    /* the distribution: p = 0.25 / 0.75 */
+    {
+        float two[6] = {0, 0, -HUGE_VALF, -HUGE_VALF, -HUGE_VALF, -HUGE_VALF};
+        two[0] = logf(0.25f);
+        two[1] = logf(0.75f);
+        p.top_k = 0;
+        CHECK(xlarun_sampler_set(s, &p, &err) == XLARUN_OK);
+        CHECK(count_draws(s, two, 6, 20000, hist) == 0);
+        CHECKF(hist[1] > 14700 && hist[1] < 15300, "p(1) = %d / 20000, expected about 15000", hist[1]);
+        /* temperature 0.5 squares the odds: 0.9 */
+        p.temperature = 0.5f;
+        CHECK(xlarun_sampler_set(s, &p, &err) == XLARUN_OK);
+        CHECK(count_draws(s, two, 6, 20000, hist) == 0);
+        CHECKF(hist[1] > 17700 && hist[1] < 18300, "p(1) at T=0.5 = %d / 20000, expected about 18000", hist[1]);
+    }
+    /* top-p and min-p on p = 0.5, 0.3, 0.15, 0.05 */
+    {
+        float q[6] = {0, 0, 0, 0, -HUGE_VALF, -HUGE_VALF};
+        q[0] = logf(0.5f); q[1] = logf(0.3f); q[2] = logf(0.15f); q[3] = logf(0.05f);
+        p.temperature = 1.0f;
+        p.top_p = 0.75f;     /* ascending cumsum 0.05, 0.2 <= 0.25 go; 0.5 stays */
+        CHECK(xlarun_sampler_set(s, &p, &err) == XLARUN_OK);
+        CHECK(count_draws(s, q, 6, 4000, hist) == 0);
+        CHECKF(hist[0] > 0 && hist[1] > 0 && hist[2] == 0 && hist[3] == 0, "top_p: %d %d %d %d", hist[0], hist[1], hist[2], hist[3]);
+        p.top_p = 0.01f;     /* only the top one */
+        CHECK(xlarun_sampler_set(s, &p, &err) == XLARUN_OK);
+        CHECK(count_draws(s, q, 6, 500, hist) == 0);
+        CHECK(hist[0] == 500);
+        p.top_p = 0.0f;
+        p.min_p = 0.25f;     /* cut 0.125: 0.05 goes */
+        CHECK(xlarun_sampler_set(s, &p, &err) == XLARUN_OK);
+        CHECK(count_draws(s, q, 6, 4000, hist) == 0);
+        CHECKF(hist[0] > 0 && hist[1] > 0 && hist[2] > 0 && hist[3] == 0, "min_p: %d %d %d %d", hist[0], hist[1], hist[2], hist[3]);
+        p.min_p = 1.0f;      /* only the top */
+        CHECK(xlarun_sampler_set(s, &p, &err) == XLARUN_OK);
+        CHECK(count_draws(s, q, 6, 500, hist) == 0);
+        CHECK(hist[0] == 500);
+    }
+    /* same seed, same draws; another seed, other draws */
+    {
+        int32_t a[64], b[64], c[64];
+        float flat[6] = {0, 0, 0, 0, 0, 0};
+        int same = 1, diff = 0;
+        p.min_p = 0.0f;
+        p.seed = 7;
+        CHECK(xlarun_sampler_set(s, &p, &err) == XLARUN_OK);
+        for (i = 0; i < 64; i++) a[i] = xlarun_sampler_sample(s, flat);
+        xlarun_sampler_reset(s);
+        for (i = 0; i < 64; i++) b[i] = xlarun_sampler_sample(s, flat);
+        p.seed = 8;
+        CHECK(xlarun_sampler_set(s, &p, &err) == XLARUN_OK);
+        for (i = 0; i < 64; i++) c[i] = xlarun_sampler_sample(s, flat);
+        for (i = 0; i < 64; i++) { same &= a[i] == b[i]; diff += a[i] != c[i]; }
+        CHECK(same);
+        CHECK(diff > 20);
+    }
+    CHECK(xlarun_sampler_sample(NULL, logits) == -1);
+    CHECK(xlarun_sampler_sample(s, NULL) == -1);
+    free(mem);
+    /* the convenience create/free pair */
+    CHECK(xlarun_sampler_create(NULL, 6, &s, &err) == XLARUN_OK);
+    CHECK(xlarun_sampler_sample(s, logits) == 1);
+    xlarun_sampler_free(s);
+}
+
+/* the surviving ids against transformers' processors (tests/fixtures/chat/sampling.txt); uses
+   the sampler's internal filter, steps 1-5 of xlarun_sampler_sample */
+static char *read_file(const char *path, size_t *len);
+static void test_sampling_fixture(void) {
+    char *all = read_file("tests/fixtures/chat/sampling.txt", NULL), *p;
+    int cases = 0, agree = 0;
+    CHECKF(all != NULL, "tests/fixtures/chat/sampling.txt is missing");
+    if (!all) return;
+    p = all;
+    while ((p = strstr(p, "\nsample ")) != NULL) {
+        xlarun_sampling sp;
+        xlarun_sampler *s;
+        xlarun_error err;
+        double t, tp, mp, pen;
+        int k, n, i, nk, kept[64], same;
+        int32_t ctx[64];
+        float logits[64];
+        char *e;
+        p += 8;
+        sscanf(p, "%lf %d %lf %lf %lf", &t, &k, &tp, &mp, &pen);
+        memset(&sp, 0, sizeof sp);
+        sp.temperature = (float)t; sp.top_k = k; sp.top_p = (float)tp; sp.min_p = (float)mp;
+        sp.repetition_penalty = (float)pen;
+        p = strstr(p, "context ") + 8;
+        n = (int)strtol(p, &e, 10);
+        for (i = 0; i < n; i++) ctx[i] = (int32_t)strtol(e, &e, 10);
+        p = strstr(e, "logits ") + 7;
+        n = (int)strtol(p, &e, 10);
+        for (i = 0; i < n && i < 64; i++) logits[i] = strtof(e, &e);
+        p = strstr(e, "kept ") + 5;
+        nk = (int)strtol(p, &e, 10);
+        for (i = 0; i < nk; i++) kept[i] = (int)strtol(e, &e, 10);
+        p = e;
+        if (xlarun_sampler_create(&sp, 64, &s, &err) != XLARUN_OK) { CHECKF(0, "%s", err.message); break; }
+        xlarun_sampler_accept(s, ctx, 12);
+        {
+            /* equal as sets, except that among exactly tied logits at the top-p boundary
+               torch's unstable sort picks which stay: compare the kept values then */
+            size_t m = xlarun__sampler_filter(s, logits);
+            float a[64], b[64];
+            same = (int)m == nk;
+            for (i = 0; same && i < nk; i++) { a[i] = s->w[kept[i]]; b[i] = s->w[s->idx[i]]; }
+            if (same) {
+                int x, y;
+                for (x = 0; x < nk; x++) for (y = x + 1; y < nk; y++) {
+                    float t2;
+                    if (a[y] < a[x]) { t2 = a[x]; a[x] = a[y]; a[y] = t2; }
+                    if (b[y] < b[x]) { t2 = b[x]; b[x] = b[y]; b[y] = t2; }
+                }
+                for (i = 0; i < nk; i++) same &= a[i] == b[i];
+            }
+            CHECKF(same, "sampling case %d (T %g k %d p %g min_p %g pen %g): %lu ids kept, transformers kept %d",
+                   cases, t, k, tp, mp, pen, (unsigned long)m, nk);
+        }
+        agree += same;
+        cases++;
+        xlarun_sampler_free(s);
+    }
+    CHECK(cases == 60);
+    printf("sampling fixtures: %d of %d kept sets equal transformers'\n", agree, cases);
+    free(all);
+}
+
+/* ---- generation_config.json ------------------------------------------------------------------ */
+
+static void test_generation_config(void) {
+    xlarun_generation_config g;
+    xlarun_error err;
+    const char *llama31 = "{\"bos_token_id\": 128000, \"do_sample\": true, \"eos_token_id\": [128001, 128008, 128009],"
+                          " \"temperature\": 0.6, \"top_p\": 0.9, \"transformers_version\": \"4.45.0.dev0\"}";
+    const char *greedy = "{\"eos_token_id\": 2, \"repetition_penalty\": 1.1, \"max_new_tokens\": 64}";
+    CHECK(xlarun_generation_config_parse(NULL, llama31, strlen(llama31), &g, &err) == XLARUN_OK);
+    CHECK(g.sampling.temperature == 0.6f && g.sampling.top_p == 0.9f && g.sampling.top_k == 50);
+    CHECK(g.sampling.repetition_penalty == 1.0f && g.sampling.min_p == 0.0f);
+    CHECK(g.n_eos == 3 && g.eos_token_ids[0] == 128001 && g.eos_token_ids[2] == 128009);
+    CHECK(xlarun_generation_config_parse(NULL, greedy, strlen(greedy), &g, &err) == XLARUN_OK);
+    CHECK(g.sampling.temperature == 0.0f && g.sampling.repetition_penalty == 1.1f && g.max_new_tokens == 64);
+    CHECK(g.n_eos == 1 && g.eos_token_ids[0] == 2);
+    CHECK(xlarun_generation_config_parse(NULL, "{\"do_sample\": true, \"temperature\": 0}", 37, &g, &err) == XLARUN_ERR_FORMAT);
+    CHECK_CONTAINS(err.message, "'temperature' must be > 0 when 'do_sample' is true");
+    CHECK(xlarun_generation_config_parse(NULL, "{\"top_p\": \"x\"}", 14, &g, &err) == XLARUN_ERR_FORMAT);
+    CHECK_CONTAINS(err.message, "generation_config.json: 'top_p' must be a number in [0, 1], found \"x\"");
+    CHECK(xlarun_generation_config_parse(NULL, "{\"eos_token_id\": [1, -2]}", 25, &g, &err) == XLARUN_ERR_FORMAT);
+    CHECK_CONTAINS(err.message, "'eos_token_id'");
+    CHECK(xlarun_generation_config_parse(NULL, "{\"top_k\": 5,}", 13, &g, &err) == XLARUN_ERR_FORMAT);
+    CHECK_CONTAINS(err.message, "generation_config.json: invalid JSON");
+    /* a folder without the file: defaults plus config.json's eos */
+    CHECK(xlarun_generation_config_load(NULL, "tests/fixtures/llama32-f32", NULL, &g, &err) == XLARUN_OK);
+    CHECK(g.sampling.temperature == 0.0f);
+}
+
+/* ---- stop strings ---------------------------------------------------------------------------- */
+
+typedef struct sbuf { char s[1024]; size_t n; } sbuf;
+static void sbuf_add(void *user, const char *text, size_t len) {
+    sbuf *b = (sbuf *)user;
+    if (b->n + len < sizeof b->s) { memcpy(b->s + b->n, text, len); b->n += len; b->s[b->n] = 0; }
+}
+
+static void count_bytes(void *user, const char *text, size_t len) {
+    (void)text;
+    *(size_t *)user += len;
+}
+
+static void test_stopper(void) {
+    xlarun_stopper st;
+    xlarun_error err;
+    sbuf out;
+    const char *stops[2] = {"</s>", "STOP"};
+    const char *bad[1] = {""};
+    CHECK(xlarun_stopper_init(&st, stops, 2, &err) == XLARUN_OK);
+    memset(&out, 0, sizeof out);
+    CHECK(xlarun_stopper_push(&st, "Hel", 3, sbuf_add, &out) == 0);
+    CHECK(xlarun_stopper_push(&st, "lo S", 4, sbuf_add, &out) == 0);
+    CHECK(strcmp(out.s, "Hello ") == 0);           /* "S" is held back */
+    CHECK(xlarun_stopper_push(&st, "TO", 2, sbuf_add, &out) == 0);
+    CHECK(strcmp(out.s, "Hello ") == 0);
+    CHECK(xlarun_stopper_push(&st, "P and more", 10, sbuf_add, &out) == 1);
+    CHECK(strcmp(out.s, "Hello ") == 0);
+    CHECK(xlarun_stopper_push(&st, "x", 1, sbuf_add, &out) == 1);
+    xlarun_stopper_flush(&st, sbuf_add, &out);
+    CHECK(strcmp(out.s, "Hello ") == 0);
+    /* a false start is released; the end flushes what is held */
+    memset(&out, 0, sizeof out);
+    CHECK(xlarun_stopper_push(&st, "a </", 4, sbuf_add, &out) == 0);
+    CHECK(strcmp(out.s, "a ") == 0);
+    CHECK(xlarun_stopper_push(&st, "b> ST", 5, sbuf_add, &out) == 0);
+    CHECK(strcmp(out.s, "a </b> ") == 0);
+    xlarun_stopper_flush(&st, sbuf_add, &out);
+    CHECK(strcmp(out.s, "a </b> ST") == 0);
+    /* a stop inside one long push, past the internal buffer: exactly the bytes before it */
+    {
+        static char big[3000];
+        size_t count = 0;
+        memset(big, 'x', sizeof big);
+        memcpy(big + 2500, "</s>", 4);
+        CHECK(xlarun_stopper_init(&st, stops, 2, &err) == XLARUN_OK);
+        CHECK(xlarun_stopper_push(&st, big, sizeof big, count_bytes, &count) == 1);
+        CHECKF(count == 2500, "emitted %lu bytes before the stop, expected 2500", (unsigned long)count);
+    }
+    /* no stop strings: everything passes through */
+    CHECK(xlarun_stopper_init(&st, NULL, 0, &err) == XLARUN_OK);
+    memset(&out, 0, sizeof out);
+    CHECK(xlarun_stopper_push(&st, "</s>", 4, sbuf_add, &out) == 0 && strcmp(out.s, "</s>") == 0);
+    CHECK(xlarun_stopper_init(&st, bad, 1, &err) == XLARUN_ERR_ARGUMENT);
+    CHECK_CONTAINS(err.message, "stop string 1 is empty");
+}
+
+/* ---- chat templates against transformers ------------------------------------------------------ */
+
+static char *read_file(const char *path, size_t *len) {
+    FILE *f = fopen(path, "rb");
+    char *buf;
+    long n;
+    if (!f) return NULL;
+    fseek(f, 0, SEEK_END);
+    n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    buf = (char *)malloc((size_t)n + 1);
+    if (buf && fread(buf, 1, (size_t)n, f) != (size_t)n) { free(buf); buf = NULL; }
+    fclose(f);
+    if (buf) { buf[n] = 0; if (len) *len = (size_t)n; }
+    return buf;
+}
+
+static char *unhex(const char *h) {
+    size_t n = strspn(h, "0123456789abcdef") / 2, i;
+    char *s = (char *)malloc(n + 1);
+    for (i = 0; i < n; i++) {
+        unsigned v;
+        sscanf(h + 2 * i, "%2x", &v);
+        s[i] = (char)v;
+    }
+    s[n] = 0;
+    return s;
+}
+
+#define MAX_MSGS 8
+typedef struct chat_case {
+    char tmpl[64], conv[64], tokenizer[64];
+    char *date, *bos, *eos, *text, *roles[MAX_MSGS], *contents[MAX_MSGS];
+    int n_msgs;
+    int32_t *ids;
+    size_t n_ids;
+} chat_case;
+
+static void free_case(chat_case *c) {
+    int i;
+    free(c->date); free(c->bos); free(c->eos); free(c->text); free(c->ids);
+    for (i = 0; i < c->n_msgs; i++) { free(c->roles[i]); free(c->contents[i]); }
+    memset(c, 0, sizeof *c);
+}
+
+/* the next case from the fixture text; 0 at the end */
+static int next_case(char **pos, chat_case *c) {
+    char *line;
+    memset(c, 0, sizeof *c);
+    while ((line = *pos) != NULL && *line) {
+        char *nl = strchr(line, '\n');
+        *pos = nl ? nl + 1 : line + strlen(line);
+        if (nl) *nl = 0;
+        if (!strncmp(line, "case ", 5)) sscanf(line + 5, "%63s %63s", c->tmpl, c->conv);
+        else if (!strncmp(line, "date ", 5)) c->date = line[5] == '-' ? NULL : unhex(line + 5);
+        else if (!strncmp(line, "bos ", 4)) c->bos = line[4] == '-' ? NULL : unhex(line + 4);
+        else if (!strncmp(line, "eos ", 4)) c->eos = line[4] == '-' ? NULL : unhex(line + 4);
+        else if (!strncmp(line, "msg ", 4) && c->n_msgs < MAX_MSGS) {
+            char role[32];
+            sscanf(line + 4, "%31s", role);
+            c->roles[c->n_msgs] = (char *)malloc(strlen(role) + 1);
+            strcpy(c->roles[c->n_msgs], role);
+            c->contents[c->n_msgs++] = unhex(line + 5 + strlen(role));
+        } else if (!strncmp(line, "text ", 5)) c->text = unhex(line + 5);
+        else if (!strncmp(line, "tokenizer ", 10)) sscanf(line + 10, "%63s", c->tokenizer);
+        else if (!strncmp(line, "ids ", 4)) {
+            char *p = line + 4, *e;
+            size_t i;
+            c->n_ids = strtoul(p, &e, 10);
+            c->ids = (int32_t *)malloc((c->n_ids + 1) * sizeof(int32_t));
+            for (i = 0, p = e; i < c->n_ids; i++, p = e) c->ids[i] = (int32_t)strtol(p, &e, 10);
+        } else if (!strcmp(line, "end")) return 1;
+    }
+    return 0;
+}
+
+static void test_chat_fixtures(void) {
+    char *all = read_file("tests/fixtures/chat/cases.txt", NULL), *pos = all;
+    chat_case c;
+    int n_cases = 0, n_ids = 0;
+    CHECKF(all != NULL, "tests/fixtures/chat/cases.txt is missing (tools/make_chat_fixtures.py)");
+    if (!all) return;
+    while (next_case(&pos, &c)) {
+        char path[256], *tmpl_text, out[8192];
+        xlarun_chat_template t;
+        xlarun_chat_options o;
+        xlarun_chat_message m[MAX_MSGS];
+        xlarun_error err;
+        size_t len = 0;
+        int i;
+        snprintf(path, sizeof path, "tests/fixtures/chat/templates/%s.jinja", c.tmpl);
+        tmpl_text = read_file(path, NULL);
+        CHECKF(tmpl_text != NULL, "%s missing", path);
+        CHECKF(xlarun_chat_template_detect(tmpl_text, &t, &err) == XLARUN_OK, "%s: %s", c.tmpl, err.message);
+        memset(&o, 0, sizeof o);
+        o.bos_token = c.bos;
+        o.eos_token = c.eos;
+        o.date = c.date;
+        for (i = 0; i < c.n_msgs; i++) { m[i].role = c.roles[i]; m[i].content = c.contents[i]; }
+        CHECKF(xlarun_chat_apply(&t, &o, m, (size_t)c.n_msgs, NULL, 0, &len, &err) == XLARUN_OK, "%s", err.message);
+        CHECKF(xlarun_chat_apply(&t, &o, m, (size_t)c.n_msgs, out, sizeof out, &len, &err) == XLARUN_OK, "%s", err.message);
+        CHECKF(len == strlen(c.text) && strcmp(out, c.text) == 0, "%s/%s:\n got  [%s]\n want [%s]", c.tmpl, c.conv, out, c.text);
+        if (c.ids) { /* the ids transformers gives for the rendered text */
+            xlarun_tokenizer *tok;
+            snprintf(path, sizeof path, "tests/fixtures/tokenizers/%s", c.tokenizer);
+            if (xlarun_tokenizer_open(path, NULL, &tok, &err) == XLARUN_OK) {
+                int32_t ids[2048];
+                size_t n = 0, k;
+                int same;
+                CHECKF(xlarun_tokenizer_encode(tok, out, len, XLARUN_ENCODE_NO_BOS, ids, 2048, &n, NULL, 0, &err) == XLARUN_OK,
+                       "%s", err.message);
+                same = n == c.n_ids;
+                for (k = 0; same && k < n; k++) same = ids[k] == c.ids[k];
+                CHECKF(same, "%s/%s with tokenizer %s: ids differ (%lu vs %lu)", c.tmpl, c.conv, c.tokenizer,
+                       (unsigned long)n, (unsigned long)c.n_ids);
+                n_ids++;
+                xlarun_tokenizer_close(tok);
+            } else CHECKF(0, "%s: %s", path, err.message);
+        }
+        free(tmpl_text);
+        free_case(&c);
+        n_cases++;
+    }
+    CHECKF(n_cases >= 40, "only %d chat cases", n_cases);
+    printf("chat fixtures: %d conversations rendered as transformers does, %d also as ids\n", n_cases, n_ids);
+    free(all);
+}
+
+static void test_chat_errors(void) {
+    xlarun_chat_template t;
+    xlarun_chat_options o;
+    xlarun_chat_message m[3];
+    xlarun_error err;
+    char out[256];
+    size_t len;
+    CHECK(xlarun_chat_template_detect("{% for m in messages %}### {{ m.content }}{% endfor %}", &t, &err) == XLARUN_ERR_UNSUPPORTED);
+    CHECK_CONTAINS(err.message, "not a template xlarun knows");
+    CHECK_CONTAINS(err.message, "llama3.1");
+    CHECK_CONTAINS(err.message, "chatml");
+    CHECK_CONTAINS(err.message, "zephyr");
+    CHECK(xlarun_chat_template_detect(NULL, &t, &err) == XLARUN_ERR_UNSUPPORTED);
+    CHECK_CONTAINS(err.message, "no chat_template");
+    CHECK(xlarun_chat_template_named("vicuna", &t, &err) == XLARUN_ERR_ARGUMENT);
+    CHECK_CONTAINS(err.message, "unknown chat template name 'vicuna'");
+    CHECK(xlarun_chat_template_named("llama2", &t, &err) == XLARUN_OK && t.format == XLARUN_CHAT_LLAMA2);
+    memset(&o, 0, sizeof o);
+    o.bos_token = "<s>";
+    o.eos_token = "</s>";
+    m[0].role = "user"; m[0].content = "a";
+    m[1].role = "user"; m[1].content = "b";
+    CHECK(xlarun_chat_apply(&t, &o, m, 2, out, sizeof out, &len, &err) == XLARUN_ERR_ARGUMENT);
+    CHECK_CONTAINS(err.message, "must alternate");
+    m[1].role = "assistant"; m[1].content = NULL;
+    CHECK(xlarun_chat_apply(&t, &o, m, 2, out, sizeof out, &len, &err) == XLARUN_ERR_ARGUMENT);
+    CHECK_CONTAINS(err.message, "NULL role or content");
+    m[1].content = "b";
+    CHECK(xlarun_chat_apply(&t, &o, m, 2, out, 4, &len, &err) == XLARUN_ERR_MEMORY);
+    CHECK_CONTAINS(err.message, "needs 27 bytes");
+    CHECK(len == 26);
+    /* Llama 3.2's default date is today: "DD Mon YYYY" */
+    CHECK(xlarun_chat_template_named("llama3.2", &t, &err) == XLARUN_OK);
+    CHECK(xlarun_chat_apply(&t, &o, m, 1, out, sizeof out, &len, &err) == XLARUN_OK);
+    {
+        const char *d = strstr(out, "Today Date: ");
+        int day = 0, year = 0;
+        char mon[4] = "";
+        CHECK(d && sscanf(d + 12, "%2d %3s %4d", &day, mon, &year) == 3 && day >= 1 && day <= 31 && year >= 2024);
+    }
+    memset(&t, 0, sizeof t);
+    CHECK(xlarun_chat_apply(&t, &o, m, 1, out, sizeof out, &len, &err) == XLARUN_ERR_ARGUMENT);
+    CHECK_CONTAINS(err.message, "no chat format chosen");
+}
+
+/* ---- the token loop on the demo model --------------------------------------------------------- */
+
+#define DEMO "tests/fixtures/demo"
+
+typedef struct reply { char text[4096]; size_t n; int32_t ids[512]; size_t n_ids; int stop_after; } reply;
+
+static int on_token(void *user, int32_t id, const char *text, size_t len) {
+    reply *r = (reply *)user;
+    if (id >= 0 && r->n_ids < 512) r->ids[r->n_ids++] = id;
+    if (r->n + len < sizeof r->text) { memcpy(r->text + r->n, text, len); r->n += len; r->text[r->n] = 0; }
+    return r->stop_after && (int)r->n_ids >= r->stop_after;
+}
+
+/* render msgs with the demo tokenizer's template and generate greedily */
+static xlarun_status chat_turn(xlarun_generator *g, const xlarun_tokenizer *tok, const xlarun_chat_message *m,
+                               size_t n, reply *r, xlarun_generate_result *res, xlarun_error *err) {
+    xlarun_chat_template t;
+    xlarun_chat_options o;
+    char text[8192];
+    size_t len;
+    memset(&o, 0, sizeof o);
+    memset(r, 0, sizeof *r);
+    if (xlarun_chat_template_detect(xlarun_tokenizer_chat_template(tok), &t, err) != XLARUN_OK) return err->status;
+    xlarun_chat_options_from_tokenizer(tok, &o);
+    if (xlarun_chat_apply(&t, &o, m, n, text, sizeof text, &len, err) != XLARUN_OK) return err->status;
+    return xlarun_generate_text(g, text, len, XLARUN_ENCODE_NO_BOS, 64, on_token, r, res, err);
+}
+
+static void test_generate_demo(void) {
+    xlarun_model *model = NULL;
+    xlarun_tokenizer *tok = NULL;
+    xlarun_session *s1 = NULL, *s2 = NULL;
+    xlarun_generator *g1 = NULL, *g2 = NULL;
+    xlarun_session_options so;
+    xlarun_generator_options go;
+    xlarun_generation_config gc;
+    xlarun_generate_result res;
+    xlarun_error err;
+    static reply r, r2;
+    const char *users[3] = {"Hello!", "What is xlarun?", "Thanks"};
+    static char replies[3][4096];
+    xlarun_chat_message m[8];
+    size_t n_msgs = 0, i;
+    if (xlarun_model_open(DEMO, NULL, &model, &err) != XLARUN_OK) { CHECKF(0, "%s", err.message); return; }
+    if (xlarun_tokenizer_open(DEMO, NULL, &tok, &err) != XLARUN_OK) { CHECKF(0, "%s", err.message); xlarun_model_close(model); return; }
+    CHECK(xlarun_tokenizer_check_model(tok, model, &err) == XLARUN_OK);
+    CHECK(xlarun_generation_config_load(model, DEMO, NULL, &gc, &err) == XLARUN_OK);
+    CHECK(gc.n_eos == 1 && gc.eos_token_ids[0] == 2 && gc.sampling.temperature == 0.0f);
+    memset(&so, 0, sizeof so);
+    so.n_ctx = 512;
+    CHECK(xlarun_session_create(model, &so, &s1, &err) == XLARUN_OK);
+    CHECK(xlarun_session_create(model, &so, &s2, &err) == XLARUN_OK);
+    memset(&go, 0, sizeof go);
+    go.sampling = gc.sampling;
+    go.eos_ids = gc.eos_token_ids;
+    go.n_eos = gc.n_eos;
+    {   /* the generator's memory is exact and caller-provided */
+        size_t bytes = 0;
+        void *mem;
+        CHECK(xlarun_generator_memory(s1, tok, &go, &bytes, &err) == XLARUN_OK && bytes > 0);
+        mem = malloc(bytes);
+        CHECK(xlarun_generator_init(s1, tok, &go, mem, bytes - 65, &g1, &err) == XLARUN_ERR_MEMORY);
+        CHECK_CONTAINS(err.message, "xlarun_generator_memory");
+        free(mem);
+    }
+    CHECK(xlarun_generator_create(s1, tok, &go, &g1, &err) == XLARUN_OK);
+    CHECK(xlarun_generator_create(s2, tok, &go, &g2, &err) == XLARUN_OK);
+    if (!g1 || !g2) goto done;
+    /* multi-turn on one session versus each conversation from scratch on another */
+    for (i = 0; i < 3; i++) {
+        size_t n1, n2, k;
+        const int32_t *ids1, *ids2;
+        int same;
+        xlarun_generate_result res2;
+        m[n_msgs].role = "user";
+        m[n_msgs].content = users[i];
+        n_msgs++;
+        CHECKF(chat_turn(g1, tok, m, n_msgs, &r, &res, &err) == XLARUN_OK, "%s", err.message);
+        xlarun_session_reset(s2); /* from scratch */
+        CHECKF(chat_turn(g2, tok, m, n_msgs, &r2, &res2, &err) == XLARUN_OK, "%s", err.message);
+        CHECKF(r.n_ids == r2.n_ids && !memcmp(r.ids, r2.ids, r.n_ids * sizeof(int32_t)), "turn %lu: ids differ", (unsigned long)i);
+        CHECKF(strcmp(r.text, r2.text) == 0, "turn %lu: '%s' vs '%s'", (unsigned long)i, r.text, r2.text);
+        CHECK(res.stop == XLARUN_STOP_EOS && res2.stop == XLARUN_STOP_EOS);
+        CHECK(r.n > 0);
+        ids1 = xlarun_generator_ids(g1, &n1);
+        ids2 = xlarun_generator_ids(g2, &n2);
+        same = n1 == n2;
+        for (k = 0; same && k < n1; k++) same = ids1[k] == ids2[k];
+        CHECKF(same, "turn %lu: the conversation ids differ (%lu vs %lu)", (unsigned long)i, (unsigned long)n1, (unsigned long)n2);
+        CHECK(res2.n_reused == 0);
+        if (i > 0) CHECKF(res.n_reused > 0 && res.n_prefilled < res2.n_prefilled,
+                          "turn %lu: reused %lu, prefilled %lu of %lu", (unsigned long)i, (unsigned long)res.n_reused,
+                          (unsigned long)res.n_prefilled, (unsigned long)res2.n_prefilled);
+        printf("turn %lu: \"%s\" -> \"%s\" (reused %lu, prefilled %lu; from scratch %lu)\n", (unsigned long)i, users[i],
+               r.text, (unsigned long)res.n_reused, (unsigned long)res.n_prefilled, (unsigned long)res2.n_prefilled);
+        strcpy(replies[i], r.text);
+        m[n_msgs].role = "assistant";
+        m[n_msgs].content = replies[i];
+        n_msgs++;
+    }
+    /* a stop string: nothing from it on is handed out */
+    {
+        const char *stops[1] = {"C lib"};
+        xlarun_generator *g3 = NULL;
+        go.stop_strings = stops;
+        go.n_stop_strings = 1;
+        CHECK(xlarun_generator_create(s2, tok, &go, &g3, &err) == XLARUN_OK);
+        m[0].role = "user";
+        m[0].content = "What is xlarun?";
+        CHECK(chat_turn(g3, tok, m, 1, &r, &res, &err) == XLARUN_OK);
+        CHECKF(res.stop == XLARUN_STOP_STRING && strcmp(r.text, "xlarun is a single-header ") == 0, "stop string: '%s' (%d)",
+               r.text, (int)res.stop);
+        xlarun_generator_free(g3);
+        go.stop_strings = NULL;
+        go.n_stop_strings = 0;
+    }
+    /* max_new, the callback, the same seed */
+    {
+        int32_t prompt[3] = {1, 100, 200};
+        reply a, b;
+        xlarun_sampling sp;
+        memset(&r, 0, sizeof r);
+        CHECK(xlarun_generate_ids(g1, prompt, 3, 5, on_token, &r, &res, &err) == XLARUN_OK);
+        CHECK(res.stop == XLARUN_STOP_LENGTH || res.stop == XLARUN_STOP_EOS);
+        CHECK(res.n_generated <= 5 && r.n_ids == res.n_generated);
+        memset(&r, 0, sizeof r);
+        r.stop_after = 2;
+        CHECK(xlarun_generate_ids(g1, prompt, 3, 0, on_token, &r, &res, &err) == XLARUN_OK);
+        CHECK(res.stop == XLARUN_STOP_CALLBACK || res.stop == XLARUN_STOP_EOS);
+        memset(&sp, 0, sizeof sp);
+        sp.temperature = 1.0f; sp.top_k = 40; sp.top_p = 0.95f; sp.seed = 1234;
+        CHECK(xlarun_generator_set_sampling(g1, &sp, &err) == XLARUN_OK);
+        memset(&a, 0, sizeof a);
+        memset(&b, 0, sizeof b);
+        CHECK(xlarun_generate_ids(g1, prompt, 3, 20, on_token, &a, &res, &err) == XLARUN_OK);
+        CHECK(xlarun_generate_ids(g1, prompt, 3, 20, on_token, &b, &res, &err) == XLARUN_OK);
+        CHECK(a.n_ids == b.n_ids && !memcmp(a.ids, b.ids, a.n_ids * sizeof(int32_t)) && !strcmp(a.text, b.text));
+        sp.top_p = 2.0f;
+        CHECK(xlarun_generator_set_sampling(g1, &sp, &err) == XLARUN_ERR_ARGUMENT);
+        CHECK_CONTAINS(err.message, "top_p");
+    }
+    /* bad input: a prompt longer than the context, ids outside the vocabulary */
+    {
+        xlarun_session *small = NULL;
+        xlarun_generator *gs = NULL;
+        static char longtext[4000];
+        int32_t bad[2] = {1, 400};
+        memset(longtext, 'a', sizeof longtext - 1);
+        so.n_ctx = 16;
+        CHECK(xlarun_session_create(model, &so, &small, &err) == XLARUN_OK);
+        CHECK(xlarun_generator_create(small, tok, &go, &gs, &err) == XLARUN_OK);
+        CHECK(xlarun_generate_text(gs, longtext, strlen(longtext), 0, 4, NULL, NULL, &res, &err) == XLARUN_ERR_CONTEXT);
+        CHECK_CONTAINS(err.message, "the prompt of 3999 bytes is longer than the 256 bytes");
+        for (i = 0; i < 10; i++) memcpy(longtext + 16 * i, "What is xlarun? ", 16);
+        longtext[160] = 0;
+        CHECK(xlarun_generate_text(gs, longtext, strlen(longtext), 0, 4, NULL, NULL, &res, &err) == XLARUN_ERR_CONTEXT);
+        CHECK_CONTAINS(err.message, "does not fit the context of 16 tokens");
+        CHECK(xlarun_generate_ids(gs, bad, 2, 4, NULL, NULL, &res, &err) == XLARUN_ERR_ARGUMENT);
+        CHECK_CONTAINS(err.message, "outside the vocabulary");
+        CHECK(xlarun_generate_ids(gs, bad, 0, 4, NULL, NULL, &res, &err) == XLARUN_ERR_ARGUMENT);
+        CHECK_CONTAINS(err.message, "empty prompt");
+        {   /* generation that fills the context stops there */
+            int32_t p16[15];
+            for (i = 0; i < 15; i++) p16[i] = 100;
+            CHECK(xlarun_generate_ids(gs, p16, 15, 0, NULL, NULL, &res, &err) == XLARUN_OK);
+            CHECK(res.stop == XLARUN_STOP_CONTEXT || res.stop == XLARUN_STOP_EOS);
+        }
+        go.sampling.top_k = -1;
+        {
+            xlarun_generator *g4 = NULL;
+            CHECK(xlarun_generator_create(small, tok, &go, &g4, &err) == XLARUN_ERR_ARGUMENT && g4 == NULL);
+            CHECK_CONTAINS(err.message, "top_k");
+        }
+        go.sampling.top_k = 0;
+        xlarun_generator_free(gs);
+        xlarun_session_free(small);
+    }
+done:
+    xlarun_generator_free(g1);
+    xlarun_generator_free(g2);
+    xlarun_session_free(s1);
+    xlarun_session_free(s2);
+    xlarun_tokenizer_close(tok);
+    xlarun_model_close(model);
+}
+
+int main(void) {
+    test_sampling_check();
+    test_sampler();
+    test_sampling_fixture();
+    test_generation_config();
+    test_stopper();
+    test_chat_fixtures();
+    test_chat_errors();
+    test_generate_demo();
+    return test_report("generate");
+}

@@ -1,0 +1,653 @@
+/* test_tokenizer.c - the tokenizer layer against the `tokenizers` oracle (tests/fixtures/tokenizers,
+   made by tools/make_tokenizer_fixtures.py): encode, encode with special-token text as text, BOS,
+   invalid UTF-8 replaced as Python does, decode, skip_special decode, streaming detokenization,
+   round trips; then lookups, exact memory, no allocation after loading, scratch and output sizes,
+   and the bad-input catalogue (served from memory through xlarun_io). Run from the repository root. */
+#define _POSIX_C_SOURCE 200809L
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static size_t n_allocs;
+static void *counting_malloc(size_t n) { n_allocs++; return malloc(n); }
+#define XLARUN_MALLOC(sz, u) ((void)(u), counting_malloc(sz))
+#define XLARUN_FREE(p, u) ((void)(u), free(p))
+#define XLARUN_IMPLEMENTATION
+#include "../xlarun.h"
+#include "test.h"
+
+#define FIX "tests/fixtures/tokenizers/"
+
+/* ---- small helpers -------------------------------------------------------------------------- */
+
+static char *read_file(const char *path, size_t *len) {
+    FILE *f = fopen(path, "rb");
+    char *p;
+    long n;
+    if (!f) return NULL;
+    fseek(f, 0, SEEK_END);
+    n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    p = (char *)malloc((size_t)n + 1);
+    if (fread(p, 1, (size_t)n, f) != (size_t)n) { free(p); fclose(f); return NULL; }
+    p[n] = 0;
+    fclose(f);
+    if (len) *len = (size_t)n;
+    return p;
+}
+
+static int hexval(int c) {
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    return -1;
+}
+static size_t unhex(const char *s, size_t n, unsigned char *out) {
+    size_t i;
+    for (i = 0; i + 1 < n + 1 && i / 2 < n / 2; i += 2) out[i / 2] = (unsigned char)(hexval(s[i]) * 16 + hexval(s[i + 1]));
+    return n / 2;
+}
+
+typedef struct bytes { unsigned char *p; size_t n; } bytes;
+
+static bytes *corpus;
+static size_t n_corpus;
+
+static void load_corpus(void) {
+    size_t len, cap = 4096;
+    char *text = read_file(FIX "corpus.txt", &len), *line, *next;
+    corpus = (bytes *)calloc(cap, sizeof *corpus);
+    CHECKF(text != NULL, "cannot read " FIX "corpus.txt");
+    if (!text) return;
+    for (line = text; *line; line = next) {
+        size_t n;
+        next = strchr(line, '\n');
+        n = next ? (size_t)(next - line) : strlen(line);
+        next = next ? next + 1 : line + n;
+        if (line[0] == '#') continue;
+        if (n_corpus == cap) break;
+        corpus[n_corpus].p = (unsigned char *)malloc(n / 2 + 1);
+        corpus[n_corpus].n = unhex(line, n, corpus[n_corpus].p);
+        n_corpus++;
+    }
+    free(text);
+}
+
+/* the text Python gives tokenizers for a case: invalid UTF-8 replaced by U+FFFD */
+static bytes replaced(bytes b) {
+    bytes r;
+    size_t i = 0, l;
+    r.p = (unsigned char *)malloc(3 * b.n + 1);
+    r.n = 0;
+    while (i < b.n) {
+        l = xlarun__utf8_len(b.p + i, b.n - i);
+        if (l) { memcpy(r.p + r.n, b.p + i, l); r.n += l; i += l; continue; }
+        i += xlarun__utf8_bad_len(b.p + i, b.n - i);
+        memcpy(r.p + r.n, "\xEF\xBF\xBD", 3);
+        r.n += 3;
+    }
+    return r;
+}
+
+static size_t parse_ids(const char *s, int32_t *ids, size_t cap, char sep) {
+    size_t n = 0;
+    while (*s && *s != '\n') {
+        char *end;
+        long v = strtol(s, &end, 10);
+        if (end == s) break;
+        if (n < cap) ids[n] = (int32_t)v;
+        n++;
+        s = end;
+        if (*s == sep) s++;
+        else break;
+    }
+    return n;
+}
+
+static int same_ids(const int32_t *a, size_t na, const int32_t *b, size_t nb) {
+    return na == nb && (na == 0 || !memcmp(a, b, na * sizeof *a));
+}
+
+static void print_ids(const char *what, const int32_t *ids, size_t n) {
+    size_t i;
+    fprintf(stderr, "  %s:", what);
+    for (i = 0; i < n && i < 60; i++) fprintf(stderr, " %d", ids[i]);
+    fprintf(stderr, "%s\n", n > 60 ? " ..." : "");
+}
+
+static unsigned char *scratch;
+static size_t scratch_bytes;
+
+static xlarun_status enc(const xlarun_tokenizer *t, bytes b, unsigned flags, int32_t *ids, size_t cap,
+                         size_t *n, xlarun_error *err) {
+    size_t need = xlarun_tokenizer_scratch_bytes(t, b.n);
+    if (need > scratch_bytes) {
+        free(scratch);
+        scratch = (unsigned char *)malloc(need);
+        scratch_bytes = need;
+    }
+    return xlarun_tokenizer_encode(t, (const char *)b.p, b.n, flags, ids, cap, n, scratch, scratch_bytes, err);
+}
+
+/* streaming: push every id, concatenate, flush */
+static size_t stream(const xlarun_tokenizer *t, const int32_t *ids, size_t n, unsigned flags, char *out, size_t cap) {
+    xlarun_detok d;
+    size_t i, len = 0, got;
+    char *piece = (char *)malloc(xlarun_tokenizer_max_piece(t));
+    xlarun_error err;
+    xlarun_detok_init(&d, t, flags);
+    for (i = 0; i < n; i++) {
+        if (xlarun_detok_push(&d, ids[i], piece, xlarun_tokenizer_max_piece(t), &got, &err) != XLARUN_OK) {
+            CHECKF(0, "detok_push: %s", err.message);
+            break;
+        }
+        CHECKF(xlarun__utf8_check((const unsigned char *)piece, got) == got, "detok piece is not valid UTF-8");
+        CHECKF(strlen(piece) == got || memchr(piece, 0, got), "detok piece not NUL-terminated");
+        if (len + got <= cap) memcpy(out + len, piece, got);
+        len += got;
+    }
+    got = xlarun_detok_flush(&d, piece, xlarun_tokenizer_max_piece(t));
+    if (len + got <= cap) memcpy(out + len, piece, got);
+    len += got;
+    free(piece);
+    return len;
+}
+
+/* ---- the oracle ----------------------------------------------------------------------------- */
+
+typedef struct family_stats { size_t cases, agree, special_agree, bos_agree, decode_agree, skip_agree, stream_agree,
+                              roundtrip, valid, invalid_agree, invalid, random_agree, randoms; } family_stats;
+
+static void oracle_family(const char *name) {
+    char dir[256], path[300];
+    size_t len, bytes_needed = 0;
+    char *text, *line, *next;
+    xlarun_tokenizer *t = NULL;
+    xlarun_error err;
+    family_stats st;
+    int32_t *ids = (int32_t *)malloc(sizeof(int32_t) * 65536), *want = (int32_t *)malloc(sizeof(int32_t) * 65536);
+    int32_t *nids = (int32_t *)malloc(sizeof(int32_t) * 65536);
+    size_t n_nids = 0, cur = (size_t)-1;
+    char *out = (char *)malloc(1 << 20), *out2 = (char *)malloc(1 << 20);
+    unsigned char *hex = (unsigned char *)malloc(1 << 20);
+    size_t allocs;
+    memset(&st, 0, sizeof st);
+    snprintf(dir, sizeof dir, FIX "%s", name);
+    snprintf(path, sizeof path, "%s/expected.txt", dir);
+    CHECKF(xlarun_tokenizer_memory(dir, NULL, &bytes_needed, &err) == XLARUN_OK, "%s: %s", name, err.message);
+    CHECKF(xlarun_tokenizer_open(dir, NULL, &t, &err) == XLARUN_OK, "%s: %s", name, err.message);
+    text = read_file(path, &len);
+    CHECKF(text != NULL, "cannot read %s", path);
+    if (!t || !text) { free(text); return; }
+    allocs = n_allocs;
+    for (line = text; *line; line = next) {
+        char kind = line[0];
+        size_t i, n, nw;
+        bytes b, r;
+        next = strchr(line, '\n');
+        next = next ? next + 1 : line + strlen(line);
+        if (kind == '#') continue;
+        if (kind == 'r') {   /* r ids hex: decode of a random sequence */
+            char *sp = strchr(line + 2, ' ');
+            size_t hn = (size_t)(next - 1 - (sp + 1));
+            nw = parse_ids(line + 2, want, 65536, ',');
+            unhex(sp + 1, hn, hex);
+            xlarun_tokenizer_decode(t, want, nw, 0, out, 1 << 20, &n, &err);
+            st.randoms++;
+            if (n == hn / 2 && !memcmp(out, hex, n)) st.random_agree++;
+            else CHECKF(0, "%s: decode of random ids %.60s: got \"%.*s\", tokenizers \"%.*s\"", name, line + 2,
+                        (int)n, out, (int)(hn / 2), (const char *)hex);
+            n = stream(t, want, nw, 0, out2, 1 << 20);
+            if (t->dec == XLARUN__DEC_BYTELEVEL || t->dec == XLARUN__DEC_NONE)
+                CHECKF(n == hn / 2 && !memcmp(out2, hex, n), "%s: streamed decode of random ids %.60s differs", name, line + 2);
+            continue;
+        }
+        i = (size_t)strtoul(line + 2, NULL, 10);
+        if (i >= n_corpus) { CHECKF(0, "%s: case %lu outside the corpus", name, (unsigned long)i); continue; }
+        b = corpus[i];
+        r = replaced(b);
+        {
+            const char *s = strchr(line + 2, ' ');
+            s = s && s < next ? s + 1 : next - 1;
+            if (kind == 'd' || kind == 'k') {
+                size_t hn = (size_t)(next - 1 - s);
+                if (s[hn] != '\n') hn = strlen(s);
+                unhex(s, hn, hex);
+                nw = hn / 2;
+            } else nw = parse_ids(s, want, 65536, ' ');
+        }
+        if (kind == 'n') {
+            int valid = r.n == b.n && !memcmp(r.p, b.p, b.n);
+            xlarun_status s1 = enc(t, b, XLARUN_ENCODE_NO_BOS | XLARUN_ENCODE_REPLACE_INVALID, ids, 65536, &n, &err);
+            st.cases++;
+            memcpy(nids, want, nw * sizeof *want);
+            n_nids = nw;
+            cur = i;
+            if (s1 == XLARUN_OK && same_ids(ids, n, want, nw)) st.agree++;
+            else {
+                CHECKF(0, "%s case %lu: ids differ from tokenizers (%s)", name, (unsigned long)i, s1 ? err.message : "");
+                fprintf(stderr, "  text: \"%.*s\"\n", (int)r.n, (const char *)r.p);
+                print_ids("xlarun", ids, n);
+                print_ids("tokenizers", want, nw);
+            }
+            if (!valid) {   /* without the flag: an error naming the first bad byte */
+                char msg[64];
+                st.invalid++;
+                snprintf(msg, sizeof msg, "invalid UTF-8 at byte offset %lu", (unsigned long)xlarun__utf8_check(b.p, b.n));
+                if (enc(t, b, XLARUN_ENCODE_NO_BOS, ids, 65536, &n, &err) == XLARUN_ERR_ARGUMENT && strstr(err.message, msg))
+                    st.invalid_agree++;
+                else CHECKF(0, "%s case %lu: invalid UTF-8 not refused with \"%s\": %s", name, (unsigned long)i, msg, err.message);
+            } else st.valid++;
+            /* special-token text as text: equal to n unless an s line follows */
+            if (!(next[0] == 's' && (size_t)strtoul(next + 2, NULL, 10) == i)) {
+                enc(t, b, XLARUN_ENCODE_NO_BOS | XLARUN_ENCODE_REPLACE_INVALID | XLARUN_ENCODE_SPECIAL_AS_TEXT, ids, 65536, &n, &err);
+                if (same_ids(ids, n, want, nw)) st.special_agree++;
+                else CHECKF(0, "%s case %lu: special-as-text ids differ", name, (unsigned long)i);
+            }
+            /* decode: equal to the text unless a d line follows; streamed equal to decoded */
+            xlarun_tokenizer_decode(t, want, nw, 0, out, 1 << 20, &n, &err);
+            if (!((next[0] == 'd') && (size_t)strtoul(next + 2, NULL, 10) == i) &&
+                !(next[0] == 's' && strchr(next, '\n') && strchr(next, '\n')[1] == 'd' &&
+                  (size_t)strtoul(strchr(next, '\n') + 3, NULL, 10) == i)) {
+                if (n == r.n && !memcmp(out, r.p, n)) { st.decode_agree++; if (valid) st.roundtrip++; }
+                else CHECKF(0, "%s case %lu: decode gives \"%.*s\", expected the text \"%.*s\"", name, (unsigned long)i,
+                            (int)n, out, (int)r.n, (const char *)r.p);
+            }
+            len = stream(t, want, nw, 0, out2, 1 << 20);
+            if (len == n && !memcmp(out, out2, n)) st.stream_agree++;
+            else CHECKF(0, "%s case %lu: streamed \"%.*s\", decoded \"%.*s\"", name, (unsigned long)i, (int)len, out2, (int)n, out);
+        } else if (kind == 'b') {
+            enc(t, b, XLARUN_ENCODE_REPLACE_INVALID, ids, 65536, &n, &err);
+            if (same_ids(ids, n, want, nw)) st.bos_agree++;
+            else CHECKF(0, "%s case %lu: ids with BOS differ", name, (unsigned long)i);
+        } else if (kind == 's') {
+            enc(t, b, XLARUN_ENCODE_NO_BOS | XLARUN_ENCODE_REPLACE_INVALID | XLARUN_ENCODE_SPECIAL_AS_TEXT, ids, 65536, &n, &err);
+            if (same_ids(ids, n, want, nw)) st.special_agree++;
+            else {
+                CHECKF(0, "%s case %lu: special-as-text ids differ", name, (unsigned long)i);
+                print_ids("xlarun", ids, n);
+                print_ids("tokenizers", want, nw);
+            }
+        } else if (kind == 'd' && cur == i) {
+            xlarun_tokenizer_decode(t, nids, n_nids, 0, out, 1 << 20, &n, &err);
+            if (n == nw && !memcmp(out, hex, n)) st.decode_agree++;
+            else CHECKF(0, "%s case %lu: decode gives \"%.*s\", tokenizers \"%.*s\"", name, (unsigned long)i, (int)n, out,
+                        (int)nw, (const char *)hex);
+        } else if (kind == 'k' && cur == i) {
+            xlarun_tokenizer_decode(t, nids, n_nids, XLARUN_DECODE_SKIP_SPECIAL, out, 1 << 20, &n, &err);
+            st.skip_agree += n == nw && !memcmp(out, hex, n);
+            CHECKF(n == nw && !memcmp(out, hex, n), "%s case %lu: skip-special decode gives \"%.*s\", tokenizers \"%.*s\"",
+                   name, (unsigned long)i, (int)n, out, (int)nw, (const char *)hex);
+        }
+        free(r.p);
+    }
+    CHECKF(n_allocs == allocs, "%s: encoding and decoding allocated %lu times", name, (unsigned long)(n_allocs - allocs));
+    printf("%-7s %lu cases: ids agree %lu, special-as-text %lu, with BOS %lu/200, invalid UTF-8 refused %lu/%lu; "
+           "decode agrees %lu (+%lu skip_special), streamed %lu, round trip %lu/%lu valid; random decodes %lu/%lu; "
+           "%lu bytes\n", name, (unsigned long)st.cases, (unsigned long)st.agree, (unsigned long)st.special_agree,
+           (unsigned long)st.bos_agree, (unsigned long)st.invalid_agree, (unsigned long)st.invalid,
+           (unsigned long)st.decode_agree, (unsigned long)st.skip_agree, (unsigned long)st.stream_agree,
+           (unsigned long)st.roundtrip, (unsigned long)st.valid, (unsigned long)st.random_agree,
+           (unsigned long)st.randoms, (unsigned long)bytes_needed);
+    CHECKF(st.cases == n_corpus && st.agree == st.cases, "%s: %lu of %lu cases agree", name, (unsigned long)st.agree,
+           (unsigned long)st.cases);
+    xlarun_tokenizer_close(t);
+    free(text);
+    free(ids); free(want); free(nids); free(out); free(out2); free(hex);
+}
+
+/* ---- lookups, memory, sizes ----------------------------------------------------------------- */
+
+static void test_lookups(void) {
+    xlarun_tokenizer *t;
+    xlarun_error err;
+    const int32_t *eos;
+    size_t n, len, bytes;
+    int32_t eot;
+    void *mem;
+    if (xlarun_tokenizer_open(FIX "llama3", NULL, &t, &err) != XLARUN_OK) { CHECKF(0, "%s", err.message); return; }
+    CHECK(xlarun_tokenizer_vocab_size(t) == 1469);
+    eot = xlarun_tokenizer_token_id(t, "<|eot_id|>", 10);
+    CHECK(eot == 1449);
+    CHECK(xlarun_tokenizer_is_special(t, eot) == 1);
+    CHECK(xlarun_tokenizer_is_special(t, 5) == 0);
+    CHECK(xlarun_tokenizer_token_id(t, "<|eot_id", 8) == -1);
+    CHECK(xlarun_tokenizer_token_id(t, "\xC4\xA0", 2) == 220);   /* "Ġ": the space */
+    CHECK(xlarun_tokenizer_bos_id(t) == 1440 && xlarun_tokenizer_adds_bos(t));
+    n = xlarun_tokenizer_eos_ids(t, &eos);
+    CHECKF(n == 3 && eos[0] == 1441 && eos[1] == 1448 && eos[2] == 1449, "llama3 eos from generation_config.json: %lu", (unsigned long)n);
+    CHECK(xlarun_tokenizer_chat_template(t) && strstr(xlarun_tokenizer_chat_template(t), "<|start_header_id|>"));
+    CHECK(!strcmp(xlarun_tokenizer_token_text(t, eot, &len), "<|eot_id|>") && len == 10);
+    CHECK(xlarun_tokenizer_token_text(t, 1469, &len) == NULL && len == 0);
+    CHECK(xlarun_tokenizer_max_piece(t) >= 3 * 10);
+    {   /* output too small: the count needed; scratch too small: the size to pass */
+        int32_t ids[4];
+        const char *s = "Hello world, this is a test of the output size.";
+        CHECK(xlarun_tokenizer_encode(t, s, strlen(s), 0, ids, 4, &n, NULL, 0, &err) == XLARUN_ERR_MEMORY && n > 4);
+        CHECK_CONTAINS(err.message, "tokens, the output holds 4");
+        CHECK(xlarun_tokenizer_encode(t, s, strlen(s), 0, NULL, 0, &n, NULL, 0, &err) == XLARUN_ERR_MEMORY && n > 4);
+        CHECK(xlarun_tokenizer_encode(t, s, strlen(s), 0, ids, 4, &n, scratch, 10, &err) == XLARUN_ERR_MEMORY);
+        CHECK_CONTAINS(err.message, "bytes of scratch (xlarun_tokenizer_scratch_bytes");
+        CHECK(xlarun_tokenizer_encode(t, "", 0, 0, ids, 4, &n, NULL, 0, &err) == XLARUN_OK && n == 1 && ids[0] == 1440);
+        CHECK(xlarun_tokenizer_encode(t, "", 0, XLARUN_ENCODE_NO_BOS, ids, 4, &n, NULL, 0, &err) == XLARUN_OK && n == 0);
+    }
+    {   /* a long text with the stack scratch: refused with the size; with scratch: fine */
+        size_t big = 200000, i;
+        char *s = (char *)malloc(big);
+        int32_t *ids = (int32_t *)malloc(sizeof(int32_t) * big);
+        for (i = 0; i < big; i++) s[i] = "ab cd\n"[i % 6];
+        CHECK(xlarun_tokenizer_encode(t, s, big, 0, ids, big, &n, NULL, 0, &err) == XLARUN_ERR_MEMORY);
+        CHECK_CONTAINS(err.message, "scratch NULL");
+        mem = malloc(xlarun_tokenizer_scratch_bytes(t, big));
+        CHECKF(xlarun_tokenizer_encode(t, s, big, 0, ids, big, &n, mem, xlarun_tokenizer_scratch_bytes(t, big), &err) == XLARUN_OK,
+               "%s", err.message);
+        free(mem);
+        free(s);
+        free(ids);
+    }
+    {   /* decode sizes, ids out of range */
+        int32_t ids[3] = {1440, 9, 1449};
+        char out[64];
+        CHECK(xlarun_tokenizer_decode(t, ids, 3, 0, NULL, 0, &len, &err) == XLARUN_OK && len == 17 + 1 + 10);
+        CHECK(xlarun_tokenizer_decode(t, ids, 3, 0, out, len, &n, &err) == XLARUN_ERR_MEMORY);
+        CHECK(xlarun_tokenizer_decode(t, ids, 3, 0, out, len + 1, &n, &err) == XLARUN_OK && !strcmp(out, "<|begin_of_text|>*<|eot_id|>"));
+        CHECK(xlarun_tokenizer_decode(t, ids, 3, XLARUN_DECODE_SKIP_SPECIAL, out, sizeof out, &n, &err) == XLARUN_OK && !strcmp(out, "*"));
+        ids[1] = 1469;
+        CHECK(xlarun_tokenizer_decode(t, ids, 3, 0, out, sizeof out, &n, &err) == XLARUN_ERR_ARGUMENT);
+        CHECK_CONTAINS(err.message, "ids[1] = 1469 is outside the vocabulary (0..1468)");
+        ids[1] = -1;
+        CHECK(xlarun_tokenizer_decode(t, ids, 3, 0, out, sizeof out, &n, &err) == XLARUN_ERR_ARGUMENT);
+    }
+    {   /* streaming: a 4-byte emoji split over byte tokens comes out whole, once */
+        xlarun_detok d;
+        char piece[256];
+        int32_t id[4];
+        const unsigned char emoji[4] = {0xF0, 0x9F, 0x98, 0x80};
+        int k;
+        size_t got, total = 0;
+        for (k = 0; k < 4; k++) {   /* the byte-level alphabet's character for each byte */
+            unsigned char ch[4];
+            size_t l = xlarun__tk_put_cp(ch, xlarun__bl_cp(emoji[k]));
+            id[k] = xlarun_tokenizer_token_id(t, (const char *)ch, l);
+        }
+        CHECK(id[0] >= 0 && id[1] >= 0 && id[2] >= 0 && id[3] >= 0);
+        xlarun_detok_init(&d, t, 0);
+        for (k = 0; k < 4; k++) {
+            CHECK(xlarun_detok_push(&d, id[k], piece, sizeof piece, &got, &err) == XLARUN_OK);
+            CHECK(k == 3 ? got == 4 && !memcmp(piece, "\xF0\x9F\x98\x80", 4) : got == 0);
+            total += got;
+        }
+        CHECK(xlarun_detok_flush(&d, piece, sizeof piece) == 0);
+        /* an unfinished character at the end becomes U+FFFD at the flush */
+        CHECK(xlarun_detok_push(&d, id[0], piece, sizeof piece, &got, &err) == XLARUN_OK && got == 0);
+        CHECK(xlarun_detok_flush(&d, piece, sizeof piece) == 3 && !strcmp(piece, "\xEF\xBF\xBD"));
+        CHECK(xlarun_detok_push(&d, 1469, piece, sizeof piece, &got, &err) == XLARUN_ERR_ARGUMENT);
+        CHECK_CONTAINS(err.message, "outside the vocabulary");
+        CHECK(xlarun_detok_push(&d, 1440, piece, 5, &got, &err) == XLARUN_ERR_MEMORY);
+        (void)total;
+    }
+    xlarun_tokenizer_close(t);
+
+    /* exact memory: the size works, one 64-byte step less does not */
+    CHECK(xlarun_tokenizer_memory(FIX "sp", NULL, &bytes, &err) == XLARUN_OK);
+    mem = malloc(bytes);
+    CHECKF(xlarun_tokenizer_open_in(FIX "sp", NULL, mem, bytes, &t, &err) == XLARUN_OK, "%s", err.message);
+    if (t) {
+        CHECK(xlarun_tokenizer_bos_id(t) == 1 && xlarun_tokenizer_adds_bos(t));
+        n = xlarun_tokenizer_eos_ids(t, &eos);
+        CHECK(n == 1 && eos[0] == 2);   /* tokenizer_config.json eos_token */
+        CHECK(xlarun_tokenizer_chat_template(t) && !strncmp(xlarun_tokenizer_chat_template(t), "{% for m in", 11));
+        CHECK(xlarun_tokenizer_is_special(t, 0) && xlarun_tokenizer_is_special(t, 2));
+        {   /* the leading space is stripped only at the start of the text */
+            int32_t ids[16];
+            char out[64];
+            size_t got;
+            xlarun_detok d;
+            CHECK(xlarun_tokenizer_encode(t, "a b", 3, XLARUN_ENCODE_NO_BOS, ids, 16, &n, NULL, 0, &err) == XLARUN_OK);
+            xlarun_detok_init(&d, t, 0);
+            len = 0;
+            for (got = 0; got < n; got++) {
+                size_t g;
+                xlarun_detok_push(&d, ids[got], out + len, sizeof out - len, &g, &err);
+                len += g;
+            }
+            CHECK(len == 3 && !memcmp(out, "a b", 3));
+        }
+        xlarun_tokenizer_close(t);
+    }
+    CHECK(xlarun_tokenizer_open_in(FIX "sp", NULL, mem, bytes - 64, &t, &err) == XLARUN_ERR_MEMORY);
+    CHECK_CONTAINS(err.message, "bytes of tokenizer memory are too few (xlarun_tokenizer_memory gives the size)");
+    free(mem);
+
+    if (xlarun_tokenizer_open(FIX "gpt2", NULL, &t, &err) == XLARUN_OK) {
+        CHECK(xlarun_tokenizer_bos_id(t) == 1 && !xlarun_tokenizer_adds_bos(t));   /* named, not added */
+        n = xlarun_tokenizer_eos_ids(t, &eos);
+        CHECK(n == 1 && eos[0] == 2);
+        xlarun_tokenizer_close(t);
+    } else CHECKF(0, "%s", err.message);
+}
+
+/* ---- bad input, served from memory ---------------------------------------------------------- */
+
+typedef struct memfile { const char *name; const char *data; } memfile;
+typedef struct memfs { memfile files[4]; } memfs;
+typedef struct memhandle { const char *p; size_t left; int used; } memhandle;
+static memhandle handles[8];
+
+static void *mf_open(void *user, const char *name) {
+    memfs *fs = (memfs *)user;
+    int i, h;
+    for (i = 0; i < 4; i++)
+        if (fs->files[i].name && !strcmp(fs->files[i].name, name)) {
+            for (h = 0; h < 8 && handles[h].used; h++) {}
+            if (h == 8) return NULL;
+            handles[h].used = 1;
+            handles[h].p = fs->files[i].data;
+            handles[h].left = strlen(fs->files[i].data);
+            return &handles[h];
+        }
+    return NULL;
+}
+static size_t mf_read(void *handle, void *buf, size_t n) {
+    memhandle *h = (memhandle *)handle;
+    if (n > h->left) n = h->left;
+    memcpy(buf, h->p, n);
+    h->p += n;
+    h->left -= n;
+    return n;
+}
+static void mf_close(void *handle) { ((memhandle *)handle)->used = 0; }
+
+static const char *SMALL =
+    "{\"version\": \"1.0\", \"added_tokens\": [{\"id\": 9, \"content\": \"<s>\", \"single_word\": false, \"lstrip\": false,"
+    " \"rstrip\": false, \"normalized\": false, \"special\": true}], \"normalizer\": null,"
+    " \"pre_tokenizer\": {\"type\": \"ByteLevel\", \"add_prefix_space\": false, \"trim_offsets\": true, \"use_regex\": true},"
+    " \"post_processor\": {\"type\": \"TemplateProcessing\", \"single\": [{\"SpecialToken\": {\"id\": \"<s>\", \"type_id\": 0}},"
+    " {\"Sequence\": {\"id\": \"A\", \"type_id\": 0}}], \"special_tokens\": {\"<s>\": {\"id\": \"<s>\", \"ids\": [9], \"tokens\": [\"<s>\"]}}},"
+    " \"decoder\": {\"type\": \"ByteLevel\"},"
+    " \"model\": {\"type\": \"BPE\", \"dropout\": null, \"unk_token\": null, \"fuse_unk\": false, \"byte_fallback\": false,"
+    " \"ignore_merges\": false, \"vocab\": {\"a\": 0, \"b\": 1, \"ab\": 2, \"\\u0120\": 3, \"\\u0120ab\": 4, \"c\": 5,"
+    " \"abc\": 6, \"<s>\": 9}, \"merges\": [\"a b\", \"ab c\", [\"\\u0120\", \"ab\"]]}}";
+
+/* SMALL with one substring replaced */
+static char *variant(const char *from, const char *to) {
+    const char *at = strstr(SMALL, from);
+    char *s;
+    if (!at) { fprintf(stderr, "test bug: '%s' not in SMALL\n", from); exit(2); }
+    s = (char *)malloc(strlen(SMALL) + strlen(to) + 1);
+    memcpy(s, SMALL, (size_t)(at - SMALL));
+    strcpy(s + (at - SMALL), to);
+    strcat(s, at + strlen(from));
+    return s;
+}
+
+static xlarun_status open_mem(const char *json, const char *cfg_name, const char *cfg, xlarun_tokenizer **t,
+                              xlarun_error *err) {
+    memfs fs;
+    xlarun_io io;
+    xlarun_tokenizer_options o;
+    memset(&fs, 0, sizeof fs);
+    fs.files[0].name = "tokenizer.json";
+    fs.files[0].data = json;
+    fs.files[1].name = cfg_name;
+    fs.files[1].data = cfg;
+    io.open = mf_open;
+    io.read = mf_read;
+    io.close = mf_close;
+    io.user = &fs;
+    memset(&o, 0, sizeof o);
+    o.io = &io;
+    *t = NULL;
+    return xlarun_tokenizer_open("mem", &o, t, err);
+}
+
+static void expect_bad(const char *json, xlarun_status want, const char *msg) {
+    xlarun_tokenizer *t;
+    xlarun_error err;
+    xlarun_status st = open_mem(json, NULL, NULL, &t, &err);
+    CHECKF(st == want, "expected %s, got %s: %s", xlarun_status_name(want), xlarun_status_name(st), st ? err.message : "ok");
+    if (st) CHECK_CONTAINS(err.message, msg);
+    else xlarun_tokenizer_close(t);
+}
+
+static void expect_bad_variant(const char *from, const char *to, xlarun_status want, const char *msg) {
+    char *s = variant(from, to);
+    expect_bad(s, want, msg);
+    free(s);
+}
+
+static void test_bad_input(void) {
+    xlarun_tokenizer *t;
+    xlarun_error err;
+    int32_t ids[64];
+    size_t n, i;
+    char out[64];
+    /* the small tokenizer itself works: "abc ab" -> <s> abc Ġab */
+    if (open_mem(SMALL, NULL, NULL, &t, &err) == XLARUN_OK) {
+        CHECK(xlarun_tokenizer_encode(t, "abc ab", 6, 0, ids, 64, &n, NULL, 0, &err) == XLARUN_OK && n == 3 &&
+              ids[0] == 9 && ids[1] == 6 && ids[2] == 4);
+        CHECK(xlarun_tokenizer_vocab_size(t) == 10);
+        CHECK(xlarun_tokenizer_decode(t, ids, n, 0, out, sizeof out, &n, &err) == XLARUN_OK && !strcmp(out, "<s>abc ab"));
+        /* a hole in the ids decodes to nothing, as tokenizers */
+        ids[0] = 7;
+        CHECK(xlarun_tokenizer_decode(t, ids, 1, 0, out, sizeof out, &n, &err) == XLARUN_OK && n == 0);
+        /* invalid UTF-8 in a prompt: an error naming the offset, or U+FFFD on request */
+        CHECK(xlarun_tokenizer_encode(t, "ab\xC3(", 4, 0, ids, 64, &n, NULL, 0, &err) == XLARUN_ERR_ARGUMENT);
+        CHECK_CONTAINS(err.message, "invalid UTF-8 at byte offset 2 (byte 0xC3)");
+        CHECK(xlarun_tokenizer_encode(t, "ab\xC3(", 4, XLARUN_ENCODE_REPLACE_INVALID, ids, 64, &n, NULL, 0, &err) == XLARUN_OK);
+        CHECK(xlarun_tokenizer_encode(NULL, "a", 1, 0, ids, 64, &n, NULL, 0, &err) == XLARUN_ERR_ARGUMENT);
+        {   /* vocabulary against a model: 10 ids fit a 512-token model; the llama3 fixture does not */
+            xlarun_model *m;
+            if (xlarun_model_open("tests/fixtures/llama32-f32", NULL, &m, &err) == XLARUN_OK) {
+                xlarun_tokenizer *big;
+                CHECKF(xlarun_tokenizer_check_model(t, m, &err) == XLARUN_OK, "%s", err.message);
+                if (xlarun_tokenizer_open(FIX "llama3", NULL, &big, &err) == XLARUN_OK) {
+                    CHECK(xlarun_tokenizer_check_model(big, m, &err) == XLARUN_ERR_MODEL);
+                    CHECK_CONTAINS(err.message, "the tokenizer has token id 1468 (\"<|reserved_special_token_20|>\"), but the model's vocab_size is 512");
+                    xlarun_tokenizer_close(big);
+                }
+                xlarun_model_close(m);
+            } else CHECKF(0, "%s", err.message);
+        }
+        xlarun_tokenizer_close(t);
+    } else CHECKF(0, "small tokenizer: %s", err.message);
+
+    expect_bad("{\"model\": {", XLARUN_ERR_FORMAT, "mem/tokenizer.json: invalid JSON at line 1 column 12: expected a string key");
+    expect_bad("[1, 2]", XLARUN_ERR_FORMAT, "the document: expected an object");
+    expect_bad("{}", XLARUN_ERR_FORMAT, "mem/tokenizer.json: model: expected an object, found nothing");
+    expect_bad_variant("\"a b\", \"ab c\"", "\"a b\", \"ab x\"", XLARUN_ERR_FORMAT,
+                       "model.merges[1] \"ab x\" names a second token that is not in model.vocab");
+    expect_bad_variant("\"a b\", \"ab c\"", "\"a b\", \"q c\"", XLARUN_ERR_FORMAT,
+                       "model.merges[1] \"q c\" names a first token that is not in model.vocab");
+    expect_bad_variant("\"a b\", \"ab c\"", "\"a b\", \"b c\"", XLARUN_ERR_FORMAT,
+                       "model.merges[1] \"b c\" makes \"bc\", which is not in model.vocab");
+    expect_bad_variant("\"a b\", \"ab c\"", "\"a b c\"", XLARUN_ERR_FORMAT,
+                       "model.merges[0] is \"a b c\"; expected two tokens separated by one space");
+    expect_bad_variant("[\"\\u0120\", \"ab\"]", "[\"\\u0120\"]", XLARUN_ERR_FORMAT, "model.merges: expected a pair of token strings");
+    expect_bad_variant("[\"\\u0120\", \"ab\"]", "7", XLARUN_ERR_FORMAT, "model.merges: expected \"a b\" strings");
+    expect_bad_variant("\"c\": 5", "\"c\": 2", XLARUN_ERR_FORMAT, "model.vocab: duplicate id 2, given to both \"ab\" and \"c\"");
+    expect_bad_variant("\"c\": 5", "\"a\": 5", XLARUN_ERR_FORMAT, "model.vocab: duplicate token \"a\" (ids 0 and 5)");
+    expect_bad_variant("\"c\": 5", "\"c\": -5", XLARUN_ERR_FORMAT, "model.vocab: token \"c\" has id -5; expected an integer 0..16777215");
+    expect_bad_variant("\"c\": 5", "\"c\": 16777216", XLARUN_ERR_FORMAT, "has id 16777216");
+    expect_bad_variant("\"c\": 5", "\"c\": \"5\"", XLARUN_ERR_FORMAT, "has id \"5\"");
+    expect_bad_variant("{\"id\": 9, \"content\": \"<s>\"", "{\"id\": 5, \"content\": \"<s>\"", XLARUN_ERR_FORMAT,
+                       "added_tokens: duplicate id 5, given to both \"c\" and \"<s>\"");
+    expect_bad_variant("{\"id\": 9, \"content\": \"<s>\"", "{\"id\": 9.5, \"content\": \"<s>\"", XLARUN_ERR_FORMAT,
+                       "added_tokens: expected an object with an integer id");
+    expect_bad_variant("\"special\": true", "\"special\": 1", XLARUN_ERR_FORMAT, "added_tokens: 'special': expected true or false, found 1");
+    expect_bad_variant("\"type\": \"BPE\"", "\"type\": \"WordPiece\"", XLARUN_ERR_UNSUPPORTED,
+                       "model.type 'WordPiece' is not supported (xlarun runs BPE tokenizers)");
+    expect_bad_variant("\"dropout\": null", "\"dropout\": 0.1", XLARUN_ERR_UNSUPPORTED, "model.dropout");
+    expect_bad_variant("\"unk_token\": null", "\"unk_token\": \"<unk>\"", XLARUN_ERR_FORMAT,
+                       "model.unk_token: expected a token of model.vocab, found \"<unk>\"");
+    expect_bad_variant("\"byte_fallback\": false", "\"byte_fallback\": \"no\"", XLARUN_ERR_FORMAT, "model.byte_fallback: expected true or false");
+    expect_bad_variant("\"vocab\": {", "\"vocab\": [], \"x\": {", XLARUN_ERR_FORMAT, "model.vocab: expected an object of token: id, found []");
+    expect_bad_variant("\"normalizer\": null", "\"normalizer\": {\"type\": \"NFC\"}", XLARUN_ERR_UNSUPPORTED,
+                       "normalizer 'NFC' is not supported (xlarun knows null, Prepend, Replace");
+    expect_bad_variant("\"type\": \"ByteLevel\", \"add_prefix_space\": false", "\"type\": \"Metaspace\", \"add_prefix_space\": false",
+                       XLARUN_ERR_UNSUPPORTED, "pre_tokenizer 'Metaspace' is not supported");
+    expect_bad_variant("\"add_prefix_space\": false", "\"add_prefix_space\": true", XLARUN_ERR_UNSUPPORTED,
+                       "pre_tokenizer ByteLevel 'add_prefix_space true' is not supported");
+    expect_bad_variant("\"pre_tokenizer\": {", "\"pre_tokenizer\": {\"type\": \"Split\", \"pattern\": {\"Regex\": \"\\\\s+\"}, "
+                       "\"behavior\": \"Isolated\", \"invert\": false}, \"x\": {", XLARUN_ERR_UNSUPPORTED,
+                       "pre_tokenizer Split 'with this pattern' is not supported (xlarun knows the Llama 3 pattern");
+    expect_bad_variant("\"decoder\": {\"type\": \"ByteLevel\"}", "\"decoder\": {\"type\": \"WordPiece\"}", XLARUN_ERR_UNSUPPORTED,
+                       "decoder 'WordPiece' is not supported");
+    expect_bad_variant("\"ids\": [9]", "\"ids\": [99]", XLARUN_ERR_FORMAT,
+                       "post_processor TemplateProcessing: a special token id: expected an id in the vocabulary, found 99");
+    expect_bad_variant("\"special_tokens\": {\"<s>\"", "\"special_tokens\": {\"<t>\"", XLARUN_ERR_FORMAT,
+                       "the ids of special token: expected an entry in special_tokens, found \"<s>\"");
+    expect_bad_variant("\"post_processor\": {\"type\": \"TemplateProcessing\"", "\"post_processor\": {\"type\": \"BertProcessing\"",
+                       XLARUN_ERR_UNSUPPORTED, "post_processor 'BertProcessing' is not supported");
+    {   /* a missing file; generation_config.json with an eos outside the vocabulary */
+        xlarun_tokenizer_options o;
+        memset(&o, 0, sizeof o);
+        CHECK(xlarun_tokenizer_open("/nonexistent", &o, &t, &err) == XLARUN_ERR_IO);
+        CHECK_CONTAINS(err.message, "/nonexistent/tokenizer.json: cannot open");
+        CHECK(open_mem(SMALL, "generation_config.json", "{\"eos_token_id\": [1, 10]}", &t, &err) == XLARUN_ERR_FORMAT);
+        CHECK_CONTAINS(err.message, "generation_config.json: eos_token_id must be token ids below the vocabulary size 10");
+        CHECK(open_mem(SMALL, "generation_config.json", "{\"eos_token_id\": [1, 2", &t, &err) == XLARUN_ERR_FORMAT);
+        CHECK_CONTAINS(err.message, "generation_config.json: invalid JSON");
+        CHECK(open_mem(SMALL, "tokenizer_config.json", "{\"eos_token\": {\"content\": \"<s>\"}, \"chat_template\": 5}", &t, &err) == XLARUN_OK);
+        if (t) {
+            const int32_t *eos;
+            CHECK(xlarun_tokenizer_eos_ids(t, &eos) == 1 && eos[0] == 9 && !xlarun_tokenizer_chat_template(t));
+            xlarun_tokenizer_close(t);
+        }
+    }
+    /* every truncation and some byte flips of a valid file: a status, never a crash */
+    for (i = 0; i < strlen(SMALL); i += 7) {
+        char *s = (char *)malloc(i + 1);
+        memcpy(s, SMALL, i);
+        s[i] = 0;
+        CHECK(open_mem(s, NULL, NULL, &t, &err) != XLARUN_OK);
+        free(s);
+    }
+    for (i = 0; i < 300; i++) {
+        char *s = (char *)malloc(strlen(SMALL) + 1);
+        size_t k = (i * 2654435761u) % strlen(SMALL);
+        strcpy(s, SMALL);
+        s[k] = "{}[]\":,0a\\ -9"[i % 13];
+        if (open_mem(s, NULL, NULL, &t, &err) == XLARUN_OK) {
+            CHECK(xlarun_tokenizer_encode(t, "abc ab <s>", 10, 0, ids, 64, &n, NULL, 0, &err) == XLARUN_OK);
+            xlarun_tokenizer_close(t);
+        } else CHECK(err.message[0] != 0);
+        free(s);
+    }
+}
+
+int main(void) {
+    load_corpus();
+    CHECKF(n_corpus >= 2000, "corpus has %lu cases", (unsigned long)n_corpus);
+    oracle_family("llama3");
+    oracle_family("sp");
+    oracle_family("gpt2");
+    test_lookups();
+    test_bad_input();
+    {
+        size_t i;
+        for (i = 0; i < n_corpus; i++) free(corpus[i].p);
+        free(corpus);
+        free(scratch);
+    }
+    return test_report("tokenizer");
+}

@@ -1,0 +1,325 @@
+#!/usr/bin/env python3
+"""Chat-template fixtures for tests/test_generate.c: what transformers' apply_chat_template renders
+(and, where a tokenizer fixture has the template's special tokens, the ids it gives) for several
+multi-turn conversations, with and without a system message, for each template xlarun knows.
+
+Pinned: transformers 4.46.3, tokenizers 0.20.3, jinja2 3.1.6, torch 2.5.1, numpy (python 3.11).
+It also writes tests/fixtures/chat/sampling.txt: which ids survive transformers' logits processors. Developer-time only;
+`make test` reads the committed output, tests/fixtures/chat/cases.txt.
+
+    python3 tools/make_chat_fixtures.py           # chat and sampling fixtures
+    python3 tools/make_chat_fixtures.py --demo    # the demo model, tests/fixtures/demo
+
+The templates in tests/fixtures/chat/templates/ are the chat_template strings of the models'
+tokenizer_config.json files, taken verbatim from the "gguf" field (the chat_template that
+llama.cpp's converter copies from tokenizer_config.json) of
+huggingface/huggingface.js packages/ollama-utils/src/chat-template-automap.ts
+at commit 007948d5aac310316dd57b5d8e5c091e864418dc:
+
+    llama3-instruct.jinja    library/llama3:8b      meta-llama/Meta-Llama-3-8B-Instruct
+    llama3.1-instruct.jinja  library/llama3.1:8b    meta-llama/Llama-3.1-8B-Instruct
+    llama3.2-instruct.jinja  library/llama3.2:3b    meta-llama/Llama-3.2-3B-Instruct
+    llama2-chat.jinja        library/llama2:7b      meta-llama/Llama-2-7b-chat-hf
+    tinyllama-chat.jinja     library/tinyllama:1.1b TinyLlama/TinyLlama-1.1B-Chat-v1.0
+    smollm2-instruct.jinja   library/smollm2:135m   HuggingFaceTB/SmolLM2-135M-Instruct
+    qwen2.5-instruct.jinja   library/qwen2.5:0.5b   Qwen/Qwen2.5-0.5B-Instruct
+
+Output format (one case per block; strings are hex-encoded UTF-8 so the C reader stays trivial):
+    case TEMPLATE CONVERSATION
+    date HEX | date -            (date_string passed to the template, or none: its default)
+    bos HEX / eos HEX            (the bos_token / eos_token strings the template sees)
+    msg ROLE HEX                 (one per message)
+    text HEX                     (apply_chat_template(..., add_generation_prompt=True, tokenize=False))
+    tokenizer NAME / ids N ID... (optional: the ids with tokenize=True, i.e. add_special_tokens=False)
+    end
+"""
+import os
+import sys
+
+import jinja2
+import tokenizers
+import transformers
+from transformers import PreTrainedTokenizerFast
+
+ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
+FIX = os.path.join(ROOT, "tests", "fixtures")
+TEMPLATES = os.path.join(FIX, "chat", "templates")
+
+PINNED = {"transformers": "4.46.3", "tokenizers": "0.20.3", "jinja2": "3.1.6"}
+
+# template file -> (bos_token, eos_token) as the model's tokenizer_config.json has them
+SPECIALS = {
+    "llama3-instruct": ("<|begin_of_text|>", "<|eot_id|>"),
+    "llama3.1-instruct": ("<|begin_of_text|>", "<|eot_id|>"),
+    "llama3.2-instruct": ("<|begin_of_text|>", "<|eot_id|>"),
+    "llama2-chat": ("<s>", "</s>"),
+    "tinyllama-chat": ("<s>", "</s>"),
+    "smollm2-instruct": ("<|im_start|>", "<|im_end|>"),
+    "qwen2.5-instruct": (None, "<|im_end|>"),
+}
+
+CONVERSATIONS = {
+    "single": [("user", "Hello!")],
+    "system": [
+        ("system", "You are a terse assistant."),
+        ("user", "Hi"),
+        ("assistant", "Hello."),
+        ("user", "What is 2+2?"),
+    ],
+    "multi": [
+        ("user", "First question?"),
+        ("assistant", " An answer with spaces.  "),
+        ("user", "Second\nline\n"),
+        ("assistant", "ok"),
+        ("user", "Thanks"),
+    ],
+    "whitespace": [
+        ("system", "  padded system \n"),
+        ("user", "\u00a0 nbsp and ideographic space\u3000"),
+        ("assistant", "\treply\n"),
+        ("user", " last "),
+    ],
+    "unicode": [
+        ("system", "Réponds en français."),
+        ("user", "Héllo wörld — 你好 🙂"),
+    ],
+}
+
+# (template, conversation, date_string or None); Llama 3.2's own default is today's date, so it
+# only gets fixed dates
+DATES = {"llama3.1-instruct": [None, "05 Mar 2025"], "llama3.2-instruct": ["05 Mar 2025", "31 Dec 1999"]}
+
+# tokenizer fixtures (tests/fixtures/tokenizers/NAME) whose vocabularies hold the special tokens
+# of a template: their ids for the rendered text are recorded too
+TOKENIZERS = {
+    "llama3-instruct": ["llama3"],
+    "llama3.1-instruct": ["llama3"],
+    "llama3.2-instruct": ["llama3"],
+    "llama2-chat": ["sp"],
+    "tinyllama-chat": ["sp"],
+    "smollm2-instruct": ["gpt2"],
+    "qwen2.5-instruct": ["gpt2"],
+}
+
+
+def hx(s):
+    return s.encode("utf-8").hex()
+
+
+def dummy_tokenizer(template, bos, eos):
+    t = tokenizers.Tokenizer(tokenizers.models.BPE())
+    kw = {"tokenizer_object": t, "chat_template": template}
+    if bos is not None:
+        kw["bos_token"] = bos
+    if eos is not None:
+        kw["eos_token"] = eos
+    return PreTrainedTokenizerFast(**kw)
+
+
+def fixture_tokenizer(name, template):
+    d = os.path.join(FIX, "tokenizers", name)
+    if not os.path.exists(os.path.join(d, "tokenizer.json")):
+        return None
+    tok = PreTrainedTokenizerFast.from_pretrained(d)
+    tok.chat_template = template
+    return tok
+
+
+# Sampling: the ids that survive transformers' logits processors, built in the order and under the
+# conditions of GenerationMixin._get_logits_processor (transformers 4.46.3 generation/utils.py):
+# repetition penalty (when != 1, also for greedy), then with do_sample: temperature (!= 1),
+# top-k (!= 0), top-p (< 1), min-p (not None). Written to tests/fixtures/chat/sampling.txt as
+#   sample TEMPERATURE TOP_K TOP_P MIN_P PENALTY
+#   context N ID...
+#   logits V X... (float32, printed with 9 significant digits)
+#   kept N ID...  (ascending)
+SAMPLING = [  # temperature, top_k, top_p, min_p, repetition_penalty
+    (1.0, 0, 1.0, None, 1.0), (0.7, 0, 1.0, None, 1.0), (1.0, 5, 1.0, None, 1.0), (1.0, 1, 1.0, None, 1.0),
+    (1.0, 0, 0.9, None, 1.0), (1.0, 0, 0.5, None, 1.0), (0.6, 0, 0.9, None, 1.0), (1.0, 50, 0.95, None, 1.0),
+    (1.0, 0, 1.0, 0.05, 1.0), (1.0, 0, 1.0, 0.3, 1.0), (0.8, 10, 0.9, 0.1, 1.0), (1.0, 0, 1.0, None, 1.3),
+    (0.7, 20, 0.8, 0.05, 1.2), (1.5, 0, 0.99, None, 0.8), (1.0, 3, 0.2, None, 1.0),
+]
+
+
+def sampling_fixture():
+    import numpy as np
+    import torch
+    from transformers.generation import logits_process as lp
+    rng = np.random.default_rng(1234)
+    out = []
+    for k, (t, top_k, top_p, min_p, pen) in enumerate(SAMPLING):
+        for trial in range(4):
+            V = 64
+            x = rng.normal(0, 2.0, V).astype(np.float32)
+            if trial % 2:  # ties, as bf16 logits have
+                x = (np.round(x * 2) / 2).astype(np.float32)
+            ctx = rng.integers(0, V, 12)
+            procs = []
+            if pen != 1.0:
+                procs.append(lp.RepetitionPenaltyLogitsProcessor(penalty=pen))
+            if t != 1.0:
+                procs.append(lp.TemperatureLogitsWarper(t))
+            if top_k != 0:
+                procs.append(lp.TopKLogitsWarper(top_k=top_k, min_tokens_to_keep=1))
+            if top_p < 1.0:
+                procs.append(lp.TopPLogitsWarper(top_p=top_p, min_tokens_to_keep=1))
+            if min_p is not None:
+                procs.append(lp.MinPLogitsWarper(min_p=min_p, min_tokens_to_keep=1))
+            ids = torch.tensor(ctx[None, :], dtype=torch.long)
+            scores = torch.tensor(x[None, :])
+            for pr in procs:
+                scores = pr(ids, scores)
+            kept = [i for i in range(V) if scores[0, i].item() != float("-inf")]
+            out.append("sample %r %d %r %r %r" % (t, top_k, top_p, min_p if min_p is not None else 0.0, pen))
+            out.append("context %d %s" % (len(ctx), " ".join(map(str, ctx))))
+            out.append("logits %d %s" % (V, " ".join("%.9g" % v for v in x)))
+            out.append("kept %d %s" % (len(kept), " ".join(map(str, kept))))
+    with open(os.path.join(FIX, "chat", "sampling.txt"), "w") as f:
+        f.write("# made by tools/make_chat_fixtures.py (transformers %s, torch %s)\n" % (transformers.__version__, torch.__version__))
+        f.write("\n".join(out) + "\n")
+    print("sampling cases:", len(out) // 4)
+
+
+# The demo model (tests/fixtures/demo): a byte-level BPE tokenizer trained on a small ChatML corpus
+# (SmolLM2's special tokens and chat template), and a 2-layer Llama trained on the same corpus for
+# a few hundred steps, so that `make demo` and `gen -i` print words rather than noise. Saved in
+# f32; well under 1 MB. Deterministic for a given torch build (torch.manual_seed, one thread).
+DEMO_PAIRS = [
+    ("Hello!", "Hello! How can I help you today?"),
+    ("Hi", "Hi there! What would you like to talk about?"),
+    ("What is your name?", "I am a tiny demo model for xlarun."),
+    ("Who are you?", "I am a tiny demo model. I run on the CPU with xlarun."),
+    ("What can you do?", "I can repeat a few simple sentences. I am very small."),
+    ("What is xlarun?", "xlarun is a single-header C library that runs Llama models on the CPU."),
+    ("Tell me a story.", "Once upon a time, a small model learned to say hello."),
+    ("Thanks", "You are welcome!"),
+    ("Thank you!", "You are welcome! Have a nice day."),
+    ("How are you?", "I am fine, thank you. How are you?"),
+    ("Goodbye", "Goodbye! See you soon."),
+    ("What is the capital of France?", "The capital of France is Paris."),
+    ("What is two plus two?", "Two plus two is four."),
+    ("Say something.", "The quick brown fox jumps over the lazy dog."),
+]
+DEMO_SYSTEM = "You are a helpful AI assistant named SmolLM, trained by Hugging Face"
+
+
+def demo_model():
+    import random
+    import torch
+    from tokenizers import Tokenizer, models, pre_tokenizers, decoders, trainers
+    from transformers import LlamaConfig, LlamaForCausalLM
+    import json
+    out = os.path.join(FIX, "demo")
+    os.makedirs(out, exist_ok=True)
+    template = open(os.path.join(TEMPLATES, "smollm2-instruct.jinja"), encoding="utf-8").read()
+    convs = []
+    rnd = random.Random(5)
+    for _ in range(300):
+        k = rnd.randint(1, 3)
+        msgs = []
+        for q, a in rnd.sample(DEMO_PAIRS, k):
+            msgs += [{"role": "user", "content": q}, {"role": "assistant", "content": a}]
+        convs.append(msgs)
+    specials = ["<|endoftext|>", "<|im_start|>", "<|im_end|>"]
+    tok = Tokenizer(models.BPE())
+    tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=True)
+    tok.decoder = decoders.ByteLevel()
+    trainer = trainers.BpeTrainer(vocab_size=400, special_tokens=specials,
+                                  initial_alphabet=pre_tokenizers.ByteLevel.alphabet(), show_progress=False)
+    texts = [q for q, _ in DEMO_PAIRS] + [a for _, a in DEMO_PAIRS] + [DEMO_SYSTEM, "system", "user", "assistant"]
+    tok.train_from_iterator(texts * 20, trainer)
+    tok.save(os.path.join(out, "tokenizer.json"))
+    cfg_tok = {"bos_token": "<|im_start|>", "eos_token": "<|im_end|>", "unk_token": "<|endoftext|>",
+               "pad_token": "<|im_end|>", "chat_template": template, "model_max_length": 512,
+               "clean_up_tokenization_spaces": False, "tokenizer_class": "GPT2Tokenizer", "add_prefix_space": False}
+    json.dump(cfg_tok, open(os.path.join(out, "tokenizer_config.json"), "w"), indent=2)
+    hf = PreTrainedTokenizerFast.from_pretrained(out)
+    V = len(hf)
+    config = LlamaConfig(vocab_size=V, hidden_size=64, intermediate_size=192, num_hidden_layers=2,
+                         num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=512,
+                         rms_norm_eps=1e-5, rope_theta=10000.0, tie_word_embeddings=True,
+                         bos_token_id=1, eos_token_id=2)
+    torch.manual_seed(0)
+    torch.set_num_threads(1)
+    model = LlamaForCausalLM(config)
+    seqs = [hf.apply_chat_template(c, tokenize=True) for c in convs]
+    opt = torch.optim.AdamW(model.parameters(), lr=3e-3)
+    model.train()
+    for step in range(400):
+        batch = [seqs[(step * 8 + i) % len(seqs)] for i in range(8)]
+        n = max(len(b) for b in batch)
+        ids = torch.tensor([b + [2] * (n - len(b)) for b in batch])
+        labels = torch.tensor([b + [-100] * (n - len(b)) for b in batch])
+        loss = model(input_ids=ids, labels=labels).loss
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+    print("demo model: vocab %d, final loss %.3f" % (V, loss.item()))
+    model.eval()
+    model.generation_config.do_sample = False
+    model.generation_config.eos_token_id = 2
+    model.generation_config.bos_token_id = 1
+    model.save_pretrained(out, safe_serialization=True)
+    for f in os.listdir(out):
+        print("  %s %d bytes" % (f, os.path.getsize(os.path.join(out, f))))
+
+
+def main():
+    for mod, want in ((transformers, PINNED["transformers"]), (tokenizers, PINNED["tokenizers"]),
+                      (jinja2, PINNED["jinja2"])):
+        if mod.__version__ != want:
+            print(f"warning: {mod.__name__} {mod.__version__}, fixtures were made with {want}", file=sys.stderr)
+    out = []
+    n_ids = 0
+    for name in sorted(SPECIALS):
+        template = open(os.path.join(TEMPLATES, name + ".jinja"), encoding="utf-8").read()
+        bos, eos = SPECIALS[name]
+        dummy = dummy_tokenizer(template, bos, eos)
+        tok = None
+        for cand in TOKENIZERS.get(name, []):
+            t = fixture_tokenizer(cand, template)
+            if t is None:
+                continue
+            vocab = t.get_vocab()
+            if all(s is None or s in vocab for s in (bos, eos)):
+                if bos is not None:
+                    t.bos_token = bos
+                if eos is not None:
+                    t.eos_token = eos
+                tok = (cand, t)
+                break
+        for conv_name, conv in CONVERSATIONS.items():
+            if name == "llama2-chat" and conv_name == "x":
+                continue
+            msgs = [{"role": r, "content": c} for r, c in conv]
+            for date in DATES.get(name, [None]):
+                kw = {"date_string": date} if date is not None else {}
+                text = dummy.apply_chat_template(msgs, tokenize=False, add_generation_prompt=True, **kw)
+                out.append(f"case {name} {conv_name}")
+                out.append("date " + (hx(date) if date is not None else "-"))
+                out.append("bos " + (hx(bos) if bos is not None else "-"))
+                out.append("eos " + (hx(eos) if eos is not None else "-"))
+                for r, c in conv:
+                    out.append(f"msg {r} {hx(c)}")
+                out.append("text " + hx(text))
+                if tok is not None:
+                    ids = tok[1].apply_chat_template(msgs, tokenize=True, add_generation_prompt=True, **kw)
+                    assert ids == tok[1](text, add_special_tokens=False)["input_ids"]
+                    out.append("tokenizer " + tok[0])
+                    out.append("ids %d %s" % (len(ids), " ".join(map(str, ids))))
+                    n_ids += 1
+                out.append("end")
+    os.makedirs(os.path.join(FIX, "chat"), exist_ok=True)
+    with open(os.path.join(FIX, "chat", "cases.txt"), "w", encoding="utf-8") as f:
+        f.write("# made by tools/make_chat_fixtures.py (transformers %s, tokenizers %s, jinja2 %s)\n"
+                % (transformers.__version__, tokenizers.__version__, jinja2.__version__))
+        f.write("\n".join(out) + "\n")
+    print("cases:", sum(1 for l in out if l.startswith("case ")), "with ids:", n_ids)
+    sampling_fixture()
+
+
+if __name__ == "__main__":
+    if "--demo" in sys.argv:
+        demo_model()
+    else:
+        main()

@@ -1,0 +1,497 @@
+#!/usr/bin/env python3
+"""Oracle fixtures for xlarun's tokenizer layer: tests/fixtures/tokenizers/.
+
+usage: python3 tools/make_tokenizer_fixtures.py [--out tests/fixtures/tokenizers]
+
+Trains three small tokenizers with the Hugging Face `tokenizers` library, one per family xlarun
+supports, and records what `tokenizers` gives for a test corpus of a few thousand lines:
+
+  llama3  the real Llama 3 pre-tokenizer (Split with the Llama 3 regex, Isolated, then ByteLevel
+          without regex), ByteLevel decoder, ignore_merges, merges saved as [a, b] pairs, a
+          Llama 3 style set of special tokens after the vocabulary and a TemplateProcessing BOS;
+          extra whole-word vocab entries that only ignore_merges can reach.
+  sp      SentencePiece-style BPE as Llama 2 / TinyLlama: Prepend("▁") + Replace(" ", "▁")
+          normalizer, no pre-tokenizer, <unk>/<s>/</s>, <0x00>..<0xFF> byte fallback, fuse_unk,
+          decoder Replace/ByteFallback/Fuse/Strip, BOS template, legacy "a b" merges, a limited
+          alphabet (so CJK and emoji fall back to bytes), a normalized added token.
+  gpt2    GPT-2 / SmolLM2 style: Digits(individual) then ByteLevel(use_regex), no BOS, special
+          tokens first in the vocabulary, added tokens with lstrip / rstrip / single_word, legacy
+          merges, extra vocab entries that merges cannot reach (ignore_merges false).
+
+Files written (all small; no Python is needed to use them):
+  corpus.txt            one test case per line, the hex of its bytes (some are invalid UTF-8)
+  <family>/tokenizer.json, tokenizer_config.json, generation_config.json (llama3)
+  <family>/expected.txt lines:
+      n I ids       encode(text, add_special_tokens=False) for case I (every case)
+      b I ids       encode(text) with the post-processor (cases 0..199)
+      s I ids       as n with encode_special_tokens=True, only where it differs from n
+      d I hex       decode(n ids), only where it differs from the text
+      k I hex       decode(n ids, skip_special_tokens=True), only where it differs from d
+      r ids hex     decode of random id sequences (byte runs, specials, lossy UTF-8)
+  Invalid UTF-8 cases are given to `tokenizers` as bytes.decode("utf-8", errors="replace").
+
+Pinned: tokenizers 0.20.3 (python 3.11.7). The script exits if the version differs
+(XLARUN_FIXTURES_ANY_VERSION=1 downgrades that to a warning). The output is deterministic.
+"""
+import argparse
+import json
+import os
+import random
+import sys
+
+import tokenizers
+from tokenizers import AddedToken, Regex, Tokenizer, decoders, models, normalizers
+from tokenizers import pre_tokenizers, processors, trainers
+
+PINNED = "0.20.3"
+LLAMA3_PATTERN = (r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}|"
+                  r" ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+")
+
+# ---- the corpus ------------------------------------------------------------------------------
+
+WORDS = ("the of and to in is was for that on with as by at from his her it an were are which "
+         "this be or has had not but what all when there can more one about would their will "
+         "time people year way day man thing woman life child world school state family student "
+         "group country problem hand part place case week company system program question work "
+         "government number night point home water room mother area money story fact month lot "
+         "right study book eye job word business issue side kind head house service friend father "
+         "power hour game line end member law car city community name president team minute idea "
+         "kid body information back parent face others level office door health person art war "
+         "history party result change morning reason research girl guy moment air teacher force "
+         "education unbelievable extraordinary tokenizer tokenization transformer llama alpaca "
+         "quickly brown fox jumps over lazy dog naïve café résumé façade coöperate").split()
+
+PROSE = [
+    "The quick brown fox jumps over the lazy dog.",
+    "Hello world! How are you doing today?",
+    "It was the best of times, it was the worst of times.",
+    "In 1969, Neil Armstrong walked on the Moon; 600 million people watched.",
+    "She sells sea-shells by the sea-shore (or so they say).",
+    "\"Quoted text\", said the narrator -- and then: silence...",
+    "E-mail me at someone@example.com or visit https://example.org/path?q=1&r=2#frag.",
+    "Prices rose 3.5% to $1,234.56 (approx. €1.100,00) in Q3 2024.",
+    "Dr. Smith's lab—funded by the NIH—published 12 papers.",
+    "Tokenizers split text into pieces; models see only the ids.",
+    "Once upon a time, in a land far, far away, there lived a king.",
+    "Mr. and Mrs. Dursley, of number four, Privet Drive, were proud to say that they were perfectly normal.",
+    "To be, or not to be, that is the question:",
+    "All happy families are alike; each unhappy family is unhappy in its own way.",
+    "Call me Ishmael. Some years ago—never mind how long precisely—I went to sea.",
+]
+
+CODE = [
+    "int main(int argc, char **argv) { return 0; }",
+    "for (size_t i = 0; i < n; i++) sum += x[i] * y[i];",
+    "def f(x):\n    return x ** 2 + 3*x - 1",
+    "    if not ok:\n        raise ValueError(\"bad input: %r\" % (value,))",
+    "const add = (a, b) => a + b; // arrow function",
+    "#include <stdio.h>\n#define MAX(a,b) ((a)>(b)?(a):(b))",
+    "SELECT id, name FROM users WHERE age >= 18 ORDER BY name;",
+    "x = [i for i in range(10) if i % 2 == 0]",
+    "fn main() { println!(\"{}\", 1 + 2); }",
+    "<div class=\"box\"><p>Hello &amp; welcome</p></div>",
+    "{\"key\": [1, 2.5, -3e10, true, null], \"nested\": {\"a\": \"b\"}}",
+    "git commit -m 'fix: handle CRLF'\r\n",
+    "\tindented_with_tab = 1\n\t\tdouble_tab = 2",
+    "a+=b;c-=d;e*=f;g/=h;i%=j;k&=l;m|=n;o^=p;q<<=r;s>>=t;",
+    "if (a != b && c == d || !e) { /* comment */ }",
+    "    return self.weight @ x.T + self.bias  # matmul",
+]
+
+CONTRACTIONS = ["'s", "'t", "'re", "'ve", "'m", "'ll", "'d"]
+CONTRACTION_WORDS = ["it", "don", "we", "they", "I", "she", "you", "He", "IT", "DON", "WE"]
+
+SPECIALS = ["<|begin_of_text|>", "<|end_of_text|>", "<|eot_id|>", "<|start_header_id|>",
+            "<|end_header_id|>", "<|python_tag|>", "<s>", "</s>", "<unk>", "<|im_start|>",
+            "<|im_end|>", "<|endoftext|>", "<mask>", "[word]", "<sep>", "<|user|>", "<0x41>"]
+
+UNICODE = [
+    "中文文本测试，包括标点。", "日本語のテキスト、ひらがなとカタカナ。", "한국어 텍스트 테스트입니다.",
+    "Tiếng Việt có dấu: Người ta nói rằng học đi đôi với hành.", "مرحبا بالعالم، هذا نص عربي.",
+    "नमस्ते दुनिया, यह हिंदी पाठ है।", "Ελληνικά γράμματα και τόνοι.", "Русский текст с буквой ё.",
+    "עברית מימין לשמאל", "ภาษาไทยไม่มีช่องว่าง", "ქართული ენა", "Ǆemal ǅemal ǆemal",
+    "e\u0301 a\u0308\u0304 n\u0303o\u0302 combining marks", "Zalgo: z\u0334\u0327a\u0336\u0321l\u0335g\u0337o",
+    "👨\u200d👩\u200d👧\u200d👦 family", "🏳\ufe0f\u200d🌈 flag", "👍🏽 thumbs", "🇫🇷🇯🇵 flags", "😀😃😄😁 smileys",
+    "non\u00a0breaking\u00a0space", "ideographic\u3000space", "next\u0085line", "line\u2028sep para\u2029sep",
+    "ogham\u1680space", "thin\u2009space hair\u200aspace", "zero\u200bwidth", "mongolian\u180evowel",
+    "bom\ufeffinside", "narrow\u202fnbsp", "math\u205fspace", "ctrl\x1cfs\x1dgs\x1ers\x1fus",
+    "vt\x0bff\x0c", "nul\x00inside", "del\x7fchar", "\u00ad soft hyphen", "ſ long s: it'ſ, IT'ſ",
+    "ﬁ ligature ﬀ ﬃ", "Ⅻ roman numeral ⅻ", "½ ¾ ² ³ superscripts", "١٢٣ Arabic-Indic digits ٤٥٦",
+    "१२३ Devanagari digits", "①②③ circled", "Ⓐⓑⓒ circled letters", "𝐁𝐨𝐥𝐝 math letters 𝟏𝟐𝟑",
+    "𓀀 hieroglyph", "🀄 mahjong", "Kelvin K Angstrom Å", "snake_case and CONSTANT_CASE and a‿b",
+]
+
+INVALID = [
+    b"\xff", b"abc\x80def", b"\xe4\xb8", b"\xe4\xb8 end", b"\xf0\x9f\x98", b"\xf0\x9f\x98 x",
+    b"\xc0\xaf", b"\xed\xa0\x80 surrogate", b"\xf4\x90\x80\x80 too big", b"\xe0\x80\x80 overlong",
+    b"\xfe\xfe\xff\xff", b"ok \xc3", b"\xc3\x28", b"\xa0\xa1", b"\xe2\x82\x28", b"\xe2\x28\xa1",
+    b"\xf0\x90\x28\xbc", b"\xf0\x28\x8c\x28", b"\xf8\xa1\xa1\xa1\xa1", b"mixed \xe4\xb8\xad\xe6 text",
+    b"<|eot_id|>\xff", b"\x80\x80\x80", b"caf\xe9", b"\xef\xbf\xbd real fffd", b"\xed\xbf\xbf",
+]
+
+
+def make_corpus():
+    rng = random.Random(20260512)
+    lines = []
+    add = lines.append
+    for s in PROSE + CODE + UNICODE:
+        add(s)
+    # numbers of every length, alone and in text
+    for n in range(1, 41):
+        d = "".join(rng.choice("0123456789") for _ in range(n))
+        add(d)
+        add(" " + d)
+        add("x" + d + "y")
+        add("%s.%s" % (d, d[::-1]))
+    for v in [0, 7, 42, 100, 1000, 12345, 123456, 1234567, 3.14159, -2.5, 1e10, 6.022e23]:
+        add("value = %r" % v)
+        add("%s,%s" % (v, v))
+    add("1,234,567.89 and 1 234 567 and 1_000_000 and 0x1F and 0b1010")
+    # contractions in every case
+    for w in CONTRACTION_WORDS:
+        for c in CONTRACTIONS:
+            for form in (c, c.upper(), c[:2] + c[2:].upper(), c.capitalize()):
+                add("%s%s go" % (w, form))
+    for c in CONTRACTIONS:
+        add("'%s'" % c[1:])
+        add("x%sy" % c)
+        add(" %s" % c)
+    add("it'ſ IT'ſ 'ſ ſ'S 'Ss ''s '''")
+    for s in ["'ſab", "'Sab", "'sab", "'LLama", "'Reason", "'VEry", "'Dog", "'Mom", "'Tea", "'K", "x'ſ'ſ'ſ"]:
+        add(s)
+        add(" " + s)
+    add("rock 'n' roll, 'tis, y'all, o'clock, don't, DON'T, Don'T")
+    # white space
+    for n in range(1, 21):
+        add("a" + " " * n + "b")
+        add(" " * n)
+        add("a" + " " * n)
+        add(" " * n + "a")
+    ws = [" ", "\t", "\r", "\n", "\r\n", "\u00a0", "\u3000", "\u0085", "\x0b", "\x0c"]
+    for a in ws:
+        for b in ws:
+            add("word%s%sword" % (a, b))
+            add("%s%s" % (a, b))
+    for k in range(60):
+        add("".join(rng.choice(ws + ["x", "y", "!", "1", "é"]) for _ in range(rng.randint(1, 12))))
+    add("line one\nline two\r\nline three\rline four")
+    add("\n\n\nthree newlines first")
+    add("trailing newlines\n\n\n")
+    add("  \n  \n  indented block\n")
+    add("tabs\t\tbetween\t\twords\t")
+    add("!!!\n\n???\r\n...")
+    # special-token strings inside text
+    for s in SPECIALS:
+        add(s)
+        add("hello%sworld" % s)
+        add("hello %s world" % s)
+        add("%s%s" % (s, s))
+        add(" %s " % s)
+        add("a  %s  b" % s)
+        add("%s\n" % s)
+        add(s[:-1])
+    add("<|start_header_id|>user<|end_header_id|>\n\nHi!<|eot_id|><|start_header_id|>assistant<|end_header_id|>\n\n")
+    add("<s>[INST] Hello [/INST] Hi</s><s>[INST] again [/INST]")
+    add("<|im_start|>system\nYou are helpful.<|im_end|>\n<|im_start|>user\nhey<|im_end|>\n")
+    add("<|eot_id|<|eot_id|>|> <<s>> <</s>")
+    add("x[word]y [word] x [word]y [word]. ([word])")
+    add("a <mask> b  <mask>c<sep>  d <sep>\n e")
+    # random prose and word salad
+    for k in range(700):
+        n = rng.randint(1, 25)
+        words = [rng.choice(WORDS) for _ in range(n)]
+        s = " ".join(words)
+        r = rng.random()
+        if r < 0.2:
+            s = s.capitalize() + rng.choice([".", "!", "?", "...", ";", ":"])
+        elif r < 0.3:
+            s = s.upper()
+        elif r < 0.4:
+            s = s.replace(" ", rng.choice(["  ", "\t", "\n", " - ", ", "]))
+        elif r < 0.5:
+            s = "%s %d %s" % (s, rng.randint(0, 10 ** rng.randint(1, 12)), rng.choice(WORDS))
+        add(s)
+    # random mixtures of everything
+    pool = (PROSE + CODE + UNICODE + SPECIALS + [" ", "  ", "\n", "\r\n", "\t", "'s", "'LL", "123",
+                                                 "4567", "😀", "中", "\u00a0", "\u3000", "\u0085"])
+    for k in range(500):
+        parts = [rng.choice(pool) for _ in range(rng.randint(1, 5))]
+        s = "".join(p if rng.random() < 0.5 else p[: rng.randint(0, len(p))] for p in parts)
+        add(s)
+    # random code points from many ranges
+    ranges = [(0x20, 0x7E), (0xA0, 0x24F), (0x370, 0x52F), (0x590, 0x6FF), (0x900, 0x97F),
+              (0x3040, 0x30FF), (0x4E00, 0x4FFF), (0xAC00, 0xAD00), (0x1F300, 0x1F64F),
+              (0x2000, 0x206F), (0x0300, 0x036F), (0x10000, 0x1007F), (0xFF00, 0xFFEF)]
+    for k in range(200):
+        s = ""
+        for _ in range(rng.randint(1, 16)):
+            lo, hi = rng.choice(ranges)
+            c = rng.randint(lo, hi)
+            if 0xD800 <= c <= 0xDFFF:
+                continue
+            s += chr(c)
+        add(s)
+    add("")
+    data = [s.encode("utf-8") for s in lines]
+    # invalid UTF-8, alone and inside text
+    data += INVALID
+    for k in range(60):
+        b = bytearray(rng.choice(lines).encode("utf-8"))
+        for _ in range(rng.randint(1, 3)):
+            b.insert(rng.randint(0, len(b)), rng.randint(0x80, 0xFF))
+        data.append(bytes(b))
+    return data
+
+
+def training_text(corpus):
+    rng = random.Random(7)
+    out = [b.decode("utf-8", errors="replace") for b in corpus]
+    for k in range(3000):
+        out.append(" ".join(rng.choice(WORDS) for _ in range(rng.randint(3, 30))))
+    out += PROSE * 20 + CODE * 20
+    return out
+
+
+# ---- the three tokenizers --------------------------------------------------------------------
+
+def with_json(tok, edit):
+    j = json.loads(tok.to_str())
+    edit(j)
+    return Tokenizer.from_str(json.dumps(j, ensure_ascii=False))
+
+
+def extra_words(tok, texts, n, prefix_map):
+    """pre-tokens that BPE splits into 2+ tokens, in the model's alphabet"""
+    seen, out = set(), []
+    pre = tok.pre_tokenizer
+    for t in texts:
+        if pre is not None:
+            pieces = [p for p, _ in pre.pre_tokenize_str(t)]
+        else:
+            pieces = [prefix_map(t)]
+        for p in pieces:
+            if p in seen or len(p) < 6 or len(p) > 24:
+                continue
+            seen.add(p)
+            ids = tok.model.tokenize(p)
+            if len(ids) >= 3:
+                out.append(p)
+                if len(out) == n:
+                    return out
+    return out
+
+
+def llama3(train):
+    tok = Tokenizer(models.BPE(ignore_merges=True))
+    tok.pre_tokenizer = pre_tokenizers.Sequence([
+        pre_tokenizers.Split(Regex(LLAMA3_PATTERN), behavior="isolated", invert=False),
+        pre_tokenizers.ByteLevel(add_prefix_space=False, trim_offsets=True, use_regex=False)])
+    tok.decoder = decoders.ByteLevel(add_prefix_space=True, trim_offsets=True, use_regex=True)
+    tr = trainers.BpeTrainer(vocab_size=1400, min_frequency=2, show_progress=False,
+                             initial_alphabet=pre_tokenizers.ByteLevel.alphabet())
+    tok.train_from_iterator(train, tr)
+    extra = extra_words(tok, train[-4000:], 40, None)
+
+    def edit(j):
+        v = j["model"]["vocab"]
+        for w in extra:
+            v[w] = len(v)
+        j["model"]["ignore_merges"] = True
+    tok = with_json(tok, edit)
+    names = ["<|begin_of_text|>", "<|end_of_text|>", "<|reserved_special_token_0|>",
+             "<|reserved_special_token_1|>", "<|finetune_right_pad_id|>", "<|reserved_special_token_2|>",
+             "<|start_header_id|>", "<|end_header_id|>", "<|eom_id|>", "<|eot_id|>", "<|python_tag|>"]
+    names += ["<|reserved_special_token_%d|>" % i for i in range(3, 21)]
+    tok.add_special_tokens([AddedToken(n, special=True, normalized=False) for n in names])
+    bos = tok.token_to_id("<|begin_of_text|>")
+    tok.post_processor = processors.Sequence([
+        processors.ByteLevel(add_prefix_space=True, trim_offsets=False, use_regex=True),
+        processors.TemplateProcessing(single="<|begin_of_text|> $A",
+                                      pair="<|begin_of_text|> $A <|begin_of_text|> $B:1",
+                                      special_tokens=[("<|begin_of_text|>", bos)])])
+    eot, eos = tok.token_to_id("<|eot_id|>"), tok.token_to_id("<|end_of_text|>")
+    cfg = {"bos_token": "<|begin_of_text|>", "eos_token": "<|eot_id|>",
+           "clean_up_tokenization_spaces": True, "model_max_length": 131072,
+           "tokenizer_class": "PreTrainedTokenizerFast",
+           "chat_template": "{{- bos_token }}{%- for message in messages %}{{- '<|start_header_id|>' + "
+                            "message['role'] + '<|end_header_id|>\\n\\n' + message['content'] | trim + "
+                            "'<|eot_id|>' }}{%- endfor %}{%- if add_generation_prompt %}{{- "
+                            "'<|start_header_id|>assistant<|end_header_id|>\\n\\n' }}{%- endif %}"}
+    gen = {"bos_token_id": bos, "eos_token_id": [eos, tok.token_to_id("<|eom_id|>"), eot],
+           "do_sample": True, "temperature": 0.6, "top_p": 0.9}
+    return tok, cfg, gen, "pairs"
+
+
+def sp(train):
+    tok = Tokenizer(models.BPE(unk_token="<unk>", fuse_unk=True, byte_fallback=True))
+    tok.normalizer = normalizers.Sequence([normalizers.Prepend("▁"), normalizers.Replace(" ", "▁")])
+    tok.pre_tokenizer = pre_tokenizers.Metaspace(replacement="▁", prepend_scheme="never", split=True)
+    tr = trainers.BpeTrainer(vocab_size=900, min_frequency=2, show_progress=False, limit_alphabet=120,
+                             special_tokens=["<unk>", "<s>", "</s>"])
+    tok.train_from_iterator(train, tr)
+
+    def edit(j):
+        m = j["model"]
+        old = sorted(m["vocab"].items(), key=lambda kv: kv[1])
+        v = {}
+        for k, i in old[:3]:
+            v[k] = i
+        for b in range(256):
+            v["<0x%02X>" % b] = len(v)
+        for k, i in old[3:]:
+            if k not in v:
+                v[k] = len(v)
+        for extra in ["▁▁", "▁▁▁▁"]:
+            if extra not in v:
+                v[extra] = len(v)
+        merges = [tuple(x) if isinstance(x, list) else tuple(x.split(" ")) for x in m["merges"]]
+        merges += [("▁", "▁"), ("▁▁", "▁▁")]
+        m["vocab"] = v
+        m["merges"] = ["%s %s" % ab for ab in merges]
+        j["pre_tokenizer"] = None
+        for a in j["added_tokens"]:
+            a["id"] = v[a["content"]]
+    tok = with_json(tok, edit)
+    tok.decoder = decoders.Sequence([decoders.Replace("▁", " "), decoders.ByteFallback(),
+                                     decoders.Fuse(), decoders.Strip(" ", 1, 0)])
+    tok.post_processor = processors.TemplateProcessing(single="<s> $A", pair="<s> $A $B:1",
+                                                       special_tokens=[("<s>", 1)])
+    tok.add_tokens([AddedToken("<|user|>", normalized=True, special=False)])
+    cfg = {"bos_token": {"__type": "AddedToken", "content": "<s>", "lstrip": False, "normalized": False,
+                         "rstrip": False, "single_word": False},
+           "eos_token": "</s>", "unk_token": "<unk>", "add_bos_token": True, "add_eos_token": False,
+           "legacy": False, "tokenizer_class": "LlamaTokenizer",
+           "chat_template": [{"name": "default", "template": "{% for m in messages %}{{ m['content'] }}{% endfor %}"},
+                             {"name": "tool_use", "template": "tools"}]}
+    return tok, cfg, None, "legacy"
+
+
+def gpt2(train):
+    tok = Tokenizer(models.BPE())
+    tok.pre_tokenizer = pre_tokenizers.Sequence([
+        pre_tokenizers.Digits(individual_digits=True),
+        pre_tokenizers.ByteLevel(add_prefix_space=False, trim_offsets=True, use_regex=True)])
+    tok.decoder = decoders.ByteLevel(add_prefix_space=True, trim_offsets=True, use_regex=True)
+    tok.post_processor = processors.ByteLevel(add_prefix_space=True, trim_offsets=False, use_regex=True)
+    specials = ["<|endoftext|>", "<|im_start|>", "<|im_end|>", "<repo_name>", "<reponame>", "<file_sep>"]
+    tr = trainers.BpeTrainer(vocab_size=1100, min_frequency=2, show_progress=False, special_tokens=specials,
+                             initial_alphabet=pre_tokenizers.ByteLevel.alphabet())
+    tok.train_from_iterator(train, tr)
+    extra = extra_words(tok, train[-4000:], 20, None)
+
+    def edit(j):
+        m = j["model"]
+        for w in extra:
+            m["vocab"][w] = len(m["vocab"])
+        m["merges"] = [x if isinstance(x, str) else "%s %s" % tuple(x) for x in m["merges"]]
+    tok = with_json(tok, edit)
+    tok.add_tokens([AddedToken("<mask>", lstrip=True, special=True, normalized=False),
+                    AddedToken("<sep>", rstrip=True, special=True, normalized=False),
+                    AddedToken("[word]", single_word=True, special=False, normalized=False),
+                    AddedToken("@@", special=False, normalized=True)])
+    cfg = {"bos_token": "<|im_start|>", "eos_token": "<|im_end|>", "unk_token": "<|endoftext|>",
+           "add_prefix_space": False, "tokenizer_class": "GPT2Tokenizer",
+           "chat_template": "{% for message in messages %}{{'<|im_start|>' + message['role'] + '\\n' + "
+                            "message['content'] + '<|im_end|>' + '\\n'}}{% endfor %}{% if add_generation_prompt %}"
+                            "{{ '<|im_start|>assistant\\n' }}{% endif %}"}
+    return tok, cfg, None, "legacy"
+
+
+# ---- recording -------------------------------------------------------------------------------
+
+def ids_str(ids):
+    return " ".join(str(i) for i in ids)
+
+
+def record(name, tok, corpus, out):
+    rng = random.Random(99)
+    lines = ["# %s: tokenizers %s, python %s; generated by tools/make_tokenizer_fixtures.py"
+             % (name, tokenizers.__version__, sys.version.split()[0])]
+    stats = {"cases": 0, "invalid": 0, "roundtrip": 0, "valid": 0, "special_diff": 0}
+    for i, raw in enumerate(corpus):
+        text = raw.decode("utf-8", errors="replace")
+        valid = text.encode("utf-8") == raw
+        tok.encode_special_tokens = False
+        n = tok.encode(text, add_special_tokens=False).ids
+        lines.append(("n %d %s" % (i, ids_str(n))).rstrip())
+        if i < 200:
+            lines.append(("b %d %s" % (i, ids_str(tok.encode(text).ids))).rstrip())
+        tok.encode_special_tokens = True
+        s = tok.encode(text, add_special_tokens=False).ids
+        tok.encode_special_tokens = False
+        if s != n:
+            lines.append(("s %d %s" % (i, ids_str(s))).rstrip())
+            stats["special_diff"] += 1
+        d = tok.decode(n, skip_special_tokens=False)
+        if d != text:
+            lines.append("d %d %s" % (i, d.encode("utf-8").hex()))
+        k = tok.decode(n, skip_special_tokens=True)
+        if k != d:
+            lines.append("k %d %s" % (i, k.encode("utf-8").hex()))
+        stats["cases"] += 1
+        stats["valid"] += valid
+        stats["invalid"] += not valid
+        stats["roundtrip"] += valid and d == text
+    V = tok.get_vocab_size(with_added_tokens=True)
+    byte_ids = [tok.token_to_id("<0x%02X>" % b) for b in range(256)]
+    byte_ids = [b for b in byte_ids if b is not None]
+    for k in range(400):
+        seq = []
+        for _ in range(rng.randint(1, 12)):
+            r = rng.random()
+            if byte_ids and r < 0.4:
+                seq.append(rng.choice(byte_ids))
+            else:
+                seq.append(rng.randrange(V))
+        lines.append("r %s %s" % (",".join(map(str, seq)), tok.decode(seq, skip_special_tokens=False).encode("utf-8").hex()))
+    os.makedirs(out, exist_ok=True)
+    with open(os.path.join(out, "expected.txt"), "w", encoding="ascii", newline="\n") as f:
+        f.write("\n".join(lines) + "\n")
+    return stats
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--out", default=os.path.join(os.path.dirname(__file__), "..", "tests", "fixtures", "tokenizers"))
+    args = ap.parse_args()
+    if tokenizers.__version__ != PINNED:
+        msg = "tokenizers %s is installed, the fixtures pin %s" % (tokenizers.__version__, PINNED)
+        if os.environ.get("XLARUN_FIXTURES_ANY_VERSION") != "1":
+            raise SystemExit(msg + " (XLARUN_FIXTURES_ANY_VERSION=1 to go on)")
+        print("warning: " + msg)
+    corpus = make_corpus()
+    os.makedirs(args.out, exist_ok=True)
+    with open(os.path.join(args.out, "corpus.txt"), "w", encoding="ascii", newline="\n") as f:
+        f.write("# xlarun tokenizer test corpus: one case per line, the hex of its bytes; %d cases\n" % len(corpus))
+        for raw in corpus:
+            f.write(raw.hex() + "\n")
+    train = training_text(corpus)
+    for name, fn in (("llama3", llama3), ("sp", sp), ("gpt2", gpt2)):
+        tok, cfg, gen, merges = fn(train)
+        d = os.path.join(args.out, name)
+        os.makedirs(d, exist_ok=True)
+        j = json.loads(tok.to_str())
+        mm = j["model"]["merges"]
+        if merges == "legacy" and mm and not isinstance(mm[0], str):
+            j["model"]["merges"] = ["%s %s" % tuple(x) for x in mm]
+        if merges == "pairs" and mm and isinstance(mm[0], str):
+            j["model"]["merges"] = [x.split(" ") for x in mm]
+        text = json.dumps(j, ensure_ascii=False, indent=1)
+        tok = Tokenizer.from_str(text)   # record what the saved file gives
+        with open(os.path.join(d, "tokenizer.json"), "w", encoding="utf-8", newline="\n") as f:
+            f.write(text + "\n")
+        with open(os.path.join(d, "tokenizer_config.json"), "w", encoding="utf-8", newline="\n") as f:
+            json.dump(cfg, f, indent=2, ensure_ascii=False)
+            f.write("\n")
+        if gen:
+            with open(os.path.join(d, "generation_config.json"), "w", encoding="utf-8", newline="\n") as f:
+                json.dump(gen, f, indent=2)
+                f.write("\n")
+        st = record(name, tok, corpus, d)
+        print("%-7s vocab %5d  merges %5d  cases %d (valid %d, invalid %d), decode(encode(x)) == x on %d valid, "
+              "special-as-text differs on %d" % (name, tok.get_vocab_size(), len(j["model"]["merges"]), st["cases"],
+                                                st["valid"], st["invalid"], st["roundtrip"], st["special_diff"]))
+
+
+if __name__ == "__main__":
+    main()
