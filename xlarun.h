@@ -2579,7 +2579,7 @@ typedef struct xlarun__pool {
 #define XLARUN__LOAD(x) __atomic_load_n(&(x), __ATOMIC_ACQUIRE)
 #define XLARUN__STORE(x, v) __atomic_store_n(&(x), (v), __ATOMIC_RELEASE)
 #define XLARUN__DEC(x) __atomic_sub_fetch(&(x), 1, __ATOMIC_ACQ_REL)
-#define XLARUN__SPIN 20000
+#define XLARUN__SPIN 2000 /* pauses, some 30 us: longer than the gaps between tasks */
 #if defined(__x86_64__) || defined(__i386__)
 #define XLARUN__RELAX() __builtin_ia32_pause()
 #elif defined(__aarch64__)
@@ -3406,23 +3406,18 @@ struct xlarun_tokenizer {
 };
 
 /* byte-level alphabet: byte -> code point, and code point (< 0x144) -> byte + 1 */
-static uint32_t xlarun__bl_cp(unsigned b) {
-    unsigned k = 0, x;
-    if ((b >= 0x21 && b <= 0x7E) || (b >= 0xA1 && b <= 0xAC) || (b >= 0xAE)) return b;
-    for (x = 0; x < b; x++)
-        if (!((x >= 0x21 && x <= 0x7E) || (x >= 0xA1 && x <= 0xAC) || (x >= 0xAE))) k++;
-    return 0x100 + k;
+static uint32_t xlarun__bl_cp(unsigned b) {   /* the 68 others: 00-20, 7F-A0, AD */
+    if (b <= 0x20) return 0x100 + b;
+    if (b >= 0x7F && b <= 0xA0) return 0x100 + 33 + (b - 0x7F);
+    if (b == 0xAD) return 0x100 + 67;
+    return b;
 }
 static int xlarun__bl_byte(uint32_t cp) {
     if ((cp >= 0x21 && cp <= 0x7E) || (cp >= 0xA1 && cp <= 0xAC) || (cp >= 0xAE && cp <= 0xFF))
         return XLARUN__CAST(int, cp);
-    if (cp >= 0x100 && cp < 0x144) {
-        unsigned k = cp - 0x100, x;
-        for (x = 0; x < 256; x++)
-            if (!((x >= 0x21 && x <= 0x7E) || (x >= 0xA1 && x <= 0xAC) || (x >= 0xAE)) && k-- == 0)
-                return XLARUN__CAST(int, x);
-    }
-    return -1;
+    if (cp >= 0x100 && cp < 0x100 + 33) return XLARUN__CAST(int, cp - 0x100);
+    if (cp >= 0x100 + 33 && cp < 0x100 + 67) return XLARUN__CAST(int, cp - 0x100 - 33 + 0x7F);
+    return cp == 0x100 + 67 ? 0xAD : -1;
 }
 static size_t xlarun__tk_put_cp(unsigned char *o, uint32_t cp) {
     if (cp < 0x80) { o[0] = XLARUN__CAST(unsigned char, cp); return 1; }
@@ -3708,7 +3703,7 @@ static void xlarun__tk_pretok_piece(xlarun__enc *e, const unsigned char *s, size
             if (j > i) {
                 size_t a = i;
                 while (a < j) {
-                    size_t b = xlarun__split_gpt2(s, j, a);
+                    size_t b = t->pre == XLARUN__PRE_GPT2 ? xlarun__split_gpt2(s, j, a) : j;
                     xlarun__tk_word(e, s + a, b - a);
                     a = b;
                 }
@@ -4278,15 +4273,19 @@ static xlarun_status xlarun__tk_vocab(xlarun__tload *L, size_t model, size_t add
             size_t cv = xlarun__json_get(j, v, "content");
             xlarun__json_uint(j, xlarun__json_get(j, v, "id"), XLARUN_MAX_VOCAB, &x);
             id = XLARUN__CAST(uint32_t, x);
-            if (L->src[id]) {
+            if (L->src[id]) {   /* in model.vocab too: it must be the same token */
                 char a[64], b[64];
                 size_t la = xlarun__json_str(j, L->pos[id], NULL, 0), lb = xlarun__json_str(j, cv, NULL, 0);
+                size_t mark = L->a->high;
+                char *ba = XLARUN__CAST(char *, xlarun__alloc_ex(L->a, la + lb + 2, 1, 0));
                 int same = la == lb;
-                if (same) {   /* compare the decoded strings, in pieces of the temporary blob later */
-                    size_t p1 = L->pos[id] + 1, p2 = cv + 1;
-                    same = xlarun__json_skip(j, L->pos[id]) - L->pos[id] == xlarun__json_skip(j, cv) - cv &&
-                           !memcmp(j->s + p1, j->s + p2, xlarun__json_skip(j, cv) - cv - 2);
+                if (!ba) return xlarun__fail(err, XLARUN_ERR_MEMORY, "tokenizer memory too small");
+                if (same) {
+                    xlarun__json_str(j, L->pos[id], ba, la + 1);
+                    xlarun__json_str(j, cv, ba + la + 1, lb + 1);
+                    same = !memcmp(ba, ba + la + 1, la);
                 }
+                L->a->high = mark;
                 if (L->src[id] & 2 || !same) {
                     xlarun__token(j, L->pos[id], a, sizeof a);
                     xlarun__token(j, cv, b, sizeof b);
@@ -4335,9 +4334,6 @@ static xlarun_status xlarun__tk_vocab(xlarun__tload *L, size_t model, size_t add
         size_t n = xlarun__piece_len(t, id), l;
         uint32_t h;
         if (!(L->src[id] & 1)) continue;
-        if (L->src[id] & 2) {   /* the vocab's own string decides where it hashes */
-            n = xlarun__json_str(j, L->pos[id], NULL, 0);
-        }
         h = XLARUN__CAST(uint32_t, xlarun__tk_hash(p, n)) & t->vmask;
         for (;; h = (h + 1) & t->vmask) {
             uint32_t o = vh[h];
@@ -4498,7 +4494,7 @@ static xlarun_status xlarun__tk_pretok(xlarun__tload *L, size_t v, xlarun_error 
         if (bl) return xlarun__tk_unsupported(L, "pre_tokenizer", "a step after ByteLevel", knows, err);
         if (!strcmp(type, "Split") && !split && !t->digits) {
             size_t pat = xlarun__json_get(j, e, "pattern"), r = xlarun__json_get(j, pat, "Regex");
-            if (!xlarun__tk_is(j, r, XLARUN__LLAMA3_PATTERN) && !(xlarun__tk_str(j, r) && xlarun__json_str(j, r, NULL, 0) == strlen(XLARUN__LLAMA3_PATTERN) && 0))
+            if (!xlarun__tk_is(j, r, XLARUN__LLAMA3_PATTERN))
                 return xlarun__tk_unsupported(L, "pre_tokenizer Split", "with this pattern", "the Llama 3 pattern of SPEC.md", err);
             if (!xlarun__tk_is(j, xlarun__json_get(j, e, "behavior"), "Isolated") || xlarun__tk_bool(j, e, "invert", 0) != 0)
                 return xlarun__tk_unsupported(L, "pre_tokenizer Split", "with this behavior or invert", "Isolated, invert false", err);
