@@ -41,5 +41,5 @@ check_error "invalid --decode list" -m $T/llama3 --decode 1,,2
 check_error "outside the vocabulary" -m $T/llama3 --decode 1,99999
 printf 'ok \377 bad' >"$B/tok.txt"
 check_error "invalid UTF-8 at byte offset 3" -m $T/llama3 -f "$B/tok.txt"
-echo "tokenize cli: $pass passed, $fail failed"
+echo "tokenize: $pass passed, $fail failed"
 [ $fail -eq 0 ]
