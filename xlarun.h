@@ -283,7 +283,7 @@ XLARUN_API void xlarun_model_close(xlarun_model *m);
 XLARUN_API const xlarun_config *xlarun_model_config(const xlarun_model *m);
 XLARUN_API uint64_t xlarun_model_mapped_bytes(const xlarun_model *m);
 XLARUN_API uint64_t xlarun_model_weight_bytes(const xlarun_model *m); /* bytes read per token */
-XLARUN_API const char *xlarun_model_dtype(const xlarun_model *m); /* layer matrices: "bf16"... or "mixed" */
+XLARUN_API const char *xlarun_model_dtype(const xlarun_model *m); /* layer matrices: "bf16", "q8_0"... or "mixed" */
 
 /* ---- session ------------------------------------------------------------------------------- */
 
@@ -2534,19 +2534,27 @@ XLARUN_API const xlarun_config *xlarun_model_config(const xlarun_model *m) { ret
 XLARUN_API uint64_t xlarun_model_mapped_bytes(const xlarun_model *m) { return m ? m->mapped_bytes : 0; }
 XLARUN_API uint64_t xlarun_model_weight_bytes(const xlarun_model *m) { return m ? m->weight_bytes : 0; }
 
+/* one name for how a matrix is stored: its float dtype, or its quantization */
+static const char *xlarun__weight_kind(const xlarun__weight *w) {
+    static const char *const floats[] = {"f32", "f16", "bf16"};
+    if (w->scale) return w->qtype == XLARUN_K_Q8_0 ? "q8_0" : "q4_0";
+    return XLARUN__CAST(unsigned, w->type) < sizeof floats / sizeof *floats ? floats[w->type] : "?";
+}
+
 XLARUN_API const char *xlarun_model_dtype(const xlarun_model *m) {
-    static const char *const names[] = {"f32", "f16", "bf16"};
+    const char *kind;
     uint32_t l;
-    xlarun_k_type t;
     if (!m || m->magic != XLARUN__MODEL_MAGIC) return "?";
-    t = m->layers[0].q.type;
+    kind = xlarun__weight_kind(&m->layers[0].q);
     for (l = 0; l < m->cfg.n_layers; l++) {
         const xlarun__layer *ly = &m->layers[l];
-        if (ly->q.type != t || ly->k.type != t || ly->v.type != t || ly->o.type != t ||
-            ly->gate.type != t || ly->up.type != t || ly->down.type != t)
-            return "mixed";
+        const xlarun__weight *w[7];
+        int k;
+        w[0] = &ly->q; w[1] = &ly->k; w[2] = &ly->v; w[3] = &ly->o; w[4] = &ly->gate; w[5] = &ly->up; w[6] = &ly->down;
+        for (k = 0; k < 7; k++)
+            if (strcmp(xlarun__weight_kind(w[k]), kind)) return "mixed";
     }
-    return XLARUN__CAST(unsigned, t) < sizeof names / sizeof *names ? names[t] : "?";
+    return kind;
 }
 
 /* ============================== 5. EXECUTOR =================================================== */
