@@ -777,6 +777,7 @@ typedef struct xlarun__arena {
     xlarun__block *blocks;      /* measuring: the real allocations to free */
     void *alloc_user;
     int failed;                 /* a malloc failed while measuring */
+    int exhausted;              /* a request did not fit the block */
 } xlarun__arena;
 
 static size_t xlarun__round64(size_t n) {
@@ -815,7 +816,7 @@ static void *xlarun__alloc_ex(xlarun__arena *a, size_t n, int top, int bulk) {
     size_t r;
     if (n > SIZE_MAX - XLARUN__ALIGN) return NULL;
     r = xlarun__round64(n ? n : 1);
-    if (r > a->size - a->low - a->high) return NULL; /* cannot underflow: low+high <= size */
+    if (r > a->size - a->low - a->high) { a->exhausted = 1; return NULL; } /* low+high <= size */
     if (top) a->high += r; else a->low += r;
     if (a->low + a->high > a->peak) a->peak = a->low + a->high;
     if (!a->base) {
@@ -831,6 +832,73 @@ static int xlarun__measuring(const xlarun__arena *a) { return a->base == NULL; }
 static xlarun_status xlarun__no_room(const xlarun__arena *a, const char *what, xlarun_error *err) {
     return xlarun__fail(err, XLARUN_ERR_MEMORY, "%lu bytes of %s memory are too few (xlarun_%s_memory gives the size)",
                         XLARUN__CAST(unsigned long, a->given), what, what);
+}
+
+static void *xlarun__align_up(void *p) {
+    size_t pad = (XLARUN__ALIGN - XLARUN__PUN(uintptr_t, p) % XLARUN__ALIGN) % XLARUN__ALIGN;
+    return XLARUN__CAST(unsigned char *, p) + pad;
+}
+
+/* ---- objects in one block ---------------------------------------------------------------------
+   A model, a session and a tokenizer each live in one block of memory made by a build function
+   that runs twice: measuring (the exact size), then in the caller's block. These three helpers
+   run it for every such object: xlarun__measure, xlarun__build_in, and xlarun__build_alloc, which
+   does both with XLARUN_MALLOC for the convenience calls. */
+typedef struct xlarun__builder {
+    xlarun_status (*build)(xlarun__arena *a, const void *args, void **obj, xlarun_error *err);
+    void (*undo)(void *obj);    /* release what a failed build holds outside the block, or NULL */
+    const char *what;           /* "model": in messages, and xlarun_<what>_memory */
+} xlarun__builder;
+
+static xlarun_status xlarun__measure(const xlarun__builder *b, const void *args, void *alloc_user,
+                                     size_t *bytes, xlarun_error *err) {
+    xlarun__arena a;
+    void *obj = NULL;
+    xlarun_status st;
+    xlarun__arena_init(&a, NULL, 0, alloc_user);
+    st = b->build(&a, args, &obj, err);
+    if (a.failed) st = xlarun__fail(err, XLARUN_ERR_MEMORY, "out of memory while sizing the %s", b->what);
+    xlarun__arena_release_blocks(&a);
+    *bytes = st == XLARUN_OK ? a.peak : 0;
+    if (st == XLARUN_OK) xlarun__ok(err);
+    return st;
+}
+
+/* label (a folder, or NULL) goes in front of the message when the block is too small */
+static xlarun_status xlarun__build_in(const xlarun__builder *b, const void *args, void *alloc_user,
+                                      void *mem, size_t bytes, const char *label, void **obj,
+                                      xlarun_error *err) {
+    xlarun__arena a;
+    xlarun_status st;
+    *obj = NULL;
+    xlarun__arena_init(&a, mem, bytes, alloc_user);
+    st = b->build(&a, args, obj, err);
+    if (st == XLARUN_OK) { xlarun__ok(err); return st; }
+    if (a.exhausted) {
+        if (label) xlarun__fail(err, XLARUN_ERR_MEMORY, "%s: %lu bytes of %s memory are too few (xlarun_%s_memory gives the size)",
+                                label, XLARUN__CAST(unsigned long, bytes), b->what, b->what);
+        else xlarun__no_room(&a, b->what, err);
+        st = XLARUN_ERR_MEMORY;
+    }
+    if (*obj && b->undo) b->undo(*obj);
+    *obj = NULL;
+    return st;
+}
+
+static xlarun_status xlarun__build_alloc(const xlarun__builder *b, const void *args, void *alloc_user,
+                                         const char *label, void **obj, void **own, xlarun_error *err) {
+    size_t bytes = 0;
+    void *mem;
+    xlarun_status st;
+    *obj = NULL;
+    XLARUN__TRY(xlarun__measure(b, args, alloc_user, &bytes, err));
+    if (bytes > SIZE_MAX - XLARUN__ALIGN || !(mem = XLARUN_MALLOC(bytes + XLARUN__ALIGN, alloc_user)))
+        return xlarun__fail(err, XLARUN_ERR_MEMORY, "%s%scannot allocate %lu bytes of %s memory", label ? label : "",
+                            label ? ": " : "", XLARUN__CAST(unsigned long, bytes), b->what);
+    st = xlarun__build_in(b, args, alloc_user, xlarun__align_up(mem), bytes, label, obj, err);
+    if (st != XLARUN_OK) { XLARUN_FREE(mem, alloc_user); return st; }
+    *own = mem;
+    return XLARUN_OK;
 }
 
 /* ---- platform: files and maps ------------------------------------------------------------- */
@@ -2458,66 +2526,55 @@ static const xlarun_model_options *xlarun__model_opts(const xlarun_model_options
     return opt ? opt : &defaults;
 }
 
+typedef struct xlarun__model_args { const char *dir; const xlarun_model_options *opt; } xlarun__model_args;
+
+static xlarun_status xlarun__model_build_cb(xlarun__arena *a, const void *args, void **obj, xlarun_error *err) {
+    const xlarun__model_args *x = XLARUN__CAST(const xlarun__model_args *, args);
+    xlarun_model *o = NULL;
+    xlarun_status st = xlarun__model_build(a, x->dir, x->opt, &o, err);
+    *obj = o;
+    return st;
+}
+static void xlarun__model_undo(void *m) { xlarun__model_unmap(XLARUN__CAST(xlarun_model *, m)); }
+static const xlarun__builder xlarun__model_builder = {xlarun__model_build_cb, xlarun__model_undo, "model"};
+
 XLARUN_API xlarun_status xlarun_model_memory(const char *dir, const xlarun_model_options *opt,
                                              size_t *bytes, xlarun_error *err) {
-    xlarun__arena a;
-    xlarun_model *m = NULL;
-    xlarun_status st;
+    xlarun__model_args x;
+    if (bytes) *bytes = 0;
     if (!dir || !bytes) return xlarun__fail(err, XLARUN_ERR_ARGUMENT, "xlarun_model_memory: NULL argument");
-    opt = xlarun__model_opts(opt);
-    xlarun__arena_init(&a, NULL, 0, opt->alloc_user);
-    st = xlarun__model_build(&a, dir, opt, &m, err);
-    if (a.failed && st != XLARUN_OK) st = xlarun__fail(err, XLARUN_ERR_MEMORY, "out of memory while reading %s", dir);
-    xlarun__arena_release_blocks(&a);
-    *bytes = st == XLARUN_OK ? a.peak : 0;
-    if (st == XLARUN_OK) xlarun__ok(err);
-    return st;
+    x.dir = dir;
+    x.opt = xlarun__model_opts(opt);
+    return xlarun__measure(&xlarun__model_builder, &x, x.opt->alloc_user, bytes, err);
 }
 
 XLARUN_API xlarun_status xlarun_model_open_in(const char *dir, const xlarun_model_options *opt,
                                               void *mem, size_t bytes, xlarun_model **out,
                                               xlarun_error *err) {
-    xlarun__arena a;
-    xlarun_model *m = NULL;
-    xlarun_status st;
+    xlarun__model_args x;
+    void *obj;
     if (out) *out = NULL;
     if (!dir || !mem || !out) return xlarun__fail(err, XLARUN_ERR_ARGUMENT, "xlarun_model_open_in: NULL argument");
-    opt = xlarun__model_opts(opt);
-    xlarun__arena_init(&a, mem, bytes, opt->alloc_user);
-    st = xlarun__model_build(&a, dir, opt, &m, err);
-    if (st != XLARUN_OK) {
-        if (st == XLARUN_ERR_MEMORY)
-            xlarun__fail(err, st, "%s: %lu bytes of model memory are too few (xlarun_model_memory gives the size)",
-                         dir, XLARUN__CAST(unsigned long, bytes));
-        if (m) xlarun__model_unmap(m);
-        return st;
-    }
-    m->alloc_user = opt->alloc_user;
-    *out = m;
-    xlarun__ok(err);
+    x.dir = dir;
+    x.opt = xlarun__model_opts(opt);
+    XLARUN__TRY(xlarun__build_in(&xlarun__model_builder, &x, x.opt->alloc_user, mem, bytes, dir, &obj, err));
+    *out = XLARUN__CAST(xlarun_model *, obj);
+    (*out)->alloc_user = x.opt->alloc_user;
     return XLARUN_OK;
-}
-
-static void *xlarun__align_up(void *p) {
-    size_t pad = (XLARUN__ALIGN - XLARUN__PUN(uintptr_t, p) % XLARUN__ALIGN) % XLARUN__ALIGN;
-    return XLARUN__CAST(unsigned char *, p) + pad;
 }
 
 XLARUN_API xlarun_status xlarun_model_open(const char *dir, const xlarun_model_options *opt,
                                            xlarun_model **out, xlarun_error *err) {
-    size_t bytes = 0;
-    void *mem;
-    xlarun_status st;
+    xlarun__model_args x;
+    void *obj, *own;
     if (out) *out = NULL;
     if (!dir || !out) return xlarun__fail(err, XLARUN_ERR_ARGUMENT, "xlarun_model_open: NULL argument");
-    opt = xlarun__model_opts(opt);
-    XLARUN__TRY(xlarun_model_memory(dir, opt, &bytes, err));
-    if (bytes > SIZE_MAX - XLARUN__ALIGN || !(mem = XLARUN_MALLOC(bytes + XLARUN__ALIGN, opt->alloc_user)))
-        return xlarun__fail(err, XLARUN_ERR_MEMORY, "%s: cannot allocate %lu bytes of model memory", dir,
-                            XLARUN__CAST(unsigned long, bytes));
-    st = xlarun_model_open_in(dir, opt, xlarun__align_up(mem), bytes, out, err);
-    if (st != XLARUN_OK) { XLARUN_FREE(mem, opt->alloc_user); return st; }
-    (*out)->own = mem;
+    x.dir = dir;
+    x.opt = xlarun__model_opts(opt);
+    XLARUN__TRY(xlarun__build_alloc(&xlarun__model_builder, &x, x.opt->alloc_user, dir, &obj, &own, err));
+    *out = XLARUN__CAST(xlarun_model *, obj);
+    (*out)->alloc_user = x.opt->alloc_user;
+    (*out)->own = own;
     return XLARUN_OK;
 }
 
@@ -2971,57 +3028,56 @@ static int xlarun__session_ok(const xlarun_session *s) {
     return s && s->magic == XLARUN__SESSION_MAGIC && xlarun__model_ok(s->m);
 }
 
+typedef struct xlarun__session_args { const xlarun_model *m; const xlarun_session_options *opt; } xlarun__session_args;
+
+static xlarun_status xlarun__session_build_cb(xlarun__arena *a, const void *args, void **obj, xlarun_error *err) {
+    const xlarun__session_args *x = XLARUN__CAST(const xlarun__session_args *, args);
+    xlarun_session *o = NULL;
+    xlarun_status st = xlarun__session_build(a, x->m, x->opt, &o, err);
+    *obj = o;
+    return st;
+}
+static const xlarun__builder xlarun__session_builder = {xlarun__session_build_cb, NULL, "session"};
+
 XLARUN_API xlarun_status xlarun_session_memory(const xlarun_model *m, const xlarun_session_options *opt,
                                                size_t *bytes, xlarun_error *err) {
-    xlarun__arena a;
-    xlarun_session *s;
-    xlarun_status st;
+    xlarun__session_args x;
     if (!xlarun__model_ok(m) || !bytes)
         return xlarun__fail(err, XLARUN_ERR_ARGUMENT, "xlarun_session_memory: NULL or closed model, or NULL bytes");
-    opt = xlarun__session_opts(opt);
-    xlarun__arena_init(&a, NULL, 0, opt->alloc_user);
-    st = xlarun__session_build(&a, m, opt, &s, err);
-    if (st == XLARUN_OK && a.failed) st = xlarun__fail(err, XLARUN_ERR_MEMORY, "out of memory while sizing the session");
-    xlarun__arena_release_blocks(&a);
-    *bytes = st == XLARUN_OK ? a.peak : 0;
-    if (st == XLARUN_OK) xlarun__ok(err);
-    return st;
+    x.m = m;
+    x.opt = xlarun__session_opts(opt);
+    return xlarun__measure(&xlarun__session_builder, &x, x.opt->alloc_user, bytes, err);
 }
 
 XLARUN_API xlarun_status xlarun_session_create_in(const xlarun_model *m, const xlarun_session_options *opt,
                                                   void *mem, size_t bytes, xlarun_session **out,
                                                   xlarun_error *err) {
-    xlarun__arena a;
-    xlarun_session *s = NULL;
-    xlarun_status st;
+    xlarun__session_args x;
+    void *obj;
     if (out) *out = NULL;
     if (!xlarun__model_ok(m) || !mem || !out)
         return xlarun__fail(err, XLARUN_ERR_ARGUMENT, "xlarun_session_create_in: NULL or closed model, NULL memory or NULL out");
-    opt = xlarun__session_opts(opt);
-    xlarun__arena_init(&a, mem, bytes, opt->alloc_user);
-    st = xlarun__session_build(&a, m, opt, &s, err);
-    if (st != XLARUN_OK) return st;
-    s->alloc_user = opt->alloc_user;
-    *out = s;
-    xlarun__ok(err);
+    x.m = m;
+    x.opt = xlarun__session_opts(opt);
+    XLARUN__TRY(xlarun__build_in(&xlarun__session_builder, &x, x.opt->alloc_user, mem, bytes, NULL, &obj, err));
+    *out = XLARUN__CAST(xlarun_session *, obj);
+    (*out)->alloc_user = x.opt->alloc_user;
     return XLARUN_OK;
 }
 
 XLARUN_API xlarun_status xlarun_session_create(const xlarun_model *m, const xlarun_session_options *opt,
                                                xlarun_session **out, xlarun_error *err) {
-    size_t bytes = 0;
-    void *mem;
-    xlarun_status st;
+    xlarun__session_args x;
+    void *obj, *own;
     if (out) *out = NULL;
     if (!out) return xlarun__fail(err, XLARUN_ERR_ARGUMENT, "xlarun_session_create: NULL out");
-    opt = xlarun__session_opts(opt);
-    XLARUN__TRY(xlarun_session_memory(m, opt, &bytes, err));
-    if (bytes > SIZE_MAX - XLARUN__ALIGN || !(mem = XLARUN_MALLOC(bytes + XLARUN__ALIGN, opt->alloc_user)))
-        return xlarun__fail(err, XLARUN_ERR_MEMORY, "cannot allocate %lu bytes of session memory",
-                            XLARUN__CAST(unsigned long, bytes));
-    st = xlarun_session_create_in(m, opt, xlarun__align_up(mem), bytes, out, err);
-    if (st != XLARUN_OK) { XLARUN_FREE(mem, opt->alloc_user); return st; }
-    (*out)->own = mem;
+    if (!xlarun__model_ok(m)) return xlarun__fail(err, XLARUN_ERR_ARGUMENT, "xlarun_session_create: NULL or closed model");
+    x.m = m;
+    x.opt = xlarun__session_opts(opt);
+    XLARUN__TRY(xlarun__build_alloc(&xlarun__session_builder, &x, x.opt->alloc_user, NULL, &obj, &own, err));
+    *out = XLARUN__CAST(xlarun_session *, obj);
+    (*out)->alloc_user = x.opt->alloc_user;
+    (*out)->own = own;
     return XLARUN_OK;
 }
 
@@ -4932,62 +4988,55 @@ static const xlarun_tokenizer_options *xlarun__tok_opts(const xlarun_tokenizer_o
     return opt ? opt : &defaults;
 }
 
+typedef struct xlarun__tok_args { const char *dir; const xlarun_tokenizer_options *opt; } xlarun__tok_args;
+
+static xlarun_status xlarun__tok_build_cb(xlarun__arena *a, const void *args, void **obj, xlarun_error *err) {
+    const xlarun__tok_args *x = XLARUN__CAST(const xlarun__tok_args *, args);
+    xlarun_tokenizer *o = NULL;
+    xlarun_status st = xlarun__tok_build(a, x->dir, x->opt, &o, err);
+    *obj = o;
+    return st;
+}
+static void xlarun__tok_undo(void *t) { XLARUN__CAST(xlarun_tokenizer *, t)->magic = 0; }
+static const xlarun__builder xlarun__tok_builder = {xlarun__tok_build_cb, xlarun__tok_undo, "tokenizer"};
+
 XLARUN_API xlarun_status xlarun_tokenizer_memory(const char *dir, const xlarun_tokenizer_options *opt,
                                                  size_t *bytes, xlarun_error *err) {
-    xlarun__arena a;
-    xlarun_tokenizer *t = NULL;
-    xlarun_status st;
+    xlarun__tok_args x;
     if (bytes) *bytes = 0;
     if (!dir || !bytes) return xlarun__fail(err, XLARUN_ERR_ARGUMENT, "xlarun_tokenizer_memory: NULL argument");
-    opt = xlarun__tok_opts(opt);
-    xlarun__arena_init(&a, NULL, 0, opt->alloc_user);
-    st = xlarun__tok_build(&a, dir, opt, &t, err);
-    if (a.failed && st != XLARUN_OK) st = xlarun__fail(err, XLARUN_ERR_MEMORY, "out of memory while reading %s", dir);
-    xlarun__arena_release_blocks(&a);
-    *bytes = st == XLARUN_OK ? a.peak : 0;
-    if (st == XLARUN_OK) xlarun__ok(err);
-    return st;
+    x.dir = dir;
+    x.opt = xlarun__tok_opts(opt);
+    return xlarun__measure(&xlarun__tok_builder, &x, x.opt->alloc_user, bytes, err);
 }
 
 XLARUN_API xlarun_status xlarun_tokenizer_open_in(const char *dir, const xlarun_tokenizer_options *opt,
                                                   void *mem, size_t bytes, xlarun_tokenizer **out,
                                                   xlarun_error *err) {
-    xlarun__arena a;
-    xlarun_tokenizer *t = NULL;
-    xlarun_status st;
+    xlarun__tok_args x;
+    void *obj;
     if (out) *out = NULL;
     if (!dir || !mem || !out) return xlarun__fail(err, XLARUN_ERR_ARGUMENT, "xlarun_tokenizer_open_in: NULL argument");
-    opt = xlarun__tok_opts(opt);
-    xlarun__arena_init(&a, mem, bytes, opt->alloc_user);
-    st = xlarun__tok_build(&a, dir, opt, &t, err);
-    if (st != XLARUN_OK) {
-        if (st == XLARUN_ERR_MEMORY)
-            xlarun__fail(err, st, "%s: %lu bytes of tokenizer memory are too few (xlarun_tokenizer_memory gives the size)",
-                         dir, XLARUN__CAST(unsigned long, bytes));
-        if (t) t->magic = 0;
-        return st;
-    }
-    t->alloc_user = opt->alloc_user;
-    *out = t;
-    xlarun__ok(err);
+    x.dir = dir;
+    x.opt = xlarun__tok_opts(opt);
+    XLARUN__TRY(xlarun__build_in(&xlarun__tok_builder, &x, x.opt->alloc_user, mem, bytes, dir, &obj, err));
+    *out = XLARUN__CAST(xlarun_tokenizer *, obj);
+    (*out)->alloc_user = x.opt->alloc_user;
     return XLARUN_OK;
 }
 
 XLARUN_API xlarun_status xlarun_tokenizer_open(const char *dir, const xlarun_tokenizer_options *opt,
                                                xlarun_tokenizer **out, xlarun_error *err) {
-    size_t bytes = 0;
-    void *mem;
-    xlarun_status st;
+    xlarun__tok_args x;
+    void *obj, *own;
     if (out) *out = NULL;
     if (!dir || !out) return xlarun__fail(err, XLARUN_ERR_ARGUMENT, "xlarun_tokenizer_open: NULL argument");
-    opt = xlarun__tok_opts(opt);
-    XLARUN__TRY(xlarun_tokenizer_memory(dir, opt, &bytes, err));
-    if (bytes > SIZE_MAX - XLARUN__ALIGN || !(mem = XLARUN_MALLOC(bytes + XLARUN__ALIGN, opt->alloc_user)))
-        return xlarun__fail(err, XLARUN_ERR_MEMORY, "%s: cannot allocate %lu bytes of tokenizer memory", dir,
-                            XLARUN__CAST(unsigned long, bytes));
-    st = xlarun_tokenizer_open_in(dir, opt, xlarun__align_up(mem), bytes, out, err);
-    if (st != XLARUN_OK) { XLARUN_FREE(mem, opt->alloc_user); return st; }
-    (*out)->own = mem;
+    x.dir = dir;
+    x.opt = xlarun__tok_opts(opt);
+    XLARUN__TRY(xlarun__build_alloc(&xlarun__tok_builder, &x, x.opt->alloc_user, dir, &obj, &own, err));
+    *out = XLARUN__CAST(xlarun_tokenizer *, obj);
+    (*out)->alloc_user = x.opt->alloc_user;
+    (*out)->own = own;
     return XLARUN_OK;
 }
 
