@@ -1173,11 +1173,12 @@ XLARUN_K__FN void xlarun_k_matmul_bf16x(const void *W, size_t K, size_t r0, size
    DOT: the block sums isum_b = sum q*qx are exact integers in every build; a row's result is
      an f32 sum of isum * (d * dx). Canonical reductions, per output element:
        scalar   acc = 0; for b: acc += (float)isum_b * (d_b * dx_b)       (each op rounded)
-       AVX-512  per step of 64 elements (2 blocks; the last may hold one, zero-padded): 16
-                int32 lanes, lane l = the exact sum of elements 4l..4l+3 of the step;
+       AVX-512  per step of 128 elements (4 blocks; the last may hold 1..3, zero-padded): 16
+                int32 lanes, lane l = the exact sum of elements 4(l%4)..+3 and 16+4(l%4)..+3
+                of block l/4 of the step;
                 acc = fma(float(lanes), d lanes * dx lanes, acc); result = xlarun_k__hsum(acc)
-                VNNI: vpdpbusd on (q + 128 or the nibble q + 8) x qx, the lane starting at the
-                precomputed -128*sum(qx) (or -8*sum); without VNNI: vpmaddubsw sign trick.
+                VNNI: two vpdpbusd on (q + 128 as u8) x qx, the lane starting at the precomputed
+                -128*sum(qx); without VNNI: vpmaddubsw sign trick.
        AVX2     per block: 8 lanes of 4 elements (vpmaddubsw sign trick);
                 acc = fma(float(lanes), set1(d * dx), acc); result = xlarun_k__hsum8(acc)
        NEON     per block: 4 lanes of 8 elements (sdot with __ARM_FEATURE_DOTPROD, else
@@ -1341,75 +1342,103 @@ XLARUN_K__FN void xlarun_k_qmatmul_ref(xlarun_k_qtype qt, const void *W, const v
      xlarun_k__qpair(q4, w, d, rec, acc) acc += float(integer lanes of w . x) * (d * dx)
    full = 0 only for a last AVX-512 step that holds one block (K/32 odd). */
 #if defined(XLARUN_K__Q512)
-#define XQ_STEP 64
-#define XQ_REC 192 /* int8 q[64], f32 dx lanes[16], int32 zero-point lanes[16] */
+#define XQ_STEP 128
+#define XQ_REC 256 /* int8 A[64], B[64], f32 dx lanes[16], int32 zero-point lanes[16] */
 #define XQ_NT 4
-typedef __m512i xlarun_k__qwv;
+/* A step is 4 blocks. A holds elements 0..15 of each block, B elements 16..31 (16 bytes per
+   block, in block order), so lane l of dpbusd(dpbusd(z, wA, xA), wB, xB) is the exact sum of
+   elements 4(l%4)..+3 and 16+4(l%4)..+3 of block l/4: q4 codes need no shuffle at all (A is
+   the low nibbles, B the high ones), q8 codes one 128-bit lane shuffle each. */
+typedef struct { __m512i a, b; } xlarun_k__qwv;
 typedef __m512 xlarun_k__qf;
 #define XQ_ZERO() _mm512_setzero_ps()
 #define XQ_HSUM(a) xlarun_k__hsum(a)
 
-XLARUN_K__AI xlarun_k__qwv xlarun_k__qw(int q4, const unsigned char *w, size_t st, int full) {
+/* nb: blocks in this step (4, or 1..3 for the last one, zero-padded) */
+XLARUN_K__AI xlarun_k__qwv xlarun_k__qw(int q4, const unsigned char *w, size_t st, int nb) {
+    xlarun_k__qwv r;
     if (!q4) {
-        __m512i v = full ? _mm512_loadu_si512((const void *)(w + 64 * st))
-                         : _mm512_maskz_loadu_epi8((__mmask64)0xFFFFFFFFull, (const void *)(w + 64 * st));
+        const unsigned char *p = w + 128 * st;
+        __m512i v0, v1;
+        if (nb == 4) {
+            v0 = _mm512_loadu_si512((const void *)p);
+            v1 = _mm512_loadu_si512((const void *)(p + 64));
+        } else {
+            v0 = _mm512_maskz_loadu_epi8(nb >= 2 ? ~(__mmask64)0 : (__mmask64)0xFFFFFFFFull, (const void *)p);
+            v1 = _mm512_maskz_loadu_epi8(nb == 3 ? (__mmask64)0xFFFFFFFFull : (__mmask64)0, (const void *)(p + 64));
+        }
+        r.a = _mm512_shuffle_i64x2(v0, v1, 0x88);
+        r.b = _mm512_shuffle_i64x2(v0, v1, 0xDD);
 #if defined(__AVX512VNNI__)
-        return _mm512_xor_si512(v, _mm512_set1_epi8((char)0x80)); /* q + 128 as u8 */
-#else
-        return v;
+        r.a = _mm512_xor_si512(r.a, _mm512_set1_epi8((char)0x80)); /* q + 128 as u8 */
+        r.b = _mm512_xor_si512(r.b, _mm512_set1_epi8((char)0x80));
 #endif
     } else {
-        __m256i h = full ? _mm256_loadu_si256((const __m256i *)(const void *)(w + 32 * st))
-                         : _mm256_maskz_loadu_epi8((__mmask32)0xFFFFu, (const void *)(w + 32 * st));
-        /* 128-bit lanes: block 0 bytes, block 0 bytes, block 1 bytes, block 1 bytes; then the
-           low nibbles of lanes 0 and 2, the high ones of lanes 1 and 3: natural element order */
-        __m512i v = _mm512_permutexvar_epi64(_mm512_set_epi64(3, 2, 3, 2, 1, 0, 1, 0), _mm512_castsi256_si512(h));
-        v = _mm512_srlv_epi64(v, _mm512_set_epi64(4, 4, 0, 0, 4, 4, 0, 0));
-        v = _mm512_and_si512(v, _mm512_set1_epi8(15)); /* q + 8 as u8 */
-#if defined(__AVX512VNNI__)
-        return v;
+        const unsigned char *p = w + 64 * st;
+        __m512i v = nb == 4 ? _mm512_loadu_si512((const void *)p)
+                            : _mm512_maskz_loadu_epi8(((__mmask64)1 << (16 * nb)) - 1, (const void *)p);
+        __m512i h = _mm512_srli_epi16(v, 4);
+#if defined(__AVX512VNNI__) && defined(__AVX512VBMI__)
+        /* q + 128 as u8 straight from the nibble (the table reads the index's low 6 bits) */
+        const __m512i lut = _mm512_set_epi8(
+            -121, -122, -123, -124, -125, -126, -127, -128, 127, 126, 125, 124, 123, 122, 121, 120,
+            -121, -122, -123, -124, -125, -126, -127, -128, 127, 126, 125, 124, 123, 122, 121, 120,
+            -121, -122, -123, -124, -125, -126, -127, -128, 127, 126, 125, 124, 123, 122, 121, 120,
+            -121, -122, -123, -124, -125, -126, -127, -128, 127, 126, 125, 124, 123, 122, 121, 120);
+        r.a = _mm512_permutexvar_epi8(v, lut);
+        r.b = _mm512_permutexvar_epi8(h, lut);
+#elif defined(__AVX512VNNI__)
+        r.a = _mm512_add_epi8(_mm512_and_si512(v, _mm512_set1_epi8(15)), _mm512_set1_epi8(120));
+        r.b = _mm512_add_epi8(_mm512_and_si512(h, _mm512_set1_epi8(15)), _mm512_set1_epi8(120));
 #else
-        return _mm512_sub_epi8(v, _mm512_set1_epi8(8));
+        r.a = _mm512_sub_epi8(_mm512_and_si512(v, _mm512_set1_epi8(15)), _mm512_set1_epi8(8));
+        r.b = _mm512_sub_epi8(_mm512_and_si512(h, _mm512_set1_epi8(15)), _mm512_set1_epi8(8));
 #endif
     }
+    return r;
 }
 
-XLARUN_K__AI xlarun_k__qf xlarun_k__qd(const unsigned char *s, size_t st, int full) {
-    int32_t u = 0;
+XLARUN_K__AI xlarun_k__qf xlarun_k__qd(const unsigned char *s, size_t st, int nb) {
+    long long u = 0;
     __m128 f;
-    memcpy(&u, s + 4 * st, full ? 4 : 2);
-    f = _mm_cvtph_ps(_mm_cvtsi32_si128(u));
-    return _mm512_permutexvar_ps(_mm512_set_epi32(1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0),
+    memcpy(&u, s + 8 * st, (size_t)(2 * nb));
+    f = _mm_cvtph_ps(_mm_cvtsi64_si128(u));
+    return _mm512_permutexvar_ps(_mm512_set_epi32(3, 3, 3, 3, 2, 2, 2, 2, 1, 1, 1, 1, 0, 0, 0, 0),
                                  _mm512_castps128_ps512(f));
+}
+
+XLARUN_K__AI __m512i xlarun_k__qint(int q4, xlarun_k__qwv w, const unsigned char *rec) {
+    __m512i xa = _mm512_loadu_si512((const void *)rec), xb = _mm512_loadu_si512((const void *)(rec + 64));
+#if defined(__AVX512VNNI__)
+    (void)q4;
+    return _mm512_dpbusd_epi32(_mm512_dpbusd_epi32(_mm512_loadu_si512((const void *)(rec + 192)), w.a, xa), w.b, xb);
+#else
+    const __m512i one = _mm512_set1_epi16(1);
+    __m512i sa = _mm512_mask_sub_epi8(xa, _mm512_movepi8_mask(w.a), _mm512_setzero_si512(), xa);
+    __m512i sb = _mm512_mask_sub_epi8(xb, _mm512_movepi8_mask(w.b), _mm512_setzero_si512(), xb);
+    (void)q4;
+    return _mm512_add_epi32(_mm512_madd_epi16(_mm512_maddubs_epi16(_mm512_abs_epi8(w.a), sa), one),
+                            _mm512_madd_epi16(_mm512_maddubs_epi16(_mm512_abs_epi8(w.b), sb), one));
+#endif
 }
 
 XLARUN_K__AI xlarun_k__qf xlarun_k__qpair(int q4, xlarun_k__qwv w, xlarun_k__qf d, const unsigned char *rec,
                                           xlarun_k__qf acc) {
-    __m512i x = _mm512_loadu_si512((const void *)rec), i;
-#if defined(__AVX512VNNI__)
-    __m512i z = _mm512_loadu_si512((const void *)(rec + 128));
-    if (q4) z = _mm512_srai_epi32(z, 4); /* -128*sum -> -8*sum, exact */
-    i = _mm512_dpbusd_epi32(z, w, x);
-#else
-    __mmask64 neg = _mm512_movepi8_mask(w);
-    __m512i xs = _mm512_mask_sub_epi8(x, neg, _mm512_setzero_si512(), x);
-    i = _mm512_madd_epi16(_mm512_maddubs_epi16(_mm512_abs_epi8(w), xs), _mm512_set1_epi16(1));
-    (void)q4;
-#endif
-    return _mm512_fmadd_ps(_mm512_cvtepi32_ps(i), _mm512_mul_ps(d, _mm512_loadu_ps((const float *)(const void *)(rec + 64))), acc);
+    return _mm512_fmadd_ps(_mm512_cvtepi32_ps(xlarun_k__qint(q4, w, rec)),
+                           _mm512_mul_ps(d, _mm512_loadu_ps((const float *)(const void *)(rec + 128))), acc);
 }
 
-XLARUN_K__FN size_t xlarun_k_qact_bytes_simd(size_t K) { return (K + 63) / 64 * XQ_REC; }
+XLARUN_K__FN size_t xlarun_k_qact_bytes_simd(size_t K) { return (K + 127) / 128 * XQ_REC; }
 
 XLARUN_K__FN void xlarun_k_quantize_act_simd(const float *x, size_t K, void *xq) {
     unsigned char *o = (unsigned char *)xq;
     size_t nb = K / 32, st, h, l;
-    for (st = 0; 2 * st < nb; st++) {
+    for (st = 0; 4 * st < nb; st++) {
         unsigned char *rec = o + st * XQ_REC;
         float dl[16];
-        __m512i q, s4;
-        for (h = 0; h < 2; h++) {
-            size_t b = 2 * st + h;
+        __m512i s4, one = _mm512_set1_epi8(1), one16 = _mm512_set1_epi16(1);
+        for (h = 0; h < 4; h++) {
+            size_t b = 4 * st + h;
             float a = 0.0f, d = 0.0f, id;
             if (b < nb) {
                 __m512 x0 = _mm512_loadu_ps(x + 32 * b), x1 = _mm512_loadu_ps(x + 32 * b + 16), iv;
@@ -1417,16 +1446,19 @@ XLARUN_K__FN void xlarun_k_quantize_act_simd(const float *x, size_t K, void *xq)
                 d = a / 127.0f;
                 id = a != 0.0f ? 127.0f / a : 0.0f;
                 iv = _mm512_set1_ps(id);
-                _mm_storeu_si128((__m128i *)(void *)(rec + 32 * h), _mm512_cvtsepi32_epi8(_mm512_cvtps_epi32(_mm512_mul_ps(x0, iv))));
-                _mm_storeu_si128((__m128i *)(void *)(rec + 32 * h + 16), _mm512_cvtsepi32_epi8(_mm512_cvtps_epi32(_mm512_mul_ps(x1, iv))));
-            } else
-                memset(rec + 32 * h, 0, 32);
-            for (l = 0; l < 8; l++) dl[8 * h + l] = d;
+                _mm_storeu_si128((__m128i *)(void *)(rec + 16 * h), _mm512_cvtsepi32_epi8(_mm512_cvtps_epi32(_mm512_mul_ps(x0, iv))));
+                _mm_storeu_si128((__m128i *)(void *)(rec + 64 + 16 * h), _mm512_cvtsepi32_epi8(_mm512_cvtps_epi32(_mm512_mul_ps(x1, iv))));
+            } else {
+                memset(rec + 16 * h, 0, 16);
+                memset(rec + 64 + 16 * h, 0, 16);
+            }
+            for (l = 0; l < 4; l++) dl[4 * h + l] = d;
         }
-        memcpy(rec + 64, dl, sizeof dl);
-        q = _mm512_loadu_si512((const void *)rec);
-        s4 = _mm512_madd_epi16(_mm512_maddubs_epi16(_mm512_set1_epi8(1), q), _mm512_set1_epi16(1));
-        _mm512_storeu_si512((void *)(rec + 128), _mm512_sub_epi32(_mm512_setzero_si512(), _mm512_slli_epi32(s4, 7)));
+        memcpy(rec + 128, dl, sizeof dl);
+        s4 = _mm512_add_epi32(
+            _mm512_madd_epi16(_mm512_maddubs_epi16(one, _mm512_loadu_si512((const void *)rec)), one16),
+            _mm512_madd_epi16(_mm512_maddubs_epi16(one, _mm512_loadu_si512((const void *)(rec + 64))), one16));
+        _mm512_storeu_si512((void *)(rec + 192), _mm512_sub_epi32(_mm512_setzero_si512(), _mm512_slli_epi32(s4, 7)));
     }
 }
 
@@ -1574,15 +1606,19 @@ XLARUN_K__FN void xlarun_k_quantize_act_simd(const float *x, size_t K, void *xq)
 #if defined(XLARUN_K__Q512) || defined(XLARUN_K__Q256) || defined(XLARUN_K__QNEON)
 #define XLARUN_K__QSIMD 1
 
+/* blocks in a full step, and in the last (partial) one */
+#define XQ_NB (XQ_STEP / 32)
+#define XQ_TAIL ((int)((K % XQ_STEP) / 32))
+
 /* one row . one activation row: the canonical reduction */
 XLARUN_K__AI float xlarun_k__qdot1(int q4, const unsigned char *w, const unsigned char *s, const unsigned char *x,
                                    size_t K) {
     size_t full = K / XQ_STEP, st;
     xlarun_k__qf acc = XQ_ZERO();
     for (st = 0; st < full; st++)
-        acc = xlarun_k__qpair(q4, xlarun_k__qw(q4, w, st, 1), xlarun_k__qd(s, st, 1), x + st * XQ_REC, acc);
+        acc = xlarun_k__qpair(q4, xlarun_k__qw(q4, w, st, XQ_NB), xlarun_k__qd(s, st, XQ_NB), x + st * XQ_REC, acc);
     if (full * XQ_STEP < K)
-        acc = xlarun_k__qpair(q4, xlarun_k__qw(q4, w, st, 0), xlarun_k__qd(s, st, 0), x + st * XQ_REC, acc);
+        acc = xlarun_k__qpair(q4, xlarun_k__qw(q4, w, st, XQ_TAIL), xlarun_k__qd(s, st, XQ_TAIL), x + st * XQ_REC, acc);
     return XQ_HSUM(acc);
 }
 
@@ -1621,10 +1657,10 @@ XLARUN_K__AI void xlarun_k__qgemv4(int q4, const unsigned char *w0, const unsign
         __builtin_prefetch((const void *)((uintptr_t)w2 + ahead + st * sz));
         __builtin_prefetch((const void *)((uintptr_t)w3 + ahead + st * sz));
 #endif
-        XQ_STEP_ALL(XQ_ONE, 1);
+        XQ_STEP_ALL(XQ_ONE, XQ_NB);
     }
     (void)sz; (void)ahead;
-    if (full * XQ_STEP < K) XQ_STEP_ALL(XQ_ONE, 0);
+    if (full * XQ_STEP < K) XQ_STEP_ALL(XQ_ONE, XQ_TAIL);
     XQ_ROWS(XQ_ONE, XQ_OUT1)
 }
 
@@ -1635,10 +1671,50 @@ XLARUN_K__AI void xlarun_k__qtile(int q4, const unsigned char *w0, const unsigne
     size_t full = K / XQ_STEP, st;
     XQ_TOK1(XQ_XPTR)
     XQ_ROWS(XQ_TOK, XQ_DECL)
-    for (st = 0; st < full; st++) XQ_STEP_ALL(XQ_TOK, 1);
-    if (full * XQ_STEP < K) XQ_STEP_ALL(XQ_TOK, 0);
+    for (st = 0; st < full; st++) XQ_STEP_ALL(XQ_TOK, XQ_NB);
+    if (full * XQ_STEP < K) XQ_STEP_ALL(XQ_TOK, XQ_TAIL);
     XQ_ROWS(XQ_TOK, XQ_OUT)
 }
+
+#if defined(XLARUN_K__Q512) && defined(__AVX512VNNI__)
+/* The VNNI GEMM tile: 4 rows x 4 tokens, every pair computed exactly as xlarun_k__qpair does.
+   Each token's codes are loaded once per step and pinned in registers (left alone, GCC reloads
+   them for every row); its zero points and dx lanes are read as memory operands; each row's
+   codes and scales are expanded once per step for the four tokens. */
+#define XQ5_X(j)                                                                               \
+    const unsigned char *xr##j = x##j + st * XQ_REC;                                            \
+    __m512i xa##j = _mm512_loadu_si512((const void *)xr##j), xb##j = _mm512_loadu_si512((const void *)(xr##j + 64)); \
+    XK_PIN(xa##j); XK_PIN(xb##j);
+#define XQ5_P(r, j)                                                                            \
+    a##r##j = _mm512_fmadd_ps(_mm512_cvtepi32_ps(_mm512_dpbusd_epi32(_mm512_dpbusd_epi32(     \
+                                  _mm512_loadu_si512((const void *)(xr##j + 192)), wv.a, xa##j), wv.b, xb##j)), \
+                              _mm512_mul_ps(dv, _mm512_loadu_ps((const float *)(const void *)(xr##j + 128))), a##r##j);
+#define XQ5_ROW(r, f) wv = xlarun_k__qw(q4, w##r, st, f); dv = xlarun_k__qd(s##r, st, f); XQ_TOK(XQ5_P, r)
+#define XQ5_STEP(f)                                                                            \
+    do {                                                                                       \
+        xlarun_k__qwv wv; __m512 dv;                                                           \
+        XQ_TOK1(XQ5_X)                                                                         \
+        XQ5_ROW(0, f) XQ5_ROW(1, f) XQ5_ROW(2, f) XQ5_ROW(3, f)                                \
+    } while (0)
+XLARUN_K__AI void xlarun_k__qtile5(int q4, const unsigned char *w0, const unsigned char *w1, const unsigned char *w2,
+                                   const unsigned char *w3, const unsigned char *s0, const unsigned char *s1,
+                                   const unsigned char *s2, const unsigned char *s3,
+                                   const unsigned char *const *xs, size_t K, float *out) {
+    size_t full = K / XQ_STEP, st;
+    XQ_TOK1(XQ_XPTR)
+    XQ_ROWS(XQ_TOK, XQ_DECL)
+    for (st = 0; st < full; st++) XQ5_STEP(XQ_NB);
+    if (full * XQ_STEP < K) XQ5_STEP(XQ_TAIL);
+    XQ_ROWS(XQ_TOK, XQ_OUT)
+}
+#undef XQ5_X
+#undef XQ5_P
+#undef XQ5_ROW
+#undef XQ5_STEP
+#define XQ_GEMM_TILE xlarun_k__qtile5
+#else
+#define XQ_GEMM_TILE xlarun_k__qtile
+#endif
 
 XLARUN_K__AI void xlarun_k__qmatmul_t(int q4, const unsigned char *W, const unsigned char *S, size_t K, size_t r0,
                                       size_t r1, const unsigned char *X, size_t n, float *Y, size_t ldy) {
@@ -1658,18 +1734,27 @@ XLARUN_K__AI void xlarun_k__qmatmul_t(int q4, const unsigned char *W, const unsi
         for (r = 4 * nq; r < nrows; r++) Y[r] = xlarun_k__qdot1(q4, W + r * rb, S + r * sb, X, K);
         return;
     }
-    for (r = 0; r < nrows; r += 4) {
+    /* cache blocking (it changes no bits): a block of rows whose codes stay in L2, crossed with
+       a group of tokens whose activations stay in L1, so the tile streams neither from further */
+    {
+    size_t rbk = (size_t)256 * 1024 / (rb + 1) / 4 * 4, tg = (size_t)32 * 1024 / xb / XQ_NT * XQ_NT, rb0, ig;
+    if (rbk < 4) rbk = 4;
+    if (tg < XQ_NT) tg = XQ_NT;
+    for (rb0 = 0; rb0 < nrows; rb0 += rbk)
+    for (ig = 0; ig < n; ig += tg)
+    for (r = rb0; r < nrows && r < rb0 + rbk; r += 4) {
         size_t nr = nrows - r < 4 ? nrows - r : 4, rr[4];
         for (q = 0; q < 4; q++) rr[q] = r + (q < nr ? q : nr - 1);
-        for (i = 0; i < n; i += XQ_NT) {
+        for (i = ig; i < n && i < ig + tg; i += XQ_NT) {
             size_t nt = n - i < XQ_NT ? n - i : XQ_NT;
             const unsigned char *xs[XQ_NT];
             for (j = 0; j < XQ_NT; j++) xs[j] = X + (i + (j < nt ? j : nt - 1)) * xb;
-            xlarun_k__qtile(q4, W + rr[0] * rb, W + rr[1] * rb, W + rr[2] * rb, W + rr[3] * rb, S + rr[0] * sb,
+            XQ_GEMM_TILE(q4, W + rr[0] * rb, W + rr[1] * rb, W + rr[2] * rb, W + rr[3] * rb, S + rr[0] * sb,
                             S + rr[1] * sb, S + rr[2] * sb, S + rr[3] * sb, xs, K, o);
             for (j = 0; j < nt; j++)
                 for (q = 0; q < nr; q++) Y[(i + j) * ldy + r + q] = o[q * XQ_NT + j];
         }
+    }
     }
 }
 
@@ -1735,6 +1820,9 @@ XLARUN_K__FN void xlarun_k_qmatmul(xlarun_k_qtype qt, const void *W, const void 
 #undef XQ_OUT1
 #undef XQ_ROW
 #undef XQ_STEP_ALL
+#undef XQ_NB
+#undef XQ_GEMM_TILE
+#undef XQ_TAIL
 
 #ifdef __cplusplus
 }

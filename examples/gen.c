@@ -269,6 +269,9 @@ int main(int argc, char **argv) {
     if (print_ids && interactive) return fail("--print-ids cannot be combined with -i");
     if (n_stops && print_ids) return fail("--stop works on text; it cannot be combined with --print-ids");
     if (interactive) chat = 1;
+    /* a chat prompt is template text with special tokens around the messages; keeping the
+       messages' own special-token text literal needs them encoded apart, not done yet */
+    if (no_special && chat) return fail("--no-special works on plain prompts (-p, -f); it cannot be combined with --chat, --system or -i yet");
     if (n_predict == -2) n_predict = ids_arg ? 32 : 128;
 
     /* the prompt ids */

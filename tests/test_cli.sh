@@ -28,6 +28,8 @@ check_error "no model folder"
 check_error "cannot open" -m /nonexistent --ids 1,2
 check_error "outside the vocabulary" -m tests/fixtures/mqa-f32 --ids 1,256
 check_error "do not fit" -m tests/fixtures/mqa-f32 --ids 1,2,3,4 -c 3
+check_error "cannot be combined with --chat" -m tests/fixtures/demo --chat --no-special -p hi
+check_error "cannot be combined with --chat" -m tests/fixtures/demo -i --no-special
 check_error "invalid token id" -m tests/fixtures/mqa-f32 --ids 1,x
 check_error "invalid --ids" -m tests/fixtures/mqa-f32 --ids 1,,2
 check_error "unknown option" -m tests/fixtures/mqa-f32 --bogus
