@@ -223,6 +223,7 @@ XLARUN_K__AI float xlarun_k__hsum8(__m256 v) {
 typedef __m512 xlarun_k__v;
 #define XK_VL 16
 #define XK_NT 4
+#define XK_GEMV_ROWS 1 /* decode: one row at a time, see xlarun_k__gemv1 */
 #define XK_ZERO() _mm512_setzero_ps()
 #define XK_SET1(a) _mm512_set1_ps(a)
 #define XK_LOAD(p) _mm512_loadu_ps(p)
@@ -255,6 +256,7 @@ XLARUN_K__AI float xlarun_k__hsum(xlarun_k__v v) {
 typedef __m256 xlarun_k__v;
 #define XK_VL 8
 #define XK_NT 3 /* 16 registers: 12 accumulators + weight + activation */
+#define XK_GEMV_ROWS 4 /* decode: four rows at once, see xlarun_k__gemv4 */
 #define XK_ZERO() _mm256_setzero_ps()
 #define XK_SET1(a) _mm256_set1_ps(a)
 #define XK_LOAD(p) _mm256_loadu_ps(p)
@@ -284,6 +286,7 @@ XLARUN_K__AI float xlarun_k__hsum(xlarun_k__v v) { return xlarun_k__hsum8(v); }
 typedef float32x4_t xlarun_k__v;
 #define XK_VL 4
 #define XK_NT 4
+#define XK_GEMV_ROWS 4
 #define XK_ZERO() vdupq_n_f32(0.0f)
 #define XK_SET1(a) vdupq_n_f32(a)
 #define XK_LOAD(p) vld1q_f32(p)
@@ -491,6 +494,31 @@ XLARUN_K__FN void xlarun_k_matmul_ref(xlarun_k_type t, const void *W, size_t K, 
 #else
 #define XLARUN_K__PREFETCH(base, off) ((void)0)
 #endif
+
+/* Decode, one row at a time (XK_GEMV_ROWS 1): the weights stream through memory in file order,
+   and each step that starts a cache line prefetches the same line 8 rows on. On AVX-512 one
+   row's FMA chain moves 64 B (f32) or 32 B (bf16) per FMA latency, which is faster than one
+   core's share of memory, and the single sequential stream keeps the prefetchers on it: about
+   30% more bandwidth than four rows at once (measured on Zen 5). The reduction is dot1's. */
+XLARUN_K__AI float xlarun_k__gemv1(xlarun_k_type t, const unsigned char *w, const float *x, size_t K) {
+    size_t es = xlarun_k_type_size(t), k, ahead = 8 * K * es;
+    xlarun_k__v a = XK_ZERO();
+    for (k = 0; k + XK_VL <= K; k += XK_VL) {
+        if (((k * es) & 63) == 0) XLARUN_K__PREFETCH(w, ahead + k * es);
+        a = XK_FMA(xlarun_k__wload(t, w + k * es), XK_LOAD(x + k), a);
+    }
+    if (k < K) {
+        unsigned char wp[XK_VL * 4];
+        float xp[XK_VL];
+        xlarun_k__pad_w(wp, w + k * es, (K - k) * es);
+        xlarun_k__pad_x(xp, x + k, K - k);
+        a = XK_FMA(xlarun_k__wload(t, wp), XK_LOAD(xp), a);
+    }
+    return xlarun_k__hsum(a);
+}
+
+/* Decode, four rows at once (XK_GEMV_ROWS 4: AVX2 and NEON, whose narrower FMA chain alone
+   would not keep up): four independent accumulators, four weight streams in flight. */
 XLARUN_K__AI void xlarun_k__gemv4(xlarun_k_type t, const unsigned char *w0, const unsigned char *w1,
                                   const unsigned char *w2, const unsigned char *w3, const float *x,
                                   size_t K, float *out) {
@@ -596,6 +624,10 @@ XLARUN_K__AI void xlarun_k__matmul_t(xlarun_k_type t, const unsigned char *W, si
     float o[4 * XK_NT];
     W += r0 * rs; /* from here on, row r means row r0 + r */
     Y += r0;
+    if (n == 1 && XK_GEMV_ROWS == 1) {
+        for (r = 0; r < nrows; r++) Y[r] = xlarun_k__gemv1(t, W + r * rs, X, K);
+        return;
+    }
     if (n == 1) {
         size_t nq = nrows / 4;
         for (q = 0; q < nq; q++) {
