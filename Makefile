@@ -14,8 +14,8 @@ NEON    = -march=armv8.2-a+fp16+dotprod+bf16
 SAN     = -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 TESTS   = kernels model errors generate tokenizer
 
-.PHONY: all test demo clean
-all: $(B)/gen $(B)/simple $(B)/bench $(B)/quantize $(B)/quant_accuracy $(B)/tokenize
+.PHONY: all test demo clean fuzz
+all: $(B)/gen $(B)/simple $(B)/bench $(B)/quantize $(B)/quant_accuracy $(B)/tokenize $(B)/inspect
 
 $(B)/gen: examples/gen.c $(HDRS)
 	@mkdir -p $(B)
@@ -33,6 +33,10 @@ $(B)/bench: tools/bench.c $(HDRS)
 $(B)/tokenize: tools/tokenize.c $(HDRS)
 	@mkdir -p $(B)
 	$(CC) $(WARN) $(NATIVE) -g $< -o $@ $(LIBS)
+
+$(B)/inspect: tools/inspect.c $(HDRS)
+	@mkdir -p $(B)
+	$(CC) $(WARN) -O2 -g $< -o $@ $(LIBS)
 
 $(B)/quantize: tools/quantize.c $(HDRS)
 	@mkdir -p $(B)
@@ -73,6 +77,38 @@ $(B)/cpp/test_cpp: tests/test_cpp.cpp tests/test.h $(HDRS)
 
 test:
 	@sh tests/run.sh
+
+# fuzz harnesses (tests/fuzz/fuzz_*.c): `make fuzz` runs each under libFuzzer for FUZZ_SECONDS
+# (clang-14 with libclang-rt-14-dev); new corpus entries go to build/fuzz/corpus/<harness>, crash
+# inputs to build/fuzz/crashes/<harness>/ (keep them in tests/fuzz/corpus/<harness>/crash-*).
+# `make test` replays tests/fuzz/corpus with the same harnesses built by gcc (ASan+UBSan, and
+# the scalar build under valgrind). One harness: make fuzz FUZZERS=json
+FUZZERS      = json safetensors model tokenizer encode decode chat
+FUZZ_SECONDS ?= 60
+FUZZ_CC      = clang-14
+FUZZ_FLAGS   = -std=c99 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -DXLARUN_FUZZ_LIBFUZZER
+FUZZ_OPTS    = -timeout=10 -rss_limit_mb=2048
+FUZZ_HDRS    = tests/fuzz/fuzz.h tests/fuzz/fuzz_tok.h $(HDRS)
+# ThreadSanitizer build of the shared-model test (run by tests/run.sh when clang is there)
+$(B)/tsan/test_threads: tests/test_threads.c tests/test.h $(HDRS)
+	@mkdir -p $(@D)
+	clang $(WARN) -O1 -g -fsanitize=thread $< -o $@ $(LIBS)
+$(B)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_HDRS)
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(FUZZ_FLAGS) $< -o $@ $(LIBS)
+$(B)/replay/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(WARN) -O1 -g $(SAN) $< -o $@ $(LIBS)
+$(B)/replay-scalar/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(WARN) -O2 -g -DXLARUN_SIMD_SCALAR $< -o $@ $(LIBS)
+fuzz: $(FUZZERS:%=$(B)/fuzz/fuzz_%)
+	@for h in $(FUZZERS); do \
+	    mkdir -p $(B)/fuzz/corpus/$$h $(B)/fuzz/crashes/$$h; \
+	    echo "== fuzz_$$h for $(FUZZ_SECONDS) s"; \
+	    $(B)/fuzz/fuzz_$$h $(FUZZ_OPTS) -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 \
+	        -artifact_prefix=$(B)/fuzz/crashes/$$h/ $(B)/fuzz/corpus/$$h tests/fuzz/corpus/$$h || exit 1; \
+	done
 
 # the demo model (tests/fixtures/demo, made by tools/make_chat_fixtures.py --demo): a chat turn as
 # text, then the same folder driven by token ids

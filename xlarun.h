@@ -2220,6 +2220,17 @@ static int xlarun__tensor_slot(const xlarun_config *c, const char *name, int *sc
     return slot;
 }
 
+/* check one tensor of a shard against config.json by its name (names the model does not use pass) */
+static xlarun_status xlarun__check_named(const xlarun_config *c, const xlarun_st_tensor *t, const char *path,
+                                         xlarun_error *err) {
+    int sc, slot = xlarun__tensor_slot(c, t->name, &sc);
+    if (slot == -2)
+        return xlarun__fail(err, XLARUN_ERR_MODEL, "%s: tensor '%s' is past num_hidden_layers %u in config.json",
+                            path, t->name, c->n_layers);
+    if (slot >= 0) return (sc ? xlarun__check_scale : xlarun__check_tensor)(c, slot, t, path, err);
+    return XLARUN_OK;
+}
+
 static xlarun_status xlarun__take(xlarun__loader *L, int shard, const xlarun_st_tensor *t,
                                   const void *bytes, int slot, int scale, const char *path, xlarun_error *err) {
     xlarun__slot *s = &L->slots[slot];
@@ -2269,19 +2280,11 @@ static xlarun_status xlarun__load_shard(xlarun__loader *L, const char *name, int
     }
     if (st != XLARUN_OK) { xlarun__file_close(&f); return st; }
     /* check every tensor the model needs before reading any data */
-    for (i = 0; i < r.n_tensors; i++) {
-        const xlarun_st_tensor *t = &r.tensors[i];
-        int sc, slot = xlarun__tensor_slot(&L->m->cfg, t->name, &sc);
-        if (slot == -2) {
-            xlarun__file_close(&f);
-            return xlarun__fail(err, XLARUN_ERR_MODEL, "%s: tensor '%s' is past num_hidden_layers %u in config.json",
-                                path, t->name, L->m->cfg.n_layers);
-        }
-        if (slot >= 0 && (st = (sc ? xlarun__check_scale : xlarun__check_tensor)(&L->m->cfg, slot, t, path, err)) != XLARUN_OK) {
+    for (i = 0; i < r.n_tensors; i++)
+        if ((st = xlarun__check_named(&L->m->cfg, &r.tensors[i], path, err)) != XLARUN_OK) {
             xlarun__file_close(&f);
             return st;
         }
-    }
     if ((st = xlarun__check_quant_meta(&L->m->cfg, &r, path, err)) != XLARUN_OK) {
         xlarun__file_close(&f);
         return st;
@@ -2407,6 +2410,33 @@ static uint64_t xlarun__view(xlarun_model *m, const xlarun__slot *sl, int slot, 
     return shape[0] * shape[1] * xlarun_k_type_size(w->type);
 }
 
+/* after every shard: slot i was found (unless a tied lm_head), in the shard the index names,
+   with its block scales exactly when it is quantized */
+static xlarun_status xlarun__check_slot(const xlarun__loader *L, int i, const char *const *names, xlarun_error *err) {
+    char name[160];
+    const xlarun__slot *sl = &L->slots[i];
+    const xlarun_config *c = &L->m->cfg;
+    if (i == XLARUN__T_LM_HEAD && c->tie_word_embeddings) return XLARUN_OK;
+    xlarun__slot_name(i, name, sizeof name);
+    if (!sl->found) {
+        if (i >= XLARUN__T_GLOBAL)
+            return xlarun__fail(err, XLARUN_ERR_MODEL, "%s: missing tensor '%s' (config.json has num_hidden_layers %u)",
+                                L->dir, name, c->n_layers);
+        return xlarun__fail(err, XLARUN_ERR_MODEL, "%s: missing tensor '%s'%s", L->dir, name,
+                            i == XLARUN__T_LM_HEAD ? " (config.json has tie_word_embeddings false)" : "");
+    }
+    if (sl->index_shard >= 0 && sl->index_shard != sl->shard)
+        return xlarun__fail(err, XLARUN_ERR_MODEL, "%s: tensor '%s' is in %s, but model.safetensors.index.json says %s",
+                            L->dir, name, names[sl->shard], names[sl->index_shard]);
+    if ((sl->dtype == XLARUN_DTYPE_I8 || sl->dtype == XLARUN_DTYPE_U8) && !sl->scale_found)
+        return xlarun__fail(err, XLARUN_ERR_MODEL, "%s: missing tensor '%s_scale' (the block scales of the quantized '%s')",
+                            L->dir, name, name);
+    if (sl->scale_found && sl->dtype != XLARUN_DTYPE_I8 && sl->dtype != XLARUN_DTYPE_U8)
+        return xlarun__fail(err, XLARUN_ERR_MODEL, "%s: tensor '%s_scale' is present, but '%s' is %s, not quantized",
+                            L->dir, name, name, xlarun_dtype_name(sl->dtype));
+    return XLARUN_OK;
+}
+
 static xlarun_status xlarun__model_build(xlarun__arena *a, const char *dir,
                                          const xlarun_model_options *opt, xlarun_model **out,
                                          xlarun_error *err) {
@@ -2460,28 +2490,7 @@ static xlarun_status xlarun__model_build(xlarun__arena *a, const char *dir,
     for (s = 0; s < n_shards; s++) XLARUN__TRY(xlarun__load_shard(&L, names[s], XLARUN__CAST(int, s), err));
 
     /* every tensor present, and where the index says */
-    for (i = 0; i < L.n_slots; i++) {
-        char name[160];
-        xlarun__slot *sl = &L.slots[i];
-        if (i == XLARUN__T_LM_HEAD && m->cfg.tie_word_embeddings) continue;
-        xlarun__slot_name(i, name, sizeof name);
-        if (!sl->found) {
-            if (i >= XLARUN__T_GLOBAL)
-                return xlarun__fail(err, XLARUN_ERR_MODEL, "%s: missing tensor '%s' (config.json has num_hidden_layers %u)",
-                                    dir, name, m->cfg.n_layers);
-            return xlarun__fail(err, XLARUN_ERR_MODEL, "%s: missing tensor '%s'%s", dir, name,
-                                i == XLARUN__T_LM_HEAD ? " (config.json has tie_word_embeddings false)" : "");
-        }
-        if (sl->index_shard >= 0 && sl->index_shard != sl->shard)
-            return xlarun__fail(err, XLARUN_ERR_MODEL, "%s: tensor '%s' is in %s, but model.safetensors.index.json says %s",
-                                dir, name, names[sl->shard], names[sl->index_shard]);
-        if ((sl->dtype == XLARUN_DTYPE_I8 || sl->dtype == XLARUN_DTYPE_U8) && !sl->scale_found)
-            return xlarun__fail(err, XLARUN_ERR_MODEL, "%s: missing tensor '%s_scale' (the block scales of the quantized '%s')",
-                                dir, name, name);
-        if (sl->scale_found && sl->dtype != XLARUN_DTYPE_I8 && sl->dtype != XLARUN_DTYPE_U8)
-            return xlarun__fail(err, XLARUN_ERR_MODEL, "%s: tensor '%s_scale' is present, but '%s' is %s, not quantized",
-                                dir, name, name, xlarun_dtype_name(sl->dtype));
-    }
+    for (i = 0; i < L.n_slots; i++) XLARUN__TRY(xlarun__check_slot(&L, i, names, err));
     a->high = mark;
 
     /* typed views */

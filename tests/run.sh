@@ -90,7 +90,22 @@ if have clang; then
     else cat $B/logs/clang.log; failed="$failed clang"; total_fail=$((total_fail + 1)); fi
 else skip "clang build: clang not installed"; fi
 
+# ThreadSanitizer: two sessions sharing one model on two threads at once (n_threads 2 each)
+if have clang; then
+    build $B/tsan/test_threads && TSAN_OPTIONS="halt_on_error=1 exitcode=66" run "tsan threads" $B/tsan/test_threads
+else skip "ThreadSanitizer test: clang not installed (apt-get install clang)"; fi
+
+# the fuzz corpora (tests/fuzz/corpus: seeds and every kept crash input) replayed through the
+# harnesses built by gcc: with ASan+UBSan, and the scalar build under valgrind
+FUZZERS="json safetensors model tokenizer encode decode chat"
+for h in $FUZZERS; do
+    build $B/replay/fuzz_$h && run "replay $h (asan+ubsan)" $B/replay/fuzz_$h tests/fuzz/corpus/$h
+    if have valgrind; then build $B/replay-scalar/fuzz_$h && run "replay $h (valgrind)" $VG $B/replay-scalar/fuzz_$h tests/fuzz/corpus/$h
+    else build $B/replay-scalar/fuzz_$h && run "replay $h" $B/replay-scalar/fuzz_$h tests/fuzz/corpus/$h; fi
+done
+
 build $B/gen $B/oracle_ids && run "gen cli" sh tests/test_cli.sh $B
+build $B/inspect && run "inspect cli" sh tests/test_inspect.sh $B
 build $B/tokenize && run "tokenize cli" sh tests/test_tokenize_cli.sh $B
 
 echo

@@ -1,0 +1,179 @@
+#!/usr/bin/env python3
+"""tests/fuzz/make_corpus.py - writes the seed corpora tests/fuzz/corpus/<harness>/ from the
+committed fixtures (a developer-time tool: `make test` replays what is committed, and needs no
+Python). Big fixture files are cut down: tiny generated checkpoints stand in for the fixture
+models, and a few dozen lines stand in for the tokenizer corpus. Kept crash inputs live beside
+the seeds as crash-<what>; this script leaves them alone and rewrites only seed-* files.
+
+    python3 tests/fuzz/make_corpus.py      # from the repository root
+"""
+import json, os, random, struct, glob
+
+FIX = "tests/fixtures"
+OUT = "tests/fuzz/corpus"
+SEP = b"\n--xlarun-part--\n"
+rng = random.Random(1)
+
+
+def put(harness, name, data):
+    d = os.path.join(OUT, harness)
+    os.makedirs(d, exist_ok=True)
+    with open(os.path.join(d, "seed-" + name), "wb") as f:
+        f.write(data)
+
+
+def clear_seeds():
+    for p in glob.glob(os.path.join(OUT, "*", "seed-*")):
+        os.remove(p)
+
+
+def rd(path):
+    with open(path, "rb") as f:
+        return f.read()
+
+
+def f16(x):
+    return struct.pack("<e", x)
+
+
+def bf16(x):
+    return struct.pack("<f", x)[2:]
+
+
+def tensor_bytes(dtype, n):
+    vals = [rng.uniform(-1, 1) for _ in range(n)]
+    if dtype == "F32":
+        return b"".join(struct.pack("<f", v) for v in vals)
+    if dtype == "F16":
+        return b"".join(f16(v) for v in vals)
+    if dtype == "BF16":
+        return b"".join(bf16(v) for v in vals)
+    if dtype in ("I8", "U8"):
+        return bytes(rng.randrange(256) for _ in range(n))
+    raise ValueError(dtype)
+
+
+def safetensors(tensors, metadata=None):
+    """tensors: list of (name, dtype, shape, bytes)"""
+    hdr, off, data = {}, 0, b""
+    if metadata is not None:
+        hdr["__metadata__"] = metadata
+    for name, dt, shape, b in tensors:
+        hdr[name] = {"dtype": dt, "shape": shape, "data_offsets": [off, off + len(b)]}
+        off += len(b)
+        data += b
+    h = json.dumps(hdr, separators=(",", ":")).encode()
+    h += b" " * (-len(h) % 8)
+    return struct.pack("<Q", len(h)) + h + data
+
+
+SIZE = {"F32": 4, "F16": 2, "BF16": 2, "I8": 1, "U8": 1}
+
+
+def tiny_model(dtype="F32", V=8, H=4, I=8, L=1, NH=2, NKV=1, D=2, tie=True, rope=None, quant=None):
+    cfg = {"architectures": ["LlamaForCausalLM"], "model_type": "llama", "hidden_act": "silu",
+           "vocab_size": V, "hidden_size": H, "intermediate_size": I, "num_hidden_layers": L,
+           "num_attention_heads": NH, "num_key_value_heads": NKV, "head_dim": D,
+           "max_position_embeddings": 64, "rms_norm_eps": 1e-5, "rope_theta": 10000.0,
+           "tie_word_embeddings": tie, "bos_token_id": 1, "eos_token_id": [2, 3]}
+    if rope:
+        cfg["rope_scaling"] = rope
+    mats = [("model.embed_tokens.weight", [V, H])]
+    if not tie:
+        mats.append(("lm_head.weight", [V, H]))
+    norms = ["model.norm.weight"]
+    for l in range(L):
+        p = "model.layers.%d." % l
+        norms += [p + "input_layernorm.weight", p + "post_attention_layernorm.weight"]
+        mats += [(p + "self_attn.q_proj.weight", [NH * D, H]), (p + "self_attn.k_proj.weight", [NKV * D, H]),
+                 (p + "self_attn.v_proj.weight", [NKV * D, H]), (p + "self_attn.o_proj.weight", [H, NH * D]),
+                 (p + "mlp.gate_proj.weight", [I, H]), (p + "mlp.up_proj.weight", [I, H]),
+                 (p + "mlp.down_proj.weight", [H, I])]
+    ts = []
+    for name in norms:
+        ts.append((name, dtype, [H], tensor_bytes(dtype, H)))
+    for name, shape in mats:
+        if quant and shape[1] % 32 == 0:
+            qd = "I8" if quant == "q8_0" else "U8"
+            k = shape[1] if quant == "q8_0" else shape[1] // 2
+            ts.append((name, qd, [shape[0], k], tensor_bytes(qd, shape[0] * k)))
+            ts.append((name + "_scale", "F16", [shape[0], shape[1] // 32], tensor_bytes("F16", shape[0] * shape[1] // 32)))
+        else:
+            ts.append((name, dtype, shape, tensor_bytes(dtype, shape[0] * shape[1])))
+    meta = {"format": "pt"}
+    if quant:
+        meta.update({"xlarun.quant": quant, "xlarun.block": "32"})
+    return json.dumps(cfg, indent=2).encode(), ts, meta
+
+
+def main():
+    clear_seeds()
+    # ---- json: the fixtures' small JSON files, and edge cases of the grammar
+    for name in ["llama32-f32", "llama2-f32", "odd-bf16", "mqa-f16", "demo"]:
+        put("json", name + "-config", rd(os.path.join(FIX, name, "config.json")))
+        put("json", name + "-generation", rd(os.path.join(FIX, name, "generation_config.json")))
+    put("json", "index", rd(os.path.join(FIX, "llama2-f32", "model.safetensors.index.json")))
+    for fam in ["llama3", "gpt2", "sp"]:
+        put("json", fam + "-tokenizer-config", rd(os.path.join(FIX, "tokenizers", fam, "tokenizer_config.json")))
+    for i, doc in enumerate([b'{"a":"\\ud83d\\ude00\\u00e9\\n\\"","b":[1,-0.5e-3,1E+400,true,false,null],"c":{}}',
+                             b'[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]',
+                             b' "caf\xc3\xa9 \xf0\x9f\x98\x80" ', b'12345678901234567890123', b'{"rope_scaling":{"type":"linear","factor":2}}']):
+        put("json", "edge%d" % i, doc)
+    # ---- safetensors and model: tiny checkpoints
+    variants = [("f32", dict(dtype="F32")), ("bf16-untied", dict(dtype="BF16", tie=False)),
+                ("f16-2layers", dict(dtype="F16", L=2, NH=4, NKV=2, D=1 * 2, H=8)),
+                ("llama3-rope", dict(rope={"rope_type": "llama3", "factor": 8.0, "low_freq_factor": 1.0,
+                                           "high_freq_factor": 4.0, "original_max_position_embeddings": 16})),
+                ("q8", dict(dtype="F32", H=32, I=32, NH=2, NKV=1, D=16, quant="q8_0")),
+                ("q4", dict(dtype="BF16", H=32, I=32, NH=2, NKV=2, D=16, quant="q4_0"))]
+    for name, kw in variants:
+        cfg, ts, meta = tiny_model(**kw)
+        st = safetensors(ts, meta)
+        put("safetensors", name, st)
+        put("model", name, cfg + SEP + st)
+    # sharded: index + two shards
+    cfg, ts, meta = tiny_model(dtype="F16", tie=False)
+    half = len(ts) // 2
+    wm = {t[0]: ("a.safetensors" if i < half else "b.safetensors") for i, t in enumerate(ts)}
+    index = json.dumps({"metadata": {"total_size": sum(len(t[3]) for t in ts)}, "weight_map": wm}).encode()
+    put("model", "sharded", cfg + SEP + index + SEP + safetensors(ts[:half]) + SEP + safetensors(ts[half:]))
+    # odd safetensors: every dtype, empty tensors, scalars, an escaped name
+    ts = [("scalar", "F64", [], b"\0" * 8), ("empty", "U8", [0, 5], b""), ("b\\u00e9", "BOOL", [3], b"\1\0\1"),
+          ("i64", "I64", [2], b"\0" * 16), ("f4", "F4", [4], b"\0\0"), ("e4m3", "F8_E4M3", [2, 1], b"\0\0")]
+    put("safetensors", "dtypes", safetensors(ts, {"k": "v", "xlarun.quant": "q8_0"}))
+    put("safetensors", "empty", safetensors([]))
+    # a fixture's real header, its data cut to 256 bytes (the reader refuses the length: a seed for the header paths)
+    b = rd(os.path.join(FIX, "llama32-bf16", "model.safetensors"))
+    n = struct.unpack("<Q", b[:8])[0]
+    put("safetensors", "llama32-header", b[:8 + n + 256])
+    # ---- tokenizer: the fixture tokenizers whole, with the files beside them
+    for fam, d in [("llama3", "tokenizers/llama3"), ("gpt2", "tokenizers/gpt2"), ("sp", "tokenizers/sp"), ("demo", "demo")]:
+        parts = [rd(os.path.join(FIX, d, "tokenizer.json"))]
+        for extra in ["tokenizer_config.json", "generation_config.json"]:
+            p = os.path.join(FIX, d, extra)
+            parts.append(rd(p) if os.path.exists(p) else b"{}")
+        put("tokenizer", fam, SEP.join(parts))
+    # ---- encode: a few dozen corpus lines, for each tokenizer and some flags
+    lines = [bytes.fromhex(l.strip()) for l in open(os.path.join(FIX, "tokenizers", "corpus.txt")) if l.strip() and not l.startswith("#")]
+    pick = lines[:12] + rng.sample(lines[12:], 28)
+    for i, text in enumerate(pick):
+        if len(text) > 600:
+            text = text[:600]
+        put("encode", "%02d" % i, bytes([(i % 4) | (((i // 4) % 8) << 2)]) + text)
+    put("encode", "invalid", bytes([4 << 2 | 2]) + b"\xff\xc3(abc\xed\xa0\x80\xf4\x90\x80\x80 <|eot_id|><s>")
+    # ---- decode: ids of each width for each tokenizer
+    for k in range(4):
+        put("decode", "bytes%d" % k, bytes([k | 8]) + bytes(rng.randrange(256) for _ in range(40)))
+        put("decode", "u16-%d" % k, bytes([k | 4]) + bytes(rng.randrange(256) for _ in range(80)))
+    put("decode", "raw32", bytes([16 | 2]) + struct.pack("<5i", 3, 300, -1, 2**31 - 1, 7))
+    # ---- chat: every format with a small conversation; the templates for the detector
+    conv = [b"system", b"You are terse. ", b"user", b"Hello!\n", b"assistant", b" Hi. ", b"user", b"2+2?"]
+    for fmt in range(1, 6):
+        for mode in [0, 8 | 16 | 32]:
+            put("chat", "fmt%d-%d" % (fmt, mode), bytes([fmt | mode]) + b"\0".join([b"01 Jan 2025", b"<s>", b"</s>"] + conv))
+    for p in sorted(glob.glob(os.path.join(FIX, "chat", "templates", "*.jinja"))):
+        put("chat", "detect-" + os.path.basename(p)[:-6], bytes([6]) + rd(p))
+
+
+if __name__ == "__main__":
+    main()
