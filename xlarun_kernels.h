@@ -1111,28 +1111,6 @@ XLARUN_K__AI void xlarun_k__bx_tile(const uint16_t *w0, const uint16_t *w1, cons
     out[12] = xlarun_k__hsum(a30); out[13] = xlarun_k__hsum(a31); out[14] = xlarun_k__hsum(a32); out[15] = xlarun_k__hsum(a33);
 }
 
-/* 4 rows x 1 token, for decode: one accumulator per row, prefetching as the exact GEMV does */
-XLARUN_K__AI void xlarun_k__bx_gemv4(const uint16_t *w0, const uint16_t *w1, const uint16_t *w2,
-                                     const uint16_t *w3, const uint16_t *x, size_t K, float *out) {
-    __m512 a0 = _mm512_setzero_ps(), a1 = a0, a2 = a0, a3 = a0;
-    size_t k, ahead = 8 * K * 2;
-    for (k = 0; k < K; k += 32) {
-        int tail = k + 32 > K;
-        __m512i xv = xlarun_k__bf16_block(x, k, K);
-        XLARUN_K__PREFETCH(w0, ahead + k * 2);
-        XLARUN_K__PREFETCH(w1, ahead + k * 2);
-        XLARUN_K__PREFETCH(w2, ahead + k * 2);
-        XLARUN_K__PREFETCH(w3, ahead + k * 2);
-        a0 = _mm512_dpbf16_ps(a0, (__m512bh)(tail ? xlarun_k__bf16_block(w0, k, K) : _mm512_loadu_si512((const void *)(w0 + k))), (__m512bh)xv);
-        a1 = _mm512_dpbf16_ps(a1, (__m512bh)(tail ? xlarun_k__bf16_block(w1, k, K) : _mm512_loadu_si512((const void *)(w1 + k))), (__m512bh)xv);
-        a2 = _mm512_dpbf16_ps(a2, (__m512bh)(tail ? xlarun_k__bf16_block(w2, k, K) : _mm512_loadu_si512((const void *)(w2 + k))), (__m512bh)xv);
-        a3 = _mm512_dpbf16_ps(a3, (__m512bh)(tail ? xlarun_k__bf16_block(w3, k, K) : _mm512_loadu_si512((const void *)(w3 + k))), (__m512bh)xv);
-    }
-    out[0] = xlarun_k__hsum(a0);
-    out[1] = xlarun_k__hsum(a1);
-    out[2] = xlarun_k__hsum(a2);
-    out[3] = xlarun_k__hsum(a3);
-}
 #endif
 
 XLARUN_K__FN void xlarun_k_matmul_bf16x(const void *W, size_t K, size_t r0, size_t r1, const uint16_t *Xb,
@@ -1142,10 +1120,16 @@ XLARUN_K__FN void xlarun_k_matmul_bf16x(const void *W, size_t K, size_t r0, size
 #if defined(XLARUN_K_HAS_BF16_DOT)
     float o[16];
     size_t q, j;
-    if (n == 1) {
-        for (; r + 4 <= r1; r += 4) {
-            xlarun_k__bx_gemv4(Wb + r * K, Wb + (r + 1) * K, Wb + (r + 2) * K, Wb + (r + 3) * K, Xb, K, o);
-            memcpy(Y + r, o, 4 * sizeof(float));
+    if (n == 1) { /* decode: one row at a time, prefetching 8 rows ahead, as xlarun_k__gemv1 */
+        for (; r < r1; r++) {
+            const uint16_t *w = Wb + r * K;
+            __m512 a = _mm512_setzero_ps();
+            size_t k;
+            for (k = 0; k < K; k += 32) {
+                XLARUN_K__PREFETCH(w, 8 * K * 2 + k * 2);
+                a = _mm512_dpbf16_ps(a, (__m512bh)xlarun_k__bf16_block(w, k, K), (__m512bh)xlarun_k__bf16_block(Xb, k, K));
+            }
+            Y[r] = xlarun_k__hsum(a);
         }
     } else {
         for (; r < r1; r += 4) {
