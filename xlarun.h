@@ -3654,7 +3654,8 @@ typedef struct xlarun__bpe {
 } xlarun__bpe;
 
 static int xlarun__heap_less(const xlarun__bpe *b, int32_t x, int32_t y) {
-    return b->rk[x] < b->rk[y] || (b->rk[x] == b->rk[y] && x < y);
+    int32_t rx = b->rk[x], ry = b->rk[y];
+    return rx < ry || (rx == ry && x < y); /* equal ranks: the leftmost position first */
 }
 static void xlarun__heap_swap(xlarun__bpe *b, int32_t i, int32_t j) {
     int32_t t = b->heap[i];
@@ -5317,8 +5318,8 @@ XLARUN_API xlarun_status xlarun_sampler_init(const xlarun_sampling *p, uint32_t 
     memset(s, 0, sizeof *s);
     s->magic = XLARUN__SAMPLER_MAGIC;
     s->n_vocab = n_vocab;
-    s->w = XLARUN__PUN(float *, base + o_w);
-    s->tmp = XLARUN__PUN(float *, base + o_tmp);
+    s->w = XLARUN__CAST(float *, XLARUN__CAST(void *, base + o_w)); /* offsets are 64-aligned */
+    s->tmp = XLARUN__CAST(float *, XLARUN__CAST(void *, base + o_tmp));
     s->idx = XLARUN__PUN(int32_t *, base + o_idx);
     s->seen = base + o_seen;
     s->p = *p;
@@ -5406,7 +5407,8 @@ static float xlarun__kth_largest(float *x, size_t n, size_t k) {
    not stable beyond 16 elements, so which of exactly tied logits at the top-p boundary stay can
    differ from transformers; the kept values are the same. */
 static int xlarun__after(const float *w, int32_t a, int32_t b) {
-    return w[a] > w[b] || (w[a] == w[b] && a > b);
+    float wa = w[a], wb = w[b];
+    return wa > wb || (wa == wb && a > b);
 }
 
 static void xlarun__sift(int32_t *a, const float *w, size_t i, size_t n) {

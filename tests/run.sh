@@ -90,6 +90,15 @@ if have clang; then
     else cat $B/logs/clang.log; failed="$failed clang"; total_fail=$((total_fail + 1)); fi
 else skip "clang build: clang not installed"; fi
 
+# static analysis of the header with its implementation (warnings and portability findings fail)
+if have cppcheck; then
+    printf '#define XLARUN_IMPLEMENTATION\n#include "../../xlarun.h"\n' >$B/logs/cppcheck.c
+    if cppcheck -q --error-exitcode=1 --enable=warning,portability --std=c99 --suppress=missingIncludeSystem \
+        --suppress=toomanyconfigs $B/logs/cppcheck.c 2>$B/logs/cppcheck.log; then
+        echo "ok    cppcheck xlarun.h: clean"; total_pass=$((total_pass + 1))
+    else cat $B/logs/cppcheck.log; failed="$failed cppcheck"; total_fail=$((total_fail + 1)); fi
+else skip "cppcheck: not installed (apt-get install cppcheck)"; fi
+
 # ThreadSanitizer: two sessions sharing one model on two threads at once (n_threads 2 each)
 if have clang; then
     build $B/tsan/test_threads && TSAN_OPTIONS="halt_on_error=1 exitcode=66" run "tsan threads" $B/tsan/test_threads
