@@ -91,13 +91,17 @@ if have clang; then
 else skip "clang build: clang not installed"; fi
 
 # static analysis of the header with its implementation (warnings and portability findings fail)
+printf '#define XLARUN_IMPLEMENTATION\n#include "../../xlarun.h"\n' >$B/logs/header.c
 if have cppcheck; then
-    printf '#define XLARUN_IMPLEMENTATION\n#include "../../xlarun.h"\n' >$B/logs/cppcheck.c
     if cppcheck -q --error-exitcode=1 --enable=warning,portability --std=c99 --suppress=missingIncludeSystem \
-        --suppress=toomanyconfigs $B/logs/cppcheck.c 2>$B/logs/cppcheck.log; then
+        --suppress=toomanyconfigs $B/logs/header.c 2>$B/logs/cppcheck.log; then
         echo "ok    cppcheck xlarun.h: clean"; total_pass=$((total_pass + 1))
     else cat $B/logs/cppcheck.log; failed="$failed cppcheck"; total_fail=$((total_fail + 1)); fi
 else skip "cppcheck: not installed (apt-get install cppcheck)"; fi
+# gcc's static analyzer over every public entry point and what it reaches (any warning fails)
+if gcc -std=c99 -O1 -fanalyzer -Werror -c $B/logs/header.c -o $B/logs/fanalyzer.o 2>$B/logs/fanalyzer.log; then
+    echo "ok    gcc -fanalyzer xlarun.h: clean"; total_pass=$((total_pass + 1))
+else cat $B/logs/fanalyzer.log; failed="$failed fanalyzer"; total_fail=$((total_fail + 1)); fi
 
 # ThreadSanitizer: two sessions sharing one model on two threads at once (n_threads 2 each)
 if have clang; then
