@@ -31,6 +31,7 @@ check_error "do not fit" -m tests/fixtures/mqa-f32 --ids 1,2,3,4 -c 3
 check_error "cannot be combined with --chat" -m tests/fixtures/demo --chat --no-special -p hi
 check_error "cannot be combined with --chat" -m tests/fixtures/demo -i --no-special
 check_error "invalid token id" -m tests/fixtures/mqa-f32 --ids 1,x
+check_error "invalid value for -c" -m tests/fixtures/mqa-f32 --ids 1,2 -c 1099511627776
 check_error "invalid --ids" -m tests/fixtures/mqa-f32 --ids 1,,2
 check_error "unknown option" -m tests/fixtures/mqa-f32 --bogus
 check_error "needs a value" -m

@@ -739,6 +739,11 @@ static void test_model_config(void) {
     CFG(NULL, "\"rms_norm_eps\": -1e-05", XLARUN_ERR_FORMAT, "config.json: 'rms_norm_eps' must be a number in (0, 1), found -1e-05");
     CFG(NULL, "\"rms_norm_eps\": 0", XLARUN_ERR_FORMAT, "'rms_norm_eps' must be a number in (0, 1), found 0");
     CFG(NULL, "\"rms_norm_eps\": \"1e-5\"", XLARUN_ERR_FORMAT, "'rms_norm_eps' must be a number in (0, 1), found \"1e-5\"");
+    /* what Python's json.dump writes for non-finite floats is not JSON; a huge exponent is */
+    CFG(NULL, "\"rms_norm_eps\": NaN", XLARUN_ERR_FORMAT, "config.json: invalid JSON at line");
+    CFG(NULL, "\"rope_theta\": Infinity", XLARUN_ERR_FORMAT, "config.json: invalid JSON at line");
+    CFG(NULL, "\"rope_theta\": 1e400", XLARUN_ERR_FORMAT, "'rope_theta' must be a number in (0, 1e+30), found 1e400");
+    CFG(NULL, "\"rms_norm_eps\": -0.0", XLARUN_ERR_FORMAT, "'rms_norm_eps' must be a number in (0, 1), found -0.0");
     CFG(NULL, "\"bos_token_id\": \"<s>\"", XLARUN_ERR_FORMAT, "config.json: 'bos_token_id' must be a token id or a list of them");
     CFG(NULL, "\"eos_token_id\": [1, -2]", XLARUN_ERR_FORMAT, "config.json: 'eos_token_id' must be a token id or a list of them");
     CFG(NULL, "\"eos_token_id\": [1,2,3,4,5,6,7,8,9]", XLARUN_ERR_FORMAT, "config.json: 'eos_token_id' lists more than 8 ids");
