@@ -49,6 +49,8 @@
        exact: pass that many bytes (64-byte aligned for best speed) to the *_open_in and *_create_in calls, or
        let the convenience calls allocate. After a session exists, prefill and decode allocate
        nothing. Mapped weights stay in the file's dtype (f32, f16 or bf16) and are never copied.
+       Tokenizers, samplers and generators follow the same pattern (*_memory, then *_open_in /
+       *_init with your memory, or the allocating *_open / *_create).
 
    THREADS
        A model is immutable once open and may be shared by sessions on any threads. A session is
@@ -59,7 +61,9 @@
    NUMERICS
        Activations and the KV cache are f32; weights are read in their stored dtype and widened
        exactly. The reference is Hugging Face transformers' LlamaForCausalLM in float32 with eager
-       attention; see README.md for the measured agreement.
+       attention; see README.md for the measured agreement. The session option precision =
+       XLARUN_PRECISION_BF16_ACTIVATIONS rounds activation rows to bf16 before products with bf16
+       weights (AVX512_BF16 vdpbf16ps): faster prefill, looser agreement (README states both).
 
    QUANTIZED WEIGHTS (q8_0, q4_0)
        xlarun_quantize (build/quantize) writes a checkpoint whose matrices are I8 [rows,K] (q8_0)
@@ -98,6 +102,14 @@
        with the tokenizer's decoder, without transformers' clean_up_tokenization_spaces. A
        tokenizer is immutable (share it between threads); encode and decode allocate nothing.
 
+   GENERATION
+       xlarun_chat_template_detect + xlarun_chat_apply render a conversation as the model's chat
+       template does (Llama 3 / 3.1 / 3.2, Llama 2, Zephyr, ChatML); a generator (session +
+       tokenizer + sampler + stop strings) runs the token loop with a per-token callback, keeps
+       what the session already holds of the conversation and prefills only the new part:
+           xlarun_generator_create(session, tok, NULL, &gen, &err);    // NULL options: greedy
+           xlarun_generate_text(gen, text, len, XLARUN_ENCODE_NO_BOS, 128, on_piece, user, &res, &err);
+
    API
        xlarun_status_name         xlarun_model_open          xlarun_model_memory
        xlarun_model_open_in       xlarun_model_close         xlarun_model_config
@@ -105,6 +117,7 @@
        xlarun_session_create_in   xlarun_session_free        xlarun_session_reset
        xlarun_session_prefill     xlarun_session_decode      xlarun_session_logits
        xlarun_session_argmax      xlarun_session_position    xlarun_argmax
+       xlarun_session_truncate    xlarun_model_dtype         xlarun_model_weight_bytes
        xlarun_st_begin            xlarun_st_memory           xlarun_st_read_header
        xlarun_st_count            xlarun_st_tensor_at        xlarun_st_next
        xlarun_st_read             xlarun_dtype_name          xlarun_st_metadata
@@ -116,9 +129,21 @@
        xlarun_tokenizer_token_id  xlarun_tokenizer_token_text xlarun_tokenizer_is_special
        xlarun_tokenizer_bos_id    xlarun_tokenizer_adds_bos  xlarun_tokenizer_eos_ids
        xlarun_tokenizer_chat_template                        xlarun_tokenizer_check_model
+       xlarun_sampling_check      xlarun_sampler_memory      xlarun_sampler_init
+       xlarun_sampler_create      xlarun_sampler_free        xlarun_sampler_set
+       xlarun_sampler_reset       xlarun_sampler_accept      xlarun_sampler_sample
+       xlarun_stopper_init        xlarun_stopper_push        xlarun_stopper_flush
+       xlarun_chat_template_detect xlarun_chat_template_named xlarun_chat_apply
+       xlarun_chat_options_from_tokenizer                    xlarun_generation_config_load
+       xlarun_generation_config_parse                        xlarun_generator_memory
+       xlarun_generator_init      xlarun_generator_create    xlarun_generator_free
+       xlarun_generator_set_sampling                         xlarun_generate_ids
+       xlarun_generate_text       xlarun_generator_ids
 
    VERSION HISTORY
-       0.1  first release: safetensors (streaming, sharded, mmap), Llama executor, greedy.
+       0.1  first release: safetensors (streaming, sharded, mmap), Llama executor; tokenizer.json
+            (three BPE families), chat templates, samplers, stop strings, the generation loop;
+            q8_0/q4_0 weights; bf16-activation precision option.
 
    LICENSE: MIT, see the end of this file.
 */
