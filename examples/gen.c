@@ -452,6 +452,7 @@ int main(int argc, char **argv) {
         n_gen = out.n_tokens;
     }
     t3 = now();
+    fflush(stdout); /* the generated text before the stats, also when both go to one pipe */
     fprintf(stderr, "load: %.3f s\n", t1 - t0);
     fprintf(stderr, "prefill: %lu tokens, %.3f s, %.2f tok/s\n", (unsigned long)n_prompt, t2 - t1,
             t2 > t1 ? (double)n_prompt / (t2 - t1) : 0.0);
