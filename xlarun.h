@@ -57,6 +57,10 @@
        used by one thread at a time; it owns a pool of n_threads-1 workers. Each output element is
        computed by one thread in a fixed order, so results are bit-identical for any thread count,
        and prefill of a chunk is bit-identical to decoding its tokens one at a time.
+       Free sessions (and generators) before closing their model and tokenizer. A session whose
+       model was closed answers XLARUN_ERR_ARGUMENT while the model's memory is still readable
+       (memory you passed to xlarun_model_open_in); after xlarun_model_close of a model from
+       xlarun_model_open that memory is freed, and using the session is undefined.
 
    NUMERICS
        Activations and the KV cache are f32; weights are read in their stored dtype and widened
