@@ -70,7 +70,11 @@ FUZZ_UNUSED static void fuzz_decode(const xlarun_tokenizer *t, const int32_t *id
     FUZZ_CHECK(plen < maxp && fuzz_utf8_ok(piece, plen));
     memcpy(streamed + sl, piece, plen);
     sl += plen;
-    if (!t->byte_fallback) FUZZ_CHECK(sl == len && !memcmp(streamed, out, len));
+    /* the documented exception: the decoder's ByteFallback turns a whole invalid <0xHH> run into
+       U+FFFD per byte, while the stream has already handed out the run's valid leading bytes
+       (the model's byte_fallback flag does not decide it: crash-ca0674a7 has the decoder step
+       without the model flag) */
+    if (!t->dec_byte_fallback) FUZZ_CHECK(sl == len && !memcmp(streamed, out, len));
     free(streamed);
     free(piece);
     free(out);
