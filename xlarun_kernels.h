@@ -435,11 +435,23 @@ XLARUN_K__AI void xlarun_k__pad_x(float *dst, const float *x, size_t m) {
     memcpy(dst, x, m * sizeof(float));
 }
 
-/* one row . one vector */
-XLARUN_K__AI float xlarun_k__dot1(xlarun_k_type t, const unsigned char *w, const float *x, size_t K) {
+/* Prefetches never fault; the address is formed as an integer. */
+#if defined(__GNUC__)
+#define XLARUN_K__PREFETCH(base, off) __builtin_prefetch((const void *)((uintptr_t)(base) + (off)))
+#else
+#define XLARUN_K__PREFETCH(base, off) ((void)0)
+#endif
+
+/* one row . one vector; ahead > 0: each step that starts a cache line also prefetches the line
+   `ahead` bytes on (the decode GEMV, xlarun_k__gemv1). ahead == 0 compiles to the plain loop. */
+XLARUN_K__AI float xlarun_k__dot1p(xlarun_k_type t, const unsigned char *w, const float *x, size_t K,
+                                   size_t ahead) {
     size_t es = xlarun_k_type_size(t), k;
     xlarun_k__v a = XK_ZERO();
-    for (k = 0; k + XK_VL <= K; k += XK_VL) a = XK_FMA(xlarun_k__wload(t, w + k * es), XK_LOAD(x + k), a);
+    for (k = 0; k + XK_VL <= K; k += XK_VL) {
+        if (ahead && ((k * es) & 63) == 0) XLARUN_K__PREFETCH(w, ahead + k * es);
+        a = XK_FMA(xlarun_k__wload(t, w + k * es), XK_LOAD(x + k), a);
+    }
     if (k < K) {
         unsigned char wp[XK_VL * 4];
         float xp[XK_VL];
@@ -448,6 +460,9 @@ XLARUN_K__AI float xlarun_k__dot1(xlarun_k_type t, const unsigned char *w, const
         a = XK_FMA(xlarun_k__wload(t, wp), XK_LOAD(xp), a);
     }
     return xlarun_k__hsum(a);
+}
+XLARUN_K__AI float xlarun_k__dot1(xlarun_k_type t, const unsigned char *w, const float *x, size_t K) {
+    return xlarun_k__dot1p(t, w, x, K, 0);
 }
 
 XLARUN_K__FN float xlarun_k_dot_simd(xlarun_k_type t, const void *w, const float *x, size_t n) {
@@ -487,13 +502,7 @@ XLARUN_K__FN void xlarun_k_matmul_ref(xlarun_k_type t, const void *W, size_t K, 
 /* 4 rows . one vector; out[q] = dot(row q) */
 /* Decode streams the weights once from memory. A bf16 step covers only half a cache line per
    row, so the out-of-order window alone keeps too few misses in flight; each step that starts
-   a cache line also prefetches the same line of the row group two groups ahead (8 rows on).
-   Prefetches never fault; the address is formed as an integer. */
-#if defined(__GNUC__)
-#define XLARUN_K__PREFETCH(base, off) __builtin_prefetch((const void *)((uintptr_t)(base) + (off)))
-#else
-#define XLARUN_K__PREFETCH(base, off) ((void)0)
-#endif
+   a cache line also prefetches the same line of the row group two groups ahead (8 rows on). */
 
 /* Decode, one row at a time (XK_GEMV_ROWS 1): the weights stream through memory in file order,
    and each step that starts a cache line prefetches the same line 8 rows on. On AVX-512 one
@@ -501,20 +510,7 @@ XLARUN_K__FN void xlarun_k_matmul_ref(xlarun_k_type t, const void *W, size_t K, 
    core's share of memory, and the single sequential stream keeps the prefetchers on it: about
    30% more bandwidth than four rows at once (measured on Zen 5). The reduction is dot1's. */
 XLARUN_K__AI float xlarun_k__gemv1(xlarun_k_type t, const unsigned char *w, const float *x, size_t K) {
-    size_t es = xlarun_k_type_size(t), k, ahead = 8 * K * es;
-    xlarun_k__v a = XK_ZERO();
-    for (k = 0; k + XK_VL <= K; k += XK_VL) {
-        if (((k * es) & 63) == 0) XLARUN_K__PREFETCH(w, ahead + k * es);
-        a = XK_FMA(xlarun_k__wload(t, w + k * es), XK_LOAD(x + k), a);
-    }
-    if (k < K) {
-        unsigned char wp[XK_VL * 4];
-        float xp[XK_VL];
-        xlarun_k__pad_w(wp, w + k * es, (K - k) * es);
-        xlarun_k__pad_x(xp, x + k, K - k);
-        a = XK_FMA(xlarun_k__wload(t, wp), XK_LOAD(xp), a);
-    }
-    return xlarun_k__hsum(a);
+    return xlarun_k__dot1p(t, w, x, K, 8 * K * xlarun_k_type_size(t));
 }
 
 /* Decode, four rows at once (XK_GEMV_ROWS 4: AVX2 and NEON, whose narrower FMA chain alone
