@@ -772,6 +772,9 @@ static xlarun_status xlarun__fail(xlarun_error *err, xlarun_status st, const cha
     }
     return st;
 }
+#ifdef __clang_analyzer__ /* the analyzer does not inline variadic calls: show it what xlarun__fail returns */
+#define xlarun__fail(err, st, ...) (xlarun__fail(err, st, __VA_ARGS__), (st))
+#endif
 
 #define XLARUN__TRY(x) do { xlarun_status st_ = (x); if (st_ != XLARUN_OK) return st_; } while (0)
 
@@ -3906,14 +3909,14 @@ static void xlarun__tk_segment(xlarun__enc *e, const unsigned char *s, size_t n)
     tl = t->rep_to ? strlen(t->rep_to) : 0;
     for (i = 0; i < pl; i++) {   /* Prepend before Replace: the replacement applies to it too */
         if (fl && t->prepend_first && i + fl <= pl && !memcmp(t->prepend + i, t->rep_from, fl)) {
-            memcpy(e->norm + m, t->rep_to, tl);
+            if (tl) memcpy(e->norm + m, t->rep_to, tl); /* no NULL rep_to to memcpy */
             m += tl;
             i += fl - 1;
         } else e->norm[m++] = XLARUN__CAST(unsigned char, t->prepend[i]);
     }
     for (i = 0; i < n; i++) {
         if (fl && i + fl <= n && !memcmp(s + i, t->rep_from, fl)) {
-            memcpy(e->norm + m, t->rep_to, tl);
+            if (tl) memcpy(e->norm + m, t->rep_to, tl); /* no NULL rep_to to memcpy */
             m += tl;
             i += fl - 1;
         } else e->norm[m++] = s[i];
@@ -5093,7 +5096,7 @@ XLARUN_API uint32_t xlarun_tokenizer_vocab_size(const xlarun_tokenizer *t) { ret
 
 XLARUN_API int32_t xlarun_tokenizer_token_id(const xlarun_tokenizer *t, const char *text, size_t len) {
     if (!xlarun__tok_ok(t) || (!text && len)) return -1;
-    return xlarun__token_find(t, text, len);
+    return xlarun__token_find(t, text ? text : "", len); /* no NULL to memcmp, even for 0 bytes */
 }
 
 XLARUN_API const char *xlarun_tokenizer_token_text(const xlarun_tokenizer *t, int32_t id, size_t *len) {
@@ -6396,7 +6399,8 @@ static xlarun_status xlarun__qplan_all(xlarun__qctx *q, xlarun__qbuf *hb, xlarun
         void *hdr;
         char path[4096];
         size_t i;
-        XLARUN__TRY(xlarun__qopen(q, s, &f, &r, &hdr, path, sizeof path, err));
+        st = xlarun__qopen(q, s, &f, &r, &hdr, path, sizeof path, err);
+        if (st != XLARUN_OK) break; /* not a return: eb.p is freed below */
         xlarun__file_close(&f);
         for (i = 0; i < r.n_tensors && st == XLARUN_OK; i++) {
             const xlarun_st_tensor *t = &r.tensors[i];

@@ -554,6 +554,9 @@ XLARUN_K__AI void xlarun_k__gemv4(xlarun_k_type t, const unsigned char *w0, cons
     out[3] = xlarun_k__hsum(a3);
 }
 
+#ifndef XLARUN_K__TBYTES
+#define XLARUN_K__TBYTES (512 * 1024)
+#endif
 /* The GEMM register tile, 4 rows x XK_NT tokens, written out by macro over the token list:
    accumulator a<r><j> belongs to row r, token j. */
 #if XK_NT == 4
@@ -634,11 +637,15 @@ XLARUN_K__AI void xlarun_k__matmul_t(xlarun_k_type t, const unsigned char *W, si
         for (r = 4 * nq; r < nrows; r++) Y[r] = xlarun_k__dot1(t, W + r * rs, X, K);
         return;
     }
+    {
+    size_t tb = XLARUN_K__TBYTES / (K * sizeof(float)) / XK_NT * XK_NT, ib0;
+    if (tb < XK_NT) tb = XK_NT;
+    for (ib0 = 0; ib0 < n; ib0 += tb)
     for (r = 0; r < nrows; r += 4) {
         size_t nr = nrows - r < 4 ? nrows - r : 4;
         const unsigned char *w[4];
         for (q = 0; q < 4; q++) w[q] = W + (r + (q < nr ? q : nr - 1)) * rs;
-        for (i = 0; i < n; i += XK_NT) {
+        for (i = ib0; i < n && i < ib0 + tb; i += XK_NT) {
             size_t nt = n - i < XK_NT ? n - i : XK_NT;
             const float *xs[XK_NT];
             for (j = 0; j < XK_NT; j++) xs[j] = X + (i + (j < nt ? j : nt - 1)) * ldx;
@@ -646,6 +653,7 @@ XLARUN_K__AI void xlarun_k__matmul_t(xlarun_k_type t, const unsigned char *W, si
             for (j = 0; j < nt; j++)
                 for (q = 0; q < nr; q++) Y[(i + j) * ldy + r + q] = o[q * XK_NT + j];
         }
+    }
     }
 }
 
@@ -1128,11 +1136,14 @@ XLARUN_K__FN void xlarun_k_matmul_bf16x(const void *W, size_t K, size_t r0, size
             Y[r] = xlarun_k__hsum(a);
         }
     } else {
-        for (; r < r1; r += 4) {
+        size_t tb = XLARUN_K__TBYTES / (K * 2) / 4 * 4, ib0;
+        if (tb < 4) tb = 4;
+        for (ib0 = 0; ib0 < n; ib0 += tb)
+        for (r = r0; r < r1; r += 4) {
             size_t nr = r1 - r < 4 ? r1 - r : 4;
             const uint16_t *w[4];
             for (q = 0; q < 4; q++) w[q] = Wb + (r + (q < nr ? q : nr - 1)) * K;
-            for (i = 0; i < n; i += 4) {
+            for (i = ib0; i < n && i < ib0 + tb; i += 4) {
                 size_t nt = n - i < 4 ? n - i : 4;
                 const uint16_t *xs[4];
                 for (j = 0; j < 4; j++) xs[j] = Xb + (i + (j < nt ? j : nt - 1)) * ldx;

@@ -102,6 +102,48 @@ else skip "cppcheck: not installed (apt-get install cppcheck)"; fi
 if gcc -std=c99 -O1 -fanalyzer -Werror -c $B/logs/header.c -o $B/logs/fanalyzer.o 2>$B/logs/fanalyzer.log; then
     echo "ok    gcc -fanalyzer xlarun.h: clean"; total_pass=$((total_pass + 1))
 else cat $B/logs/fanalyzer.log; failed="$failed fanalyzer"; total_fail=$((total_fail + 1)); fi
+# clang-tidy over the same TU once per kernel variant (any finding fails). -analyzer-opt-analyze-headers: without it
+# the clang analyzer skips every function defined in a header, i.e. all of xlarun.h. Checks left off, and why:
+#   cert-err33-c                          snprintf/fclose/... results the library ignores on purpose
+#   bugprone-easily-swappable-parameters  runs of size_t (K, r0, r1, ...) are the API's shape
+#   bugprone-branch-clone                 equal arms of ordered else-if chains (the JSON number parser's 0.0 twice)
+#   bugprone-narrowing-conversions        char literals are int in C; uint32 ids are < XLARUN_MAX_VOCAB
+#   bugprone-implicit-widening-of-multiplication-result  constant products (2 * XLARUN_MAX_STOP_BYTES, XK_VL * 4)
+#   bugprone-macro-parentheses            kernel macros whose arguments are literal 0/1 or token-pasted names
+#   bugprone-misplaced-widening-cast      (size_t)(2 * nb) in the kernels, nb <= 4
+#   performance-no-int-to-ptr             the kernels' prefetch addresses go through uintptr_t on purpose
+#   clang-analyzer-security.insecureAPI.strcpy         every strcpy copies a literal or a name into room made for it
+#   clang-analyzer-optin.portability.UnixAPI           malloc(0) needs xlarun_st_begin OK with no header, impossible
+#   clang-analyzer-core.UndefinedBinaryOperatorResult  misses invariants (\u escapes validated up front, strncmp on "")
+# bugprone-suspicious-string-compare stays on except for the plain `if (strcmp(a, b))` (WarnOnImplicitComparison).
+tidy=""
+if have clang-tidy-14; then tidy=clang-tidy-14; elif have clang-tidy; then tidy=clang-tidy; fi
+if [ -n "$tidy" ]; then
+    tidy_checks='-*,clang-analyzer-*,bugprone-*,cert-*,misc-*,portability-*,performance-*,-cert-err33-c'
+    tidy_checks="$tidy_checks,-bugprone-easily-swappable-parameters,-bugprone-branch-clone,-bugprone-narrowing-conversions"
+    tidy_checks="$tidy_checks,-bugprone-implicit-widening-of-multiplication-result,-bugprone-macro-parentheses"
+    tidy_checks="$tidy_checks,-bugprone-misplaced-widening-cast,-performance-no-int-to-ptr,-clang-analyzer-security.insecureAPI.strcpy"
+    tidy_checks="$tidy_checks,-clang-analyzer-optin.portability.UnixAPI,-clang-analyzer-core.UndefinedBinaryOperatorResult"
+    tidy_cfg='{CheckOptions: [{key: bugprone-suspicious-string-compare.WarnOnImplicitComparison, value: false}]}'
+    tidy_isas="scalar avx2 avx512"
+    have aarch64-linux-gnu-gcc && tidy_isas="$tidy_isas neon"
+    tidy_bad=""
+    for v in $tidy_isas; do
+        case $v in
+        scalar) isa="-DXLARUN_SIMD_SCALAR" ;;
+        avx2) isa="-mavx2 -mfma -mf16c" ;;
+        avx512) isa="-mavx512f -mavx512bw -mavx512vl -mavx512dq -mavx512bf16 -mavx512vnni -mavx512vbmi -mfma -mf16c" ;;
+        neon) isa="--target=aarch64-linux-gnu -march=armv8.2-a+dotprod+fp16" ;;
+        esac
+        if ! $tidy --quiet --header-filter='xlarun(_kernels)?\.h' -checks="$tidy_checks" -config="$tidy_cfg" \
+            --warnings-as-errors='*' $B/logs/header.c -- -std=c99 $isa -Xclang -analyzer-opt-analyze-headers \
+            >$B/logs/clang-tidy-$v.log 2>&1; then
+            cat $B/logs/clang-tidy-$v.log; tidy_bad="$tidy_bad $v"
+        fi
+    done
+    if [ -z "$tidy_bad" ]; then echo "ok    $tidy xlarun.h ($tidy_isas): clean"; total_pass=$((total_pass + 1))
+    else echo "FAIL  $tidy xlarun.h:$tidy_bad (logs $B/logs/clang-tidy-*.log)"; failed="$failed clang-tidy"; total_fail=$((total_fail + 1)); fi
+else skip "clang-tidy: not installed (apt-get install clang-tidy)"; fi
 
 # ThreadSanitizer: two sessions sharing one model on two threads at once (n_threads 2 each)
 if have clang; then

@@ -6,6 +6,8 @@
       xlarun_model_open and xlarun_model_memory
    3. API misuse: NULL arguments, exact memory sizes, sessions (ids, context, state after errors)
    4. loading through xlarun_io callbacks
+   5. the rest of the API (safetensors accessors, tokenizer, sampling, stop strings, chat,
+      generation_config.json, generators): NULL pointers, zero lengths, exact memory, freed objects
 
    Everything temporary lives under a mkdtemp("/tmp/xlarun-errors-XXXXXX") directory that is
    removed at the end. Run from the repository root (fixtures at tests/fixtures/). */
@@ -16,6 +18,7 @@
 #include "../xlarun.h"
 
 #include <dirent.h>
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -271,6 +274,27 @@ static void test_st_begin(void) {
             }
     }
 
+    /* a header length exactly at the limit is not refused as over it: known size -> it runs past
+       the end; unknown size -> begin is fine and the memory asked for is bounded by the length,
+       and nothing is read (or allocated) until the caller gives that memory */
+    {
+        size_t n, need;
+        unsigned char *f = mk_st_len("{}", 2, XLARUN_MAX_HEADER_BYTES, 0, &n);
+        memset(&src, 0, sizeof src);
+        src.p = f; src.n = n;
+        EXPECT(xlarun_st_begin(&r, mem_read, &src, "t.safetensors", n, &e), XLARUN_ERR_FORMAT, e,
+               "header length 100000000 runs past the end of the file (10 bytes)");
+        memset(&src, 0, sizeof src);
+        src.p = f; src.n = n;
+        CHECK(xlarun_st_begin(&r, mem_read, &src, "t.safetensors", 0, &e) == XLARUN_OK);
+        need = xlarun_st_memory(&r);
+        CHECK(need > XLARUN_MAX_HEADER_BYTES && need < 4u * XLARUN_MAX_HEADER_BYTES);
+        EXPECT(xlarun_st_read_header(&r, b, sizeof b, &e), XLARUN_ERR_MEMORY, e, "the header needs");
+        CHECK_CONTAINS(e.message, "bytes of memory, 16 given");
+        CHECK(src.pos == 8);
+        free(f);
+    }
+
     /* header too small to hold an object */
     {
         size_t n;
@@ -450,6 +474,70 @@ static void test_st_header(void) {
     CHECK(st_run("{\"z\":{\"dtype\":\"F32\",\"shape\":[2,0],\"data_offsets\":[8,8]}," T_F32_2("b", 0, 8) "}", 8, 1, 1, &e) == XLARUN_OK);
     CHECK(st_run("{\"z\":{\"dtype\":\"U8\",\"shape\":[0],\"data_offsets\":[0,0]}}", 0, 1, 1, &e) == XLARUN_OK);
     CHECK(st_run("{}", 0, 1, 1, &e) == XLARUN_OK);
+    /* ... between two tensors, sharing its offset with the next (and the previous one's end) */
+    CHECK(st_run("{" T_F32_2("a", 0, 8) ",\"z\":{\"dtype\":\"F32\",\"shape\":[0],\"data_offsets\":[8,8]}," T_F32_2("b", 8, 16) "}",
+                 16, 1, 1, &e) == XLARUN_OK);
+    /* ... two zero-size tensors at one offset */
+    CHECK(st_run("{\"z\":{\"dtype\":\"U8\",\"shape\":[0],\"data_offsets\":[0,0]},\"y\":{\"dtype\":\"BF16\",\"shape\":[0,5],\"data_offsets\":[0,0]}}",
+                 0, 1, 1, &e) == XLARUN_OK);
+    /* but a zero-size tensor whose offset lies inside another tensor is an overlap (as the
+       safetensors reader: sorted by offsets, each must start where the previous one ends) */
+    EXPECT(st_run("{" T_F32_2("a", 0, 8) ",\"z\":{\"dtype\":\"U8\",\"shape\":[0],\"data_offsets\":[4,4]}}", 8, 1, 1, &e),
+           XLARUN_ERR_FORMAT, e, "t.safetensors: tensor 'z' starts at byte 4, but 'a' ends at 8 (they overlap)");
+    /* ... or past the end of the data (a gap) */
+    EXPECT(st_run("{" T_F32_2("a", 0, 8) ",\"z\":{\"dtype\":\"U8\",\"shape\":[0],\"data_offsets\":[12,12]}}", 8, 1, 1, &e),
+           XLARUN_ERR_FORMAT, e, "tensor 'z' starts at byte 12, but 'a' ends at 8 (a gap)");
+    /* extra fields in an entry are ignored, as serde does */
+    CHECK(st_run("{\"a\":{\"dtype\":\"F32\",\"shape\":[2],\"data_offsets\":[0,8],\"x\":[1]}}", 8, 1, 1, &e) == XLARUN_OK);
+
+    /* absurd claimed sizes: a 2^60-byte tensor in a 105-byte file. Known size: refused by the
+       header; unknown size: the stream ends inside it. Nothing of that size is allocated. */
+    EXPECT(st_run("{\"a\":{\"dtype\":\"U8\",\"shape\":[1152921504606846976],\"data_offsets\":[0,1152921504606846976]}}", 8, 1, 1, &e),
+           XLARUN_ERR_FORMAT, e, "t.safetensors: the header describes 1152921504606846976 bytes of data ending at byte 1152921504606847073, but the file has 105 bytes");
+    EXPECT(st_run("{\"a\":{\"dtype\":\"U8\",\"shape\":[1152921504606846976],\"data_offsets\":[0,1152921504606846976]}}", 8, 0, 1, &e),
+           XLARUN_ERR_FORMAT, e, "t.safetensors: truncated: the file ends at byte 105, inside tensor 'a'");
+    /* eight contiguous tensors of 2^61-1 bytes: the data section ends at 2^64-8 */
+    {
+        char h[1024];
+        size_t o = 0;
+        int i;
+        unsigned long long s = (1ull << 61) - 1;
+        o += (size_t)sprintf(h + o, "{");
+        for (i = 0; i < 8; i++)
+            o += (size_t)sprintf(h + o, "%s\"t%d\":{\"dtype\":\"U8\",\"shape\":[%llu],\"data_offsets\":[%llu,%llu]}",
+                                 i ? "," : "", i, s, s * (unsigned long long)i, s * (unsigned long long)(i + 1));
+        sprintf(h + o, "}");
+        EXPECT(st_run(h, 16, 1, 1, &e), XLARUN_ERR_FORMAT, e, "t.safetensors: the header describes 18446744073709551608 bytes of data");
+        CHECK_CONTAINS(e.message, "but the file has 870 bytes");
+        EXPECT(st_run(h, 16, 0, 1, &e), XLARUN_ERR_FORMAT, e, "t.safetensors: truncated: the file ends at byte 870, inside tensor 't0'");
+    }
+
+    /* tensor count: no limit of its own; the table is sized from the header length (the
+       shortest entry bounds it), so the densest possible header works */
+    {
+        size_t cap = 5000 * 64 + 16, o = 0, n;
+        char *h = (char *)malloc(cap);
+        unsigned char *f;
+        memsrc src;
+        xlarun_st_reader r;
+        void *mem;
+        int i;
+        h[o++] = '{';
+        for (i = 0; i < 5000; i++)
+            o += (size_t)sprintf(h + o, "%s\"%d\":{\"dtype\":\"U8\",\"shape\":[],\"data_offsets\":[%d,%d]}", i ? "," : "", i, i, i + 1);
+        h[o++] = '}';
+        h[o] = 0;
+        f = mk_st(h, 5000, &n);
+        memset(&src, 0, sizeof src);
+        src.p = f; src.n = n;
+        CHECK(xlarun_st_begin(&r, mem_read, &src, "t.safetensors", n, &e) == XLARUN_OK);
+        mem = malloc(xlarun_st_memory(&r));
+        CHECK(xlarun_st_read_header(&r, mem, xlarun_st_memory(&r), &e) == XLARUN_OK);
+        CHECK(xlarun_st_count(&r) == 5000);
+        free(mem);
+        free(f);
+        free(h);
+    }
 
     /* trailing bytes: known size -> read_header; unknown -> st_next at the end */
     EXPECT(st_run("{" T_F32_2("a", 0, 8) "}", 9, 1, 0, &e), XLARUN_ERR_FORMAT, e,
@@ -698,6 +786,26 @@ static void test_model_config(void) {
         if (f) fclose(f);
         EXPECT_MODEL(d, XLARUN_ERR_FORMAT, "config.json: 16777217 bytes is over the limit of 16777216");
     }
+    { /* nested 100,000 deep: the depth limit, not a stack overflow */
+        size_t n = 100000;
+        char *deep = (char *)malloc(n + 16);
+        memcpy(deep, "{\"a\":", 5);
+        memset(deep + 5, '[', n);
+        deep[n + 5] = 0;
+        spits(tpath("m32/config.json"), deep);
+        EXPECT_MODEL(d, XLARUN_ERR_FORMAT, "config.json: invalid JSON at line 1 column 69: nesting deeper than 64");
+        free(deep);
+    }
+    { /* a 4 MB string where a short name belongs: a bounded message that still names the key */
+        size_t n = 4u << 20;
+        char *big = (char *)malloc(n + 64);
+        int k = sprintf(big, "{\"model_type\": \"");
+        memset(big + k, 'q', n);
+        strcpy(big + k + n, "\"}");
+        spits(tpath("m32/config.json"), big);
+        EXPECT_MODEL(d, XLARUN_ERR_UNSUPPORTED, "config.json: model_type '");
+        free(big);
+    }
 
     /* what kind of model */
     CFG(NULL, "\"architectures\": [\"MistralForCausalLM\"]", XLARUN_ERR_UNSUPPORTED,
@@ -736,6 +844,27 @@ static void test_model_config(void) {
     CFG(NULL, "\"head_dim\": 0", XLARUN_ERR_FORMAT, "'head_dim' must be an integer in 2..1024, found 0");
     CFG(NULL, "\"head_dim\": 33", XLARUN_ERR_FORMAT, "config.json: head_dim 33 must be even for RoPE");
     CFG(NULL, "\"max_position_embeddings\": 0", XLARUN_ERR_FORMAT, "'max_position_embeddings' must be an integer in 1..16777216, found 0");
+    /* a context of 2^40 in config.json, and one past the documented limit */
+    CFG(NULL, "\"max_position_embeddings\": 1099511627776", XLARUN_ERR_FORMAT,
+        "config.json: 'max_position_embeddings' must be an integer in 1..16777216, found 1099511627776");
+    CFG(NULL, "\"max_position_embeddings\": 16777217", XLARUN_ERR_FORMAT, "'max_position_embeddings' must be an integer in 1..16777216, found 16777217");
+    CFG(NULL, "\"max_position_embeddings\": -1", XLARUN_ERR_FORMAT, "'max_position_embeddings' must be an integer in 1..16777216, found -1");
+    /* each documented limit, one past it */
+    CFG(NULL, "\"hidden_size\": 65537", XLARUN_ERR_FORMAT, "'hidden_size' must be an integer in 1..65536, found 65537");
+    CFG(NULL, "\"intermediate_size\": 1048577", XLARUN_ERR_FORMAT, "'intermediate_size' must be an integer in 1..1048576, found 1048577");
+    CFG(NULL, "\"num_hidden_layers\": 1025", XLARUN_ERR_FORMAT, "'num_hidden_layers' must be an integer in 1..1024, found 1025");
+    CFG(NULL, "\"num_attention_heads\": 1025", XLARUN_ERR_FORMAT, "'num_attention_heads' must be an integer in 1..1024, found 1025");
+    CFG(NULL, "\"num_key_value_heads\": 1025", XLARUN_ERR_FORMAT, "'num_key_value_heads' must be an integer in 1..1024, found 1025");
+    CFG(NULL, "\"head_dim\": 1026", XLARUN_ERR_FORMAT, "'head_dim' must be an integer in 2..1024, found 1026");
+    /* more negative values */
+    CFG(NULL, "\"vocab_size\": -512", XLARUN_ERR_FORMAT, "'vocab_size' must be an integer in 1..16777216, found -512");
+    CFG(NULL, "\"num_attention_heads\": -4", XLARUN_ERR_FORMAT, "'num_attention_heads' must be an integer in 1..1024, found -4");
+    CFG(NULL, "\"rope_theta\": -Infinity", XLARUN_ERR_FORMAT, "config.json: invalid JSON at line");
+    CFG(NULL, "\"vocab_size\": NaN", XLARUN_ERR_FORMAT, "config.json: invalid JSON at line");
+    /* duplicate keys: the last one wins, as in Python's json (the config above already repeats
+       each key it appends); an earlier bad value is not looked at */
+    CFG(NULL, "\"vocab_size\": -1, \"vocab_size\": 512", XLARUN_OK, "");
+    CFG(NULL, "\"vocab_size\": 512, \"vocab_size\": 0", XLARUN_ERR_FORMAT, "'vocab_size' must be an integer in 1..16777216, found 0");
     CFG(NULL, "\"rms_norm_eps\": -1e-05", XLARUN_ERR_FORMAT, "config.json: 'rms_norm_eps' must be a number in (0, 1), found -1e-05");
     CFG(NULL, "\"rms_norm_eps\": 0", XLARUN_ERR_FORMAT, "'rms_norm_eps' must be a number in (0, 1), found 0");
     CFG(NULL, "\"rms_norm_eps\": \"1e-5\"", XLARUN_ERR_FORMAT, "'rms_norm_eps' must be a number in (0, 1), found \"1e-5\"");
@@ -826,6 +955,18 @@ static void test_model_tensors(void) {
     memcpy(f, orig, n);
     CHECK(patch_bytes(f, n, "\"shape\":[64],\"data_offsets\":[476160,476416]}} ", "\"shape\":[8,8],\"data_offsets\":[476160,476416]}}"));
     tensor_case(f, n, XLARUN_ERR_MODEL, "tensor 'model.norm.weight' has shape [8,8], but config.json implies [64]", __LINE__);
+    /* offsets that disagree with dtype x shape, reversed offsets, a repeated name: refused by the
+       safetensors layer, with the shard's path */
+    memcpy(f, orig, n);
+    CHECK(patch_bytes(f, n, "\"shape\":[64],\"data_offsets\":[476160,476416]", "\"shape\":[65],\"data_offsets\":[476160,476416]"));
+    tensor_case(f, n, XLARUN_ERR_FORMAT,
+                "m32/model.safetensors: tensor 'model.norm.weight': data_offsets [476160,476416] hold 256 bytes, but F32 [65] needs 260", __LINE__);
+    memcpy(f, orig, n);
+    CHECK(patch_bytes(f, n, "\"data_offsets\":[476160,476416]", "\"data_offsets\":[476416,476160]"));
+    tensor_case(f, n, XLARUN_ERR_FORMAT, "m32/model.safetensors: tensor 'model.norm.weight': data_offsets [476416,476160] are reversed", __LINE__);
+    memcpy(f, orig, n);
+    CHECK(patch_bytes(f, n, "\"model.layers.1.mlp.up_proj.weight\"", "\"model.layers.0.mlp.up_proj.weight\""));
+    tensor_case(f, n, XLARUN_ERR_FORMAT, "m32/model.safetensors: duplicate tensor name 'model.layers.0.mlp.up_proj.weight'", __LINE__);
     /* a needed tensor absent (renamed; the unknown name is ignored) */
     memcpy(f, orig, n);
     CHECK(patch_bytes(f, n, "\"model.norm.weight\"", "\"model.norm.weighx\""));
@@ -926,6 +1067,35 @@ static void test_model_sharded(void) {
     spits(tpath("m2/model.safetensors.index.json"), t);
     free(t);
     EXPECT_MODEL(d, XLARUN_ERR_FORMAT, "a weight_map value is not a plain file name");
+    /* a tensor named twice in weight_map: the last entry wins, as in Python's json */
+    t = replace_all(index, "\"model.norm.weight\": \"model-00002-of-00002.safetensors\"",
+                    "\"model.norm.weight\": \"model-00001-of-00002.safetensors\", \"model.norm.weight\": \"model-00002-of-00002.safetensors\"");
+    spits(tpath("m2/model.safetensors.index.json"), t);
+    free(t);
+    EXPECT_MODEL(d, XLARUN_OK, "");
+    t = replace_all(index, "\"model.norm.weight\": \"model-00002-of-00002.safetensors\"",
+                    "\"model.norm.weight\": \"model-00002-of-00002.safetensors\", \"model.norm.weight\": \"model-00001-of-00002.safetensors\"");
+    spits(tpath("m2/model.safetensors.index.json"), t);
+    free(t);
+    EXPECT_MODEL(d, XLARUN_ERR_MODEL,
+                 "tensor 'model.norm.weight' is in model-00002-of-00002.safetensors, but model.safetensors.index.json says model-00001-of-00002.safetensors");
+    { /* the shard limit: 4,097 distinct files named, refused before any is opened */
+        size_t cap = 4097 * 64 + 64, o = 0;
+        char *big = (char *)malloc(cap);
+        int i;
+        o += (size_t)sprintf(big, "{\"weight_map\": {");
+        for (i = 0; i < 4097; i++) o += (size_t)sprintf(big + o, "%s\"t%d\": \"s%d.safetensors\"", i ? ", " : "", i, i);
+        strcpy(big + o, "}}");
+        spits(tpath("m2/model.safetensors.index.json"), big);
+        EXPECT_MODEL(d, XLARUN_ERR_FORMAT, "model.safetensors.index.json: more than 4096 shards");
+        free(big);
+    }
+    { /* over the 64 MiB limit: a sparse file, refused by its size */
+        FILE *f = fopen(tpath("m2/model.safetensors.index.json"), "wb");
+        CHECK(f && ftruncate(fileno(f), (64 << 20) + 1) == 0);
+        if (f) fclose(f);
+        EXPECT_MODEL(d, XLARUN_ERR_FORMAT, "model.safetensors.index.json: 67108865 bytes is over the limit of 67108864");
+    }
     /* no weight_map, an empty one, invalid JSON */
     spits(tpath("m2/model.safetensors.index.json"), "{\"metadata\": {\"total_size\": 308160}}");
     EXPECT_MODEL(d, XLARUN_ERR_FORMAT, "model.safetensors.index.json: missing the \"weight_map\" object");
@@ -993,6 +1163,8 @@ static void test_api_model(void) {
     memset(big, 'x', sizeof big - 1);
     big[sizeof big - 1] = 0;
     EXPECT(xlarun_model_open(big, NULL, &m, &e), XLARUN_ERR_ARGUMENT, e, "path too long");
+    EXPECT(xlarun_model_open("", NULL, &m, &e), XLARUN_ERR_IO, e, "config.json: cannot open"); /* "": the current folder */
+    CHECK(m == NULL);
     xlarun_model_close(NULL); /* no-op */
 
     /* exact model memory, with the mapped and with the streamed weights */
@@ -1029,6 +1201,13 @@ static void test_api_model(void) {
                 xlarun_model_close(m);
                 EXPECT(xlarun_session_prefill(s, &one, 1, &e), XLARUN_ERR_ARGUMENT, e, "its model was closed");
                 EXPECT(xlarun_session_memory(m, NULL, &sb, &e), XLARUN_ERR_ARGUMENT, e, "NULL or closed model");
+                EXPECT(xlarun_session_decode(s, 1, &e), XLARUN_ERR_ARGUMENT, e, "its model was closed");
+                EXPECT(xlarun_session_truncate(s, 0, &e), XLARUN_ERR_ARGUMENT, e, "its model was closed");
+                {
+                    xlarun_session *s2 = (xlarun_session *)&e;
+                    EXPECT(xlarun_session_create(m, NULL, &s2, &e), XLARUN_ERR_ARGUMENT, e, "xlarun_session_create: NULL or closed model");
+                    CHECK(s2 == NULL);
+                }
                 xlarun_session_free(s);
             }
             xlarun_model_close(m); /* twice: no-op (the memory is ours, still valid) */
@@ -1069,7 +1248,32 @@ static void test_api_session(xlarun_model *m, int pass) {
     so.n_threads = pass ? 2 : 1;
     so.n_ctx = (1u << 24) + 1;
     EXPECT(xlarun_session_memory(m, &so, &bytes, &e), XLARUN_ERR_ARGUMENT, e, "n_ctx 16777217 is over the limit of 16777216 tokens");
+    so.n_ctx = UINT32_MAX; /* the largest context the options can say (2^40 is not a uint32_t) */
+    EXPECT(xlarun_session_memory(m, &so, &bytes, &e), XLARUN_ERR_ARGUMENT, e, "n_ctx 4294967295 is over the limit of 16777216 tokens");
+    EXPECT(xlarun_session_create(m, &so, &s, &e), XLARUN_ERR_ARGUMENT, e, "n_ctx 4294967295 is over the limit of 16777216 tokens");
+    CHECK(s == NULL);
+    /* at the limit: measured (about 17 GB of KV cache for this model), not refused, nothing allocated */
+    so.n_ctx = 1u << 24;
+    bytes = 0;
+    EXPECT(xlarun_session_memory(m, &so, &bytes, &e), XLARUN_OK, e, "");
+    CHECK(bytes > (size_t)2 * 2 * (1u << 24) * 64 * sizeof(float));
     so.n_ctx = 16;
+    so.precision = (xlarun_precision)7;
+    EXPECT(xlarun_session_memory(m, &so, &bytes, &e), XLARUN_ERR_ARGUMENT, e, "unknown precision 7");
+    EXPECT(xlarun_session_create(m, &so, &s, &e), XLARUN_ERR_ARGUMENT, e, "unknown precision 7");
+    so.precision = XLARUN_PRECISION_EXACT;
+    /* a context of 0 means the default, min(4096, max_position_embeddings) = 256 here */
+    {
+        xlarun_session_options z;
+        xlarun_session *s0 = NULL;
+        int32_t many[257];
+        memset(&z, 0, sizeof z);
+        for (i = 0; i < 257; i++) many[i] = (int32_t)(i % 512);
+        EXPECT(xlarun_session_create(m, &z, &s0, &e), XLARUN_OK, e, "");
+        EXPECT(xlarun_session_prefill(s0, many, 257, &e), XLARUN_ERR_CONTEXT, e, "257 tokens do not fit: the context holds 256 and 0 are used");
+        CHECK(xlarun_session_position(s0) == 0);
+        xlarun_session_free(s0);
+    }
 
     /* NULL session: errors or no-ops */
     EXPECT(xlarun_session_prefill(NULL, ids, 1, &e), XLARUN_ERR_ARGUMENT, e, "xlarun_session_prefill: NULL or freed session");
@@ -1117,6 +1321,9 @@ static void test_api_session(xlarun_model *m, int pass) {
     /* failures after some context: position and logits unchanged */
     EXPECT(xlarun_session_prefill(s, ids, 13, &e), XLARUN_ERR_CONTEXT, e, "13 tokens do not fit: the context holds 16 and 4 are used");
     EXPECT(xlarun_session_decode(s, 600, &e), XLARUN_ERR_ARGUMENT, e, "token id 600 at position 0 is outside the vocabulary (vocab_size 512)");
+    EXPECT(xlarun_session_truncate(s, 5, &e), XLARUN_ERR_ARGUMENT, e, "cannot keep 5 tokens: the context holds 4");
+    EXPECT(xlarun_session_truncate(s, (size_t)1 << 40, &e), XLARUN_ERR_ARGUMENT, e, "cannot keep 1099511627776 tokens: the context holds 4");
+    EXPECT(xlarun_session_truncate(NULL, 0, &e), XLARUN_ERR_ARGUMENT, e, "xlarun_session_truncate: NULL or freed session");
     CHECK(xlarun_session_position(s) == 4);
     l = xlarun_session_logits(s);
     CHECK(l && !memcmp(l, first, sizeof first));
@@ -1318,6 +1525,480 @@ static void test_io(void) {
     }
 }
 
+/* ======================================================================================== */
+/* 5. the rest of the API: NULL pointers, zero lengths, exact memory, freed objects           */
+
+#define DEMO FIX "demo"
+
+static void emit_none(void *user, const char *text, size_t len) { (void)user; (void)text; (void)len; }
+
+/* safetensors reader and model accessors with NULL; names of out-of-range enums */
+static void test_api_small(void) {
+    xlarun_error e;
+    xlarun_st_reader r;
+    char out[16];
+    const xlarun_st_tensor *t = (const xlarun_st_tensor *)&e;
+    size_t got = 7;
+    memset(&r, 0, sizeof r);
+    CHECK(xlarun_st_memory(NULL) == 0 && xlarun_st_memory(&r) == 0);
+    CHECK(xlarun_st_count(NULL) == 0 && xlarun_st_tensor_at(NULL, 0) == NULL);
+    CHECK(xlarun_st_metadata(NULL, "format", out, sizeof out) == 0);
+    EXPECT(xlarun_st_read_header(NULL, out, sizeof out, &e), XLARUN_ERR_ARGUMENT, e, "xlarun_st_read_header: call xlarun_st_begin first");
+    EXPECT(xlarun_st_next(NULL, &t, &e), XLARUN_ERR_ARGUMENT, e, "xlarun_st_next: call xlarun_st_read_header first");
+    EXPECT(xlarun_st_read(NULL, out, 4, &got, &e), XLARUN_ERR_ARGUMENT, e, "xlarun_st_read: no current tensor");
+    CHECK(got == 0);
+    { /* a NULL file name, a zero-length read, metadata lookups with NULL */
+        size_t n;
+        unsigned char *f = mk_st("{\"__metadata__\":{\"format\":\"pt\"}," T_F32_2("a", 0, 8) "}", 8, &n);
+        memsrc src;
+        void *mem;
+        memset(&src, 0, sizeof src);
+        src.p = f; src.n = n;
+        CHECK(xlarun_st_begin(&r, mem_read, &src, NULL, n, &e) == XLARUN_OK);
+        mem = malloc(xlarun_st_memory(&r));
+        CHECK(xlarun_st_read_header(&r, mem, xlarun_st_memory(&r), &e) == XLARUN_OK);
+        CHECK(xlarun_st_metadata(&r, NULL, out, sizeof out) == 0);
+        CHECK(xlarun_st_metadata(&r, "format", NULL, 0) == 1);     /* presence only */
+        CHECK(xlarun_st_metadata(&r, "format", out, 2) == 1 && out[0] == 0); /* does not fit: "" */
+        CHECK(xlarun_st_next(&r, &t, &e) == XLARUN_OK && t);
+        CHECK(xlarun_st_read(&r, NULL, 0, &got, &e) == XLARUN_OK && got == 0);
+        CHECK(xlarun_st_read(&r, out, 8, NULL, &e) == XLARUN_OK);  /* got may be NULL */
+        free(mem);
+        free(f);
+    }
+    CHECK(xlarun_model_weight_bytes(NULL) == 0 && xlarun_model_mapped_bytes(NULL) == 0);
+    CHECK(xlarun_model_dtype(NULL) != NULL && !strcmp(xlarun_model_dtype(NULL), "?"));
+    CHECK(xlarun_status_name((xlarun_status)99) != NULL && xlarun_status_name((xlarun_status)-1) != NULL);
+    CHECK(!strcmp(xlarun_dtype_name((xlarun_dtype)99), "?") && !strcmp(xlarun_dtype_name((xlarun_dtype)-1), "?"));
+    EXPECT(xlarun_quantize(NULL, tpath("q"), NULL, &e), XLARUN_ERR_ARGUMENT, e, "xlarun_quantize: NULL folder");
+    EXPECT(xlarun_quantize(DEMO, NULL, NULL, &e), XLARUN_ERR_ARGUMENT, e, "xlarun_quantize: NULL folder");
+}
+
+/* the tokenizer: every call with NULL and zero sizes; exact memory; a closed tokenizer; files
+   over the limits */
+static void test_api_tokenizer(xlarun_model *m) {
+    xlarun_error e;
+    xlarun_tokenizer *t = (xlarun_tokenizer *)&e;
+    xlarun_detok d;
+    size_t bytes = 1, n = 7, len = 7;
+    int32_t ids[8];
+    char out[64];
+    const int32_t *eos = (const int32_t *)&e;
+    void *mem;
+
+    EXPECT(xlarun_tokenizer_memory(NULL, NULL, &bytes, &e), XLARUN_ERR_ARGUMENT, e, "xlarun_tokenizer_memory: NULL argument");
+    CHECK(bytes == 0);
+    EXPECT(xlarun_tokenizer_memory(DEMO, NULL, NULL, &e), XLARUN_ERR_ARGUMENT, e, "xlarun_tokenizer_memory: NULL argument");
+    EXPECT(xlarun_tokenizer_open(NULL, NULL, &t, &e), XLARUN_ERR_ARGUMENT, e, "xlarun_tokenizer_open: NULL argument");
+    CHECK(t == NULL);
+    EXPECT(xlarun_tokenizer_open(DEMO, NULL, NULL, &e), XLARUN_ERR_ARGUMENT, e, "xlarun_tokenizer_open: NULL argument");
+    EXPECT(xlarun_tokenizer_open_in(DEMO, NULL, NULL, 1 << 20, &t, &e), XLARUN_ERR_ARGUMENT, e, "xlarun_tokenizer_open_in: NULL argument");
+    EXPECT(xlarun_tokenizer_open_in(NULL, NULL, &e, sizeof e, &t, &e), XLARUN_ERR_ARGUMENT, e, "xlarun_tokenizer_open_in: NULL argument");
+    EXPECT(xlarun_tokenizer_open_in(DEMO, NULL, &e, sizeof e, NULL, &e), XLARUN_ERR_ARGUMENT, e, "xlarun_tokenizer_open_in: NULL argument");
+    EXPECT(xlarun_tokenizer_open(FIX "no-such-model", NULL, &t, &e), XLARUN_ERR_IO, e, "no-such-model/tokenizer.json: cannot open");
+    CHECK(t == NULL);
+    EXPECT(xlarun_tokenizer_open("", NULL, &t, &e), XLARUN_ERR_IO, e, "tokenizer.json: cannot open"); /* "": the current folder */
+    xlarun_tokenizer_close(NULL);
+    /* NULL tokenizer: lookups answer "none" */
+    CHECK(xlarun_tokenizer_scratch_bytes(NULL, 10) == 0 && xlarun_tokenizer_max_piece(NULL) == 0);
+    CHECK(xlarun_tokenizer_vocab_size(NULL) == 0 && xlarun_tokenizer_token_id(NULL, "a", 1) == -1);
+    CHECK(xlarun_tokenizer_token_text(NULL, 0, &len) == NULL && len == 0);
+    CHECK(xlarun_tokenizer_is_special(NULL, 0) == 0 && xlarun_tokenizer_bos_id(NULL) == -1 && xlarun_tokenizer_adds_bos(NULL) == 0);
+    CHECK(xlarun_tokenizer_eos_ids(NULL, &eos) == 0 && eos == NULL);
+    CHECK(xlarun_tokenizer_chat_template(NULL) == NULL);
+    EXPECT(xlarun_tokenizer_encode(NULL, "a", 1, 0, ids, 8, &n, NULL, 0, &e), XLARUN_ERR_ARGUMENT, e, "xlarun_tokenizer_encode: NULL or closed argument");
+    CHECK(n == 0);
+    EXPECT(xlarun_tokenizer_decode(NULL, ids, 0, 0, out, sizeof out, &len, &e), XLARUN_ERR_ARGUMENT, e, "xlarun_tokenizer_decode: NULL or closed argument");
+    EXPECT(xlarun_tokenizer_check_model(NULL, m, &e), XLARUN_ERR_ARGUMENT, e, "xlarun_tokenizer_check_model: NULL or closed argument");
+    xlarun_detok_init(NULL, NULL, 0); /* no-op */
+    xlarun_detok_init(&d, NULL, 0);
+    EXPECT(xlarun_detok_push(&d, 3, out, sizeof out, &len, &e), XLARUN_ERR_ARGUMENT, e, "xlarun_detok_push: NULL argument or uninitialised state");
+    EXPECT(xlarun_detok_push(NULL, 3, out, sizeof out, &len, &e), XLARUN_ERR_ARGUMENT, e, "xlarun_detok_push: NULL argument");
+    CHECK(xlarun_detok_flush(NULL, out, sizeof out) == 0 && xlarun_detok_flush(&d, out, sizeof out) == 0);
+
+    /* exact memory: the size works, one byte less and none do not */
+    if (xlarun_tokenizer_memory(DEMO, NULL, &bytes, &e) != XLARUN_OK) { CHECKF(0, "%s", e.message); return; }
+    mem = amalloc(bytes);
+    {
+        char want[160];
+        snprintf(want, sizeof want, "%lu bytes of tokenizer memory are too few", (unsigned long)(bytes - 1));
+        EXPECT(xlarun_tokenizer_open_in(DEMO, NULL, mem, bytes - 1, &t, &e), XLARUN_ERR_MEMORY, e, want);
+        CHECK(t == NULL);
+        EXPECT(xlarun_tokenizer_open_in(DEMO, NULL, mem, 0, &t, &e), XLARUN_ERR_MEMORY, e, "bytes of tokenizer memory are too few");
+    }
+    EXPECT(xlarun_tokenizer_open_in(DEMO, NULL, mem, bytes, &t, &e), XLARUN_OK, e, "");
+    if (!t) { free(mem); return; }
+    CHECK(xlarun_tokenizer_vocab_size(t) == 400);
+    /* encode: NULL text (with and without length), NULL output, NULL count, zero-length text */
+    EXPECT(xlarun_tokenizer_encode(t, NULL, 3, 0, ids, 8, &n, NULL, 0, &e), XLARUN_ERR_ARGUMENT, e, "xlarun_tokenizer_encode: NULL or closed argument");
+    EXPECT(xlarun_tokenizer_encode(t, "ab", 2, 0, NULL, 8, &n, NULL, 0, &e), XLARUN_ERR_ARGUMENT, e, "xlarun_tokenizer_encode: NULL or closed argument");
+    EXPECT(xlarun_tokenizer_encode(t, "ab", 2, 0, ids, 8, NULL, NULL, 0, &e), XLARUN_ERR_ARGUMENT, e, "xlarun_tokenizer_encode: NULL or closed argument");
+    EXPECT(xlarun_tokenizer_encode(t, NULL, 0, 0, NULL, 0, &n, NULL, 0, &e), XLARUN_OK, e, "");
+    CHECK(n == 0); /* no post-processor in this tokenizer: nothing for an empty text */
+    EXPECT(xlarun_tokenizer_encode(t, "", 0, 0, ids, 8, &n, NULL, 0, &e), XLARUN_OK, e, "");
+    CHECK(n == 0);
+    EXPECT(xlarun_tokenizer_encode(t, "ab", 2, 0, NULL, 0, &n, NULL, 0, &e), XLARUN_ERR_MEMORY, e, "the output holds 0");
+    CHECK(n > 0); /* the count needed */
+    /* decode: NULL ids with a count, NULL length, no room for the NUL, an id at the vocabulary */
+    ids[0] = 3;
+    EXPECT(xlarun_tokenizer_decode(t, NULL, 2, 0, out, sizeof out, &len, &e), XLARUN_ERR_ARGUMENT, e, "xlarun_tokenizer_decode: NULL or closed argument");
+    EXPECT(xlarun_tokenizer_decode(t, ids, 1, 0, out, sizeof out, NULL, &e), XLARUN_ERR_ARGUMENT, e, "xlarun_tokenizer_decode: NULL or closed argument");
+    EXPECT(xlarun_tokenizer_decode(t, NULL, 0, 0, out, sizeof out, &len, &e), XLARUN_OK, e, "");
+    CHECK(len == 0 && out[0] == 0);
+    EXPECT(xlarun_tokenizer_decode(t, ids, 1, 0, out, 0, &len, &e), XLARUN_ERR_MEMORY, e,
+           "xlarun_tokenizer_decode: the text is 1 bytes and a NUL, the buffer holds 0");
+    EXPECT(xlarun_tokenizer_decode(t, ids, 1, 0, out, 1, &len, &e), XLARUN_ERR_MEMORY, e, "the text is 1 bytes and a NUL, the buffer holds 1");
+    ids[1] = 400;
+    EXPECT(xlarun_tokenizer_decode(t, ids, 2, 0, out, sizeof out, &len, &e), XLARUN_ERR_ARGUMENT, e,
+           "xlarun_tokenizer_decode: ids[1] = 400 is outside the vocabulary (0..399)");
+    ids[1] = INT32_MIN;
+    EXPECT(xlarun_tokenizer_decode(t, ids, 2, 0, out, sizeof out, &len, &e), XLARUN_ERR_ARGUMENT, e, "ids[1] = -2147483648 is outside the vocabulary");
+    /* lookups with bad ids and NULL text */
+    CHECK(xlarun_tokenizer_token_id(t, NULL, 3) == -1 && xlarun_tokenizer_token_id(t, NULL, 0) == -1);
+    CHECK(xlarun_tokenizer_token_text(t, 400, &len) == NULL && len == 0 && xlarun_tokenizer_token_text(t, -1, NULL) == NULL);
+    CHECK(xlarun_tokenizer_is_special(t, 400) == 0 && xlarun_tokenizer_is_special(t, INT32_MIN) == 0);
+    CHECK(xlarun_tokenizer_eos_ids(t, NULL) == 1);
+    /* streaming: NULL output, NULL length, no room, ids at and past the vocabulary */
+    xlarun_detok_init(&d, t, 0);
+    EXPECT(xlarun_detok_push(&d, 3, NULL, 16, &len, &e), XLARUN_ERR_ARGUMENT, e, "xlarun_detok_push: NULL argument");
+    EXPECT(xlarun_detok_push(&d, 3, out, sizeof out, NULL, &e), XLARUN_ERR_ARGUMENT, e, "xlarun_detok_push: NULL argument");
+    EXPECT(xlarun_detok_push(&d, 3, out, 0, &len, &e), XLARUN_ERR_MEMORY, e, "xlarun_detok_push: the piece needs 1 bytes and a NUL, 0 given");
+    EXPECT(xlarun_detok_push(&d, 400, out, sizeof out, &len, &e), XLARUN_ERR_ARGUMENT, e, "xlarun_detok_push: token id 400 is outside the vocabulary (0..399)");
+    EXPECT(xlarun_detok_push(&d, -1, out, sizeof out, &len, &e), XLARUN_ERR_ARGUMENT, e, "token id -1 is outside the vocabulary");
+    CHECK(xlarun_detok_flush(&d, NULL, 64) == 0 && xlarun_detok_flush(&d, out, 0) == 0);
+    EXPECT(xlarun_detok_push(&d, 3, out, sizeof out, &len, &e), XLARUN_OK, e, "");
+    CHECK(len == 1 && !strcmp(out, "!")); /* the failures left the state as it was */
+    EXPECT(xlarun_tokenizer_check_model(t, NULL, &e), XLARUN_ERR_ARGUMENT, e, "xlarun_tokenizer_check_model: NULL or closed argument");
+    EXPECT(xlarun_tokenizer_check_model(t, m, &e), XLARUN_OK, e, "");
+    { /* the chat options from NULL: no-ops */
+        xlarun_chat_options co;
+        memset(&co, 0, sizeof co);
+        xlarun_chat_options_from_tokenizer(NULL, &co);
+        xlarun_chat_options_from_tokenizer(t, NULL);
+        CHECK(co.bos_token == NULL && co.eos_token == NULL);
+    }
+    /* closed (its memory is ours, still readable): refused, not used */
+    xlarun_tokenizer_close(t);
+    EXPECT(xlarun_tokenizer_encode(t, "ab", 2, 0, ids, 8, &n, NULL, 0, &e), XLARUN_ERR_ARGUMENT, e, "xlarun_tokenizer_encode: NULL or closed argument");
+    EXPECT(xlarun_tokenizer_decode(t, ids, 1, 0, out, sizeof out, &len, &e), XLARUN_ERR_ARGUMENT, e, "xlarun_tokenizer_decode: NULL or closed argument");
+    EXPECT(xlarun_detok_push(&d, 3, out, sizeof out, &len, &e), XLARUN_ERR_ARGUMENT, e, "xlarun_detok_push: NULL argument or uninitialised state");
+    EXPECT(xlarun_tokenizer_check_model(t, m, &e), XLARUN_ERR_ARGUMENT, e, "xlarun_tokenizer_check_model: NULL or closed argument");
+    CHECK(xlarun_tokenizer_vocab_size(t) == 0 && xlarun_tokenizer_token_id(t, "!", 1) == -1 && xlarun_tokenizer_scratch_bytes(t, 4) == 0);
+    xlarun_tokenizer_close(t); /* twice: no-op */
+    free(mem);
+
+    /* tokenizer.json: over the 256 MiB limit (sparse), nested 100,000 deep, an added token id past
+       the vocabulary limit */
+    mkdir_t("tok");
+    {
+        FILE *f = fopen(tpath("tok/tokenizer.json"), "wb");
+        CHECK(f && ftruncate(fileno(f), (256 << 20) + 1) == 0);
+        if (f) fclose(f);
+        EXPECT(xlarun_tokenizer_open(tpath("tok"), NULL, &t, &e), XLARUN_ERR_FORMAT, e, "tok/tokenizer.json: 268435457 bytes is over the limit of 268435456");
+        EXPECT(xlarun_tokenizer_memory(tpath("tok"), NULL, &bytes, &e), XLARUN_ERR_FORMAT, e, "268435457 bytes is over the limit of 268435456");
+    }
+    {
+        size_t k = 100000;
+        char *deep = (char *)malloc(k + 16);
+        memcpy(deep, "{\"model\":", 9);
+        memset(deep + 9, '[', k);
+        deep[k + 9] = 0;
+        spits(tpath("tok/tokenizer.json"), deep);
+        EXPECT(xlarun_tokenizer_open(tpath("tok"), NULL, &t, &e), XLARUN_ERR_FORMAT, e,
+               "tok/tokenizer.json: invalid JSON at line 1 column 73: nesting deeper than 64");
+        free(deep);
+    }
+    {
+        size_t tn;
+        char *tj = (char *)slurp(DEMO "/tokenizer.json", &tn), *bad;
+        bad = replace_all(tj, "\"id\": 2,", "\"id\": 16777216,");
+        spits(tpath("tok/tokenizer.json"), bad);
+        free(bad);
+        EXPECT(xlarun_tokenizer_open(tpath("tok"), NULL, &t, &e), XLARUN_ERR_FORMAT, e,
+               "tok/tokenizer.json: added_tokens: expected an object with an integer id 0..16777215, found 16777216");
+        CHECK(t == NULL);
+        /* the eos list limit (XLARUN_MAX_EOS), and an eos id at the vocabulary size */
+        spits(tpath("tok/tokenizer.json"), tj);
+        spits(tpath("tok/generation_config.json"), "{\"eos_token_id\": [2, 2, 2, 2, 2, 2, 2, 2, 2]}");
+        EXPECT(xlarun_tokenizer_open(tpath("tok"), NULL, &t, &e), XLARUN_ERR_FORMAT, e, "generation_config.json: eos_token_id lists more than 8 ids");
+        spits(tpath("tok/generation_config.json"), "{\"eos_token_id\": 400}");
+        EXPECT(xlarun_tokenizer_open(tpath("tok"), NULL, &t, &e), XLARUN_ERR_FORMAT, e,
+               "generation_config.json: eos_token_id must be token ids below the vocabulary size 400");
+        free(tj);
+    }
+}
+
+/* sampling parameters, samplers, stop strings, chat templates, generation_config.json */
+static void test_api_sampling(void) {
+    xlarun_error e;
+    xlarun_sampling p;
+    xlarun_sampler *s = (xlarun_sampler *)&e;
+    xlarun_stopper st;
+    xlarun_chat_template ct;
+    xlarun_generation_config gc;
+    size_t need, len = 7;
+    void *mem;
+    float logits[10] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9};
+    static const int32_t ids[3] = {9, -1, 10};
+    memset(&p, 0, sizeof p);
+
+    /* parameters: NULL, NaN, infinities, negative values */
+    EXPECT(xlarun_sampling_check(NULL, &e), XLARUN_ERR_ARGUMENT, e, "sampling: no parameters given");
+    p.temperature = (float)NAN;
+    EXPECT(xlarun_sampling_check(&p, &e), XLARUN_ERR_ARGUMENT, e, "sampling: temperature must be >= 0");
+    p.temperature = (float)INFINITY;
+    EXPECT(xlarun_sampling_check(&p, &e), XLARUN_ERR_ARGUMENT, e, "sampling: temperature must be >= 0");
+    p.temperature = -1.0f;
+    EXPECT(xlarun_sampling_check(&p, &e), XLARUN_ERR_ARGUMENT, e, "sampling: temperature must be >= 0");
+    p.temperature = 0.5f;
+    p.top_p = (float)NAN;
+    EXPECT(xlarun_sampling_check(&p, &e), XLARUN_ERR_ARGUMENT, e, "top_p must be in [0, 1]");
+    p.top_p = 0.0f;
+    p.min_p = -0.25f;
+    EXPECT(xlarun_sampling_check(&p, &e), XLARUN_ERR_ARGUMENT, e, "min_p");
+    p.min_p = 0.0f;
+    p.repetition_penalty = -(float)INFINITY;
+    EXPECT(xlarun_sampling_check(&p, &e), XLARUN_ERR_ARGUMENT, e, "repetition_penalty");
+    p.repetition_penalty = 0.0f;
+    p.top_k = INT32_MIN;
+    EXPECT(xlarun_sampling_check(&p, &e), XLARUN_ERR_ARGUMENT, e, "top_k must be >= 0");
+    p.top_k = 0;
+    CHECK(xlarun_sampling_check(&p, &e) == XLARUN_OK);
+
+    /* samplers: NULL out, a vocabulary of 0 and past the limit, memory one byte short, NULL memory */
+    EXPECT(xlarun_sampler_init(&p, 10, &e, sizeof e, NULL, &e), XLARUN_ERR_ARGUMENT, e, "xlarun_sampler_init: out is NULL");
+    EXPECT(xlarun_sampler_create(&p, 10, NULL, &e), XLARUN_ERR_ARGUMENT, e, "xlarun_sampler_create: out is NULL");
+    EXPECT(xlarun_sampler_create(&p, 0, &s, &e), XLARUN_ERR_ARGUMENT, e, "xlarun_sampler_create: n_vocab 0 is not in 1..16777216");
+    CHECK(s == NULL);
+    EXPECT(xlarun_sampler_create(NULL, 16777217, &s, &e), XLARUN_ERR_ARGUMENT, e, "n_vocab 16777217 is not in 1..16777216");
+    CHECK(xlarun_sampler_memory(0) > 0); /* a size query: no error to give */
+    need = xlarun_sampler_memory(10);
+    mem = amalloc(need);
+    EXPECT(xlarun_sampler_init(NULL, 0, mem, need, &s, &e), XLARUN_ERR_ARGUMENT, e, "xlarun_sampler_init: n_vocab 0 is not in 1..16777216");
+    {
+        char want[128];
+        snprintf(want, sizeof want, "%lu bytes of sampler memory are too few (xlarun_sampler_memory gives %lu)",
+                 (unsigned long)(need - 1), (unsigned long)need);
+        EXPECT(xlarun_sampler_init(&p, 10, mem, need - 1, &s, &e), XLARUN_ERR_MEMORY, e, want);
+        CHECK(s == NULL);
+    }
+    EXPECT(xlarun_sampler_init(&p, 10, NULL, need, &s, &e), XLARUN_ERR_MEMORY, e, "bytes of sampler memory are too few");
+    p.temperature = (float)NAN;
+    EXPECT(xlarun_sampler_init(&p, 10, mem, need, &s, &e), XLARUN_ERR_ARGUMENT, e, "sampling: temperature must be >= 0");
+    p.temperature = 0.0f;
+    EXPECT(xlarun_sampler_init(NULL, 10, mem, need, &s, &e), XLARUN_OK, e, ""); /* NULL parameters: greedy */
+    if (s) {
+        EXPECT(xlarun_sampler_set(s, NULL, &e), XLARUN_ERR_ARGUMENT, e, "sampling: no parameters given");
+        EXPECT(xlarun_sampler_set(NULL, &p, &e), XLARUN_ERR_ARGUMENT, e, "xlarun_sampler_set: NULL or freed sampler");
+        xlarun_sampler_accept(NULL, ids, 3);
+        xlarun_sampler_accept(s, NULL, 3);
+        xlarun_sampler_accept(s, ids, 0);
+        xlarun_sampler_accept(s, ids, 3); /* -1 and 10 are outside: ignored */
+        xlarun_sampler_reset(NULL);
+        CHECK(xlarun_sampler_sample(s, NULL) == -1 && xlarun_sampler_sample(NULL, logits) == -1);
+        CHECK(xlarun_sampler_sample(s, logits) == 9);
+        xlarun_sampler_free(s); /* memory of xlarun_sampler_init: marks it freed, frees nothing */
+        CHECK(xlarun_sampler_sample(s, logits) == -1);
+        EXPECT(xlarun_sampler_set(s, &p, &e), XLARUN_ERR_ARGUMENT, e, "xlarun_sampler_set: NULL or freed sampler");
+    }
+    xlarun_sampler_free(NULL);
+    free(mem);
+
+    /* stop strings: NULL stopper, NULL list, NULL and empty strings, too many, too long */
+    {
+        static const char *const one[1] = {"x"};
+        const char *bad[17];
+        char longs[257];
+        int k;
+        for (k = 0; k < 17; k++) bad[k] = "s";
+        EXPECT(xlarun_stopper_init(NULL, one, 1, &e), XLARUN_ERR_ARGUMENT, e, "xlarun_stopper_init: NULL stopper");
+        EXPECT(xlarun_stopper_init(&st, NULL, 1, &e), XLARUN_ERR_ARGUMENT, e, "stop strings: NULL list");
+        EXPECT(xlarun_stopper_init(&st, bad, 17, &e), XLARUN_ERR_ARGUMENT, e, "stop strings: 17 given, at most 16");
+        bad[3] = NULL;
+        EXPECT(xlarun_stopper_init(&st, bad, 16, &e), XLARUN_ERR_ARGUMENT, e, "stop string 4 is empty");
+        bad[3] = "";
+        EXPECT(xlarun_stopper_init(&st, bad, 16, &e), XLARUN_ERR_ARGUMENT, e, "stop string 4 is empty");
+        memset(longs, 'a', 256);
+        longs[256] = 0;
+        bad[3] = longs;
+        EXPECT(xlarun_stopper_init(&st, bad, 16, &e), XLARUN_ERR_ARGUMENT, e, "stop string 4 is 256 bytes, at most 255");
+        longs[255] = 0;
+        EXPECT(xlarun_stopper_init(&st, bad, 16, &e), XLARUN_OK, e, "");
+        EXPECT(xlarun_stopper_init(&st, NULL, 0, &e), XLARUN_OK, e, "");
+        EXPECT(xlarun_stopper_init(&st, one, 1, &e), XLARUN_OK, e, "");
+        CHECK(xlarun_stopper_push(NULL, "x", 1, emit_none, NULL) == 0);
+        CHECK(xlarun_stopper_push(&st, NULL, 5, emit_none, NULL) == 0); /* NULL text: nothing pushed */
+        CHECK(xlarun_stopper_push(&st, "ab", 0, emit_none, NULL) == 0);
+        CHECK(xlarun_stopper_push(&st, "abx", 3, NULL, NULL) == 1);     /* NULL emit: the text is dropped */
+        xlarun_stopper_flush(NULL, emit_none, NULL);
+        xlarun_stopper_flush(&st, NULL, NULL);
+    }
+
+    /* chat templates: NULL and unknown names, NULL out, NULL messages, NULL lengths */
+    EXPECT(xlarun_chat_template_named(NULL, &ct, &e), XLARUN_ERR_ARGUMENT, e, "unknown chat template name '' (known: llama3");
+    EXPECT(xlarun_chat_template_named("llama4", &ct, &e), XLARUN_ERR_ARGUMENT, e, "unknown chat template name 'llama4'");
+    EXPECT(xlarun_chat_template_named("chatml", NULL, &e), XLARUN_ERR_ARGUMENT, e, "xlarun_chat_template_named: out is NULL");
+    EXPECT(xlarun_chat_template_detect("{{ x }}", NULL, &e), XLARUN_ERR_ARGUMENT, e, "xlarun_chat_template_detect: out is NULL");
+    EXPECT(xlarun_chat_template_detect("", &ct, &e), XLARUN_ERR_UNSUPPORTED, e, "the tokenizer has no chat_template");
+    EXPECT(xlarun_chat_template_detect(NULL, &ct, &e), XLARUN_ERR_UNSUPPORTED, e, "the tokenizer has no chat_template");
+    EXPECT(xlarun_chat_apply(NULL, NULL, NULL, 0, NULL, 0, &len, &e), XLARUN_ERR_ARGUMENT, e, "xlarun_chat_apply: no template");
+    EXPECT(xlarun_chat_template_named("chatml", &ct, &e), XLARUN_OK, e, "");
+    EXPECT(xlarun_chat_apply(&ct, NULL, NULL, 2, NULL, 0, &len, &e), XLARUN_ERR_ARGUMENT, e, "xlarun_chat_apply: NULL messages");
+    {
+        xlarun_chat_message msg[2];
+        char out[256];
+        msg[0].role = "user"; msg[0].content = "hi";
+        msg[1].role = "assistant"; msg[1].content = NULL;
+        EXPECT(xlarun_chat_apply(&ct, NULL, msg, 2, out, sizeof out, &len, &e), XLARUN_ERR_ARGUMENT, e,
+               "xlarun_chat_apply: message 1 has a NULL role or content");
+        EXPECT(xlarun_chat_apply(&ct, NULL, msg, 1, NULL, 0, &len, &e), XLARUN_OK, e, ""); /* measure */
+        CHECK(len > 0);
+        EXPECT(xlarun_chat_apply(&ct, NULL, msg, 1, out, len, NULL, &e), XLARUN_ERR_MEMORY, e, "chat: the formatted conversation needs");
+        EXPECT(xlarun_chat_apply(&ct, NULL, msg, 1, out, len + 1, NULL, &e), XLARUN_OK, e, ""); /* NULL len is fine */
+        EXPECT(xlarun_chat_apply(&ct, NULL, NULL, 0, out, sizeof out, &len, &e), XLARUN_OK, e, ""); /* no messages */
+        CHECK(!strcmp(out, "<|im_start|>assistant\n") && len == 22);
+    }
+
+    /* generation_config.json: NULL out, NULL text, NaN, infinity, negative and huge numbers */
+    EXPECT(xlarun_generation_config_parse(NULL, "{}", 2, NULL, &e), XLARUN_ERR_ARGUMENT, e, "xlarun_generation_config_parse: out is NULL");
+    EXPECT(xlarun_generation_config_parse(NULL, NULL, 0, &gc, &e), XLARUN_OK, e, ""); /* no file: the defaults */
+    CHECK(gc.n_eos == 0 && gc.sampling.temperature == 0.0f);
+    EXPECT(xlarun_generation_config_parse(NULL, "", 0, &gc, &e), XLARUN_ERR_FORMAT, e, "generation_config.json: invalid JSON at line 1 column 1: unexpected end of input");
+    EXPECT(xlarun_generation_config_parse(NULL, "{\"temperature\": NaN}", 20, &gc, &e), XLARUN_ERR_FORMAT, e, "generation_config.json: invalid JSON");
+    EXPECT(xlarun_generation_config_parse(NULL, "{\"temperature\": 1e999}", 22, &gc, &e), XLARUN_ERR_FORMAT, e,
+           "generation_config.json: 'temperature' must be a number in [0, 1e+30], found 1e999");
+    EXPECT(xlarun_generation_config_parse(NULL, "{\"top_p\": -0.5}", 15, &gc, &e), XLARUN_ERR_FORMAT, e, "'top_p' must be a number in [0, 1], found -0.5");
+    EXPECT(xlarun_generation_config_parse(NULL, "{\"max_new_tokens\": 1099511627776}", 33, &gc, &e), XLARUN_ERR_FORMAT, e,
+           "'max_new_tokens' must be a number in [0, 4.29497e+09], found 1099511627776");
+    EXPECT(xlarun_generation_config_parse(NULL, "{\"repetition_penalty\": 0}", 25, &gc, &e), XLARUN_ERR_FORMAT, e, "'repetition_penalty' must be > 0, found 0");
+    EXPECT(xlarun_generation_config_load(NULL, NULL, NULL, &gc, &e), XLARUN_ERR_ARGUMENT, e, "xlarun_generation_config_load: dir or out is NULL");
+    EXPECT(xlarun_generation_config_load(NULL, DEMO, NULL, NULL, &e), XLARUN_ERR_ARGUMENT, e, "xlarun_generation_config_load: dir or out is NULL");
+    { /* over its 16 KiB limit */
+        FILE *f;
+        mkdir_t("gc");
+        f = fopen(tpath("gc/generation_config.json"), "wb");
+        CHECK(f && ftruncate(fileno(f), 16385) == 0);
+        if (f) fclose(f);
+        EXPECT(xlarun_generation_config_load(NULL, tpath("gc"), NULL, &gc, &e), XLARUN_ERR_FORMAT, e,
+               "gc/generation_config.json: 16385 bytes is over the limit of 16384");
+    }
+}
+
+/* generators: NULL session, tokenizer and out; bad options; exact memory; prompts of 0 and 2^40
+   tokens, ids past the vocabulary; a freed session under a generator */
+static void test_api_generator(xlarun_model *m, xlarun_tokenizer *t) {
+    xlarun_error e;
+    xlarun_session *s = NULL;
+    xlarun_session_options so;
+    xlarun_generator_options go;
+    xlarun_generator *g = (xlarun_generator *)&e;
+    xlarun_generate_result res;
+    size_t bytes = 1, sbytes, n = 9;
+    void *mem, *smem;
+    int32_t ids[4] = {1, 3, 4, 5};
+    memset(&so, 0, sizeof so);
+    so.n_ctx = 32;
+    memset(&go, 0, sizeof go);
+    if (xlarun_session_memory(m, &so, &sbytes, &e) != XLARUN_OK) { CHECKF(0, "%s", e.message); return; }
+    smem = amalloc(sbytes);
+    if (xlarun_session_create_in(m, &so, smem, sbytes, &s, &e) != XLARUN_OK) { CHECKF(0, "%s", e.message); free(smem); return; }
+
+    EXPECT(xlarun_generator_memory(NULL, t, NULL, &bytes, &e), XLARUN_ERR_ARGUMENT, e, "generator: NULL or freed session");
+    EXPECT(xlarun_generator_memory(s, NULL, NULL, &bytes, &e), XLARUN_ERR_ARGUMENT, e, "generator: no tokenizer");
+    EXPECT(xlarun_generator_memory(s, t, NULL, NULL, &e), XLARUN_ERR_ARGUMENT, e, "xlarun_generator_memory: bytes is NULL");
+    EXPECT(xlarun_generator_create(s, t, NULL, NULL, &e), XLARUN_ERR_ARGUMENT, e, "xlarun_generator_create: out is NULL");
+    EXPECT(xlarun_generator_create(NULL, t, NULL, &g, &e), XLARUN_ERR_ARGUMENT, e, "generator: NULL or freed session");
+    CHECK(g == NULL);
+    EXPECT(xlarun_generator_init(s, t, NULL, &e, sizeof e, NULL, &e), XLARUN_ERR_ARGUMENT, e, "xlarun_generator_init: out is NULL");
+    go.n_eos = 65;
+    go.eos_ids = ids;
+    EXPECT(xlarun_generator_memory(s, t, &go, &bytes, &e), XLARUN_ERR_ARGUMENT, e, "generator: 65 eos ids, at most 64");
+    go.n_eos = 1;
+    go.eos_ids = NULL;
+    EXPECT(xlarun_generator_memory(s, t, &go, &bytes, &e), XLARUN_ERR_ARGUMENT, e, "generator: n_eos given with NULL eos_ids");
+    go.n_eos = 0;
+    go.sampling.top_p = (float)NAN;
+    EXPECT(xlarun_generator_memory(s, t, &go, &bytes, &e), XLARUN_ERR_ARGUMENT, e, "top_p must be in [0, 1]");
+    go.sampling.top_p = 0.0f;
+    go.n_stop_strings = 1;
+    EXPECT(xlarun_generator_create(s, t, &go, &g, &e), XLARUN_ERR_ARGUMENT, e, "stop strings: NULL list");
+    CHECK(g == NULL);
+    go.n_stop_strings = 0;
+
+    /* exact memory */
+    EXPECT(xlarun_generator_memory(s, t, NULL, &bytes, &e), XLARUN_OK, e, "");
+    mem = amalloc(bytes);
+    {
+        char want[160];
+        snprintf(want, sizeof want, "%lu bytes of generator memory are too few (xlarun_generator_memory gives %lu)",
+                 (unsigned long)(bytes - 1), (unsigned long)bytes);
+        EXPECT(xlarun_generator_init(s, t, NULL, mem, bytes - 1, &g, &e), XLARUN_ERR_MEMORY, e, want);
+        CHECK(g == NULL);
+        EXPECT(xlarun_generator_init(s, t, NULL, NULL, bytes, &g, &e), XLARUN_ERR_MEMORY, e, "bytes of generator memory are too few");
+    }
+    EXPECT(xlarun_generator_init(s, t, NULL, mem, bytes, &g, &e), XLARUN_OK, e, "");
+    if (g) {
+        static const int32_t bad[3] = {1, 400, 3};
+        /* NULL generator, NULL and empty prompts */
+        EXPECT(xlarun_generate_ids(NULL, ids, 2, 1, NULL, NULL, &res, &e), XLARUN_ERR_ARGUMENT, e, "xlarun_generate: NULL or freed generator");
+        EXPECT(xlarun_generate_text(NULL, "a", 1, 0, 1, NULL, NULL, &res, &e), XLARUN_ERR_ARGUMENT, e, "xlarun_generate: NULL or freed generator");
+        EXPECT(xlarun_generate_ids(g, NULL, 2, 1, NULL, NULL, &res, &e), XLARUN_ERR_ARGUMENT, e, "xlarun_generate: empty prompt");
+        EXPECT(xlarun_generate_ids(g, ids, 0, 1, NULL, NULL, &res, &e), XLARUN_ERR_ARGUMENT, e, "xlarun_generate: empty prompt");
+        EXPECT(xlarun_generate_text(g, NULL, 3, 0, 1, NULL, NULL, &res, &e), XLARUN_ERR_ARGUMENT, e, "xlarun_generate_text: text is NULL");
+        EXPECT(xlarun_generate_text(g, "", 0, 0, 1, NULL, NULL, &res, &e), XLARUN_ERR_ARGUMENT, e, "xlarun_generate_text: the prompt has no tokens");
+        /* a prompt of 2^40 tokens or bytes: refused by its length, before any of it is read */
+        EXPECT(xlarun_generate_ids(g, ids, (size_t)1 << 40, 1, NULL, NULL, &res, &e), XLARUN_ERR_CONTEXT, e,
+               "the prompt of 1099511627776 tokens does not fit the context of 32 tokens");
+        EXPECT(xlarun_generate_text(g, "a", (size_t)1 << 40, 0, 1, NULL, NULL, &res, &e), XLARUN_ERR_CONTEXT, e,
+               "the prompt of 1099511627776 bytes is longer than the 512 bytes the generator takes (max_prompt_bytes)");
+        /* ids at the vocabulary, negative */
+        EXPECT(xlarun_generate_ids(g, bad, 3, 1, NULL, NULL, &res, &e), XLARUN_ERR_ARGUMENT, e,
+               "prompt token 1: id 400 is outside the vocabulary of 400");
+        ids[2] = -7;
+        EXPECT(xlarun_generate_ids(g, ids, 4, 1, NULL, NULL, &res, &e), XLARUN_ERR_ARGUMENT, e, "prompt token 2: id -7 is outside the vocabulary");
+        ids[2] = 4;
+        CHECK(xlarun_session_position(s) == 0);
+        /* sampling parameters */
+        EXPECT(xlarun_generator_set_sampling(NULL, &go.sampling, &e), XLARUN_ERR_ARGUMENT, e, "xlarun_generator_set_sampling: NULL or freed generator");
+        EXPECT(xlarun_generator_set_sampling(g, NULL, &e), XLARUN_ERR_ARGUMENT, e, "sampling: no parameters given");
+        go.sampling.temperature = -(float)INFINITY;
+        EXPECT(xlarun_generator_set_sampling(g, &go.sampling, &e), XLARUN_ERR_ARGUMENT, e, "sampling: temperature must be >= 0");
+        go.sampling.temperature = 0.0f;
+        CHECK(xlarun_generator_ids(NULL, &n) == NULL && n == 0);
+        CHECK(xlarun_generator_ids(g, NULL) != NULL);
+        /* it still works after all that, with NULL callback and result */
+        EXPECT(xlarun_generate_ids(g, ids, 4, 2, NULL, NULL, NULL, &e), XLARUN_OK, e, "");
+        CHECK(xlarun_generator_ids(g, &n) != NULL && n >= 5 && n <= 6);
+        /* its session freed (the session's memory is ours, so this is defined): refused */
+        xlarun_session_free(s);
+        EXPECT(xlarun_generate_ids(g, ids, 4, 1, NULL, NULL, &res, &e), XLARUN_ERR_ARGUMENT, e, "or its session was freed");
+        EXPECT(xlarun_generate_text(g, "ab", 2, 0, 1, NULL, NULL, &res, &e), XLARUN_ERR_ARGUMENT, e, "or its session was freed");
+        EXPECT(xlarun_generator_memory(s, t, NULL, &bytes, &e), XLARUN_ERR_ARGUMENT, e, "generator: NULL or freed session");
+        xlarun_generator_free(g); /* memory of xlarun_generator_init: marks it freed */
+        EXPECT(xlarun_generate_ids(g, ids, 4, 1, NULL, NULL, &res, &e), XLARUN_ERR_ARGUMENT, e, "NULL or freed generator");
+        EXPECT(xlarun_generator_set_sampling(g, &go.sampling, &e), XLARUN_ERR_ARGUMENT, e, "NULL or freed generator");
+    }
+    xlarun_generator_free(NULL);
+    xlarun_session_free(s);
+    free(mem);
+    free(smem);
+}
+
+static void test_api_rest(void) {
+    xlarun_error e;
+    xlarun_model *m = NULL;
+    xlarun_tokenizer *t = NULL;
+    test_api_small();
+    test_api_sampling();
+    if (xlarun_model_open(DEMO, NULL, &m, &e) != XLARUN_OK) { CHECKF(0, "%s", e.message); return; }
+    test_api_tokenizer(m);
+    if (xlarun_tokenizer_open(DEMO, NULL, &t, &e) == XLARUN_OK) {
+        test_api_generator(m, t);
+        xlarun_tokenizer_close(t);
+    } else CHECKF(0, "%s", e.message);
+    xlarun_model_close(m);
+}
+
 int main(void) {
     size_t n;
     setvbuf(stdout, NULL, _IOLBF, 0); /* the final line survives a sanitizer's exit */
@@ -1336,6 +2017,7 @@ int main(void) {
     test_model_sharded();
     test_api_model();
     test_io();
+    test_api_rest();
 
     free(cfg32);
     rm_rf(root);

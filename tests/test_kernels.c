@@ -514,6 +514,42 @@ static void test_attend(void) {
     CHECKF(bad_ref == 0, "attend_ref: %ld values outside tolerance", bad_ref);
 }
 
+/* Long rows and many tokens: the GEMMs take their tokens in blocks that fit in L2 (a few
+   dozen tokens at this K), so this crosses block edges with partial row and token tiles and a
+   K tail; every element must still have the bits of the matching dot. */
+static void test_matmul_blocked(void) {
+    enum { R = 9, N = 37, K = 8209 };
+    unsigned char *raw = (unsigned char *)malloc((size_t)R * K * 4);
+    float *val = (float *)malloc((size_t)R * K * sizeof(float)), *X = (float *)malloc((size_t)N * K * sizeof(float));
+    float *Y = (float *)malloc((size_t)N * R * sizeof(float));
+    uint16_t *Xb = (uint16_t *)malloc((size_t)N * K * 2);
+    size_t ti, i, r;
+    long bad = 0, badx = 0;
+    for (i = 0; i < (size_t)N * K; i++) X[i] = frand() * 3.0f;
+    for (i = 0; i < N; i++) xlarun_k_f32_to_bf16_row(X + i * K, Xb + i * K, K);
+    for (ti = 0; ti < 3; ti++) {
+        size_t es = xlarun_k_type_size(types[ti]);
+        fill_weights(types[ti], raw, val, (size_t)R * K, 1.0f);
+        xlarun_k_matmul(types[ti], raw, K, 1, R, X, K, N, Y, R);
+        for (i = 0; i < N; i++)
+            for (r = 1; r < R; r++) {
+                float d = xlarun_k_dot(types[ti], raw + r * K * es, X + i * K, K);
+                if (fbits(d) != fbits(Y[i * R + r])) bad++;
+            }
+        if (types[ti] == XLARUN_K_BF16) {
+            xlarun_k_matmul_bf16x(raw, K, 1, R, Xb, K, N, Y, R);
+            for (i = 0; i < N; i++)
+                for (r = 1; r < R; r++) {
+                    float d = xlarun_k_dot_bf16_bf16((const uint16_t *)(const void *)(raw + r * K * 2), Xb + i * K, K);
+                    if (fbits(d) != fbits(Y[i * R + r])) badx++;
+                }
+        }
+    }
+    CHECKF(bad == 0, "matmul, long rows: %ld elements differ in bits from dot", bad);
+    CHECKF(badx == 0, "matmul_bf16x, long rows: %ld elements differ in bits from dot_bf16_bf16", badx);
+    free(raw); free(val); free(X); free(Y); free(Xb);
+}
+
 static long ulp_diff(float a, float b) {
     int32_t ia, ib;
     uint32_t ua = fbits(a), ub = fbits(b);
@@ -643,6 +679,7 @@ int main(void) {
     test_to_f32();
     test_dot();
     test_matmul();
+    test_matmul_blocked();
     test_rmsnorm();
     test_rope();
     test_softmax();
