@@ -669,7 +669,9 @@ XLARUN_API xlarun_status xlarun_generator_init(xlarun_session *s, const xlarun_t
 XLARUN_API xlarun_status xlarun_generator_create(xlarun_session *s, const xlarun_tokenizer *t,
                                                  const xlarun_generator_options *opt,
                                                  xlarun_generator **out, xlarun_error *err);
-XLARUN_API void xlarun_generator_free(xlarun_generator *g); /* xlarun_generator_create only */
+/* xlarun_generator_create only. Free a generator before its session and tokenizer: it uses both
+   until then (this call itself touches neither). */
+XLARUN_API void xlarun_generator_free(xlarun_generator *g);
 /* new sampling parameters (validated as xlarun_sampling_check) */
 XLARUN_API xlarun_status xlarun_generator_set_sampling(xlarun_generator *g, const xlarun_sampling *p,
                                                        xlarun_error *err);
@@ -952,6 +954,9 @@ static xlarun_status xlarun__file_open(xlarun__file *f, const xlarun_io *io, con
         return xlarun__fail(err, XLARUN_ERR_ARGUMENT, "path too long: %s/%s", dir, name);
     f->io = io;
     if (io) {
+        if (!io->open || !io->read || !io->close)
+            return xlarun__fail(err, XLARUN_ERR_ARGUMENT, "%s: the xlarun_io has a NULL %s callback", path,
+                                !io->open ? "open" : !io->read ? "read" : "close");
         f->handle = io->open(io->user, name);
         if (!f->handle) return xlarun__fail(err, XLARUN_ERR_IO, "%s: cannot open", path);
         return XLARUN_OK;
@@ -1483,6 +1488,7 @@ XLARUN_API xlarun_status xlarun_st_begin(xlarun_st_reader *r, xlarun_read_fn rea
         return xlarun__fail(err, XLARUN_ERR_FORMAT, "%s: header length %llu cannot hold a JSON object",
                             r->file, XLARUN__CAST(unsigned long long, r->header_bytes));
     r->state = XLARUN__ST_BEGUN;
+    xlarun__ok(err);
     return XLARUN_OK;
 }
 
@@ -1556,6 +1562,17 @@ static xlarun_status xlarun__st_entry(xlarun_st_reader *r, const xlarun__json *j
     if (xlarun__json_str(j, key, name, sizeof name) == XLARUN__NONE) strcpy(name + 140, "...");
     if (j->s[v] != '{')
         return xlarun__fail(err, XLARUN_ERR_FORMAT, "%s: tensor '%s': entry is not an object", r->file, name);
+    { /* a field given twice is refused, as the reference reader (serde) does: no last-one-wins */
+        static const char *const fields[3] = {"dtype", "shape", "data_offsets"};
+        size_t fk, fv;
+        int seen[3] = {0, 0, 0}, f;
+        it = v;
+        while (xlarun__json_next(j, &it, &fk, &fv))
+            for (f = 0; f < 3; f++)
+                if (xlarun__json_eq(j, fk, fields[f]) && seen[f]++)
+                    return xlarun__fail(err, XLARUN_ERR_FORMAT, "%s: tensor '%s': duplicate field \"%s\"",
+                                        r->file, name, fields[f]);
+    }
     dv = xlarun__json_get(j, v, "dtype");
     sv = xlarun__json_get(j, v, "shape");
     ov = xlarun__json_get(j, v, "data_offsets");
@@ -1664,6 +1681,7 @@ XLARUN_API xlarun_status xlarun_st_read_header(xlarun_st_reader *r, void *mem, s
     while (xlarun__json_next(&j, &it, &key, &v)) {
         if (xlarun__json_eq(&j, key, "__metadata__")) {
             size_t mi = v, mk, mv;
+            if (r->meta) return xlarun__fail(err, XLARUN_ERR_FORMAT, "%s: duplicate key \"__metadata__\"", r->file);
             if (j.s[v] != '{')
                 return xlarun__fail(err, XLARUN_ERR_FORMAT, "%s: __metadata__ is not an object", r->file);
             while (xlarun__json_next(&j, &mi, &mk, &mv))
@@ -1711,6 +1729,11 @@ XLARUN_API xlarun_status xlarun_st_read_header(xlarun_st_reader *r, void *mem, s
         end = t->offset + t->nbytes;
     }
     data_start = 8 + r->header_bytes;
+    if (r->file_size && end > UINT64_MAX - data_start) /* (a file holds its header: no wrap to file_size) */
+        return xlarun__fail(err, XLARUN_ERR_FORMAT,
+                            "%s: the header describes %llu bytes of data, past byte 2^64, but the file has %llu bytes",
+                            r->file, XLARUN__CAST(unsigned long long, end),
+                            XLARUN__CAST(unsigned long long, r->file_size));
     if (r->file_size && data_start + end != r->file_size)
         return xlarun__fail(err, XLARUN_ERR_FORMAT,
                             "%s: the header describes %llu bytes of data ending at byte %llu, but the file has %llu bytes",
@@ -1722,6 +1745,7 @@ XLARUN_API xlarun_status xlarun_st_read_header(xlarun_st_reader *r, void *mem, s
     r->next = 0;
     r->remaining = 0;
     r->state = XLARUN__ST_READY;
+    xlarun__ok(err);
     return XLARUN_OK;
 }
 
@@ -2628,9 +2652,11 @@ XLARUN_API void xlarun_model_close(xlarun_model *m) {
     if (own) XLARUN_FREE(own, m->alloc_user);
 }
 
-XLARUN_API const xlarun_config *xlarun_model_config(const xlarun_model *m) { return m ? &m->cfg : NULL; }
-XLARUN_API uint64_t xlarun_model_mapped_bytes(const xlarun_model *m) { return m ? m->mapped_bytes : 0; }
-XLARUN_API uint64_t xlarun_model_weight_bytes(const xlarun_model *m) { return m ? m->weight_bytes : 0; }
+/* a closed model answers NULL / 0, as a NULL one */
+#define XLARUN__MODEL_OPEN(m) ((m) && (m)->magic == XLARUN__MODEL_MAGIC)
+XLARUN_API const xlarun_config *xlarun_model_config(const xlarun_model *m) { return XLARUN__MODEL_OPEN(m) ? &m->cfg : NULL; }
+XLARUN_API uint64_t xlarun_model_mapped_bytes(const xlarun_model *m) { return XLARUN__MODEL_OPEN(m) ? m->mapped_bytes : 0; }
+XLARUN_API uint64_t xlarun_model_weight_bytes(const xlarun_model *m) { return XLARUN__MODEL_OPEN(m) ? m->weight_bytes : 0; }
 
 /* one name for how a matrix is stored: its float dtype, or its quantization */
 static const char *xlarun__weight_kind(const xlarun__weight *w) {
@@ -3155,13 +3181,13 @@ XLARUN_API xlarun_status xlarun_session_prefill(xlarun_session *s, const int32_t
     if (!xlarun__session_ok(s))
         return xlarun__fail(err, XLARUN_ERR_ARGUMENT, "xlarun_session_prefill: NULL or freed session, or its model was closed");
     if (!ids || n == 0) return xlarun__fail(err, XLARUN_ERR_ARGUMENT, "xlarun_session_prefill: no tokens given");
+    if (n > s->n_ctx - s->pos) /* first: a wrong n must not make us read ids[] past the caller's array */
+        return xlarun__fail(err, XLARUN_ERR_CONTEXT, "%lu tokens do not fit: the context holds %u and %lu are used",
+                            XLARUN__CAST(unsigned long, n), s->n_ctx, XLARUN__CAST(unsigned long, s->pos));
     for (i = 0; i < n; i++)
         if (ids[i] < 0 || XLARUN__CAST(uint32_t, ids[i]) >= s->m->cfg.vocab_size)
             return xlarun__fail(err, XLARUN_ERR_ARGUMENT, "token id %ld at position %lu is outside the vocabulary (vocab_size %u)",
                                 XLARUN__CAST(long, ids[i]), XLARUN__CAST(unsigned long, i), s->m->cfg.vocab_size);
-    if (n > s->n_ctx - s->pos)
-        return xlarun__fail(err, XLARUN_ERR_CONTEXT, "%lu tokens do not fit: the context holds %u and %lu are used",
-                            XLARUN__CAST(unsigned long, n), s->n_ctx, XLARUN__CAST(unsigned long, s->pos));
     for (i = 0; i < n; i += s->n_batch)
         xlarun__forward(s, ids + i, n - i < s->n_batch ? n - i : s->n_batch);
     xlarun__ok(err);
@@ -5164,6 +5190,7 @@ XLARUN_API xlarun_status xlarun_sampling_check(const xlarun_sampling *p, xlarun_
     if (!xlarun__finite(p->repetition_penalty) || p->repetition_penalty < 0.0f)
         return xlarun__fail(err, XLARUN_ERR_ARGUMENT, "sampling: repetition_penalty must be > 0 (0 or 1 = off), found %g",
                             XLARUN__CAST(double, p->repetition_penalty));
+    xlarun__ok(err);
     return XLARUN_OK;
 }
 
@@ -5202,7 +5229,12 @@ XLARUN_API xlarun_status xlarun_generation_config_parse(const xlarun_model *m, c
         const xlarun_config *c = xlarun_model_config(m);
         if (c) for (i = 0; i < c->n_eos; i++) xlarun__add_eos(out, c->eos_token_ids[i]);
     }
-    if (!json) { xlarun__ok(err); return XLARUN_OK; }
+    if (!json) {
+        if (len) return xlarun__fail(err, XLARUN_ERR_ARGUMENT, "xlarun_generation_config_parse: json is NULL but len is %lu",
+                                     XLARUN__CAST(unsigned long, len));
+        xlarun__ok(err);
+        return XLARUN_OK;
+    }
     XLARUN__TRY(xlarun__json_validate(json, len, "generation_config.json", err));
     j.s = json;
     j.n = len;
@@ -5970,7 +6002,8 @@ struct xlarun_generator {
     unsigned decode_flags;
     xlarun_detok detok;
     xlarun_stopper stop;
-    void *own;
+    void *own, *alloc_user;           /* xlarun_generator_create: its block, and the session's
+                                         allocator argument (kept: the session may be gone) */
 };
 
 typedef struct xlarun__gen_layout {
@@ -5984,7 +6017,7 @@ static xlarun_status xlarun__gen_layout_of(const xlarun_session *s, const xlarun
     size_t n = xlarun__round64(sizeof(struct xlarun_generator)), n_ctx, V;
     if (!xlarun__session_ok(s))
         return xlarun__fail(err, XLARUN_ERR_ARGUMENT, "generator: NULL or freed session");
-    if (!t) return xlarun__fail(err, XLARUN_ERR_ARGUMENT, "generator: no tokenizer");
+    if (!xlarun__tok_ok(t)) return xlarun__fail(err, XLARUN_ERR_ARGUMENT, "generator: NULL or closed tokenizer");
     XLARUN__TRY(xlarun_sampling_check(&o->sampling, err));
     if (o->n_eos > XLARUN__MAX_GEN_EOS)
         return xlarun__fail(err, XLARUN_ERR_ARGUMENT, "generator: %lu eos ids, at most %d",
@@ -6091,6 +6124,7 @@ XLARUN_API xlarun_status xlarun_generator_create(xlarun_session *s, const xlarun
     st = xlarun_generator_init(s, t, opt, mem, bytes, out, err);
     if (st != XLARUN_OK) { XLARUN_FREE(mem, s->alloc_user); return st; }
     (*out)->own = mem;
+    (*out)->alloc_user = s->alloc_user;
     return XLARUN_OK;
 }
 
@@ -6098,7 +6132,7 @@ XLARUN_API void xlarun_generator_free(xlarun_generator *g) {
     void *own, *user;
     if (!g || g->magic != XLARUN__GENERATOR_MAGIC) return;
     own = g->own;
-    user = g->s->alloc_user;
+    user = g->alloc_user; /* not g->s: the session may already be freed */
     g->magic = 0;
     if (own) XLARUN_FREE(own, user);
 }

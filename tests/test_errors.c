@@ -408,6 +408,42 @@ static void test_st_header(void) {
     EXPECT(st_run("  \"x\"", 0, 1, 0, &e), XLARUN_ERR_FORMAT, e, "header is not a JSON object");
     EXPECT(st_entry("[1]", 0, &e), XLARUN_ERR_FORMAT, e, "t.safetensors: tensor 'a': entry is not an object");
     EXPECT(st_entry("{\"shape\":[1],\"data_offsets\":[0,4]}", 4, &e), XLARUN_ERR_FORMAT, e, "tensor 'a': missing \"dtype\"");
+    /* a field twice is refused (the reference reader's serde does), whichever copy is valid */
+    EXPECT(st_entry("{\"dtype\":\"F32\",\"dtype\":\"I64\",\"shape\":[1],\"data_offsets\":[0,4]}", 4, &e), XLARUN_ERR_FORMAT, e,
+           "tensor 'a': duplicate field \"dtype\"");
+    EXPECT(st_entry("{\"dtype\":\"F32\",\"shape\":[1],\"shape\":[1],\"data_offsets\":[0,4]}", 4, &e), XLARUN_ERR_FORMAT, e,
+           "tensor 'a': duplicate field \"shape\"");
+    EXPECT(st_entry("{\"data_offsets\":[0,8],\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[0,4]}", 4, &e), XLARUN_ERR_FORMAT, e,
+           "tensor 'a': duplicate field \"data_offsets\"");
+    EXPECT(st_run("{\"__metadata__\":{},\"a\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[0,4]},\"__metadata__\":{}}", 4, 1, 1, &e),
+           XLARUN_ERR_FORMAT, e, "t.safetensors: duplicate key \"__metadata__\"");
+    /* data that would end past byte 2^64: said so, not a wrapped byte number */
+    /* (eight U8 tensors of 2^61-1 bytes each, the most one tensor's bit count allows) */
+    EXPECT(st_run("{\"t0\":{\"dtype\":\"U8\",\"shape\":[2305843009213693951],\"data_offsets\":[0,2305843009213693951]},\"t1\":{\"dtype\":\"U8\",\"shape\":[2305843009213693951],\"data_offsets\":[2305843009213693951,4611686018427387902]},\"t2\":{\"dtype\":\"U8\",\"shape\":[2305843009213693951],\"data_offsets\":[4611686018427387902,6917529027641081853]},\"t3\":{\"dtype\":\"U8\",\"shape\":[2305843009213693951],\"data_offsets\":[6917529027641081853,9223372036854775804]},\"t4\":{\"dtype\":\"U8\",\"shape\":[2305843009213693951],\"data_offsets\":[9223372036854775804,11529215046068469755]},\"t5\":{\"dtype\":\"U8\",\"shape\":[2305843009213693951],\"data_offsets\":[11529215046068469755,13835058055282163706]},\"t6\":{\"dtype\":\"U8\",\"shape\":[2305843009213693951],\"data_offsets\":[13835058055282163706,16140901064495857657]},\"t7\":{\"dtype\":\"U8\",\"shape\":[2305843009213693951],\"data_offsets\":[16140901064495857657,18446744073709551608]}}", 4, 1, 1, &e),
+           XLARUN_ERR_FORMAT, e, "the header describes 18446744073709551608 bytes of data, past byte 2^64, but the file has");
+    /* a call that succeeds clears an earlier error */
+    {
+        xlarun_st_reader r;
+        memsrc src;
+        size_t n;
+        unsigned char *b = mk_st("{\"a\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[0,4]}}", 4, &n);
+        void *mem;
+        memset(&src, 0, sizeof src);
+        src.p = b;
+        src.n = n;
+        src.chunk = 7;
+        e.status = XLARUN_ERR_FORMAT;
+        strcpy(e.message, "stale");
+        EXPECT(xlarun_st_begin(&r, mem_read, &src, "t.safetensors", n, &e), XLARUN_OK, e, "");
+        CHECK(e.message[0] == 0);
+        mem = malloc(xlarun_st_memory(&r));
+        e.status = XLARUN_ERR_FORMAT;
+        strcpy(e.message, "stale");
+        EXPECT(xlarun_st_read_header(&r, mem, xlarun_st_memory(&r), &e), XLARUN_OK, e, "");
+        CHECK(e.message[0] == 0);
+        free(mem);
+        free(b);
+    }
     EXPECT(st_entry("{\"dtype\":\"F32\",\"data_offsets\":[0,4]}", 4, &e), XLARUN_ERR_FORMAT, e, "tensor 'a': missing \"shape\"");
     EXPECT(st_entry("{\"dtype\":\"F32\",\"shape\":[1]}", 4, &e), XLARUN_ERR_FORMAT, e, "tensor 'a': missing \"data_offsets\"");
     /* dtype */
@@ -1471,6 +1507,27 @@ static void test_io(void) {
         }
     }
 
+    /* an xlarun_io with a NULL callback: refused, never called through */
+    io_setup(&c, &io, &o, FIX "llama32-f32");
+    io.open = NULL;
+    IO_CASE(&c, &o, 0, XLARUN_ERR_ARGUMENT, "config.json: the xlarun_io has a NULL open callback");
+    io_setup(&c, &io, &o, FIX "llama32-f32");
+    io.read = NULL;
+    IO_CASE(&c, &o, 0, XLARUN_ERR_ARGUMENT, "config.json: the xlarun_io has a NULL read callback");
+    io_setup(&c, &io, &o, FIX "llama32-f32");
+    io.close = NULL;
+    IO_CASE(&c, &o, 0, XLARUN_ERR_ARGUMENT, "config.json: the xlarun_io has a NULL close callback");
+    {
+        xlarun_tokenizer_options to;
+        xlarun_tokenizer *tk = NULL;
+        io_setup(&c, &io, &o, FIX "demo");
+        io.read = NULL;
+        memset(&to, 0, sizeof to);
+        to.io = &io;
+        EXPECT(xlarun_tokenizer_open(FIX "demo", &to, &tk, &e), XLARUN_ERR_ARGUMENT, e, "the xlarun_io has a NULL read callback");
+        CHECK(tk == NULL && c.opens == 0);
+    }
+
     /* the safetensors file cannot be opened: at the probe, or only when it is loaded */
     io_setup(&c, &io, &o, FIX "llama32-f32");
     c.fail_open = "model.safetensors";
@@ -1904,7 +1961,7 @@ static void test_api_generator(xlarun_model *m, xlarun_tokenizer *t) {
     if (xlarun_session_create_in(m, &so, smem, sbytes, &s, &e) != XLARUN_OK) { CHECKF(0, "%s", e.message); free(smem); return; }
 
     EXPECT(xlarun_generator_memory(NULL, t, NULL, &bytes, &e), XLARUN_ERR_ARGUMENT, e, "generator: NULL or freed session");
-    EXPECT(xlarun_generator_memory(s, NULL, NULL, &bytes, &e), XLARUN_ERR_ARGUMENT, e, "generator: no tokenizer");
+    EXPECT(xlarun_generator_memory(s, NULL, NULL, &bytes, &e), XLARUN_ERR_ARGUMENT, e, "generator: NULL or closed tokenizer");
     EXPECT(xlarun_generator_memory(s, t, NULL, NULL, &e), XLARUN_ERR_ARGUMENT, e, "xlarun_generator_memory: bytes is NULL");
     EXPECT(xlarun_generator_create(s, t, NULL, NULL, &e), XLARUN_ERR_ARGUMENT, e, "xlarun_generator_create: out is NULL");
     EXPECT(xlarun_generator_create(NULL, t, NULL, &g, &e), XLARUN_ERR_ARGUMENT, e, "generator: NULL or freed session");
@@ -1984,6 +2041,83 @@ static void test_api_generator(xlarun_model *m, xlarun_tokenizer *t) {
     free(smem);
 }
 
+/* the bugs a review found, each fixed: kept as regressions */
+static void test_api_regressions(xlarun_model *m, xlarun_tokenizer *t) {
+    xlarun_error e;
+    xlarun_session *s = NULL;
+    xlarun_session_options so;
+    xlarun_generator *g = NULL;
+    xlarun_generation_config gc;
+    int32_t ids[4] = {1, 3, 4, 5};
+    memset(&so, 0, sizeof so);
+    so.n_ctx = 16;
+    EXPECT(xlarun_session_create(m, &so, &s, &e), XLARUN_OK, e, "");
+    if (!s) return;
+    /* a length past the context is refused before any id is read (ids has 4 entries) */
+    EXPECT(xlarun_session_prefill(s, ids, (size_t)1 << 40, &e), XLARUN_ERR_CONTEXT, e,
+           "1099511627776 tokens do not fit: the context holds 16 and 0 are used");
+    /* a heap generator freed after its heap session: xlarun_generator_free reads nothing of the
+       session (ASan and valgrind watch this) */
+    EXPECT(xlarun_generator_create(s, t, NULL, &g, &e), XLARUN_OK, e, "");
+    xlarun_session_free(s);
+    xlarun_generator_free(g);
+    /* generation_config: NULL text with a length */
+    EXPECT(xlarun_generation_config_parse(m, NULL, 5, &gc, &e), XLARUN_ERR_ARGUMENT, e,
+           "xlarun_generation_config_parse: json is NULL but len is 5");
+    EXPECT(xlarun_generation_config_parse(m, NULL, 0, &gc, &e), XLARUN_OK, e, "");
+    /* sampling_check clears an earlier error when it passes */
+    {
+        xlarun_sampling p;
+        memset(&p, 0, sizeof p);
+        e.status = XLARUN_ERR_FORMAT;
+        strcpy(e.message, "stale");
+        EXPECT(xlarun_sampling_check(&p, &e), XLARUN_OK, e, "");
+        CHECK(e.message[0] == 0);
+    }
+}
+
+/* a closed tokenizer or model is refused where it is passed in */
+static void test_api_closed(void) {
+    xlarun_error e;
+    xlarun_model *m = NULL, *m2 = NULL;
+    xlarun_tokenizer *t = NULL;
+    xlarun_session *s = NULL;
+    xlarun_generator *g = NULL;
+    size_t bytes;
+    if (xlarun_model_open(DEMO, NULL, &m, &e) != XLARUN_OK) { CHECKF(0, "%s", e.message); return; }
+    if (xlarun_tokenizer_open(DEMO, NULL, &t, &e) != XLARUN_OK) { CHECKF(0, "%s", e.message); xlarun_model_close(m); return; }
+    EXPECT(xlarun_session_create(m, NULL, &s, &e), XLARUN_OK, e, "");
+    EXPECT(xlarun_tokenizer_check_model(t, m, &e), XLARUN_OK, e, "");
+    xlarun_tokenizer_close(t); /* heap tokenizer: freed; the generator must not be given it */
+    t = NULL;
+    EXPECT(xlarun_generator_memory(s, t, NULL, &bytes, &e), XLARUN_ERR_ARGUMENT, e, "generator: NULL or closed tokenizer");
+    EXPECT(xlarun_generator_create(s, t, NULL, &g, &e), XLARUN_ERR_ARGUMENT, e, "generator: NULL or closed tokenizer");
+    CHECK(g == NULL);
+    xlarun_session_free(s);
+    /* a model in caller memory stays readable after close: its config is no longer handed out */
+    {
+        xlarun_status st;
+        void *mem;
+        if (xlarun_model_memory(DEMO, NULL, &bytes, &e) != XLARUN_OK) { CHECKF(0, "%s", e.message); xlarun_model_close(m); return; }
+        mem = amalloc(bytes);
+        st = xlarun_model_open_in(DEMO, NULL, mem, bytes, &m2, &e);
+        CHECKF(st == XLARUN_OK, "%s", e.message);
+        if (st == XLARUN_OK) {
+            xlarun_tokenizer *t2 = NULL;
+            CHECK(xlarun_model_config(m2) != NULL);
+            xlarun_model_close(m2);
+            CHECK(xlarun_model_config(m2) == NULL && xlarun_model_weight_bytes(m2) == 0);
+            if (xlarun_tokenizer_open(DEMO, NULL, &t2, &e) == XLARUN_OK) {
+                EXPECT(xlarun_tokenizer_check_model(t2, m2, &e), XLARUN_ERR_ARGUMENT, e,
+                       "xlarun_tokenizer_check_model: NULL or closed argument");
+                xlarun_tokenizer_close(t2);
+            }
+        }
+        free(mem);
+    }
+    xlarun_model_close(m);
+}
+
 static void test_api_rest(void) {
     xlarun_error e;
     xlarun_model *m = NULL;
@@ -1994,9 +2128,11 @@ static void test_api_rest(void) {
     test_api_tokenizer(m);
     if (xlarun_tokenizer_open(DEMO, NULL, &t, &e) == XLARUN_OK) {
         test_api_generator(m, t);
+        test_api_regressions(m, t);
         xlarun_tokenizer_close(t);
     } else CHECKF(0, "%s", e.message);
     xlarun_model_close(m);
+    test_api_closed();
 }
 
 int main(void) {
