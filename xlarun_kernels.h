@@ -1748,9 +1748,10 @@ XLARUN_K__AI void xlarun_k__qmatmul_t(int q4, const unsigned char *W, const unsi
     S += r0 * sb;
     Y += r0;
 #if defined(XLARUN_K__AVX512)
-    if (n == 1 && !q4) { /* q8 decode: one row at a time, codes prefetched 8 rows ahead (as
-                             xlarun_k__gemv1); measured 23 -> 29 GB/s on one Zen 5 core. q4's
-                             denser rows are faster four at a time (28 vs 23 GB/s), below. */
+    if (n == 1) { /* decode: one row at a time, codes prefetched 8 rows ahead (as
+                      xlarun_k__gemv1). On Zen 5, 2 threads, against four rows at once (below):
+                      q8 23 -> 29 GB/s on one core; q4 whole-model decode +12-18% in A/B runs at
+                      both of the machine's bandwidth states (probe 52 and 85 GB/s). */
         for (r = 0; r < nrows; r++) {
             size_t off;
             for (off = 0; off < rb; off += 64) XLARUN_K__PREFETCH(W + r * rb, 8 * rb + off);
