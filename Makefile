@@ -80,7 +80,8 @@ test:
 
 # fuzz harnesses (tests/fuzz/fuzz_*.c): `make fuzz` runs each under libFuzzer for FUZZ_SECONDS
 # (clang-14 with libclang-rt-14-dev); new corpus entries go to build/fuzz/corpus/<harness>, crash
-# inputs to build/fuzz/crashes/<harness>/ (keep them in tests/fuzz/corpus/<harness>/crash-*).
+# inputs to build/fuzz/crashes/<harness>/ (keep them in tests/fuzz/corpus/<harness>/crash-*); a
+# dictionary tests/fuzz/<harness>.dict (keys, tokens, separators) is passed with -dict.
 # `make test` replays tests/fuzz/corpus with the same harnesses built by gcc (ASan+UBSan, and
 # the scalar build under valgrind). One harness: make fuzz FUZZERS=json
 FUZZERS      = json safetensors model tokenizer encode decode chat
@@ -106,7 +107,8 @@ fuzz: $(FUZZERS:%=$(B)/fuzz/fuzz_%)
 	@for h in $(FUZZERS); do \
 	    mkdir -p $(B)/fuzz/corpus/$$h $(B)/fuzz/crashes/$$h; \
 	    echo "== fuzz_$$h for $(FUZZ_SECONDS) s"; \
-	    $(B)/fuzz/fuzz_$$h $(FUZZ_OPTS) -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 \
+	    dict=; [ -f tests/fuzz/$$h.dict ] && dict=-dict=tests/fuzz/$$h.dict; \
+	    $(B)/fuzz/fuzz_$$h $(FUZZ_OPTS) $$dict -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 \
 	        -artifact_prefix=$(B)/fuzz/crashes/$$h/ $(B)/fuzz/corpus/$$h tests/fuzz/corpus/$$h || exit 1; \
 	done
 

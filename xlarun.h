@@ -67,7 +67,8 @@
        exactly. The reference is Hugging Face transformers' LlamaForCausalLM in float32 with eager
        attention; see README.md for the measured agreement. The session option precision =
        XLARUN_PRECISION_BF16_ACTIVATIONS rounds activation rows to bf16 before products with bf16
-       weights (AVX512_BF16 vdpbf16ps): faster prefill, looser agreement (README states both).
+       weights (AVX512_BF16 vdpbf16ps, Arm BF16 BFDOT): faster prefill, looser agreement (README
+       states both).
 
    QUANTIZED WEIGHTS (q8_0, q4_0)
        xlarun_quantize (build/quantize) writes a checkpoint whose matrices are I8 [rows,K] (q8_0)
@@ -319,8 +320,9 @@ XLARUN_API const char *xlarun_model_dtype(const xlarun_model *m); /* layer matri
 /* How matrix products treat activations. EXACT (the default) multiplies f32 activations by the
    exactly widened weights: the results track transformers' float32 reference (see README).
    BF16_ACTIVATIONS rounds each activation row to bf16 before products with bf16 weights and
-   uses the CPU's bf16 dot product (AVX512_BF16 vdpbf16ps) where the build has one: about twice
-   the prefill speed, at the cost of the agreement README.md states; other weights stay exact. */
+   uses the CPU's bf16 dot product (AVX512_BF16 vdpbf16ps, Arm BF16 BFDOT) where the build has
+   one: about twice the prefill speed, at the cost of the agreement README.md states; other
+   weights stay exact. */
 typedef enum xlarun_precision {
     XLARUN_PRECISION_EXACT = 0,
     XLARUN_PRECISION_BF16_ACTIVATIONS = 1

@@ -973,13 +973,16 @@ XLARUN_K__FN size_t xlarun_k_argmax(const float *x, size_t n) { return xlarun_k_
 
 /* ======================================================================================
    OPT-IN LOWER PRECISION (the default executor does not use these): rounding f32 activations
-   to bf16 so that the AVX512-BF16 dot instruction (vdpbf16ps) can be used. This loses about
-   3 significant digits of each activation; results differ from the f32-activation path.
+   to bf16 so that a bf16 dot instruction can be used: AVX512-BF16 vdpbf16ps, or the Arm BF16
+   extension's BFDOT. This loses about 3 significant digits of each activation; results differ
+   from the f32-activation path.
      f32_to_bf16_row: dst[i] = bf16(x[i]), round to nearest even. The __AVX512BF16__ path uses
        vcvtneps2bf16, which treats subnormal inputs as zero (the other paths keep them).
-     dot_bf16_bf16: sum of bf16(w[k]) * bf16(x[k]). Reference: f32, sequential. AVX512-BF16:
-       vdpbf16ps over 32 pairs per step (pairs summed inside the instruction, subnormals flushed),
-       zero-padded tail, fixed lane sum. Other SIMD: both widened, the canonical dot reduction.
+     dot_bf16_bf16: sum of bf16(w[k]) * bf16(x[k]). Reference: f32, sequential. With a bf16 dot
+       instruction (XLARUN_K_HAS_BF16_DOT): XB_VL pairs per step into one vector accumulator
+       (vdpbf16ps: 32 pairs, 16 lanes; BFDOT: 8 pairs, 4 lanes; each instruction sums its pairs
+       with its own rounding and flushes subnormals), zero-padded tail, xlarun_k__hsum. Other
+       SIMD: both widened, the canonical dot reduction.
    ====================================================================================== */
 XLARUN_K__FN void xlarun_k_f32_to_bf16_row_ref(const float *x, uint16_t *dst, size_t n) {
     size_t i;
@@ -1015,26 +1018,44 @@ XLARUN_K__FN float xlarun_k_dot_bf16_bf16_ref(const uint16_t *w, const uint16_t 
     return s;
 }
 
+/* the bf16 dot instruction, one vector step: XB_VL bf16 pairs into the lanes of an f32 vector */
 #if defined(XLARUN_K__AVX512) && defined(__AVX512BF16__)
-XLARUN_K__FN float xlarun_k_dot_bf16_bf16_simd(const uint16_t *w, const uint16_t *x, size_t n) {
-    __m512 acc = _mm512_setzero_ps();
+#define XLARUN_K_HAS_BF16_DOT 1
+#define XB_VL 32
+typedef __m512i xlarun_k__bvec;
+#define XB_LOAD(p) _mm512_loadu_si512((const void *)(p))
+#define XB_DOT(acc, w, x) _mm512_dpbf16_ps(acc, (__m512bh)(w), (__m512bh)(x))
+#elif defined(XLARUN_K__NEON) && defined(__ARM_FEATURE_BF16_VECTOR_ARITHMETIC)
+#define XLARUN_K_HAS_BF16_DOT 1
+#define XB_VL 8
+typedef bfloat16x8_t xlarun_k__bvec;
+#define XB_LOAD(p) vreinterpretq_bf16_u16(vld1q_u16(p))
+#define XB_DOT(acc, w, x) vbfdotq_f32(acc, w, x)
+#endif
+
+#if defined(XLARUN_K_HAS_BF16_DOT)
+/* XB_VL values from p + k, zero-padded past n */
+XLARUN_K__AI xlarun_k__bvec xlarun_k__bf16_block(const uint16_t *p, size_t k, size_t n) {
+    uint16_t b[XB_VL];
+    if (k + XB_VL <= n) return XB_LOAD(p + k);
+    memset(b, 0, sizeof b);
+    memcpy(b, p + k, (n - k) * 2);
+    return XB_LOAD(b);
+}
+
+/* one row: the canonical reduction; ahead > 0 prefetches w that many bytes on, once a line */
+XLARUN_K__AI float xlarun_k__bdot1(const uint16_t *w, const uint16_t *x, size_t n, size_t ahead) {
+    xlarun_k__v a = XK_ZERO();
     size_t k;
-    for (k = 0; k + 32 <= n; k += 32) {
-        __m512i a = _mm512_loadu_si512((const void *)(w + k)), b = _mm512_loadu_si512((const void *)(x + k));
-        acc = _mm512_dpbf16_ps(acc, (__m512bh)a, (__m512bh)b);
+    for (k = 0; k < n; k += XB_VL) {
+        if (ahead && ((k * 2) & 63) == 0) XLARUN_K__PREFETCH(w, ahead + k * 2);
+        a = XB_DOT(a, xlarun_k__bf16_block(w, k, n), xlarun_k__bf16_block(x, k, n));
     }
-    if (k < n) {
-        uint16_t wp[32], xp[32];
-        __m512i a, b;
-        memset(wp, 0, sizeof wp);
-        memset(xp, 0, sizeof xp);
-        memcpy(wp, w + k, (n - k) * 2);
-        memcpy(xp, x + k, (n - k) * 2);
-        a = _mm512_loadu_si512((const void *)wp);
-        b = _mm512_loadu_si512((const void *)xp);
-        acc = _mm512_dpbf16_ps(acc, (__m512bh)a, (__m512bh)b);
-    }
-    return xlarun_k__hsum(acc);
+    return xlarun_k__hsum(a);
+}
+
+XLARUN_K__FN float xlarun_k_dot_bf16_bf16_simd(const uint16_t *w, const uint16_t *x, size_t n) {
+    return xlarun_k__bdot1(w, x, n, 0);
 }
 #elif defined(XLARUN_K__SIMD)
 XLARUN_K__FN float xlarun_k_dot_bf16_bf16_simd(const uint16_t *w, const uint16_t *x, size_t n) {
@@ -1067,54 +1088,42 @@ XLARUN_K__FN float xlarun_k_dot_bf16_bf16(const uint16_t *w, const uint16_t *x, 
    rounded to bf16 (xlarun_k_f32_to_bf16_row), row stride ldx elements. Every element is
    bit-identical to xlarun_k_dot_bf16_bf16 of the same build, however rows and tokens are split.
    XLARUN_K_HAS_BF16_DOT says whether this build has a bf16 dot instruction (AVX512_BF16
-   vdpbf16ps); without one the path is correct but no faster than the exact one.
+   vdpbf16ps, Arm BF16 BFDOT); without one the path is correct but no faster than the exact one.
    ====================================================================================== */
-#if defined(XLARUN_K__AVX512) && defined(__AVX512BF16__)
-#define XLARUN_K_HAS_BF16_DOT 1
-/* the zero-padded tail block of 32 bf16 values */
-XLARUN_K__AI __m512i xlarun_k__bf16_block(const uint16_t *p, size_t k, size_t n) {
-    uint16_t b[32];
-    if (k + 32 <= n) return _mm512_loadu_si512((const void *)(p + k));
-    memset(b, 0, sizeof b);
-    memcpy(b, p + k, (n - k) * 2);
-    return _mm512_loadu_si512((const void *)b);
-}
-#define XK_BX_STEP(NEED_TAIL)                                                                   \
-    do {                                                                                        \
-        __m512i x0 = NEED_TAIL ? xlarun_k__bf16_block(xs[0], k, K) : _mm512_loadu_si512((const void *)(xs[0] + k)); \
-        __m512i x1 = NEED_TAIL ? xlarun_k__bf16_block(xs[1], k, K) : _mm512_loadu_si512((const void *)(xs[1] + k)); \
-        __m512i x2 = NEED_TAIL ? xlarun_k__bf16_block(xs[2], k, K) : _mm512_loadu_si512((const void *)(xs[2] + k)); \
-        __m512i x3 = NEED_TAIL ? xlarun_k__bf16_block(xs[3], k, K) : _mm512_loadu_si512((const void *)(xs[3] + k)); \
-        __m512i wv;                                                                             \
-        XK_PIN(x0); XK_PIN(x1); XK_PIN(x2); XK_PIN(x3);                                         \
-        wv = NEED_TAIL ? xlarun_k__bf16_block(w0, k, K) : _mm512_loadu_si512((const void *)(w0 + k)); \
-        a00 = _mm512_dpbf16_ps(a00, (__m512bh)wv, (__m512bh)x0); a01 = _mm512_dpbf16_ps(a01, (__m512bh)wv, (__m512bh)x1); \
-        a02 = _mm512_dpbf16_ps(a02, (__m512bh)wv, (__m512bh)x2); a03 = _mm512_dpbf16_ps(a03, (__m512bh)wv, (__m512bh)x3); \
-        wv = NEED_TAIL ? xlarun_k__bf16_block(w1, k, K) : _mm512_loadu_si512((const void *)(w1 + k)); \
-        a10 = _mm512_dpbf16_ps(a10, (__m512bh)wv, (__m512bh)x0); a11 = _mm512_dpbf16_ps(a11, (__m512bh)wv, (__m512bh)x1); \
-        a12 = _mm512_dpbf16_ps(a12, (__m512bh)wv, (__m512bh)x2); a13 = _mm512_dpbf16_ps(a13, (__m512bh)wv, (__m512bh)x3); \
-        wv = NEED_TAIL ? xlarun_k__bf16_block(w2, k, K) : _mm512_loadu_si512((const void *)(w2 + k)); \
-        a20 = _mm512_dpbf16_ps(a20, (__m512bh)wv, (__m512bh)x0); a21 = _mm512_dpbf16_ps(a21, (__m512bh)wv, (__m512bh)x1); \
-        a22 = _mm512_dpbf16_ps(a22, (__m512bh)wv, (__m512bh)x2); a23 = _mm512_dpbf16_ps(a23, (__m512bh)wv, (__m512bh)x3); \
-        wv = NEED_TAIL ? xlarun_k__bf16_block(w3, k, K) : _mm512_loadu_si512((const void *)(w3 + k)); \
-        a30 = _mm512_dpbf16_ps(a30, (__m512bh)wv, (__m512bh)x0); a31 = _mm512_dpbf16_ps(a31, (__m512bh)wv, (__m512bh)x1); \
-        a32 = _mm512_dpbf16_ps(a32, (__m512bh)wv, (__m512bh)x2); a33 = _mm512_dpbf16_ps(a33, (__m512bh)wv, (__m512bh)x3); \
+#if defined(XLARUN_K_HAS_BF16_DOT)
+/* 4 rows x 4 tokens, accumulator a<r><j> for row r, token j; each token's step is loaded once and
+   pinned in a register; T: the step may be the zero-padded tail */
+#define XB_TOK(M, r) M(r, 0) M(r, 1) M(r, 2) M(r, 3)
+#define XB_ALL(M) XB_TOK(M, 0) XB_TOK(M, 1) XB_TOK(M, 2) XB_TOK(M, 3)
+#define XB_DECL(r, j) xlarun_k__v a##r##j = XK_ZERO();
+#define XB_OUT(r, j) out[r * 4 + j] = xlarun_k__hsum(a##r##j);
+#define XB_GET(p, T) ((T) ? xlarun_k__bf16_block(p, k, K) : XB_LOAD((p) + k))
+#define XB_X(j, T) xlarun_k__bvec x##j = XB_GET(xs[j], T); XK_PIN(x##j);
+#define XB_PAIR(r, j) a##r##j = XB_DOT(a##r##j, wv, x##j);
+#define XB_ROW(r, T) wv = XB_GET(w##r, T); XB_TOK(XB_PAIR, r)
+#define XB_STEP(T)                                                                             \
+    do {                                                                                       \
+        xlarun_k__bvec wv;                                                                     \
+        XB_X(0, T) XB_X(1, T) XB_X(2, T) XB_X(3, T)                                            \
+        XB_ROW(0, T) XB_ROW(1, T) XB_ROW(2, T) XB_ROW(3, T)                                    \
     } while (0)
-
-/* 4 rows x 4 tokens; n == 1 repeats the one token (the GEMV) */
 XLARUN_K__AI void xlarun_k__bx_tile(const uint16_t *w0, const uint16_t *w1, const uint16_t *w2,
                                     const uint16_t *w3, const uint16_t *const *xs, size_t K, float *out) {
-    __m512 a00 = _mm512_setzero_ps(), a01 = a00, a02 = a00, a03 = a00, a10 = a00, a11 = a00, a12 = a00,
-           a13 = a00, a20 = a00, a21 = a00, a22 = a00, a23 = a00, a30 = a00, a31 = a00, a32 = a00, a33 = a00;
     size_t k;
-    for (k = 0; k + 32 <= K; k += 32) XK_BX_STEP(0);
-    if (k < K) XK_BX_STEP(1);
-    out[0] = xlarun_k__hsum(a00); out[1] = xlarun_k__hsum(a01); out[2] = xlarun_k__hsum(a02); out[3] = xlarun_k__hsum(a03);
-    out[4] = xlarun_k__hsum(a10); out[5] = xlarun_k__hsum(a11); out[6] = xlarun_k__hsum(a12); out[7] = xlarun_k__hsum(a13);
-    out[8] = xlarun_k__hsum(a20); out[9] = xlarun_k__hsum(a21); out[10] = xlarun_k__hsum(a22); out[11] = xlarun_k__hsum(a23);
-    out[12] = xlarun_k__hsum(a30); out[13] = xlarun_k__hsum(a31); out[14] = xlarun_k__hsum(a32); out[15] = xlarun_k__hsum(a33);
+    XB_ALL(XB_DECL)
+    for (k = 0; k + XB_VL <= K; k += XB_VL) XB_STEP(0);
+    if (k < K) XB_STEP(1);
+    XB_ALL(XB_OUT)
 }
-
+#undef XB_TOK
+#undef XB_ALL
+#undef XB_DECL
+#undef XB_OUT
+#undef XB_GET
+#undef XB_X
+#undef XB_PAIR
+#undef XB_ROW
+#undef XB_STEP
 #endif
 
 XLARUN_K__FN void xlarun_k_matmul_bf16x(const void *W, size_t K, size_t r0, size_t r1, const uint16_t *Xb,
@@ -1125,16 +1134,7 @@ XLARUN_K__FN void xlarun_k_matmul_bf16x(const void *W, size_t K, size_t r0, size
     float o[16];
     size_t q, j;
     if (n == 1) { /* decode: one row at a time, prefetching 8 rows ahead, as xlarun_k__gemv1 */
-        for (; r < r1; r++) {
-            const uint16_t *w = Wb + r * K;
-            __m512 a = _mm512_setzero_ps();
-            size_t k;
-            for (k = 0; k < K; k += 32) {
-                XLARUN_K__PREFETCH(w, 8 * K * 2 + k * 2);
-                a = _mm512_dpbf16_ps(a, (__m512bh)xlarun_k__bf16_block(w, k, K), (__m512bh)xlarun_k__bf16_block(Xb, k, K));
-            }
-            Y[r] = xlarun_k__hsum(a);
-        }
+        for (; r < r1; r++) Y[r] = xlarun_k__bdot1(Wb + r * K, Xb, K, 8 * K * 2);
     } else {
         size_t tb = XLARUN_K__TBYTES / (K * 2) / 4 * 4, ib0;
         if (tb < 4) tb = 4;
@@ -1893,5 +1893,8 @@ XLARUN_K__FN void xlarun_k_qmatmul(xlarun_k_qtype qt, const void *W, const void 
 #undef XK_T_PADX
 #undef XK_T_OUT
 #undef XK_T_STEP
+#undef XB_VL
+#undef XB_LOAD
+#undef XB_DOT
 
 #endif /* XLARUN_KERNELS_H */

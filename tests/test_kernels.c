@@ -518,7 +518,7 @@ static void test_attend(void) {
    dozen tokens at this K), so this crosses block edges with partial row and token tiles and a
    K tail; every element must still have the bits of the matching dot. */
 static void test_matmul_blocked(void) {
-    enum { R = 9, N = 37, K = 8209 };
+    enum { R = 10, N = 37, K = 8209 };
     unsigned char *raw = (unsigned char *)malloc((size_t)R * K * 4);
     float *val = (float *)malloc((size_t)R * K * sizeof(float)), *X = (float *)malloc((size_t)N * K * sizeof(float));
     float *Y = (float *)malloc((size_t)N * R * sizeof(float));
