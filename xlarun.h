@@ -57,10 +57,12 @@
        used by one thread at a time; it owns a pool of n_threads-1 workers. Each output element is
        computed by one thread in a fixed order, so results are bit-identical for any thread count,
        and prefill of a chunk is bit-identical to decoding its tokens one at a time.
-       Free sessions (and generators) before closing their model and tokenizer. A session whose
-       model was closed answers XLARUN_ERR_ARGUMENT while the model's memory is still readable
-       (memory you passed to xlarun_model_open_in); after xlarun_model_close of a model from
-       xlarun_model_open that memory is freed, and using the session is undefined.
+       Free a generator before its session, and sessions before closing their model and
+       tokenizer (xlarun_generator_free itself reads nothing of the session, so either order
+       frees). A session whose model was closed answers XLARUN_ERR_ARGUMENT while the model's
+       memory is still readable (memory you passed to xlarun_model_open_in); after
+       xlarun_model_close of a model from xlarun_model_open that memory is freed, and using the
+       session is undefined. The same holds for a generator whose session was freed.
 
    NUMERICS
        Activations and the KV cache are f32; weights are read in their stored dtype and widened
