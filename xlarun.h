@@ -487,7 +487,8 @@ XLARUN_API int xlarun_tokenizer_adds_bos(const xlarun_tokenizer *t);
 /* EOS ids: generation_config.json eos_token_id, else config.json eos_token_id, else
    tokenizer_config.json eos_token; returns the count (at most XLARUN_MAX_EOS), *ids points in */
 XLARUN_API size_t xlarun_tokenizer_eos_ids(const xlarun_tokenizer *t, const int32_t **ids);
-/* the raw Jinja chat_template of tokenizer_config.json (or chat_template.jinja); NULL if none */
+/* the raw Jinja chat template: chat_template.jinja if the folder has one (as transformers),
+   else tokenizer_config.json's chat_template; NULL if none */
 XLARUN_API const char *xlarun_tokenizer_chat_template(const xlarun_tokenizer *t);
 /* XLARUN_ERR_MODEL if any token id is >= the model's vocab_size (the embedding's rows) */
 XLARUN_API xlarun_status xlarun_tokenizer_check_model(const xlarun_tokenizer *t,
@@ -5002,6 +5003,32 @@ static xlarun_status xlarun__tok_build(xlarun__arena *a, const char *dir, const 
             a->high = mark;
         }
     }
+    { /* chat_template.jinja beside the tokenizer: transformers (4.47 on) reads it as Python's text
+         mode does (CRLF and CR become LF) and lets it win over tokenizer_config.json's */
+        xlarun__file probe;
+        xlarun_error perr;
+        char path[4096];
+        if (xlarun__file_open(&probe, opt->io, dir, "chat_template.jinja", path, sizeof path, &perr) == XLARUN_OK) {
+            char *p;
+            size_t i, m = 0;
+            xlarun__file_close(&probe);
+            XLARUN__TRY(xlarun__read_small(a, opt->io, dir, "chat_template.jinja", XLARUN_MAX_CONFIG_BYTES, &text, &len, err));
+            if (xlarun__utf8_check(XLARUN__PUN(const unsigned char *, text), len) != len)
+                return xlarun__fail(err, XLARUN_ERR_FORMAT, "%s: invalid UTF-8", path);
+            for (i = 0; i < len; i++) {
+                if (text[i] == '\r') {
+                    text[m++] = '\n';
+                    if (i + 1 < len && text[i + 1] == '\n') i++;
+                } else text[m++] = text[i];
+            }
+            text[m] = 0;
+            a->high = mark;   /* the text is still there: copy it down */
+            p = XLARUN__CAST(char *, xlarun__alloc_ex(a, m + 1, 0, 0));
+            if (!p) return xlarun__fail(err, XLARUN_ERR_MEMORY, "tokenizer memory too small");
+            memmove(p, text, m + 1);
+            t->chat_template = p;
+        }
+    }
     XLARUN__TRY(xlarun__tk_optional(a, opt->io, dir, "tokenizer_config.json", &text, &len, err));
     if (text) {
         size_t cfg = xlarun__json_ws(text, len, 0), ct;
@@ -5024,25 +5051,8 @@ static xlarun_status xlarun__tok_build(xlarun__arena *a, const char *dir, const 
             }
             if (ct == XLARUN__NONE) ct = first;
         }
-        if (xlarun__tk_str(&L.j, ct)) XLARUN__TRY(xlarun__tk_dup(&L, ct, &t->chat_template, NULL, err));
+        if (!t->chat_template && xlarun__tk_str(&L.j, ct)) XLARUN__TRY(xlarun__tk_dup(&L, ct, &t->chat_template, NULL, err));
         a->high = mark;
-    }
-    if (!t->chat_template) {
-        xlarun__file probe;
-        xlarun_error perr;
-        char path[4096];
-        if (xlarun__file_open(&probe, opt->io, dir, "chat_template.jinja", path, sizeof path, &perr) == XLARUN_OK) {
-            char *p;
-            xlarun__file_close(&probe);
-            XLARUN__TRY(xlarun__read_small(a, opt->io, dir, "chat_template.jinja", XLARUN_MAX_CONFIG_BYTES, &text, &len, err));
-            if (xlarun__utf8_check(XLARUN__PUN(const unsigned char *, text), len) != len)
-                return xlarun__fail(err, XLARUN_ERR_FORMAT, "%s: invalid UTF-8", path);
-            a->high = mark;   /* the text is still there: copy it down */
-            p = XLARUN__CAST(char *, xlarun__alloc_ex(a, len + 1, 0, 0));
-            if (!p) return xlarun__fail(err, XLARUN_ERR_MEMORY, "tokenizer memory too small");
-            memmove(p, text, len + 1);
-            t->chat_template = p;
-        }
     }
     a->high = mark;
     {

@@ -1633,6 +1633,53 @@ static void test_api_small(void) {
 
 /* the tokenizer: every call with NULL and zero sizes; exact memory; a closed tokenizer; files
    over the limits */
+/* chat_template.jinja beside tokenizer.json: it wins over tokenizer_config.json's template, as
+   in transformers 4.47 on, read as Python's text mode reads it (CRLF and CR become LF); a file
+   that is not UTF-8 is refused by name */
+static void test_chat_template_file(void) {
+    static const char *const files[3] = {"tokenizer.json", "tokenizer_config.json", "config.json"};
+    static const char jinja[] = "{{ bos_token }}{% for m in messages %}\r\n[INST] {{ m['content'] }}\r[/INST]{% endfor %}\n";
+    static const char want[] = "{{ bos_token }}{% for m in messages %}\n[INST] {{ m['content'] }}\n[/INST]{% endfor %}\n";
+    xlarun_error e;
+    xlarun_tokenizer *t = NULL;
+    size_t i, bytes = 0;
+    char dir[128];
+    mkdir_t("jinja");
+    snprintf(dir, sizeof dir, "%s", tpath("jinja"));
+    for (i = 0; i < 3; i++) {
+        char from[256], to[256];
+        snprintf(from, sizeof from, FIX "demo/%s", files[i]);
+        snprintf(to, sizeof to, "%s/%s", dir, files[i]);
+        copy_file(from, to);
+    }
+    /* without the file: tokenizer_config.json's template (SmolLM2's ChatML) */
+    EXPECT(xlarun_tokenizer_open(dir, NULL, &t, &e), XLARUN_OK, e, "");
+    CHECK(t && xlarun_tokenizer_chat_template(t) && strstr(xlarun_tokenizer_chat_template(t), "<|im_start|>"));
+    xlarun_tokenizer_close(t);
+    t = NULL;
+    /* with it: the file, newlines as Python reads them; the exact size query agrees */
+    spits(tpath("jinja/chat_template.jinja"), jinja);
+    EXPECT(xlarun_tokenizer_open(dir, NULL, &t, &e), XLARUN_OK, e, "");
+    CHECKF(t && xlarun_tokenizer_chat_template(t) && !strcmp(xlarun_tokenizer_chat_template(t), want),
+           "chat template: \"%s\"", t && xlarun_tokenizer_chat_template(t) ? xlarun_tokenizer_chat_template(t) : "(none)");
+    xlarun_tokenizer_close(t);
+    t = NULL;
+    EXPECT(xlarun_tokenizer_memory(dir, NULL, &bytes, &e), XLARUN_OK, e, "");
+    {
+        void *mem = amalloc(bytes);
+        EXPECT(xlarun_tokenizer_open_in(dir, NULL, mem, bytes, &t, &e), XLARUN_OK, e, "");
+        CHECK(t && !strcmp(xlarun_tokenizer_chat_template(t), want));
+        xlarun_tokenizer_close(t);
+        t = NULL;
+        EXPECT(xlarun_tokenizer_open_in(dir, NULL, mem, bytes - 1, &t, &e), XLARUN_ERR_MEMORY, e, "");
+        free(mem);
+    }
+    /* not UTF-8 */
+    spits(tpath("jinja/chat_template.jinja"), "{{ \xff }}");
+    EXPECT(xlarun_tokenizer_open(dir, NULL, &t, &e), XLARUN_ERR_FORMAT, e, "jinja/chat_template.jinja: invalid UTF-8");
+    CHECK(t == NULL);
+}
+
 static void test_api_tokenizer(xlarun_model *m) {
     xlarun_error e;
     xlarun_tokenizer *t = (xlarun_tokenizer *)&e;
@@ -2133,6 +2180,7 @@ static void test_api_rest(void) {
     } else CHECKF(0, "%s", e.message);
     xlarun_model_close(m);
     test_api_closed();
+    test_chat_template_file();
 }
 
 int main(void) {

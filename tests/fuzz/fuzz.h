@@ -40,16 +40,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 /* the separator between the parts of one input: a line of its own */
 #define FUZZ_SEP "\n--xlarun-part--\n"
-#define FUZZ_MAX_PARTS 4
+#define FUZZ_MAX_PARTS 5
 
 typedef struct { const uint8_t *p; size_t n; } fuzz_part;
 
-/* cut data at each FUZZ_SEP; returns the number of parts (at least 1, at most FUZZ_MAX_PARTS;
-   the last part keeps any further separators) */
-FUZZ_UNUSED static int fuzz_split(const uint8_t *data, size_t size, fuzz_part *parts) {
+/* cut data at each FUZZ_SEP; returns the number of parts (at least 1, at most maxn <=
+   FUZZ_MAX_PARTS; the last part keeps any further separators) */
+FUZZ_UNUSED static int fuzz_split_n(const uint8_t *data, size_t size, fuzz_part *parts, int maxn) {
     size_t sl = strlen(FUZZ_SEP), i = 0, start = 0;
     int n = 0;
-    while (n < FUZZ_MAX_PARTS - 1 && size >= sl && i + sl <= size) {
+    while (n < maxn - 1 && size >= sl && i + sl <= size) {
         if (!memcmp(data + i, FUZZ_SEP, sl)) {
             parts[n].p = data + start;
             parts[n].n = i - start;
@@ -62,6 +62,10 @@ FUZZ_UNUSED static int fuzz_split(const uint8_t *data, size_t size, fuzz_part *p
     parts[n].p = data + start;
     parts[n].n = size - start;
     return n + 1;
+}
+/* at most four parts (the model harness's layout) */
+FUZZ_UNUSED static int fuzz_split(const uint8_t *data, size_t size, fuzz_part *parts) {
+    return fuzz_split_n(data, size, parts, 4);
 }
 
 /* files served from memory through xlarun_io */

@@ -1,15 +1,17 @@
 /* fuzz_tokenizer: loading tokenizer.json (and the optional files beside it) from fuzzer bytes,
    served from memory through xlarun_io. The input is parts cut at FUZZ_SEP lines:
-   tokenizer.json, tokenizer_config.json, generation_config.json, config.json (those present).
+   tokenizer.json, tokenizer_config.json, generation_config.json, config.json, chat_template.jinja
+   (those present).
    A tokenizer that opens is opened again in exactly xlarun_tokenizer_memory bytes, then encodes
    a fixed text with every flag and decodes the ids; its chat template goes to the detector. */
 #include "fuzz_tok.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-    static const char *const names[4] = {"tokenizer.json", "tokenizer_config.json", "generation_config.json", "config.json"};
+    static const char *const names[5] = {"tokenizer.json", "tokenizer_config.json", "generation_config.json", "config.json",
+                                         "chat_template.jinja"};
     static const char text[] = "Hello world! <|eot_id|> 123 4567 \xe2\x96\x81x  \n\n\t<s>[INST] caf\xc3\xa9 \xf0\x9f\x98\x80 it's";
     fuzz_part parts[FUZZ_MAX_PARTS];
-    int np = fuzz_split(data, size, parts), i;
+    int np = fuzz_split_n(data, size, parts, 5), i;
     fuzz_fs fs;
     xlarun_io io;
     xlarun_tokenizer_options o;

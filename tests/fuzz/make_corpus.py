@@ -153,6 +153,9 @@ def main():
             p = os.path.join(FIX, d, extra)
             parts.append(rd(p) if os.path.exists(p) else b"{}")
         put("tokenizer", fam, SEP.join(parts))
+    # the demo again with a chat_template.jinja (fifth part; config.json left empty)
+    demo = [rd(os.path.join(FIX, "demo", f)) for f in ["tokenizer.json", "tokenizer_config.json", "generation_config.json"]]
+    put("tokenizer", "demo-jinja", SEP.join(demo + [b"{}", b"{{ bos_token }}{% for m in messages %}\r\n[INST] {{ m['content'] }} [/INST]{% endfor %}\n"]))
     # ---- encode: a few dozen corpus lines, for each tokenizer and some flags
     lines = [bytes.fromhex(l.strip()) for l in open(os.path.join(FIX, "tokenizers", "corpus.txt")) if l.strip() and not l.startswith("#")]
     pick = lines[:12] + rng.sample(lines[12:], 28)
