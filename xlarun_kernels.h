@@ -1057,6 +1057,13 @@ XLARUN_K__AI xlarun_k__bvec xlarun_k__bf16_block(const uint16_t *p, size_t k, si
     return XB_LOAD(b);
 }
 
+/* a step's values: a plain load, or (tail) the padded block; no ?: (clang refuses it on Arm's
+   bf16 vector type) */
+XLARUN_K__AI xlarun_k__bvec xlarun_k__bget(const uint16_t *p, size_t k, size_t n, int tail) {
+    if (tail) return xlarun_k__bf16_block(p, k, n);
+    return XB_LOAD(p + k);
+}
+
 /* one row: the canonical reduction; ahead > 0 prefetches w that many bytes on, once a line */
 XLARUN_K__AI float xlarun_k__bdot1(const uint16_t *w, const uint16_t *x, size_t n, size_t ahead) {
     xlarun_k__v a = XK_ZERO();
@@ -1111,7 +1118,7 @@ XLARUN_K__FN float xlarun_k_dot_bf16_bf16(const uint16_t *w, const uint16_t *x, 
 #define XB_ALL(M) XB_TOK(M, 0) XB_TOK(M, 1) XB_TOK(M, 2) XB_TOK(M, 3)
 #define XB_DECL(r, j) xlarun_k__v a##r##j = XK_ZERO();
 #define XB_OUT(r, j) out[r * 4 + j] = xlarun_k__hsum(a##r##j);
-#define XB_GET(p, T) ((T) ? xlarun_k__bf16_block(p, k, K) : XB_LOAD((p) + k))
+#define XB_GET(p, T) xlarun_k__bget(p, k, K, T)
 #define XB_X(j, T) xlarun_k__bvec x##j = XB_GET(xs[j], T); XK_PIN(x##j);
 #define XB_PAIR(r, j) a##r##j = XB_DOT(a##r##j, wv, x##j);
 #define XB_ROW(r, T) wv = XB_GET(w##r, T); XB_TOK(XB_PAIR, r)

@@ -133,7 +133,7 @@ if [ -n "$tidy" ]; then
         scalar) isa="-DXLARUN_SIMD_SCALAR" ;;
         avx2) isa="-mavx2 -mfma -mf16c" ;;
         avx512) isa="-mavx512f -mavx512bw -mavx512vl -mavx512dq -mavx512bf16 -mavx512vnni -mavx512vbmi -mfma -mf16c" ;;
-        neon) isa="--target=aarch64-linux-gnu -march=armv8.2-a+dotprod+fp16" ;;
+        neon) isa="--target=aarch64-linux-gnu -march=armv8.2-a+dotprod+fp16+bf16" ;;
         esac
         if ! $tidy --quiet --header-filter='xlarun(_kernels)?\.h' -checks="$tidy_checks" -config="$tidy_cfg" \
             --warnings-as-errors='*' $B/logs/header.c -- -std=c99 $isa -Xclang -analyzer-opt-analyze-headers \
