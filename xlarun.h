@@ -2657,11 +2657,11 @@ XLARUN_API void xlarun_model_close(xlarun_model *m) {
     if (own) XLARUN_FREE(own, m->alloc_user);
 }
 
-/* a closed model answers NULL / 0, as a NULL one */
-#define XLARUN__MODEL_OPEN(m) ((m) && (m)->magic == XLARUN__MODEL_MAGIC)
-XLARUN_API const xlarun_config *xlarun_model_config(const xlarun_model *m) { return XLARUN__MODEL_OPEN(m) ? &m->cfg : NULL; }
-XLARUN_API uint64_t xlarun_model_mapped_bytes(const xlarun_model *m) { return XLARUN__MODEL_OPEN(m) ? m->mapped_bytes : 0; }
-XLARUN_API uint64_t xlarun_model_weight_bytes(const xlarun_model *m) { return XLARUN__MODEL_OPEN(m) ? m->weight_bytes : 0; }
+/* an open model; a closed one answers NULL / 0 below, as a NULL one */
+static int xlarun__model_ok(const xlarun_model *m) { return m && m->magic == XLARUN__MODEL_MAGIC; }
+XLARUN_API const xlarun_config *xlarun_model_config(const xlarun_model *m) { return xlarun__model_ok(m) ? &m->cfg : NULL; }
+XLARUN_API uint64_t xlarun_model_mapped_bytes(const xlarun_model *m) { return xlarun__model_ok(m) ? m->mapped_bytes : 0; }
+XLARUN_API uint64_t xlarun_model_weight_bytes(const xlarun_model *m) { return xlarun__model_ok(m) ? m->weight_bytes : 0; }
 
 /* one name for how a matrix is stored: its float dtype, or its quantization */
 static const char *xlarun__weight_kind(const xlarun__weight *w) {
@@ -3095,7 +3095,6 @@ static const xlarun_session_options *xlarun__session_opts(const xlarun_session_o
     return o ? o : &defaults;
 }
 
-static int xlarun__model_ok(const xlarun_model *m) { return m && m->magic == XLARUN__MODEL_MAGIC; }
 static int xlarun__session_ok(const xlarun_session *s) {
     return s && s->magic == XLARUN__SESSION_MAGIC && xlarun__model_ok(s->m);
 }
@@ -4844,17 +4843,26 @@ static xlarun_status xlarun__tk_added(xlarun__tload *L, size_t added, xlarun_err
 }
 
 /* an optional file: XLARUN_OK with *text NULL when it does not exist */
-static xlarun_status xlarun__tk_optional(xlarun__arena *a, const xlarun_io *io, const char *dir, const char *name,
-                                         char **text, size_t *len, xlarun_error *err) {
+/* a file that may be absent: *text NULL when it cannot be opened, else its bytes (NUL-ended);
+   path[4096] receives its path */
+static xlarun_status xlarun__tk_read_optional(xlarun__arena *a, const xlarun_io *io, const char *dir,
+                                              const char *name, char *path, char **text, size_t *len,
+                                              xlarun_error *err) {
     xlarun__file probe;
     xlarun_error perr;
-    char path[4096];
     *text = NULL;
     *len = 0;
-    if (xlarun__file_open(&probe, io, dir, name, path, sizeof path, &perr) != XLARUN_OK) return XLARUN_OK;
+    if (xlarun__file_open(&probe, io, dir, name, path, 4096, &perr) != XLARUN_OK) return XLARUN_OK;
     xlarun__file_close(&probe);
-    XLARUN__TRY(xlarun__read_small(a, io, dir, name, XLARUN_MAX_CONFIG_BYTES, text, len, err));
-    return xlarun__json_validate(*text, *len, name, err);
+    return xlarun__read_small(a, io, dir, name, XLARUN_MAX_CONFIG_BYTES, text, len, err);
+}
+
+/* an optional JSON file, validated */
+static xlarun_status xlarun__tk_optional(xlarun__arena *a, const xlarun_io *io, const char *dir, const char *name,
+                                         char **text, size_t *len, xlarun_error *err) {
+    char path[4096];
+    XLARUN__TRY(xlarun__tk_read_optional(a, io, dir, name, path, text, len, err));
+    return *text ? xlarun__json_validate(*text, *len, name, err) : XLARUN_OK;
 }
 
 /* a token's id by its text: added tokens first, as tokenizers' token_to_id; -1 */
@@ -5005,14 +5013,11 @@ static xlarun_status xlarun__tok_build(xlarun__arena *a, const char *dir, const 
     }
     { /* chat_template.jinja beside the tokenizer: transformers (4.47 on) reads it as Python's text
          mode does (CRLF and CR become LF) and lets it win over tokenizer_config.json's */
-        xlarun__file probe;
-        xlarun_error perr;
         char path[4096];
-        if (xlarun__file_open(&probe, opt->io, dir, "chat_template.jinja", path, sizeof path, &perr) == XLARUN_OK) {
+        XLARUN__TRY(xlarun__tk_read_optional(a, opt->io, dir, "chat_template.jinja", path, &text, &len, err));
+        if (text) {
             char *p;
             size_t i, m = 0;
-            xlarun__file_close(&probe);
-            XLARUN__TRY(xlarun__read_small(a, opt->io, dir, "chat_template.jinja", XLARUN_MAX_CONFIG_BYTES, &text, &len, err));
             if (xlarun__utf8_check(XLARUN__PUN(const unsigned char *, text), len) != len)
                 return xlarun__fail(err, XLARUN_ERR_FORMAT, "%s: invalid UTF-8", path);
             for (i = 0; i < len; i++) {

@@ -499,11 +499,6 @@ XLARUN_K__FN void xlarun_k_matmul_ref(xlarun_k_type t, const void *W, size_t K, 
 }
 
 #if defined(XLARUN_K__SIMD)
-/* 4 rows . one vector; out[q] = dot(row q) */
-/* Decode streams the weights once from memory. A bf16 step covers only half a cache line per
-   row, so the out-of-order window alone keeps too few misses in flight; each step that starts
-   a cache line also prefetches the same line of the row group two groups ahead (8 rows on). */
-
 /* Decode, one row at a time (XK_GEMV_ROWS 1): the weights stream through memory in file order,
    and each step that starts a cache line prefetches the same line 8 rows on. On AVX-512 one
    row's FMA chain moves 64 B (f32) or 32 B (bf16) per FMA latency, which is faster than one
@@ -514,7 +509,8 @@ XLARUN_K__AI float xlarun_k__gemv1(xlarun_k_type t, const unsigned char *w, cons
 }
 
 /* Decode, four rows at once (XK_GEMV_ROWS 4: AVX2 and NEON, whose narrower FMA chain alone
-   would not keep up): four independent accumulators, four weight streams in flight. */
+   would not keep up): four independent accumulators, four weight streams in flight; each step
+   that starts a cache line also prefetches the same line of the group two groups on (8 rows). */
 XLARUN_K__AI void xlarun_k__gemv4(xlarun_k_type t, const unsigned char *w0, const unsigned char *w1,
                                   const unsigned char *w2, const unsigned char *w3, const float *x,
                                   size_t K, float *out) {
@@ -559,11 +555,12 @@ XLARUN_K__AI void xlarun_k__gemv4(xlarun_k_type t, const unsigned char *w0, cons
    activations stay in L1 (XLARUN_K__TOKEN_GROUP bytes, at least one tile), so the register tile
    streams its weights from L2 and its activations from L1. Against no blocking, on Zen 5 in a
    single-thread GEMM of 64 tokens: bf16 weights +12-27%, q8_0 +14% where K = 2048 (256 KB /
-   16 KB measured best of 5 pairs). r (a 4-row tile's first row, nr rows valid) and i (the first
-   token, nt valid) are the caller's variables; the body runs once per tile. */
+   16 KB measured best of 5 pairs). The body runs once per tile: rr[4] are its rows and ii[NT] its
+   tokens (an edge tile repeats the last valid one), and it leaves the results in o[row * NT +
+   token]; the valid ones are stored to Y here. r, i, q and j are the caller's variables. */
 #define XLARUN_K__ROW_BLOCK (256 * 1024)
 #define XLARUN_K__TOKEN_GROUP (16 * 1024)
-#define XLARUN_K__BLOCKED(nrows, row_bytes, n, token_bytes, NT, ...)                           \
+#define XLARUN_K__BLOCKED(nrows, row_bytes, n, token_bytes, NT, Y, ldy, o, ...)                 \
     do {                                                                                       \
         size_t rbk_ = XLARUN_K__ROW_BLOCK / ((row_bytes) + 1) / 4 * 4, rb0_, ig_;               \
         size_t tg_ = XLARUN_K__TOKEN_GROUP / ((token_bytes) + 1) / (NT) * (NT);                \
@@ -572,10 +569,14 @@ XLARUN_K__AI void xlarun_k__gemv4(xlarun_k_type t, const unsigned char *w0, cons
         for (rb0_ = 0; rb0_ < (nrows); rb0_ += rbk_)                                           \
             for (ig_ = 0; ig_ < (n); ig_ += tg_)                                               \
                 for (r = rb0_; r < (nrows) && r < rb0_ + rbk_; r += 4) {                       \
-                    size_t nr = (nrows) - r < 4 ? (nrows) - r : 4;                             \
+                    size_t nr = (nrows) - r < 4 ? (nrows) - r : 4, rr[4];                      \
+                    for (q = 0; q < 4; q++) rr[q] = r + (q < nr ? q : nr - 1);                 \
                     for (i = ig_; i < (n) && i < ig_ + tg_; i += (NT)) {                       \
-                        size_t nt = (n) - i < (NT) ? (n) - i : (NT);                           \
+                        size_t nt = (n) - i < (NT) ? (n) - i : (NT), ii[NT];                   \
+                        for (j = 0; j < (NT); j++) ii[j] = i + (j < nt ? j : nt - 1);          \
                         __VA_ARGS__                                                            \
+                        for (j = 0; j < nt; j++)                                               \
+                            for (q = 0; q < nr; q++) (Y)[(i + j) * (ldy) + r + q] = (o)[q * (NT) + j]; \
                     }                                                                          \
                 }                                                                              \
     } while (0)
@@ -660,14 +661,10 @@ XLARUN_K__AI void xlarun_k__matmul_t(xlarun_k_type t, const unsigned char *W, si
         for (r = 4 * nq; r < nrows; r++) Y[r] = xlarun_k__dot1(t, W + r * rs, X, K);
         return;
     }
-    XLARUN_K__BLOCKED(nrows, rs, n, K * sizeof(float), XK_NT, {
-        const unsigned char *w[4];
+    XLARUN_K__BLOCKED(nrows, rs, n, K * sizeof(float), XK_NT, Y, ldy, o, {
         const float *xs[XK_NT];
-        for (q = 0; q < 4; q++) w[q] = W + (r + (q < nr ? q : nr - 1)) * rs;
-        for (j = 0; j < XK_NT; j++) xs[j] = X + (i + (j < nt ? j : nt - 1)) * ldx;
-        xlarun_k__tile(t, w[0], w[1], w[2], w[3], xs, K, o);
-        for (j = 0; j < nt; j++)
-            for (q = 0; q < nr; q++) Y[(i + j) * ldy + r + q] = o[q * XK_NT + j];
+        for (j = 0; j < XK_NT; j++) xs[j] = X + ii[j] * ldx;
+        xlarun_k__tile(t, W + rr[0] * rs, W + rr[1] * rs, W + rr[2] * rs, W + rr[3] * rs, xs, K, o);
     });
 }
 
@@ -1160,13 +1157,10 @@ XLARUN_K__FN void xlarun_k_matmul_bf16x(const void *W, size_t K, size_t r0, size
         size_t nrows = r1 > r0 ? r1 - r0 : 0; /* from here on, row r means row r0 + r */
         Wb += r0 * K;
         Y += r0;
-        XLARUN_K__BLOCKED(nrows, K * 2, n, K * 2, 4, {
-            const uint16_t *w[4], *xs[4];
-            for (q = 0; q < 4; q++) w[q] = Wb + (r + (q < nr ? q : nr - 1)) * K;
-            for (j = 0; j < 4; j++) xs[j] = Xb + (i + (j < nt ? j : nt - 1)) * ldx;
-            xlarun_k__bx_tile(w[0], w[1], w[2], w[3], xs, K, o);
-            for (j = 0; j < nt; j++)
-                for (q = 0; q < nr; q++) Y[(i + j) * ldy + r + q] = o[q * 4 + j];
+        XLARUN_K__BLOCKED(nrows, K * 2, n, K * 2, 4, Y, ldy, o, {
+            const uint16_t *xs[4];
+            for (j = 0; j < 4; j++) xs[j] = Xb + ii[j] * ldx;
+            xlarun_k__bx_tile(Wb + rr[0] * K, Wb + rr[1] * K, Wb + rr[2] * K, Wb + rr[3] * K, xs, K, o);
         });
         return;
     }
@@ -1787,15 +1781,11 @@ XLARUN_K__AI void xlarun_k__qmatmul_t(int q4, const unsigned char *W, const unsi
         for (r = 4 * nq; r < nrows; r++) Y[r] = xlarun_k__qdot1(q4, W + r * rb, S + r * sb, X, K);
         return;
     }
-    XLARUN_K__BLOCKED(nrows, rb, n, xb, XQ_NT, {
-        size_t rr[4];
+    XLARUN_K__BLOCKED(nrows, rb, n, xb, XQ_NT, Y, ldy, o, {
         const unsigned char *xs[XQ_NT];
-        for (q = 0; q < 4; q++) rr[q] = r + (q < nr ? q : nr - 1);
-        for (j = 0; j < XQ_NT; j++) xs[j] = X + (i + (j < nt ? j : nt - 1)) * xb;
+        for (j = 0; j < XQ_NT; j++) xs[j] = X + ii[j] * xb;
         XQ_GEMM_TILE(q4, W + rr[0] * rb, W + rr[1] * rb, W + rr[2] * rb, W + rr[3] * rb, S + rr[0] * sb,
                      S + rr[1] * sb, S + rr[2] * sb, S + rr[3] * sb, xs, K, o);
-        for (j = 0; j < nt; j++)
-            for (q = 0; q < nr; q++) Y[(i + j) * ldy + r + q] = o[q * XQ_NT + j];
     });
 }
 
