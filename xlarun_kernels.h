@@ -19,7 +19,7 @@
      xlarun_k_matmul(t, W, K, r0, r1, X, ldx, n, Y, ldy)                  GEMV (n == 1) / GEMM
      xlarun_k_rmsnorm(out, x, w, n, eps)
      xlarun_k_rope(x, n_heads, hd, cos_, sin_)                            HF rotate_half
-     xlarun_k_attend(q, k, v, stride, n_keys, hd, scale, scores, out)     one head, one query
+     xlarun_k_attend(q, nq, kt, ldk, v, n_keys, hd, scale, scores, out)  a GQA group of queries
      xlarun_k_exp(x, n), xlarun_k_softmax(x, n), xlarun_k_silu_mul(g, u, n), xlarun_k_add(y, x, n)
      xlarun_k_argmax(x, n)                                                first index of the max
      xlarun_k_f32_to_bf16_row, xlarun_k_dot_bf16_bf16                     opt-in, lower precision
@@ -825,9 +825,15 @@ XLARUN_K__FN void xlarun_k_softmax_simd(float *x, size_t n) {
     size_t i;
     xlarun_k__v vm, vs = XK_ZERO(), e;
     if (n == 0) return;
-    m = x[0];
-    for (i = 1; i < n; i++)
-        if (x[i] > m) m = x[i];
+    vm = XK_SET1(x[0]);
+    for (i = 0; i + XK_VL <= n; i += XK_VL) vm = XK_MAX(vm, XK_LOAD(x + i));
+    if (i < n) vm = XK_MAX(vm, xlarun_k__load_part(x + i, n - i, x[0]));
+    {   /* the max is exact in any order */
+        float lanes[XK_VL];
+        XK_STORE(lanes, vm);
+        m = lanes[0];
+        for (i = 1; i < XK_VL; i++) m = lanes[i] > m ? lanes[i] : m;
+    }
     vm = XK_SET1(m);
     for (i = 0; i + XK_VL <= n; i += XK_VL) {
         e = xlarun_k__expv(XK_SUB(XK_LOAD(x + i), vm));
@@ -855,54 +861,155 @@ XLARUN_K__FN void xlarun_k_softmax(float *x, size_t n) {
 }
 
 /* ======================================================================================
-   attend: one head, one query, keys/values at positions 0..n_keys-1 (row j at k + j*stride,
-   v + j*stride, hd floats each):
-     scores[j] = xlarun_k_dot(F32, k + j*stride, q, hd) * scale   (the build's canonical dot)
-     p = softmax(scores);   out[d] = sum over j = 0, 1, 2, ... of p[j] * v[j*stride + d]
-   scores is caller scratch of n_keys floats (left holding p); out must not overlap q, k, v.
-   Causal masking is the caller's choice of n_keys. n_keys == 0 gives out = 0.
+   attend: nq queries that share one KV head (a GQA group: one token's heads), keys and values
+   at positions 0..n_keys-1. Keys are stored transposed, values by row:
+     key j, dim d at kt[d*ldk + j];   value j, dim d at v[j*hd + d];   query g, dim d at q[g*hd + d]
+     scores[g*ldk + j] = (sum over d = 0, 1, 2, ... of q[g*hd+d] * kt[d*ldk+j]) * scale
+     p = softmax of scores[g*ldk .. g*ldk + n_keys)
+     out[g*hd + d] = sum over j of p[j] * v[j*hd + d]
+   The transposed keys put 16 (AVX-512) keys in one vector, so each score is a plain FMA
+   chain over d with no horizontal sum; the queries of a group share every key and value load.
+   Each query's bits do not depend on nq (a query alone or in its group gives the same out), so
+   prefill equals token-by-token decode.
+   ldk >= XLARUN_K_KEY_PAD(n_keys): the SIMD code reads (never uses) key lanes up to there, so
+   the rows of kt must be that long; scores is caller scratch of nq*ldk floats (left holding p).
+   out must not overlap q, kt, v. Causal masking is the caller's choice of n_keys; n_keys == 0
+   gives out = 0.
    ====================================================================================== */
-XLARUN_K__FN void xlarun_k_attend_ref(const float *q, const float *k, const float *v, size_t stride,
+#define XLARUN_K_KEY_PAD(n) (((n) + 15) / 16 * 16)
+
+XLARUN_K__FN void xlarun_k_attend_ref(const float *q, size_t nq, const float *kt, size_t ldk, const float *v,
                                       size_t n_keys, size_t hd, float scale, float *scores, float *out) {
-    size_t j, d;
-    for (j = 0; j < n_keys; j++) scores[j] = xlarun_k_dot_ref(XLARUN_K_F32, k + j * stride, q, hd) * scale;
-    xlarun_k_softmax_ref(scores, n_keys);
-    for (d = 0; d < hd; d++) out[d] = 0.0f;
-    for (j = 0; j < n_keys; j++) {
-        const float *vj = v + j * stride;
-        float p = scores[j];
-        for (d = 0; d < hd; d++) {
-            float pv = p * vj[d];
-            XLARUN_K__KEEP(pv);
-            out[d] += pv;
+    size_t g, j, d;
+    for (g = 0; g < nq; g++) {
+        float *p = scores + g * ldk, *o = out + g * hd;
+        for (j = 0; j < n_keys; j++) {
+            float s = 0.0f;
+            for (d = 0; d < hd; d++) {
+                float qk = q[g * hd + d] * kt[d * ldk + j];
+                XLARUN_K__KEEP(qk);
+                s += qk;
+            }
+            p[j] = s * scale;
+        }
+        xlarun_k_softmax_ref(p, n_keys);
+        for (d = 0; d < hd; d++) o[d] = 0.0f;
+        for (j = 0; j < n_keys; j++) {
+            const float *vj = v + j * hd;
+            for (d = 0; d < hd; d++) {
+                float pv = p[j] * vj[d];
+                XLARUN_K__KEEP(pv);
+                o[d] += pv;
+            }
         }
     }
 }
 
 #if defined(XLARUN_K__SIMD)
-XLARUN_K__FN void xlarun_k_attend_simd(const float *q, const float *k, const float *v, size_t stride,
-                                       size_t n_keys, size_t hd, float scale, float *scores, float *out) {
-    size_t j, d;
-    for (j = 0; j < n_keys; j++)
-        scores[j] = xlarun_k__dot1(XLARUN_K_F32, (const unsigned char *)(k + j * stride), q, hd) * scale;
-    xlarun_k_softmax_simd(scores, n_keys);
-    for (d = 0; d < hd; d++) out[d] = 0.0f;
-    for (j = 0; j < n_keys; j++) {
-        const float *vj = v + j * stride;
-        float p = scores[j];
-        xlarun_k__v pv = XK_SET1(p);
-        for (d = 0; d + XK_VL <= hd; d += XK_VL) XK_STORE(out + d, XK_FMA(pv, XK_LOAD(vj + d), XK_LOAD(out + d)));
-        for (; d < hd; d++) out[d] = fmaf(p, vj[d], out[d]);
+/* scores of NG queries for KB key vectors from key j: NG*KB independent FMA chains over d, in
+   registers (written out for g, b < 4; NG and KB are constants after inlining, so the guards
+   fold away). A key vector reads whole lanes (the padding contract); `last` lanes of the final
+   vector are stored, all lanes of the others. */
+#define XA_G(M, b) M(0, b) M(1, b) M(2, b) M(3, b)
+#define XA_ALL(M) XA_G(M, 0) XA_G(M, 1) XA_G(M, 2) XA_G(M, 3)
+#define XA_DECL(g, b) xlarun_k__v a##g##b = XK_ZERO();
+#define XA_FMA(g, b) if (NG > g && KB > b) a##g##b = XK_FMA(q##g, k##b, a##g##b);
+#define XA_KLOAD(b) if (KB > b) { k##b = XK_LOAD(kt + d * ldk + j + (size_t)b * XK_VL); XK_PIN(k##b); }
+#define XA_QSET(g) if (NG > g) q##g = XK_SET1(q[(size_t)g * hd + d]);
+#define XA_OUT(g, b)                                                                           \
+    if (NG > g && KB > b) {                                                                    \
+        float *dst_ = scores + (size_t)g * ldk + j + (size_t)b * XK_VL;                        \
+        xlarun_k__v s_ = XK_MUL(a##g##b, XK_SET1(scale));                                      \
+        if (b + 1 < KB || last == XK_VL) XK_STORE(dst_, s_);                                   \
+        else xlarun_k__store_part(dst_, s_, last);                                             \
     }
+XLARUN_K__AI void xlarun_k__qk(const float *q, size_t hd, const float *kt, size_t ldk, size_t j, float scale,
+                               float *scores, int NG, int KB, size_t last) {
+    xlarun_k__v k0 = XK_ZERO(), k1 = k0, k2 = k0, k3 = k0, q0 = k0, q1 = k0, q2 = k0, q3 = k0;
+    size_t d;
+    XA_ALL(XA_DECL)
+    for (d = 0; d < hd; d++) {
+        XA_KLOAD(0) XA_KLOAD(1) XA_KLOAD(2) XA_KLOAD(3)
+        XA_QSET(0) XA_QSET(1) XA_QSET(2) XA_QSET(3)
+        XA_ALL(XA_FMA)
+    }
+    XA_ALL(XA_OUT)
+}
+#undef XA_DECL
+#undef XA_FMA
+#undef XA_KLOAD
+#undef XA_QSET
+#undef XA_OUT
+
+/* out rows of NG queries, lanes d0.. (m of them, m <= XK_VL): even and odd keys in separate
+   accumulators (2*NG chains), added at the end */
+#define XA_VLOAD(jj) (m == XK_VL ? XK_LOAD(v + (jj) * hd + d0) : xlarun_k__load_part(v + (jj) * hd + d0, m, 0.0f))
+#define XA_PV(g) if (NG > g) { e##g = XK_FMA(XK_SET1(p[(size_t)g * ldp + j]), v0, e##g); \
+                               o##g = XK_FMA(XK_SET1(p[(size_t)g * ldp + j + 1]), v1, o##g); }
+#define XA_PV1(g) if (NG > g) e##g = XK_FMA(XK_SET1(p[(size_t)g * ldp + j]), v0, e##g);
+#define XA_PST(g)                                                                              \
+    if (NG > g) {                                                                              \
+        xlarun_k__v r_ = XK_ADD(e##g, o##g);                                                   \
+        if (m == XK_VL) XK_STORE(out + (size_t)g * hd + d0, r_);                               \
+        else xlarun_k__store_part(out + (size_t)g * hd + d0, r_, m);                           \
+    }
+XLARUN_K__AI void xlarun_k__pv(const float *p, size_t ldp, const float *v, size_t hd, size_t n_keys, size_t d0,
+                               size_t m, float *out, int NG) {
+    xlarun_k__v e0 = XK_ZERO(), e1 = e0, e2 = e0, e3 = e0, o0 = e0, o1 = e0, o2 = e0, o3 = e0, v0, v1;
+    size_t j;
+    for (j = 0; j + 2 <= n_keys; j += 2) {
+        v0 = XA_VLOAD(j);
+        v1 = XA_VLOAD(j + 1);
+        XA_PV(0) XA_PV(1) XA_PV(2) XA_PV(3)
+    }
+    if (j < n_keys) {
+        v0 = XA_VLOAD(j);
+        XA_PV1(0) XA_PV1(1) XA_PV1(2) XA_PV1(3)
+    }
+    XA_PST(0) XA_PST(1) XA_PST(2) XA_PST(3)
+}
+#undef XA_G
+#undef XA_ALL
+#undef XA_VLOAD
+#undef XA_PV
+#undef XA_PV1
+#undef XA_PST
+
+/* one group of NG (1..4) queries: all its scores, softmax, then out */
+XLARUN_K__AI void xlarun_k__attend_g(const float *q, const float *kt, size_t ldk, const float *v, size_t n_keys,
+                                     size_t hd, float scale, float *scores, float *out, int NG) {
+    const int KB = NG <= 2 ? 4 : 2; /* 4 to 8 chains in flight */
+    size_t j = 0, d0;
+    int g;
+    for (; j + (size_t)KB * XK_VL <= n_keys; j += (size_t)KB * XK_VL)
+        xlarun_k__qk(q, hd, kt, ldk, j, scale, scores, NG, KB, XK_VL);
+    for (; j < n_keys; j += XK_VL)
+        xlarun_k__qk(q, hd, kt, ldk, j, scale, scores, NG, 1, n_keys - j < XK_VL ? n_keys - j : XK_VL);
+    for (g = 0; g < NG; g++) xlarun_k_softmax_simd(scores + (size_t)g * ldk, n_keys);
+    for (d0 = 0; d0 < hd; d0 += XK_VL)
+        xlarun_k__pv(scores, ldk, v, hd, n_keys, d0, hd - d0 < XK_VL ? hd - d0 : XK_VL, out, NG);
+}
+
+XLARUN_K__FN void xlarun_k_attend_simd(const float *q, size_t nq, const float *kt, size_t ldk, const float *v,
+                                       size_t n_keys, size_t hd, float scale, float *scores, float *out) {
+    size_t g = 0;
+    if (n_keys == 0) {
+        for (g = 0; g < nq * hd; g++) out[g] = 0.0f;
+        return;
+    }
+    for (; g + 4 <= nq; g += 4) xlarun_k__attend_g(q + g * hd, kt, ldk, v, n_keys, hd, scale, scores + g * ldk, out + g * hd, 4);
+    if (nq - g == 3) xlarun_k__attend_g(q + g * hd, kt, ldk, v, n_keys, hd, scale, scores + g * ldk, out + g * hd, 3);
+    else if (nq - g == 2) xlarun_k__attend_g(q + g * hd, kt, ldk, v, n_keys, hd, scale, scores + g * ldk, out + g * hd, 2);
+    else if (nq - g == 1) xlarun_k__attend_g(q + g * hd, kt, ldk, v, n_keys, hd, scale, scores + g * ldk, out + g * hd, 1);
 }
 #endif
 
-XLARUN_K__FN void xlarun_k_attend(const float *q, const float *k, const float *v, size_t stride,
+XLARUN_K__FN void xlarun_k_attend(const float *q, size_t nq, const float *kt, size_t ldk, const float *v,
                                   size_t n_keys, size_t hd, float scale, float *scores, float *out) {
 #if defined(XLARUN_K__SIMD)
-    xlarun_k_attend_simd(q, k, v, stride, n_keys, hd, scale, scores, out);
+    xlarun_k_attend_simd(q, nq, kt, ldk, v, n_keys, hd, scale, scores, out);
 #else
-    xlarun_k_attend_ref(q, k, v, stride, n_keys, hd, scale, scores, out);
+    xlarun_k_attend_ref(q, nq, kt, ldk, v, n_keys, hd, scale, scores, out);
 #endif
 }
 

@@ -67,7 +67,7 @@ static void usage(FILE *f) {
             "  -t, --threads N          threads (default 1)\n"
             "  -c, --ctx-size N         context length in tokens (default: prompt + n for --ids,\n"
             "                           else min(4096, the model's max_position_embeddings))\n"
-            "  -b, --batch-size N       prefill chunk in tokens (default 64)\n"
+            "  -b, --batch-size N       prefill chunk in tokens (default 256)\n"
             "      --no-mmap            read the weights into memory instead of mapping the files\n"
             "  -h, --help               this text\n");
 }

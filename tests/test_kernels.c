@@ -463,55 +463,71 @@ static void test_softmax(void) {
     xlarun_k_softmax(NULL, 0); /* nothing to do, nothing touched */
 }
 
+/* a GQA group of nq queries against keys stored transposed (rows of ldk, padded past n_keys as
+   the kernel's contract asks, the padding filled with junk that must not leak into the results),
+   values by row. Each query's results must not depend on its group: query g computed alone
+   (nq = 1) gives the same bits. */
 static void test_attend(void) {
-    static const size_t nks[] = {1, 2, 3, 7, 16, 33, 100};
+    static const size_t nks[] = {1, 2, 3, 7, 16, 33, 64, 100, 129};
     static const size_t hds[] = {1, 3, 8, 16, 17, 64, 128};
-    size_t ki, hi, j, d;
-    long bad = 0, bad_ref = 0;
+    static const size_t nqs[] = {1, 3, 4, 6, 8};
+    size_t ki, hi, qi, j, d, g;
+    long bad = 0, bad_ref = 0, bad_alone = 0;
     for (ki = 0; ki < sizeof nks / sizeof nks[0]; ki++)
-        for (hi = 0; hi < sizeof hds / sizeof hds[0]; hi++) {
-            size_t nk = nks[ki], hd = hds[hi], stride = 2 * hd + 1;
-            float *q = (float *)malloc(hd * sizeof(float)), *kv = (float *)malloc(nk * stride * sizeof(float));
-            float *vv = (float *)malloc(nk * stride * sizeof(float)), *sc = (float *)malloc(nk * sizeof(float));
-            float *sc2 = (float *)malloc(nk * sizeof(float)), *out = (float *)malloc(hd * sizeof(float));
-            float *out2 = (float *)malloc(hd * sizeof(float));
-            double *p = (double *)malloc(nk * sizeof(double)), m = -INFINITY, sum = 0;
-            float scale = 1.0f / sqrtf((float)hd);
-            for (d = 0; d < hd; d++) q[d] = frand() * 3.0f;
-            for (j = 0; j < nk * stride; j++) {
-                kv[j] = frand();
-                vv[j] = frand() * 2.0f;
-            }
-            xlarun_k_attend(q, kv, vv, stride, nk, hd, scale, sc, out);
-            xlarun_k_attend_ref(q, kv, vv, stride, nk, hd, scale, sc2, out2);
-            for (j = 0; j < nk; j++) {
-                double s = 0;
-                for (d = 0; d < hd; d++) s += (double)q[d] * kv[j * stride + d];
-                p[j] = s * scale;
-                if (p[j] > m) m = p[j];
-            }
-            for (j = 0; j < nk; j++) sum += (p[j] = exp(p[j] - m));
-            for (j = 0; j < nk; j++) {
-                double e = fabs(sc[j] - p[j] / sum) / (p[j] / sum);
-                if (e > max_soft_err) max_soft_err = e;
-                if (e > 2e-5) bad++;
-                if (fabs(sc2[j] - p[j] / sum) / (p[j] / sum) > 2e-5) bad_ref++;
-            }
-            for (d = 0; d < hd; d++) {
-                double want = 0, mag = 0, e;
-                for (j = 0; j < nk; j++) {
-                    want += p[j] / sum * vv[j * stride + d];
-                    mag += p[j] / sum * fabs(vv[j * stride + d]);
+        for (hi = 0; hi < sizeof hds / sizeof hds[0]; hi++)
+            for (qi = 0; qi < sizeof nqs / sizeof nqs[0]; qi++) {
+                size_t nk = nks[ki], hd = hds[hi], nq = nqs[qi], ldk = XLARUN_K_KEY_PAD(nk) + 16 * (ki & 1);
+                float *q = (float *)malloc(nq * hd * sizeof(float)), *kt = (float *)malloc(hd * ldk * sizeof(float));
+                float *vv = (float *)malloc(nk * hd * sizeof(float)), *sc = (float *)malloc(nq * ldk * sizeof(float));
+                float *sc2 = (float *)malloc(nq * ldk * sizeof(float)), *out = (float *)malloc(nq * hd * sizeof(float));
+                float *out2 = (float *)malloc(nq * hd * sizeof(float)), *out1 = (float *)malloc(hd * sizeof(float));
+                double *p = (double *)malloc(nk * sizeof(double));
+                float scale = 1.0f / sqrtf((float)hd);
+                for (j = 0; j < nq * hd; j++) q[j] = frand() * 3.0f;
+                for (d = 0; d < hd; d++)
+                    for (j = 0; j < ldk; j++) kt[d * ldk + j] = j < nk ? frand() : (j & 1 ? NAN : 1e30f);
+                for (j = 0; j < nk * hd; j++) vv[j] = frand() * 2.0f;
+                xlarun_k_attend(q, nq, kt, ldk, vv, nk, hd, scale, sc, out);
+                xlarun_k_attend_ref(q, nq, kt, ldk, vv, nk, hd, scale, sc2, out2);
+                for (g = 0; g < nq; g++) {
+                    double m = -INFINITY, sum = 0;
+                    xlarun_k_attend(q + g * hd, 1, kt, ldk, vv, nk, hd, scale, sc2, out1);
+                    if (memcmp(out1, out + g * hd, hd * sizeof(float))) bad_alone++;
+                    xlarun_k_attend(q, nq, kt, ldk, vv, nk, hd, scale, sc, out); /* sc holds p again */
+                    for (j = 0; j < nk; j++) {
+                        double s = 0;
+                        for (d = 0; d < hd; d++) s += (double)q[g * hd + d] * kt[d * ldk + j];
+                        p[j] = s * scale;
+                        if (p[j] > m) m = p[j];
+                    }
+                    for (j = 0; j < nk; j++) sum += (p[j] = exp(p[j] - m));
+                    for (j = 0; j < nk; j++) {
+                        double e = fabs(sc[g * ldk + j] - p[j] / sum) / (p[j] / sum);
+                        if (e > max_soft_err) max_soft_err = e;
+                        if (e > 2e-5) bad++;
+                    }
+                    for (d = 0; d < hd; d++) {
+                        double want = 0, mag = 0, e;
+                        for (j = 0; j < nk; j++) {
+                            want += p[j] / sum * vv[j * hd + d];
+                            mag += p[j] / sum * fabs(vv[j * hd + d]);
+                        }
+                        e = fabs(out[g * hd + d] - want) / mag;
+                        if (e > max_att_err) max_att_err = e;
+                        if (e > 2e-5) bad++;
+                        if (fabs(out2[g * hd + d] - want) / mag > 2e-5) bad_ref++;
+                    }
                 }
-                e = fabs(out[d] - want) / mag;
-                if (e > max_att_err) max_att_err = e;
-                if (e > 2e-5) bad++;
-                if (fabs(out2[d] - want) / mag > 2e-5) bad_ref++;
+                free(q); free(kt); free(vv); free(sc); free(sc2); free(out); free(out2); free(out1); free(p);
             }
-            free(q); free(kv); free(vv); free(sc); free(sc2); free(out); free(out2); free(p);
-        }
     CHECKF(bad == 0, "attend: %ld values outside tolerance", bad);
     CHECKF(bad_ref == 0, "attend_ref: %ld values outside tolerance", bad_ref);
+    CHECKF(bad_alone == 0, "attend: %ld queries differ when computed outside their group", bad_alone);
+    {   /* no keys: out = 0 */
+        float q0[4] = {1, 2, 3, 4}, o0[4] = {9, 9, 9, 9}, kt0[16] = {0}, sc0[16];
+        xlarun_k_attend(q0, 1, kt0, 16, kt0, 0, 4, 0.5f, sc0, o0);
+        CHECK(o0[0] == 0.0f && o0[3] == 0.0f);
+    }
 }
 
 /* Long rows and many tokens: the GEMMs take their tokens in blocks that fit in L2 (a few

@@ -228,7 +228,7 @@ static void usage(FILE *f) {
 
 int main(int argc, char **argv) {
     const char *dirs[16];
-    int n_dirs = 0, n_prompt = 256, n_gen = 64, reps = 5, no_mmap = 0, i, k;
+    int n_dirs = 0, n_prompt = 256, n_gen = 64, reps = 5, no_mmap = 0, n_batch = 0, i, k;
     xlarun_precision precision = XLARUN_PRECISION_EXACT;
     int threads[16] = {2}, n_threads = 1;
     char msg[700];
@@ -242,6 +242,7 @@ int main(int argc, char **argv) {
         else if (!strcmp(a, "-p")) n_prompt = atoi(v);
         else if (!strcmp(a, "-n")) n_gen = atoi(v);
         else if (!strcmp(a, "-r")) reps = atoi(v);
+        else if (!strcmp(a, "-b")) n_batch = atoi(v);
         else if (!strcmp(a, "--precision")) {
             if (!strcmp(v, "exact")) precision = XLARUN_PRECISION_EXACT;
             else if (!strcmp(v, "bf16")) precision = XLARUN_PRECISION_BF16_ACTIVATIONS;
@@ -285,6 +286,7 @@ int main(int argc, char **argv) {
             memset(&so, 0, sizeof so);
             so.n_ctx = (uint32_t)(n_prompt + n_gen);
             so.n_threads = (uint32_t)nt;
+            so.n_batch = (uint32_t)n_batch;
             so.precision = precision;
             if (xlarun_session_create(m, &so, &s, &err) != XLARUN_OK) { xlarun_model_close(m); free(ids); return fail(err.message); }
             for (i = 0; i < n_prompt; i++) ids[i] = (int32_t)(rng_next() % c->vocab_size);
