@@ -221,8 +221,9 @@ static int fail(const char *msg) {
 }
 
 static void usage(FILE *f) {
-    fprintf(f, "usage: bench -m DIR [-m DIR ...] [-p 256] [-n 64] [-t 2 | -t 1,2] [-r 5] [--no-mmap]\n"
+    fprintf(f, "usage: bench -m DIR [-m DIR ...] [-p 256] [-n 64] [-t 2 | -t 1,2] [-r 5] [-b N] [--no-mmap]\n"
                "             [--precision exact|bf16]\n"
+               "  -b: the session's prefill chunk (n_batch; default the library's, 256)\n"
                "  prints one JSON object per model and thread count (medians of -r runs)\n");
 }
 
@@ -260,6 +261,7 @@ int main(int argc, char **argv) {
     }
     if (!n_dirs) return fail("no model: give -m DIR");
     if (n_prompt < 1 || n_gen < 2 || reps < 1 || reps > 100) return fail("need -p >= 1, -n >= 2, 1 <= -r <= 100");
+    if (n_batch < 0 || n_batch > 65536) return fail("-b must be 1..65536 (0: the default)");
     for (k = 0; k < n_threads; k++)
         if (threads[k] < 1 || threads[k] > 512) return fail("threads must be 1..512");
 
