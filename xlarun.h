@@ -3028,7 +3028,7 @@ static xlarun_status xlarun__session_build(xlarun__arena *a, const xlarun_model 
     uint32_t n_ctx = o->n_ctx ? o->n_ctx : (c->max_position_embeddings < 4096 ? c->max_position_embeddings : 4096);
     uint32_t nb = o->n_batch ? o->n_batch : 256, nt = o->n_threads ? o->n_threads : 1;
     uint64_t kvd = XLARUN__CAST(uint64_t, c->n_kv_heads) * c->head_dim, qd = XLARUN__CAST(uint64_t, c->n_heads) * c->head_dim;
-    uint64_t width = c->hidden_size, cache;
+    uint64_t width = c->hidden_size, cache, per_pos;
     float **bufs[9];
     uint64_t cols[9];
     int i;
@@ -3045,16 +3045,18 @@ static xlarun_status xlarun__session_build(xlarun__arena *a, const xlarun_model 
     s->n_batch = nb;
     s->pool.n = nt;
     *out = s;
-    /* sizes: all products of values bounded above, checked anyway */
     /* key rows padded for whole vectors, to an odd number of 64-byte lines: the kernel walks
        down a column of rows, and rows a power of two apart would share a few L1 sets (measured
        on Zen 5: 1.4 -> 0.54 ns per query and key for the scores at n_ctx 4096) */
     s->ldk = XLARUN_K_KEY_PAD(XLARUN__CAST(size_t, n_ctx));
     if ((s->ldk / 16) % 2 == 0) s->ldk += 16;
-    if (!xlarun__mul_u64(XLARUN__CAST(uint64_t, c->n_layers) * s->ldk, kvd * sizeof(float), &cache) || cache > SIZE_MAX / 4)
+    /* sizes: all products of values bounded above, checked anyway. One position of every layer
+       is per_pos bytes; the keys hold ldk positions, the values n_ctx (<= ldk). */
+    per_pos = XLARUN__CAST(uint64_t, c->n_layers) * kvd * sizeof(float);
+    if (!xlarun__mul_u64(per_pos, s->ldk, &cache) || cache > SIZE_MAX / 4)
         return xlarun__fail(err, XLARUN_ERR_MEMORY, "a KV cache of %u tokens is too large for this machine", n_ctx);
     s->kc = XLARUN__CAST(float *, xlarun__alloc_ex(a, XLARUN__CAST(size_t, cache), 0, 1));
-    s->vc = XLARUN__CAST(float *, xlarun__alloc_ex(a, XLARUN__CAST(size_t, cache / s->ldk * n_ctx), 0, 1));
+    s->vc = XLARUN__CAST(float *, xlarun__alloc_ex(a, XLARUN__CAST(size_t, per_pos * n_ctx), 0, 1));
     bufs[0] = &s->x; cols[0] = width;
     bufs[1] = &s->xb; cols[1] = width;
     bufs[2] = &s->q; cols[2] = qd;

@@ -1,0 +1,32 @@
+#!/bin/sh
+# The bench CLI contract: a bad option is one "xlarun: error:" line on stderr and exit 1, before
+# any measuring; a good run prints one JSON object per model with the keys README.md lists.
+# usage: tests/test_bench_cli.sh BUILD_DIR
+B=${1:-build}
+M=tests/fixtures/mqa-f32
+pass=0; fail=0
+ok() { pass=$((pass + 1)); }
+bad() { fail=$((fail + 1)); echo "FAIL bench cli: $*" >&2; }
+check_error() { # expected-substring args...
+    want=$1; shift
+    "$B/bench" "$@" >/dev/null 2>"$B/bench.err"; rc=$?
+    if [ $rc -eq 1 ] && [ "$(wc -l <"$B/bench.err")" -eq 1 ] && grep -q "^xlarun: error: .*$want" "$B/bench.err"; then ok
+    else bad "bench $*: exit $rc, stderr '$(cat "$B/bench.err")', expected one line with '$want'"; fi
+}
+check_error "no model: give -m DIR"
+check_error "-b must be 1..65536 (0: the default)" -m $M -b 65537
+check_error "-b must be 1..65536 (0: the default)" -m $M -b -1
+check_error "need -p >= 1, -n >= 2" -m $M -p 0
+check_error "threads must be 1..512" -m $M -t 0
+check_error "--precision must be exact or bf16, not 'half'" -m $M --precision half
+check_error "-b needs a value" -m $M -b
+check_error "unknown option '--bogus'" -m $M --bogus x
+# a real run, with a prefill chunk of 1 token (the prompt in 3 chunks)
+out=$("$B/bench" -m $M -p 3 -n 2 -t 1 -r 1 -b 1 2>"$B/bench.err"); rc=$?
+if [ $rc -eq 0 ] && [ "$(echo "$out" | wc -l)" -eq 1 ]; then ok; else bad "bench -b 1: exit $rc, printed '$out' ($(cat "$B/bench.err"))"; fi
+for key in model dtype threads n_prompt n_gen prefill_tok_s decode_tok_s weight_bytes_per_token decode_gb_s \
+           mem_read_gb_s bandwidth_ratio prefill_gflops peak_rss_bytes; do
+    case "$out" in *"\"$key\": "*) ok ;; *) bad "bench output lacks \"$key\": $out" ;; esac
+done
+echo "bench: $pass passed, $fail failed"
+[ $fail -eq 0 ]
