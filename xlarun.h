@@ -87,13 +87,15 @@
    TOKENIZER
        tokenizer.json (plus tokenizer_config.json, generation_config.json, config.json when there)
        gives the ids Hugging Face `tokenizers` 0.20.3 gives, checked on a 2,591-case corpus for
-       three families (tests/fixtures/tokenizers): byte-level BPE as Llama 3 (its Split pattern
+       five tokenizers (tests/fixtures/tokenizers): byte-level BPE as Llama 3 (its Split pattern
        hand-coded, ignore_merges) and GPT-2 / SmolLM2 (ByteLevel regex, Digits), and
-       SentencePiece-style BPE as Llama 2 / TinyLlama / Mistral (Prepend + Replace normalizer,
-       byte_fallback, unk). Added tokens are matched leftmost-longest with their single_word,
-       lstrip, rstrip and normalized flags; the post-processor's template adds BOS. Anything else
-       (other models, normalizers such as NFC, pre-tokenizers such as Metaspace, regexes) is
-       refused by name at load. Unicode classes come from a table of Unicode 14.0 (Oniguruma's in
+       SentencePiece-style BPE as Llama 2 / TinyLlama / Mistral, both as the hub files have it
+       (Prepend + Replace normalizer) and as transformers v5 and older exports write it (the
+       Metaspace pre-tokenizer and decoder: prepend_scheme first, always or never, split or not),
+       with byte_fallback and unk. Added tokens are matched leftmost-longest with their
+       single_word, lstrip, rstrip and normalized flags; the post-processor's template adds BOS.
+       Anything else (other models, normalizers such as NFC, other pre-tokenizers and regexes)
+       is refused by name at load. Unicode classes come from a table of Unicode 14.0 (Oniguruma's in
        tokenizers 0.20.3) made by tools/make_unicode.py.
            xlarun_tokenizer *tok;
            xlarun_tokenizer_open("Llama-3.2-1B", NULL, &tok, &err);
@@ -463,6 +465,7 @@ typedef struct xlarun_detok {       /* all fields private */
     unsigned flags;
     int strip_left;                 /* leading characters the decoder's Strip still removes */
     int started;                    /* a token was emitted (decoder null: spaces between tokens) */
+    int first, in_run;              /* decoder Metaspace: in the first token; in a <0xHH> run */
     unsigned char held[4];          /* bytes of an incomplete UTF-8 character */
     unsigned n_held;
 } xlarun_detok;
@@ -3503,6 +3506,7 @@ static size_t xlarun__utf8_bad_len(const unsigned char *s, size_t n) {
 #define XLARUN__AT_NORM 8u
 enum { XLARUN__PRE_NONE, XLARUN__PRE_LLAMA3, XLARUN__PRE_GPT2 };
 enum { XLARUN__DEC_NONE, XLARUN__DEC_BYTELEVEL, XLARUN__DEC_SP };
+enum { XLARUN__MS_NEVER, XLARUN__MS_FIRST, XLARUN__MS_ALWAYS };
 #define XLARUN__MAX_TEMPLATE 8
 
 typedef struct xlarun__added {
@@ -3534,12 +3538,17 @@ struct xlarun_tokenizer {
     const char *prepend;            /* normalizer Prepend, NULL = none */
     const char *rep_from, *rep_to;  /* normalizer Replace, NULL = none */
     int prepend_first;              /* Prepend runs before Replace */
+    const char *ms_rep;             /* pre_tokenizer Metaspace: its replacement character, NULL = none */
+    int ms_prepend, ms_split;       /* XLARUN__MS_NEVER/FIRST/ALWAYS; split on the replacement */
     const xlarun__added *added;     /* sorted: non-normalized first, each set by first byte */
     uint32_t n_added, n_added_raw;
     uint32_t bucket[2][257];        /* [normalized][first byte] ranges into added */
     int dec;                        /* XLARUN__DEC_* */
     const char *dec_from, *dec_to;  /* decoder Replace */
     int dec_byte_fallback, dec_fuse, dec_strip;  /* dec_strip: leading ' ' chars to strip */
+    int dec_ms;                     /* decoder Metaspace (dec_from = its character, dec_to = " "):
+                                       1 replaces, 2 also drops it from the first token */
+    int dec_ms_bytes;               /* ByteFallback comes first: characters of <0xHH> runs too */
     uint32_t dec_strip_char;
     int32_t prefix[XLARUN__MAX_TEMPLATE], suffix[XLARUN__MAX_TEMPLATE];
     uint32_t n_prefix, n_suffix;
@@ -3712,8 +3721,10 @@ typedef struct xlarun__enc {
     int32_t *ids;
     size_t cap, n;
     unsigned char *norm, *word;     /* scratch: a normalized segment, a byte-level word */
+    unsigned char *ms;              /* scratch: a piece after Metaspace */
     int32_t *sym;                   /* scratch: 7 arrays of max_sym entries */
     size_t max_sym;
+    int at0;                        /* the next piece starts the text (Metaspace "first") */
 } xlarun__enc;
 
 static void xlarun__tk_emit(xlarun__enc *e, int32_t id) {
@@ -3840,10 +3851,39 @@ static void xlarun__tk_word(xlarun__enc *e, const unsigned char *s, size_t n) {
     xlarun__bpe_word(e, e->word, m);
 }
 
+/* pre_tokenizer Metaspace: spaces become the replacement character, which is prepended (unless
+   the piece already starts with it) always, or only to the piece at the start of the text, or
+   never; with split, each replacement character starts a new word (MergedWithNext) */
+static void xlarun__tk_metaspace(xlarun__enc *e, const unsigned char *s, size_t n, int at0) {
+    const xlarun_tokenizer *t = e->t;
+    const char *r = t->ms_rep;
+    size_t rl = strlen(r), m = 0, i, a;
+    int pre = t->ms_prepend == XLARUN__MS_ALWAYS || (t->ms_prepend == XLARUN__MS_FIRST && at0);
+    if (pre && !((n && s[0] == ' ') || (n >= rl && !memcmp(s, r, rl)))) {
+        memcpy(e->ms, r, rl);
+        m = rl;
+    }
+    for (i = 0; i < n; i++) {
+        if (s[i] == ' ') { memcpy(e->ms + m, r, rl); m += rl; }
+        else e->ms[m++] = s[i];
+    }
+    if (!t->ms_split) { xlarun__tk_word(e, e->ms, m); return; }
+    for (a = 0, i = 1; i + rl <= m; i++)
+        if (!memcmp(e->ms + i, r, rl)) {
+            xlarun__tk_word(e, e->ms + a, i - a);
+            a = i;
+            i += rl - 1;
+        }
+    if (m > a) xlarun__tk_word(e, e->ms + a, m - a);
+}
+
 /* pre-tokenize a normalized piece into words */
 static void xlarun__tk_pretok_piece(xlarun__enc *e, const unsigned char *s, size_t n) {
     const xlarun_tokenizer *t = e->t;
     size_t i = 0, j, l;
+    int at0 = e->at0;
+    e->at0 = 0;
+    if (t->ms_rep) { xlarun__tk_metaspace(e, s, n, at0); return; }
     if (t->digits) {   /* Digits first: numeric characters isolated (or in runs), then the rest */
         while (i < n) {
             j = i;
@@ -3934,6 +3974,7 @@ static void xlarun__normalized_piece(xlarun__enc *e, const unsigned char *s, siz
     while ((a = xlarun__added_next(e, 1, s, 0, n, from, start, &ms, &me, &resume)) != NULL) {
         if (ms > start) xlarun__tk_pretok_piece(e, s + start, ms - start);
         xlarun__tk_emit(e, a->id);
+        e->at0 = 0;
         start = me;
         from = resume;
     }
@@ -3966,10 +4007,10 @@ static void xlarun__tk_segment(xlarun__enc *e, const unsigned char *s, size_t n)
     xlarun__normalized_piece(e, e->norm, m);
 }
 
-/* scratch for a valid text of len bytes: a normalized segment, a byte-level word and 7 int32
-   arrays of BPE symbols; 0 if len is absurd */
-static size_t xlarun__scratch_layout(const xlarun_tokenizer *t, size_t len, size_t *norm, size_t *word,
-                                     size_t *max_sym) {
+/* scratch for a valid text of len bytes: a normalized segment, a piece after Metaspace, a
+   byte-level word and 7 int32 arrays of BPE symbols; 0 if len is absurd */
+static size_t xlarun__scratch_layout(const xlarun_tokenizer *t, size_t len, size_t *norm, size_t *ms,
+                                     size_t *word, size_t *max_sym) {
     size_t piece;
     if (len > SIZE_MAX / 1024) return 0;
     *norm = 0;
@@ -3979,15 +4020,17 @@ static size_t xlarun__scratch_layout(const xlarun_tokenizer *t, size_t len, size
         *norm = (pl + len) * tl;
     }
     piece = *norm ? *norm : len;
+    *ms = 0;
+    if (t->ms_rep) piece = *ms = (piece + 1) * strlen(t->ms_rep);   /* each space may grow */
     *word = t->byte_level ? 2 * piece : 0;
     *max_sym = (t->byte_level && t->byte_fallback ? 2 * piece : piece) + 1;
-    return *norm + *word + 7 * sizeof(int32_t) * *max_sym + 8;
+    return *norm + *ms + *word + 7 * sizeof(int32_t) * *max_sym + 8;
 }
 
 XLARUN_API size_t xlarun_tokenizer_scratch_bytes(const xlarun_tokenizer *t, size_t len) {
-    size_t norm, word, max_sym, n;
+    size_t norm, ms, word, max_sym, n;
     if (!t || t->magic != XLARUN__TOK_MAGIC || len > SIZE_MAX / 1024) return 0;
-    n = xlarun__scratch_layout(t, 3 * len, &norm, &word, &max_sym);   /* U+FFFD: 3 bytes per bad byte */
+    n = xlarun__scratch_layout(t, 3 * len, &norm, &ms, &word, &max_sym);   /* U+FFFD: 3 bytes per bad byte */
     return n ? n + 3 * len : 0;
 }
 
@@ -3998,7 +4041,7 @@ XLARUN_API xlarun_status xlarun_tokenizer_encode(const xlarun_tokenizer *t, cons
     unsigned char stack[XLARUN_TOKENIZER_STACK_BYTES];
     const unsigned char *s = XLARUN__PUN(const unsigned char *, text);
     unsigned char *mem;
-    size_t need, bad, i, from = 0, start = 0, ms, me, resume, fixed, norm, word;
+    size_t need, bad, i, from = 0, start = 0, ms, me, resume, fixed, norm, msb, word;
     xlarun__enc e;
     const xlarun__added *a;
     memset(&e, 0, sizeof e);
@@ -4015,7 +4058,7 @@ XLARUN_API xlarun_status xlarun_tokenizer_encode(const xlarun_tokenizer *t, cons
             size_t l = s[i] < 0x80 ? 1 : xlarun__utf8_len(s + i, len - i);
             if (l) { fixed += l; i += l; } else { fixed += 3; i += xlarun__utf8_bad_len(s + i, len - i); }
         }
-    need = xlarun__scratch_layout(t, fixed, &norm, &word, &e.max_sym);
+    need = xlarun__scratch_layout(t, fixed, &norm, &msb, &word, &e.max_sym);
     if (!need) return xlarun__fail(err, XLARUN_ERR_ARGUMENT, "xlarun_tokenizer_encode: a text of %lu bytes is too long",
                                    XLARUN__CAST(unsigned long, len));
     if (bad < len) need += fixed;
@@ -4044,14 +4087,18 @@ XLARUN_API xlarun_status xlarun_tokenizer_encode(const xlarun_tokenizer *t, cons
     }
     e.norm = mem;
     mem += norm;
+    e.ms = mem;
+    mem += msb;
     e.word = mem;
     mem += word;
     e.sym = XLARUN__PUN(int32_t *, mem + (4 - XLARUN__PUN(uintptr_t, mem) % 4) % 4);
     if (!(flags & XLARUN_ENCODE_NO_BOS))
         for (i = 0; i < t->n_prefix; i++) xlarun__tk_emit(&e, t->prefix[i]);
+    e.at0 = 1;
     while (t->n_added_raw && (a = xlarun__added_next(&e, 0, s, 0, len, from, start, &ms, &me, &resume)) != NULL) {
         if (ms > start) xlarun__tk_segment(&e, s + start, ms - start);
         xlarun__tk_emit(&e, a->id);
+        e.at0 = 0;
         start = me;
         from = resume;
     }
@@ -4093,13 +4140,26 @@ static void xlarun__sink_text(xlarun_detok *d, xlarun__sink *k, const unsigned c
     xlarun__sink_put(k, p, n);
 }
 
+/* a complete character of a <0xHH> run: the decoder's Metaspace, where it comes after
+   ByteFallback, turns its replacement character into a space, or drops it in the first token */
+static void xlarun__sink_char(xlarun_detok *d, xlarun__sink *k, const unsigned char *p, size_t n) {
+    const xlarun_tokenizer *t = d->tok;
+    if (t->dec_ms_bytes && n == strlen(t->dec_from) && !memcmp(p, t->dec_from, n)) {
+        if (!(t->dec_ms == 2 && d->first)) xlarun__sink_text(d, k, XLARUN__PUN(const unsigned char *, " "), 1);
+        return;
+    }
+    if (n == 1) { xlarun__sink_text(d, k, p, 1); return; }
+    d->strip_left = 0;
+    xlarun__sink_put(k, p, n);
+}
+
 /* incremental UTF-8 validation: a character is emitted once complete; a byte that cannot continue
    the held ones ends them as U+FFFD: one per maximal subpart (String::from_utf8_lossy, the
    ByteLevel decoder) or one per byte (per_byte: the ByteFallback decoder) */
 static void xlarun__utf8_push(xlarun_detok *d, xlarun__sink *k, unsigned b, int per_byte) {
     for (;;) {
         if (!d->n_held) {
-            if (b < 0x80) { unsigned char c = XLARUN__CAST(unsigned char, b); xlarun__sink_text(d, k, &c, 1); }
+            if (b < 0x80) { unsigned char c = XLARUN__CAST(unsigned char, b); xlarun__sink_char(d, k, &c, 1); }
             else if (b >= 0xC2 && b <= 0xF4) d->held[d->n_held++] = XLARUN__CAST(unsigned char, b);
             else { d->strip_left = 0; xlarun__sink_fffd(k, 1); }
             return;
@@ -4114,8 +4174,7 @@ static void xlarun__utf8_push(xlarun_detok *d, xlarun__sink *k, unsigned b, int 
             if (b >= lo && b <= hi) {
                 d->held[d->n_held++] = XLARUN__CAST(unsigned char, b);
                 if (d->n_held == need) {
-                    d->strip_left = 0;
-                    xlarun__sink_put(k, d->held, need);
+                    xlarun__sink_char(d, k, d->held, need);
                     d->n_held = 0;
                 }
                 return;
@@ -4170,12 +4229,14 @@ static void xlarun__decode_token(xlarun_detok *d, xlarun__sink *k, int32_t id) {
         return;
     }
     if (t->dec_byte_fallback && (t->flags[id] & XLARUN__TF_BYTE)) {
+        d->in_run = 1;
         xlarun__utf8_push(d, k, XLARUN__CAST(unsigned, xlarun__byte_token(XLARUN__PUN(const char *, p), n)), 1);
         return;
     }
     xlarun__utf8_end(d, k, 1);
-    if (t->dec_from) {
-        size_t fl = strlen(t->dec_from), tl = strlen(t->dec_to), s = 0;
+    if (d->in_run) d->first = d->in_run = 0;   /* the run was a token of its own */
+    if (t->dec_from) {   /* Replace or Metaspace; Metaspace drops its character in the first token */
+        size_t fl = strlen(t->dec_from), tl = t->dec_ms == 2 && d->first ? 0 : strlen(t->dec_to), s = 0;
         for (i = 0; i + fl <= n;) {
             if (!memcmp(p + i, t->dec_from, fl)) {
                 xlarun__sink_text(d, k, p + s, i - s);
@@ -4186,6 +4247,7 @@ static void xlarun__decode_token(xlarun_detok *d, xlarun__sink *k, int32_t id) {
         }
         xlarun__sink_text(d, k, p + s, n - s);
     } else xlarun__sink_text(d, k, p, n);
+    d->first = 0;
 }
 
 XLARUN_API size_t xlarun_tokenizer_max_piece(const xlarun_tokenizer *t) {
@@ -4198,6 +4260,7 @@ XLARUN_API void xlarun_detok_init(xlarun_detok *d, const xlarun_tokenizer *t, un
     d->tok = t && t->magic == XLARUN__TOK_MAGIC ? t : NULL;
     d->flags = flags;
     d->strip_left = d->tok ? d->tok->dec_strip : 0;
+    d->first = 1;
 }
 
 static int xlarun__skip_id(const xlarun_tokenizer *t, unsigned flags, int32_t id) {
@@ -4286,6 +4349,7 @@ XLARUN_API xlarun_status xlarun_tokenizer_decode(const xlarun_tokenizer *t, cons
             }
             xlarun__utf8_end(&v, &none, 1);
             b = none.bad;
+            d.in_run = 1;
             for (j = i; j < n; j++) {
                 if (xlarun__skip_id(t, flags, ids[j])) continue;
                 if (!(t->flags[ids[j]] & XLARUN__TF_BYTE)) break;
@@ -4621,13 +4685,44 @@ static xlarun_status xlarun__tk_normalizer(xlarun__tload *L, size_t v, xlarun_er
     return XLARUN_OK;
 }
 
+/* a Metaspace pre_tokenizer or decoder, read as tokenizers does: "replacement" one character;
+   "prepend_scheme" first, always or never (absent: always); the older "add_prefix_space" may
+   only be true; "split" true or false (absent: true) */
+static xlarun_status xlarun__tk_ms(xlarun__tload *L, size_t e, const char *what, const char **rep, int *prepend,
+                                   int *split, xlarun_error *err) {
+    xlarun__json *j = &L->j;
+    size_t r = xlarun__json_get(j, e, "replacement"), ps = xlarun__json_get(j, e, "prepend_scheme"), n;
+    char key[64];
+    int aps = xlarun__tk_bool(j, e, "add_prefix_space", 1);
+    snprintf(key, sizeof key, "%s Metaspace.replacement", what);
+    if (!xlarun__tk_str(j, r)) return xlarun__tk_bad(L, XLARUN_ERR_FORMAT, key, r, "a string of one character", err);
+    XLARUN__TRY(xlarun__tk_dup(L, r, rep, &n, err));
+    if (!n || !(*rep)[0] || xlarun__utf8_len(XLARUN__PUN(const unsigned char *, *rep), n) != n)
+        return xlarun__tk_bad(L, XLARUN_ERR_FORMAT, key, r, "a string of one character", err);
+    snprintf(key, sizeof key, "%s Metaspace.add_prefix_space", what);
+    if (aps != 1) return xlarun__tk_bad(L, XLARUN_ERR_FORMAT, key, xlarun__json_get(j, e, "add_prefix_space"),
+                                        "true (or absent; prepend_scheme says \"never\")", err);
+    *prepend = XLARUN__MS_ALWAYS;
+    if (!xlarun__json_is_null(j, ps)) {
+        snprintf(key, sizeof key, "%s Metaspace.prepend_scheme", what);
+        if (xlarun__tk_is(j, ps, "first")) *prepend = XLARUN__MS_FIRST;
+        else if (xlarun__tk_is(j, ps, "never")) *prepend = XLARUN__MS_NEVER;
+        else if (!xlarun__tk_is(j, ps, "always"))
+            return xlarun__tk_bad(L, XLARUN_ERR_FORMAT, key, ps, "\"first\", \"always\" or \"never\"", err);
+    }
+    *split = xlarun__tk_bool(j, e, "split", 1);
+    snprintf(key, sizeof key, "%s Metaspace.split", what);
+    if (*split < 0) return xlarun__tk_bad(L, XLARUN_ERR_FORMAT, key, xlarun__json_get(j, e, "split"), "true or false", err);
+    return XLARUN_OK;
+}
+
 static xlarun_status xlarun__tk_pretok(xlarun__tload *L, size_t v, xlarun_error *err) {
     xlarun_tokenizer *t = L->t;
     xlarun__json *j = &L->j;
     size_t it = 0, e;
     char type[48];
     int seq, split = 0, bl = 0;
-    static const char *const knows = "null, ByteLevel, Digits then ByteLevel, and Split(Llama 3 pattern) then ByteLevel";
+    static const char *const knows = "null, Metaspace, ByteLevel, Digits then ByteLevel, and Split(Llama 3 pattern) then ByteLevel";
     if (xlarun__json_is_null(j, v)) return XLARUN_OK;
     xlarun__tk_type(j, v, type, sizeof type);
     seq = !strcmp(type, "Sequence");
@@ -4640,6 +4735,12 @@ static xlarun_status xlarun__tk_pretok(xlarun__tload *L, size_t v, xlarun_error 
     while (seq ? xlarun__json_next(j, &it, NULL, &e) : (it++ == 0 && (e = v, 1))) {
         xlarun__tk_type(j, e, type, sizeof type);
         if (bl) return xlarun__tk_unsupported(L, "pre_tokenizer", "a step after ByteLevel", knows, err);
+        if (t->ms_rep) return xlarun__tk_unsupported(L, "pre_tokenizer", "a step after Metaspace", knows, err);
+        if (!strcmp(type, "Metaspace")) {
+            if (split || t->digits) return xlarun__tk_unsupported(L, "pre_tokenizer", "Metaspace after another step", knows, err);
+            XLARUN__TRY(xlarun__tk_ms(L, e, "pre_tokenizer", &t->ms_rep, &t->ms_prepend, &t->ms_split, err));
+            continue;
+        }
         if (!strcmp(type, "Split") && !split && !t->digits) {
             size_t pat = xlarun__json_get(j, e, "pattern"), r = xlarun__json_get(j, pat, "Regex");
             if (!xlarun__tk_is(j, r, XLARUN__LLAMA3_PATTERN))
@@ -4734,11 +4835,20 @@ static xlarun_status xlarun__tk_decoder(xlarun__tload *L, size_t v, xlarun_error
     size_t it = 0, e;
     char type[48];
     int stage = 0;   /* 0 Replace, 1 ByteFallback, 2 Fuse, 3 Strip, 4 done */
-    static const char *const knows = "ByteLevel, and Sequence[Replace, ByteFallback, Fuse, Strip] as Llama 2's";
+    static const char *const knows = "ByteLevel, Metaspace, Sequence[Replace, ByteFallback, Fuse, Strip] as Llama 2's, "
+                                     "and Sequence[ByteFallback, Metaspace] as transformers v5's";
     t->dec = XLARUN__DEC_NONE;
     if (xlarun__json_is_null(j, v)) return XLARUN_OK;
     xlarun__tk_type(j, v, type, sizeof type);
     if (!strcmp(type, "ByteLevel")) { t->dec = XLARUN__DEC_BYTELEVEL; return XLARUN_OK; }
+    if (!strcmp(type, "Metaspace")) {
+        int prepend, split;
+        t->dec = XLARUN__DEC_SP;
+        XLARUN__TRY(xlarun__tk_ms(L, v, "decoder", &t->dec_from, &prepend, &split, err));
+        t->dec_to = " ";
+        t->dec_ms = prepend == XLARUN__MS_NEVER ? 1 : 2;
+        return XLARUN_OK;
+    }
     if (strcmp(type, "Sequence")) return xlarun__tk_unsupported(L, "decoder", type[0] ? type : "?", knows, err);
     it = xlarun__json_get(j, v, "decoders");
     if (it == XLARUN__NONE || j->s[it] != '[')
@@ -4755,6 +4865,15 @@ static xlarun_status xlarun__tk_decoder(xlarun__tload *L, size_t v, xlarun_error
             XLARUN__TRY(xlarun__tk_dup(L, c, &t->dec_to, &n, err));
             if (n > 16) return xlarun__fail(err, XLARUN_ERR_UNSUPPORTED, "%s: decoder Replace: content over 16 bytes", L->file);
             stage = 1;
+        } else if (!strcmp(type, "Metaspace") && (stage == 0 || stage == 2) && !t->dec_from) {
+            /* its character becomes a space (dropped in the first token); after ByteFallback it
+               also applies to the characters that <0xHH> runs make */
+            int prepend, split;
+            XLARUN__TRY(xlarun__tk_ms(L, e, "decoder", &t->dec_from, &prepend, &split, err));
+            t->dec_to = " ";
+            t->dec_ms = prepend == XLARUN__MS_NEVER ? 1 : 2;
+            t->dec_ms_bytes = stage == 2;
+            if (stage == 0) stage = 1;
         } else if (!strcmp(type, "ByteFallback") && stage <= 1) {
             t->dec_byte_fallback = 1;
             stage = 2;

@@ -154,6 +154,17 @@ static size_t stream(const xlarun_tokenizer *t, const int32_t *ids, size_t n, un
 
 /* ---- the oracle ----------------------------------------------------------------------------- */
 
+/* whether the lines of case i that follow its n line (b, s, d, k) include one of this kind */
+static int case_has(const char *p, char kind, size_t i) {
+    while (*p && strchr("bsdk", p[0]) && p[1] == ' ' && (size_t)strtoul(p + 2, NULL, 10) == i) {
+        if (p[0] == kind) return 1;
+        p = strchr(p, '\n');
+        if (!p) break;
+        p++;
+    }
+    return 0;
+}
+
 typedef struct family_stats { size_t cases, agree, special_agree, bos_agree, decode_agree, skip_agree, stream_agree,
                               roundtrip, valid, invalid_agree, invalid, random_agree, randoms; } family_stats;
 
@@ -238,16 +249,14 @@ static void oracle_family(const char *name) {
                 else CHECKF(0, "%s case %lu: invalid UTF-8 not refused with \"%s\": %s", name, (unsigned long)i, msg, err.message);
             } else st.valid++;
             /* special-token text as text: equal to n unless an s line follows */
-            if (!(next[0] == 's' && (size_t)strtoul(next + 2, NULL, 10) == i)) {
+            if (!case_has(next, 's', i)) {
                 enc(t, b, XLARUN_ENCODE_NO_BOS | XLARUN_ENCODE_REPLACE_INVALID | XLARUN_ENCODE_SPECIAL_AS_TEXT, ids, 65536, &n, &err);
                 if (same_ids(ids, n, want, nw)) st.special_agree++;
                 else CHECKF(0, "%s case %lu: special-as-text ids differ", name, (unsigned long)i);
             }
             /* decode: equal to the text unless a d line follows; streamed equal to decoded */
             xlarun_tokenizer_decode(t, want, nw, 0, out, 1 << 20, &n, &err);
-            if (!((next[0] == 'd') && (size_t)strtoul(next + 2, NULL, 10) == i) &&
-                !(next[0] == 's' && strchr(next, '\n') && strchr(next, '\n')[1] == 'd' &&
-                  (size_t)strtoul(strchr(next, '\n') + 3, NULL, 10) == i)) {
+            if (!case_has(next, 'd', i)) {
                 if (n == r.n && !memcmp(out, r.p, n)) { st.decode_agree++; if (valid) st.roundtrip++; }
                 else CHECKF(0, "%s case %lu: decode gives \"%.*s\", expected the text \"%.*s\"", name, (unsigned long)i,
                             (int)n, out, (int)r.n, (const char *)r.p);
@@ -583,8 +592,29 @@ static void test_bad_input(void) {
     expect_bad_variant("\"vocab\": {", "\"vocab\": [], \"x\": {", XLARUN_ERR_FORMAT, "model.vocab: expected an object of token: id, found []");
     expect_bad_variant("\"normalizer\": null", "\"normalizer\": {\"type\": \"NFC\"}", XLARUN_ERR_UNSUPPORTED,
                        "normalizer 'NFC' is not supported (xlarun knows null, Prepend, Replace");
-    expect_bad_variant("\"type\": \"ByteLevel\", \"add_prefix_space\": false", "\"type\": \"Metaspace\", \"add_prefix_space\": false",
-                       XLARUN_ERR_UNSUPPORTED, "pre_tokenizer 'Metaspace' is not supported");
+    {   /* Metaspace, read as tokenizers reads it; what it refuses is refused */
+        static const char *const bad[][3] = {
+            {"\"type\": \"Metaspace\", \"add_prefix_space\": true", "F", "pre_tokenizer Metaspace.replacement: expected a string of one character, found nothing"},
+            {"\"type\": \"Metaspace\", \"replacement\": \"ab\"", "F", "pre_tokenizer Metaspace.replacement: expected a string of one character, found \"ab\""},
+            {"\"type\": \"Metaspace\", \"replacement\": \"\\u0000\"", "F", "pre_tokenizer Metaspace.replacement: expected a string of one character"},
+            {"\"type\": \"Metaspace\", \"replacement\": 7", "F", "pre_tokenizer Metaspace.replacement: expected a string of one character, found 7"},
+            {"\"type\": \"Metaspace\", \"replacement\": \"\\u2581\", \"add_prefix_space\": false", "F", "pre_tokenizer Metaspace.add_prefix_space: expected true"},
+            {"\"type\": \"Metaspace\", \"replacement\": \"\\u2581\", \"prepend_scheme\": \"sometimes\"", "F", "pre_tokenizer Metaspace.prepend_scheme: expected \"first\", \"always\" or \"never\", found \"sometimes\""},
+            {"\"type\": \"Metaspace\", \"replacement\": \"\\u2581\", \"split\": 1", "F", "pre_tokenizer Metaspace.split: expected true or false, found 1"},
+            {"\"type\": \"Sequence\", \"pretokenizers\": [{\"type\": \"Digits\", \"individual_digits\": true}, {\"type\": \"Metaspace\", \"replacement\": \"_\"}]", "U", "pre_tokenizer 'Metaspace after another step' is not supported"},
+            {"\"type\": \"Sequence\", \"pretokenizers\": [{\"type\": \"Metaspace\", \"replacement\": \"_\"}, {\"type\": \"ByteLevel\"}]", "U", "pre_tokenizer 'a step after Metaspace' is not supported"}};
+        size_t b;
+        for (b = 0; b < sizeof bad / sizeof bad[0]; b++)
+            expect_bad_variant("\"type\": \"ByteLevel\", \"add_prefix_space\": false, \"trim_offsets\": true, \"use_regex\": true", bad[b][0], bad[b][1][0] == 'F' ? XLARUN_ERR_FORMAT : XLARUN_ERR_UNSUPPORTED, bad[b][2]);
+        expect_bad_variant("\"decoder\": {\"type\": \"ByteLevel\"}", "\"decoder\": {\"type\": \"Metaspace\", \"replacement\": \"\", \"prepend_scheme\": \"first\"}",
+                           XLARUN_ERR_FORMAT, "decoder Metaspace.replacement: expected a string of one character, found \"\"");
+        expect_bad_variant("\"decoder\": {\"type\": \"ByteLevel\"}", "\"decoder\": {\"type\": \"Sequence\", \"decoders\": [{\"type\": \"ByteFallback\"}, "
+                           "{\"type\": \"Fuse\"}, {\"type\": \"Metaspace\", \"replacement\": \"_\"}]}", XLARUN_ERR_UNSUPPORTED,
+                           "decoder 'Metaspace' is not supported");
+        expect_bad_variant("\"decoder\": {\"type\": \"ByteLevel\"}", "\"decoder\": {\"type\": \"Sequence\", \"decoders\": [{\"type\": \"ByteFallback\"}, "
+                           "{\"type\": \"Metaspace\", \"replacement\": \"_\", \"prepend_scheme\": \"last\"}]}", XLARUN_ERR_FORMAT,
+                           "decoder Metaspace.prepend_scheme: expected \"first\", \"always\" or \"never\", found \"last\"");
+    }
     expect_bad_variant("\"add_prefix_space\": false", "\"add_prefix_space\": true", XLARUN_ERR_UNSUPPORTED,
                        "pre_tokenizer ByteLevel 'add_prefix_space true' is not supported");
     expect_bad_variant("\"pre_tokenizer\": {", "\"pre_tokenizer\": {\"type\": \"Split\", \"pattern\": {\"Regex\": \"\\\\s+\"}, "
@@ -641,6 +671,8 @@ int main(void) {
     oracle_family("llama3");
     oracle_family("sp");
     oracle_family("gpt2");
+    oracle_family("ms");
+    oracle_family("ms2");
     test_lookups();
     test_bad_input();
     {

@@ -14,6 +14,11 @@ supports, and records what `tokenizers` gives for a test corpus of a few thousan
           normalizer, no pre-tokenizer, <unk>/<s>/</s>, <0x00>..<0xFF> byte fallback, fuse_unk,
           decoder Replace/ByteFallback/Fuse/Strip, BOS template, legacy "a b" merges, a limited
           alphabet (so CJK and emoji fall back to bytes), a normalized added token.
+  ms      SentencePiece-style BPE as transformers v5 writes Llama 2 / TinyLlama (SPEC.md 4): no
+          normalizer, Metaspace(prepend_scheme "first", split false), byte fallback, decoder
+          Sequence[ByteFallback, Metaspace], a normalized and a non-normalized added token.
+  ms2     the older Metaspace form: {"add_prefix_space": true} (prepend always, split true) in
+          both the pre-tokenizer and a bare Metaspace decoder, no byte fallback, <unk> not fused.
   gpt2    GPT-2 / SmolLM2 style: Digits(individual) then ByteLevel(use_regex), no BOS, special
           tokens first in the vocabulary, added tokens with lstrip / rstrip / single_word, legacy
           merges, extra vocab entries that merges cannot reach (ignore_merges false).
@@ -31,7 +36,11 @@ Files written (all small; no Python is needed to use them):
   Invalid UTF-8 cases are given to `tokenizers` as bytes.decode("utf-8", errors="replace").
 
 Pinned: tokenizers 0.20.3 (python 3.11.7). The script exits if the version differs
-(XLARUN_FIXTURES_ANY_VERSION=1 downgrades that to a warning). The output is deterministic.
+(XLARUN_FIXTURES_ANY_VERSION=1 downgrades that to a warning). The output is deterministic except
+for the SentencePiece-style vocabularies (sp, ms, ms2): which of the rarest characters the trainer's
+limit_alphabet keeps can change from run to run (tokenizers breaks the tie in hash-map order), so a
+re-run may give another vocabulary. Each family's tokenizer.json and expected.txt are always written
+together; to add a family, copy only its folder.
 """
 import argparse
 import json
@@ -322,36 +331,42 @@ def llama3(train):
     return tok, cfg, gen, "pairs"
 
 
-def sp(train):
-    tok = Tokenizer(models.BPE(unk_token="<unk>", fuse_unk=True, byte_fallback=True))
+def sp_vocab(train, byte_fallback):
+    """a SentencePiece-like BPE vocabulary (trained on ▁-prefixed words), <0xHH> tokens if asked"""
+    tok = Tokenizer(models.BPE(unk_token="<unk>", fuse_unk=byte_fallback, byte_fallback=byte_fallback))
     tok.normalizer = normalizers.Sequence([normalizers.Prepend("▁"), normalizers.Replace(" ", "▁")])
     tok.pre_tokenizer = pre_tokenizers.Metaspace(replacement="▁", prepend_scheme="never", split=True)
     tr = trainers.BpeTrainer(vocab_size=900, min_frequency=2, show_progress=False, limit_alphabet=120,
                              special_tokens=["<unk>", "<s>", "</s>"])
     tok.train_from_iterator(train, tr)
-
-    def edit(j):
-        m = j["model"]
-        old = sorted(m["vocab"].items(), key=lambda kv: kv[1])
-        v = {}
-        for k, i in old[:3]:
-            v[k] = i
+    j = json.loads(tok.to_str())
+    m = j["model"]
+    old = sorted(m["vocab"].items(), key=lambda kv: kv[1])
+    v = {}
+    for k, i in old[:3]:
+        v[k] = i
+    if byte_fallback:
         for b in range(256):
             v["<0x%02X>" % b] = len(v)
-        for k, i in old[3:]:
-            if k not in v:
-                v[k] = len(v)
-        for extra in ["▁▁", "▁▁▁▁"]:
-            if extra not in v:
-                v[extra] = len(v)
-        merges = [tuple(x) if isinstance(x, list) else tuple(x.split(" ")) for x in m["merges"]]
-        merges += [("▁", "▁"), ("▁▁", "▁▁")]
-        m["vocab"] = v
-        m["merges"] = ["%s %s" % ab for ab in merges]
-        j["pre_tokenizer"] = None
-        for a in j["added_tokens"]:
-            a["id"] = v[a["content"]]
-    tok = with_json(tok, edit)
+    for k, i in old[3:]:
+        if k not in v:
+            v[k] = len(v)
+    for extra in ["▁▁", "▁▁▁▁"]:
+        if extra not in v:
+            v[extra] = len(v)
+    merges = [tuple(x) if isinstance(x, list) else tuple(x.split(" ")) for x in m["merges"]]
+    merges += [("▁", "▁"), ("▁▁", "▁▁")]
+    m["vocab"] = v
+    m["merges"] = ["%s %s" % ab for ab in merges]
+    for a in j["added_tokens"]:
+        a["id"] = v[a["content"]]
+    return j
+
+
+def sp(train):
+    j = sp_vocab(train, True)
+    j["pre_tokenizer"] = None
+    tok = Tokenizer.from_str(json.dumps(j, ensure_ascii=False))
     tok.decoder = decoders.Sequence([decoders.Replace("▁", " "), decoders.ByteFallback(),
                                      decoders.Fuse(), decoders.Strip(" ", 1, 0)])
     tok.post_processor = processors.TemplateProcessing(single="<s> $A", pair="<s> $A $B:1",
@@ -364,6 +379,33 @@ def sp(train):
            "chat_template": [{"name": "default", "template": "{% for m in messages %}{{ m['content'] }}{% endfor %}"},
                              {"name": "tool_use", "template": "tools"}]}
     return tok, cfg, None, "legacy"
+
+
+def ms(train):
+    j = sp_vocab(train, True)
+    j["normalizer"] = None
+    j["pre_tokenizer"] = {"type": "Metaspace", "replacement": "▁", "prepend_scheme": "first", "split": False}
+    j["decoder"] = {"type": "Sequence", "decoders": [
+        {"type": "ByteFallback"}, {"type": "Metaspace", "replacement": "▁", "prepend_scheme": "first", "split": False}]}
+    tok = Tokenizer.from_str(json.dumps(j, ensure_ascii=False))
+    tok.post_processor = processors.TemplateProcessing(single="<s> $A", pair="<s> $A $B:1",
+                                                       special_tokens=[("<s>", 1)])
+    tok.add_tokens([AddedToken("<|user|>", normalized=True, special=False),
+                    AddedToken("[INST]", normalized=False, special=True)])
+    cfg = {"bos_token": "<s>", "eos_token": "</s>", "unk_token": "<unk>", "add_bos_token": True,
+           "add_eos_token": False, "legacy": False, "tokenizer_class": "LlamaTokenizer"}
+    return tok, cfg, None, "legacy"
+
+
+def ms2(train):
+    j = sp_vocab(train, False)
+    j["normalizer"] = None
+    j["pre_tokenizer"] = {"type": "Metaspace", "replacement": "▁", "add_prefix_space": True}
+    j["decoder"] = {"type": "Metaspace", "replacement": "▁", "add_prefix_space": True}
+    tok = Tokenizer.from_str(json.dumps(j, ensure_ascii=False))
+    tok.add_tokens([AddedToken("<mask>", lstrip=True, special=True, normalized=False)])
+    cfg = {"bos_token": "<s>", "eos_token": "</s>", "unk_token": "<unk>", "tokenizer_class": "LlamaTokenizer"}
+    return tok, cfg, None, "legacy-file"
 
 
 def gpt2(train):
@@ -444,6 +486,14 @@ def record(name, tok, corpus, out):
             else:
                 seq.append(rng.randrange(V))
         lines.append("r %s %s" % (",".join(map(str, seq)), tok.decode(seq, skip_special_tokens=False).encode("utf-8").hex()))
+    if len(byte_ids) == 256 and tok.token_to_id("▁a") is not None:
+        # "▁" and " " made of <0xHH> tokens, first, inside and after the text: the decoder's
+        # Replace or Metaspace, before or after ByteFallback, treats them differently
+        mark, sp, a, s0 = byte_ids[0xE2:0xE2 + 1] + byte_ids[0x96:0x96 + 1] + byte_ids[0x81:0x81 + 1], \
+            [byte_ids[0x20]], [tok.token_to_id("▁a")], [tok.token_to_id("<s>")]
+        for seq in (mark + a, a + mark, mark + mark + a, sp + a, a + sp + mark, s0 + mark + a, mark + s0 + a,
+                    mark[:2] + a, a + mark + sp + mark):
+            lines.append("r %s %s" % (",".join(map(str, seq)), tok.decode(seq, skip_special_tokens=False).encode("utf-8").hex()))
     os.makedirs(out, exist_ok=True)
     with open(os.path.join(out, "expected.txt"), "w", encoding="ascii", newline="\n") as f:
         f.write("\n".join(lines) + "\n")
@@ -466,11 +516,15 @@ def main():
         for raw in corpus:
             f.write(raw.hex() + "\n")
     train = training_text(corpus)
-    for name, fn in (("llama3", llama3), ("sp", sp), ("gpt2", gpt2)):
+    for name, fn in (("llama3", llama3), ("sp", sp), ("gpt2", gpt2), ("ms", ms), ("ms2", ms2)):
         tok, cfg, gen, merges = fn(train)
         d = os.path.join(args.out, name)
         os.makedirs(d, exist_ok=True)
         j = json.loads(tok.to_str())
+        if merges == "legacy-file":   # keep the older Metaspace keys in the file, as old exports have them
+            merges = "legacy"
+            j["pre_tokenizer"] = {"type": "Metaspace", "replacement": "▁", "add_prefix_space": True}
+            j["decoder"] = {"type": "Metaspace", "replacement": "▁", "add_prefix_space": True}
         mm = j["model"]["merges"]
         if merges == "legacy" and mm and not isinstance(mm[0], str):
             j["model"]["merges"] = ["%s %s" % tuple(x) for x in mm]
