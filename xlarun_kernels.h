@@ -555,31 +555,72 @@ XLARUN_K__AI void xlarun_k__gemv4(xlarun_k_type t, const unsigned char *w0, cons
    activations stay in L1 (XLARUN_K__TOKEN_GROUP bytes, at least one tile), so the register tile
    streams its weights from L2 and its activations from L1. Against no blocking, on Zen 5 in a
    single-thread GEMM of 64 tokens: bf16 weights +12-27%, q8_0 +14% where K = 2048 (256 KB /
-   16 KB measured best of 5 pairs). The body runs once per tile: rr[4] are its rows and ii[NT] its
-   tokens (an edge tile repeats the last valid one), and it leaves the results token-major, in
-   o[token * 4 + row]; the valid ones are stored to Y here. r, i, q and j are the caller's
-   variables. */
+   16 KB measured best of 5 pairs).
+   Where one tile's activations are more than tile_x bytes (XLARUN_K__TILE_X: f32 activations
+   past K = 2048, as Llama 3.2 3B's 3072 and the 8192 of down projections), K is cut into chunks
+   of kc_ elements, a multiple of kstep (the step of the canonical reduction), and the block's row
+   quads go over one chunk of the tile's activations while it is in L1; the row block is then
+   XLARUN_K__CHUNK_ROWS bytes (the whole rows stay in L2 for the next token tile) and at most
+   XLARUN_K__MAX_QUADS quads. Between chunks a quad's 16 accumulator vectors wait in acc_ (its
+   slice of a stack buffer): every output is the same chain of FMAs in the same order, so no bit
+   changes. Single thread on Zen 5, 2048 rows x 256 tokens, alternating builds, fraction of the
+   f32 FMA peak: bf16 K = 3072 0.74 -> 0.79, K = 4096 0.73 -> 0.81, K = 8192 0.75 -> 0.77
+   (with 256 KB blocks: 0.72); whole Llama-3.2-3B-shaped prefill, 2 threads, +6% (61.0-61.6 ->
+   61.6-65.6 tok/s). The bf16-activation and quantized GEMMs pass XLARUN_K__NO_CHUNKS: with
+   chunks, q8_0 went 1.02 -> 0.94 of the peak at K = 8192, and the bf16-activation 3B prefill
+   fell from 100-110 to 84-99 tok/s although its single-thread GEMM gained.
+   The body runs once per tile and chunk: rr[4] are its rows and ii[NT] its tokens (an edge tile
+   repeats the last valid one), k0_ and kn_ the chunk's first element and length, acc_ the
+   quad's saved accumulators and mode_ XLARUN_K__FIRST (start from zero, else from acc_) and/or
+   XLARUN_K__LAST (reduce into o, else save to acc_). After the last chunk the body has left the
+   results token-major, in o[token * 4 + row]; the valid ones are stored to Y here. r, i, q and
+   j are the caller's variables. */
 #define XLARUN_K__ROW_BLOCK (256 * 1024)
 #define XLARUN_K__TOKEN_GROUP (16 * 1024)
-#define XLARUN_K__BLOCKED(nrows, row_bytes, n, token_bytes, NT, Y, ldy, o, ...)                 \
+#define XLARUN_K__TILE_X (32 * 1024)
+#define XLARUN_K__NO_CHUNKS ((size_t)-1)
+#define XLARUN_K__MAX_QUADS 8
+#define XLARUN_K__CHUNK_ROWS (512 * 1024)
+#define XLARUN_K__FIRST 1
+#define XLARUN_K__LAST 2
+#define XLARUN_K__BLOCKED(nrows, row_bytes, n, token_bytes, NT, K, kstep, tile_x, Y, ldy, o, ...) \
     do {                                                                                       \
-        size_t rbk_ = XLARUN_K__ROW_BLOCK / ((row_bytes) + 1) / 4 * 4, rb0_, ig_;               \
-        size_t tg_ = XLARUN_K__TOKEN_GROUP / ((token_bytes) + 1) / (NT) * (NT);                \
+        size_t rbk_ = XLARUN_K__ROW_BLOCK / ((row_bytes) + 1) / 4 * 4, rb0_, ig_, k0_, kn_;      \
+        size_t tg_ = XLARUN_K__TOKEN_GROUP / ((token_bytes) + 1) / (NT) * (NT), kc_ = (K);      \
+        float accb_[XLARUN_K__MAX_QUADS * 16 * 16], *acc_;                                     \
+        int mode_;                                                                             \
+        if ((NT) * (token_bytes) > (tile_x)) {                                                 \
+            size_t bpe_ = (K) ? (token_bytes) / (K) : 1;                                       \
+            kc_ = (tile_x) / ((NT) * (bpe_ ? bpe_ : 1)) / (kstep) * (kstep);                   \
+            if (kc_ < (kstep)) kc_ = (kstep);                                                  \
+            if (kc_ < (K)) {                                                                   \
+                tg_ = (NT);                                                                    \
+                rbk_ = XLARUN_K__CHUNK_ROWS / ((row_bytes) + 1) / 4 * 4;                       \
+                if (rbk_ > 4 * XLARUN_K__MAX_QUADS) rbk_ = 4 * XLARUN_K__MAX_QUADS;            \
+            }                                                                                  \
+        }                                                                                      \
         if (rbk_ < 4) rbk_ = 4;                                                                \
         if (tg_ < (NT)) tg_ = (NT);                                                            \
         for (rb0_ = 0; rb0_ < (nrows); rb0_ += rbk_)                                           \
             for (ig_ = 0; ig_ < (n); ig_ += tg_)                                               \
-                for (r = rb0_; r < (nrows) && r < rb0_ + rbk_; r += 4) {                       \
-                    size_t nr = (nrows) - r < 4 ? (nrows) - r : 4, rr[4];                      \
-                    for (q = 0; q < 4; q++) rr[q] = r + (q < nr ? q : nr - 1);                 \
-                    for (i = ig_; i < (n) && i < ig_ + tg_; i += (NT)) {                       \
-                        size_t nt = (n) - i < (NT) ? (n) - i : (NT), ii[NT];                   \
-                        for (j = 0; j < (NT); j++) ii[j] = i + (j < nt ? j : nt - 1);          \
-                        __VA_ARGS__                                                            \
-                        for (j = 0; j < nt; j++)                                               \
-                            if (nr == 4) memcpy((Y) + (i + j) * (ldy) + r, (o) + 4 * j, 4 * sizeof(float)); \
-                            else for (q = 0; q < nr; q++) (Y)[(i + j) * (ldy) + r + q] = (o)[4 * j + q]; \
+                for (k0_ = 0;; k0_ += kn_) {                                                   \
+                    kn_ = (K) - k0_ < kc_ ? (K) - k0_ : kc_;                                   \
+                    mode_ = (k0_ == 0 ? XLARUN_K__FIRST : 0) | (k0_ + kn_ >= (K) ? XLARUN_K__LAST : 0); \
+                    for (r = rb0_; r < (nrows) && r < rb0_ + rbk_; r += 4) {                   \
+                        size_t nr = (nrows) - r < 4 ? (nrows) - r : 4, rr[4];                  \
+                        acc_ = accb_ + (r - rb0_) / 4 % XLARUN_K__MAX_QUADS * 256;              \
+                        for (q = 0; q < 4; q++) rr[q] = r + (q < nr ? q : nr - 1);             \
+                        for (i = ig_; i < (n) && i < ig_ + tg_; i += (NT)) {                   \
+                            size_t nt = (n) - i < (NT) ? (n) - i : (NT), ii[NT];               \
+                            for (j = 0; j < (NT); j++) ii[j] = i + (j < nt ? j : nt - 1);      \
+                            __VA_ARGS__                                                        \
+                            for (j = 0; (mode_ & XLARUN_K__LAST) && j < nt; j++) {        \
+                                if (nr == 4) memcpy((Y) + (i + j) * (ldy) + r, (o) + 4 * j, 4 * sizeof(float)); \
+                                else for (q = 0; q < nr; q++) (Y)[(i + j) * (ldy) + r + q] = (o)[4 * j + q]; \
+                            }                                                                  \
+                        }                                                                      \
                     }                                                                          \
+                    if (mode_ & XLARUN_K__LAST) break;                                         \
                 }                                                                              \
     } while (0)
 
@@ -620,7 +661,8 @@ XLARUN_K__AI void xlarun_k__hsum4x4(const __m512 *a, float *out) {
 #define XK_TOKENS1(M) M(0) M(1) M(2)
 #endif
 #define XK_ROWS(M) XK_TOKENS(M, 0) XK_TOKENS(M, 1) XK_TOKENS(M, 2) XK_TOKENS(M, 3)
-#define XK_T_DECL(r, j) xlarun_k__v a##r##j = XK_ZERO();
+#define XK_T_DECL(r, j) xlarun_k__v a##r##j = (mode & XLARUN_K__FIRST) ? XK_ZERO() : XK_LOAD(acc + 16 * (4 * r + j));
+#define XK_T_SAVE(r, j) XK_STORE(acc + 16 * (4 * r + j), a##r##j);
 #define XK_T_XPTR(j) const float *x##j = xs[j];
 /* Each token's activations are loaded once per step and kept in a register for the four
    rows: left alone, GCC folds the loads into every FMA (16 loads a step instead of 4), which
@@ -646,9 +688,11 @@ XLARUN_K__AI void xlarun_k__hsum4x4(const __m512 *a, float *out) {
         wv = xlarun_k__wload(t, w3 + k * es); XK_PIN(wv); XK_TOKENS(XK_T_FMA, 3)               \
     } while (0)
 
+/* K elements of a 4-row tile (a chunk of the rows, see XLARUN_K__BLOCKED): the accumulators start
+   from zero or from acc, and end reduced into out or saved to acc (mode) */
 XLARUN_K__AI void xlarun_k__tile(xlarun_k_type t, const unsigned char *w0, const unsigned char *w1,
                                  const unsigned char *w2, const unsigned char *w3,
-                                 const float *const *xs, size_t K, float *out) {
+                                 const float *const *xs, size_t K, float *out, float *acc, int mode) {
     size_t es = xlarun_k_type_size(t), k;
     XK_TOKENS1(XK_T_XPTR)
     XK_ROWS(XK_T_DECL)
@@ -666,6 +710,7 @@ XLARUN_K__AI void xlarun_k__tile(xlarun_k_type t, const unsigned char *w0, const
         k = 0;
         XK_T_STEP();
     }
+    if (!(mode & XLARUN_K__LAST)) { XK_ROWS(XK_T_SAVE) return; }
 #if defined(XLARUN_K__AVX512)
     XLARUN_K__OUT4X4(out);
 #else
@@ -694,10 +739,11 @@ XLARUN_K__AI void xlarun_k__matmul_t(xlarun_k_type t, const unsigned char *W, si
         for (r = 4 * nq; r < nrows; r++) Y[r] = xlarun_k__dot1(t, W + r * rs, X, K);
         return;
     }
-    XLARUN_K__BLOCKED(nrows, rs, n, K * sizeof(float), XK_NT, Y, ldy, o, {
+    XLARUN_K__BLOCKED(nrows, rs, n, K * sizeof(float), XK_NT, K, XK_VL, XLARUN_K__TILE_X, Y, ldy, o, {
         const float *xs[XK_NT];
-        for (j = 0; j < XK_NT; j++) xs[j] = X + ii[j] * ldx;
-        xlarun_k__tile(t, W + rr[0] * rs, W + rr[1] * rs, W + rr[2] * rs, W + rr[3] * rs, xs, K, o);
+        const unsigned char *wk = W + k0_ * xlarun_k_type_size(t);
+        for (j = 0; j < XK_NT; j++) xs[j] = X + ii[j] * ldx + k0_;
+        xlarun_k__tile(t, wk + rr[0] * rs, wk + rr[1] * rs, wk + rr[2] * rs, wk + rr[3] * rs, xs, kn_, o, acc_, mode_);
     });
 }
 
@@ -1253,7 +1299,8 @@ XLARUN_K__FN float xlarun_k_dot_bf16_bf16(const uint16_t *w, const uint16_t *x, 
    pinned in a register; T: the step may be the zero-padded tail */
 #define XB_TOK(M, r) M(r, 0) M(r, 1) M(r, 2) M(r, 3)
 #define XB_ALL(M) XB_TOK(M, 0) XB_TOK(M, 1) XB_TOK(M, 2) XB_TOK(M, 3)
-#define XB_DECL(r, j) xlarun_k__v a##r##j = XK_ZERO();
+#define XB_DECL(r, j) xlarun_k__v a##r##j = (mode & XLARUN_K__FIRST) ? XK_ZERO() : XK_LOAD(acc + 16 * (4 * r + j));
+#define XB_SAVE(r, j) XK_STORE(acc + 16 * (4 * r + j), a##r##j);
 #define XB_OUT(r, j) out[4 * j + r] = xlarun_k__hsum(a##r##j);
 #define XB_GET(p, T) xlarun_k__bget(p, k, K, T)
 #define XB_X(j, T) xlarun_k__bvec x##j = XB_GET(xs[j], T); XK_PIN(x##j);
@@ -1266,11 +1313,13 @@ XLARUN_K__FN float xlarun_k_dot_bf16_bf16(const uint16_t *w, const uint16_t *x, 
         XB_ROW(0, T) XB_ROW(1, T) XB_ROW(2, T) XB_ROW(3, T)                                    \
     } while (0)
 XLARUN_K__AI void xlarun_k__bx_tile(const uint16_t *w0, const uint16_t *w1, const uint16_t *w2,
-                                    const uint16_t *w3, const uint16_t *const *xs, size_t K, float *out) {
+                                    const uint16_t *w3, const uint16_t *const *xs, size_t K, float *out,
+                                    float *acc, int mode) {
     size_t k;
     XB_ALL(XB_DECL)
     for (k = 0; k + XB_VL <= K; k += XB_VL) XB_STEP(0);
     if (k < K) XB_STEP(1);
+    if (!(mode & XLARUN_K__LAST)) { XB_ALL(XB_SAVE) return; }
 #if defined(XLARUN_K__AVX512)
     XLARUN_K__OUT4X4(out);
 #else
@@ -1280,6 +1329,7 @@ XLARUN_K__AI void xlarun_k__bx_tile(const uint16_t *w0, const uint16_t *w1, cons
 #undef XB_TOK
 #undef XB_ALL
 #undef XB_DECL
+#undef XB_SAVE
 #undef XB_OUT
 #undef XB_GET
 #undef XB_X
@@ -1301,10 +1351,10 @@ XLARUN_K__FN void xlarun_k_matmul_bf16x(const void *W, size_t K, size_t r0, size
         size_t nrows = r1 > r0 ? r1 - r0 : 0; /* from here on, row r means row r0 + r */
         Wb += r0 * K;
         Y += r0;
-        XLARUN_K__BLOCKED(nrows, K * 2, n, K * 2, 4, Y, ldy, o, {
-            const uint16_t *xs[4];
-            for (j = 0; j < 4; j++) xs[j] = Xb + ii[j] * ldx;
-            xlarun_k__bx_tile(Wb + rr[0] * K, Wb + rr[1] * K, Wb + rr[2] * K, Wb + rr[3] * K, xs, K, o);
+        XLARUN_K__BLOCKED(nrows, K * 2, n, K * 2, 4, K, XB_VL, XLARUN_K__NO_CHUNKS, Y, ldy, o, {
+            const uint16_t *xs[4], *wk = Wb + k0_;
+            for (j = 0; j < 4; j++) xs[j] = Xb + ii[j] * ldx + k0_;
+            xlarun_k__bx_tile(wk + rr[0] * K, wk + rr[1] * K, wk + rr[2] * K, wk + rr[3] * K, xs, kn_, o, acc_, mode_);
         });
         return;
     }
@@ -1529,6 +1579,8 @@ XLARUN_K__FN void xlarun_k_qmatmul_ref(xlarun_k_qtype qt, const void *W, const v
 typedef struct { __m512i a, b; } xlarun_k__qwv;
 typedef __m512 xlarun_k__qf;
 #define XQ_ZERO() _mm512_setzero_ps()
+#define XQ_LOADF(p) _mm512_loadu_ps(p)
+#define XQ_STOREF(p, a) _mm512_storeu_ps(p, a)
 #define XQ_HSUM(a) xlarun_k__hsum(a)
 
 /* nb: blocks in this step (4, or 1..3 for the last one, zero-padded) */
@@ -1646,6 +1698,8 @@ XLARUN_K__FN void xlarun_k_quantize_act_simd(const float *x, size_t K, void *xq)
 typedef __m256i xlarun_k__qwv;
 typedef __m256 xlarun_k__qf;
 #define XQ_ZERO() _mm256_setzero_ps()
+#define XQ_LOADF(p) _mm256_loadu_ps(p)
+#define XQ_STOREF(p, a) _mm256_storeu_ps(p, a)
 #define XQ_HSUM(a) xlarun_k__hsum8(a)
 
 XLARUN_K__AI xlarun_k__qwv xlarun_k__qw(int q4, const unsigned char *w, size_t st, int full) {
@@ -1713,6 +1767,8 @@ XLARUN_K__FN void xlarun_k_quantize_act_simd(const float *x, size_t K, void *xq)
 typedef struct { int8x16_t lo, hi; } xlarun_k__qwv;
 typedef float32x4_t xlarun_k__qf;
 #define XQ_ZERO() vdupq_n_f32(0.0f)
+#define XQ_LOADF(p) vld1q_f32(p)
+#define XQ_STOREF(p, a) vst1q_f32(p, a)
 #define XQ_HSUM(a) vaddvq_f32(a)
 
 XLARUN_K__AI xlarun_k__qwv xlarun_k__qw(int q4, const unsigned char *w, size_t st, int full) {
@@ -1809,7 +1865,9 @@ XLARUN_K__AI float xlarun_k__qdot1(int q4, const unsigned char *w, const unsigne
 #endif
 #define XQ_ROWS(T, M) T(M, 0) T(M, 1) T(M, 2) T(M, 3)
 #define XQ_ONE(M, r) M(r, 0)
-#define XQ_DECL(r, j) xlarun_k__qf a##r##j = XQ_ZERO();
+#define XQ_DECL0(r, j) xlarun_k__qf a##r##j = XQ_ZERO();
+#define XQ_DECL(r, j) xlarun_k__qf a##r##j = (mode & XLARUN_K__FIRST) ? XQ_ZERO() : XQ_LOADF(acc + 16 * (4 * r + j));
+#define XQ_SAVE(r, j) XQ_STOREF(acc + 16 * (4 * r + j), a##r##j);
 #define XQ_XPTR(j) const unsigned char *x##j = xs[j];
 #define XQ_PAIR(r, j) a##r##j = xlarun_k__qpair(q4, wv, dv, x##j + st * XQ_REC, a##r##j);
 #define XQ_OUT(r, j) out[4 * j + r] = XQ_HSUM(a##r##j);
@@ -1826,7 +1884,7 @@ XLARUN_K__AI void xlarun_k__qgemv4(int q4, const unsigned char *w0, const unsign
        bandwidth of the hardware prefetcher alone on Zen 5). The address is an integer: a
        prefetch past the end of the matrix never faults. */
     size_t full = K / XQ_STEP, st, sz = (size_t)(XQ_STEP / (q4 ? 2 : 1)), ahead = 8 * (q4 ? K / 2 : K);
-    XQ_ROWS(XQ_ONE, XQ_DECL)
+    XQ_ROWS(XQ_ONE, XQ_DECL0)
     for (st = 0; st < full; st++) {
 #if defined(__GNUC__)
         __builtin_prefetch((const void *)((uintptr_t)w0 + ahead + st * sz));
@@ -1844,12 +1902,13 @@ XLARUN_K__AI void xlarun_k__qgemv4(int q4, const unsigned char *w0, const unsign
 XLARUN_K__AI void xlarun_k__qtile(int q4, const unsigned char *w0, const unsigned char *w1, const unsigned char *w2,
                                   const unsigned char *w3, const unsigned char *s0, const unsigned char *s1,
                                   const unsigned char *s2, const unsigned char *s3,
-                                  const unsigned char *const *xs, size_t K, float *out) {
+                                  const unsigned char *const *xs, size_t K, float *out, float *acc, int mode) {
     size_t full = K / XQ_STEP, st;
     XQ_TOK1(XQ_XPTR)
     XQ_ROWS(XQ_TOK, XQ_DECL)
     for (st = 0; st < full; st++) XQ_STEP_ALL(XQ_TOK, XQ_NB);
     if (full * XQ_STEP < K) XQ_STEP_ALL(XQ_TOK, XQ_TAIL);
+    if (!(mode & XLARUN_K__LAST)) { XQ_ROWS(XQ_TOK, XQ_SAVE) return; }
 #if defined(XLARUN_K__Q512)
     XLARUN_K__OUT4X4(out);
 #else
@@ -1880,12 +1939,13 @@ XLARUN_K__AI void xlarun_k__qtile(int q4, const unsigned char *w0, const unsigne
 XLARUN_K__AI void xlarun_k__qtile5(int q4, const unsigned char *w0, const unsigned char *w1, const unsigned char *w2,
                                    const unsigned char *w3, const unsigned char *s0, const unsigned char *s1,
                                    const unsigned char *s2, const unsigned char *s3,
-                                   const unsigned char *const *xs, size_t K, float *out) {
+                                   const unsigned char *const *xs, size_t K, float *out, float *acc, int mode) {
     size_t full = K / XQ_STEP, st;
     XQ_TOK1(XQ_XPTR)
     XQ_ROWS(XQ_TOK, XQ_DECL)
     for (st = 0; st < full; st++) XQ5_STEP(XQ_NB);
     if (full * XQ_STEP < K) XQ5_STEP(XQ_TAIL);
+    if (!(mode & XLARUN_K__LAST)) { XQ_ROWS(XQ_TOK, XQ_SAVE) return; }
 #if defined(XLARUN_K__Q512)
     XLARUN_K__OUT4X4(out);
 #else
@@ -1933,11 +1993,12 @@ XLARUN_K__AI void xlarun_k__qmatmul_t(int q4, const unsigned char *W, const unsi
         for (r = 4 * nq; r < nrows; r++) Y[r] = xlarun_k__qdot1(q4, W + r * rb, S + r * sb, X, K);
         return;
     }
-    XLARUN_K__BLOCKED(nrows, rb, n, xb, XQ_NT, Y, ldy, o, {
-        const unsigned char *xs[XQ_NT];
-        for (j = 0; j < XQ_NT; j++) xs[j] = X + ii[j] * xb;
-        XQ_GEMM_TILE(q4, W + rr[0] * rb, W + rr[1] * rb, W + rr[2] * rb, W + rr[3] * rb, S + rr[0] * sb,
-                     S + rr[1] * sb, S + rr[2] * sb, S + rr[3] * sb, xs, K, o);
+    XLARUN_K__BLOCKED(nrows, rb, n, xb, XQ_NT, K, XQ_STEP, XLARUN_K__NO_CHUNKS, Y, ldy, o, {
+        /* a chunk starts at a step: codes k0_ (q4: k0_ / 2) bytes on, scales k0_ / 32 halves on */
+        const unsigned char *xs[XQ_NT], *wk = W + (q4 ? k0_ / 2 : k0_), *sk = S + k0_ / 16;
+        for (j = 0; j < XQ_NT; j++) xs[j] = X + ii[j] * xb + k0_ / XQ_STEP * XQ_REC;
+        XQ_GEMM_TILE(q4, wk + rr[0] * rb, wk + rr[1] * rb, wk + rr[2] * rb, wk + rr[3] * rb, sk + rr[0] * sb,
+                     sk + rr[1] * sb, sk + rr[2] * sb, sk + rr[3] * sb, xs, kn_, o, acc_, mode_);
     });
 }
 
@@ -1997,6 +2058,10 @@ XLARUN_K__FN void xlarun_k_qmatmul(xlarun_k_qtype qt, const void *W, const void 
 #undef XQ_ROWS
 #undef XQ_ONE
 #undef XQ_DECL
+#undef XQ_DECL0
+#undef XQ_SAVE
+#undef XQ_LOADF
+#undef XQ_STOREF
 #undef XQ_XPTR
 #undef XQ_PAIR
 #undef XQ_OUT
@@ -2034,6 +2099,7 @@ XLARUN_K__FN void xlarun_k_qmatmul(xlarun_k_qtype qt, const void *W, const void 
 #undef XK_TOKENS1
 #undef XK_ROWS
 #undef XK_T_DECL
+#undef XK_T_SAVE
 #undef XK_T_XPTR
 #undef XK_T_FMA
 #undef XK_T_PADX
@@ -2050,5 +2116,9 @@ XLARUN_K__FN void xlarun_k_qmatmul(xlarun_k_qtype qt, const void *W, const void 
 #undef XLARUN_K__OUT4X4
 #undef XLARUN_K__ROW_BLOCK
 #undef XLARUN_K__TOKEN_GROUP
+#undef XLARUN_K__TILE_X
+#undef XLARUN_K__MAX_QUADS
+#undef XLARUN_K__FIRST
+#undef XLARUN_K__LAST
 
 #endif /* XLARUN_KERNELS_H */

@@ -156,10 +156,10 @@ static void test_quantize_act(void) {
 
 /* qdot vs reference and exact; qmatmul == qdot bit for bit for every split */
 static void test_qdot_qmatmul(void) {
-    size_t Ks[5] = {32, 64, 96, 160, 1024}, ti, r, i;
+    size_t Ks[6] = {32, 64, 96, 160, 1024, 8224}, ti, r, i; /* 8224: K chunks of the AVX-512 GEMM, a one-block tail */
     int qt, off;
     for (qt = 0; qt < 2; qt++)
-        for (ti = 0; ti < 5; ti++)
+        for (ti = 0; ti < 6; ti++)
             for (off = 0; off < 3; off++) {
                 xlarun_k_qtype t = (xlarun_k_qtype)qt;
                 size_t K = Ks[ti], rows = 11, n = 9, rb = xlarun_k_qrow_bytes(t, K), xb = xlarun_k_qact_bytes(K);
