@@ -568,7 +568,8 @@ XLARUN_K__AI void xlarun_k__gemv4(xlarun_k_type t, const unsigned char *w0, cons
    (with 256 KB blocks: 0.72); whole Llama-3.2-3B-shaped prefill, 2 threads, +6% (61.0-61.6 ->
    61.6-65.6 tok/s). The bf16-activation and quantized GEMMs pass XLARUN_K__NO_CHUNKS: with
    chunks, q8_0 went 1.02 -> 0.94 of the peak at K = 8192, and the bf16-activation 3B prefill
-   fell from 100-110 to 84-99 tok/s although its single-thread GEMM gained.
+   fell from 100-110 to 84-99 tok/s although its single-thread GEMM gained; their bodies always
+   see one chunk (k0_ = 0, kn_ = K, both modes) and ignore acc_.
    The body runs once per tile and chunk: rr[4] are its rows and ii[NT] its tokens (an edge tile
    repeats the last valid one), k0_ and kn_ the chunk's first element and length, acc_ the
    quad's saved accumulators and mode_ XLARUN_K__FIRST (start from zero, else from acc_) and/or
@@ -609,6 +610,7 @@ XLARUN_K__AI void xlarun_k__gemv4(xlarun_k_type t, const unsigned char *w0, cons
                     for (r = rb0_; r < (nrows) && r < rb0_ + rbk_; r += 4) {                   \
                         size_t nr = (nrows) - r < 4 ? (nrows) - r : 4, rr[4];                  \
                         acc_ = accb_ + (r - rb0_) / 4 % XLARUN_K__MAX_QUADS * 256;              \
+                        (void)acc_;                                                            \
                         for (q = 0; q < 4; q++) rr[q] = r + (q < nr ? q : nr - 1);             \
                         for (i = ig_; i < (n) && i < ig_ + tg_; i += (NT)) {                   \
                             size_t nt = (n) - i < (NT) ? (n) - i : (NT), ii[NT];               \
@@ -1299,8 +1301,7 @@ XLARUN_K__FN float xlarun_k_dot_bf16_bf16(const uint16_t *w, const uint16_t *x, 
    pinned in a register; T: the step may be the zero-padded tail */
 #define XB_TOK(M, r) M(r, 0) M(r, 1) M(r, 2) M(r, 3)
 #define XB_ALL(M) XB_TOK(M, 0) XB_TOK(M, 1) XB_TOK(M, 2) XB_TOK(M, 3)
-#define XB_DECL(r, j) xlarun_k__v a##r##j = (mode & XLARUN_K__FIRST) ? XK_ZERO() : XK_LOAD(acc + 16 * (4 * r + j));
-#define XB_SAVE(r, j) XK_STORE(acc + 16 * (4 * r + j), a##r##j);
+#define XB_DECL(r, j) xlarun_k__v a##r##j = XK_ZERO();
 #define XB_OUT(r, j) out[4 * j + r] = xlarun_k__hsum(a##r##j);
 #define XB_GET(p, T) xlarun_k__bget(p, k, K, T)
 #define XB_X(j, T) xlarun_k__bvec x##j = XB_GET(xs[j], T); XK_PIN(x##j);
@@ -1313,13 +1314,11 @@ XLARUN_K__FN float xlarun_k_dot_bf16_bf16(const uint16_t *w, const uint16_t *x, 
         XB_ROW(0, T) XB_ROW(1, T) XB_ROW(2, T) XB_ROW(3, T)                                    \
     } while (0)
 XLARUN_K__AI void xlarun_k__bx_tile(const uint16_t *w0, const uint16_t *w1, const uint16_t *w2,
-                                    const uint16_t *w3, const uint16_t *const *xs, size_t K, float *out,
-                                    float *acc, int mode) {
+                                    const uint16_t *w3, const uint16_t *const *xs, size_t K, float *out) {
     size_t k;
     XB_ALL(XB_DECL)
     for (k = 0; k + XB_VL <= K; k += XB_VL) XB_STEP(0);
     if (k < K) XB_STEP(1);
-    if (!(mode & XLARUN_K__LAST)) { XB_ALL(XB_SAVE) return; }
 #if defined(XLARUN_K__AVX512)
     XLARUN_K__OUT4X4(out);
 #else
@@ -1329,7 +1328,6 @@ XLARUN_K__AI void xlarun_k__bx_tile(const uint16_t *w0, const uint16_t *w1, cons
 #undef XB_TOK
 #undef XB_ALL
 #undef XB_DECL
-#undef XB_SAVE
 #undef XB_OUT
 #undef XB_GET
 #undef XB_X
@@ -1352,9 +1350,9 @@ XLARUN_K__FN void xlarun_k_matmul_bf16x(const void *W, size_t K, size_t r0, size
         Wb += r0 * K;
         Y += r0;
         XLARUN_K__BLOCKED(nrows, K * 2, n, K * 2, 4, K, XB_VL, XLARUN_K__NO_CHUNKS, Y, ldy, o, {
-            const uint16_t *xs[4], *wk = Wb + k0_;
-            for (j = 0; j < 4; j++) xs[j] = Xb + ii[j] * ldx + k0_;
-            xlarun_k__bx_tile(wk + rr[0] * K, wk + rr[1] * K, wk + rr[2] * K, wk + rr[3] * K, xs, kn_, o, acc_, mode_);
+            const uint16_t *xs[4];
+            for (j = 0; j < 4; j++) xs[j] = Xb + ii[j] * ldx;
+            xlarun_k__bx_tile(Wb + rr[0] * K, Wb + rr[1] * K, Wb + rr[2] * K, Wb + rr[3] * K, xs, K, o);
         });
         return;
     }
@@ -1579,8 +1577,6 @@ XLARUN_K__FN void xlarun_k_qmatmul_ref(xlarun_k_qtype qt, const void *W, const v
 typedef struct { __m512i a, b; } xlarun_k__qwv;
 typedef __m512 xlarun_k__qf;
 #define XQ_ZERO() _mm512_setzero_ps()
-#define XQ_LOADF(p) _mm512_loadu_ps(p)
-#define XQ_STOREF(p, a) _mm512_storeu_ps(p, a)
 #define XQ_HSUM(a) xlarun_k__hsum(a)
 
 /* nb: blocks in this step (4, or 1..3 for the last one, zero-padded) */
@@ -1698,8 +1694,6 @@ XLARUN_K__FN void xlarun_k_quantize_act_simd(const float *x, size_t K, void *xq)
 typedef __m256i xlarun_k__qwv;
 typedef __m256 xlarun_k__qf;
 #define XQ_ZERO() _mm256_setzero_ps()
-#define XQ_LOADF(p) _mm256_loadu_ps(p)
-#define XQ_STOREF(p, a) _mm256_storeu_ps(p, a)
 #define XQ_HSUM(a) xlarun_k__hsum8(a)
 
 XLARUN_K__AI xlarun_k__qwv xlarun_k__qw(int q4, const unsigned char *w, size_t st, int full) {
@@ -1767,8 +1761,6 @@ XLARUN_K__FN void xlarun_k_quantize_act_simd(const float *x, size_t K, void *xq)
 typedef struct { int8x16_t lo, hi; } xlarun_k__qwv;
 typedef float32x4_t xlarun_k__qf;
 #define XQ_ZERO() vdupq_n_f32(0.0f)
-#define XQ_LOADF(p) vld1q_f32(p)
-#define XQ_STOREF(p, a) vst1q_f32(p, a)
 #define XQ_HSUM(a) vaddvq_f32(a)
 
 XLARUN_K__AI xlarun_k__qwv xlarun_k__qw(int q4, const unsigned char *w, size_t st, int full) {
@@ -1865,9 +1857,7 @@ XLARUN_K__AI float xlarun_k__qdot1(int q4, const unsigned char *w, const unsigne
 #endif
 #define XQ_ROWS(T, M) T(M, 0) T(M, 1) T(M, 2) T(M, 3)
 #define XQ_ONE(M, r) M(r, 0)
-#define XQ_DECL0(r, j) xlarun_k__qf a##r##j = XQ_ZERO();
-#define XQ_DECL(r, j) xlarun_k__qf a##r##j = (mode & XLARUN_K__FIRST) ? XQ_ZERO() : XQ_LOADF(acc + 16 * (4 * r + j));
-#define XQ_SAVE(r, j) XQ_STOREF(acc + 16 * (4 * r + j), a##r##j);
+#define XQ_DECL(r, j) xlarun_k__qf a##r##j = XQ_ZERO();
 #define XQ_XPTR(j) const unsigned char *x##j = xs[j];
 #define XQ_PAIR(r, j) a##r##j = xlarun_k__qpair(q4, wv, dv, x##j + st * XQ_REC, a##r##j);
 #define XQ_OUT(r, j) out[4 * j + r] = XQ_HSUM(a##r##j);
@@ -1884,7 +1874,7 @@ XLARUN_K__AI void xlarun_k__qgemv4(int q4, const unsigned char *w0, const unsign
        bandwidth of the hardware prefetcher alone on Zen 5). The address is an integer: a
        prefetch past the end of the matrix never faults. */
     size_t full = K / XQ_STEP, st, sz = (size_t)(XQ_STEP / (q4 ? 2 : 1)), ahead = 8 * (q4 ? K / 2 : K);
-    XQ_ROWS(XQ_ONE, XQ_DECL0)
+    XQ_ROWS(XQ_ONE, XQ_DECL)
     for (st = 0; st < full; st++) {
 #if defined(__GNUC__)
         __builtin_prefetch((const void *)((uintptr_t)w0 + ahead + st * sz));
@@ -1902,13 +1892,12 @@ XLARUN_K__AI void xlarun_k__qgemv4(int q4, const unsigned char *w0, const unsign
 XLARUN_K__AI void xlarun_k__qtile(int q4, const unsigned char *w0, const unsigned char *w1, const unsigned char *w2,
                                   const unsigned char *w3, const unsigned char *s0, const unsigned char *s1,
                                   const unsigned char *s2, const unsigned char *s3,
-                                  const unsigned char *const *xs, size_t K, float *out, float *acc, int mode) {
+                                  const unsigned char *const *xs, size_t K, float *out) {
     size_t full = K / XQ_STEP, st;
     XQ_TOK1(XQ_XPTR)
     XQ_ROWS(XQ_TOK, XQ_DECL)
     for (st = 0; st < full; st++) XQ_STEP_ALL(XQ_TOK, XQ_NB);
     if (full * XQ_STEP < K) XQ_STEP_ALL(XQ_TOK, XQ_TAIL);
-    if (!(mode & XLARUN_K__LAST)) { XQ_ROWS(XQ_TOK, XQ_SAVE) return; }
 #if defined(XLARUN_K__Q512)
     XLARUN_K__OUT4X4(out);
 #else
@@ -1939,13 +1928,12 @@ XLARUN_K__AI void xlarun_k__qtile(int q4, const unsigned char *w0, const unsigne
 XLARUN_K__AI void xlarun_k__qtile5(int q4, const unsigned char *w0, const unsigned char *w1, const unsigned char *w2,
                                    const unsigned char *w3, const unsigned char *s0, const unsigned char *s1,
                                    const unsigned char *s2, const unsigned char *s3,
-                                   const unsigned char *const *xs, size_t K, float *out, float *acc, int mode) {
+                                   const unsigned char *const *xs, size_t K, float *out) {
     size_t full = K / XQ_STEP, st;
     XQ_TOK1(XQ_XPTR)
     XQ_ROWS(XQ_TOK, XQ_DECL)
     for (st = 0; st < full; st++) XQ5_STEP(XQ_NB);
     if (full * XQ_STEP < K) XQ5_STEP(XQ_TAIL);
-    if (!(mode & XLARUN_K__LAST)) { XQ_ROWS(XQ_TOK, XQ_SAVE) return; }
 #if defined(XLARUN_K__Q512)
     XLARUN_K__OUT4X4(out);
 #else
@@ -1994,11 +1982,10 @@ XLARUN_K__AI void xlarun_k__qmatmul_t(int q4, const unsigned char *W, const unsi
         return;
     }
     XLARUN_K__BLOCKED(nrows, rb, n, xb, XQ_NT, K, XQ_STEP, XLARUN_K__NO_CHUNKS, Y, ldy, o, {
-        /* a chunk starts at a step: codes k0_ (q4: k0_ / 2) bytes on, scales k0_ / 32 halves on */
-        const unsigned char *xs[XQ_NT], *wk = W + (q4 ? k0_ / 2 : k0_), *sk = S + k0_ / 16;
-        for (j = 0; j < XQ_NT; j++) xs[j] = X + ii[j] * xb + k0_ / XQ_STEP * XQ_REC;
-        XQ_GEMM_TILE(q4, wk + rr[0] * rb, wk + rr[1] * rb, wk + rr[2] * rb, wk + rr[3] * rb, sk + rr[0] * sb,
-                     sk + rr[1] * sb, sk + rr[2] * sb, sk + rr[3] * sb, xs, kn_, o, acc_, mode_);
+        const unsigned char *xs[XQ_NT];
+        for (j = 0; j < XQ_NT; j++) xs[j] = X + ii[j] * xb;
+        XQ_GEMM_TILE(q4, W + rr[0] * rb, W + rr[1] * rb, W + rr[2] * rb, W + rr[3] * rb, S + rr[0] * sb,
+                     S + rr[1] * sb, S + rr[2] * sb, S + rr[3] * sb, xs, K, o);
     });
 }
 
@@ -2058,10 +2045,6 @@ XLARUN_K__FN void xlarun_k_qmatmul(xlarun_k_qtype qt, const void *W, const void 
 #undef XQ_ROWS
 #undef XQ_ONE
 #undef XQ_DECL
-#undef XQ_DECL0
-#undef XQ_SAVE
-#undef XQ_LOADF
-#undef XQ_STOREF
 #undef XQ_XPTR
 #undef XQ_PAIR
 #undef XQ_OUT

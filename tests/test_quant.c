@@ -156,7 +156,7 @@ static void test_quantize_act(void) {
 
 /* qdot vs reference and exact; qmatmul == qdot bit for bit for every split */
 static void test_qdot_qmatmul(void) {
-    size_t Ks[6] = {32, 64, 96, 160, 1024, 8224}, ti, r, i; /* 8224: K chunks of the AVX-512 GEMM, a one-block tail */
+    size_t Ks[6] = {32, 64, 96, 160, 1024, 8224}, ti, r, i; /* 8224: long rows, a one-block tail step */
     int qt, off;
     for (qt = 0; qt < 2; qt++)
         for (ti = 0; ti < 6; ti++)
