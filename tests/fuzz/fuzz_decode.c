@@ -1,5 +1,6 @@
 /* fuzz_decode: decoding arbitrary ids with the committed fixture tokenizers. The first byte picks
-   the tokenizer (low 2 bits), the decode flags (bit 2) and the id width (bit 3: one byte per id,
+   the tokenizer (low 2 bits, plus 4 when bit 5 is set), the decode flags (bit 2) and the id
+   width (bit 3: one byte per id,
    else two, little-endian, so most ids land in the vocabulary); bit 4 lets an id run past the
    vocabulary (raw 32-bit little-endian ids). Whole and streamed decoding must agree. */
 #include "fuzz_tok.h"
@@ -11,7 +12,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     unsigned mode;
     if (size < 1) return 0;
     mode = data[0];
-    t = fuzz_fixture(mode & 3);
+    t = fuzz_fixture((mode & 3u) | ((mode >> 3) & 4u));
     w = (mode & 16) ? 4 : (mode & 8) ? 1 : 2;
     ids = (int32_t *)malloc(((size - 1) / w + 1) * sizeof *ids);
     FUZZ_CHECK(ids != NULL);

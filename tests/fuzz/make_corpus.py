@@ -113,7 +113,7 @@ def main():
         put("json", name + "-config", rd(os.path.join(FIX, name, "config.json")))
         put("json", name + "-generation", rd(os.path.join(FIX, name, "generation_config.json")))
     put("json", "index", rd(os.path.join(FIX, "llama2-f32", "model.safetensors.index.json")))
-    for fam in ["llama3", "gpt2", "sp"]:
+    for fam in ["llama3", "gpt2", "sp", "ms", "ms2"]:
         put("json", fam + "-tokenizer-config", rd(os.path.join(FIX, "tokenizers", fam, "tokenizer_config.json")))
     for i, doc in enumerate([b'{"a":"\\ud83d\\ude00\\u00e9\\n\\"","b":[1,-0.5e-3,1E+400,true,false,null],"c":{}}',
                              b'[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]',
@@ -147,7 +147,8 @@ def main():
     n = struct.unpack("<Q", b[:8])[0]
     put("safetensors", "llama32-header", b[:8 + n + 256])
     # ---- tokenizer: the fixture tokenizers whole, with the files beside them
-    for fam, d in [("llama3", "tokenizers/llama3"), ("gpt2", "tokenizers/gpt2"), ("sp", "tokenizers/sp"), ("demo", "demo")]:
+    for fam, d in [("llama3", "tokenizers/llama3"), ("gpt2", "tokenizers/gpt2"), ("sp", "tokenizers/sp"), ("demo", "demo"),
+                   ("ms", "tokenizers/ms"), ("ms2", "tokenizers/ms2")]:
         parts = [rd(os.path.join(FIX, d, "tokenizer.json"))]
         for extra in ["tokenizer_config.json", "generation_config.json"]:
             p = os.path.join(FIX, d, extra)
@@ -164,11 +165,18 @@ def main():
             text = text[:600]
         put("encode", "%02d" % i, bytes([(i % 4) | (((i // 4) % 8) << 2)]) + text)
     put("encode", "invalid", bytes([4 << 2 | 2]) + b"\xff\xc3(abc\xed\xa0\x80\xf4\x90\x80\x80 <|eot_id|><s>")
+    # the Metaspace tokenizers (bit 5 adds 4 to the tokenizer index): text at the start, after
+    # special tokens, leading and repeated spaces; a second sample so the pick above is unchanged
+    ms_rng = random.Random(2)
+    for i, text in enumerate([b" Hello  world", b"<s>[INST] hi [/INST]", b"a<|user|>b <mask> c"] + ms_rng.sample(lines, 5)):
+        put("encode", "ms%02d" % i, bytes([32 | (i % 2) | (((i // 2) % 8) << 2)]) + text[:600])
     # ---- decode: ids of each width for each tokenizer
     for k in range(4):
         put("decode", "bytes%d" % k, bytes([k | 8]) + bytes(rng.randrange(256) for _ in range(40)))
         put("decode", "u16-%d" % k, bytes([k | 4]) + bytes(rng.randrange(256) for _ in range(80)))
     put("decode", "raw32", bytes([16 | 2]) + struct.pack("<5i", 3, 300, -1, 2**31 - 1, 7))
+    for k in range(2):   # the Metaspace tokenizers; byte-token ids 3..258 in ms
+        put("decode", "ms-u16-%d" % k, bytes([32 | k | 4 * k]) + b"".join(struct.pack("<H", v) for v in [229, 153, 132, 383, 1, 229, 153, 132, 35, 383, 600]))
     # ---- chat: every format with a small conversation; the templates for the detector
     conv = [b"system", b"You are terse. ", b"user", b"Hello!\n", b"assistant", b" Hi. ", b"user", b"2+2?"]
     for fmt in range(1, 6):
