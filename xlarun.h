@@ -87,7 +87,7 @@
    TOKENIZER
        tokenizer.json (plus tokenizer_config.json, generation_config.json, config.json when there)
        gives the ids Hugging Face `tokenizers` 0.20.3 gives, checked on a 2,591-case corpus for
-       five tokenizers (tests/fixtures/tokenizers): byte-level BPE as Llama 3 (its Split pattern
+       six tokenizers (tests/fixtures/tokenizers, one as transformers 5.23.0 saves it): byte-level BPE as Llama 3 (its Split pattern
        hand-coded, ignore_merges) and GPT-2 / SmolLM2 (ByteLevel regex, Digits), and
        SentencePiece-style BPE as Llama 2 / TinyLlama / Mistral, both as the hub files have it
        (Prepend + Replace normalizer) and as transformers v5 and older exports write it (the

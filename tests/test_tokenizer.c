@@ -673,6 +673,7 @@ int main(void) {
     oracle_family("gpt2");
     oracle_family("ms");
     oracle_family("ms2");
+    oracle_family("v5sp");
     test_lookups();
     test_bad_input();
     {
