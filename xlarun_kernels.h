@@ -1835,16 +1835,28 @@ XLARUN_K__FN void xlarun_k_quantize_act_simd(const float *x, size_t K, void *xq)
 #define XQ_NB (XQ_STEP / 32)
 #define XQ_TAIL ((int)((K % XQ_STEP) / 32))
 
-/* one row . one activation row: the canonical reduction */
-XLARUN_K__AI float xlarun_k__qdot1(int q4, const unsigned char *w, const unsigned char *s, const unsigned char *x,
-                                   size_t K) {
-    size_t full = K / XQ_STEP, st;
+/* one row . one activation row: the canonical reduction. wa > 0 (the decode GEMV): each step
+   also prefetches the codes wa bytes on (each 64-byte line once) and, once a line, the scales
+   sa bytes on; wa == 0 compiles to the plain loop. */
+XLARUN_K__AI float xlarun_k__qdot1p(int q4, const unsigned char *w, const unsigned char *s, const unsigned char *x,
+                                    size_t K, size_t wa, size_t sa) {
+    size_t full = K / XQ_STEP, st, sz = (size_t)(XQ_STEP / (q4 ? 2 : 1)), ss = XQ_STEP / 16;
     xlarun_k__qf acc = XQ_ZERO();
-    for (st = 0; st < full; st++)
+    for (st = 0; st < full; st++) {
+        if (wa) {
+            if (((st * sz) & 63) == 0) XLARUN_K__PREFETCH(w, wa + st * sz);
+            if (sz > 64) XLARUN_K__PREFETCH(w, wa + st * sz + 64);
+            if (((st * ss) & 63) == 0) XLARUN_K__PREFETCH(s, sa + st * ss);
+        }
         acc = xlarun_k__qpair(q4, xlarun_k__qw(q4, w, st, XQ_NB), xlarun_k__qd(s, st, XQ_NB), x + st * XQ_REC, acc);
+    }
     if (full * XQ_STEP < K)
         acc = xlarun_k__qpair(q4, xlarun_k__qw(q4, w, st, XQ_TAIL), xlarun_k__qd(s, st, XQ_TAIL), x + st * XQ_REC, acc);
     return XQ_HSUM(acc);
+}
+XLARUN_K__AI float xlarun_k__qdot1(int q4, const unsigned char *w, const unsigned char *s, const unsigned char *x,
+                                   size_t K) {
+    return xlarun_k__qdot1p(q4, w, s, x, K, 0, 0);
 }
 
 /* 4 rows x XQ_NT tokens (XQ_NT == 1 for the GEMV), accumulator a<r><j>: row r, token j */
@@ -1958,16 +1970,16 @@ XLARUN_K__AI void xlarun_k__qmatmul_t(int q4, const unsigned char *W, const unsi
     S += r0 * sb;
     Y += r0;
 #if defined(XLARUN_K__AVX512)
-    if (n == 1) { /* decode: one row at a time, codes prefetched 8 rows ahead (as
+    if (n == 1) { /* decode: one row at a time, codes and scales prefetched 8 rows ahead (as
                       xlarun_k__gemv1). On Zen 5, 2 threads, against four rows at once (below):
                       q8 23 -> 29 GB/s on one core; q4 whole-model decode +12-18% in A/B runs at
-                      both of the machine's bandwidth states (probe 52 and 85 GB/s). */
-        for (r = 0; r < nrows; r++) {
-            size_t off;
-            for (off = 0; off < rb; off += 64) XLARUN_K__PREFETCH(W + r * rb, 8 * rb + off);
-            XLARUN_K__PREFETCH(S + r * sb, 8 * sb);
-            Y[r] = xlarun_k__qdot1(q4, W + r * rb, S + r * sb, X, K);
-        }
+                      both of the machine's bandwidth states (probe 52 and 85 GB/s). Prefetching
+                      a line per step instead of a row's lines in one burst at its start, with
+                      every line of the scales, in two sets of 8 alternating whole-model decodes
+                      (medians of the rounds in the slow state; the fast rounds' range): q8_0
+                      31.0 -> 33.3 and 31.9 -> 32.4 tok/s, fast 40-43 either way; q4_0 49.8 ->
+                      52.0 and 49.0 -> 55.5, fast 77-85 -> 88.6-92.6. */
+        for (r = 0; r < nrows; r++) Y[r] = xlarun_k__qdot1p(q4, W + r * rb, S + r * sb, X, K, 8 * rb, 8 * sb);
         return;
     }
 #endif
