@@ -87,16 +87,16 @@
    TOKENIZER
        tokenizer.json (plus tokenizer_config.json, generation_config.json, config.json when there)
        gives the ids Hugging Face `tokenizers` 0.20.3 gives, checked on a 2,591-case corpus for
-       six tokenizers (tests/fixtures/tokenizers, one as transformers 5.23.0 saves it): byte-level BPE as Llama 3 (its Split pattern
-       hand-coded, ignore_merges) and GPT-2 / SmolLM2 (ByteLevel regex, Digits), and
-       SentencePiece-style BPE as Llama 2 / TinyLlama / Mistral, both as the hub files have it
-       (Prepend + Replace normalizer) and as transformers v5 and older exports write it (the
-       Metaspace pre-tokenizer and decoder: prepend_scheme first, always or never, split or not),
-       with byte_fallback and unk. Added tokens are matched leftmost-longest with their
-       single_word, lstrip, rstrip and normalized flags; the post-processor's template adds BOS.
-       Anything else (other models, normalizers such as NFC, other pre-tokenizers and regexes)
-       is refused by name at load. Unicode classes come from a table of Unicode 14.0 (Oniguruma's in
-       tokenizers 0.20.3) made by tools/make_unicode.py.
+       six tokenizers (tests/fixtures/tokenizers; one as transformers 5.23.0 saves it): byte-level
+       BPE as Llama 3 (its Split pattern hand-coded, ignore_merges) and GPT-2 / SmolLM2 (ByteLevel
+       regex, Digits), and SentencePiece-style BPE as Llama 2 / TinyLlama / Mistral, both as the
+       hub files have it (Prepend + Replace normalizer) and as transformers v5 and older exports
+       write it (the Metaspace pre-tokenizer and decoder: prepend_scheme first, always or never,
+       split or not), with byte_fallback and unk. Added tokens are matched leftmost-longest with
+       their single_word, lstrip, rstrip and normalized flags; the post-processor's template adds
+       BOS. Anything else (other models, normalizers such as NFC, other pre-tokenizers and
+       regexes) is refused by name at load. Unicode classes come from a table of Unicode 14.0
+       (Oniguruma's in tokenizers 0.20.3) made by tools/make_unicode.py.
            xlarun_tokenizer *tok;
            xlarun_tokenizer_open("Llama-3.2-1B", NULL, &tok, &err);
            size_t sb = xlarun_tokenizer_scratch_bytes(tok, len), n;   // enough for any flags
@@ -4836,7 +4836,7 @@ static xlarun_status xlarun__tk_decoder(xlarun__tload *L, size_t v, xlarun_error
     char type[48];
     int stage = 0;   /* 0 Replace, 1 ByteFallback, 2 Fuse, 3 Strip, 4 done */
     static const char *const knows = "ByteLevel, Metaspace, Sequence[Replace, ByteFallback, Fuse, Strip] as Llama 2's, "
-                                     "and Sequence[ByteFallback, Metaspace] as transformers v5's";
+                                     "and Sequence[ByteFallback, Metaspace] as transformers v5 converts one";
     t->dec = XLARUN__DEC_NONE;
     if (xlarun__json_is_null(j, v)) return XLARUN_OK;
     xlarun__tk_type(j, v, type, sizeof type);

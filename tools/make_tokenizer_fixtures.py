@@ -14,9 +14,11 @@ supports, and records what `tokenizers` gives for a test corpus of a few thousan
           normalizer, no pre-tokenizer, <unk>/<s>/</s>, <0x00>..<0xFF> byte fallback, fuse_unk,
           decoder Replace/ByteFallback/Fuse/Strip, BOS template, legacy "a b" merges, a limited
           alphabet (so CJK and emoji fall back to bytes), a normalized added token.
-  ms      SentencePiece-style BPE as transformers v5 writes Llama 2 / TinyLlama (SPEC.md 4): no
-          normalizer, Metaspace(prepend_scheme "first", split false), byte fallback, decoder
-          Sequence[ByteFallback, Metaspace], a normalized and a non-normalized added token.
+  ms      SentencePiece-style BPE as transformers v5 builds Llama 2 / TinyLlama from a
+          sentencepiece model (SPEC.md 4): no normalizer, Metaspace(prepend_scheme "first", split
+          false), byte fallback, decoder Sequence[ByteFallback, Metaspace], a normalized and a
+          non-normalized added token. (What v5 writes when it re-saves a tokenizer.json is the
+          v5sp fixture, tools/make_v5_tokenizer_fixture.py.)
   ms2     the older Metaspace form: {"add_prefix_space": true} (prepend always, split true) in
           both the pre-tokenizer and a bare Metaspace decoder, no byte fallback, <unk> not fused.
   gpt2    GPT-2 / SmolLM2 style: Digits(individual) then ByteLevel(use_regex), no BOS, special
