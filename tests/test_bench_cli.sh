@@ -4,15 +4,8 @@
 # usage: tests/test_bench_cli.sh BUILD_DIR
 B=${1:-build}
 M=tests/fixtures/mqa-f32
-pass=0; fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL bench cli: $*" >&2; }
-check_error() { # expected-substring args...
-    want=$1; shift
-    "$B/bench" "$@" >/dev/null 2>"$B/bench.err"; rc=$?
-    if [ $rc -eq 1 ] && [ "$(wc -l <"$B/bench.err")" -eq 1 ] && grep -q "^xlarun: error: .*$want" "$B/bench.err"; then ok
-    else bad "bench $*: exit $rc, stderr '$(cat "$B/bench.err")', expected one line with '$want'"; fi
-}
+TOOL=bench; ERR=$B/bench.err; LABEL="bench cli"; NAME=bench
+. tests/cli.sh
 check_error "no model: give -m DIR"
 check_error "-b must be 1..65536 (0: the default)" -m $M -b 65537
 check_error "-b must be 1..65536 (0: the default)" -m $M -b -1
@@ -28,5 +21,4 @@ for key in model dtype threads n_prompt n_gen prefill_tok_s decode_tok_s weight_
            mem_read_gb_s bandwidth_ratio prefill_gflops peak_rss_bytes; do
     case "$out" in *"\"$key\": "*) ok ;; *) bad "bench output lacks \"$key\": $out" ;; esac
 done
-echo "bench: $pass passed, $fail failed"
-[ $fail -eq 0 ]
+finish

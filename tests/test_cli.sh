@@ -4,9 +4,8 @@
 # errors as one "xlarun: error:" line on stderr with exit status 1, never a signal.
 # usage: tests/test_cli.sh BUILD_DIR
 B=${1:-build}
-pass=0; fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL cli: $*" >&2; }
+TOOL=gen; ERR=$B/cli.err; LABEL=cli; NAME=cli
+. tests/cli.sh
 for d in llama32-bf16 llama2-f32 odd-f16; do
     dir=tests/fixtures/$d
     prompt=$("$B/oracle_ids" "$dir" | sed -n 1p)
@@ -18,12 +17,6 @@ for d in llama32-bf16 llama2-f32 odd-f16; do
     done
 done
 # errors: status 1, one line, the message
-check_error() { # expected-substring args...
-    want=$1; shift
-    "$B/gen" "$@" >/dev/null 2>"$B/cli.err"; rc=$?
-    if [ $rc -eq 1 ] && [ "$(wc -l <"$B/cli.err")" -eq 1 ] && grep -q "^xlarun: error: .*$want" "$B/cli.err"; then ok
-    else bad "gen $*: exit $rc, stderr '$(cat "$B/cli.err")', expected one line with '$want'"; fi
-}
 check_error "no model folder"
 check_error "cannot open" -m /nonexistent --ids 1,2
 check_error "outside the vocabulary" -m tests/fixtures/mqa-f32 --ids 1,256
@@ -76,5 +69,4 @@ expect_out "xlarun is a single-header C library that runs Llama models on the CP
 check_error "does not fit the context of 16 tokens" -m $demo -p "What is xlarun? What is xlarun? What is xlarun? What is xlarun? What is xlarun?" -c 16
 check_error "no prompt" -m $demo
 check_error "cannot read the prompt file" -m $demo -f /nonexistent/prompt.txt
-echo "cli: $pass passed, $fail failed"
-[ $fail -eq 0 ]
+finish

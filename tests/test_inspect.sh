@@ -7,9 +7,8 @@ B=${1:-build}
 F=tests/fixtures
 T=$(mktemp -d /tmp/xlarun-inspect-XXXXXX) || exit 1
 trap 'rm -rf "$T"' EXIT
-pass=0; fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL inspect: $*" >&2; }
+TOOL=inspect; ERR=$T/err; LABEL=inspect; NAME=inspect
+. tests/cli.sh
 
 # inspect DIR; want exit status; then check_has / check_count on its output
 run() { "$B/inspect" "$1" >"$T/out" 2>"$T/err"; rc=$?; dir=$1
@@ -107,5 +106,4 @@ count 1
 "$B/inspect" >/dev/null 2>&1; rc=$?; if [ $rc -eq 2 ]; then ok; else bad "no argument: exit $rc, want 2"; fi
 "$B/inspect" a b >/dev/null 2>&1; rc=$?; if [ $rc -eq 2 ]; then ok; else bad "two arguments: exit $rc, want 2"; fi
 
-echo "inspect: $pass passed, $fail failed"
-[ $fail -eq 0 ]
+finish

@@ -5,9 +5,8 @@
 # usage: tests/test_tokenize_cli.sh BUILD_DIR
 B=${1:-build}
 T=tests/fixtures/tokenizers
-pass=0; fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL tokenize cli: $*" >&2; }
+TOOL=tokenize; ERR=$B/tok.err; LABEL="tokenize cli"; NAME=tokenize
+. tests/cli.sh
 expect() { # want args...
     want=$1; shift
     got=$("$B/tokenize" "$@" 2>"$B/tok.err"); rc=$?
@@ -25,12 +24,6 @@ printf 'one\ntwo  three\tfour' >"$B/tok.txt"
 want=$("$B/tokenize" -m $T/gpt2 "$(printf 'one\ntwo  three\tfour')")
 got=$("$B/tokenize" -m $T/gpt2 -f "$B/tok.txt")
 if [ -n "$want" ] && [ "$got" = "$want" ]; then ok; else bad "tokenize -f gave '$got', the same text as TEXT gave '$want'"; fi
-check_error() { # expected-substring args...
-    want=$1; shift
-    "$B/tokenize" "$@" >/dev/null 2>"$B/tok.err"; rc=$?
-    if [ $rc -eq 1 ] && [ "$(wc -l <"$B/tok.err")" -eq 1 ] && grep -q "^xlarun: error: .*$want" "$B/tok.err"; then ok
-    else bad "tokenize $*: exit $rc, stderr '$(cat "$B/tok.err")', expected one line with '$want'"; fi
-}
 check_error "no tokenizer folder" "text"
 check_error "cannot open" -m /nonexistent "text"
 check_error "no text" -m $T/llama3
@@ -41,5 +34,4 @@ check_error "invalid --decode list" -m $T/llama3 --decode 1,,2
 check_error "outside the vocabulary" -m $T/llama3 --decode 1,99999
 printf 'ok \377 bad' >"$B/tok.txt"
 check_error "invalid UTF-8 at byte offset 3" -m $T/llama3 -f "$B/tok.txt"
-echo "tokenize: $pass passed, $fail failed"
-[ $fail -eq 0 ]
+finish
