@@ -4834,27 +4834,22 @@ static xlarun_status xlarun__tk_decoder(xlarun__tload *L, size_t v, xlarun_error
     xlarun__json *j = &L->j;
     size_t it = 0, e;
     char type[48];
-    int stage = 0;   /* 0 Replace, 1 ByteFallback, 2 Fuse, 3 Strip, 4 done */
+    int stage = 0, seq;   /* stage: 0 Replace, 1 ByteFallback, 2 Fuse, 3 Strip, 4 done */
     static const char *const knows = "ByteLevel, Metaspace, Sequence[Replace, ByteFallback, Fuse, Strip] as Llama 2's, "
                                      "and Sequence[ByteFallback, Metaspace] as transformers v5 converts one";
     t->dec = XLARUN__DEC_NONE;
     if (xlarun__json_is_null(j, v)) return XLARUN_OK;
     xlarun__tk_type(j, v, type, sizeof type);
     if (!strcmp(type, "ByteLevel")) { t->dec = XLARUN__DEC_BYTELEVEL; return XLARUN_OK; }
-    if (!strcmp(type, "Metaspace")) {
-        int prepend, split;
-        t->dec = XLARUN__DEC_SP;
-        XLARUN__TRY(xlarun__tk_ms(L, v, "decoder", &t->dec_from, &prepend, &split, err));
-        t->dec_to = " ";
-        t->dec_ms = prepend == XLARUN__MS_NEVER ? 1 : 2;
-        return XLARUN_OK;
+    seq = !strcmp(type, "Sequence");
+    if (!seq && strcmp(type, "Metaspace")) return xlarun__tk_unsupported(L, "decoder", type[0] ? type : "?", knows, err);
+    if (seq) {   /* a lone Metaspace goes through the loop as a sequence of one */
+        it = xlarun__json_get(j, v, "decoders");
+        if (it == XLARUN__NONE || j->s[it] != '[')
+            return xlarun__tk_bad(L, XLARUN_ERR_FORMAT, "decoder.decoders", it, "a list", err);
     }
-    if (strcmp(type, "Sequence")) return xlarun__tk_unsupported(L, "decoder", type[0] ? type : "?", knows, err);
-    it = xlarun__json_get(j, v, "decoders");
-    if (it == XLARUN__NONE || j->s[it] != '[')
-        return xlarun__tk_bad(L, XLARUN_ERR_FORMAT, "decoder.decoders", it, "a list", err);
     t->dec = XLARUN__DEC_SP;
-    while (xlarun__json_next(j, &it, NULL, &e)) {
+    while (seq ? xlarun__json_next(j, &it, NULL, &e) : (it++ == 0 && (e = v, 1))) {
         xlarun__tk_type(j, e, type, sizeof type);
         if (!strcmp(type, "Replace") && stage == 0) {
             size_t pat = xlarun__json_get(j, e, "pattern"), s = xlarun__json_get(j, pat, "String"), c = xlarun__json_get(j, e, "content");
