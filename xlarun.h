@@ -70,7 +70,9 @@
        attention; see README.md for the measured agreement. The session option precision =
        XLARUN_PRECISION_BF16_ACTIVATIONS rounds activation rows to bf16 before products with bf16
        weights (AVX512_BF16 vdpbf16ps, Arm BF16 BFDOT): faster prefill, looser agreement (README
-       states both).
+       states both). The session option kv_type = XLARUN_KV_F16 or XLARUN_KV_BF16 stores keys and
+       values at half size (half the cache memory and the attention reads of long contexts), also
+       at a looser agreement that README.md states.
 
    QUANTIZED WEIGHTS (q8_0, q4_0)
        xlarun_quantize (build/quantize) writes a checkpoint whose matrices are I8 [rows,K] (q8_0)
@@ -332,12 +334,24 @@ typedef enum xlarun_precision {
     XLARUN_PRECISION_BF16_ACTIVATIONS = 1
 } xlarun_precision;
 
+/* The dtype of the KV cache. F32 (the default) keeps keys and values as computed. F16 and BF16
+   halve the cache: each key and value is rounded to nearest even as it is stored (f16 keeps 11
+   significant bits and saturates finite values past +-65504; bf16 keeps 8 and the f32 range),
+   and attention reads them back widened exactly. Prefill still equals token-by-token decode and
+   any thread count gives the same bits. */
+typedef enum xlarun_kv_type {
+    XLARUN_KV_F32 = 0,
+    XLARUN_KV_F16 = 1,
+    XLARUN_KV_BF16 = 2
+} xlarun_kv_type;
+
 typedef struct xlarun_session_options { /* zero-initialised means defaults */
     uint32_t n_ctx;                 /* tokens the KV cache holds; 0: min(4096, max_position) */
     uint32_t n_batch;               /* prefill chunk in tokens; 0: 256 */
     uint32_t n_threads;             /* 0: 1 */
     void *alloc_user;
     xlarun_precision precision;     /* 0: exact */
+    xlarun_kv_type kv_type;         /* 0: f32 */
 } xlarun_session_options;
 
 typedef struct xlarun_session xlarun_session;
@@ -2855,9 +2869,11 @@ struct xlarun_session {
     uint32_t n_ctx, n_batch;
     size_t pos;                          /* tokens in the KV cache */
     int has_logits;
-    float *kc, *vc;                      /* keys [n_layers][n_kv_heads][head_dim][ldk] (transposed),
+    unsigned char *kc, *vc;              /* keys [n_layers][n_kv_heads][head_dim][ldk] (transposed),
                                             values [n_layers][n_kv_heads][n_ctx][head_dim] */
-    size_t ldk;                          /* XLARUN_K_KEY_PAD(n_ctx), an odd number of lines */
+    xlarun_k_type kvt;                   /* their dtype: f32, f16 or bf16 */
+    size_t kvsz;                         /* bytes per element of kvt */
+    size_t ldk;                          /* >= XLARUN_K_KEY_PAD(n_ctx), an odd number of lines */
     float *x, *xb, *q, *k, *v, *att, *tmp, *gate, *up; /* n_batch rows each */
     float *rope_cos, *rope_sin;          /* [n_batch][head_dim / 2] */
     float *scores;                       /* [n_threads][n_heads / n_kv_heads][ldk] */
@@ -2955,8 +2971,8 @@ static void xlarun__attn_task(void *ctx, uint32_t t, uint32_t nt) {
     float scale = XLARUN__CAST(float, 1.0 / sqrt(XLARUN__CAST(double, hd)));
     for (w = a0; w < a1; w++) {
         size_t kvh = w / c->n, i = w % c->n, hk = c->layer * nkv + kvh;
-        xlarun_k_attend(s->q + i * qd + kvh * group * hd, group, s->kc + hk * hd * ldk, ldk,
-                        s->vc + hk * s->n_ctx * hd, s->pos + i + 1, hd, scale,
+        xlarun_k_attend(s->kvt, s->q + i * qd + kvh * group * hd, group, s->kc + hk * hd * ldk * s->kvsz, ldk,
+                        s->vc + hk * s->n_ctx * hd * s->kvsz, s->pos + i + 1, hd, scale,
                         s->scores + XLARUN__CAST(size_t, t) * group * ldk, s->att + i * qd + kvh * group * hd);
     }
 }
@@ -2994,13 +3010,13 @@ static void xlarun__forward(xlarun_session *s, const int32_t *ids, size_t n) {
         mm.count = 3; mm.K = H; mm.n = n; mm.x = s->xb;
         xlarun__mm_run(s, &mm);
         for (i = 0; i < n; i++) {
-            size_t p = s->pos + i, h, d;
+            size_t p = s->pos + i, h;
             xlarun_k_rope(s->q + i * qd, c->n_heads, hd, s->rope_cos + i * half, s->rope_sin + i * half);
             xlarun_k_rope(s->k + i * kvd, c->n_kv_heads, hd, s->rope_cos + i * half, s->rope_sin + i * half);
-            for (h = 0; h < c->n_kv_heads; h++) {
-                float *kt = s->kc + (l * c->n_kv_heads + h) * hd * s->ldk + p;
-                for (d = 0; d < hd; d++) kt[d * s->ldk] = s->k[i * kvd + h * hd + d];
-                memcpy(s->vc + ((l * c->n_kv_heads + h) * s->n_ctx + p) * hd, s->v + i * kvd + h * hd, hd * sizeof(float));
+            for (h = 0; h < c->n_kv_heads; h++) { /* the key down a column, the value along a row */
+                size_t hk = l * c->n_kv_heads + h;
+                xlarun_k_kv_store(s->kvt, s->k + i * kvd + h * hd, s->kc + (hk * hd * s->ldk + p) * s->kvsz, hd, s->ldk);
+                xlarun_k_kv_store(s->kvt, s->v + i * kvd + h * hd, s->vc + (hk * s->n_ctx + p) * hd * s->kvsz, hd, 1);
             }
         }
         at.s = s; at.layer = l; at.n = n;
@@ -3048,18 +3064,28 @@ static xlarun_status xlarun__session_build(xlarun__arena *a, const xlarun_model 
     s->n_batch = nb;
     s->pool.n = nt;
     *out = s;
+    if (o->kv_type == XLARUN_KV_F32) s->kvt = XLARUN_K_F32;
+    else if (o->kv_type == XLARUN_KV_F16) s->kvt = XLARUN_K_F16;
+    else if (o->kv_type == XLARUN_KV_BF16) s->kvt = XLARUN_K_BF16;
+    else
+        return xlarun__fail(err, XLARUN_ERR_ARGUMENT, "unknown kv_type %d (XLARUN_KV_F32, _F16 or _BF16)",
+                            XLARUN__CAST(int, o->kv_type));
+    s->kvsz = xlarun_k_type_size(s->kvt);
     /* key rows padded for whole vectors, to an odd number of 64-byte lines: the kernel walks
        down a column of rows, and rows a power of two apart would share a few L1 sets (measured
        on Zen 5: 1.4 -> 0.54 ns per query and key for the scores at n_ctx 4096) */
-    s->ldk = XLARUN_K_KEY_PAD(XLARUN__CAST(size_t, n_ctx));
-    if ((s->ldk / 16) % 2 == 0) s->ldk += 16;
+    {
+        size_t line = 64 / s->kvsz; /* elements per line: 16 or 32, a multiple of the key pad */
+        s->ldk = (XLARUN__CAST(size_t, n_ctx) + line - 1) / line * line;
+        if ((s->ldk / line) % 2 == 0) s->ldk += line;
+    }
     /* sizes: all products of values bounded above, checked anyway. One position of every layer
        is per_pos bytes; the keys hold ldk positions, the values n_ctx (<= ldk). */
-    per_pos = XLARUN__CAST(uint64_t, c->n_layers) * kvd * sizeof(float);
+    per_pos = XLARUN__CAST(uint64_t, c->n_layers) * kvd * s->kvsz;
     if (!xlarun__mul_u64(per_pos, s->ldk, &cache) || cache > SIZE_MAX / 4)
         return xlarun__fail(err, XLARUN_ERR_MEMORY, "a KV cache of %u tokens is too large for this machine", n_ctx);
-    s->kc = XLARUN__CAST(float *, xlarun__alloc_ex(a, XLARUN__CAST(size_t, cache), 0, 1));
-    s->vc = XLARUN__CAST(float *, xlarun__alloc_ex(a, XLARUN__CAST(size_t, per_pos * n_ctx), 0, 1));
+    s->kc = XLARUN__CAST(unsigned char *, xlarun__alloc_ex(a, XLARUN__CAST(size_t, cache), 0, 1));
+    s->vc = XLARUN__CAST(unsigned char *, xlarun__alloc_ex(a, XLARUN__CAST(size_t, per_pos * n_ctx), 0, 1));
     bufs[0] = &s->x; cols[0] = width;
     bufs[1] = &s->xb; cols[1] = width;
     bufs[2] = &s->q; cols[2] = qd;
@@ -3106,7 +3132,7 @@ static xlarun_status xlarun__session_build(xlarun__arena *a, const xlarun_model 
 }
 
 static const xlarun_session_options *xlarun__session_opts(const xlarun_session_options *o) {
-    static const xlarun_session_options defaults = {0, 0, 0, NULL, XLARUN_PRECISION_EXACT};
+    static const xlarun_session_options defaults = {0, 0, 0, NULL, XLARUN_PRECISION_EXACT, XLARUN_KV_F32};
     return o ? o : &defaults;
 }
 

@@ -19,7 +19,8 @@
      xlarun_k_matmul(t, W, K, r0, r1, X, ldx, n, Y, ldy)                  GEMV (n == 1) / GEMM
      xlarun_k_rmsnorm(out, x, w, n, eps)
      xlarun_k_rope(x, n_heads, hd, cos_, sin_)                            HF rotate_half
-     xlarun_k_attend(q, nq, kt, ldk, v, n_keys, hd, scale, scores, out)  a GQA group of queries
+     xlarun_k_attend(t, q, nq, kt, ldk, v, n_keys, hd, scale, scores, out) a GQA group of queries
+     xlarun_k_kv_store(t, src, dst, n, stride)                          f32 into an f32/f16/bf16 cache
      xlarun_k_exp(x, n), xlarun_k_softmax(x, n), xlarun_k_silu_mul(g, u, n), xlarun_k_add(y, x, n)
      xlarun_k_argmax(x, n)                                                first index of the max
      xlarun_k_f32_to_bf16_row, xlarun_k_dot_bf16_bf16                     opt-in, lower precision
@@ -347,6 +348,13 @@ XLARUN_K__AI xlarun_k__v xlarun_k__load_part(const float *src, size_t m, float f
     float buf[XK_VL];
     size_t i;
     for (i = 0; i < XK_VL; i++) buf[i] = i < m ? src[i] : fill;
+    return XK_LOAD(buf);
+}
+/* the first m (< XK_VL) elements of dtype t at p, widened; the other lanes 0 */
+XLARUN_K__AI xlarun_k__v xlarun_k__wload_part(xlarun_k_type t, const unsigned char *p, size_t m) {
+    float buf[XK_VL];
+    size_t i, es = xlarun_k_type_size(t);
+    for (i = 0; i < XK_VL; i++) buf[i] = i < m ? xlarun_k__wval(t, p + i * es) : 0.0f;
     return XK_LOAD(buf);
 }
 XLARUN_K__AI void xlarun_k__store_part(float *dst, xlarun_k__v v, size_t m) {
@@ -943,7 +951,8 @@ XLARUN_K__FN void xlarun_k_softmax(float *x, size_t n) {
 
 /* ======================================================================================
    attend: nq queries that share one KV head (a GQA group: one token's heads), keys and values
-   at positions 0..n_keys-1. Keys are stored transposed, values by row:
+   at positions 0..n_keys-1, both of dtype t (f32, or f16/bf16 for a half-size cache; any
+   alignment), widened exactly to f32 as they are read. Keys are stored transposed, values by row:
      key j, dim d at kt[d*ldk + j];   value j, dim d at v[j*hd + d];   query g, dim d at q[g*hd + d]
      scores[g*ldk + j] = (sum over d = 0, 1, 2, ... of q[g*hd+d] * kt[d*ldk+j]) * scale
      p = softmax of scores[g*ldk .. g*ldk + n_keys)
@@ -956,18 +965,40 @@ XLARUN_K__FN void xlarun_k_softmax(float *x, size_t n) {
    the rows of kt must be that long; scores is caller scratch of nq*ldk floats (left holding p).
    out must not overlap q, kt, v. Causal masking is the caller's choice of n_keys; n_keys == 0
    gives out = 0.
+
+   kv_store writes n f32 values into a cache of dtype t, at dst + i*stride elements: f32 as is,
+   bf16 rounded to nearest even, f16 rounded to nearest even with finite values past its range
+   saturated to +-65504 (an inf in the cache would turn every later score of the head into NaN).
    ====================================================================================== */
 #define XLARUN_K_KEY_PAD(n) (((n) + 15) / 16 * 16)
 
-XLARUN_K__FN void xlarun_k_attend_ref(const float *q, size_t nq, const float *kt, size_t ldk, const float *v,
-                                      size_t n_keys, size_t hd, float scale, float *scores, float *out) {
-    size_t g, j, d;
+XLARUN_K__FN void xlarun_k_kv_store(xlarun_k_type t, const float *src, void *dst, size_t n, size_t stride) {
+    unsigned char *p = (unsigned char *)dst;
+    size_t i, es = xlarun_k_type_size(t);
+    for (i = 0; i < n; i++) {
+        float f = src[i];
+        uint16_t h;
+        if (t == XLARUN_K_F32) { memcpy(p + i * stride * es, &f, 4); continue; }
+        if (t == XLARUN_K_BF16) h = xlarun_k_f32_to_bf16(f);
+        else {
+            if (f > 65504.0f && f <= 3.4028235e38f) f = 65504.0f;
+            else if (f < -65504.0f && f >= -3.4028235e38f) f = -65504.0f;
+            h = xlarun_k_f32_to_f16(f);
+        }
+        memcpy(p + i * stride * es, &h, 2);
+    }
+}
+
+XLARUN_K__FN void xlarun_k_attend_ref(xlarun_k_type t, const float *q, size_t nq, const void *kt, size_t ldk,
+                                      const void *v, size_t n_keys, size_t hd, float scale, float *scores, float *out) {
+    const unsigned char *kp = (const unsigned char *)kt, *vp = (const unsigned char *)v;
+    size_t g, j, d, es = xlarun_k_type_size(t);
     for (g = 0; g < nq; g++) {
         float *p = scores + g * ldk, *o = out + g * hd;
         for (j = 0; j < n_keys; j++) {
             float s = 0.0f;
             for (d = 0; d < hd; d++) {
-                float qk = q[g * hd + d] * kt[d * ldk + j];
+                float qk = q[g * hd + d] * xlarun_k__wval(t, kp + (d * ldk + j) * es);
                 XLARUN_K__KEEP(qk);
                 s += qk;
             }
@@ -975,14 +1006,12 @@ XLARUN_K__FN void xlarun_k_attend_ref(const float *q, size_t nq, const float *kt
         }
         xlarun_k_softmax_ref(p, n_keys);
         for (d = 0; d < hd; d++) o[d] = 0.0f;
-        for (j = 0; j < n_keys; j++) {
-            const float *vj = v + j * hd;
+        for (j = 0; j < n_keys; j++)
             for (d = 0; d < hd; d++) {
-                float pv = p[j] * vj[d];
+                float pv = p[j] * xlarun_k__wval(t, vp + (j * hd + d) * es);
                 XLARUN_K__KEEP(pv);
                 o[d] += pv;
             }
-        }
     }
 }
 
@@ -995,7 +1024,7 @@ XLARUN_K__FN void xlarun_k_attend_ref(const float *q, size_t nq, const float *kt
 #define XA_ALL(M) XA_G(M, 0) XA_G(M, 1) XA_G(M, 2) XA_G(M, 3)
 #define XA_DECL(g, b) xlarun_k__v a##g##b = XK_ZERO();
 #define XA_FMA(g, b) if (NG > g && KB > b) a##g##b = XK_FMA(q##g, k##b, a##g##b);
-#define XA_KLOAD(b) if (KB > b) { k##b = XK_LOAD(kt + d * ldk + j + (size_t)b * XK_VL); XK_PIN(k##b); }
+#define XA_KLOAD(b) if (KB > b) { k##b = xlarun_k__wload(t, kt + (d * ldk + j + (size_t)b * XK_VL) * es); XK_PIN(k##b); }
 #define XA_QSET(g) if (NG > g) q##g = XK_SET1(q[(size_t)g * hd + d]);
 #define XA_OUT(g, b)                                                                           \
     if (NG > g && KB > b) {                                                                    \
@@ -1004,10 +1033,10 @@ XLARUN_K__FN void xlarun_k_attend_ref(const float *q, size_t nq, const float *kt
         if (b + 1 < KB || last == XK_VL) XK_STORE(dst_, s_);                                   \
         else xlarun_k__store_part(dst_, s_, last);                                             \
     }
-XLARUN_K__AI void xlarun_k__qk(const float *q, size_t hd, const float *kt, size_t ldk, size_t j, float scale,
-                               float *scores, int NG, int KB, size_t last) {
+XLARUN_K__AI void xlarun_k__qk(xlarun_k_type t, const float *q, size_t hd, const unsigned char *kt, size_t ldk,
+                               size_t j, float scale, float *scores, int NG, int KB, size_t last) {
     xlarun_k__v k0 = XK_ZERO(), k1 = k0, k2 = k0, k3 = k0, q0 = k0, q1 = k0, q2 = k0, q3 = k0;
-    size_t d;
+    size_t d, es = xlarun_k_type_size(t);
     XA_ALL(XA_DECL)
     for (d = 0; d < hd; d++) {
         XA_KLOAD(0) XA_KLOAD(1) XA_KLOAD(2) XA_KLOAD(3)
@@ -1024,7 +1053,7 @@ XLARUN_K__AI void xlarun_k__qk(const float *q, size_t hd, const float *kt, size_
 
 /* out rows of NG queries, lanes d0.. (m of them, m <= XK_VL): even and odd keys in separate
    accumulators (2*NG chains), added at the end */
-#define XA_VLOAD(jj) (m == XK_VL ? XK_LOAD(v + (jj) * hd + d0) : xlarun_k__load_part(v + (jj) * hd + d0, m, 0.0f))
+#define XA_VLOAD(jj) (m == XK_VL ? xlarun_k__wload(t, v + ((jj) * hd + d0) * es) : xlarun_k__wload_part(t, v + ((jj) * hd + d0) * es, m))
 #define XA_PV(g) if (NG > g) { e##g = XK_FMA(XK_SET1(p[(size_t)g * ldp + j]), v0, e##g); \
                                o##g = XK_FMA(XK_SET1(p[(size_t)g * ldp + j + 1]), v1, o##g); }
 #define XA_PV1(g) if (NG > g) e##g = XK_FMA(XK_SET1(p[(size_t)g * ldp + j]), v0, e##g);
@@ -1034,10 +1063,10 @@ XLARUN_K__AI void xlarun_k__qk(const float *q, size_t hd, const float *kt, size_
         if (m == XK_VL) XK_STORE(out + (size_t)g * hd + d0, r_);                               \
         else xlarun_k__store_part(out + (size_t)g * hd + d0, r_, m);                           \
     }
-XLARUN_K__AI void xlarun_k__pv(const float *p, size_t ldp, const float *v, size_t hd, size_t n_keys, size_t d0,
-                               size_t m, float *out, int NG) {
+XLARUN_K__AI void xlarun_k__pv(xlarun_k_type t, const float *p, size_t ldp, const unsigned char *v, size_t hd,
+                               size_t n_keys, size_t d0, size_t m, float *out, int NG) {
     xlarun_k__v e0 = XK_ZERO(), e1 = e0, e2 = e0, e3 = e0, o0 = e0, o1 = e0, o2 = e0, o3 = e0, v0, v1;
-    size_t j;
+    size_t j, es = xlarun_k_type_size(t);
     for (j = 0; j + 2 <= n_keys; j += 2) {
         v0 = XA_VLOAD(j);
         v1 = XA_VLOAD(j + 1);
@@ -1057,40 +1086,52 @@ XLARUN_K__AI void xlarun_k__pv(const float *p, size_t ldp, const float *v, size_
 #undef XA_PST
 
 /* one group of NG (1..4) queries: all its scores, softmax, then out */
-XLARUN_K__AI void xlarun_k__attend_g(const float *q, const float *kt, size_t ldk, const float *v, size_t n_keys,
-                                     size_t hd, float scale, float *scores, float *out, int NG) {
+XLARUN_K__AI void xlarun_k__attend_g(xlarun_k_type t, const float *q, const unsigned char *kt, size_t ldk,
+                                     const unsigned char *v, size_t n_keys, size_t hd, float scale, float *scores,
+                                     float *out, int NG) {
     const int KB = NG <= 2 ? 4 : 2; /* 4 to 8 chains in flight */
     size_t j = 0, d0;
     int g;
     for (; j + (size_t)KB * XK_VL <= n_keys; j += (size_t)KB * XK_VL)
-        xlarun_k__qk(q, hd, kt, ldk, j, scale, scores, NG, KB, XK_VL);
+        xlarun_k__qk(t, q, hd, kt, ldk, j, scale, scores, NG, KB, XK_VL);
     for (; j < n_keys; j += XK_VL)
-        xlarun_k__qk(q, hd, kt, ldk, j, scale, scores, NG, 1, n_keys - j < XK_VL ? n_keys - j : XK_VL);
+        xlarun_k__qk(t, q, hd, kt, ldk, j, scale, scores, NG, 1, n_keys - j < XK_VL ? n_keys - j : XK_VL);
     for (g = 0; g < NG; g++) xlarun_k_softmax_simd(scores + (size_t)g * ldk, n_keys);
     for (d0 = 0; d0 < hd; d0 += XK_VL)
-        xlarun_k__pv(scores, ldk, v, hd, n_keys, d0, hd - d0 < XK_VL ? hd - d0 : XK_VL, out, NG);
+        xlarun_k__pv(t, scores, ldk, v, hd, n_keys, d0, hd - d0 < XK_VL ? hd - d0 : XK_VL, out, NG);
 }
 
-XLARUN_K__FN void xlarun_k_attend_simd(const float *q, size_t nq, const float *kt, size_t ldk, const float *v,
-                                       size_t n_keys, size_t hd, float scale, float *scores, float *out) {
+/* all nq queries in groups of 4, then the 1-3 left; t is a constant in each copy */
+XLARUN_K__AI void xlarun_k__attend_t(xlarun_k_type t, const float *q, size_t nq, const unsigned char *kt, size_t ldk,
+                                     const unsigned char *v, size_t n_keys, size_t hd, float scale, float *scores,
+                                     float *out) {
     size_t g = 0;
+    for (; g + 4 <= nq; g += 4) xlarun_k__attend_g(t, q + g * hd, kt, ldk, v, n_keys, hd, scale, scores + g * ldk, out + g * hd, 4);
+    if (nq - g == 3) xlarun_k__attend_g(t, q + g * hd, kt, ldk, v, n_keys, hd, scale, scores + g * ldk, out + g * hd, 3);
+    else if (nq - g == 2) xlarun_k__attend_g(t, q + g * hd, kt, ldk, v, n_keys, hd, scale, scores + g * ldk, out + g * hd, 2);
+    else if (nq - g == 1) xlarun_k__attend_g(t, q + g * hd, kt, ldk, v, n_keys, hd, scale, scores + g * ldk, out + g * hd, 1);
+}
+
+XLARUN_K__FN void xlarun_k_attend_simd(xlarun_k_type t, const float *q, size_t nq, const void *kt, size_t ldk,
+                                       const void *v, size_t n_keys, size_t hd, float scale, float *scores, float *out) {
+    const unsigned char *kp = (const unsigned char *)kt, *vp = (const unsigned char *)v;
     if (n_keys == 0) {
-        for (g = 0; g < nq * hd; g++) out[g] = 0.0f;
+        size_t i;
+        for (i = 0; i < nq * hd; i++) out[i] = 0.0f;
         return;
     }
-    for (; g + 4 <= nq; g += 4) xlarun_k__attend_g(q + g * hd, kt, ldk, v, n_keys, hd, scale, scores + g * ldk, out + g * hd, 4);
-    if (nq - g == 3) xlarun_k__attend_g(q + g * hd, kt, ldk, v, n_keys, hd, scale, scores + g * ldk, out + g * hd, 3);
-    else if (nq - g == 2) xlarun_k__attend_g(q + g * hd, kt, ldk, v, n_keys, hd, scale, scores + g * ldk, out + g * hd, 2);
-    else if (nq - g == 1) xlarun_k__attend_g(q + g * hd, kt, ldk, v, n_keys, hd, scale, scores + g * ldk, out + g * hd, 1);
+    if (t == XLARUN_K_BF16) xlarun_k__attend_t(XLARUN_K_BF16, q, nq, kp, ldk, vp, n_keys, hd, scale, scores, out);
+    else if (t == XLARUN_K_F16) xlarun_k__attend_t(XLARUN_K_F16, q, nq, kp, ldk, vp, n_keys, hd, scale, scores, out);
+    else xlarun_k__attend_t(XLARUN_K_F32, q, nq, kp, ldk, vp, n_keys, hd, scale, scores, out);
 }
 #endif
 
-XLARUN_K__FN void xlarun_k_attend(const float *q, size_t nq, const float *kt, size_t ldk, const float *v,
-                                  size_t n_keys, size_t hd, float scale, float *scores, float *out) {
+XLARUN_K__FN void xlarun_k_attend(xlarun_k_type t, const float *q, size_t nq, const void *kt, size_t ldk,
+                                  const void *v, size_t n_keys, size_t hd, float scale, float *scores, float *out) {
 #if defined(XLARUN_K__SIMD)
-    xlarun_k_attend_simd(q, nq, kt, ldk, v, n_keys, hd, scale, scores, out);
+    xlarun_k_attend_simd(t, q, nq, kt, ldk, v, n_keys, hd, scale, scores, out);
 #else
-    xlarun_k_attend_ref(q, nq, kt, ldk, v, n_keys, hd, scale, scores, out);
+    xlarun_k_attend_ref(t, q, nq, kt, ldk, v, n_keys, hd, scale, scores, out);
 #endif
 }
 

@@ -68,6 +68,9 @@ static void usage(FILE *f) {
             "  -c, --ctx-size N         context length in tokens (default: prompt + n for --ids,\n"
             "                           else min(4096, the model's max_position_embeddings))\n"
             "  -b, --batch-size N       prefill chunk in tokens (default 256)\n"
+            "      --precision P        exact (default) or bf16: activations rounded to bf16 before\n"
+            "                           products with bf16 weights (faster prefill, looser agreement)\n"
+            "      --kv-type T          KV cache dtype: f32 (default), f16 or bf16 (half the memory)\n"
             "      --no-mmap            read the weights into memory instead of mapping the files\n"
             "  -h, --help               this text\n");
 }
@@ -194,6 +197,8 @@ int main(int argc, char **argv) {
     unsigned long threads = 1, ctx = 0, batch = 0, v;
     long n_predict = -2; /* -2: the default */
     int print_ids = 0, ignore_eos = 0, no_mmap = 0, chat = 0, interactive = 0, no_special = 0, i;
+    xlarun_precision precision = XLARUN_PRECISION_EXACT;
+    xlarun_kv_type kv_type = XLARUN_KV_F32;
     int set_temp = 0, set_topk = 0, set_topp = 0, set_minp = 0, set_rep = 0, set_seed = 0;
     float temp = 0, top_p = 1, min_p = 0, rep = 1;
     unsigned long top_k = 0, seed = 0;
@@ -243,6 +248,19 @@ int main(int argc, char **argv) {
         else if (!strcmp(a, "-t") || !strcmp(a, "--threads")) { NEED_VALUE(); if (!parse_uint(val, 512, &threads) || !threads) BAD_VALUE(); }
         else if (!strcmp(a, "-c") || !strcmp(a, "--ctx-size")) { NEED_VALUE(); if (!parse_uint(val, 1u << 24, &ctx)) BAD_VALUE(); }
         else if (!strcmp(a, "-b") || !strcmp(a, "--batch-size")) { NEED_VALUE(); if (!parse_uint(val, 65536, &batch) || !batch) BAD_VALUE(); }
+        else if (!strcmp(a, "--precision")) {
+            NEED_VALUE();
+            if (!strcmp(val, "exact")) precision = XLARUN_PRECISION_EXACT;
+            else if (!strcmp(val, "bf16")) precision = XLARUN_PRECISION_BF16_ACTIVATIONS;
+            else BAD_VALUE();
+        }
+        else if (!strcmp(a, "--kv-type")) {
+            NEED_VALUE();
+            if (!strcmp(val, "f32")) kv_type = XLARUN_KV_F32;
+            else if (!strcmp(val, "f16")) kv_type = XLARUN_KV_F16;
+            else if (!strcmp(val, "bf16")) kv_type = XLARUN_KV_BF16;
+            else BAD_VALUE();
+        }
         else if (!strcmp(a, "--temp")) { NEED_VALUE(); if (!parse_float(val, &temp)) BAD_VALUE(); set_temp = 1; }
         else if (!strcmp(a, "--top-k")) { NEED_VALUE(); if (!parse_uint(val, 0x7fffffff, &top_k)) BAD_VALUE(); set_topk = 1; }
         else if (!strcmp(a, "--top-p")) { NEED_VALUE(); if (!parse_float(val, &top_p)) BAD_VALUE(); set_topp = 1; }
@@ -329,6 +347,8 @@ int main(int argc, char **argv) {
     so.n_ctx = (uint32_t)(ctx ? ctx : ids_arg ? n_prompt + (size_t)(n_predict > 0 ? n_predict : 0) : 0);
     so.n_batch = (uint32_t)batch;
     so.n_threads = (uint32_t)threads;
+    so.precision = precision;
+    so.kv_type = kv_type;
     if (xlarun_session_memory(model, &so, &session_bytes, &err) != XLARUN_OK) goto error;
     if (xlarun_session_create(model, &so, &sess, &err) != XLARUN_OK) goto error;
     t1 = now();

@@ -47,6 +47,11 @@ expect_out "$("$B/gen" -m $demo --chat -p "Tell me a story." --temp 0.9 --top-k 
 for k in load: prefill: decode: arena: mapped:; do
     if grep -q "^$k" "$B/cli.err"; then ok; else bad "demo: no '$k' line on stderr"; fi
 done
+# the lower-precision options: the demo's answer survives a half-size cache and bf16 activations
+expect_out "xlarun is a single-header C library that runs Llama models on the CPU." -m $demo --chat -p "What is xlarun?" --kv-type f16
+expect_out "xlarun is a single-header C library that runs Llama models on the CPU." -m $demo --chat -p "What is xlarun?" --kv-type bf16 --precision bf16
+check_error "invalid value for --kv-type: 'q8'" -m $demo -p hi --kv-type q8
+check_error "invalid value for --precision: 'fast'" -m $demo -p hi --precision fast
 # -i: one session for the whole conversation, lines from stdin
 got=$(printf 'Hello!\nWhat is xlarun?\n' | "$B/gen" -m $demo -i 2>"$B/cli.err")
 want=$(printf '> Hello! How can I help you today?\n> xlarun is a single-header C library that runs Llama models on the CPU.\n> ')

@@ -1298,6 +1298,13 @@ static void test_api_session(xlarun_model *m, int pass) {
     EXPECT(xlarun_session_memory(m, &so, &bytes, &e), XLARUN_ERR_ARGUMENT, e, "unknown precision 7");
     EXPECT(xlarun_session_create(m, &so, &s, &e), XLARUN_ERR_ARGUMENT, e, "unknown precision 7");
     so.precision = XLARUN_PRECISION_EXACT;
+    so.kv_type = (xlarun_kv_type)3;
+    EXPECT(xlarun_session_memory(m, &so, &bytes, &e), XLARUN_ERR_ARGUMENT, e, "unknown kv_type 3 (XLARUN_KV_F32, _F16 or _BF16)");
+    EXPECT(xlarun_session_create(m, &so, &s, &e), XLARUN_ERR_ARGUMENT, e, "unknown kv_type 3");
+    CHECK(s == NULL);
+    so.kv_type = (xlarun_kv_type)-1;
+    EXPECT(xlarun_session_create(m, &so, &s, &e), XLARUN_ERR_ARGUMENT, e, "unknown kv_type -1");
+    so.kv_type = XLARUN_KV_F32;
     /* a context of 0 means the default, min(4096, max_position_embeddings) = 256 here */
     {
         xlarun_session_options z;

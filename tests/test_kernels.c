@@ -465,38 +465,54 @@ static void test_softmax(void) {
 
 /* a GQA group of nq queries against keys stored transposed (rows of ldk, padded past n_keys as
    the kernel's contract asks, the padding filled with junk that must not leak into the results),
-   values by row. Each query's results must not depend on its group: query g computed alone
-   (nq = 1) gives the same bits. */
+   values by row, in each cache dtype (written by kv_store; the double-precision reference uses
+   the stored values widened back). Each query's results must not depend on its group: query g
+   computed alone (nq = 1) gives the same bits. */
+static float stored(xlarun_k_type t, const unsigned char *p, size_t j) { /* element j, widened */
+    float f;
+    xlarun_k_to_f32_ref(t, p + j * xlarun_k_type_size(t), &f, 1);
+    return f;
+}
+
 static void test_attend(void) {
     static const size_t nks[] = {1, 2, 3, 7, 16, 33, 64, 100, 129};
     static const size_t hds[] = {1, 3, 8, 16, 17, 64, 128};
     static const size_t nqs[] = {1, 3, 4, 6, 8};
-    size_t ki, hi, qi, j, d, g;
+    static const xlarun_k_type types[] = {XLARUN_K_F32, XLARUN_K_F16, XLARUN_K_BF16};
+    size_t ti, ki, hi, qi, j, d, g;
     long bad = 0, bad_ref = 0, bad_alone = 0;
+    for (ti = 0; ti < 3; ti++)
     for (ki = 0; ki < sizeof nks / sizeof nks[0]; ki++)
         for (hi = 0; hi < sizeof hds / sizeof hds[0]; hi++)
             for (qi = 0; qi < sizeof nqs / sizeof nqs[0]; qi++) {
+                xlarun_k_type t = types[ti];
                 size_t nk = nks[ki], hd = hds[hi], nq = nqs[qi], ldk = XLARUN_K_KEY_PAD(nk) + 16 * (ki & 1);
-                float *q = (float *)malloc(nq * hd * sizeof(float)), *kt = (float *)malloc(hd * ldk * sizeof(float));
-                float *vv = (float *)malloc(nk * hd * sizeof(float)), *sc = (float *)malloc(nq * ldk * sizeof(float));
+                size_t es = xlarun_k_type_size(t);
+                float *q = (float *)malloc(nq * hd * sizeof(float)), *kf = (float *)malloc(hd * ldk * sizeof(float));
+                float *vf = (float *)malloc(nk * hd * sizeof(float)), *sc = (float *)malloc(nq * ldk * sizeof(float));
+                unsigned char *kt = (unsigned char *)malloc(hd * ldk * es), *vv = (unsigned char *)malloc(nk * hd * es);
                 float *sc2 = (float *)malloc(nq * ldk * sizeof(float)), *out = (float *)malloc(nq * hd * sizeof(float));
                 float *out2 = (float *)malloc(nq * hd * sizeof(float)), *out1 = (float *)malloc(hd * sizeof(float));
                 double *p = (double *)malloc(nk * sizeof(double));
                 float scale = 1.0f / sqrtf((float)hd);
                 for (j = 0; j < nq * hd; j++) q[j] = frand() * 3.0f;
                 for (d = 0; d < hd; d++)
-                    for (j = 0; j < ldk; j++) kt[d * ldk + j] = j < nk ? frand() : (j & 1 ? NAN : 1e30f);
-                for (j = 0; j < nk * hd; j++) vv[j] = frand() * 2.0f;
-                xlarun_k_attend(q, nq, kt, ldk, vv, nk, hd, scale, sc, out);
-                xlarun_k_attend_ref(q, nq, kt, ldk, vv, nk, hd, scale, sc2, out2);
+                    for (j = 0; j < ldk; j++) kf[d * ldk + j] = j < nk ? frand() : (j & 1 ? NAN : 1e30f);
+                for (j = 0; j < nk * hd; j++) vf[j] = frand() * 2.0f;
+                xlarun_k_kv_store(t, kf, kt, hd * ldk, 1);
+                xlarun_k_kv_store(t, vf, vv, nk * hd, 1);
+                for (j = 0; j < hd * ldk; j++) kf[j] = stored(t, kt, j); /* what the cache holds */
+                for (j = 0; j < nk * hd; j++) vf[j] = stored(t, vv, j);
+                xlarun_k_attend(t, q, nq, kt, ldk, vv, nk, hd, scale, sc, out);
+                xlarun_k_attend_ref(t, q, nq, kt, ldk, vv, nk, hd, scale, sc2, out2);
                 for (g = 0; g < nq; g++) {
                     double m = -INFINITY, sum = 0;
-                    xlarun_k_attend(q + g * hd, 1, kt, ldk, vv, nk, hd, scale, sc2, out1);
+                    xlarun_k_attend(t, q + g * hd, 1, kt, ldk, vv, nk, hd, scale, sc2, out1);
                     if (memcmp(out1, out + g * hd, hd * sizeof(float))) bad_alone++;
-                    xlarun_k_attend(q, nq, kt, ldk, vv, nk, hd, scale, sc, out); /* sc holds p again */
+                    xlarun_k_attend(t, q, nq, kt, ldk, vv, nk, hd, scale, sc, out); /* sc holds p again */
                     for (j = 0; j < nk; j++) {
                         double s = 0;
-                        for (d = 0; d < hd; d++) s += (double)q[g * hd + d] * kt[d * ldk + j];
+                        for (d = 0; d < hd; d++) s += (double)q[g * hd + d] * kf[d * ldk + j];
                         p[j] = s * scale;
                         if (p[j] > m) m = p[j];
                     }
@@ -509,8 +525,8 @@ static void test_attend(void) {
                     for (d = 0; d < hd; d++) {
                         double want = 0, mag = 0, e;
                         for (j = 0; j < nk; j++) {
-                            want += p[j] / sum * vv[j * hd + d];
-                            mag += p[j] / sum * fabs(vv[j * hd + d]);
+                            want += p[j] / sum * vf[j * hd + d];
+                            mag += p[j] / sum * fabs(vf[j * hd + d]);
                         }
                         e = fabs(out[g * hd + d] - want) / mag;
                         if (e > max_att_err) max_att_err = e;
@@ -518,16 +534,54 @@ static void test_attend(void) {
                         if (fabs(out2[g * hd + d] - want) / mag > 2e-5) bad_ref++;
                     }
                 }
-                free(q); free(kt); free(vv); free(sc); free(sc2); free(out); free(out2); free(out1); free(p);
+                free(q); free(kf); free(vf); free(kt); free(vv); free(sc); free(sc2); free(out); free(out2); free(out1); free(p);
             }
     CHECKF(bad == 0, "attend: %ld values outside tolerance", bad);
     CHECKF(bad_ref == 0, "attend_ref: %ld values outside tolerance", bad_ref);
     CHECKF(bad_alone == 0, "attend: %ld queries differ when computed outside their group", bad_alone);
     {   /* no keys: out = 0 */
         float q0[4] = {1, 2, 3, 4}, o0[4] = {9, 9, 9, 9}, kt0[16] = {0}, sc0[16];
-        xlarun_k_attend(q0, 1, kt0, 16, kt0, 0, 4, 0.5f, sc0, o0);
+        xlarun_k_attend(XLARUN_K_F32, q0, 1, kt0, 16, kt0, 0, 4, 0.5f, sc0, o0);
         CHECK(o0[0] == 0.0f && o0[3] == 0.0f);
     }
+}
+
+/* kv_store: each dtype's rounding, f16's saturation, the stride */
+static void test_kv_store(void) {
+    static const float edge[] = {65504.0f, 65519.0f, 65520.0f, 70000.0f, 1e30f, -65520.0f, -1e38f, 3.4028235e38f,
+                                 INFINITY, -INFINITY, 6.1e-5f, 5.96e-8f, 2.9e-8f, -0.0f, 1e38f, 1.0f + 1.0f / 256};
+    static const uint16_t want16[] = {0x7bff, 0x7bff, 0x7bff, 0x7bff, 0x7bff, 0xfbff, 0xfbff, 0x7bff,
+                                      0x7c00, 0xfc00, 0x03ff, 0x0001, 0x0000, 0x8000, 0x7bff, 0x3c04};
+    float src[64], back[64];
+    uint16_t h[64 * 3];
+    float f[64 * 3];
+    size_t i, n = sizeof edge / sizeof *edge;
+    long bad = 0;
+    xlarun_k_kv_store(XLARUN_K_F16, edge, h, n, 1);
+    for (i = 0; i < n; i++)
+        if (h[i] != want16[i]) { bad++; printf("  kv_store f16 %g: %04x, want %04x\n", edge[i], h[i], want16[i]); }
+    src[0] = NAN;
+    xlarun_k_kv_store(XLARUN_K_F16, src, h, 1, 1);
+    CHECK((h[0] & 0x7c00) == 0x7c00 && (h[0] & 0x3ff) != 0);
+    xlarun_k_kv_store(XLARUN_K_BF16, src, h, 1, 1);
+    CHECK((h[0] & 0x7f80) == 0x7f80 && (h[0] & 0x7f) != 0);
+    xlarun_k_kv_store(XLARUN_K_BF16, edge, h, n, 1);
+    for (i = 0; i < n; i++) bad += h[i] != xlarun_k_f32_to_bf16(edge[i]);
+    for (i = 0; i < 64; i++) src[i] = frand() * 100.0f;
+    /* stride 3: every third element written, the others untouched */
+    memset(h, 0xee, sizeof h);
+    xlarun_k_kv_store(XLARUN_K_F16, src, h, 64, 3);
+    for (i = 0; i < 64 * 3; i++)
+        bad += i % 3 ? h[i] != 0xeeee : h[i] != xlarun_k_f32_to_f16(src[i / 3]);
+    memset(h, 0xee, sizeof h);
+    xlarun_k_kv_store(XLARUN_K_BF16, src, h, 64, 3);
+    for (i = 0; i < 64 * 3; i++)
+        bad += i % 3 ? h[i] != 0xeeee : h[i] != xlarun_k_f32_to_bf16(src[i / 3]);
+    memset(f, 0, sizeof f);
+    xlarun_k_kv_store(XLARUN_K_F32, src, f, 64, 3);
+    for (i = 0; i < 64; i++) back[i] = f[3 * i];
+    bad += memcmp(back, src, sizeof src) != 0;
+    CHECKF(bad == 0, "kv_store: %ld values wrong", bad);
 }
 
 /* Long rows and many tokens: the GEMMs take their tokens in blocks that fit in L2 (a few
@@ -700,6 +754,7 @@ int main(void) {
     test_rope();
     test_softmax();
     test_attend();
+    test_kv_store();
     test_exp();
     test_silu_add_argmax();
     test_bf16_opt_in();

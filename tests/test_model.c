@@ -117,9 +117,11 @@ static void test_oracle(const char *name, const char *dtype, double *worst) {
     free(o.logits);
 }
 
-/* XLARUN_PRECISION_BF16_ACTIVATIONS against the oracle, teacher-forced along the oracle's ids:
-   its agreement is reported (README), and only a gross failure (< 90% top-1) fails the test */
-static void test_fast_mode(const char *name, size_t *agree_all, size_t *steps_all, double *worst) {
+/* a lower-precision option (XLARUN_PRECISION_BF16_ACTIVATIONS, a half-size KV cache) against the
+   oracle, teacher-forced along the oracle's ids: its agreement is reported (README), and only a
+   gross failure (< 90% top-1) fails the test */
+static void test_fast_mode(const char *name, xlarun_precision prec, xlarun_kv_type kv, const char *label,
+                           size_t *agree_all, size_t *steps_all, double *worst) {
     char dir[256];
     oracle o;
     xlarun_model *m;
@@ -134,7 +136,8 @@ static void test_fast_mode(const char *name, size_t *agree_all, size_t *steps_al
     memset(&so, 0, sizeof so);
     so.n_ctx = (uint32_t)(o.n_prompt + N_GEN);
     so.n_batch = 16;
-    so.precision = XLARUN_PRECISION_BF16_ACTIVATIONS;
+    so.precision = prec;
+    so.kv_type = kv;
     if (xlarun_session_create(m, &so, &s, &err) != XLARUN_OK) { CHECKF(0, "%s", err.message); xlarun_model_close(m); free(o.logits); return; }
     CHECK(xlarun_session_prefill(s, o.prompt, o.n_prompt, &err) == XLARUN_OK);
     for (i = 0; i < N_GEN; i++) {
@@ -143,8 +146,8 @@ static void test_fast_mode(const char *name, size_t *agree_all, size_t *steps_al
         agree += xlarun_session_argmax(s) == o.greedy[i];
         if (i + 1 < N_GEN && xlarun_session_decode(s, o.greedy[i], &err) != XLARUN_OK) break;
     }
-    CHECKF(agree * 10 >= N_GEN * 9, "%s: bf16-activation mode agrees on only %lu of %d", dir, (unsigned long)agree, N_GEN);
-    printf("  %-14s bf16-activations: top-1 %2lu/%d  max relative logit error %.2e\n", dir + strlen(FIX),
+    CHECKF(agree * 10 >= N_GEN * 9, "%s: %s agrees on only %lu of %d", dir, label, (unsigned long)agree, N_GEN);
+    printf("  %-14s %s: top-1 %2lu/%d  max relative logit error %.2e\n", dir + strlen(FIX), label,
            (unsigned long)agree, N_GEN, max_rel);
     *agree_all += agree;
     *steps_all += N_GEN;
@@ -155,7 +158,8 @@ static void test_fast_mode(const char *name, size_t *agree_all, size_t *steps_al
 }
 
 /* the logits after running ids through a fresh session with these options */
-static xlarun_precision run_precision; /* the precision run_logits uses */
+static xlarun_precision run_precision; /* the precision and KV dtype run_logits uses */
+static xlarun_kv_type run_kv;
 static int run_logits(const xlarun_model *m, const int32_t *ids, size_t n, uint32_t batch,
                       uint32_t threads, size_t split, float *out) {
     xlarun_session_options so;
@@ -168,6 +172,7 @@ static int run_logits(const xlarun_model *m, const int32_t *ids, size_t n, uint3
     so.n_batch = batch;
     so.n_threads = threads;
     so.precision = run_precision;
+    so.kv_type = run_kv;
     if (xlarun_session_create(m, &so, &s, &err) != XLARUN_OK) { CHECKF(0, "%s", err.message); return 0; }
     if (split == 0) { /* token by token */
         for (i = 0; i < n && ok; i++) ok = xlarun_session_decode(s, ids[i], &err) == XLARUN_OK;
@@ -229,7 +234,7 @@ out0:
 }
 
 /* memory: exact sizes, caller memory only, nothing allocated by prefill or decode, reset */
-static void test_memory(const char *name) {
+static void test_memory(const char *name, xlarun_kv_type kv) {
     char dir[256];
     size_t mb, sb, i;
     void *mmem, *smem;
@@ -255,6 +260,18 @@ static void test_memory(const char *name) {
         so.n_ctx = 64;
         so.n_batch = 8;
         so.n_threads = 2;
+        if (kv != XLARUN_KV_F32) { /* a half-size cache: 64 positions of 2-byte keys and values
+                                      fewer (keys padded to 80 f32 or 96 halves: the same 128
+                                      bytes saved per row), less the score rows' longer padding
+                                      and 64-byte alignment: over 15/16 of that */
+            const xlarun_config *c = xlarun_model_config(m);
+            size_t full;
+            CHECK(xlarun_session_memory(m, &so, &full, &err) == XLARUN_OK);
+            so.kv_type = kv;
+            CHECK(xlarun_session_memory(m, &so, &sb, &err) == XLARUN_OK);
+            CHECKF((full - sb) * 16 >= (size_t)c->n_layers * c->n_kv_heads * c->head_dim * 2 * 64 * 2 * 15 && full - sb <= full / 2,
+                   "%s: a half-size KV cache saves only %lu bytes", name, (unsigned long)(full - sb));
+        }
         CHECK(xlarun_session_memory(m, &so, &sb, &err) == XLARUN_OK);
         smem = malloc(sb);
         CHECK(xlarun_session_create_in(m, &so, smem, sb - 1, &s, &err) == XLARUN_ERR_MEMORY);
@@ -304,18 +321,30 @@ int main(void) {
     test_invariants("llama32-bf16");
     test_invariants("odd-f16");
     test_invariants("llama2-f32"); /* sharded */
-    {   /* the lower-precision mode: measured agreement, and the same bitwise invariants */
-        size_t agree = 0, steps = 0;
-        double fworst = 0;
+    {   /* the lower-precision options: measured agreement, and the same bitwise invariants */
         static const char *bf[] = {"llama32-bf16", "llama2-bf16", "mqa-bf16", "odd-bf16"};
-        for (i = 0; i < 4; i++) test_fast_mode(bf[i], &agree, &steps, &fworst);
-        printf("  bf16-activations overall: top-1 %lu/%lu, worst relative logit error %.2e\n",
-               (unsigned long)agree, (unsigned long)steps, fworst);
+        static const struct { xlarun_precision prec; xlarun_kv_type kv; const char *label; } modes[] = {
+            {XLARUN_PRECISION_BF16_ACTIVATIONS, XLARUN_KV_F32, "bf16-activations"},
+            {XLARUN_PRECISION_EXACT, XLARUN_KV_F16, "f16 KV cache"},
+            {XLARUN_PRECISION_EXACT, XLARUN_KV_BF16, "bf16 KV cache"}};
+        for (j = 0; j < 3; j++) {
+            size_t agree = 0, steps = 0;
+            double fworst = 0;
+            for (i = 0; i < 4; i++) test_fast_mode(bf[i], modes[j].prec, modes[j].kv, modes[j].label, &agree, &steps, &fworst);
+            printf("  %s overall: top-1 %lu/%lu, worst relative logit error %.2e\n", modes[j].label,
+                   (unsigned long)agree, (unsigned long)steps, fworst);
+        }
         run_precision = XLARUN_PRECISION_BF16_ACTIVATIONS;
         test_invariants("llama32-bf16");
         run_precision = XLARUN_PRECISION_EXACT;
+        run_kv = XLARUN_KV_F16;
+        test_invariants("llama32-bf16");
+        run_kv = XLARUN_KV_BF16;
+        test_invariants("odd-f16");
+        run_kv = XLARUN_KV_F32;
     }
-    test_memory("mqa-f32");
-    test_memory("llama2-f32");
+    test_memory("mqa-f32", XLARUN_KV_F32);
+    test_memory("llama2-f32", XLARUN_KV_F32);
+    test_memory("llama32-bf16", XLARUN_KV_F16);
     return test_report("model");
 }

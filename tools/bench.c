@@ -7,8 +7,10 @@
    child process measures the machine: the best multi-threaded read bandwidth over a buffer far
    larger than the caches (several passes, huge pages where the kernel gives them) and the f32
    FMA peak (independent FMA chains on every thread). Decoding reads every weight once per
-   token, so decode_gb_s = decode_tok_s * weight_bytes_per_token, and bandwidth_ratio compares
-   it with the probe. prefill_gflops counts the matrix and attention FLOPs of the prompt. */
+   token, and attention the keys and values of every earlier position (kv_bytes_per_token, the
+   mean over the generated tokens), so decode_gb_s = decode_tok_s * (weight_bytes_per_token +
+   kv_bytes_per_token), and bandwidth_ratio compares it with the probe. prefill_gflops counts the
+   matrix and attention FLOPs of the prompt. */
 #define _GNU_SOURCE
 #define XLARUN_IMPLEMENTATION
 #include "../xlarun.h"
@@ -222,7 +224,7 @@ static int fail(const char *msg) {
 
 static void usage(FILE *f) {
     fprintf(f, "usage: bench -m DIR [-m DIR ...] [-p 256] [-n 64] [-t 2 | -t 1,2] [-r 5] [-b N] [--no-mmap]\n"
-               "             [--precision exact|bf16]\n"
+               "             [--precision exact|bf16] [--kv f32|f16|bf16]\n"
                "  -b: the session's prefill chunk (n_batch; default the library's, 256)\n"
                "  prints one JSON object per model and thread count (medians of -r runs)\n");
 }
@@ -231,6 +233,8 @@ int main(int argc, char **argv) {
     const char *dirs[16];
     int n_dirs = 0, n_prompt = 256, n_gen = 64, reps = 5, no_mmap = 0, n_batch = 0, i, k;
     xlarun_precision precision = XLARUN_PRECISION_EXACT;
+    xlarun_kv_type kv = XLARUN_KV_F32;
+    static const char *kv_names[] = {"f32", "f16", "bf16"};
     int threads[16] = {2}, n_threads = 1;
     char msg[700];
     for (i = 1; i < argc; i++) {
@@ -248,6 +252,12 @@ int main(int argc, char **argv) {
             if (!strcmp(v, "exact")) precision = XLARUN_PRECISION_EXACT;
             else if (!strcmp(v, "bf16")) precision = XLARUN_PRECISION_BF16_ACTIVATIONS;
             else { snprintf(msg, sizeof msg, "--precision must be exact or bf16, not '%s'", v); return fail(msg); }
+        }
+        else if (!strcmp(a, "--kv")) {
+            if (!strcmp(v, "f32")) kv = XLARUN_KV_F32;
+            else if (!strcmp(v, "f16")) kv = XLARUN_KV_F16;
+            else if (!strcmp(v, "bf16")) kv = XLARUN_KV_BF16;
+            else { snprintf(msg, sizeof msg, "--kv must be f32, f16 or bf16, not '%s'", v); return fail(msg); }
         }
         else if (!strcmp(a, "-t")) {
             const char *p = v;
@@ -277,7 +287,7 @@ int main(int argc, char **argv) {
             xlarun_error err;
             const xlarun_config *c;
             int32_t *ids = (int32_t *)malloc((size_t)n_prompt * sizeof(int32_t));
-            double pre[101], dec[101], t0, t1, t2, flops, wbytes, attn, pre_tok_s, dec_tok_s;
+            double pre[101], dec[101], t0, t1, t2, flops, wbytes, kvbytes, attn, pre_tok_s, dec_tok_s;
             struct rusage ru;
             int r, g;
             memset(&mo, 0, sizeof mo);
@@ -290,6 +300,7 @@ int main(int argc, char **argv) {
             so.n_threads = (uint32_t)nt;
             so.n_batch = (uint32_t)n_batch;
             so.precision = precision;
+            so.kv_type = kv;
             if (xlarun_session_create(m, &so, &s, &err) != XLARUN_OK) { xlarun_model_close(m); free(ids); return fail(err.message); }
             for (i = 0; i < n_prompt; i++) ids[i] = (int32_t)(rng_next() % c->vocab_size);
             for (r = -1; r < reps; r++) { /* run -1 warms the page cache and the caches */
@@ -310,6 +321,10 @@ int main(int argc, char **argv) {
             pre_tok_s = median(pre, reps);
             dec_tok_s = median(dec, reps);
             wbytes = (double)xlarun_model_weight_bytes(m);
+            /* decode step g (1..n_gen-1) attends over n_prompt + g positions: keys and values of
+               every layer, 2 or 4 bytes each; the mean is at g = n_gen / 2 */
+            kvbytes = 2.0 * c->n_layers * c->n_kv_heads * c->head_dim * (kv == XLARUN_KV_F32 ? 4 : 2) *
+                      (n_prompt + n_gen / 2.0);
             /* FLOPs of the prompt: 2 per weight of every layer matrix per token, the lm_head once,
                and attention (QK and PV: 4 * heads * head_dim per key, keys 1..n) */
             {
@@ -322,14 +337,15 @@ int main(int argc, char **argv) {
             getrusage(RUSAGE_SELF, &ru);
             printf("{\"model\": \"%s\", \"dtype\": \"%s\", \"threads\": %d, \"n_prompt\": %d, \"n_gen\": %d, "
                    "\"runs\": %d, \"prefill_tok_s\": %.2f, \"decode_tok_s\": %.2f, "
-                   "\"weight_bytes_per_token\": %.0f, \"decode_gb_s\": %.2f, \"mem_read_gb_s\": %.2f, "
+                   "\"weight_bytes_per_token\": %.0f, \"kv_bytes_per_token\": %.0f, \"decode_gb_s\": %.2f, \"mem_read_gb_s\": %.2f, "
                    "\"bandwidth_ratio\": %.3f, \"prefill_gflops\": %.1f, \"fma_peak_gflops\": %.1f, "
-                   "\"prefill_peak_ratio\": %.3f, \"peak_rss_bytes\": %ld, \"kernels\": \"%s\", \"precision\": \"%s\"}\n",
-                   dirs[d], xlarun_model_dtype(m), nt, n_prompt, n_gen, reps, pre_tok_s, dec_tok_s, wbytes,
-                   dec_tok_s * wbytes / 1e9, mem_gb_s, dec_tok_s * wbytes / 1e9 / mem_gb_s,
+                   "\"prefill_peak_ratio\": %.3f, \"peak_rss_bytes\": %ld, \"kernels\": \"%s\", \"precision\": \"%s\", "
+                   "\"kv_type\": \"%s\"}\n",
+                   dirs[d], xlarun_model_dtype(m), nt, n_prompt, n_gen, reps, pre_tok_s, dec_tok_s, wbytes, kvbytes,
+                   dec_tok_s * (wbytes + kvbytes) / 1e9, mem_gb_s, dec_tok_s * (wbytes + kvbytes) / 1e9 / mem_gb_s,
                    pre_tok_s * flops / n_prompt / 1e9, peak_gflops,
                    pre_tok_s * flops / n_prompt / 1e9 / peak_gflops, ru.ru_maxrss * 1024L, XLARUN_K_ISA,
-                   precision == XLARUN_PRECISION_EXACT ? "exact" : "bf16-activations");
+                   precision == XLARUN_PRECISION_EXACT ? "exact" : "bf16-activations", kv_names[kv]);
             fflush(stdout);
             xlarun_session_free(s);
             xlarun_model_close(m);
