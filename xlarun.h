@@ -2869,14 +2869,15 @@ struct xlarun_session {
     uint32_t n_ctx, n_batch;
     size_t pos;                          /* tokens in the KV cache */
     int has_logits;
-    unsigned char *kc, *vc;              /* keys [n_layers][n_kv_heads][head_dim][ldk] (transposed),
-                                            values [n_layers][n_kv_heads][n_ctx][head_dim] */
+    unsigned char *kc, *vc;              /* keys [n_layers][n_kv_heads][lds * head_dim] (blocks of 16
+                                            keys, see xlarun_k_attend), values
+                                            [n_layers][n_kv_heads][n_ctx][head_dim] */
     xlarun_k_type kvt;                   /* their dtype: f32, f16 or bf16 */
     size_t kvsz;                         /* bytes per element of kvt */
-    size_t ldk;                          /* >= XLARUN_K_KEY_PAD(n_ctx), an odd number of lines */
+    size_t lds;                          /* XLARUN_K_KEY_PAD(n_ctx): key slots, a score row */
     float *x, *xb, *q, *k, *v, *att, *tmp, *gate, *up; /* n_batch rows each */
     float *rope_cos, *rope_sin;          /* [n_batch][head_dim / 2] */
-    float *scores;                       /* [n_threads][n_heads / n_kv_heads][ldk] */
+    float *scores;                       /* [n_threads][n_heads / n_kv_heads][lds] */
     float *logits;                       /* [vocab_size] */
     unsigned char *xq;                   /* quantized models: n_batch int8 input rows */
     uint16_t *xb16;                      /* BF16_ACTIVATIONS: n_batch bf16 input rows */
@@ -2967,13 +2968,13 @@ static void xlarun__attn_task(void *ctx, uint32_t t, uint32_t nt) {
     const xlarun_session *s = c->s;
     const xlarun_config *cf = &s->m->cfg;
     size_t hd = cf->head_dim, nkv = cf->n_kv_heads, group = cf->n_heads / nkv, qd = cf->n_heads * hd;
-    size_t total = c->n * nkv, a0 = total * t / nt, a1 = total * (t + 1) / nt, w, ldk = s->ldk;
+    size_t total = c->n * nkv, a0 = total * t / nt, a1 = total * (t + 1) / nt, w, lds = s->lds;
     float scale = XLARUN__CAST(float, 1.0 / sqrt(XLARUN__CAST(double, hd)));
     for (w = a0; w < a1; w++) {
         size_t kvh = w / c->n, i = w % c->n, hk = c->layer * nkv + kvh;
-        xlarun_k_attend(s->kvt, s->q + i * qd + kvh * group * hd, group, s->kc + hk * hd * ldk * s->kvsz, ldk,
+        xlarun_k_attend(s->kvt, s->q + i * qd + kvh * group * hd, group, s->kc + hk * hd * lds * s->kvsz,
                         s->vc + hk * s->n_ctx * hd * s->kvsz, s->pos + i + 1, hd, scale,
-                        s->scores + XLARUN__CAST(size_t, t) * group * ldk, s->att + i * qd + kvh * group * hd);
+                        s->scores + XLARUN__CAST(size_t, t) * group * lds, lds, s->att + i * qd + kvh * group * hd);
     }
 }
 
@@ -3013,9 +3014,9 @@ static void xlarun__forward(xlarun_session *s, const int32_t *ids, size_t n) {
             size_t p = s->pos + i, h;
             xlarun_k_rope(s->q + i * qd, c->n_heads, hd, s->rope_cos + i * half, s->rope_sin + i * half);
             xlarun_k_rope(s->k + i * kvd, c->n_kv_heads, hd, s->rope_cos + i * half, s->rope_sin + i * half);
-            for (h = 0; h < c->n_kv_heads; h++) { /* the key down a column, the value along a row */
+            for (h = 0; h < c->n_kv_heads; h++) { /* the key down its block's column, the value a row */
                 size_t hk = l * c->n_kv_heads + h;
-                xlarun_k_kv_store(s->kvt, s->k + i * kvd + h * hd, s->kc + (hk * hd * s->ldk + p) * s->kvsz, hd, s->ldk);
+                xlarun_k_kv_store(s->kvt, s->k + i * kvd + h * hd, s->kc + (hk * hd * s->lds + XLARUN_K_KEY_AT(p, 0, hd)) * s->kvsz, hd, XLARUN_K_KEY_BLOCK);
                 xlarun_k_kv_store(s->kvt, s->v + i * kvd + h * hd, s->vc + (hk * s->n_ctx + p) * hd * s->kvsz, hd, 1);
             }
         }
@@ -3071,18 +3072,11 @@ static xlarun_status xlarun__session_build(xlarun__arena *a, const xlarun_model 
         return xlarun__fail(err, XLARUN_ERR_ARGUMENT, "unknown kv_type %d (XLARUN_KV_F32, _F16 or _BF16)",
                             XLARUN__CAST(int, o->kv_type));
     s->kvsz = xlarun_k_type_size(s->kvt);
-    /* key rows padded for whole vectors, to an odd number of 64-byte lines: the kernel walks
-       down a column of rows, and rows a power of two apart would share a few L1 sets (measured
-       on Zen 5: 1.4 -> 0.54 ns per query and key for the scores at n_ctx 4096) */
-    {
-        size_t line = 64 / s->kvsz; /* elements per line: 16 or 32, a multiple of the key pad */
-        s->ldk = (XLARUN__CAST(size_t, n_ctx) + line - 1) / line * line;
-        if ((s->ldk / line) % 2 == 0) s->ldk += line;
-    }
+    s->lds = XLARUN_K_KEY_PAD(XLARUN__CAST(size_t, n_ctx)); /* keys in whole blocks of 16 */
     /* sizes: all products of values bounded above, checked anyway. One position of every layer
-       is per_pos bytes; the keys hold ldk positions, the values n_ctx (<= ldk). */
+       is per_pos bytes; the keys hold lds positions, the values n_ctx (<= lds). */
     per_pos = XLARUN__CAST(uint64_t, c->n_layers) * kvd * s->kvsz;
-    if (!xlarun__mul_u64(per_pos, s->ldk, &cache) || cache > SIZE_MAX / 4)
+    if (!xlarun__mul_u64(per_pos, s->lds, &cache) || cache > SIZE_MAX / 4)
         return xlarun__fail(err, XLARUN_ERR_MEMORY, "a KV cache of %u tokens is too large for this machine", n_ctx);
     s->kc = XLARUN__CAST(unsigned char *, xlarun__alloc_ex(a, XLARUN__CAST(size_t, cache), 0, 1));
     s->vc = XLARUN__CAST(unsigned char *, xlarun__alloc_ex(a, XLARUN__CAST(size_t, per_pos * n_ctx), 0, 1));
@@ -3101,7 +3095,7 @@ static xlarun_status xlarun__session_build(xlarun__arena *a, const xlarun_model 
     }
     s->rope_cos = XLARUN__CAST(float *, xlarun__alloc_ex(a, XLARUN__CAST(size_t, nb) * (c->head_dim / 2) * sizeof(float), 0, 1));
     s->rope_sin = XLARUN__CAST(float *, xlarun__alloc_ex(a, XLARUN__CAST(size_t, nb) * (c->head_dim / 2) * sizeof(float), 0, 1));
-    s->scores = XLARUN__CAST(float *, xlarun__alloc_ex(a, XLARUN__CAST(size_t, nt) * (c->n_heads / c->n_kv_heads) * s->ldk * sizeof(float), 0, 1));
+    s->scores = XLARUN__CAST(float *, xlarun__alloc_ex(a, XLARUN__CAST(size_t, nt) * (c->n_heads / c->n_kv_heads) * s->lds * sizeof(float), 0, 1));
     s->logits = XLARUN__CAST(float *, xlarun__alloc_ex(a, XLARUN__CAST(size_t, c->vocab_size) * sizeof(float), 0, 1));
     if (m->quantized) { /* int8 input rows for the widest K: hidden, intermediate or q width */
         size_t kmax = c->hidden_size > c->intermediate_size ? c->hidden_size : c->intermediate_size;

@@ -19,7 +19,7 @@
      xlarun_k_matmul(t, W, K, r0, r1, X, ldx, n, Y, ldy)                  GEMV (n == 1) / GEMM
      xlarun_k_rmsnorm(out, x, w, n, eps)
      xlarun_k_rope(x, n_heads, hd, cos_, sin_)                            HF rotate_half
-     xlarun_k_attend(t, q, nq, kt, ldk, v, n_keys, hd, scale, scores, out) a GQA group of queries
+     xlarun_k_attend(t, q, nq, kt, v, n_keys, hd, scale, scores, lds, out) a GQA group of queries
      xlarun_k_kv_store(t, src, dst, n, stride)                          f32 into an f32/f16/bf16 cache
      xlarun_k_exp(x, n), xlarun_k_softmax(x, n), xlarun_k_silu_mul(g, u, n), xlarun_k_add(y, x, n)
      xlarun_k_argmax(x, n)                                                first index of the max
@@ -952,25 +952,42 @@ XLARUN_K__FN void xlarun_k_softmax(float *x, size_t n) {
 /* ======================================================================================
    attend: nq queries that share one KV head (a GQA group: one token's heads), keys and values
    at positions 0..n_keys-1, both of dtype t (f32, or f16/bf16 for a half-size cache; any
-   alignment), widened exactly to f32 as they are read. Keys are stored transposed, values by row:
-     key j, dim d at kt[d*ldk + j];   value j, dim d at v[j*hd + d];   query g, dim d at q[g*hd + d]
-     scores[g*ldk + j] = (sum over d = 0, 1, 2, ... of q[g*hd+d] * kt[d*ldk+j]) * scale
-     p = softmax of scores[g*ldk .. g*ldk + n_keys)
-     out[g*hd + d] = sum over j of p[j] * v[j*hd + d]
-   The transposed keys put 16 (AVX-512) keys in one vector, so each score is a plain FMA
-   chain over d with no horizontal sum; the queries of a group share every key and value load.
+   alignment), widened exactly to f32 as they are read. Keys are stored in blocks of B =
+   XLARUN_K_KEY_BLOCK keys (32 on AVX-512, else 16: two vectors, four on NEON), each block
+   transposed (its B keys side by side for every dimension); values by row:
+     key j, dim d at kt[(j/B)*B*hd + d*B + j%B]   (XLARUN_K_KEY_AT(j, d, hd))
+     value j, dim d at v[j*hd + d];   query g, dim d at q[g*hd + d]
+     scores[g*lds + j] = (sum over d = 0, 1, 2, ... of q[g*hd+d] * key(j, d)) * scale
+     p = softmax of scores[g*lds .. g*lds + n_keys)
+     out[g*hd + d] = sum over j = 0, 1, 2, ... of p[j] * v[j*hd + d]   (one chain per element)
+   A key block holds whole vectors of keys per dimension, so each score is a plain FMA chain
+   over d with no horizontal sum, and the scores of a block read it as one forward stream. (One
+   thread's decode scores at 4,000 keys, f32, measured on Zen 5: keys in rows of all n_ctx per
+   dimension, 64 streams at once, 15 GB/s; blocks of 16 read two at a time, 18; one block of 32
+   at a time, 34.) The values are read a row (up to 4 vectors) at a time for every query of the
+   group at once.
    Each query's bits do not depend on nq (a query alone or in its group gives the same out), so
    prefill equals token-by-token decode.
-   ldk >= XLARUN_K_KEY_PAD(n_keys): the SIMD code reads (never uses) key lanes up to there, so
-   the rows of kt must be that long; scores is caller scratch of nq*ldk floats (left holding p).
-   out must not overlap q, kt, v. Causal masking is the caller's choice of n_keys; n_keys == 0
-   gives out = 0.
+   The last key block is read whole: kt holds XLARUN_K_KEY_PAD(n_keys) * hd elements, the keys
+   past n_keys never used (their scores land in the padding of the score rows). scores is
+   caller scratch of nq rows of lds >= XLARUN_K_KEY_PAD(n_keys) floats (left holding p in the
+   first n_keys). out must not overlap q, kt, v. Causal masking is the caller's choice of
+   n_keys; n_keys == 0 gives out = 0.
 
    kv_store writes n f32 values into a cache of dtype t, at dst + i*stride elements: f32 as is,
    bf16 rounded to nearest even, f16 rounded to nearest even with finite values past its range
    saturated to +-65504 (an inf in the cache would turn every later score of the head into NaN).
+   Key j of a head goes to stride XLARUN_K_KEY_BLOCK from XLARUN_K_KEY_AT(j, 0, hd), its value
+   to stride 1.
    ====================================================================================== */
-#define XLARUN_K_KEY_PAD(n) (((n) + 15) / 16 * 16)
+#if defined(XLARUN_K__AVX512)
+#define XLARUN_K_KEY_BLOCK 32
+#else
+#define XLARUN_K_KEY_BLOCK 16
+#endif
+#define XLARUN_K_KEY_PAD(n) (((n) + XLARUN_K_KEY_BLOCK - 1) / XLARUN_K_KEY_BLOCK * XLARUN_K_KEY_BLOCK)
+#define XLARUN_K_KEY_AT(j, d, hd) \
+    (((j) / XLARUN_K_KEY_BLOCK) * XLARUN_K_KEY_BLOCK * (hd) + (d) * XLARUN_K_KEY_BLOCK + (j) % XLARUN_K_KEY_BLOCK)
 
 XLARUN_K__FN void xlarun_k_kv_store(xlarun_k_type t, const float *src, void *dst, size_t n, size_t stride) {
     unsigned char *p = (unsigned char *)dst;
@@ -989,16 +1006,16 @@ XLARUN_K__FN void xlarun_k_kv_store(xlarun_k_type t, const float *src, void *dst
     }
 }
 
-XLARUN_K__FN void xlarun_k_attend_ref(xlarun_k_type t, const float *q, size_t nq, const void *kt, size_t ldk,
-                                      const void *v, size_t n_keys, size_t hd, float scale, float *scores, float *out) {
+XLARUN_K__FN void xlarun_k_attend_ref(xlarun_k_type t, const float *q, size_t nq, const void *kt, const void *v,
+                                      size_t n_keys, size_t hd, float scale, float *scores, size_t lds, float *out) {
     const unsigned char *kp = (const unsigned char *)kt, *vp = (const unsigned char *)v;
     size_t g, j, d, es = xlarun_k_type_size(t);
     for (g = 0; g < nq; g++) {
-        float *p = scores + g * ldk, *o = out + g * hd;
+        float *p = scores + g * lds, *o = out + g * hd;
         for (j = 0; j < n_keys; j++) {
             float s = 0.0f;
             for (d = 0; d < hd; d++) {
-                float qk = q[g * hd + d] * xlarun_k__wval(t, kp + (d * ldk + j) * es);
+                float qk = q[g * hd + d] * xlarun_k__wval(t, kp + XLARUN_K_KEY_AT(j, d, hd) * es);
                 XLARUN_K__KEEP(qk);
                 s += qk;
             }
@@ -1016,122 +1033,130 @@ XLARUN_K__FN void xlarun_k_attend_ref(xlarun_k_type t, const float *q, size_t nq
 }
 
 #if defined(XLARUN_K__SIMD)
-/* scores of NG queries for KB key vectors from key j: NG*KB independent FMA chains over d, in
-   registers (written out for g, b < 4; NG and KB are constants after inlining, so the guards
-   fold away). A key vector reads whole lanes (the padding contract); `last` lanes of the final
-   vector are stored, all lanes of the others. */
+/* scores of NG queries for the key block at key j: NG*KB independent FMA chains over d (KB =
+   vectors per block), in registers (written out for g, b < 4; NG is a constant after inlining,
+   so the guards fold away). All KB vectors are stored: lanes past n_keys go to the padding. */
+#define XA_KB (XLARUN_K_KEY_BLOCK / XK_VL)
 #define XA_G(M, b) M(0, b) M(1, b) M(2, b) M(3, b)
 #define XA_ALL(M) XA_G(M, 0) XA_G(M, 1) XA_G(M, 2) XA_G(M, 3)
 #define XA_DECL(g, b) xlarun_k__v a##g##b = XK_ZERO();
-#define XA_FMA(g, b) if (NG > g && KB > b) a##g##b = XK_FMA(q##g, k##b, a##g##b);
-#define XA_KLOAD(b) if (KB > b) { k##b = xlarun_k__wload(t, kt + (d * ldk + j + (size_t)b * XK_VL) * es); XK_PIN(k##b); }
+#define XA_FMA(g, b) if (NG > g && XA_KB > b) a##g##b = XK_FMA(q##g, k##b, a##g##b);
+#define XA_KLOAD(b) if (XA_KB > b) { k##b = xlarun_k__wload(t, kd + (size_t)b * XK_VL * es); XK_PIN(k##b); }
 #define XA_QSET(g) if (NG > g) q##g = XK_SET1(q[(size_t)g * hd + d]);
-#define XA_OUT(g, b)                                                                           \
-    if (NG > g && KB > b) {                                                                    \
-        float *dst_ = scores + (size_t)g * ldk + j + (size_t)b * XK_VL;                        \
-        xlarun_k__v s_ = XK_MUL(a##g##b, XK_SET1(scale));                                      \
-        if (b + 1 < KB || last == XK_VL) XK_STORE(dst_, s_);                                   \
-        else xlarun_k__store_part(dst_, s_, last);                                             \
-    }
-XLARUN_K__AI void xlarun_k__qk(xlarun_k_type t, const float *q, size_t hd, const unsigned char *kt, size_t ldk,
-                               size_t j, float scale, float *scores, int NG, int KB, size_t last) {
-    xlarun_k__v k0 = XK_ZERO(), k1 = k0, k2 = k0, k3 = k0, q0 = k0, q1 = k0, q2 = k0, q3 = k0;
+#define XA_OUT(g, b) if (NG > g && XA_KB > b) \
+    XK_STORE(scores + (size_t)g * lds + j + (size_t)b * XK_VL, XK_MUL(a##g##b, XK_SET1(scale)));
+XLARUN_K__AI void xlarun_k__qk(xlarun_k_type t, const float *q, size_t hd, const unsigned char *kt, size_t j,
+                               float scale, float *scores, size_t lds, int NG) {
+    xlarun_k__v k0, k1, k2, k3, q0 = XK_ZERO(), q1 = q0, q2 = q0, q3 = q0; /* k0..k(KB-1) loaded before use */
     size_t d, es = xlarun_k_type_size(t);
+    const unsigned char *kd = kt + XLARUN_K_KEY_AT(j, 0, hd) * es;
     XA_ALL(XA_DECL)
-    for (d = 0; d < hd; d++) {
+    for (d = 0; d < hd; d++, kd += XLARUN_K_KEY_BLOCK * es) {
         XA_KLOAD(0) XA_KLOAD(1) XA_KLOAD(2) XA_KLOAD(3)
         XA_QSET(0) XA_QSET(1) XA_QSET(2) XA_QSET(3)
         XA_ALL(XA_FMA)
     }
     XA_ALL(XA_OUT)
 }
+#undef XA_KB
 #undef XA_DECL
 #undef XA_FMA
 #undef XA_KLOAD
 #undef XA_QSET
 #undef XA_OUT
 
-/* out rows of NG queries, lanes d0.. (m of them, m <= XK_VL): even and odd keys in separate
-   accumulators (2*NG chains), added at the end */
-#define XA_VLOAD(jj) (m == XK_VL ? xlarun_k__wload(t, v + ((jj) * hd + d0) * es) : xlarun_k__wload_part(t, v + ((jj) * hd + d0) * es, m))
-#define XA_PV(g) if (NG > g) { e##g = XK_FMA(XK_SET1(p[(size_t)g * ldp + j]), v0, e##g); \
-                               o##g = XK_FMA(XK_SET1(p[(size_t)g * ldp + j + 1]), v1, o##g); }
-#define XA_PV1(g) if (NG > g) e##g = XK_FMA(XK_SET1(p[(size_t)g * ldp + j]), v0, e##g);
-#define XA_PST(g)                                                                              \
-    if (NG > g) {                                                                              \
-        xlarun_k__v r_ = XK_ADD(e##g, o##g);                                                   \
-        if (m == XK_VL) XK_STORE(out + (size_t)g * hd + d0, r_);                               \
-        else xlarun_k__store_part(out + (size_t)g * hd + d0, r_, m);                           \
+/* out of NG queries for DB vectors of dimensions from d0 (m lanes in the last, m <= XK_VL, the
+   others whole): NG*DB chains over the keys, one per output vector; each key's DB value vectors
+   are loaded once for the group. XA_DB is the most per pass (16 registers on AVX2). */
+#if defined(XLARUN_K__AVX2)
+#define XA_DB 2
+#else
+#define XA_DB 4
+#endif
+#define XA_PDECL(g, b) xlarun_k__v c##g##b = XK_ZERO();
+#define XA_VLD(b)                                                                              \
+    if (DB > b) v##b = (b + 1 < DB || m == XK_VL) ? xlarun_k__wload(t, vj + (size_t)b * XK_VL * es) \
+                                                  : xlarun_k__wload_part(t, vj + (size_t)b * XK_VL * es, m);
+#define XA_PSET(g) if (NG > g) p##g = XK_SET1(p[(size_t)g * lds + j]);
+#define XA_PFMA(g, b) if (NG > g && DB > b) c##g##b = XK_FMA(p##g, v##b, c##g##b);
+#define XA_PST(g, b)                                                                           \
+    if (NG > g && DB > b) {                                                                    \
+        float *o_ = out + (size_t)g * hd + d0 + (size_t)b * XK_VL;                             \
+        if (b + 1 < DB || m == XK_VL) XK_STORE(o_, c##g##b);                                   \
+        else xlarun_k__store_part(o_, c##g##b, m);                                             \
     }
-XLARUN_K__AI void xlarun_k__pv(xlarun_k_type t, const float *p, size_t ldp, const unsigned char *v, size_t hd,
-                               size_t n_keys, size_t d0, size_t m, float *out, int NG) {
-    xlarun_k__v e0 = XK_ZERO(), e1 = e0, e2 = e0, e3 = e0, o0 = e0, o1 = e0, o2 = e0, o3 = e0, v0, v1;
+XLARUN_K__AI void xlarun_k__pv(xlarun_k_type t, const float *p, size_t lds, const unsigned char *v, size_t hd,
+                               size_t n_keys, size_t d0, size_t m, float *out, int NG, int DB) {
+    xlarun_k__v v0 = XK_ZERO(), v1 = v0, v2 = v0, v3 = v0, p0 = v0, p1 = v0, p2 = v0, p3 = v0;
     size_t j, es = xlarun_k_type_size(t);
-    for (j = 0; j + 2 <= n_keys; j += 2) {
-        v0 = XA_VLOAD(j);
-        v1 = XA_VLOAD(j + 1);
-        XA_PV(0) XA_PV(1) XA_PV(2) XA_PV(3)
+    XA_ALL(XA_PDECL)
+    for (j = 0; j < n_keys; j++) {
+        const unsigned char *vj = v + (j * hd + d0) * es;
+        XA_VLD(0) XA_VLD(1) XA_VLD(2) XA_VLD(3)
+        XA_PSET(0) XA_PSET(1) XA_PSET(2) XA_PSET(3)
+        XA_ALL(XA_PFMA)
     }
-    if (j < n_keys) {
-        v0 = XA_VLOAD(j);
-        XA_PV1(0) XA_PV1(1) XA_PV1(2) XA_PV1(3)
-    }
-    XA_PST(0) XA_PST(1) XA_PST(2) XA_PST(3)
+    XA_ALL(XA_PST)
 }
 #undef XA_G
 #undef XA_ALL
-#undef XA_VLOAD
-#undef XA_PV
-#undef XA_PV1
+#undef XA_PDECL
+#undef XA_VLD
+#undef XA_PSET
+#undef XA_PFMA
 #undef XA_PST
 
 /* one group of NG (1..4) queries: all its scores, softmax, then out */
-XLARUN_K__AI void xlarun_k__attend_g(xlarun_k_type t, const float *q, const unsigned char *kt, size_t ldk,
-                                     const unsigned char *v, size_t n_keys, size_t hd, float scale, float *scores,
-                                     float *out, int NG) {
-    const int KB = NG <= 2 ? 4 : 2; /* 4 to 8 chains in flight */
-    size_t j = 0, d0;
+XLARUN_K__AI void xlarun_k__attend_g(xlarun_k_type t, const float *q, const unsigned char *kt, const unsigned char *v,
+                                     size_t n_keys, size_t hd, float scale, float *scores, size_t lds, float *out,
+                                     int NG) {
+    size_t j, d0 = 0, rest;
     int g;
-    for (; j + (size_t)KB * XK_VL <= n_keys; j += (size_t)KB * XK_VL)
-        xlarun_k__qk(t, q, hd, kt, ldk, j, scale, scores, NG, KB, XK_VL);
-    for (; j < n_keys; j += XK_VL)
-        xlarun_k__qk(t, q, hd, kt, ldk, j, scale, scores, NG, 1, n_keys - j < XK_VL ? n_keys - j : XK_VL);
-    for (g = 0; g < NG; g++) xlarun_k_softmax_simd(scores + (size_t)g * ldk, n_keys);
-    for (d0 = 0; d0 < hd; d0 += XK_VL)
-        xlarun_k__pv(t, scores, ldk, v, hd, n_keys, d0, hd - d0 < XK_VL ? hd - d0 : XK_VL, out, NG);
+    for (j = 0; j < n_keys; j += XLARUN_K_KEY_BLOCK) xlarun_k__qk(t, q, hd, kt, j, scale, scores, lds, NG);
+    for (g = 0; g < NG; g++) xlarun_k_softmax_simd(scores + (size_t)g * lds, n_keys);
+    for (; d0 + XA_DB * XK_VL <= hd; d0 += XA_DB * XK_VL)
+        xlarun_k__pv(t, scores, lds, v, hd, n_keys, d0, XK_VL, out, NG, XA_DB);
+    rest = hd - d0; /* fewer than XA_DB vectors, the last maybe partial */
+    if (rest > 2 * XK_VL)
+        xlarun_k__pv(t, scores, lds, v, hd, n_keys, d0, rest - 2 * XK_VL, out, NG, 3);
+    else if (rest > XK_VL)
+        xlarun_k__pv(t, scores, lds, v, hd, n_keys, d0, rest - XK_VL, out, NG, 2);
+    else if (rest)
+        xlarun_k__pv(t, scores, lds, v, hd, n_keys, d0, rest, out, NG, 1);
 }
+#undef XA_DB
 
 /* all nq queries in groups of 4, then the 1-3 left; t is a constant in each copy */
-XLARUN_K__AI void xlarun_k__attend_t(xlarun_k_type t, const float *q, size_t nq, const unsigned char *kt, size_t ldk,
+XLARUN_K__AI void xlarun_k__attend_t(xlarun_k_type t, const float *q, size_t nq, const unsigned char *kt,
                                      const unsigned char *v, size_t n_keys, size_t hd, float scale, float *scores,
-                                     float *out) {
+                                     size_t lds, float *out) {
     size_t g = 0;
-    for (; g + 4 <= nq; g += 4) xlarun_k__attend_g(t, q + g * hd, kt, ldk, v, n_keys, hd, scale, scores + g * ldk, out + g * hd, 4);
-    if (nq - g == 3) xlarun_k__attend_g(t, q + g * hd, kt, ldk, v, n_keys, hd, scale, scores + g * ldk, out + g * hd, 3);
-    else if (nq - g == 2) xlarun_k__attend_g(t, q + g * hd, kt, ldk, v, n_keys, hd, scale, scores + g * ldk, out + g * hd, 2);
-    else if (nq - g == 1) xlarun_k__attend_g(t, q + g * hd, kt, ldk, v, n_keys, hd, scale, scores + g * ldk, out + g * hd, 1);
+    for (; g + 4 <= nq; g += 4) xlarun_k__attend_g(t, q + g * hd, kt, v, n_keys, hd, scale, scores + g * lds, lds, out + g * hd, 4);
+    if (nq - g == 3) xlarun_k__attend_g(t, q + g * hd, kt, v, n_keys, hd, scale, scores + g * lds, lds, out + g * hd, 3);
+    else if (nq - g == 2) xlarun_k__attend_g(t, q + g * hd, kt, v, n_keys, hd, scale, scores + g * lds, lds, out + g * hd, 2);
+    else if (nq - g == 1) xlarun_k__attend_g(t, q + g * hd, kt, v, n_keys, hd, scale, scores + g * lds, lds, out + g * hd, 1);
 }
 
-XLARUN_K__FN void xlarun_k_attend_simd(xlarun_k_type t, const float *q, size_t nq, const void *kt, size_t ldk,
-                                       const void *v, size_t n_keys, size_t hd, float scale, float *scores, float *out) {
+XLARUN_K__FN void xlarun_k_attend_simd(xlarun_k_type t, const float *q, size_t nq, const void *kt, const void *v,
+                                       size_t n_keys, size_t hd, float scale, float *scores, size_t lds, float *out) {
     const unsigned char *kp = (const unsigned char *)kt, *vp = (const unsigned char *)v;
     if (n_keys == 0) {
         size_t i;
         for (i = 0; i < nq * hd; i++) out[i] = 0.0f;
         return;
     }
-    if (t == XLARUN_K_BF16) xlarun_k__attend_t(XLARUN_K_BF16, q, nq, kp, ldk, vp, n_keys, hd, scale, scores, out);
-    else if (t == XLARUN_K_F16) xlarun_k__attend_t(XLARUN_K_F16, q, nq, kp, ldk, vp, n_keys, hd, scale, scores, out);
-    else xlarun_k__attend_t(XLARUN_K_F32, q, nq, kp, ldk, vp, n_keys, hd, scale, scores, out);
+    if (t == XLARUN_K_BF16) xlarun_k__attend_t(XLARUN_K_BF16, q, nq, kp, vp, n_keys, hd, scale, scores, lds, out);
+    else if (t == XLARUN_K_F16) xlarun_k__attend_t(XLARUN_K_F16, q, nq, kp, vp, n_keys, hd, scale, scores, lds, out);
+    else xlarun_k__attend_t(XLARUN_K_F32, q, nq, kp, vp, n_keys, hd, scale, scores, lds, out);
 }
 #endif
 
-XLARUN_K__FN void xlarun_k_attend(xlarun_k_type t, const float *q, size_t nq, const void *kt, size_t ldk,
-                                  const void *v, size_t n_keys, size_t hd, float scale, float *scores, float *out) {
+XLARUN_K__FN void xlarun_k_attend(xlarun_k_type t, const float *q, size_t nq, const void *kt, const void *v,
+                                  size_t n_keys, size_t hd, float scale, float *scores, size_t lds, float *out) {
 #if defined(XLARUN_K__SIMD)
-    xlarun_k_attend_simd(t, q, nq, kt, ldk, v, n_keys, hd, scale, scores, out);
+    xlarun_k_attend_simd(t, q, nq, kt, v, n_keys, hd, scale, scores, lds, out);
 #else
-    xlarun_k_attend_ref(t, q, nq, kt, ldk, v, n_keys, hd, scale, scores, out);
+    xlarun_k_attend_ref(t, q, nq, kt, v, n_keys, hd, scale, scores, lds, out);
 #endif
 }
 

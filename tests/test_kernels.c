@@ -463,11 +463,12 @@ static void test_softmax(void) {
     xlarun_k_softmax(NULL, 0); /* nothing to do, nothing touched */
 }
 
-/* a GQA group of nq queries against keys stored transposed (rows of ldk, padded past n_keys as
-   the kernel's contract asks, the padding filled with junk that must not leak into the results),
-   values by row, in each cache dtype (written by kv_store; the double-precision reference uses
-   the stored values widened back). Each query's results must not depend on its group: query g
-   computed alone (nq = 1) gives the same bits. */
+/* a GQA group of nq queries against keys stored in transposed blocks (the last block padded
+   past n_keys as the kernel's contract asks, the padding filled with junk that must not leak
+   into the results), values by row, in each cache dtype (written by kv_store, a key at a time
+   with stride XLARUN_K_KEY_BLOCK as the session writes them; the double-precision reference
+   uses the stored values widened back), score rows lds apart. Each query's results must not
+   depend on its group: query g computed alone (nq = 1) gives the same bits. */
 static float stored(xlarun_k_type t, const unsigned char *p, size_t j) { /* element j, widened */
     float f;
     xlarun_k_to_f32_ref(t, p + j * xlarun_k_type_size(t), &f, 1);
@@ -486,39 +487,40 @@ static void test_attend(void) {
         for (hi = 0; hi < sizeof hds / sizeof hds[0]; hi++)
             for (qi = 0; qi < sizeof nqs / sizeof nqs[0]; qi++) {
                 xlarun_k_type t = types[ti];
-                size_t nk = nks[ki], hd = hds[hi], nq = nqs[qi], ldk = XLARUN_K_KEY_PAD(nk) + 16 * (ki & 1);
+                size_t nk = nks[ki], hd = hds[hi], nq = nqs[qi], ldk = XLARUN_K_KEY_PAD(nk), lds = ldk + 16 * (ki & 1);
                 size_t es = xlarun_k_type_size(t);
                 float *q = (float *)malloc(nq * hd * sizeof(float)), *kf = (float *)malloc(hd * ldk * sizeof(float));
-                float *vf = (float *)malloc(nk * hd * sizeof(float)), *sc = (float *)malloc(nq * ldk * sizeof(float));
+                float *vf = (float *)malloc(nk * hd * sizeof(float)), *sc = (float *)malloc(nq * lds * sizeof(float));
                 unsigned char *kt = (unsigned char *)malloc(hd * ldk * es), *vv = (unsigned char *)malloc(nk * hd * es);
-                float *sc2 = (float *)malloc(nq * ldk * sizeof(float)), *out = (float *)malloc(nq * hd * sizeof(float));
+                float *sc2 = (float *)malloc(nq * lds * sizeof(float)), *out = (float *)malloc(nq * hd * sizeof(float));
                 float *out2 = (float *)malloc(nq * hd * sizeof(float)), *out1 = (float *)malloc(hd * sizeof(float));
                 double *p = (double *)malloc(nk * sizeof(double));
                 float scale = 1.0f / sqrtf((float)hd);
                 for (j = 0; j < nq * hd; j++) q[j] = frand() * 3.0f;
-                for (d = 0; d < hd; d++)
-                    for (j = 0; j < ldk; j++) kf[d * ldk + j] = j < nk ? frand() : (j & 1 ? NAN : 1e30f);
+                for (j = 0; j < ldk; j++) /* kf: key j's dimensions in a row, padding past nk */
+                    for (d = 0; d < hd; d++) kf[j * hd + d] = j < nk ? frand() : (j & 1 ? NAN : 1e30f);
                 for (j = 0; j < nk * hd; j++) vf[j] = frand() * 2.0f;
-                xlarun_k_kv_store(t, kf, kt, hd * ldk, 1);
+                for (j = 0; j < ldk; j++) xlarun_k_kv_store(t, kf + j * hd, kt + XLARUN_K_KEY_AT(j, 0, hd) * es, hd, XLARUN_K_KEY_BLOCK);
                 xlarun_k_kv_store(t, vf, vv, nk * hd, 1);
-                for (j = 0; j < hd * ldk; j++) kf[j] = stored(t, kt, j); /* what the cache holds */
+                for (j = 0; j < ldk; j++) /* what the cache holds */
+                    for (d = 0; d < hd; d++) kf[j * hd + d] = stored(t, kt, XLARUN_K_KEY_AT(j, d, hd));
                 for (j = 0; j < nk * hd; j++) vf[j] = stored(t, vv, j);
-                xlarun_k_attend(t, q, nq, kt, ldk, vv, nk, hd, scale, sc, out);
-                xlarun_k_attend_ref(t, q, nq, kt, ldk, vv, nk, hd, scale, sc2, out2);
+                xlarun_k_attend(t, q, nq, kt, vv, nk, hd, scale, sc, lds, out);
+                xlarun_k_attend_ref(t, q, nq, kt, vv, nk, hd, scale, sc2, lds, out2);
                 for (g = 0; g < nq; g++) {
                     double m = -INFINITY, sum = 0;
-                    xlarun_k_attend(t, q + g * hd, 1, kt, ldk, vv, nk, hd, scale, sc2, out1);
+                    xlarun_k_attend(t, q + g * hd, 1, kt, vv, nk, hd, scale, sc2, lds, out1);
                     if (memcmp(out1, out + g * hd, hd * sizeof(float))) bad_alone++;
-                    xlarun_k_attend(t, q, nq, kt, ldk, vv, nk, hd, scale, sc, out); /* sc holds p again */
+                    xlarun_k_attend(t, q, nq, kt, vv, nk, hd, scale, sc, lds, out); /* sc holds p again */
                     for (j = 0; j < nk; j++) {
                         double s = 0;
-                        for (d = 0; d < hd; d++) s += (double)q[g * hd + d] * kf[d * ldk + j];
+                        for (d = 0; d < hd; d++) s += (double)q[g * hd + d] * kf[j * hd + d];
                         p[j] = s * scale;
                         if (p[j] > m) m = p[j];
                     }
                     for (j = 0; j < nk; j++) sum += (p[j] = exp(p[j] - m));
                     for (j = 0; j < nk; j++) {
-                        double e = fabs(sc[g * ldk + j] - p[j] / sum) / (p[j] / sum);
+                        double e = fabs(sc[g * lds + j] - p[j] / sum) / (p[j] / sum);
                         if (e > max_soft_err) max_soft_err = e;
                         if (e > 2e-5) bad++;
                     }
@@ -541,7 +543,7 @@ static void test_attend(void) {
     CHECKF(bad_alone == 0, "attend: %ld queries differ when computed outside their group", bad_alone);
     {   /* no keys: out = 0 */
         float q0[4] = {1, 2, 3, 4}, o0[4] = {9, 9, 9, 9}, kt0[16] = {0}, sc0[16];
-        xlarun_k_attend(XLARUN_K_F32, q0, 1, kt0, 16, kt0, 0, 4, 0.5f, sc0, o0);
+        xlarun_k_attend(XLARUN_K_F32, q0, 1, kt0, kt0, 0, 4, 0.5f, sc0, 16, o0);
         CHECK(o0[0] == 0.0f && o0[3] == 0.0f);
     }
 }
