@@ -65,14 +65,14 @@
        session is undefined. The same holds for a generator whose session was freed.
 
    NUMERICS
-       Activations and the KV cache are f32; weights are read in their stored dtype and widened
-       exactly. The reference is Hugging Face transformers' LlamaForCausalLM in float32 with eager
-       attention; see README.md for the measured agreement. The session option precision =
-       XLARUN_PRECISION_BF16_ACTIVATIONS rounds activation rows to bf16 before products with bf16
-       weights (AVX512_BF16 vdpbf16ps, Arm BF16 BFDOT): faster prefill, looser agreement (README
-       states both). The session option kv_type = XLARUN_KV_F16 or XLARUN_KV_BF16 stores keys and
-       values at half size (half the cache memory and the attention reads of long contexts), also
-       at a looser agreement that README.md states.
+       Activations are f32, and so is the KV cache by default; weights are read in their stored
+       dtype and widened exactly. The reference is Hugging Face transformers' LlamaForCausalLM in
+       float32 with eager attention; see README.md for the measured agreement. The session option
+       precision = XLARUN_PRECISION_BF16_ACTIVATIONS rounds activation rows to bf16 before
+       products with bf16 weights (AVX512_BF16 vdpbf16ps, Arm BF16 BFDOT): faster prefill, looser
+       agreement (README states both). The session option kv_type = XLARUN_KV_F16 or
+       XLARUN_KV_BF16 stores keys and values at half size (half the cache memory and the
+       attention reads of long contexts), also at a looser agreement that README.md states.
 
    QUANTIZED WEIGHTS (q8_0, q4_0)
        xlarun_quantize (build/quantize) writes a checkpoint whose matrices are I8 [rows,K] (q8_0)

@@ -59,6 +59,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
             memset(&so, 0, sizeof so);
             so.n_ctx = 4;
             so.n_batch = 2;
+            so.kv_type = (xlarun_kv_type)(c->vocab_size % 3); /* every cache dtype, by the input */
             st = xlarun_session_create(m, &so, &s, &e);
             fuzz_check_err(st, &e);
             if (st == XLARUN_OK) {
