@@ -336,9 +336,9 @@ typedef enum xlarun_precision {
 
 /* The dtype of the KV cache. F32 (the default) keeps keys and values as computed. F16 and BF16
    halve the cache: each key and value is rounded to nearest even as it is stored (f16 keeps 11
-   significant bits and saturates finite values past +-65504; bf16 keeps 8 and the f32 range),
-   and attention reads them back widened exactly. Prefill still equals token-by-token decode and
-   any thread count gives the same bits. */
+   significant bits and the range +-65504, bf16 keeps 8 and nearly the f32 range; finite values
+   past the range saturate to it), and attention reads them back widened exactly. Prefill still
+   equals token-by-token decode and any thread count gives the same bits. */
 typedef enum xlarun_kv_type {
     XLARUN_KV_F32 = 0,
     XLARUN_KV_F16 = 1,
@@ -2869,8 +2869,8 @@ struct xlarun_session {
     uint32_t n_ctx, n_batch;
     size_t pos;                          /* tokens in the KV cache */
     int has_logits;
-    unsigned char *kc, *vc;              /* keys [n_layers][n_kv_heads][lds * head_dim] (blocks of 16
-                                            keys, see xlarun_k_attend), values
+    unsigned char *kc, *vc;              /* keys [n_layers][n_kv_heads][lds * head_dim] (blocks of
+                                            XLARUN_K_KEY_BLOCK keys, see xlarun_k_attend), values
                                             [n_layers][n_kv_heads][n_ctx][head_dim] */
     xlarun_k_type kvt;                   /* their dtype: f32, f16 or bf16 */
     size_t kvsz;                         /* bytes per element of kvt */
@@ -3072,7 +3072,7 @@ static xlarun_status xlarun__session_build(xlarun__arena *a, const xlarun_model 
         return xlarun__fail(err, XLARUN_ERR_ARGUMENT, "unknown kv_type %d (XLARUN_KV_F32, _F16 or _BF16)",
                             XLARUN__CAST(int, o->kv_type));
     s->kvsz = xlarun_k_type_size(s->kvt);
-    s->lds = XLARUN_K_KEY_PAD(XLARUN__CAST(size_t, n_ctx)); /* keys in whole blocks of 16 */
+    s->lds = XLARUN_K_KEY_PAD(XLARUN__CAST(size_t, n_ctx)); /* keys in whole blocks */
     /* sizes: all products of values bounded above, checked anyway. One position of every layer
        is per_pos bytes; the keys hold lds positions, the values n_ctx (<= lds). */
     per_pos = XLARUN__CAST(uint64_t, c->n_layers) * kvd * s->kvsz;

@@ -964,8 +964,8 @@ XLARUN_K__FN void xlarun_k_softmax(float *x, size_t n) {
    over d with no horizontal sum, and the scores of a block read it as one forward stream. (One
    thread's decode scores at 4,000 keys, f32, measured on Zen 5: keys in rows of all n_ctx per
    dimension, 64 streams at once, 15 GB/s; blocks of 16 read two at a time, 18; one block of 32
-   at a time, 34.) The values are read a row (up to 4 vectors) at a time for every query of the
-   group at once.
+   at a time, 34.) The values are read a row (up to 4 vectors, 2 on AVX2) at a time for every
+   query of the group at once.
    Each query's bits do not depend on nq (a query alone or in its group gives the same out), so
    prefill equals token-by-token decode.
    The last key block is read whole: kt holds XLARUN_K_KEY_PAD(n_keys) * hd elements, the keys
@@ -975,8 +975,9 @@ XLARUN_K__FN void xlarun_k_softmax(float *x, size_t n) {
    n_keys; n_keys == 0 gives out = 0.
 
    kv_store writes n f32 values into a cache of dtype t, at dst + i*stride elements: f32 as is,
-   bf16 rounded to nearest even, f16 rounded to nearest even with finite values past its range
-   saturated to +-65504 (an inf in the cache would turn every later score of the head into NaN).
+   bf16 and f16 rounded to nearest even, finite values past their range saturated to their
+   largest finite value (f16 +-65504, bf16 +-3.3895e38): an inf in the cache would turn every
+   later score of the head into NaN. inf and NaN stay what they are.
    Key j of a head goes to stride XLARUN_K_KEY_BLOCK from XLARUN_K_KEY_AT(j, 0, hd), its value
    to stride 1.
    ====================================================================================== */
@@ -996,8 +997,11 @@ XLARUN_K__FN void xlarun_k_kv_store(xlarun_k_type t, const float *src, void *dst
         float f = src[i];
         uint16_t h;
         if (t == XLARUN_K_F32) { memcpy(p + i * stride * es, &f, 4); continue; }
-        if (t == XLARUN_K_BF16) h = xlarun_k_f32_to_bf16(f);
-        else {
+        if (t == XLARUN_K_BF16) {
+            h = xlarun_k_f32_to_bf16(f);
+            if ((h & 0x7fffu) == 0x7f80u && (xlarun_k__f32_bits(f) & 0x7f800000u) != 0x7f800000u)
+                h = (uint16_t)((h & 0x8000u) | 0x7f7fu); /* a finite value rounded up to inf */
+        } else {
             if (f > 65504.0f && f <= 3.4028235e38f) f = 65504.0f;
             else if (f < -65504.0f && f >= -3.4028235e38f) f = -65504.0f;
             h = xlarun_k_f32_to_f16(f);
@@ -1116,13 +1120,17 @@ XLARUN_K__AI void xlarun_k__attend_g(xlarun_k_type t, const float *q, const unsi
     for (g = 0; g < NG; g++) xlarun_k_softmax_simd(scores + (size_t)g * lds, n_keys);
     for (; d0 + XA_DB * XK_VL <= hd; d0 += XA_DB * XK_VL)
         xlarun_k__pv(t, scores, lds, v, hd, n_keys, d0, XK_VL, out, NG, XA_DB);
-    rest = hd - d0; /* fewer than XA_DB vectors, the last maybe partial */
-    if (rest > 2 * XK_VL)
-        xlarun_k__pv(t, scores, lds, v, hd, n_keys, d0, rest - 2 * XK_VL, out, NG, 3);
-    else if (rest > XK_VL)
-        xlarun_k__pv(t, scores, lds, v, hd, n_keys, d0, rest - XK_VL, out, NG, 2);
-    else if (rest)
-        xlarun_k__pv(t, scores, lds, v, hd, n_keys, d0, rest, out, NG, 1);
+    rest = hd - d0; /* fewer than XA_DB vectors: nb of them, m lanes in the last */
+    if (rest) {
+        size_t nb = (rest + XK_VL - 1) / XK_VL, m = rest - (nb - 1) * XK_VL;
+#if XA_DB > 2
+        if (nb == 4) xlarun_k__pv(t, scores, lds, v, hd, n_keys, d0, m, out, NG, 4);
+        else if (nb == 3) xlarun_k__pv(t, scores, lds, v, hd, n_keys, d0, m, out, NG, 3);
+        else
+#endif
+        if (nb == 2) xlarun_k__pv(t, scores, lds, v, hd, n_keys, d0, m, out, NG, 2);
+        else xlarun_k__pv(t, scores, lds, v, hd, n_keys, d0, m, out, NG, 1);
+    }
 }
 #undef XA_DB
 
