@@ -79,7 +79,7 @@ test:
 	@sh tests/run.sh
 
 # fuzz harnesses (tests/fuzz/fuzz_*.c): `make fuzz` runs each under libFuzzer for FUZZ_SECONDS
-# (clang-14 with libclang-rt-14-dev); new corpus entries go to build/fuzz/corpus/<harness>, crash
+# (clang-14 with libclang-rt-14-dev; the host's SIMD kernels, FUZZ_ISA); new corpus entries go to build/fuzz/corpus/<harness>, crash
 # inputs to build/fuzz/crashes/<harness>/ (keep them in tests/fuzz/corpus/<harness>/crash-*); a
 # dictionary tests/fuzz/<harness>.dict (keys, tokens, separators) is passed with -dict.
 # `make test` replays tests/fuzz/corpus with the same harnesses built by gcc (ASan+UBSan, and
@@ -87,7 +87,8 @@ test:
 FUZZERS      = json safetensors model tokenizer encode decode chat
 FUZZ_SECONDS ?= 60
 FUZZ_CC      = clang-14
-FUZZ_FLAGS   = -std=c99 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -DXLARUN_FUZZ_LIBFUZZER
+FUZZ_ISA    ?= -march=native
+FUZZ_FLAGS   = -std=c99 -g -O1 $(FUZZ_ISA) -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -DXLARUN_FUZZ_LIBFUZZER
 FUZZ_OPTS    = -timeout=10 -rss_limit_mb=2048
 FUZZ_HDRS    = tests/fuzz/fuzz.h tests/fuzz/fuzz_tok.h $(HDRS)
 # ThreadSanitizer build of the shared-model test (run by tests/run.sh when clang is there)
@@ -99,7 +100,7 @@ $(B)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_HDRS)
 	$(FUZZ_CC) $(FUZZ_FLAGS) $< -o $@ $(LIBS)
 $(B)/replay/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_HDRS)
 	@mkdir -p $(@D)
-	$(CC) $(WARN) -O1 -g $(SAN) $< -o $@ $(LIBS)
+	$(CC) $(WARN) -O1 -g $(SAN_ISA) $(SAN) $< -o $@ $(LIBS)
 $(B)/replay-scalar/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_HDRS)
 	@mkdir -p $(@D)
 	$(CC) $(WARN) -O2 -g -DXLARUN_SIMD_SCALAR $< -o $@ $(LIBS)

@@ -151,10 +151,10 @@ if have clang; then
 else skip "ThreadSanitizer test: clang not installed (apt-get install clang)"; fi
 
 # the fuzz corpora (tests/fuzz/corpus: seeds and every kept crash input) replayed through the
-# harnesses built by gcc: with ASan+UBSan, and the scalar build under valgrind
+# harnesses built by gcc: with ASan+UBSan over the host's SIMD kernels, and the scalar build under valgrind
 FUZZERS="json safetensors model tokenizer encode decode chat"
 for h in $FUZZERS; do
-    build $B/replay/fuzz_$h && run "replay $h (asan+ubsan)" $B/replay/fuzz_$h tests/fuzz/corpus/$h
+    build SAN_ISA="$san_isa" $B/replay/fuzz_$h && run "replay $h (asan+ubsan)" $B/replay/fuzz_$h tests/fuzz/corpus/$h
     if have valgrind; then build $B/replay-scalar/fuzz_$h && run "replay $h (valgrind)" $VG $B/replay-scalar/fuzz_$h tests/fuzz/corpus/$h
     else build $B/replay-scalar/fuzz_$h && run "replay $h" $B/replay-scalar/fuzz_$h tests/fuzz/corpus/$h; fi
 done
