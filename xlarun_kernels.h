@@ -1079,8 +1079,11 @@ XLARUN_K__AI void xlarun_k__qk(xlarun_k_type t, const float *q, size_t hd, const
 #endif
 #define XA_PDECL(g, b) xlarun_k__v c##g##b = XK_ZERO();
 #define XA_VLD(b)                                                                              \
-    if (DB > b) v##b = (b + 1 < DB || m == XK_VL) ? xlarun_k__wload(t, vj + (size_t)b * XK_VL * es) \
-                                                  : xlarun_k__wload_part(t, vj + (size_t)b * XK_VL * es, m);
+    if (DB > b) {                                                                              \
+        v##b = (b + 1 < DB || m == XK_VL) ? xlarun_k__wload(t, vj + (size_t)b * XK_VL * es)    \
+                                          : xlarun_k__wload_part(t, vj + (size_t)b * XK_VL * es, m); \
+        XK_PIN(v##b); /* one load for the group: GCC would fold it into every query's FMA */   \
+    }
 #define XA_PSET(g) if (NG > g) p##g = XK_SET1(p[(size_t)g * lds + j]);
 #define XA_PFMA(g, b) if (NG > g && DB > b) c##g##b = XK_FMA(p##g, v##b, c##g##b);
 #define XA_PST(g, b)                                                                           \
