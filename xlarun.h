@@ -276,7 +276,12 @@ typedef enum xlarun_rope_type {
 
 #define XLARUN_MAX_EOS 8
 
+typedef enum xlarun_arch { /* LlamaForCausalLM, or MistralForCausalLM: Llama with a sliding window */
+    XLARUN_ARCH_LLAMA = 0, XLARUN_ARCH_MISTRAL
+} xlarun_arch;
+
 typedef struct xlarun_config {      /* config.json, checked; read-only */
+    xlarun_arch arch;
     uint32_t vocab_size, hidden_size, intermediate_size, n_layers;
     uint32_t n_heads, n_kv_heads, head_dim, max_position_embeddings;
     float rms_norm_eps;
@@ -285,6 +290,7 @@ typedef struct xlarun_config {      /* config.json, checked; read-only */
     float rope_factor, rope_low_freq_factor, rope_high_freq_factor;
     uint32_t rope_original_max_position_embeddings;
     int tie_word_embeddings;
+    uint32_t sliding_window;        /* MistralForCausalLM: position i attends to i-W+1..i; 0: none */
     int32_t bos_token_id;           /* -1 when absent */
     uint32_t n_eos;
     int32_t eos_token_ids[XLARUN_MAX_EOS];
@@ -2002,7 +2008,7 @@ static xlarun_status xlarun__parse_config(const char *text, size_t len, xlarun_c
     uint32_t nbos;
     int32_t bos[XLARUN_MAX_EOS];
     char buf[64];
-    int b;
+    int b, mistral = 0;
     XLARUN__TRY(xlarun__json_validate(text, len, "config.json", err));
     j.s = text;
     j.n = len;
@@ -2010,23 +2016,28 @@ static xlarun_status xlarun__parse_config(const char *text, size_t len, xlarun_c
     if (text[root] != '{') return xlarun__fail(err, XLARUN_ERR_FORMAT, "config.json: not a JSON object");
     memset(c, 0, sizeof *c);
 
-    /* what kind of model: refuse anything that is not Llama by name */
+    /* what kind of model: refuse anything that is not Llama or Mistral (Llama with an optional
+       sliding window and no RoPE scaling) by name */
     v = xlarun__json_get(&j, root, "architectures");
     if (!xlarun__json_is_null(&j, v)) {
         if (text[v] != '[') return xlarun__fail(err, XLARUN_ERR_FORMAT, "config.json: 'architectures' must be a list");
         it = v;
         while (xlarun__json_next(&j, &it, NULL, &e)) {
             if (text[e] != '"' || xlarun__json_str(&j, e, buf, sizeof buf) == XLARUN__NONE) strcpy(buf, "?");
-            if (strcmp(buf, "LlamaForCausalLM"))
+            if (!strcmp(buf, "MistralForCausalLM")) mistral = 1;
+            else if (strcmp(buf, "LlamaForCausalLM"))
                 return xlarun__fail(err, XLARUN_ERR_UNSUPPORTED,
-                                    "config.json: architecture '%s' is not supported (supported: LlamaForCausalLM)", buf);
+                                    "config.json: architecture '%s' is not supported (supported: LlamaForCausalLM, MistralForCausalLM)", buf);
         }
     }
     v = xlarun__json_get(&j, root, "model_type");
     if (!xlarun__json_is_null(&j, v)) {
         if (text[v] != '"' || xlarun__json_str(&j, v, buf, sizeof buf) == XLARUN__NONE) strcpy(buf, "?");
-        if (strcmp(buf, "llama"))
-            return xlarun__fail(err, XLARUN_ERR_UNSUPPORTED, "config.json: model_type '%s' is not supported (supported: llama)", buf);
+        if (!strcmp(buf, "mistral")) mistral |= 2;
+        else if (strcmp(buf, "llama"))
+            return xlarun__fail(err, XLARUN_ERR_UNSUPPORTED, "config.json: model_type '%s' is not supported (supported: llama, mistral)", buf);
+        if (mistral == 1 || (mistral == 2 && !xlarun__json_is_null(&j, xlarun__json_get(&j, root, "architectures"))))
+            return xlarun__fail(err, XLARUN_ERR_FORMAT, "config.json: model_type '%s' and 'architectures' name different models", buf);
     } else if (xlarun__json_is_null(&j, xlarun__json_get(&j, root, "architectures")))
         return xlarun__fail(err, XLARUN_ERR_FORMAT, "config.json: neither 'architectures' nor 'model_type' says what model this is");
     v = xlarun__json_get(&j, root, "hidden_act");
@@ -2110,6 +2121,13 @@ static xlarun_status xlarun__parse_config(const char *text, size_t len, xlarun_c
         } else if (strcmp(buf, "default"))
             return xlarun__fail(err, XLARUN_ERR_UNSUPPORTED,
                                 "config.json: rope type '%s' is not supported (supported: default, linear, llama3)", buf);
+    }
+    if (mistral) { /* transformers' MistralForCausalLM applies no RoPE scaling: refuse to guess */
+        c->arch = XLARUN_ARCH_MISTRAL;
+        if (c->rope_type != XLARUN_ROPE_DEFAULT)
+            return xlarun__fail(err, XLARUN_ERR_UNSUPPORTED,
+                                "config.json: rope type '%s' with MistralForCausalLM is not supported (it takes no RoPE scaling)", buf);
+        XLARUN__TRY(xlarun__cfg_uint(&j, root, "sliding_window", 0, 1, XLARUN_MAX_POSITIONS, 0, &c->sliding_window, err));
     }
     XLARUN__TRY(xlarun__cfg_ids(&j, root, "bos_token_id", bos, XLARUN_MAX_EOS, &nbos, err));
     c->bos_token_id = nbos ? bos[0] : -1;
@@ -2971,9 +2989,10 @@ static void xlarun__attn_task(void *ctx, uint32_t t, uint32_t nt) {
     size_t total = c->n * nkv, a0 = total * t / nt, a1 = total * (t + 1) / nt, w, lds = s->lds;
     float scale = XLARUN__CAST(float, 1.0 / sqrt(XLARUN__CAST(double, hd)));
     for (w = a0; w < a1; w++) {
-        size_t kvh = w / c->n, i = w % c->n, hk = c->layer * nkv + kvh;
+        size_t kvh = w / c->n, i = w % c->n, hk = c->layer * nkv + kvh, n_keys = s->pos + i + 1;
+        size_t j0 = cf->sliding_window && n_keys > cf->sliding_window ? n_keys - cf->sliding_window : 0;
         xlarun_k_attend(s->kvt, s->q + i * qd + kvh * group * hd, group, s->kc + hk * hd * lds * s->kvsz,
-                        s->vc + hk * s->n_ctx * hd * s->kvsz, s->pos + i + 1, hd, scale,
+                        s->vc + hk * s->n_ctx * hd * s->kvsz, j0, n_keys, hd, scale,
                         s->scores + XLARUN__CAST(size_t, t) * group * lds, lds, s->att + i * qd + kvh * group * hd);
     }
 }

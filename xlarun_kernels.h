@@ -19,7 +19,7 @@
      xlarun_k_matmul(t, W, K, r0, r1, X, ldx, n, Y, ldy)                  GEMV (n == 1) / GEMM
      xlarun_k_rmsnorm(out, x, w, n, eps)
      xlarun_k_rope(x, n_heads, hd, cos_, sin_)                            HF rotate_half
-     xlarun_k_attend(t, q, nq, kt, v, n_keys, hd, scale, scores, lds, out) a GQA group of queries
+     xlarun_k_attend(t, q, nq, kt, v, j0, n_keys, hd, scale, scores, lds, out)  a GQA group
      xlarun_k_kv_store(t, src, dst, n, stride)                          f32 into an f32/f16/bf16 cache
      xlarun_k_exp(x, n), xlarun_k_softmax(x, n), xlarun_k_silu_mul(g, u, n), xlarun_k_add(y, x, n)
      xlarun_k_argmax(x, n)                                                first index of the max
@@ -951,15 +951,15 @@ XLARUN_K__FN void xlarun_k_softmax(float *x, size_t n) {
 
 /* ======================================================================================
    attend: nq queries that share one KV head (a GQA group: one token's heads), keys and values
-   at positions 0..n_keys-1, both of dtype t (f32, or f16/bf16 for a half-size cache; any
+   at positions j0..n_keys-1 (j0 > 0: a sliding window), both of dtype t (f32, or f16/bf16 for a half-size cache; any
    alignment), widened exactly to f32 as they are read. Keys are stored in blocks of B =
    XLARUN_K_KEY_BLOCK keys (32 on AVX-512, else 16: two vectors, four on NEON), each block
    transposed (its B keys side by side for every dimension); values by row:
      key j, dim d at kt[(j/B)*B*hd + d*B + j%B]   (XLARUN_K_KEY_AT(j, d, hd))
      value j, dim d at v[j*hd + d];   query g, dim d at q[g*hd + d]
      scores[g*lds + j] = (sum over d = 0, 1, 2, ... of q[g*hd+d] * key(j, d)) * scale
-     p = softmax of scores[g*lds .. g*lds + n_keys)
-     out[g*hd + d] = sum over j = 0, 1, 2, ... of p[j] * v[j*hd + d]   (one chain per element)
+     p = softmax of scores[g*lds + j0 .. g*lds + n_keys)
+     out[g*hd + d] = sum over j = j0, j0+1, ... of p[j] * v[j*hd + d]   (one chain per element)
    A key block holds whole vectors of keys per dimension, so each score is a plain FMA chain
    over d with no horizontal sum, and the scores of a block read it as one forward stream. (One
    thread's decode scores at 4,000 keys, f32, measured on Zen 5: keys in rows of all n_ctx per
@@ -969,10 +969,11 @@ XLARUN_K__FN void xlarun_k_softmax(float *x, size_t n) {
    Each query's bits do not depend on nq (a query alone or in its group gives the same out), so
    prefill equals token-by-token decode.
    The last key block is read whole: kt holds XLARUN_K_KEY_PAD(n_keys) * hd elements, the keys
-   past n_keys never used (their scores land in the padding of the score rows). scores is
-   caller scratch of nq rows of lds >= XLARUN_K_KEY_PAD(n_keys) floats (left holding p in the
-   first n_keys). out must not overlap q, kt, v. Causal masking is the caller's choice of
-   n_keys; n_keys == 0 gives out = 0.
+   past n_keys never used (their scores land in the padding of the score rows), and so is the
+   first block of a window, from its start (the scores before j0 are computed and not used).
+   scores is caller scratch of nq rows of lds >= XLARUN_K_KEY_PAD(n_keys) floats (left holding
+   p at j0..n_keys-1). out must not overlap q, kt, v. Causal masking is the caller's choice of
+   j0 and n_keys; j0 >= n_keys (no keys) gives out = 0.
 
    kv_store writes n f32 values into a cache of dtype t, at dst + i*stride elements: f32 as is,
    bf16 and f16 rounded to nearest even, finite values past their range saturated to their
@@ -1011,12 +1012,14 @@ XLARUN_K__FN void xlarun_k_kv_store(xlarun_k_type t, const float *src, void *dst
 }
 
 XLARUN_K__FN void xlarun_k_attend_ref(xlarun_k_type t, const float *q, size_t nq, const void *kt, const void *v,
-                                      size_t n_keys, size_t hd, float scale, float *scores, size_t lds, float *out) {
+                                      size_t j0, size_t n_keys, size_t hd, float scale, float *scores, size_t lds,
+                                      float *out) {
     const unsigned char *kp = (const unsigned char *)kt, *vp = (const unsigned char *)v;
     size_t g, j, d, es = xlarun_k_type_size(t);
+    if (j0 > n_keys) j0 = n_keys;
     for (g = 0; g < nq; g++) {
         float *p = scores + g * lds, *o = out + g * hd;
-        for (j = 0; j < n_keys; j++) {
+        for (j = j0; j < n_keys; j++) {
             float s = 0.0f;
             for (d = 0; d < hd; d++) {
                 float qk = q[g * hd + d] * xlarun_k__wval(t, kp + XLARUN_K_KEY_AT(j, d, hd) * es);
@@ -1025,9 +1028,9 @@ XLARUN_K__FN void xlarun_k_attend_ref(xlarun_k_type t, const float *q, size_t nq
             }
             p[j] = s * scale;
         }
-        xlarun_k_softmax_ref(p, n_keys);
+        xlarun_k_softmax_ref(p + j0, n_keys - j0);
         for (d = 0; d < hd; d++) o[d] = 0.0f;
-        for (j = 0; j < n_keys; j++)
+        for (j = j0; j < n_keys; j++)
             for (d = 0; d < hd; d++) {
                 float pv = p[j] * xlarun_k__wval(t, vp + (j * hd + d) * es);
                 XLARUN_K__KEEP(pv);
@@ -1093,11 +1096,11 @@ XLARUN_K__AI void xlarun_k__qk(xlarun_k_type t, const float *q, size_t hd, const
         else xlarun_k__store_part(o_, c##g##b, m);                                             \
     }
 XLARUN_K__AI void xlarun_k__pv(xlarun_k_type t, const float *p, size_t lds, const unsigned char *v, size_t hd,
-                               size_t n_keys, size_t d0, size_t m, float *out, int NG, int DB) {
+                               size_t j0, size_t n_keys, size_t d0, size_t m, float *out, int NG, int DB) {
     xlarun_k__v v0 = XK_ZERO(), v1 = v0, v2 = v0, v3 = v0, p0 = v0, p1 = v0, p2 = v0, p3 = v0;
     size_t j, es = xlarun_k_type_size(t);
     XA_ALL(XA_PDECL)
-    for (j = 0; j < n_keys; j++) {
+    for (j = j0; j < n_keys; j++) {
         const unsigned char *vj = v + (j * hd + d0) * es;
         XA_VLD(0) XA_VLD(1) XA_VLD(2) XA_VLD(3)
         XA_PSET(0) XA_PSET(1) XA_PSET(2) XA_PSET(3)
@@ -1115,59 +1118,62 @@ XLARUN_K__AI void xlarun_k__pv(xlarun_k_type t, const float *p, size_t lds, cons
 
 /* one group of NG (1..4) queries: all its scores, softmax, then out */
 XLARUN_K__AI void xlarun_k__attend_g(xlarun_k_type t, const float *q, const unsigned char *kt, const unsigned char *v,
-                                     size_t n_keys, size_t hd, float scale, float *scores, size_t lds, float *out,
-                                     int NG) {
+                                     size_t j0, size_t n_keys, size_t hd, float scale, float *scores, size_t lds,
+                                     float *out, int NG) {
     size_t j, d0 = 0, rest;
     int g;
-    for (j = 0; j < n_keys; j += XLARUN_K_KEY_BLOCK) xlarun_k__qk(t, q, hd, kt, j, scale, scores, lds, NG);
-    for (g = 0; g < NG; g++) xlarun_k_softmax_simd(scores + (size_t)g * lds, n_keys);
+    for (j = j0 - j0 % XLARUN_K_KEY_BLOCK; j < n_keys; j += XLARUN_K_KEY_BLOCK)
+        xlarun_k__qk(t, q, hd, kt, j, scale, scores, lds, NG);
+    for (g = 0; g < NG; g++) xlarun_k_softmax_simd(scores + (size_t)g * lds + j0, n_keys - j0);
     for (; d0 + XA_DB * XK_VL <= hd; d0 += XA_DB * XK_VL)
-        xlarun_k__pv(t, scores, lds, v, hd, n_keys, d0, XK_VL, out, NG, XA_DB);
+        xlarun_k__pv(t, scores, lds, v, hd, j0, n_keys, d0, XK_VL, out, NG, XA_DB);
     rest = hd - d0; /* fewer than XA_DB vectors: nb of them, m lanes in the last */
     if (rest) {
         size_t nb = (rest + XK_VL - 1) / XK_VL, m = rest - (nb - 1) * XK_VL;
 #if XA_DB > 2
-        if (nb == 4) xlarun_k__pv(t, scores, lds, v, hd, n_keys, d0, m, out, NG, 4);
-        else if (nb == 3) xlarun_k__pv(t, scores, lds, v, hd, n_keys, d0, m, out, NG, 3);
+        if (nb == 4) xlarun_k__pv(t, scores, lds, v, hd, j0, n_keys, d0, m, out, NG, 4);
+        else if (nb == 3) xlarun_k__pv(t, scores, lds, v, hd, j0, n_keys, d0, m, out, NG, 3);
         else
 #endif
-        if (nb == 2) xlarun_k__pv(t, scores, lds, v, hd, n_keys, d0, m, out, NG, 2);
-        else xlarun_k__pv(t, scores, lds, v, hd, n_keys, d0, m, out, NG, 1);
+        if (nb == 2) xlarun_k__pv(t, scores, lds, v, hd, j0, n_keys, d0, m, out, NG, 2);
+        else xlarun_k__pv(t, scores, lds, v, hd, j0, n_keys, d0, m, out, NG, 1);
     }
 }
 #undef XA_DB
 
 /* all nq queries in groups of 4, then the 1-3 left; t is a constant in each copy */
 XLARUN_K__AI void xlarun_k__attend_t(xlarun_k_type t, const float *q, size_t nq, const unsigned char *kt,
-                                     const unsigned char *v, size_t n_keys, size_t hd, float scale, float *scores,
-                                     size_t lds, float *out) {
+                                     const unsigned char *v, size_t j0, size_t n_keys, size_t hd, float scale,
+                                     float *scores, size_t lds, float *out) {
     size_t g = 0;
-    for (; g + 4 <= nq; g += 4) xlarun_k__attend_g(t, q + g * hd, kt, v, n_keys, hd, scale, scores + g * lds, lds, out + g * hd, 4);
-    if (nq - g == 3) xlarun_k__attend_g(t, q + g * hd, kt, v, n_keys, hd, scale, scores + g * lds, lds, out + g * hd, 3);
-    else if (nq - g == 2) xlarun_k__attend_g(t, q + g * hd, kt, v, n_keys, hd, scale, scores + g * lds, lds, out + g * hd, 2);
-    else if (nq - g == 1) xlarun_k__attend_g(t, q + g * hd, kt, v, n_keys, hd, scale, scores + g * lds, lds, out + g * hd, 1);
+    for (; g + 4 <= nq; g += 4) xlarun_k__attend_g(t, q + g * hd, kt, v, j0, n_keys, hd, scale, scores + g * lds, lds, out + g * hd, 4);
+    if (nq - g == 3) xlarun_k__attend_g(t, q + g * hd, kt, v, j0, n_keys, hd, scale, scores + g * lds, lds, out + g * hd, 3);
+    else if (nq - g == 2) xlarun_k__attend_g(t, q + g * hd, kt, v, j0, n_keys, hd, scale, scores + g * lds, lds, out + g * hd, 2);
+    else if (nq - g == 1) xlarun_k__attend_g(t, q + g * hd, kt, v, j0, n_keys, hd, scale, scores + g * lds, lds, out + g * hd, 1);
 }
 
 XLARUN_K__FN void xlarun_k_attend_simd(xlarun_k_type t, const float *q, size_t nq, const void *kt, const void *v,
-                                       size_t n_keys, size_t hd, float scale, float *scores, size_t lds, float *out) {
+                                       size_t j0, size_t n_keys, size_t hd, float scale, float *scores, size_t lds,
+                                       float *out) {
     const unsigned char *kp = (const unsigned char *)kt, *vp = (const unsigned char *)v;
-    if (n_keys == 0) {
+    if (j0 >= n_keys) {
         size_t i;
         for (i = 0; i < nq * hd; i++) out[i] = 0.0f;
         return;
     }
-    if (t == XLARUN_K_BF16) xlarun_k__attend_t(XLARUN_K_BF16, q, nq, kp, vp, n_keys, hd, scale, scores, lds, out);
-    else if (t == XLARUN_K_F16) xlarun_k__attend_t(XLARUN_K_F16, q, nq, kp, vp, n_keys, hd, scale, scores, lds, out);
-    else xlarun_k__attend_t(XLARUN_K_F32, q, nq, kp, vp, n_keys, hd, scale, scores, lds, out);
+    if (t == XLARUN_K_BF16) xlarun_k__attend_t(XLARUN_K_BF16, q, nq, kp, vp, j0, n_keys, hd, scale, scores, lds, out);
+    else if (t == XLARUN_K_F16) xlarun_k__attend_t(XLARUN_K_F16, q, nq, kp, vp, j0, n_keys, hd, scale, scores, lds, out);
+    else xlarun_k__attend_t(XLARUN_K_F32, q, nq, kp, vp, j0, n_keys, hd, scale, scores, lds, out);
 }
 #endif
 
 XLARUN_K__FN void xlarun_k_attend(xlarun_k_type t, const float *q, size_t nq, const void *kt, const void *v,
-                                  size_t n_keys, size_t hd, float scale, float *scores, size_t lds, float *out) {
+                                  size_t j0, size_t n_keys, size_t hd, float scale, float *scores, size_t lds,
+                                  float *out) {
 #if defined(XLARUN_K__SIMD)
-    xlarun_k_attend_simd(t, q, nq, kt, v, n_keys, hd, scale, scores, lds, out);
+    xlarun_k_attend_simd(t, q, nq, kt, v, j0, n_keys, hd, scale, scores, lds, out);
 #else
-    xlarun_k_attend_ref(t, q, nq, kt, v, n_keys, hd, scale, scores, lds, out);
+    xlarun_k_attend_ref(t, q, nq, kt, v, j0, n_keys, hd, scale, scores, lds, out);
 #endif
 }
 

@@ -844,12 +844,27 @@ static void test_model_config(void) {
     }
 
     /* what kind of model */
-    CFG(NULL, "\"architectures\": [\"MistralForCausalLM\"]", XLARUN_ERR_UNSUPPORTED,
-        "config.json: architecture 'MistralForCausalLM' is not supported (supported: LlamaForCausalLM)");
+    CFG(NULL, "\"architectures\": [\"Qwen2ForCausalLM\"]", XLARUN_ERR_UNSUPPORTED,
+        "config.json: architecture 'Qwen2ForCausalLM' is not supported (supported: LlamaForCausalLM, MistralForCausalLM)");
+    /* Mistral: the two names agree, no RoPE scaling, a window of at least one position */
+    CFG(NULL, "\"architectures\": [\"MistralForCausalLM\"]", XLARUN_ERR_FORMAT,
+        "config.json: model_type 'llama' and 'architectures' name different models");
+    CFG(NULL, "\"model_type\": \"mistral\"", XLARUN_ERR_FORMAT,
+        "config.json: model_type 'mistral' and 'architectures' name different models");
+    CFG(NULL, "\"model_type\": \"mistral\", \"architectures\": [\"MistralForCausalLM\"]", XLARUN_ERR_UNSUPPORTED,
+        "config.json: rope type 'llama3' with MistralForCausalLM is not supported (it takes no RoPE scaling)");
+    CFG(NULL, "\"model_type\": \"mistral\", \"architectures\": [\"MistralForCausalLM\"], \"rope_scaling\": null, "
+              "\"sliding_window\": 0", XLARUN_ERR_FORMAT, "config.json: 'sliding_window' must be an integer in 1..16777216, found 0");
+    CFG(NULL, "\"model_type\": \"mistral\", \"architectures\": [\"MistralForCausalLM\"], \"rope_scaling\": null, "
+              "\"sliding_window\": \"4096\"", XLARUN_ERR_FORMAT, "config.json: 'sliding_window' must be an integer in 1..16777216, found \"4096\"");
+    CFG(NULL, "\"model_type\": \"mistral\", \"architectures\": null, \"rope_scaling\": null, \"sliding_window\": 4096",
+        XLARUN_OK, "");
+    CFG(NULL, "\"architectures\": [\"MistralForCausalLM\"], \"model_type\": null, \"rope_scaling\": null, \"sliding_window\": null",
+        XLARUN_OK, "");
     CFG(NULL, "\"architectures\": [\"LlamaForCausalLM\", \"LlamaForSequenceClassification\"]", XLARUN_ERR_UNSUPPORTED,
         "architecture 'LlamaForSequenceClassification' is not supported");
     CFG(NULL, "\"architectures\": \"LlamaForCausalLM\"", XLARUN_ERR_FORMAT, "config.json: 'architectures' must be a list");
-    CFG(NULL, "\"model_type\": \"qwen2\"", XLARUN_ERR_UNSUPPORTED, "config.json: model_type 'qwen2' is not supported (supported: llama)");
+    CFG(NULL, "\"model_type\": \"qwen2\"", XLARUN_ERR_UNSUPPORTED, "config.json: model_type 'qwen2' is not supported (supported: llama, mistral)");
     CFG(NULL, "\"architectures\": null, \"model_type\": null", XLARUN_ERR_FORMAT,
         "neither 'architectures' nor 'model_type' says what model this is");
     CFG(NULL, "\"hidden_act\": \"gelu\"", XLARUN_ERR_UNSUPPORTED, "config.json: hidden_act 'gelu' is not supported (supported: silu)");

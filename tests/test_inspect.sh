@@ -83,9 +83,9 @@ has "model.embed_tokens.weight"
 
 # an unsupported architecture is refused by name
 copy llama32-bf16 arch
-sed 's/LlamaForCausalLM/MistralForCausalLM/' $F/llama32-bf16/config.json >"$T/arch/config.json"
+sed 's/LlamaForCausalLM/Qwen2ForCausalLM/' $F/llama32-bf16/config.json >"$T/arch/config.json"
 run "$T/arch" 1
-has "architecture 'MistralForCausalLM' is not supported (supported: LlamaForCausalLM) (unsupported model)"
+has "architecture 'Qwen2ForCausalLM' is not supported (supported: LlamaForCausalLM, MistralForCausalLM) (unsupported model)"
 
 # the weights load but tokenizer.json is broken: still exit 1
 copy demo tok

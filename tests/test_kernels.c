@@ -491,6 +491,7 @@ static void test_attend(void) {
             for (qi = 0; qi < sizeof nqs / sizeof nqs[0]; qi++) {
                 xlarun_k_type t = types[ti];
                 size_t nk = nks[ki], hd = hds[hi], nq = nqs[qi], ldk = XLARUN_K_KEY_PAD(nk), lds = ldk + 16 * (ki & 1);
+                size_t j0 = qi % 2 ? nk * 2 / 5 : 0; /* every other case a sliding window from j0 */
                 size_t es = xlarun_k_type_size(t);
                 float *q = (float *)malloc(nq * hd * sizeof(float)), *kf = (float *)malloc(hd * ldk * sizeof(float));
                 float *vf = (float *)malloc(nk * hd * sizeof(float)), *sc = (float *)malloc(nq * lds * sizeof(float));
@@ -508,28 +509,28 @@ static void test_attend(void) {
                 for (j = 0; j < ldk; j++) /* what the cache holds */
                     for (d = 0; d < hd; d++) kf[j * hd + d] = stored(t, kt, XLARUN_K_KEY_AT(j, d, hd));
                 for (j = 0; j < nk * hd; j++) vf[j] = stored(t, vv, j);
-                xlarun_k_attend(t, q, nq, kt, vv, nk, hd, scale, sc, lds, out);
-                xlarun_k_attend_ref(t, q, nq, kt, vv, nk, hd, scale, sc2, lds, out2);
+                xlarun_k_attend(t, q, nq, kt, vv, j0, nk, hd, scale, sc, lds, out);
+                xlarun_k_attend_ref(t, q, nq, kt, vv, j0, nk, hd, scale, sc2, lds, out2);
                 for (g = 0; g < nq; g++) {
                     double m = -INFINITY, sum = 0;
-                    xlarun_k_attend(t, q + g * hd, 1, kt, vv, nk, hd, scale, sc2, lds, out1);
+                    xlarun_k_attend(t, q + g * hd, 1, kt, vv, j0, nk, hd, scale, sc2, lds, out1);
                     if (memcmp(out1, out + g * hd, hd * sizeof(float))) bad_alone++;
-                    xlarun_k_attend(t, q, nq, kt, vv, nk, hd, scale, sc, lds, out); /* sc holds p again */
-                    for (j = 0; j < nk; j++) {
+                    xlarun_k_attend(t, q, nq, kt, vv, j0, nk, hd, scale, sc, lds, out); /* sc holds p again */
+                    for (j = j0; j < nk; j++) {
                         double s = 0;
                         for (d = 0; d < hd; d++) s += (double)q[g * hd + d] * kf[j * hd + d];
                         p[j] = s * scale;
                         if (p[j] > m) m = p[j];
                     }
-                    for (j = 0; j < nk; j++) sum += (p[j] = exp(p[j] - m));
-                    for (j = 0; j < nk; j++) {
+                    for (j = j0; j < nk; j++) sum += (p[j] = exp(p[j] - m));
+                    for (j = j0; j < nk; j++) {
                         double e = fabs(sc[g * lds + j] - p[j] / sum) / (p[j] / sum);
                         if (e > max_soft_err) max_soft_err = e;
                         if (e > 2e-5) bad++;
                     }
                     for (d = 0; d < hd; d++) {
                         double want = 0, mag = 0, e;
-                        for (j = 0; j < nk; j++) {
+                        for (j = j0; j < nk; j++) {
                             want += p[j] / sum * vf[j * hd + d];
                             mag += p[j] / sum * fabs(vf[j * hd + d]);
                         }
@@ -544,9 +545,15 @@ static void test_attend(void) {
     CHECKF(bad == 0, "attend: %ld values outside tolerance", bad);
     CHECKF(bad_ref == 0, "attend_ref: %ld values outside tolerance", bad_ref);
     CHECKF(bad_alone == 0, "attend: %ld queries differ when computed outside their group", bad_alone);
-    {   /* no keys: out = 0 */
-        float q0[4] = {1, 2, 3, 4}, o0[4] = {9, 9, 9, 9}, kt0[16] = {0}, sc0[16];
-        xlarun_k_attend(XLARUN_K_F32, q0, 1, kt0, kt0, 0, 4, 0.5f, sc0, 16, o0);
+    {   /* no keys: out = 0, also for an empty window */
+        float q0[4] = {1, 2, 3, 4}, o0[4] = {9, 9, 9, 9}, kt0[32] = {0}, sc0[32];
+        xlarun_k_attend(XLARUN_K_F32, q0, 1, kt0, kt0, 0, 0, 4, 0.5f, sc0, 32, o0);
+        CHECK(o0[0] == 0.0f && o0[3] == 0.0f);
+        o0[0] = o0[3] = 9;
+        xlarun_k_attend(XLARUN_K_F32, q0, 1, kt0, kt0, 5, 5, 4, 0.5f, sc0, 32, o0);
+        CHECK(o0[0] == 0.0f && o0[3] == 0.0f);
+        o0[0] = o0[3] = 9;
+        xlarun_k_attend_ref(XLARUN_K_F32, q0, 1, kt0, kt0, 5, 5, 4, 0.5f, sc0, 32, o0);
         CHECK(o0[0] == 0.0f && o0[3] == 0.0f);
     }
 }

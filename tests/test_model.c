@@ -308,17 +308,18 @@ static void test_memory(const char *name, xlarun_kv_type kv) {
 }
 
 int main(void) {
-    static const char *names[] = {"llama32", "llama2", "mqa", "odd"};
+    static const char *names[] = {"llama32", "llama2", "mqa", "odd", "mistral"};
     static const char *dtypes[] = {"f32", "bf16", "f16"};
     double worst = 0;
     size_t i, j;
     printf("oracle (kernels: %s):\n", XLARUN_K_ISA);
-    for (i = 0; i < 4; i++)
+    for (i = 0; i < 5; i++)
         for (j = 0; j < 3; j++) test_oracle(names[i], dtypes[j], &worst);
     printf("  worst relative logit error %.2e (tolerance %.0e)\n", worst, LOGIT_TOL);
     test_invariants("llama32-bf16");
     test_invariants("odd-f16");
     test_invariants("llama2-f32"); /* sharded */
+    test_invariants("mistral-bf16"); /* chunks and decode across the sliding window */
     {   /* the lower-precision options: measured agreement, and the same bitwise invariants */
         static const char *bf[] = {"llama32-bf16", "llama2-bf16", "mqa-bf16", "odd-bf16"};
         static const struct { xlarun_precision prec; xlarun_kv_type kv; const char *label; } modes[] = {

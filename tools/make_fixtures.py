@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 """Generate the oracle fixtures for xlarun's C tests.
 
-Usage:  python3 tools/make_fixtures.py [--out tests/fixtures]
+Usage:  python3 tools/make_fixtures.py [--out tests/fixtures] [--only NAME ...]
 
-For each of four small random-weight LlamaForCausalLM configs (llama32, llama2, mqa, odd)
+For each of four small random-weight LlamaForCausalLM configs (llama32, llama2, mqa, odd) and
+one MistralForCausalLM config with a sliding window shorter than prompt + 48 (mistral),
 this writes tests/fixtures/<name>-<dtype>/ for dtype in f32, bf16, f16, holding what
 save_pretrained(safe_serialization=True) writes (config.json, generation_config.json,
 model.safetensors or shards + model.safetensors.index.json) plus oracle.safetensors:
@@ -15,8 +16,9 @@ model.safetensors or shards + model.safetensors.index.json) plus oracle.safetens
   metadata: versions, config, dtype, seed, min_margin, max_abs_logit, ...
 
 Each oracle is computed by loading the folder back with
-LlamaForCausalLM.from_pretrained(folder, torch_dtype=torch.float32, attn_implementation="eager"),
-so bf16/f16 weights are upcast exactly and every dtype has its own oracle.
+<Llama|Mistral>ForCausalLM.from_pretrained(folder, torch_dtype=torch.float32,
+attn_implementation="eager"), so bf16/f16 weights are upcast exactly and every dtype has its
+own oracle. --only regenerates the named families and leaves the other folders alone.
 
 Everything is deterministic: weights come from numpy's PCG64 with fixed seeds, the prompt from
 a separate fixed seed, and torch runs single-threaded on CPU. A weight seed is accepted only if
@@ -34,7 +36,7 @@ import torch
 import transformers
 import safetensors
 from safetensors.torch import save_file, load_file
-from transformers import LlamaConfig, LlamaForCausalLM
+from transformers import LlamaConfig, LlamaForCausalLM, MistralConfig, MistralForCausalLM
 from transformers.cache_utils import DynamicCache
 
 VERSIONS = {
@@ -87,7 +89,17 @@ CONFIGS = {
                  rms_norm_eps=1e-5, max_position_embeddings=256,
                  bos_token_id=1, eos_token_id=2),
             40, 4000, 44, 4.0),
+    # Mistral: MistralForCausalLM (rope without scaling, theta 1e6 as v0.2/v0.3) with a sliding
+    # window of 20 positions, shorter than the 31-token prompt, so prefill and decode both
+    # attend over a window that has left position 0 behind; GQA, untied.
+    "mistral": (dict(vocab_size=300, hidden_size=64, intermediate_size=112, num_hidden_layers=2,
+                     num_attention_heads=4, num_key_value_heads=2, head_dim=16,
+                     tie_word_embeddings=False, rope_theta=1000000.0, sliding_window=20,
+                     rms_norm_eps=1e-5, max_position_embeddings=256,
+                     bos_token_id=1, eos_token_id=2),
+                31, 5000, 55, 4.0),
 }
+ARCH = {"mistral": (MistralConfig, MistralForCausalLM)}   # the rest: Llama
 SHARDED = {("llama2", "f32")}   # folders saved as exactly two shards + index
 
 
@@ -101,10 +113,17 @@ def check_versions():
             sys.exit(msg + "\nset XLARUN_FIXTURES_ANY_VERSION=1 to proceed anyway")
 
 
-def make_config(kw):
-    cfg = LlamaConfig(hidden_act="silu", attention_bias=False, mlp_bias=False, **kw)
+def make_config(name, kw):
+    if name in ARCH:
+        cfg = ARCH[name][0](hidden_act="silu", **kw)
+    else:
+        cfg = LlamaConfig(hidden_act="silu", attention_bias=False, mlp_bias=False, **kw)
     cfg._attn_implementation = "eager"
     return cfg
+
+
+def model_class(name):
+    return ARCH[name][1] if name in ARCH else LlamaForCausalLM
 
 
 def fill_weights(model, cfg, seed, logit_std):
@@ -162,18 +181,18 @@ def rounded(model, dtype):
     """The model whose weights are `model`'s rounded to dtype, upcast back to f32."""
     if dtype == torch.float32:
         return model
-    m = LlamaForCausalLM(model.config)
+    m = type(model)(model.config)
     m.load_state_dict({k: v.to(dtype).to(torch.float32) for k, v in model.state_dict().items()})
     m.eval()
     return m
 
 
 def choose_seed(name, kw, plen, base_seed, prompt_seed, logit_std):
-    cfg = make_config(kw)
+    cfg = make_config(name, kw)
     prompt = np.random.default_rng(prompt_seed).integers(0, cfg.vocab_size, plen).tolist()
     rejected = []
     for seed in range(base_seed, base_seed + MAX_SEED_TRIES):
-        model = LlamaForCausalLM(cfg)
+        model = model_class(name)(cfg)
         fill_weights(model, cfg, seed, logit_std)
         model.eval()
         ok, worst = True, []
@@ -237,8 +256,8 @@ def canonicalize_header(path):
 def oracle(folder, name, dn, seed, prompt, check_generate):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        model = LlamaForCausalLM.from_pretrained(folder, torch_dtype=torch.float32,
-                                                 attn_implementation="eager")
+        model = model_class(name).from_pretrained(folder, torch_dtype=torch.float32,
+                                                  attn_implementation="eager")
     model.eval()
     assert model.config._attn_implementation == "eager"
     toks, logits = greedy(model, prompt)
@@ -269,7 +288,7 @@ def oracle(folder, name, dn, seed, prompt, check_generate):
         "min_margin_row": str(s["min_margin_row"]), "distinct_ids": str(s["distinct"]),
         "longest_run": str(s["longest_run"]),
         "n_new": str(N_NEW), "prompt_len": str(len(prompt)),
-        "reference": "LlamaForCausalLM.from_pretrained(folder, torch_dtype=float32, "
+        "reference": model_class(name).__name__ + ".from_pretrained(folder, torch_dtype=float32, "
                      "attn_implementation=eager), KV-cached greedy, torch.argmax",
         "generate_check": gen_note,
     }
@@ -288,7 +307,8 @@ def oracle(folder, name, dn, seed, prompt, check_generate):
 def numpy_reference(folder):
     """Independent float64 numpy forward pass written from SPEC.md section 2 (RMSNorm, rotate_half
     RoPE with default/linear/llama3 inv_freq, GQA by contiguous blocks, causal softmax attention
-    scaled by 1/sqrt(head_dim), SwiGLU, tied head). Returns max |logit - oracle| over the 48 rows
+    scaled by 1/sqrt(head_dim), Mistral's sliding window (position i sees i-W+1..i), SwiGLU,
+    tied head). Returns max |logit - oracle| over the 48 rows
     and whether its argmax reproduces greedy. A cross-check of the spec, not of the oracle."""
     from safetensors import safe_open
     with open(os.path.join(folder, "config.json")) as f:
@@ -337,6 +357,8 @@ def numpy_reference(folder):
             g = hh // (nh // nkv)
             S = q[:, hh] @ k[:, g].T / math.sqrt(hd)
             S[np.triu_indices(T, 1)] = -np.inf
+            if cfg.get("sliding_window"):
+                S[np.tril_indices(T, -cfg["sliding_window"])] = -np.inf
             P = np.exp(S - S.max(1, keepdims=True))
             att[:, hh] = (P / P.sum(1, keepdims=True)) @ v[:, g]
         h = h + att.reshape(T, nh * hd) @ W[p + "self_attn.o_proj.weight"].T
@@ -352,6 +374,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--out", default=os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                                  "..", "tests", "fixtures"))
+    ap.add_argument("--only", nargs="+", choices=sorted(CONFIGS), help="regenerate only these families")
     a = ap.parse_args()
     check_versions()
     torch.set_num_threads(1)
@@ -359,6 +382,8 @@ def main():
     os.makedirs(a.out, exist_ok=True)
     rows = []
     for name, (kw, plen, base_seed, prompt_seed, logit_std) in CONFIGS.items():
+        if a.only and name not in a.only:
+            continue
         cfg, model, prompt, seed, rejected = choose_seed(name, kw, plen, base_seed, prompt_seed, logit_std)
         print("%s: weight seed %d (prompt seed %d); rejected (seed, (dtype, min_margin, distinct, longest_run)): %s"
               % (name, seed, prompt_seed, rejected))
@@ -382,6 +407,8 @@ def main():
         print(" | ".join(("%.4f" % x if isinstance(x, float) else str(x)) for x in r))
     total = 0
     for root, _, fs in os.walk(a.out):
+        if a.only and os.path.basename(root).rsplit("-", 1)[0] not in a.only:
+            continue
         total += sum(os.path.getsize(os.path.join(root, f)) for f in fs)
     print("total bytes under %s: %d" % (os.path.normpath(a.out), total))
 
