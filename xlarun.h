@@ -66,13 +66,14 @@
 
    NUMERICS
        Activations are f32, and so is the KV cache by default; weights are read in their stored
-       dtype and widened exactly. The reference is Hugging Face transformers' LlamaForCausalLM in
-       float32 with eager attention; see README.md for the measured agreement. The session option
-       precision = XLARUN_PRECISION_BF16_ACTIVATIONS rounds activation rows to bf16 before
-       products with bf16 weights (AVX512_BF16 vdpbf16ps, Arm BF16 BFDOT): faster prefill, looser
-       agreement (README states both). The session option kv_type = XLARUN_KV_F16 or
-       XLARUN_KV_BF16 stores keys and values at half size (half the cache memory and the
-       attention reads of long contexts), also at a looser agreement that README.md states.
+       dtype and widened exactly. The reference is Hugging Face transformers' LlamaForCausalLM
+       (MistralForCausalLM for Mistral) in float32 with eager attention; see README.md for the
+       measured agreement. The session option precision = XLARUN_PRECISION_BF16_ACTIVATIONS
+       rounds activation rows to bf16 before products with bf16 weights (AVX512_BF16 vdpbf16ps,
+       Arm BF16 BFDOT): faster prefill, looser agreement (README states both). The session option
+       kv_type = XLARUN_KV_F16 or XLARUN_KV_BF16 stores keys and values at half size (half the
+       cache memory and the attention reads of long contexts), also at a looser agreement that
+       README.md states.
 
    QUANTIZED WEIGHTS (q8_0, q4_0)
        xlarun_quantize (build/quantize) writes a checkpoint whose matrices are I8 [rows,K] (q8_0)
@@ -2097,6 +2098,9 @@ static xlarun_status xlarun__parse_config(const char *text, size_t len, xlarun_c
         if (xlarun__json_is_null(&j, v)) v = xlarun__json_get(&j, rope, "type");
         if (xlarun__json_is_null(&j, v)) strcpy(buf, "default");
         else if (text[v] != '"' || xlarun__json_str(&j, v, buf, sizeof buf) == XLARUN__NONE) strcpy(buf, "?");
+        if (mistral && strcmp(buf, "default")) /* transformers' Mistral applies none: refuse to guess */
+            return xlarun__fail(err, XLARUN_ERR_UNSUPPORTED,
+                                "config.json: rope type '%s' with MistralForCausalLM is not supported (it takes no RoPE scaling)", buf);
         if (!strcmp(buf, "linear")) {
             c->rope_type = XLARUN_ROPE_LINEAR;
             XLARUN__TRY(xlarun__cfg_float(&j, rope, where, "factor", 1, 0.0, 1e9, 1.0, &d, err));
@@ -2122,12 +2126,11 @@ static xlarun_status xlarun__parse_config(const char *text, size_t len, xlarun_c
             return xlarun__fail(err, XLARUN_ERR_UNSUPPORTED,
                                 "config.json: rope type '%s' is not supported (supported: default, linear, llama3)", buf);
     }
-    if (mistral) { /* transformers' MistralForCausalLM applies no RoPE scaling: refuse to guess */
+    if (mistral) { /* the window: null is none; a missing key is MistralConfig's default, 4096 */
         c->arch = XLARUN_ARCH_MISTRAL;
-        if (c->rope_type != XLARUN_ROPE_DEFAULT)
-            return xlarun__fail(err, XLARUN_ERR_UNSUPPORTED,
-                                "config.json: rope type '%s' with MistralForCausalLM is not supported (it takes no RoPE scaling)", buf);
-        XLARUN__TRY(xlarun__cfg_uint(&j, root, "sliding_window", 0, 1, XLARUN_MAX_POSITIONS, 0, &c->sliding_window, err));
+        XLARUN__TRY(xlarun__cfg_uint(&j, root, "sliding_window", 0, 1, XLARUN_MAX_POSITIONS,
+                                     xlarun__json_get(&j, root, "sliding_window") == XLARUN__NONE ? 4096 : 0,
+                                     &c->sliding_window, err));
     }
     XLARUN__TRY(xlarun__cfg_ids(&j, root, "bos_token_id", bos, XLARUN_MAX_EOS, &nbos, err));
     c->bos_token_id = nbos ? bos[0] : -1;

@@ -861,6 +861,38 @@ static void test_model_config(void) {
         XLARUN_OK, "");
     CFG(NULL, "\"architectures\": [\"MistralForCausalLM\"], \"model_type\": null, \"rope_scaling\": null, \"sliding_window\": null",
         XLARUN_OK, "");
+    CFG(NULL, "\"model_type\": \"mistral\", \"architectures\": null, \"rope_scaling\": {\"rope_type\": \"dynamic\", \"factor\": 2}",
+        XLARUN_ERR_UNSUPPORTED, "config.json: rope type 'dynamic' with MistralForCausalLM is not supported");
+    CFG(NULL, "\"model_type\": \"mistral\", \"architectures\": null, \"rope_scaling\": null, "
+              "\"rope_parameters\": {\"rope_theta\": 1e6, \"rope_type\": \"linear\", \"factor\": 2}",
+        XLARUN_ERR_UNSUPPORTED, "config.json: rope type 'linear' with MistralForCausalLM is not supported");
+    CFG(NULL, "\"model_type\": \"mistral\", \"architectures\": null, \"rope_scaling\": null, "
+              "\"rope_parameters\": {\"rope_theta\": 1e6, \"rope_type\": \"default\"}", XLARUN_OK, "");
+    CFG(NULL, "\"model_type\": \"mistral\", \"architectures\": null, \"rope_scaling\": null, \"sliding_window\": -1",
+        XLARUN_ERR_FORMAT, "config.json: 'sliding_window' must be an integer in 1..16777216, found -1");
+    CFG(NULL, "\"model_type\": \"mistral\", \"architectures\": null, \"rope_scaling\": null, \"sliding_window\": 16777217",
+        XLARUN_ERR_FORMAT, "config.json: 'sliding_window' must be an integer in 1..16777216, found 16777217");
+    {   /* what the accepted ones read: the window given, none for null, MistralConfig's 4096 when
+           the key is missing; a Llama config's window is not read (LlamaForCausalLM has none) */
+        static const struct { const char *extra; xlarun_arch arch; uint32_t window; } rd[] = {
+            {"\"model_type\": \"mistral\", \"architectures\": null, \"rope_scaling\": null, \"sliding_window\": 20", XLARUN_ARCH_MISTRAL, 20},
+            {"\"model_type\": \"mistral\", \"architectures\": null, \"rope_scaling\": null, \"sliding_window\": null", XLARUN_ARCH_MISTRAL, 0},
+            {"\"model_type\": \"mistral\", \"architectures\": null, \"rope_scaling\": null", XLARUN_ARCH_MISTRAL, 4096},
+            {"\"sliding_window\": 20", XLARUN_ARCH_LLAMA, 0}};
+        size_t k;
+        for (k = 0; k < sizeof rd / sizeof rd[0]; k++) {
+            xlarun_model *mm = NULL;
+            xlarun_error e2;
+            write_cfg(tpath("m32"), NULL, rd[k].extra);
+            CHECKF(xlarun_model_open(tpath("m32"), NULL, &mm, &e2) == XLARUN_OK, "case %lu: %s", (unsigned long)k, e2.message);
+            if (mm) {
+                CHECKF(xlarun_model_config(mm)->arch == rd[k].arch && xlarun_model_config(mm)->sliding_window == rd[k].window,
+                       "case %lu: arch %d window %u", (unsigned long)k, (int)xlarun_model_config(mm)->arch,
+                       xlarun_model_config(mm)->sliding_window);
+                xlarun_model_close(mm);
+            }
+        }
+    }
     CFG(NULL, "\"architectures\": [\"LlamaForCausalLM\", \"LlamaForSequenceClassification\"]", XLARUN_ERR_UNSUPPORTED,
         "architecture 'LlamaForSequenceClassification' is not supported");
     CFG(NULL, "\"architectures\": \"LlamaForCausalLM\"", XLARUN_ERR_FORMAT, "config.json: 'architectures' must be a list");

@@ -87,6 +87,11 @@ sed 's/LlamaForCausalLM/Qwen2ForCausalLM/' $F/llama32-bf16/config.json >"$T/arch
 run "$T/arch" 1
 has "architecture 'Qwen2ForCausalLM' is not supported (supported: LlamaForCausalLM, MistralForCausalLM) (unsupported model)"
 
+# a Mistral model: the architecture and its sliding window are named
+run $F/mistral-bf16 0
+has "config.json: MistralForCausalLM"
+has "sliding_window 20 (position i attends to i-19..i)"
+
 # the weights load but tokenizer.json is broken: still exit 1
 copy demo tok
 head -c 5000 $F/demo/tokenizer.json >"$T/tok/tokenizer.json"

@@ -321,7 +321,7 @@ int main(void) {
     test_invariants("llama2-f32"); /* sharded */
     test_invariants("mistral-bf16"); /* chunks and decode across the sliding window */
     {   /* the lower-precision options: measured agreement, and the same bitwise invariants */
-        static const char *bf[] = {"llama32-bf16", "llama2-bf16", "mqa-bf16", "odd-bf16"};
+        static const char *bf[] = {"llama32-bf16", "llama2-bf16", "mqa-bf16", "odd-bf16", "mistral-bf16"};
         static const struct { xlarun_precision prec; xlarun_kv_type kv; const char *label; } modes[] = {
             {XLARUN_PRECISION_BF16_ACTIVATIONS, XLARUN_KV_F32, "bf16-activations"},
             {XLARUN_PRECISION_EXACT, XLARUN_KV_F16, "f16 KV cache"},
@@ -329,7 +329,7 @@ int main(void) {
         for (j = 0; j < 3; j++) {
             size_t agree = 0, steps = 0;
             double fworst = 0;
-            for (i = 0; i < 4; i++) test_fast_mode(bf[i], modes[j].prec, modes[j].kv, modes[j].label, &agree, &steps, &fworst);
+            for (i = 0; i < 5; i++) test_fast_mode(bf[i], modes[j].prec, modes[j].kv, modes[j].label, &agree, &steps, &fworst);
             printf("  %s overall: top-1 %lu/%lu, worst relative logit error %.2e\n", modes[j].label,
                    (unsigned long)agree, (unsigned long)steps, fworst);
         }
