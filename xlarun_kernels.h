@@ -994,19 +994,15 @@ XLARUN_K__FN void xlarun_k_softmax(float *x, size_t n) {
 XLARUN_K__FN void xlarun_k_kv_store(xlarun_k_type t, const float *src, void *dst, size_t n, size_t stride) {
     unsigned char *p = (unsigned char *)dst;
     size_t i, es = xlarun_k_type_size(t);
+    /* the half type's inf and largest finite value, without the sign */
+    const uint16_t inf = t == XLARUN_K_BF16 ? 0x7f80u : 0x7c00u, top = (uint16_t)(inf - 1u);
     for (i = 0; i < n; i++) {
         float f = src[i];
         uint16_t h;
         if (t == XLARUN_K_F32) { memcpy(p + i * stride * es, &f, 4); continue; }
-        if (t == XLARUN_K_BF16) {
-            h = xlarun_k_f32_to_bf16(f);
-            if ((h & 0x7fffu) == 0x7f80u && (xlarun_k__f32_bits(f) & 0x7f800000u) != 0x7f800000u)
-                h = (uint16_t)((h & 0x8000u) | 0x7f7fu); /* a finite value rounded up to inf */
-        } else {
-            if (f > 65504.0f && f <= 3.4028235e38f) f = 65504.0f;
-            else if (f < -65504.0f && f >= -3.4028235e38f) f = -65504.0f;
-            h = xlarun_k_f32_to_f16(f);
-        }
+        h = t == XLARUN_K_BF16 ? xlarun_k_f32_to_bf16(f) : xlarun_k_f32_to_f16(f);
+        if ((h & 0x7fffu) == inf && (xlarun_k__f32_bits(f) & 0x7f800000u) != 0x7f800000u)
+            h = (uint16_t)((h & 0x8000u) | top); /* a finite value rounded up to inf */
         memcpy(p + i * stride * es, &h, 2);
     }
 }

@@ -847,6 +847,7 @@ static void test_model_config(void) {
     CFG(NULL, "\"architectures\": [\"Qwen2ForCausalLM\"]", XLARUN_ERR_UNSUPPORTED,
         "config.json: architecture 'Qwen2ForCausalLM' is not supported (supported: LlamaForCausalLM, MistralForCausalLM)");
     /* Mistral: the two names agree, no RoPE scaling, a window of at least one position */
+#define MISTRAL "\"model_type\": \"mistral\", \"architectures\": null, \"rope_scaling\": null"
     CFG(NULL, "\"architectures\": [\"MistralForCausalLM\"]", XLARUN_ERR_FORMAT,
         "config.json: model_type 'llama' and 'architectures' name different models");
     CFG(NULL, "\"model_type\": \"mistral\"", XLARUN_ERR_FORMAT,
@@ -857,27 +858,26 @@ static void test_model_config(void) {
               "\"sliding_window\": 0", XLARUN_ERR_FORMAT, "config.json: 'sliding_window' must be an integer in 1..16777216, found 0");
     CFG(NULL, "\"model_type\": \"mistral\", \"architectures\": [\"MistralForCausalLM\"], \"rope_scaling\": null, "
               "\"sliding_window\": \"4096\"", XLARUN_ERR_FORMAT, "config.json: 'sliding_window' must be an integer in 1..16777216, found \"4096\"");
-    CFG(NULL, "\"model_type\": \"mistral\", \"architectures\": null, \"rope_scaling\": null, \"sliding_window\": 4096",
-        XLARUN_OK, "");
+    CFG(NULL, MISTRAL ", \"sliding_window\": 4096", XLARUN_OK, "");
     CFG(NULL, "\"architectures\": [\"MistralForCausalLM\"], \"model_type\": null, \"rope_scaling\": null, \"sliding_window\": null",
         XLARUN_OK, "");
     CFG(NULL, "\"model_type\": \"mistral\", \"architectures\": null, \"rope_scaling\": {\"rope_type\": \"dynamic\", \"factor\": 2}",
         XLARUN_ERR_UNSUPPORTED, "config.json: rope type 'dynamic' with MistralForCausalLM is not supported");
-    CFG(NULL, "\"model_type\": \"mistral\", \"architectures\": null, \"rope_scaling\": null, "
+    CFG(NULL, MISTRAL ", "
               "\"rope_parameters\": {\"rope_theta\": 1e6, \"rope_type\": \"linear\", \"factor\": 2}",
         XLARUN_ERR_UNSUPPORTED, "config.json: rope type 'linear' with MistralForCausalLM is not supported");
-    CFG(NULL, "\"model_type\": \"mistral\", \"architectures\": null, \"rope_scaling\": null, "
+    CFG(NULL, MISTRAL ", "
               "\"rope_parameters\": {\"rope_theta\": 1e6, \"rope_type\": \"default\"}", XLARUN_OK, "");
-    CFG(NULL, "\"model_type\": \"mistral\", \"architectures\": null, \"rope_scaling\": null, \"sliding_window\": -1",
+    CFG(NULL, MISTRAL ", \"sliding_window\": -1",
         XLARUN_ERR_FORMAT, "config.json: 'sliding_window' must be an integer in 1..16777216, found -1");
-    CFG(NULL, "\"model_type\": \"mistral\", \"architectures\": null, \"rope_scaling\": null, \"sliding_window\": 16777217",
+    CFG(NULL, MISTRAL ", \"sliding_window\": 16777217",
         XLARUN_ERR_FORMAT, "config.json: 'sliding_window' must be an integer in 1..16777216, found 16777217");
     {   /* what the accepted ones read: the window given, none for null, MistralConfig's 4096 when
            the key is missing; a Llama config's window is not read (LlamaForCausalLM has none) */
         static const struct { const char *extra; xlarun_arch arch; uint32_t window; } rd[] = {
-            {"\"model_type\": \"mistral\", \"architectures\": null, \"rope_scaling\": null, \"sliding_window\": 20", XLARUN_ARCH_MISTRAL, 20},
-            {"\"model_type\": \"mistral\", \"architectures\": null, \"rope_scaling\": null, \"sliding_window\": null", XLARUN_ARCH_MISTRAL, 0},
-            {"\"model_type\": \"mistral\", \"architectures\": null, \"rope_scaling\": null", XLARUN_ARCH_MISTRAL, 4096},
+            {MISTRAL ", \"sliding_window\": 20", XLARUN_ARCH_MISTRAL, 20},
+            {MISTRAL ", \"sliding_window\": null", XLARUN_ARCH_MISTRAL, 0},
+            {MISTRAL, XLARUN_ARCH_MISTRAL, 4096},
             {"\"sliding_window\": 20", XLARUN_ARCH_LLAMA, 0}};
         size_t k;
         for (k = 0; k < sizeof rd / sizeof rd[0]; k++) {
@@ -893,6 +893,7 @@ static void test_model_config(void) {
             }
         }
     }
+#undef MISTRAL
     CFG(NULL, "\"architectures\": [\"LlamaForCausalLM\", \"LlamaForSequenceClassification\"]", XLARUN_ERR_UNSUPPORTED,
         "architecture 'LlamaForSequenceClassification' is not supported");
     CFG(NULL, "\"architectures\": \"LlamaForCausalLM\"", XLARUN_ERR_FORMAT, "config.json: 'architectures' must be a list");
