@@ -67,7 +67,9 @@
    NUMERICS
        Activations are f32, and so is the KV cache by default; weights are read in their stored
        dtype and widened exactly. The reference is Hugging Face transformers' LlamaForCausalLM
-       (MistralForCausalLM for Mistral) in float32 with eager attention; see README.md for the
+       (MistralForCausalLM, Qwen2ForCausalLM for those) in float32 with eager attention; biases
+       (Qwen2's q, k, v; Llama's attention_bias and mlp_bias) are added in f32 after the product,
+       and stay float in quantized checkpoints, like the norms. See README.md for the
        measured agreement. The session option precision = XLARUN_PRECISION_BF16_ACTIVATIONS
        rounds activation rows to bf16 before products with bf16 weights (AVX512_BF16 vdpbf16ps,
        Arm BF16 BFDOT): faster prefill, looser agreement (README states both). The session option
@@ -130,6 +132,7 @@
        xlarun_session_prefill     xlarun_session_decode      xlarun_session_logits
        xlarun_session_argmax      xlarun_session_position    xlarun_argmax
        xlarun_session_truncate    xlarun_model_dtype         xlarun_model_weight_bytes
+       xlarun_arch_name
        xlarun_st_begin            xlarun_st_memory           xlarun_st_read_header
        xlarun_st_count            xlarun_st_tensor_at        xlarun_st_next
        xlarun_st_read             xlarun_dtype_name          xlarun_st_metadata
@@ -277,8 +280,10 @@ typedef enum xlarun_rope_type {
 
 #define XLARUN_MAX_EOS 8
 
-typedef enum xlarun_arch { /* LlamaForCausalLM, or MistralForCausalLM: Llama with a sliding window */
-    XLARUN_ARCH_LLAMA = 0, XLARUN_ARCH_MISTRAL
+typedef enum xlarun_arch {          /* config.json's architectures / model_type */
+    XLARUN_ARCH_LLAMA = 0,          /* LlamaForCausalLM, llama */
+    XLARUN_ARCH_MISTRAL,            /* MistralForCausalLM, mistral: Llama with a sliding window */
+    XLARUN_ARCH_QWEN2               /* Qwen2ForCausalLM, qwen2: Llama with q, k and v biases */
 } xlarun_arch;
 
 typedef struct xlarun_config {      /* config.json, checked; read-only */
@@ -292,10 +297,15 @@ typedef struct xlarun_config {      /* config.json, checked; read-only */
     uint32_t rope_original_max_position_embeddings;
     int tie_word_embeddings;
     uint32_t sliding_window;        /* MistralForCausalLM: position i attends to i-W+1..i; 0: none */
+    int qkv_bias;                   /* q_proj, k_proj, v_proj add a bias: Qwen2, Llama's attention_bias */
+    int o_bias;                     /* o_proj adds one: Llama's attention_bias */
+    int mlp_bias;                   /* gate_proj, up_proj, down_proj add one: Llama's mlp_bias */
     int32_t bos_token_id;           /* -1 when absent */
     uint32_t n_eos;
     int32_t eos_token_ids[XLARUN_MAX_EOS];
 } xlarun_config;
+
+XLARUN_API const char *xlarun_arch_name(xlarun_arch a); /* "LlamaForCausalLM", ...; "?" if unknown */
 
 /* Loading from anything that is not a file system: open returns a handle or NULL when the file
    does not exist; read as xlarun_read_fn; close releases it. Files are named relative to the
@@ -1864,16 +1874,20 @@ typedef struct xlarun__weight {
 
 typedef struct xlarun__map { void *addr; uint64_t bytes; } xlarun__map;
 
-/* the tensors a Llama model needs: 3 global slots, then 9 per layer */
+/* the tensors a model may need: 3 global slots, then 16 per layer: 2 norms, 7 matrices and
+   their 7 biases (XLARUN__L_BIAS + the matrix's index; only those config.json asks for are used) */
 enum { XLARUN__T_EMBED, XLARUN__T_NORM, XLARUN__T_LM_HEAD, XLARUN__T_GLOBAL };
 enum { XLARUN__L_ATTN_NORM, XLARUN__L_Q, XLARUN__L_K, XLARUN__L_V, XLARUN__L_O,
-       XLARUN__L_MLP_NORM, XLARUN__L_GATE, XLARUN__L_UP, XLARUN__L_DOWN, XLARUN__L_COUNT };
+       XLARUN__L_MLP_NORM, XLARUN__L_GATE, XLARUN__L_UP, XLARUN__L_DOWN,
+       XLARUN__L_BIAS = XLARUN__L_DOWN, XLARUN__L_COUNT = XLARUN__L_BIAS + XLARUN__L_DOWN + 1 };
 static const char *const xlarun__global_names[XLARUN__T_GLOBAL] = {
     "model.embed_tokens.weight", "model.norm.weight", "lm_head.weight"};
 static const char *const xlarun__layer_names[XLARUN__L_COUNT] = {
     "input_layernorm.weight", "self_attn.q_proj.weight", "self_attn.k_proj.weight",
     "self_attn.v_proj.weight", "self_attn.o_proj.weight", "post_attention_layernorm.weight",
-    "mlp.gate_proj.weight", "mlp.up_proj.weight", "mlp.down_proj.weight"};
+    "mlp.gate_proj.weight", "mlp.up_proj.weight", "mlp.down_proj.weight",
+    "self_attn.q_proj.bias", "self_attn.k_proj.bias", "self_attn.v_proj.bias",
+    "self_attn.o_proj.bias", NULL, "mlp.gate_proj.bias", "mlp.up_proj.bias", "mlp.down_proj.bias"};
 
 typedef struct xlarun__slot {
     const void *data;            /* mapped or streamed bytes (f32 copy for norms) */
@@ -1889,6 +1903,7 @@ typedef struct xlarun__slot {
 typedef struct xlarun__layer {
     const float *attn_norm, *mlp_norm;
     xlarun__weight q, k, v, o, gate, up, down;
+    const float *bias[XLARUN__L_DOWN + 1]; /* f32 bias of matrix kind k (XLARUN__L_Q...), or NULL */
 } xlarun__layer;
 
 #define XLARUN__MODEL_MAGIC 0x584C4D4Fu
@@ -2001,6 +2016,28 @@ static xlarun_status xlarun__cfg_ids(const xlarun__json *j, size_t root, const c
     return XLARUN_OK;
 }
 
+/* the models xlarun runs: transformers class, model_type, and what config.json keys default to
+   where the classes differ (num_key_value_heads, max_position_embeddings) */
+static const struct xlarun__arch_info {
+    const char *cls, *type;
+    xlarun_arch arch;
+    uint32_t kv_heads, max_pos; /* kv_heads 0: num_attention_heads */
+} xlarun__archs[] = {
+    {"LlamaForCausalLM", "llama", XLARUN_ARCH_LLAMA, 0, 2048},
+    {"MistralForCausalLM", "mistral", XLARUN_ARCH_MISTRAL, 8, 4096 * 32},
+    {"Qwen2ForCausalLM", "qwen2", XLARUN_ARCH_QWEN2, 32, 32768},
+};
+#define XLARUN__N_ARCH XLARUN__CAST(int, sizeof xlarun__archs / sizeof *xlarun__archs)
+#define XLARUN__ARCH_CLASSES "LlamaForCausalLM, MistralForCausalLM, Qwen2ForCausalLM"
+#define XLARUN__ARCH_TYPES "llama, mistral, qwen2"
+
+XLARUN_API const char *xlarun_arch_name(xlarun_arch a) {
+    int k;
+    for (k = 0; k < XLARUN__N_ARCH; k++)
+        if (xlarun__archs[k].arch == a) return xlarun__archs[k].cls;
+    return "?";
+}
+
 static xlarun_status xlarun__parse_config(const char *text, size_t len, xlarun_config *c,
                                           xlarun_error *err) {
     xlarun__json j;
@@ -2009,7 +2046,7 @@ static xlarun_status xlarun__parse_config(const char *text, size_t len, xlarun_c
     uint32_t nbos;
     int32_t bos[XLARUN_MAX_EOS];
     char buf[64];
-    int b, mistral = 0;
+    int b, k, mistral, by_cls = -1;
     XLARUN__TRY(xlarun__json_validate(text, len, "config.json", err));
     j.s = text;
     j.n = len;
@@ -2017,40 +2054,53 @@ static xlarun_status xlarun__parse_config(const char *text, size_t len, xlarun_c
     if (text[root] != '{') return xlarun__fail(err, XLARUN_ERR_FORMAT, "config.json: not a JSON object");
     memset(c, 0, sizeof *c);
 
-    /* what kind of model: refuse anything that is not Llama or Mistral (Llama with an optional
-       sliding window and no RoPE scaling) by name */
+    /* what kind of model: 'architectures' and 'model_type' name one of the known ones (when
+       both are there, the same one); anything else is refused by name */
     v = xlarun__json_get(&j, root, "architectures");
     if (!xlarun__json_is_null(&j, v)) {
         if (text[v] != '[') return xlarun__fail(err, XLARUN_ERR_FORMAT, "config.json: 'architectures' must be a list");
         it = v;
         while (xlarun__json_next(&j, &it, NULL, &e)) {
             if (text[e] != '"' || xlarun__json_str(&j, e, buf, sizeof buf) == XLARUN__NONE) strcpy(buf, "?");
-            if (!strcmp(buf, "MistralForCausalLM")) mistral = 1;
-            else if (strcmp(buf, "LlamaForCausalLM"))
+            for (k = 0; k < XLARUN__N_ARCH && strcmp(buf, xlarun__archs[k].cls); k++) {}
+            if (k == XLARUN__N_ARCH)
                 return xlarun__fail(err, XLARUN_ERR_UNSUPPORTED,
-                                    "config.json: architecture '%s' is not supported (supported: LlamaForCausalLM, MistralForCausalLM)", buf);
+                                    "config.json: architecture '%s' is not supported (supported: %s)", buf, XLARUN__ARCH_CLASSES);
+            if (by_cls >= 0 && by_cls != k)
+                return xlarun__fail(err, XLARUN_ERR_FORMAT, "config.json: 'architectures' names two different models");
+            by_cls = k;
         }
     }
     v = xlarun__json_get(&j, root, "model_type");
     if (!xlarun__json_is_null(&j, v)) {
         if (text[v] != '"' || xlarun__json_str(&j, v, buf, sizeof buf) == XLARUN__NONE) strcpy(buf, "?");
-        if (!strcmp(buf, "mistral")) mistral |= 2;
-        else if (strcmp(buf, "llama"))
-            return xlarun__fail(err, XLARUN_ERR_UNSUPPORTED, "config.json: model_type '%s' is not supported (supported: llama, mistral)", buf);
-        if (mistral == 1 || (mistral == 2 && !xlarun__json_is_null(&j, xlarun__json_get(&j, root, "architectures"))))
+        for (k = 0; k < XLARUN__N_ARCH && strcmp(buf, xlarun__archs[k].type); k++) {}
+        if (k == XLARUN__N_ARCH)
+            return xlarun__fail(err, XLARUN_ERR_UNSUPPORTED, "config.json: model_type '%s' is not supported (supported: %s)", buf, XLARUN__ARCH_TYPES);
+        if (by_cls >= 0 && by_cls != k)
             return xlarun__fail(err, XLARUN_ERR_FORMAT, "config.json: model_type '%s' and 'architectures' name different models", buf);
-    } else if (xlarun__json_is_null(&j, xlarun__json_get(&j, root, "architectures")))
+        by_cls = k;
+    }
+    if (by_cls < 0) /* no name (or an empty list) */
         return xlarun__fail(err, XLARUN_ERR_FORMAT, "config.json: neither 'architectures' nor 'model_type' says what model this is");
+    c->arch = xlarun__archs[by_cls].arch;
+    mistral = c->arch == XLARUN_ARCH_MISTRAL;
     v = xlarun__json_get(&j, root, "hidden_act");
     if (!xlarun__json_is_null(&j, v)) {
         if (text[v] != '"' || xlarun__json_str(&j, v, buf, sizeof buf) == XLARUN__NONE) strcpy(buf, "?");
         if (strcmp(buf, "silu"))
             return xlarun__fail(err, XLARUN_ERR_UNSUPPORTED, "config.json: hidden_act '%s' is not supported (supported: silu)", buf);
     }
-    XLARUN__TRY(xlarun__cfg_bool(&j, root, "attention_bias", 0, &b, err));
-    if (b) return xlarun__fail(err, XLARUN_ERR_UNSUPPORTED, "config.json: attention_bias true is not supported");
-    XLARUN__TRY(xlarun__cfg_bool(&j, root, "mlp_bias", 0, &b, err));
-    if (b) return xlarun__fail(err, XLARUN_ERR_UNSUPPORTED, "config.json: mlp_bias true is not supported");
+    if (c->arch == XLARUN_ARCH_LLAMA) { /* LlamaConfig's bias switches; the others have fixed biases */
+        XLARUN__TRY(xlarun__cfg_bool(&j, root, "attention_bias", 0, &c->qkv_bias, err));
+        c->o_bias = c->qkv_bias;
+        XLARUN__TRY(xlarun__cfg_bool(&j, root, "mlp_bias", 0, &c->mlp_bias, err));
+    } else if (c->arch == XLARUN_ARCH_QWEN2) {
+        c->qkv_bias = 1;
+        XLARUN__TRY(xlarun__cfg_bool(&j, root, "use_sliding_window", 0, &b, err));
+        if (b) /* a window on layers max_window_layers.. only; transformers' own paths disagree on it */
+            return xlarun__fail(err, XLARUN_ERR_UNSUPPORTED, "config.json: use_sliding_window true (Qwen2's window on the upper layers) is not supported");
+    }
 
     /* shapes */
     XLARUN__TRY(xlarun__cfg_uint(&j, root, "vocab_size", 1, 1, XLARUN_MAX_VOCAB, 0, &c->vocab_size, err));
@@ -2058,7 +2108,8 @@ static xlarun_status xlarun__parse_config(const char *text, size_t len, xlarun_c
     XLARUN__TRY(xlarun__cfg_uint(&j, root, "intermediate_size", 1, 1, XLARUN_MAX_INTERMEDIATE, 0, &c->intermediate_size, err));
     XLARUN__TRY(xlarun__cfg_uint(&j, root, "num_hidden_layers", 1, 1, XLARUN_MAX_LAYERS, 0, &c->n_layers, err));
     XLARUN__TRY(xlarun__cfg_uint(&j, root, "num_attention_heads", 1, 1, XLARUN_MAX_HEADS, 0, &c->n_heads, err));
-    XLARUN__TRY(xlarun__cfg_uint(&j, root, "num_key_value_heads", 0, 1, XLARUN_MAX_HEADS, c->n_heads, &c->n_kv_heads, err));
+    XLARUN__TRY(xlarun__cfg_uint(&j, root, "num_key_value_heads", 0, 1, XLARUN_MAX_HEADS,
+                                 xlarun__archs[by_cls].kv_heads ? xlarun__archs[by_cls].kv_heads : c->n_heads, &c->n_kv_heads, err));
     if (xlarun__json_is_null(&j, xlarun__json_get(&j, root, "head_dim")) && c->hidden_size % c->n_heads)
         return xlarun__fail(err, XLARUN_ERR_FORMAT,
                             "config.json: hidden_size %u is not divisible by num_attention_heads %u (and no head_dim is given)",
@@ -2070,9 +2121,13 @@ static xlarun_status xlarun__parse_config(const char *text, size_t len, xlarun_c
         return xlarun__fail(err, XLARUN_ERR_FORMAT,
                             "config.json: num_attention_heads %u is not a multiple of num_key_value_heads %u",
                             c->n_heads, c->n_kv_heads);
+    if (c->arch == XLARUN_ARCH_QWEN2 && c->head_dim * c->n_heads != c->hidden_size) /* transformers versions differ */
+        return xlarun__fail(err, XLARUN_ERR_UNSUPPORTED,
+                            "config.json: head_dim %u with Qwen2ForCausalLM is not supported (it must be hidden_size / num_attention_heads, %u)",
+                            c->head_dim, c->hidden_size / c->n_heads);
     if (XLARUN__CAST(uint64_t, c->n_heads) * c->head_dim > (1u << 20))
         return xlarun__fail(err, XLARUN_ERR_FORMAT, "config.json: num_attention_heads x head_dim is over %u", 1u << 20);
-    XLARUN__TRY(xlarun__cfg_uint(&j, root, "max_position_embeddings", 0, 1, XLARUN_MAX_POSITIONS, 2048,
+    XLARUN__TRY(xlarun__cfg_uint(&j, root, "max_position_embeddings", 0, 1, XLARUN_MAX_POSITIONS, xlarun__archs[by_cls].max_pos,
                                  &c->max_position_embeddings, err));
     XLARUN__TRY(xlarun__cfg_float(&j, root, "", "rms_norm_eps", 0, 0.0, 1.0, 1e-6, &d, err));
     c->rms_norm_eps = XLARUN__CAST(float, d);
@@ -2126,12 +2181,10 @@ static xlarun_status xlarun__parse_config(const char *text, size_t len, xlarun_c
             return xlarun__fail(err, XLARUN_ERR_UNSUPPORTED,
                                 "config.json: rope type '%s' is not supported (supported: default, linear, llama3)", buf);
     }
-    if (mistral) { /* the window: null is none; a missing key is MistralConfig's default, 4096 */
-        c->arch = XLARUN_ARCH_MISTRAL;
+    if (mistral) /* the window: null is none; a missing key is MistralConfig's default, 4096 */
         XLARUN__TRY(xlarun__cfg_uint(&j, root, "sliding_window", 0, 1, XLARUN_MAX_POSITIONS,
                                      xlarun__json_get(&j, root, "sliding_window") == XLARUN__NONE ? 4096 : 0,
                                      &c->sliding_window, err));
-    }
     XLARUN__TRY(xlarun__cfg_ids(&j, root, "bos_token_id", bos, XLARUN_MAX_EOS, &nbos, err));
     c->bos_token_id = nbos ? bos[0] : -1;
     XLARUN__TRY(xlarun__cfg_ids(&j, root, "eos_token_id", c->eos_token_ids, XLARUN_MAX_EOS, &c->n_eos, err));
@@ -2169,7 +2222,19 @@ static void xlarun__rope_freqs(const xlarun_config *c, float *inv) {
 static int xlarun__is_matrix_slot(int slot) {
     int k = slot < XLARUN__T_GLOBAL ? -1 : (slot - XLARUN__T_GLOBAL) % XLARUN__L_COUNT;
     if (slot < XLARUN__T_GLOBAL) return slot != XLARUN__T_NORM;
-    return k != XLARUN__L_ATTN_NORM && k != XLARUN__L_MLP_NORM;
+    return k != XLARUN__L_ATTN_NORM && k != XLARUN__L_MLP_NORM && k <= XLARUN__L_DOWN;
+}
+
+/* whether the model reads layer slot kind k: the norms and matrices always, a bias when
+   config.json gives the matrix one */
+static int xlarun__layer_slot_used(const xlarun_config *c, int k) {
+    if (k <= XLARUN__L_DOWN) return 1;
+    switch (k - XLARUN__L_BIAS) {
+    case XLARUN__L_Q: case XLARUN__L_K: case XLARUN__L_V: return c->qkv_bias;
+    case XLARUN__L_O: return c->o_bias;
+    case XLARUN__L_GATE: case XLARUN__L_UP: case XLARUN__L_DOWN: return c->mlp_bias;
+    default: return 0;
+    }
 }
 
 /* the slot of a tensor name, -1 if the model does not use it, -2 for a layer past n_layers */
@@ -2188,7 +2253,7 @@ static int xlarun__slot_of(const xlarun_config *c, const char *name) {
     }
     if (*p++ != '.') return -1;
     for (k = 0; k < XLARUN__L_COUNT; k++)
-        if (!strcmp(p, xlarun__layer_names[k]))
+        if (xlarun__layer_slot_used(c, k) && !strcmp(p, xlarun__layer_names[k]))
             return layer < c->n_layers ? XLARUN__CAST(int, XLARUN__T_GLOBAL + layer * XLARUN__L_COUNT) + k : -2;
     return -1;
 }
@@ -2200,14 +2265,15 @@ static void xlarun__slot_name(int slot, char *buf, size_t cap) {
                  xlarun__layer_names[(slot - XLARUN__T_GLOBAL) % XLARUN__L_COUNT]);
 }
 
-/* the shape config.json implies for a slot: [rows, cols] or [rows] for norms */
+/* the shape config.json implies for a slot: [rows, cols], or [rows] for norms and biases */
 static int xlarun__slot_shape(const xlarun_config *c, int slot, uint64_t shape[2]) {
     uint64_t H = c->hidden_size, I = c->intermediate_size, V = c->vocab_size;
     uint64_t Q = XLARUN__CAST(uint64_t, c->n_heads) * c->head_dim, KV = XLARUN__CAST(uint64_t, c->n_kv_heads) * c->head_dim;
-    int k = slot < XLARUN__T_GLOBAL ? -1 : (slot - XLARUN__T_GLOBAL) % XLARUN__L_COUNT;
+    int k = slot < XLARUN__T_GLOBAL ? -1 : (slot - XLARUN__T_GLOBAL) % XLARUN__L_COUNT, bias = k > XLARUN__L_DOWN;
     shape[1] = H;
     if (slot == XLARUN__T_EMBED || slot == XLARUN__T_LM_HEAD) { shape[0] = V; return 2; }
     if (slot == XLARUN__T_NORM || k == XLARUN__L_ATTN_NORM || k == XLARUN__L_MLP_NORM) { shape[0] = H; return 1; }
+    if (bias) k -= XLARUN__L_BIAS; /* a bias: [rows] of its matrix */
     switch (k) {
     case XLARUN__L_Q: shape[0] = Q; break;
     case XLARUN__L_K: case XLARUN__L_V: shape[0] = KV; break;
@@ -2215,7 +2281,7 @@ static int xlarun__slot_shape(const xlarun_config *c, int slot, uint64_t shape[2
     case XLARUN__L_GATE: case XLARUN__L_UP: shape[0] = I; break;
     default: shape[0] = H; shape[1] = I; break;
     }
-    return 2;
+    return bias ? 1 : 2;
 }
 
 static xlarun_k_type xlarun__ktype(xlarun_dtype d) {
@@ -2230,7 +2296,7 @@ static xlarun_status xlarun__check_tensor(const xlarun_config *c, int slot, cons
     char got[160], exp[64];
     if (t->dtype == XLARUN_DTYPE_I8 || t->dtype == XLARUN_DTYPE_U8) { /* q8_0 codes [rows,K], q4_0 [rows,K/2] */
         if (nd != 2)
-            return xlarun__fail(err, XLARUN_ERR_MODEL, "%s: tensor '%s' is quantized (%s); norm weights must be F32, F16 or BF16",
+            return xlarun__fail(err, XLARUN_ERR_MODEL, "%s: tensor '%s' is quantized (%s); norms and biases must be F32, F16 or BF16",
                                 file, t->name, xlarun_dtype_name(t->dtype));
         if (want[1] % XLARUN_K_QBLOCK)
             return xlarun__fail(err, XLARUN_ERR_MODEL, "%s: tensor '%s' is quantized, but its rows of %llu weights are not a multiple of the %d-weight block",
@@ -2352,7 +2418,7 @@ static xlarun_status xlarun__take(xlarun__loader *L, int shard, const xlarun_st_
     if (!xlarun__is_matrix_slot(slot)) {
         size_t n = XLARUN__CAST(size_t, t->shape[0]);
         float *f = XLARUN__CAST(float *, xlarun__alloc_ex(L->a, n * sizeof(float), 0, 0));
-        if (!f) return xlarun__fail(err, XLARUN_ERR_MEMORY, "model memory too small for the norm weights");
+        if (!f) return xlarun__fail(err, XLARUN_ERR_MEMORY, "model memory too small for the norm and bias weights");
         if (bytes) xlarun_k_to_f32(xlarun__ktype(t->dtype), bytes, f, n);
         s->data = f;
     }
@@ -2515,9 +2581,16 @@ static xlarun_status xlarun__check_slot(const xlarun__loader *L, int i, const ch
     char name[160];
     const xlarun__slot *sl = &L->slots[i];
     const xlarun_config *c = &L->m->cfg;
+    int k = i < XLARUN__T_GLOBAL ? -1 : (i - XLARUN__T_GLOBAL) % XLARUN__L_COUNT;
     if (i == XLARUN__T_LM_HEAD && c->tie_word_embeddings) return XLARUN_OK;
+    if (k >= 0 && !xlarun__layer_slot_used(c, k)) return XLARUN_OK;
     xlarun__slot_name(i, name, sizeof name);
     if (!sl->found) {
+        if (k > XLARUN__L_DOWN)
+            return xlarun__fail(err, XLARUN_ERR_MODEL, "%s: missing tensor '%s' (%s)", L->dir, name,
+                                c->arch == XLARUN_ARCH_QWEN2 ? "Qwen2ForCausalLM has q, k and v biases"
+                                : k - XLARUN__L_BIAS <= XLARUN__L_O ? "config.json has attention_bias true"
+                                                                    : "config.json has mlp_bias true");
         if (i >= XLARUN__T_GLOBAL)
             return xlarun__fail(err, XLARUN_ERR_MODEL, "%s: missing tensor '%s' (config.json has num_hidden_layers %u)",
                                 L->dir, name, c->n_layers);
@@ -2609,9 +2682,10 @@ static xlarun_status xlarun__model_build(xlarun__arena *a, const char *dir,
         w[XLARUN__L_GATE] = &ly->gate; w[XLARUN__L_UP] = &ly->up; w[XLARUN__L_DOWN] = &ly->down;
         ly->attn_norm = XLARUN__CAST(const float *, sl[XLARUN__L_ATTN_NORM].data);
         ly->mlp_norm = XLARUN__CAST(const float *, sl[XLARUN__L_MLP_NORM].data);
-        for (k = 0; k < XLARUN__L_COUNT; k++) {
+        for (k = 0; k <= XLARUN__L_DOWN; k++) {
             if (k == XLARUN__L_ATTN_NORM || k == XLARUN__L_MLP_NORM) continue;
             m->weight_bytes += xlarun__view(m, &sl[k], XLARUN__T_GLOBAL + XLARUN__CAST(int, l) * XLARUN__L_COUNT + k, w[k]);
+            ly->bias[k] = xlarun__layer_slot_used(&m->cfg, XLARUN__L_BIAS + k) ? XLARUN__CAST(const float *, sl[XLARUN__L_BIAS + k].data) : NULL;
         }
     }
     xlarun__rope_freqs(&m->cfg, m->inv_freq);
@@ -2913,10 +2987,12 @@ static void xlarun__split(size_t m, uint32_t t, uint32_t nt, size_t *r0, size_t 
     *r1 = u1 * 16 < m ? u1 * 16 : m;
 }
 
-/* up to three matrix products over the same input, each split by rows across the threads;
-   silu_mul: after the first two (gate, up), gate = silu(gate) * up on the same rows */
+/* up to three matrix products over the same input, each split by rows across the threads and
+   followed by its bias when it has one; silu_mul: then, after the first two (gate, up),
+   gate = silu(gate) * up on the same rows */
 typedef struct xlarun__mm {
     const xlarun__weight *w[3];
+    const float *b[3];                   /* biases, or NULL */
     float *y[3];
     size_t rows[3];
     int count, silu_mul;
@@ -2937,6 +3013,10 @@ static void xlarun__mm_task(void *ctx, uint32_t t, uint32_t nt) {
         else if (r0 < r1 && c->xb16 && c->w[i]->type == XLARUN_K_BF16)
             xlarun_k_matmul_bf16x(c->w[i]->data, c->K, r0, r1, c->xb16, c->K, c->n, c->y[i], ldy);
         else if (r0 < r1) xlarun_k_matmul(c->w[i]->type, c->w[i]->data, c->K, r0, r1, c->x, c->K, c->n, c->y[i], ldy);
+        if (c->b[i]) {
+            size_t i2;
+            for (i2 = 0; i2 < c->n && r0 < r1; i2++) xlarun_k_add(c->y[i] + i2 * ldy + r0, c->b[i] + r0, r1 - r0);
+        }
     }
     if (c->silu_mul) {
         size_t r0, r1, i2;
@@ -2968,11 +3048,11 @@ static void xlarun__mm_run(xlarun_session *s, xlarun__mm *c) {
     xlarun__pool_run(&s->pool, xlarun__mm_task, c);
 }
 
-static void xlarun__matmul(xlarun_session *s, const xlarun__weight *w, size_t rows, size_t K,
+static void xlarun__matmul(xlarun_session *s, const xlarun__weight *w, const float *bias, size_t rows, size_t K,
                            const float *x, size_t n, float *y) {
     xlarun__mm c;
     memset(&c, 0, sizeof c);
-    c.w[0] = w; c.y[0] = y; c.rows[0] = rows; c.count = 1;
+    c.w[0] = w; c.b[0] = bias; c.y[0] = y; c.rows[0] = rows; c.count = 1;
     c.K = K; c.n = n; c.x = x;
     xlarun__mm_run(s, &c);
 }
@@ -3027,9 +3107,9 @@ static void xlarun__forward(xlarun_session *s, const int32_t *ids, size_t n) {
         /* attention block */
         for (i = 0; i < n; i++) xlarun_k_rmsnorm(s->xb + i * H, s->x + i * H, L->attn_norm, H, c->rms_norm_eps);
         memset(&mm, 0, sizeof mm);
-        mm.w[0] = &L->q; mm.y[0] = s->q; mm.rows[0] = qd;
-        mm.w[1] = &L->k; mm.y[1] = s->k; mm.rows[1] = kvd;
-        mm.w[2] = &L->v; mm.y[2] = s->v; mm.rows[2] = kvd;
+        mm.w[0] = &L->q; mm.b[0] = L->bias[XLARUN__L_Q]; mm.y[0] = s->q; mm.rows[0] = qd;
+        mm.w[1] = &L->k; mm.b[1] = L->bias[XLARUN__L_K]; mm.y[1] = s->k; mm.rows[1] = kvd;
+        mm.w[2] = &L->v; mm.b[2] = L->bias[XLARUN__L_V]; mm.y[2] = s->v; mm.rows[2] = kvd;
         mm.count = 3; mm.K = H; mm.n = n; mm.x = s->xb;
         xlarun__mm_run(s, &mm);
         for (i = 0; i < n; i++) {
@@ -3044,20 +3124,20 @@ static void xlarun__forward(xlarun_session *s, const int32_t *ids, size_t n) {
         }
         at.s = s; at.layer = l; at.n = n;
         xlarun__pool_run(&s->pool, xlarun__attn_task, &at);
-        xlarun__matmul(s, &L->o, H, qd, s->att, n, s->tmp);
+        xlarun__matmul(s, &L->o, L->bias[XLARUN__L_O], H, qd, s->att, n, s->tmp);
         xlarun_k_add(s->x, s->tmp, n * H);
         /* MLP block: down(silu(gate(x)) * up(x)) */
         for (i = 0; i < n; i++) xlarun_k_rmsnorm(s->xb + i * H, s->x + i * H, L->mlp_norm, H, c->rms_norm_eps);
         memset(&mm, 0, sizeof mm);
-        mm.w[0] = &L->gate; mm.y[0] = s->gate; mm.rows[0] = I;
-        mm.w[1] = &L->up; mm.y[1] = s->up; mm.rows[1] = I;
+        mm.w[0] = &L->gate; mm.b[0] = L->bias[XLARUN__L_GATE]; mm.y[0] = s->gate; mm.rows[0] = I;
+        mm.w[1] = &L->up; mm.b[1] = L->bias[XLARUN__L_UP]; mm.y[1] = s->up; mm.rows[1] = I;
         mm.count = 2; mm.silu_mul = 1; mm.K = H; mm.n = n; mm.x = s->xb;
         xlarun__mm_run(s, &mm);
-        xlarun__matmul(s, &L->down, H, I, s->gate, n, s->tmp);
+        xlarun__matmul(s, &L->down, L->bias[XLARUN__L_DOWN], H, I, s->gate, n, s->tmp);
         xlarun_k_add(s->x, s->tmp, n * H);
     }
     xlarun_k_rmsnorm(s->xb, s->x + (n - 1) * H, m->final_norm, H, c->rms_norm_eps);
-    xlarun__matmul(s, &m->lm_head, c->vocab_size, H, s->xb, 1, s->logits);
+    xlarun__matmul(s, &m->lm_head, NULL, c->vocab_size, H, s->xb, 1, s->logits);
     s->pos += n;
     s->has_logits = 1;
 }
@@ -6679,9 +6759,10 @@ static xlarun_status xlarun__qplan_all(xlarun__qctx *q, xlarun__qbuf *hb, xlarun
     if (st == XLARUN_OK) {
         snprintf(tmp, sizeof tmp,
                  "{\"__metadata__\":{\"format\":\"pt\",\"xlarun.quant\":\"%s\",\"xlarun.block\":\"32\","
-                 "\"xlarun.scale_dtype\":\"F16\",\"xlarun.source_dtype\":\"%s\",\"xlarun.unquantized\":\"norms%s%s\"}",
+                 "\"xlarun.scale_dtype\":\"F16\",\"xlarun.source_dtype\":\"%s\",\"xlarun.unquantized\":\"norms%s%s%s\"}",
                  qt == XLARUN_K_Q8_0 ? "q8_0" : "q4_0",
                  src_dtype >= 0 ? xlarun_dtype_name(XLARUN__CAST(xlarun_dtype, src_dtype)) : "mixed",
+                 q->m->cfg.qkv_bias || q->m->cfg.o_bias || q->m->cfg.mlp_bias ? ",biases" : "",
                  q->opt->keep_embeddings ? ",embeddings" : "", kept_odd ? ",rows not a multiple of 32" : "");
         xlarun__qbuf_str(hb, tmp);
         if (eb.n > 1) { xlarun__qbuf_put(hb, ",", 1); xlarun__qbuf_put(hb, eb.p + 1, eb.n - 1); }

@@ -844,8 +844,14 @@ static void test_model_config(void) {
     }
 
     /* what kind of model */
-    CFG(NULL, "\"architectures\": [\"Qwen2ForCausalLM\"]", XLARUN_ERR_UNSUPPORTED,
-        "config.json: architecture 'Qwen2ForCausalLM' is not supported (supported: LlamaForCausalLM, MistralForCausalLM)");
+    CFG(NULL, "\"architectures\": [\"GemmaForCausalLM\"]", XLARUN_ERR_UNSUPPORTED,
+        "config.json: architecture 'GemmaForCausalLM' is not supported (supported: LlamaForCausalLM, MistralForCausalLM, Qwen2ForCausalLM)");
+    CFG(NULL, "\"architectures\": [\"Qwen2ForCausalLM\"]", XLARUN_ERR_FORMAT,
+        "config.json: model_type 'llama' and 'architectures' name different models");
+    CFG(NULL, "\"architectures\": [\"LlamaForCausalLM\", \"MistralForCausalLM\"]", XLARUN_ERR_FORMAT,
+        "config.json: 'architectures' names two different models");
+    CFG(NULL, "\"architectures\": [], \"model_type\": null", XLARUN_ERR_FORMAT,
+        "neither 'architectures' nor 'model_type' says what model this is");
     /* Mistral: the two names agree, no RoPE scaling, a window of at least one position */
 #define MISTRAL "\"model_type\": \"mistral\", \"architectures\": null, \"rope_scaling\": null"
     CFG(NULL, "\"architectures\": [\"MistralForCausalLM\"]", XLARUN_ERR_FORMAT,
@@ -897,13 +903,31 @@ static void test_model_config(void) {
     CFG(NULL, "\"architectures\": [\"LlamaForCausalLM\", \"LlamaForSequenceClassification\"]", XLARUN_ERR_UNSUPPORTED,
         "architecture 'LlamaForSequenceClassification' is not supported");
     CFG(NULL, "\"architectures\": \"LlamaForCausalLM\"", XLARUN_ERR_FORMAT, "config.json: 'architectures' must be a list");
-    CFG(NULL, "\"model_type\": \"qwen2\"", XLARUN_ERR_UNSUPPORTED, "config.json: model_type 'qwen2' is not supported (supported: llama, mistral)");
+    CFG(NULL, "\"model_type\": \"gemma\"", XLARUN_ERR_UNSUPPORTED, "config.json: model_type 'gemma' is not supported (supported: llama, mistral, qwen2)");
+    /* Qwen2: names that agree, head_dim as transformers 4.46 derives it, no per-layer window,
+       Qwen2Config's 32 KV heads when the key is missing (MistralConfig's 8 for Mistral) */
+#define QWEN2 "\"model_type\": \"qwen2\", \"architectures\": [\"Qwen2ForCausalLM\"]"
+    CFG(NULL, "\"model_type\": \"qwen2\"", XLARUN_ERR_FORMAT, "config.json: model_type 'qwen2' and 'architectures' name different models");
+    CFG(NULL, QWEN2, XLARUN_ERR_UNSUPPORTED,
+        "config.json: head_dim 32 with Qwen2ForCausalLM is not supported (it must be hidden_size / num_attention_heads, 16)");
+    CFG("head_dim", QWEN2 ", \"use_sliding_window\": true", XLARUN_ERR_UNSUPPORTED,
+        "config.json: use_sliding_window true (Qwen2's window on the upper layers) is not supported");
+    CFG("head_dim", QWEN2 ", \"use_sliding_window\": 1", XLARUN_ERR_FORMAT, "config.json: 'use_sliding_window' must be true or false");
+    CFG("num_key_value_heads", QWEN2, XLARUN_ERR_FORMAT,
+        "config.json: num_attention_heads 4 is not a multiple of num_key_value_heads 32");
+    CFG("num_key_value_heads", "\"model_type\": \"mistral\", \"architectures\": null, \"rope_scaling\": null", XLARUN_ERR_FORMAT,
+        "config.json: num_attention_heads 4 is not a multiple of num_key_value_heads 8");
+#undef QWEN2
     CFG(NULL, "\"architectures\": null, \"model_type\": null", XLARUN_ERR_FORMAT,
         "neither 'architectures' nor 'model_type' says what model this is");
     CFG(NULL, "\"hidden_act\": \"gelu\"", XLARUN_ERR_UNSUPPORTED, "config.json: hidden_act 'gelu' is not supported (supported: silu)");
-    CFG(NULL, "\"attention_bias\": true", XLARUN_ERR_UNSUPPORTED, "config.json: attention_bias true is not supported");
+    CFG(NULL, "\"attention_bias\": true", XLARUN_ERR_MODEL,
+        "missing tensor 'model.layers.0.self_attn.q_proj.bias' (config.json has attention_bias true)");
     CFG(NULL, "\"attention_bias\": \"no\"", XLARUN_ERR_FORMAT, "config.json: 'attention_bias' must be true or false");
-    CFG(NULL, "\"mlp_bias\": true", XLARUN_ERR_UNSUPPORTED, "config.json: mlp_bias true is not supported");
+    CFG(NULL, "\"mlp_bias\": true", XLARUN_ERR_MODEL,
+        "missing tensor 'model.layers.0.mlp.gate_proj.bias' (config.json has mlp_bias true)");
+    CFG(NULL, "\"model_type\": \"mistral\", \"architectures\": null, \"rope_scaling\": null, \"attention_bias\": true, \"mlp_bias\": true",
+        XLARUN_OK, ""); /* MistralConfig has no bias switches */
     CFG(NULL, "\"tie_word_embeddings\": 1", XLARUN_ERR_FORMAT, "config.json: 'tie_word_embeddings' must be true or false");
 
     /* sizes */
@@ -1007,6 +1031,70 @@ static void test_model_config(void) {
 static void tensor_case(const unsigned char *file, size_t n, xlarun_status want, const char *sub, int line) {
     spit(tpath("m32/model.safetensors"), file, n);
     expect_model_opt(tpath("m32"), NULL, want, sub, line);
+}
+
+/* biases: a copy of a fixture folder with its model.safetensors changed */
+static void bias_case(const char *fixture, const unsigned char *file, size_t n, const char *extra_cfg,
+                      xlarun_status want, const char *sub, int line) {
+    char from[1024];
+    snprintf(from, sizeof from, FIX "%s/config.json", fixture);
+    if (extra_cfg) {
+        size_t cn;
+        char *c = (char *)slurp(from, &cn), *close = strrchr(c, '}');
+        char *txt = (char *)malloc(cn + strlen(extra_cfg) + 8);
+        *close = 0;
+        sprintf(txt, "%s, %s}\n", c, extra_cfg);
+        spits(tpath("mb/config.json"), txt);
+        free(txt);
+        free(c);
+    } else copy_file(from, tpath("mb/config.json"));
+    spit(tpath("mb/model.safetensors"), file, n);
+    expect_model_opt(tpath("mb"), NULL, want, sub, line);
+}
+
+static void test_model_biases(void) {
+    size_t n, nb;
+    unsigned char *q = slurp(FIX "qwen2-f32/model.safetensors", &n);
+    unsigned char *b = slurp(FIX "biased-f32/model.safetensors", &nb);
+    unsigned char *f = (unsigned char *)malloc((n > nb ? n : nb) + 16);
+    mkdir_t("mb");
+    bias_case("qwen2-f32", q, n, NULL, XLARUN_OK, "", __LINE__);
+    memcpy(f, q, n); /* the k bias as 64 f16 values (same bytes): the q bias's length */
+    CHECK(patch_bytes(f, n, "\"model.layers.0.self_attn.k_proj.bias\":{\"dtype\":\"F32\",\"shape\":[32]",
+                      "\"model.layers.0.self_attn.k_proj.bias\":{\"dtype\":\"F16\",\"shape\":[64]"));
+    bias_case("qwen2-f32", f, n, NULL, XLARUN_ERR_MODEL,
+              "tensor 'model.layers.0.self_attn.k_proj.bias' has shape [64], but config.json implies [32]", __LINE__);
+    memcpy(f, q, n);
+    CHECK(patch_bytes(f, n, "\"model.layers.0.self_attn.q_proj.bias\":{\"dtype\":\"F32\"",
+                      "\"model.layers.0.self_attn.q_proj.bias\":{\"dtype\":\"I32\""));
+    bias_case("qwen2-f32", f, n, NULL, XLARUN_ERR_UNSUPPORTED,
+              "tensor 'model.layers.0.self_attn.q_proj.bias' has dtype I32; xlarun reads F32, F16 and BF16", __LINE__);
+    memcpy(f, q, n);
+    CHECK(patch_bytes(f, n, "\"model.layers.1.self_attn.v_proj.bias\"", "\"model.layers.1.self_attn.v_proj.biax\""));
+    bias_case("qwen2-f32", f, n, NULL, XLARUN_ERR_MODEL,
+              "mb: missing tensor 'model.layers.1.self_attn.v_proj.bias' (Qwen2ForCausalLM has q, k and v biases)", __LINE__);
+    memcpy(f, q, n); /* an o_proj bias in a Qwen2 file is not Qwen2's: ignored, as transformers does */
+    CHECK(patch_bytes(f, n, "\"model.layers.1.self_attn.v_proj.bias\"", "\"model.layers.1.self_attn.o_proj.bias\""));
+    bias_case("qwen2-f32", f, n, NULL, XLARUN_ERR_MODEL, "missing tensor 'model.layers.1.self_attn.v_proj.bias'", __LINE__);
+    memcpy(f, q, n); /* a bias for a layer past num_hidden_layers */
+    CHECK(patch_bytes(f, n, "\"model.layers.1.self_attn.v_proj.bias\"", "\"model.layers.7.self_attn.v_proj.bias\""));
+    bias_case("qwen2-f32", f, n, NULL, XLARUN_ERR_MODEL, "tensor 'model.layers.7.self_attn.v_proj.bias' is past num_hidden_layers 2", __LINE__);
+    /* Llama with attention_bias and mlp_bias: each missing bias names its switch; with both
+       switches false the biases are not read */
+    bias_case("biased-f32", b, nb, NULL, XLARUN_OK, "", __LINE__);
+    memcpy(f, b, nb);
+    CHECK(patch_bytes(f, nb, "\"model.layers.1.self_attn.o_proj.bias\"", "\"model.layers.1.self_attn.o_proj.biax\""));
+    bias_case("biased-f32", f, nb, NULL, XLARUN_ERR_MODEL,
+              "missing tensor 'model.layers.1.self_attn.o_proj.bias' (config.json has attention_bias true)", __LINE__);
+    memcpy(f, b, nb);
+    CHECK(patch_bytes(f, nb, "\"model.layers.0.mlp.down_proj.bias\"", "\"model.layers.0.mlp.down_proj.biax\""));
+    bias_case("biased-f32", f, nb, NULL, XLARUN_ERR_MODEL,
+              "missing tensor 'model.layers.0.mlp.down_proj.bias' (config.json has mlp_bias true)", __LINE__);
+    bias_case("biased-f32", f, nb, "\"mlp_bias\": false", XLARUN_OK, "", __LINE__);
+    bias_case("biased-f32", f, nb, "\"mlp_bias\": false, \"attention_bias\": false", XLARUN_OK, "", __LINE__);
+    free(f);
+    free(b);
+    free(q);
 }
 
 static void test_model_tensors(void) {
@@ -2253,6 +2341,7 @@ int main(void) {
     test_st_valid();
     test_model_config();
     test_model_tensors();
+    test_model_biases();
     test_model_sharded();
     test_api_model();
     test_io();

@@ -83,14 +83,20 @@ has "model.embed_tokens.weight"
 
 # an unsupported architecture is refused by name
 copy llama32-bf16 arch
-sed 's/LlamaForCausalLM/Qwen2ForCausalLM/' $F/llama32-bf16/config.json >"$T/arch/config.json"
+sed 's/LlamaForCausalLM/GemmaForCausalLM/' $F/llama32-bf16/config.json >"$T/arch/config.json"
 run "$T/arch" 1
-has "architecture 'Qwen2ForCausalLM' is not supported (supported: LlamaForCausalLM, MistralForCausalLM) (unsupported model)"
+has "architecture 'GemmaForCausalLM' is not supported (supported: LlamaForCausalLM, MistralForCausalLM, Qwen2ForCausalLM) (unsupported model)"
 
 # a Mistral model: the architecture and its sliding window are named
 run $F/mistral-bf16 0
 has "config.json: MistralForCausalLM"
 has "sliding_window 20 (position i attends to i-19..i)"
+
+# Qwen2 and a Llama with every bias: the biases the model reads are listed
+run $F/qwen2-bf16 0
+has "config.json: Qwen2ForCausalLM"; has "biases: q_proj k_proj v_proj"; has "model.layers.1.self_attn.k_proj.bias"
+run $F/biased-f16 0
+has "config.json: LlamaForCausalLM"; has "biases: q_proj k_proj v_proj o_proj gate_proj up_proj down_proj"
 
 # the weights load but tokenizer.json is broken: still exit 1
 copy demo tok

@@ -308,20 +308,22 @@ static void test_memory(const char *name, xlarun_kv_type kv) {
 }
 
 int main(void) {
-    static const char *names[] = {"llama32", "llama2", "mqa", "odd", "mistral"};
+    static const char *names[] = {"llama32", "llama2", "mqa", "odd", "mistral", "qwen2", "biased"};
     static const char *dtypes[] = {"f32", "bf16", "f16"};
     double worst = 0;
     size_t i, j;
     printf("oracle (kernels: %s):\n", XLARUN_K_ISA);
-    for (i = 0; i < 5; i++)
+    for (i = 0; i < sizeof names / sizeof *names; i++)
         for (j = 0; j < 3; j++) test_oracle(names[i], dtypes[j], &worst);
     printf("  worst relative logit error %.2e (tolerance %.0e)\n", worst, LOGIT_TOL);
     test_invariants("llama32-bf16");
     test_invariants("odd-f16");
     test_invariants("llama2-f32"); /* sharded */
     test_invariants("mistral-bf16"); /* chunks and decode across the sliding window */
+    test_invariants("qwen2-f16");    /* biases split by rows like their matrices */
+    test_invariants("biased-bf16");
     {   /* the lower-precision options: measured agreement, and the same bitwise invariants */
-        static const char *bf[] = {"llama32-bf16", "llama2-bf16", "mqa-bf16", "odd-bf16", "mistral-bf16"};
+        static const char *bf[] = {"llama32-bf16", "llama2-bf16", "mqa-bf16", "odd-bf16", "mistral-bf16", "qwen2-bf16", "biased-bf16"};
         static const struct { xlarun_precision prec; xlarun_kv_type kv; const char *label; } modes[] = {
             {XLARUN_PRECISION_BF16_ACTIVATIONS, XLARUN_KV_F32, "bf16-activations"},
             {XLARUN_PRECISION_EXACT, XLARUN_KV_F16, "f16 KV cache"},
@@ -329,7 +331,7 @@ int main(void) {
         for (j = 0; j < 3; j++) {
             size_t agree = 0, steps = 0;
             double fworst = 0;
-            for (i = 0; i < 5; i++) test_fast_mode(bf[i], modes[j].prec, modes[j].kv, modes[j].label, &agree, &steps, &fworst);
+            for (i = 0; i < sizeof bf / sizeof *bf; i++) test_fast_mode(bf[i], modes[j].prec, modes[j].kv, modes[j].label, &agree, &steps, &fworst);
             printf("  %s overall: top-1 %lu/%lu, worst relative logit error %.2e\n", modes[j].label,
                    (unsigned long)agree, (unsigned long)steps, fworst);
         }

@@ -33,7 +33,7 @@ static void problem(const xlarun_error *e) {
 
 static void print_config(const xlarun_config *c) {
     uint32_t i;
-    printf("config.json: %s\n", c->arch == XLARUN_ARCH_MISTRAL ? "MistralForCausalLM" : "LlamaForCausalLM");
+    printf("config.json: %s\n", xlarun_arch_name(c->arch));
     printf("  vocab_size %u, hidden_size %u, intermediate_size %u, num_hidden_layers %u\n", c->vocab_size,
            c->hidden_size, c->intermediate_size, c->n_layers);
     printf("  heads %u, kv heads %u, head_dim %u, max_position_embeddings %u, rms_norm_eps %g\n", c->n_heads,
@@ -45,6 +45,9 @@ static void print_config(const xlarun_config *c) {
                (double)c->rope_factor, (double)c->rope_low_freq_factor, (double)c->rope_high_freq_factor,
                c->rope_original_max_position_embeddings);
     else printf("default\n");
+    if (c->qkv_bias || c->o_bias || c->mlp_bias)
+        printf("  biases:%s%s%s\n", c->qkv_bias ? " q_proj k_proj v_proj" : "", c->o_bias ? " o_proj" : "",
+               c->mlp_bias ? " gate_proj up_proj down_proj" : "");
     if (c->sliding_window) printf("  sliding_window %u (position i attends to i-%u..i)\n", c->sliding_window, c->sliding_window - 1);
     printf("  tie_word_embeddings %s, bos %d, eos", c->tie_word_embeddings ? "true" : "false", (int)c->bos_token_id);
     if (!c->n_eos) printf(" none");

@@ -3,8 +3,9 @@
 
 Usage:  python3 tools/make_fixtures.py [--out tests/fixtures] [--only NAME ...]
 
-For each of four small random-weight LlamaForCausalLM configs (llama32, llama2, mqa, odd) and
-one MistralForCausalLM config with a sliding window shorter than prompt + 48 (mistral),
+For each of five small random-weight LlamaForCausalLM configs (llama32, llama2, mqa, odd, and
+biased: attention_bias and mlp_bias true), one MistralForCausalLM config with a sliding window
+shorter than prompt + 48 (mistral) and one Qwen2ForCausalLM config (qwen2: q, k, v biases),
 this writes tests/fixtures/<name>-<dtype>/ for dtype in f32, bf16, f16, holding what
 save_pretrained(safe_serialization=True) writes (config.json, generation_config.json,
 model.safetensors or shards + model.safetensors.index.json) plus oracle.safetensors:
@@ -16,7 +17,7 @@ model.safetensors or shards + model.safetensors.index.json) plus oracle.safetens
   metadata: versions, config, dtype, seed, min_margin, max_abs_logit, ...
 
 Each oracle is computed by loading the folder back with
-<Llama|Mistral>ForCausalLM.from_pretrained(folder, torch_dtype=torch.float32,
+<Llama|Mistral|Qwen2>ForCausalLM.from_pretrained(folder, torch_dtype=torch.float32,
 attn_implementation="eager"), so bf16/f16 weights are upcast exactly and every dtype has its
 own oracle. --only regenerates the named families and leaves the other folders alone.
 
@@ -37,6 +38,7 @@ import transformers
 import safetensors
 from safetensors.torch import save_file, load_file
 from transformers import LlamaConfig, LlamaForCausalLM, MistralConfig, MistralForCausalLM
+from transformers import Qwen2Config, Qwen2ForCausalLM
 from transformers.cache_utils import DynamicCache
 
 VERSIONS = {
@@ -98,8 +100,25 @@ CONFIGS = {
                      rms_norm_eps=1e-5, max_position_embeddings=256,
                      bos_token_id=1, eos_token_id=2),
                 31, 5000, 55, 4.0),
+    # Qwen2 (Qwen2.5 style): q, k and v projections with biases, o and the MLP without; GQA,
+    # tied, theta 1e6, head_dim derived (Qwen2Config has no such key), eps 1e-6.
+    "qwen2": (dict(vocab_size=352, hidden_size=64, intermediate_size=128, num_hidden_layers=2,
+                   num_attention_heads=4, num_key_value_heads=2,
+                   tie_word_embeddings=True, rope_theta=1000000.0, rope_scaling=None,
+                   use_sliding_window=False, rms_norm_eps=1e-6, max_position_embeddings=256,
+                   bos_token_id=350, eos_token_id=[351, 349]),
+              33, 6000, 66, 4.0),
+    # Llama with every bias LlamaConfig can switch on: attention_bias (q, k, v and o) and
+    # mlp_bias (gate, up, down); MHA, untied.
+    "biased": (dict(vocab_size=200, hidden_size=48, intermediate_size=80, num_hidden_layers=2,
+                    num_attention_heads=3, num_key_value_heads=3, head_dim=16,
+                    tie_word_embeddings=False, rope_theta=10000.0, rope_scaling=None,
+                    attention_bias=True, mlp_bias=True,
+                    rms_norm_eps=1e-5, max_position_embeddings=256,
+                    bos_token_id=1, eos_token_id=2),
+               23, 7000, 77, 4.0),
 }
-ARCH = {"mistral": (MistralConfig, MistralForCausalLM)}   # the rest: Llama
+ARCH = {"mistral": (MistralConfig, MistralForCausalLM), "qwen2": (Qwen2Config, Qwen2ForCausalLM)}   # the rest: Llama
 SHARDED = {("llama2", "f32")}   # folders saved as exactly two shards + index
 
 
@@ -117,7 +136,7 @@ def make_config(name, kw):
     if name in ARCH:
         cfg = ARCH[name][0](hidden_act="silu", **kw)
     else:
-        cfg = LlamaConfig(hidden_act="silu", attention_bias=False, mlp_bias=False, **kw)
+        cfg = LlamaConfig(hidden_act="silu", **{"attention_bias": False, "mlp_bias": False, **kw})
     cfg._attn_implementation = "eager"
     return cfg
 
@@ -133,7 +152,8 @@ def fill_weights(model, cfg, seed, logit_std):
     has RMS ~1); projections: N(0, (gain/sqrt(fan_in))^2), gain 1.5 for q/k (peaked attention),
     3.0 for o_proj/down_proj (the layers, not the current token's embedding, dominate the
     residual stream; otherwise tied models just repeat their last token) and 1.0 for v/gate/up;
-    norms: 1 + 0.1*N(0,1). Tied models use the embedding for both.
+    norms: 1 + 0.1*N(0,1); biases: N(0, 0.5^2) (1.0 for k_proj, as Qwen's k biases are large).
+    Tied models use the embedding for both.
     """
     rng = np.random.default_rng(seed)
     H = cfg.hidden_size
@@ -142,6 +162,8 @@ def fill_weights(model, cfg, seed, logit_std):
             shape = tuple(p.shape)
             if name.endswith("norm.weight"):
                 w = 1.0 + 0.1 * rng.standard_normal(shape, dtype=np.float32)
+            elif name.endswith(".bias"):
+                w = (1.0 if "k_proj" in name else 0.5) * rng.standard_normal(shape, dtype=np.float32)
             elif name in ("model.embed_tokens.weight", "lm_head.weight"):
                 w = (logit_std / math.sqrt(H)) * rng.standard_normal(shape, dtype=np.float32)
             else:
@@ -228,8 +250,8 @@ def save_folder(model, dt, folder, sharded, drop_head_dim):
         p = os.path.join(folder, "config.json")
         with open(p) as f:
             c = json.load(f)
-        assert c.get("head_dim") == c["hidden_size"] // c["num_attention_heads"]
-        del c["head_dim"]
+        assert c.get("head_dim", c["hidden_size"] // c["num_attention_heads"]) == c["hidden_size"] // c["num_attention_heads"]
+        c.pop("head_dim", None)
         with open(p, "w") as f:
             json.dump(c, f, indent=2, sort_keys=True)
             f.write("\n")
@@ -308,7 +330,7 @@ def numpy_reference(folder):
     """Independent float64 numpy forward pass written from SPEC.md section 2 (RMSNorm, rotate_half
     RoPE with default/linear/llama3 inv_freq, GQA by contiguous blocks, causal softmax attention
     scaled by 1/sqrt(head_dim), Mistral's sliding window (position i sees i-W+1..i), SwiGLU,
-    tied head). Returns max |logit - oracle| over the 48 rows
+    tied head, each projection's bias when the file has one). Returns max |logit - oracle| over the 48 rows
     and whether its argmax reproduces greedy. A cross-check of the spec, not of the oracle."""
     from safetensors import safe_open
     with open(os.path.join(folder, "config.json")) as f:
@@ -349,9 +371,10 @@ def numpy_reference(folder):
     for l in range(cfg["num_hidden_layers"]):
         p = "model.layers.%d." % l
         x = rms(h, W[p + "input_layernorm.weight"])
-        q = rope((x @ W[p + "self_attn.q_proj.weight"].T).reshape(T, nh, hd))
-        k = rope((x @ W[p + "self_attn.k_proj.weight"].T).reshape(T, nkv, hd))
-        v = (x @ W[p + "self_attn.v_proj.weight"].T).reshape(T, nkv, hd)
+        lin = lambda x, n: x @ W[p + n + ".weight"].T + W.get(p + n + ".bias", 0.0)
+        q = rope(lin(x, "self_attn.q_proj").reshape(T, nh, hd))
+        k = rope(lin(x, "self_attn.k_proj").reshape(T, nkv, hd))
+        v = lin(x, "self_attn.v_proj").reshape(T, nkv, hd)
         att = np.zeros((T, nh, hd))
         for hh in range(nh):
             g = hh // (nh // nkv)
@@ -361,10 +384,10 @@ def numpy_reference(folder):
                 S[np.tril_indices(T, -cfg["sliding_window"])] = -np.inf
             P = np.exp(S - S.max(1, keepdims=True))
             att[:, hh] = (P / P.sum(1, keepdims=True)) @ v[:, g]
-        h = h + att.reshape(T, nh * hd) @ W[p + "self_attn.o_proj.weight"].T
+        h = h + lin(att.reshape(T, nh * hd), "self_attn.o_proj")
         x = rms(h, W[p + "post_attention_layernorm.weight"])
-        gt = x @ W[p + "mlp.gate_proj.weight"].T
-        h = h + (gt / (1 + np.exp(-gt)) * (x @ W[p + "mlp.up_proj.weight"].T)) @ W[p + "mlp.down_proj.weight"].T
+        gt = lin(x, "mlp.gate_proj")
+        h = h + lin(gt / (1 + np.exp(-gt)) * lin(x, "mlp.up_proj"), "mlp.down_proj")
     head = W.get("lm_head.weight", W["model.embed_tokens.weight"])
     lg = (rms(h, W["model.norm.weight"]) @ head.T)[len(prompt) - 1:]
     return float(np.abs(lg - o["logits"].to(torch.float64).numpy()).max()), bool((lg.argmax(1) == np.array(toks)).all())
@@ -397,7 +420,7 @@ def main():
             size = sum(os.path.getsize(os.path.join(folder, f)) for f in files)
             rows.append((name + "-" + dn, cfg.vocab_size, cfg.hidden_size, cfg.intermediate_size,
                          cfg.num_hidden_layers, cfg.num_attention_heads, cfg.num_key_value_heads,
-                         cfg.head_dim, cfg.tie_word_embeddings, len(prompt), seed, len(rejected),
+                         getattr(cfg, "head_dim", None) or cfg.hidden_size // cfg.num_attention_heads, cfg.tie_word_embeddings, len(prompt), seed, len(rejected),
                          s["min_margin"], s["max_abs_logit"], s["distinct"], s["longest_run"], size, "%.1e" % ref_diff, gen))
     hdr = ("folder", "V", "H", "I", "L", "nh", "nkv", "hd", "tied", "P", "seed", "rej",
            "min_margin", "max|logit|", "distinct", "run", "bytes", "numpy64 |d|", "generate()")
