@@ -619,12 +619,22 @@ typedef enum xlarun_chat_format {
     XLARUN_CHAT_LLAMA31,      /* Llama 3.1 / 3.2 Instruct: always a system block with the date */
     XLARUN_CHAT_LLAMA2,       /* Llama 2 chat: <s>[INST] <<SYS>>...<</SYS>> ... [/INST] */
     XLARUN_CHAT_ZEPHYR,       /* Zephyr / TinyLlama chat: <|user|>\n...</s>\n */
-    XLARUN_CHAT_CHATML        /* ChatML: <|im_start|>role\n...<|im_end|>\n (SmolLM2, Qwen2.5) */
+    XLARUN_CHAT_CHATML,       /* ChatML: <|im_start|>role\n...<|im_end|>\n (SmolLM2, Qwen2.5) */
+    XLARUN_CHAT_MISTRAL,      /* Mistral 7B Instruct v0.1/v0.2: <s>[INST] user [/INST]reply</s> ...,
+                                 roles alternate, no system message */
+    XLARUN_CHAT_MISTRAL_V3,   /* Mistral 7B v0.3, Mixtral 8x22B: [INST] user[/INST] reply</s>; the
+                                 system message opens the last user turn */
+    XLARUN_CHAT_MIXTRAL,      /* Mixtral 8x7B: " [INST] user [/INST] reply</s>"; the system message
+                                 opens the first user turn */
+    XLARUN_CHAT_MISTRAL_SP    /* Mistral Small / Large: [SYSTEM_PROMPT]...[/SYSTEM_PROMPT], [INST]...[/INST] */
 } xlarun_chat_format;
 
 typedef struct xlarun_chat_template {
     xlarun_chat_format format;
     int date_today;           /* LLAMA31: the template's default date is today (Llama 3.2) */
+    int spaced;               /* MISTRAL: a space after each reply's eos (v0.1/v0.2; LLaVA's copy
+                                 has none); MISTRAL_SP: a space after [INST] and [SYSTEM_PROMPT]
+                                 and before each reply (Large; Small has none) */
     char default_system[512]; /* CHATML: the system message used when none is given ("" none) */
 } xlarun_chat_template;
 
@@ -645,12 +655,14 @@ typedef struct xlarun_chat_options {  /* zero-initialised means defaults */
    with a message listing the names xlarun_chat_template_named accepts. */
 XLARUN_API xlarun_status xlarun_chat_template_detect(const char *chat_template,
                                                      xlarun_chat_template *out, xlarun_error *err);
-/* "llama3", "llama3.1", "llama3.2" (today's date by default), "llama2", "zephyr", "chatml" */
+/* "llama3", "llama3.1", "llama3.2" (today's date by default), "llama2", "zephyr", "chatml",
+   "mistral", "mistral-v3", "mixtral", "mistral-small", "mistral-large" */
 XLARUN_API xlarun_status xlarun_chat_template_named(const char *name, xlarun_chat_template *out,
                                                     xlarun_error *err);
 /* Renders msgs into out (cap bytes, NUL-terminated); *len gets the length. out may be NULL (or
-   cap too small, then XLARUN_ERR_MEMORY) to learn *len. Errors: Llama 2 roles that do not
-   alternate user/assistant, a NULL role or content. */
+   cap too small, then XLARUN_ERR_MEMORY) to learn *len. Errors (XLARUN_ERR_ARGUMENT), where the
+   template raises one: roles that do not alternate user/assistant (Llama 2, the Mistral formats
+   but MISTRAL_SP), a role the template does not take (the Mistral formats), a NULL role or content. */
 XLARUN_API xlarun_status xlarun_chat_apply(const xlarun_chat_template *t,
                                            const xlarun_chat_options *opt,
                                            const xlarun_chat_message *msgs, size_t n, char *out,
@@ -5944,7 +5956,9 @@ XLARUN_API void xlarun_stopper_flush(xlarun_stopper *s, xlarun_text_fn emit, voi
 
 static const char *const xlarun__chat_names =
     "llama3 (Llama 3 Instruct), llama3.1 (Llama 3.1/3.2 Instruct), llama2 (Llama 2 chat), "
-    "zephyr (Zephyr, TinyLlama chat), chatml (SmolLM2, Qwen2.5 and other ChatML models)";
+    "zephyr (Zephyr, TinyLlama chat), chatml (SmolLM2, Qwen2.5 and other ChatML models), "
+    "mistral (Mistral 7B Instruct v0.1/v0.2), mistral-v3 (Mistral 7B v0.3, Mixtral 8x22B), "
+    "mixtral (Mixtral 8x7B), mistral-small, mistral-large";
 
 XLARUN_API xlarun_status xlarun_chat_template_named(const char *name, xlarun_chat_template *out,
                                                     xlarun_error *err) {
@@ -5957,6 +5971,11 @@ XLARUN_API xlarun_status xlarun_chat_template_named(const char *name, xlarun_cha
     else if (!strcmp(name, "llama2")) out->format = XLARUN_CHAT_LLAMA2;
     else if (!strcmp(name, "zephyr")) out->format = XLARUN_CHAT_ZEPHYR;
     else if (!strcmp(name, "chatml")) out->format = XLARUN_CHAT_CHATML;
+    else if (!strcmp(name, "mistral")) { out->format = XLARUN_CHAT_MISTRAL; out->spaced = 1; }
+    else if (!strcmp(name, "mistral-v3")) out->format = XLARUN_CHAT_MISTRAL_V3;
+    else if (!strcmp(name, "mixtral")) out->format = XLARUN_CHAT_MIXTRAL;
+    else if (!strcmp(name, "mistral-small")) out->format = XLARUN_CHAT_MISTRAL_SP;
+    else if (!strcmp(name, "mistral-large")) { out->format = XLARUN_CHAT_MISTRAL_SP; out->spaced = 1; }
     else
         return xlarun__fail(err, XLARUN_ERR_ARGUMENT, "unknown chat template name '%.64s' (known: %s)", name,
                             xlarun__chat_names);
@@ -6012,6 +6031,26 @@ XLARUN_API xlarun_status xlarun_chat_template_detect(const char *t, xlarun_chat_
             out->format = XLARUN_CHAT_LLAMA3;
     } else if (strstr(t, "[INST]") && strstr(t, "<<SYS>>"))
         out->format = XLARUN_CHAT_LLAMA2;
+    else if (strstr(t, "[INST]")) { /* the Mistral family; anything with more machinery (tools,
+                                       trimming, a default system message, dates) is not ours */
+        if (strstr(t, "tool") || strstr(t, "trim") || strstr(t, "strip") || strstr(t, "strftime") || strstr(t, "default_system"))
+            out->format = XLARUN_CHAT_NONE;
+        else if (strstr(t, "[SYSTEM_PROMPT]")) {
+            out->format = XLARUN_CHAT_MISTRAL_SP;
+            out->spaced = strstr(t, "'[INST] '") != NULL;
+        } else if (strstr(t, "' [INST] '") && strstr(t, "loop.first and system_message"))
+            out->format = XLARUN_CHAT_MIXTRAL;
+        else if (strstr(t, "'[INST] '") && strstr(t, "loop.last and system_message"))
+            out->format = XLARUN_CHAT_MISTRAL_V3;
+        else if (strstr(t, "' [/INST]'") && !strstr(t, "system")) {
+            out->format = XLARUN_CHAT_MISTRAL;
+            out->spaced = strstr(t, "eos_token + ' '") != NULL;
+        }
+        if (out->format == XLARUN_CHAT_NONE)
+            return xlarun__fail(err, XLARUN_ERR_UNSUPPORTED,
+                                "chat_template: a Mistral [INST] template xlarun does not know; pick a format by name: %s",
+                                xlarun__chat_names);
+    }
     else if (strstr(t, "<|user|>") && strstr(t, "<|assistant|>") && strstr(t, "eos_token"))
         out->format = XLARUN_CHAT_ZEPHYR;
     else if (strstr(t, "<|im_start|>") && strstr(t, "<|im_end|>")) {
@@ -6216,6 +6255,64 @@ XLARUN_API xlarun_status xlarun_chat_apply(const xlarun_chat_template *t,
             xlarun__puts(&o, "<|im_end|>\n");
         }
         if (gen) xlarun__puts(&o, "<|im_start|>assistant\n");
+        break;
+    case XLARUN_CHAT_MISTRAL:
+    case XLARUN_CHAT_MISTRAL_V3:
+    case XLARUN_CHAT_MIXTRAL: {
+        /* user and assistant alternate after an optional system message (v0.1/v0.2 take none:
+           theirs fails the alternation, as in the template), which opens the last user turn
+           (v3: and only when the conversation ends with one) or the first (Mixtral 8x7B). No
+           turn is opened for the assistant: the text ends with [/INST]. */
+        const char *sys = NULL, *name = t->format == XLARUN_CHAT_MISTRAL ? "mistral"
+                                        : t->format == XLARUN_CHAT_MIXTRAL ? "mixtral" : "mistral-v3";
+        int v1 = t->format == XLARUN_CHAT_MISTRAL, mixtral = t->format == XLARUN_CHAT_MIXTRAL;
+        if (!v1 && n && !strcmp(msgs[0].role, "system")) { sys = msgs[0].content; first = 1; }
+        xlarun__puts(&o, bos);
+        for (i = first; i < n; i++) {
+            int user = !strcmp(msgs[i].role, "user");
+            if (user != ((i - first) % 2 == 0))
+                return xlarun__fail(err, XLARUN_ERR_ARGUMENT,
+                                    "chat (%s): conversation roles must alternate user/assistant/user/...%s, message %lu is '%.32s'",
+                                    name, v1 ? " (this template takes no system message)" : " after an optional system message",
+                                    XLARUN__CAST(unsigned long, i), msgs[i].role);
+            if (user) {
+                xlarun__puts(&o, mixtral ? " [INST] " : "[INST] ");
+                if (sys && (mixtral ? i == first : i + 1 == n)) {
+                    xlarun__puts(&o, sys);
+                    xlarun__puts(&o, "\n\n");
+                }
+                xlarun__puts(&o, msgs[i].content);
+                xlarun__puts(&o, v1 || mixtral ? " [/INST]" : "[/INST]");
+            } else if (!strcmp(msgs[i].role, "assistant")) {
+                if (!v1) xlarun__puts(&o, " ");
+                xlarun__puts(&o, msgs[i].content);
+                xlarun__puts(&o, eos);
+                if (v1 && t->spaced) xlarun__puts(&o, " ");
+            } else
+                return xlarun__fail(err, XLARUN_ERR_ARGUMENT, "chat (%s): only user and assistant roles are supported, message %lu is '%.32s'",
+                                    name, XLARUN__CAST(unsigned long, i), msgs[i].role);
+        }
+        break;
+    }
+    case XLARUN_CHAT_MISTRAL_SP: /* each message as it comes, no alternation required */
+        xlarun__puts(&o, bos);
+        for (i = 0; i < n; i++) {
+            const char *r = msgs[i].role;
+            if (!strcmp(r, "user") || !strcmp(r, "system")) {
+                int u = r[0] == 'u';
+                xlarun__puts(&o, u ? "[INST]" : "[SYSTEM_PROMPT]");
+                if (t->spaced) xlarun__puts(&o, " ");
+                xlarun__puts(&o, msgs[i].content);
+                xlarun__puts(&o, u ? "[/INST]" : "[/SYSTEM_PROMPT]");
+            } else if (!strcmp(r, "assistant")) {
+                if (t->spaced) xlarun__puts(&o, " ");
+                xlarun__puts(&o, msgs[i].content);
+                xlarun__puts(&o, eos);
+            } else
+                return xlarun__fail(err, XLARUN_ERR_ARGUMENT,
+                                    "chat (mistral-%s): only user, system and assistant roles are supported, message %lu is '%.32s'",
+                                    t->spaced ? "large" : "small", XLARUN__CAST(unsigned long, i), r);
+        }
         break;
     default:
         return xlarun__fail(err, XLARUN_ERR_ARGUMENT, "xlarun_chat_apply: no chat format chosen (known: %s)",

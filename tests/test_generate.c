@@ -339,7 +339,7 @@ static char *unhex(const char *h) {
 #define MAX_MSGS 8
 typedef struct chat_case {
     char tmpl[64], conv[64], tokenizer[64];
-    char *date, *bos, *eos, *text, *roles[MAX_MSGS], *contents[MAX_MSGS];
+    char *date, *bos, *eos, *text, *error, *roles[MAX_MSGS], *contents[MAX_MSGS];
     int n_msgs;
     int32_t *ids;
     size_t n_ids;
@@ -347,7 +347,7 @@ typedef struct chat_case {
 
 static void free_case(chat_case *c) {
     int i;
-    free(c->date); free(c->bos); free(c->eos); free(c->text); free(c->ids);
+    free(c->date); free(c->bos); free(c->eos); free(c->text); free(c->error); free(c->ids);
     for (i = 0; i < c->n_msgs; i++) { free(c->roles[i]); free(c->contents[i]); }
     memset(c, 0, sizeof *c);
 }
@@ -371,6 +371,7 @@ static int next_case(char **pos, chat_case *c) {
             strcpy(c->roles[c->n_msgs], role);
             c->contents[c->n_msgs++] = unhex(line + 5 + strlen(role));
         } else if (!strncmp(line, "text ", 5)) c->text = unhex(line + 5);
+        else if (!strncmp(line, "error ", 6)) c->error = unhex(line + 6);
         else if (!strncmp(line, "tokenizer ", 10)) sscanf(line + 10, "%63s", c->tokenizer);
         else if (!strncmp(line, "ids ", 4)) {
             char *p = line + 4, *e;
@@ -386,7 +387,7 @@ static int next_case(char **pos, chat_case *c) {
 static void test_chat_fixtures(void) {
     char *all = read_file("tests/fixtures/chat/cases.txt", NULL), *pos = all;
     chat_case c;
-    int n_cases = 0, n_ids = 0;
+    int n_cases = 0, n_ids = 0, n_errors = 0;
     CHECKF(all != NULL, "tests/fixtures/chat/cases.txt is missing (tools/make_chat_fixtures.py)");
     if (!all) return;
     while (next_case(&pos, &c)) {
@@ -406,6 +407,19 @@ static void test_chat_fixtures(void) {
         o.eos_token = c.eos;
         o.date = c.date;
         for (i = 0; i < c.n_msgs; i++) { m[i].role = c.roles[i]; m[i].content = c.contents[i]; }
+        if (c.error) { /* the template raised: xlarun refuses the conversation, for the same reason */
+            const char *why = strstr(c.error, "alternate") ? "must alternate" : "roles are supported";
+            CHECKF(strstr(c.error, "alternate") || strstr(c.error, "roles are supported"), "%s/%s: unexpected template error '%s'",
+                   c.tmpl, c.conv, c.error);
+            CHECKF(xlarun_chat_apply(&t, &o, m, (size_t)c.n_msgs, out, sizeof out, &len, &err) == XLARUN_ERR_ARGUMENT,
+                   "%s/%s: rendered a conversation the template refuses (%s)", c.tmpl, c.conv, c.error);
+            CHECKF(strstr(err.message, why) != NULL, "%s/%s: '%s' for the template's '%s'", c.tmpl, c.conv, err.message, c.error);
+            free(tmpl_text);
+            free_case(&c);
+            n_cases++;
+            n_errors++;
+            continue;
+        }
         CHECKF(xlarun_chat_apply(&t, &o, m, (size_t)c.n_msgs, NULL, 0, &len, &err) == XLARUN_OK, "%s", err.message);
         CHECKF(xlarun_chat_apply(&t, &o, m, (size_t)c.n_msgs, out, sizeof out, &len, &err) == XLARUN_OK, "%s", err.message);
         CHECKF(len == strlen(c.text) && strcmp(out, c.text) == 0, "%s/%s:\n got  [%s]\n want [%s]", c.tmpl, c.conv, out, c.text);
@@ -431,7 +445,8 @@ static void test_chat_fixtures(void) {
         n_cases++;
     }
     CHECKF(n_cases >= 40, "only %d chat cases", n_cases);
-    printf("chat fixtures: %d conversations rendered as transformers does, %d also as ids\n", n_cases, n_ids);
+    printf("chat fixtures: %d conversations rendered as transformers does (%d refused as the template does), %d also as ids\n",
+           n_cases, n_errors, n_ids);
     free(all);
 }
 
@@ -449,6 +464,21 @@ static void test_chat_errors(void) {
     CHECK_CONTAINS(err.message, "zephyr");
     CHECK(xlarun_chat_template_detect(NULL, &t, &err) == XLARUN_ERR_UNSUPPORTED);
     CHECK_CONTAINS(err.message, "no chat_template");
+    /* a Mistral [INST] template with machinery the formats do not reproduce is refused */
+    CHECK(xlarun_chat_template_detect("{{ bos_token }}{% for m in messages %}{% if m.tool_calls %}[TOOL_CALLS]{% endif %}"
+                                      "{{ '[INST] ' + m['content'] + '[/INST]' }}{% endfor %}", &t, &err) == XLARUN_ERR_UNSUPPORTED);
+    CHECK_CONTAINS(err.message, "a Mistral [INST] template xlarun does not know");
+    CHECK_CONTAINS(err.message, "mistral-v3");
+    CHECK(xlarun_chat_template_detect("{{ '[INST] ' + messages[0]['content'] + '[/INST]' }}", &t, &err) == XLARUN_ERR_UNSUPPORTED);
+    {   /* the names */
+        static const struct { const char *name; xlarun_chat_format f; int spaced; } nm[] = {
+            {"mistral", XLARUN_CHAT_MISTRAL, 1}, {"mistral-v3", XLARUN_CHAT_MISTRAL_V3, 0}, {"mixtral", XLARUN_CHAT_MIXTRAL, 0},
+            {"mistral-small", XLARUN_CHAT_MISTRAL_SP, 0}, {"mistral-large", XLARUN_CHAT_MISTRAL_SP, 1}};
+        size_t k;
+        for (k = 0; k < sizeof nm / sizeof *nm; k++)
+            CHECKF(xlarun_chat_template_named(nm[k].name, &t, &err) == XLARUN_OK && t.format == nm[k].f && t.spaced == nm[k].spaced,
+                   "%s", nm[k].name);
+    }
     CHECK(xlarun_chat_template_named("vicuna", &t, &err) == XLARUN_ERR_ARGUMENT);
     CHECK_CONTAINS(err.message, "unknown chat template name 'vicuna'");
     CHECK(xlarun_chat_template_named("llama2", &t, &err) == XLARUN_OK && t.format == XLARUN_CHAT_LLAMA2);

@@ -23,6 +23,12 @@ at commit 007948d5aac310316dd57b5d8e5c091e864418dc:
     tinyllama-chat.jinja     library/tinyllama:1.1b TinyLlama/TinyLlama-1.1B-Chat-v1.0
     smollm2-instruct.jinja   library/smollm2:135m   HuggingFaceTB/SmolLM2-135M-Instruct
     qwen2.5-instruct.jinja   library/qwen2.5:0.5b   Qwen/Qwen2.5-0.5B-Instruct
+    mistral-instruct.jinja   library/mistral:7b-instruct-fp16
+    llava.jinja              library/llava:7b       (a Mistral 7B template without the space after </s>)
+    mixtral-8x22b.jinja      library/mixtral:8x22b
+    mixtral-8x7b.jinja       library/mixtral:8x7b
+    mistral-small.jinja      library/mistral-small:24b
+    mistral-large.jinja      library/mistral-large:123b
 
 Output format (one case per block; strings are hex-encoded UTF-8 so the C reader stays trivial):
     case TEMPLATE CONVERSATION
@@ -30,6 +36,7 @@ Output format (one case per block; strings are hex-encoded UTF-8 so the C reader
     bos HEX / eos HEX            (the bos_token / eos_token strings the template sees)
     msg ROLE HEX                 (one per message)
     text HEX                     (apply_chat_template(..., add_generation_prompt=True, tokenize=False))
+    error HEX                    (instead of text: the template raised this; xlarun must refuse too)
     tokenizer NAME / ids N ID... (optional: the ids with tokenize=True, i.e. add_special_tokens=False)
     end
 """
@@ -56,7 +63,14 @@ SPECIALS = {
     "tinyllama-chat": ("<s>", "</s>"),
     "smollm2-instruct": ("<|im_start|>", "<|im_end|>"),
     "qwen2.5-instruct": (None, "<|im_end|>"),
+    "mistral-instruct": ("<s>", "</s>"),
+    "llava": ("<s>", "</s>"),
+    "mixtral-8x22b": ("<s>", "</s>"),
+    "mixtral-8x7b": ("<s>", "</s>"),
+    "mistral-small": ("<s>", "</s>"),
+    "mistral-large": ("<s>", "</s>"),
 }
+MISTRAL = {"mistral-instruct", "llava", "mixtral-8x22b", "mixtral-8x7b", "mistral-small", "mistral-large"}
 
 CONVERSATIONS = {
     "single": [("user", "Hello!")],
@@ -85,6 +99,16 @@ CONVERSATIONS = {
     ],
 }
 
+# more conversations for the Mistral templates: where the system message goes when the
+# conversation ends with a reply, roles that do not alternate, a role none of them takes
+MISTRAL_CONVERSATIONS = {
+    "ends_reply": [("system", "Be brief."), ("user", "Hi"), ("assistant", "Hello.")],
+    "two_users": [("user", "a"), ("user", "b")],
+    "tool_role": [("user", "a"), ("tool", "b")],
+    "tool_first": [("tool", "x"), ("user", "a")],
+    "reply_first": [("assistant", "x"), ("user", "a")],
+}
+
 # (template, conversation, date_string or None); Llama 3.2's own default is today's date, so it
 # only gets fixed dates
 DATES = {"llama3.1-instruct": [None, "05 Mar 2025"], "llama3.2-instruct": ["05 Mar 2025", "31 Dec 1999"]}
@@ -99,6 +123,7 @@ TOKENIZERS = {
     "tinyllama-chat": ["sp"],
     "smollm2-instruct": ["gpt2"],
     "qwen2.5-instruct": ["gpt2"],
+    **{name: ["sp"] for name in ("mistral-instruct", "llava", "mixtral-8x22b", "mixtral-8x7b", "mistral-small", "mistral-large")},
 }
 
 
@@ -288,19 +313,25 @@ def main():
                     t.eos_token = eos
                 tok = (cand, t)
                 break
-        for conv_name, conv in CONVERSATIONS.items():
-            if name == "llama2-chat" and conv_name == "x":
-                continue
+        convs = dict(CONVERSATIONS, **(MISTRAL_CONVERSATIONS if name in MISTRAL else {}))
+        for conv_name, conv in convs.items():
             msgs = [{"role": r, "content": c} for r, c in conv]
             for date in DATES.get(name, [None]):
                 kw = {"date_string": date} if date is not None else {}
-                text = dummy.apply_chat_template(msgs, tokenize=False, add_generation_prompt=True, **kw)
+                try:
+                    text, error = dummy.apply_chat_template(msgs, tokenize=False, add_generation_prompt=True, **kw), None
+                except jinja2.exceptions.TemplateError as e:
+                    text, error = None, str(e)
                 out.append(f"case {name} {conv_name}")
                 out.append("date " + (hx(date) if date is not None else "-"))
                 out.append("bos " + (hx(bos) if bos is not None else "-"))
                 out.append("eos " + (hx(eos) if eos is not None else "-"))
                 for r, c in conv:
                     out.append(f"msg {r} {hx(c)}")
+                if error is not None:
+                    out.append("error " + hx(error))
+                    out.append("end")
+                    continue
                 out.append("text " + hx(text))
                 if tok is not None:
                     ids = tok[1].apply_chat_template(msgs, tokenize=True, add_generation_prompt=True, **kw)
