@@ -11,6 +11,8 @@ AVX2    = -mavx2 -mfma -mf16c
 AVX512  = -mavx512f -mavx512bw -mavx512vl -mavx512dq -mfma -mf16c $(AVX512_EXT)
 NEON_CC = aarch64-linux-gnu-gcc
 NEON    = -march=armv8.2-a+fp16+dotprod+bf16
+WIN_CC  = x86_64-w64-mingw32-gcc
+WIN_ISA = $(AVX2)
 SAN     = -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 TESTS   = kernels model errors generate tokenizer
 
@@ -66,6 +68,13 @@ $(B)/asan/test_%: tests/test_%.c tests/test.h $(HDRS)
 $(B)/neon/test_%: tests/test_%.c tests/test.h $(HDRS)
 	@mkdir -p $(@D)
 	$(NEON_CC) $(WARN) -O2 -g $(NEON) -static $< -o $@ $(LIBS)
+# Windows (mingw-w64; tests/run.sh runs them under wine64): Win32 files, maps and threads
+$(B)/win/test_%.exe: tests/test_%.c tests/test.h $(HDRS)
+	@mkdir -p $(@D)
+	$(WIN_CC) $(WARN) -O2 $(WIN_ISA) $< -o $@ -lm
+$(B)/win/gen.exe: examples/gen.c $(HDRS)
+	@mkdir -p $(@D)
+	$(WIN_CC) $(WARN) -O2 $(WIN_ISA) $< -o $@ -lm
 # the build options: no threads, no mmap, everything static
 $(B)/options/test_%: tests/test_%.c tests/test.h $(HDRS)
 	@mkdir -p $(@D)

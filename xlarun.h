@@ -33,7 +33,8 @@
                               options structs). Only the convenience calls allocate; the *_in calls
                               use the memory you give and nothing else.
        XLARUN_ASSERT(x)       guards programmer errors only (never reached from input data)
-       XLARUN_NO_THREADS      no pthreads: n_threads > 1 still gives the same results, run serially
+       XLARUN_NO_THREADS      no threads (pthreads; Win32 threads on Windows): n_threads > 1 still
+                              gives the same results, run serially
        XLARUN_NO_MMAP         never map files; weights are streamed into the model's memory
        XLARUN_NO_STDIO        no file system calls at all: load through xlarun_io callbacks only
        XLARUN_SIMD_SCALAR     use the scalar reference kernels (see xlarun_kernels.h)
@@ -772,6 +773,15 @@ XLARUN_API const int32_t *xlarun_generator_ids(const xlarun_generator *g, size_t
 #define XLARUN_ASSERT(x) assert(x)
 #endif
 
+#if defined(_WIN32) && (!defined(XLARUN_NO_STDIO) || !defined(XLARUN_NO_THREADS))
+#ifndef WIN32_LEAN_AND_MEAN
+#define WIN32_LEAN_AND_MEAN
+#endif
+#ifndef NOMINMAX
+#define NOMINMAX
+#endif
+#include <windows.h>
+#endif
 #if !defined(XLARUN_NO_STDIO) && (defined(__unix__) || defined(__APPLE__))
 #define XLARUN__POSIX_FILES 1
 #include <errno.h>
@@ -782,8 +792,13 @@ XLARUN_API const int32_t *xlarun_generator_ids(const xlarun_generator *g, size_t
 #define XLARUN__MMAP 1
 #include <sys/mman.h>
 #endif
+#elif !defined(XLARUN_NO_STDIO) && defined(_WIN32)
+#define XLARUN__WIN32_FILES 1 /* CreateFileW on the UTF-8 path, ReadFile, MapViewOfFile */
+#if !defined(XLARUN_NO_MMAP)
+#define XLARUN__MMAP 1
 #endif
-#if !defined(XLARUN_NO_THREADS)
+#endif
+#if !defined(XLARUN_NO_THREADS) && !defined(_WIN32)
 #include <pthread.h>
 #endif
 
@@ -990,7 +1005,7 @@ static xlarun_status xlarun__build_alloc(const xlarun__builder *b, const void *a
 
 typedef struct xlarun__file {
     const xlarun_io *io;
-    void *handle;               /* io handle */
+    void *handle;               /* io handle, or the Win32 file HANDLE */
     int fd;                     /* POSIX */
     uint64_t size;              /* 0 when unknown (io) */
 } xlarun__file;
@@ -1025,6 +1040,23 @@ static xlarun_status xlarun__file_open(xlarun__file *f, const xlarun_io *io, con
         f->size = XLARUN__CAST(uint64_t, st.st_size);
         return XLARUN_OK;
     }
+#elif defined(XLARUN__WIN32_FILES)
+    {
+        wchar_t wpath[4096];
+        LARGE_INTEGER sz;
+        HANDLE h;
+        if (!MultiByteToWideChar(CP_UTF8, MB_ERR_INVALID_CHARS, path, -1, wpath, 4096))
+            return xlarun__fail(err, XLARUN_ERR_IO, "%s: cannot open (not a UTF-8 path)", path);
+        h = CreateFileW(wpath, GENERIC_READ, FILE_SHARE_READ, NULL, OPEN_EXISTING, FILE_ATTRIBUTE_NORMAL, NULL);
+        if (h == INVALID_HANDLE_VALUE) return xlarun__fail(err, XLARUN_ERR_IO, "%s: cannot open", path);
+        if (GetFileType(h) != FILE_TYPE_DISK || !GetFileSizeEx(h, &sz)) {
+            CloseHandle(h);
+            return xlarun__fail(err, XLARUN_ERR_IO, "%s: not a regular file", path);
+        }
+        f->handle = h;
+        f->size = XLARUN__CAST(uint64_t, sz.QuadPart);
+        return XLARUN_OK;
+    }
 #else
     return xlarun__fail(err, XLARUN_ERR_ARGUMENT,
                         "%s: built without file access (XLARUN_NO_STDIO): pass xlarun_io", path);
@@ -1041,6 +1073,13 @@ static size_t xlarun__file_read(void *user, void *buf, size_t n) {
         do r = read(f->fd, buf, n); while (r < 0 && errno == EINTR);
         return r < 0 ? XLARUN__CAST(size_t, -1) : XLARUN__CAST(size_t, r);
     }
+#elif defined(XLARUN__WIN32_FILES)
+    {
+        DWORD got = 0;
+        if (n > (1u << 30)) n = 1u << 30;
+        if (!ReadFile(XLARUN__CAST(HANDLE, f->handle), buf, XLARUN__CAST(DWORD, n), &got, NULL)) return XLARUN__CAST(size_t, -1);
+        return XLARUN__CAST(size_t, got);
+    }
 #else
     (void)buf; (void)n;
     return XLARUN__CAST(size_t, -1);
@@ -1052,11 +1091,43 @@ static void xlarun__file_close(xlarun__file *f) {
         if (f->handle) f->io->close(f->handle);
         f->handle = NULL;
     }
+#if defined(XLARUN__WIN32_FILES)
+    else if (f->handle) {
+        CloseHandle(XLARUN__CAST(HANDLE, f->handle));
+        f->handle = NULL;
+    }
+#endif
 #if defined(XLARUN__POSIX_FILES)
     if (f->fd >= 0) close(f->fd);
 #endif
     f->fd = -1;
 }
+
+#if defined(XLARUN__MMAP)
+/* an open file mapped whole, read-only and private; NULL when it cannot be */
+static void *xlarun__map_file(const xlarun__file *f) {
+#if defined(XLARUN__WIN32_FILES)
+    HANDLE m = CreateFileMappingW(XLARUN__CAST(HANDLE, f->handle), NULL, PAGE_READONLY, 0, 0, NULL);
+    void *p;
+    if (!m) return NULL;
+    p = MapViewOfFile(m, FILE_MAP_READ, 0, 0, 0);
+    CloseHandle(m); /* the view keeps the mapping */
+    return p;
+#else
+    void *p = mmap(NULL, XLARUN__CAST(size_t, f->size), PROT_READ, MAP_PRIVATE, f->fd, 0);
+    return p == MAP_FAILED ? NULL : p;
+#endif
+}
+
+static void xlarun__unmap(void *addr, uint64_t bytes) {
+#if defined(XLARUN__WIN32_FILES)
+    (void)bytes;
+    UnmapViewOfFile(addr);
+#else
+    munmap(addr, XLARUN__CAST(size_t, bytes));
+#endif
+}
+#endif
 
 /* read a whole small file (config.json, index) into the arena's top, NUL-terminated */
 static xlarun_status xlarun__read_small(xlarun__arena *a, const xlarun_io *io, const char *dir,
@@ -2471,8 +2542,8 @@ static xlarun_status xlarun__load_shard(xlarun__loader *L, const char *name, int
         unsigned char *base = NULL;
         if (!xlarun__measuring(L->a)) {
             xlarun__map *mp = &L->m->maps[shard];
-            void *p = mmap(NULL, XLARUN__CAST(size_t, f.size), PROT_READ, MAP_PRIVATE, f.fd, 0);
-            if (p == MAP_FAILED) {
+            void *p = xlarun__map_file(&f);
+            if (!p) {
                 xlarun__file_close(&f);
                 return xlarun__fail(err, XLARUN_ERR_IO, "%s: cannot map %llu bytes", path, XLARUN__CAST(unsigned long long, f.size));
             }
@@ -2709,7 +2780,7 @@ static void xlarun__model_unmap(xlarun_model *m) {
 #if defined(XLARUN__MMAP)
     uint32_t i;
     for (i = 0; m->maps && i < m->n_maps; i++)
-        if (m->maps[i].addr) munmap(m->maps[i].addr, XLARUN__CAST(size_t, m->maps[i].bytes));
+        if (m->maps[i].addr) xlarun__unmap(m->maps[i].addr, m->maps[i].bytes);
 #else
     (void)m;
 #endif
@@ -2816,14 +2887,44 @@ XLARUN_API const char *xlarun_model_dtype(const xlarun_model *m) {
 
 typedef void (*xlarun__task_fn)(void *ctx, uint32_t t, uint32_t nt);
 
+#if !defined(XLARUN_NO_THREADS) /* the few thread primitives the pool needs: pthreads, or Win32's */
+#if defined(_WIN32)
+typedef HANDLE xlarun__thread;
+typedef SRWLOCK xlarun__mutex;
+typedef CONDITION_VARIABLE xlarun__cond;
+#define xlarun__mutex_init(m) InitializeSRWLock(m)
+#define xlarun__mutex_destroy(m) ((void)(m))
+#define xlarun__lock(m) AcquireSRWLockExclusive(m)
+#define xlarun__unlock(m) ReleaseSRWLockExclusive(m)
+#define xlarun__cond_init(c) InitializeConditionVariable(c)
+#define xlarun__cond_destroy(c) ((void)(c))
+#define xlarun__cond_wait(c, m) SleepConditionVariableSRW((c), (m), INFINITE, 0)
+#define xlarun__cond_signal(c) WakeConditionVariable(c)
+#define xlarun__cond_broadcast(c) WakeAllConditionVariable(c)
+#else
+typedef pthread_t xlarun__thread;
+typedef pthread_mutex_t xlarun__mutex;
+typedef pthread_cond_t xlarun__cond;
+#define xlarun__mutex_init(m) pthread_mutex_init((m), NULL)
+#define xlarun__mutex_destroy(m) pthread_mutex_destroy(m)
+#define xlarun__lock(m) pthread_mutex_lock(m)
+#define xlarun__unlock(m) pthread_mutex_unlock(m)
+#define xlarun__cond_init(c) pthread_cond_init((c), NULL)
+#define xlarun__cond_destroy(c) pthread_cond_destroy(c)
+#define xlarun__cond_wait(c, m) pthread_cond_wait((c), (m))
+#define xlarun__cond_signal(c) pthread_cond_signal(c)
+#define xlarun__cond_broadcast(c) pthread_cond_broadcast(c)
+#endif
+#endif
+
 typedef struct xlarun__pool {
     uint32_t n;                          /* threads, the caller included */
 #if !defined(XLARUN_NO_THREADS)
     uint32_t started;
-    pthread_t *threads;
+    xlarun__thread *threads;
     struct xlarun__worker *workers;
-    pthread_mutex_t mu;
-    pthread_cond_t go, done;
+    xlarun__mutex mu;
+    xlarun__cond go, done;
     uint64_t gen;                        /* bumped (under mu) for each task */
     uint32_t pending;                    /* workers still running the task */
     int quit;
@@ -2867,26 +2968,38 @@ static void *xlarun__worker_main(void *arg) {
 #if XLARUN__SPIN
         while (XLARUN__LOAD(p->gen) == seen && spin < XLARUN__SPIN) { XLARUN__RELAX(); spin++; }
 #endif
-        pthread_mutex_lock(&p->mu);
-        while (p->gen == seen && !p->quit) pthread_cond_wait(&p->go, &p->mu);
-        if (p->quit) { pthread_mutex_unlock(&p->mu); break; }
+        xlarun__lock(&p->mu);
+        while (p->gen == seen && !p->quit) xlarun__cond_wait(&p->go, &p->mu);
+        if (p->quit) { xlarun__unlock(&p->mu); break; }
         seen = p->gen;
         fn = p->fn;
         ctx = p->ctx;
-        pthread_mutex_unlock(&p->mu);
+        xlarun__unlock(&p->mu);
         fn(ctx, w->index, p->n);
 #if XLARUN__SPIN
         last = XLARUN__DEC(p->pending) == 0;
-        if (last) { pthread_mutex_lock(&p->mu); pthread_cond_signal(&p->done); pthread_mutex_unlock(&p->mu); }
+        if (last) { xlarun__lock(&p->mu); xlarun__cond_signal(&p->done); xlarun__unlock(&p->mu); }
 #else
-        pthread_mutex_lock(&p->mu);
+        xlarun__lock(&p->mu);
         last = --p->pending == 0;
-        if (last) pthread_cond_signal(&p->done);
-        pthread_mutex_unlock(&p->mu);
+        if (last) xlarun__cond_signal(&p->done);
+        xlarun__unlock(&p->mu);
 #endif
     }
     return NULL;
 }
+
+#if defined(_WIN32)
+static DWORD WINAPI xlarun__worker_entry(LPVOID arg) { xlarun__worker_main(arg); return 0; }
+static int xlarun__thread_start(xlarun__thread *t, void *arg) {
+    *t = CreateThread(NULL, 0, xlarun__worker_entry, arg, 0, NULL);
+    return *t != NULL;
+}
+static void xlarun__thread_join(xlarun__thread t) { WaitForSingleObject(t, INFINITE); CloseHandle(t); }
+#else
+static int xlarun__thread_start(xlarun__thread *t, void *arg) { return pthread_create(t, NULL, xlarun__worker_main, arg) == 0; }
+static void xlarun__thread_join(xlarun__thread t) { pthread_join(t, NULL); }
+#endif
 #endif
 
 /* run fn on every thread index; the caller is thread 0 */
@@ -2894,26 +3007,26 @@ static void xlarun__pool_run(xlarun__pool *p, xlarun__task_fn fn, void *ctx) {
 #if !defined(XLARUN_NO_THREADS)
     if (p->n > 1) {
         int spin = 0;
-        pthread_mutex_lock(&p->mu);
+        xlarun__lock(&p->mu);
         p->fn = fn;
         p->ctx = ctx;
         p->pending = p->n - 1;
         XLARUN__STORE(p->gen, p->gen + 1);
-        pthread_cond_broadcast(&p->go);
-        pthread_mutex_unlock(&p->mu);
+        xlarun__cond_broadcast(&p->go);
+        xlarun__unlock(&p->mu);
         fn(ctx, 0, p->n);
 #if XLARUN__SPIN
         while (XLARUN__LOAD(p->pending) && spin < XLARUN__SPIN) { XLARUN__RELAX(); spin++; }
         if (XLARUN__LOAD(p->pending)) {
-            pthread_mutex_lock(&p->mu);
-            while (XLARUN__LOAD(p->pending)) pthread_cond_wait(&p->done, &p->mu);
-            pthread_mutex_unlock(&p->mu);
+            xlarun__lock(&p->mu);
+            while (XLARUN__LOAD(p->pending)) xlarun__cond_wait(&p->done, &p->mu);
+            xlarun__unlock(&p->mu);
         }
 #else
         (void)spin;
-        pthread_mutex_lock(&p->mu);
-        while (p->pending) pthread_cond_wait(&p->done, &p->mu);
-        pthread_mutex_unlock(&p->mu);
+        xlarun__lock(&p->mu);
+        while (p->pending) xlarun__cond_wait(&p->done, &p->mu);
+        xlarun__unlock(&p->mu);
 #endif
         return;
     }
@@ -2928,14 +3041,14 @@ static void xlarun__pool_stop(xlarun__pool *p) {
 #if !defined(XLARUN_NO_THREADS)
     uint32_t i;
     if (!p->threads) return;
-    pthread_mutex_lock(&p->mu);
+    xlarun__lock(&p->mu);
     p->quit = 1;
-    pthread_cond_broadcast(&p->go);
-    pthread_mutex_unlock(&p->mu);
-    for (i = 0; i < p->started; i++) pthread_join(p->threads[i], NULL);
-    pthread_cond_destroy(&p->go);
-    pthread_cond_destroy(&p->done);
-    pthread_mutex_destroy(&p->mu);
+    xlarun__cond_broadcast(&p->go);
+    xlarun__unlock(&p->mu);
+    for (i = 0; i < p->started; i++) xlarun__thread_join(p->threads[i]);
+    xlarun__cond_destroy(&p->go);
+    xlarun__cond_destroy(&p->done);
+    xlarun__mutex_destroy(&p->mu);
     p->threads = NULL;
     p->started = 0;
 #else
@@ -2947,16 +3060,16 @@ static xlarun_status xlarun__pool_start(xlarun__pool *p, xlarun_error *err) {
 #if !defined(XLARUN_NO_THREADS)
     uint32_t i;
     if (p->n <= 1) { p->threads = NULL; return XLARUN_OK; }
-    pthread_mutex_init(&p->mu, NULL);
-    pthread_cond_init(&p->go, NULL);
-    pthread_cond_init(&p->done, NULL);
+    xlarun__mutex_init(&p->mu);
+    xlarun__cond_init(&p->go);
+    xlarun__cond_init(&p->done);
     p->gen = 0;
     p->quit = 0;
     p->started = 0;
     for (i = 0; i + 1 < p->n; i++) {
         p->workers[i].pool = p;
         p->workers[i].index = i + 1;
-        if (pthread_create(&p->threads[i], NULL, xlarun__worker_main, &p->workers[i]) != 0) {
+        if (!xlarun__thread_start(&p->threads[i], &p->workers[i])) {
             xlarun__pool_stop(p);
             return xlarun__fail(err, XLARUN_ERR_MEMORY, "cannot start worker thread %u of %u", i + 1, p->n - 1);
         }
@@ -3229,7 +3342,7 @@ static xlarun_status xlarun__session_build(xlarun__arena *a, const xlarun_model 
         return xlarun__no_room(a, "session", err);
 #if !defined(XLARUN_NO_THREADS)
     if (nt > 1) {
-        s->pool.threads = XLARUN__CAST(pthread_t *, xlarun__alloc_ex(a, sizeof(pthread_t) * (nt - 1), 0, 0));
+        s->pool.threads = XLARUN__CAST(xlarun__thread *, xlarun__alloc_ex(a, sizeof(xlarun__thread) * (nt - 1), 0, 0));
         s->pool.workers = XLARUN__CAST(xlarun__worker *, xlarun__alloc_ex(a, sizeof(xlarun__worker) * (nt - 1), 0, 0));
         if (!s->pool.threads || !s->pool.workers) return xlarun__no_room(a, "session", err);
     }

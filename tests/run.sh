@@ -21,7 +21,7 @@ run() { # label runner... binary
     label=$1; shift
     log=$B/logs/$(echo "$label" | tr ' /' '__').log
     if "$@" >"$log" 2>&1; then rc=0; else rc=$?; fi
-    line=$(grep -E '^[a-z+]+: [0-9]+ passed, [0-9]+ failed$' "$log" | tail -n 1)
+    line=$(tr -d '\r' <"$log" | grep -E '^[a-z+]+: [0-9]+ passed, [0-9]+ failed$' | tail -n 1)
     p=$(echo "$line" | sed -E 's/.*: ([0-9]+) passed.*/\1/'); f=$(echo "$line" | sed -E 's/.* ([0-9]+) failed/\1/')
     [ -n "$p" ] || p=0
     [ -n "$f" ] || f=0
@@ -78,6 +78,28 @@ if have aarch64-linux-gnu-gcc && have qemu-aarch64; then
     done
 else
     skip "neon variant: needs aarch64-linux-gnu-gcc and qemu-aarch64 (apt-get install gcc-aarch64-linux-gnu qemu-user)"
+fi
+
+# Windows: the suites that need no POSIX test scaffolding, cross-built with mingw-w64 and run under
+# wine64 (the library's Win32 files, MapViewOfFile and Win32 threads), and the gen CLI on the demo
+wine=""
+if have wine64; then wine=wine64; elif [ -x /usr/lib/wine/wine64 ]; then wine=/usr/lib/wine/wine64; fi
+if have x86_64-w64-mingw32-gcc && [ -n "$wine" ]; then
+    win_isa="-DXLARUN_SIMD_SCALAR"
+    cpu_has avx2 fma f16c && win_isa="-mavx2 -mfma -mf16c"
+    export WINEDEBUG=-all WINEPREFIX="$(pwd)/$B/wineprefix"
+    rm -rf $B/win
+    for t in kernels model generate tokenizer; do
+        build WIN_ISA="$win_isa" $B/win/test_$t.exe && run "windows $t (wine)" $wine $B/win/test_$t.exe
+    done
+    if build WIN_ISA="$win_isa" $B/win/gen.exe; then
+        got=$($wine $B/win/gen.exe -m tests/fixtures/demo --chat -p "What is xlarun?" -t 2 2>$B/logs/win_gen.log | tr -d '\r')
+        if [ "$got" = "xlarun is a single-header C library that runs Llama models on the CPU." ]; then
+            echo "ok    windows gen (wine): the demo's answer"; total_pass=$((total_pass + 1))
+        else echo "FAIL  windows gen (wine): printed '$got'"; cat $B/logs/win_gen.log; failed="$failed windows-gen"; total_fail=$((total_fail + 1)); fi
+    fi
+else
+    skip "windows variant: needs x86_64-w64-mingw32-gcc and wine64 (apt-get install gcc-mingw-w64-x86-64 wine64)"
 fi
 
 for t in $TESTS; do [ $t = kernels ] && continue; build $B/options/test_$t && run "options $t" $B/options/test_$t; done
