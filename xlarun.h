@@ -663,7 +663,8 @@ XLARUN_API xlarun_status xlarun_chat_template_named(const char *name, xlarun_cha
 /* Renders msgs into out (cap bytes, NUL-terminated); *len gets the length. out may be NULL (or
    cap too small, then XLARUN_ERR_MEMORY) to learn *len. Errors (XLARUN_ERR_ARGUMENT), where the
    template raises one: roles that do not alternate user/assistant (Llama 2, the Mistral formats
-   but MISTRAL_SP), a role the template does not take (the Mistral formats), a NULL role or content. */
+   but MISTRAL_SP), a role the template does not take (the Mistral formats), no messages (as
+   transformers), a NULL role or content. */
 XLARUN_API xlarun_status xlarun_chat_apply(const xlarun_chat_template *t,
                                            const xlarun_chat_options *opt,
                                            const xlarun_chat_message *msgs, size_t n, char *out,
@@ -1957,8 +1958,9 @@ typedef struct xlarun__weight {
 
 typedef struct xlarun__map { void *addr; uint64_t bytes; } xlarun__map;
 
-/* the tensors a model may need: 3 global slots, then 16 per layer: 2 norms, 7 matrices and
-   their 7 biases (XLARUN__L_BIAS + the matrix's index; only those config.json asks for are used) */
+/* the tensors a model may need: 3 global slots, then 17 per layer: 2 norms, 7 matrices and the
+   biases of the matrices, bias of matrix kind k at XLARUN__L_BIAS + k (the one at L_BIAS +
+   L_MLP_NORM is never used; only the biases config.json asks for are) */
 enum { XLARUN__T_EMBED, XLARUN__T_NORM, XLARUN__T_LM_HEAD, XLARUN__T_GLOBAL };
 enum { XLARUN__L_ATTN_NORM, XLARUN__L_Q, XLARUN__L_K, XLARUN__L_V, XLARUN__L_O,
        XLARUN__L_MLP_NORM, XLARUN__L_GATE, XLARUN__L_UP, XLARUN__L_DOWN,
@@ -2191,8 +2193,9 @@ static xlarun_status xlarun__parse_config(const char *text, size_t len, xlarun_c
     XLARUN__TRY(xlarun__cfg_uint(&j, root, "intermediate_size", 1, 1, XLARUN_MAX_INTERMEDIATE, 0, &c->intermediate_size, err));
     XLARUN__TRY(xlarun__cfg_uint(&j, root, "num_hidden_layers", 1, 1, XLARUN_MAX_LAYERS, 0, &c->n_layers, err));
     XLARUN__TRY(xlarun__cfg_uint(&j, root, "num_attention_heads", 1, 1, XLARUN_MAX_HEADS, 0, &c->n_heads, err));
-    XLARUN__TRY(xlarun__cfg_uint(&j, root, "num_key_value_heads", 0, 1, XLARUN_MAX_HEADS,
-                                 xlarun__archs[by_cls].kv_heads ? xlarun__archs[by_cls].kv_heads : c->n_heads, &c->n_kv_heads, err));
+    XLARUN__TRY(xlarun__cfg_uint(&j, root, "num_key_value_heads", 0, 1, XLARUN_MAX_HEADS, /* null: the heads */
+                                 xlarun__json_get(&j, root, "num_key_value_heads") == XLARUN__NONE && xlarun__archs[by_cls].kv_heads
+                                     ? xlarun__archs[by_cls].kv_heads : c->n_heads, &c->n_kv_heads, err));
     if (xlarun__json_is_null(&j, xlarun__json_get(&j, root, "head_dim")) && c->hidden_size % c->n_heads)
         return xlarun__fail(err, XLARUN_ERR_FORMAT,
                             "config.json: hidden_size %u is not divisible by num_attention_heads %u (and no head_dim is given)",
@@ -6129,6 +6132,32 @@ static void xlarun__chatml_default(const char *t, char *out, size_t cap) {
     }
 }
 
+/* The Mistral [INST] templates are known by their exact text (white space around it aside): the
+   variants differ only in where a space or the system message goes, which no marker shows
+   reliably, and a wrong guess would change the prompt silently. xlarun__tk_hash (FNV-1a 64,
+   mixed) of the templates in tests/fixtures/chat/templates (huggingface.js's automap). */
+static const struct xlarun__known_template {
+    uint64_t fnv;
+    xlarun_chat_format format;
+    int spaced;
+} xlarun__mistral_templates[] = {
+    {0xc730acc6104b08e1u, XLARUN_CHAT_MISTRAL, 1},    /* mistral:7b-instruct (Mistral 7B Instruct v0.2) */
+    {0x8c734b94d76284c8u, XLARUN_CHAT_MISTRAL, 0},    /* llava:7b (the same without the space after </s>) */
+    {0x2784b403fec8b299u, XLARUN_CHAT_MISTRAL_V3, 0}, /* mixtral:8x22b */
+    {0x46eac0bd6b2059bdu, XLARUN_CHAT_MIXTRAL, 0},    /* mixtral:8x7b */
+    {0x71e04a4a748d4dd2u, XLARUN_CHAT_MISTRAL_SP, 0}, /* mistral-small:24b */
+    {0xe4a9cc5e634ae240u, XLARUN_CHAT_MISTRAL_SP, 1}, /* mistral-large:123b */
+};
+
+/* the start and length of s without ASCII white space at either end */
+static void xlarun__strip_ascii(const char *s, const char **b, size_t *n) {
+    size_t len = strlen(s), i = 0;
+    while (i < len && strchr(" \t\n\v\f\r", s[i])) i++;
+    while (len > i && strchr(" \t\n\v\f\r", s[len - 1])) len--;
+    *b = s + i;
+    *n = len - i;
+}
+
 XLARUN_API xlarun_status xlarun_chat_template_detect(const char *t, xlarun_chat_template *out,
                                                      xlarun_error *err) {
     if (!out) return xlarun__fail(err, XLARUN_ERR_ARGUMENT, "xlarun_chat_template_detect: out is NULL");
@@ -6144,24 +6173,21 @@ XLARUN_API xlarun_status xlarun_chat_template_detect(const char *t, xlarun_chat_
             out->format = XLARUN_CHAT_LLAMA3;
     } else if (strstr(t, "[INST]") && strstr(t, "<<SYS>>"))
         out->format = XLARUN_CHAT_LLAMA2;
-    else if (strstr(t, "[INST]")) { /* the Mistral family; anything with more machinery (tools,
-                                       trimming, a default system message, dates) is not ours */
-        if (strstr(t, "tool") || strstr(t, "trim") || strstr(t, "strip") || strstr(t, "strftime") || strstr(t, "default_system"))
-            out->format = XLARUN_CHAT_NONE;
-        else if (strstr(t, "[SYSTEM_PROMPT]")) {
-            out->format = XLARUN_CHAT_MISTRAL_SP;
-            out->spaced = strstr(t, "'[INST] '") != NULL;
-        } else if (strstr(t, "' [INST] '") && strstr(t, "loop.first and system_message"))
-            out->format = XLARUN_CHAT_MIXTRAL;
-        else if (strstr(t, "'[INST] '") && strstr(t, "loop.last and system_message"))
-            out->format = XLARUN_CHAT_MISTRAL_V3;
-        else if (strstr(t, "' [/INST]'") && !strstr(t, "system")) {
-            out->format = XLARUN_CHAT_MISTRAL;
-            out->spaced = strstr(t, "eos_token + ' '") != NULL;
-        }
+    else if (strstr(t, "[INST]")) { /* the Mistral family: by exact text, see above */
+        const char *b;
+        size_t k, len;
+        uint64_t h;
+        xlarun__strip_ascii(t, &b, &len);
+        h = xlarun__tk_hash(b, len);
+        for (k = 0; k < sizeof xlarun__mistral_templates / sizeof *xlarun__mistral_templates; k++)
+            if (xlarun__mistral_templates[k].fnv == h) {
+                out->format = xlarun__mistral_templates[k].format;
+                out->spaced = xlarun__mistral_templates[k].spaced;
+            }
         if (out->format == XLARUN_CHAT_NONE)
             return xlarun__fail(err, XLARUN_ERR_UNSUPPORTED,
-                                "chat_template: a Mistral [INST] template xlarun does not know; pick a format by name: %s",
+                                "chat_template: a Mistral [INST] template xlarun does not know (it takes only the exact "
+                                "texts it was checked against); pick a format by name: %s",
                                 xlarun__chat_names);
     }
     else if (strstr(t, "<|user|>") && strstr(t, "<|assistant|>") && strstr(t, "eos_token"))
@@ -6254,7 +6280,8 @@ XLARUN_API xlarun_status xlarun_chat_apply(const xlarun_chat_template *t,
     size_t i, first = 0;
     int gen;
     if (!t) return xlarun__fail(err, XLARUN_ERR_ARGUMENT, "xlarun_chat_apply: no template");
-    if (n && !msgs) return xlarun__fail(err, XLARUN_ERR_ARGUMENT, "xlarun_chat_apply: NULL messages");
+    if (!n || !msgs) /* transformers' apply_chat_template takes no empty conversation either */
+        return xlarun__fail(err, XLARUN_ERR_ARGUMENT, "xlarun_chat_apply: %s", n ? "NULL messages" : "no messages");
     for (i = 0; i < n; i++)
         if (!msgs[i].role || !msgs[i].content)
             return xlarun__fail(err, XLARUN_ERR_ARGUMENT, "xlarun_chat_apply: message %lu has a NULL role or content",

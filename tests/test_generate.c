@@ -470,6 +470,29 @@ static void test_chat_errors(void) {
     CHECK_CONTAINS(err.message, "a Mistral [INST] template xlarun does not know");
     CHECK_CONTAINS(err.message, "mistral-v3");
     CHECK(xlarun_chat_template_detect("{{ '[INST] ' + messages[0]['content'] + '[/INST]' }}", &t, &err) == XLARUN_ERR_UNSUPPORTED);
+    {   /* the Mistral templates are taken by their exact text: white space around it may change,
+           one space inside may not (it would move a space in the prompt) */
+        char *mt = read_file("tests/fixtures/chat/templates/mistral-instruct.jinja", NULL), *p, *buf;
+        CHECK(mt != NULL);
+        if (mt) {
+            buf = (char *)malloc(strlen(mt) + 8);
+            sprintf(buf, "\n %s\n\n", mt);
+            CHECK(xlarun_chat_template_detect(buf, &t, &err) == XLARUN_OK && t.format == XLARUN_CHAT_MISTRAL && t.spaced == 1);
+            p = strstr(buf, "' [/INST]'");
+            CHECK(p != NULL);
+            if (p) {
+                memmove(p + 1, p + 2, strlen(p + 2) + 1); /* "'[/INST]'" */
+                CHECK(xlarun_chat_template_detect(buf, &t, &err) == XLARUN_ERR_UNSUPPORTED);
+                CHECK_CONTAINS(err.message, "exact texts");
+            }
+            free(buf);
+            free(mt);
+        }
+        CHECK(xlarun_chat_template_named("mistral", &t, &err) == XLARUN_OK);
+        m[0].role = "user"; m[0].content = "a";
+        CHECK(xlarun_chat_apply(&t, NULL, m, 0, out, sizeof out, &len, &err) == XLARUN_ERR_ARGUMENT);
+        CHECK_CONTAINS(err.message, "no messages");
+    }
     {   /* the names */
         static const struct { const char *name; xlarun_chat_format f; int spaced; } nm[] = {
             {"mistral", XLARUN_CHAT_MISTRAL, 1}, {"mistral-v3", XLARUN_CHAT_MISTRAL_V3, 0}, {"mixtral", XLARUN_CHAT_MIXTRAL, 0},

@@ -345,6 +345,7 @@ int main(void) {
         run_kv = XLARUN_KV_F32;
     }
     test_memory("mqa-f32", XLARUN_KV_F32);
+    test_memory("qwen2-bf16", XLARUN_KV_F32); /* f32 copies of the biases in the model's memory */
     test_memory("llama2-f32", XLARUN_KV_F32);
     test_memory("llama32-bf16", XLARUN_KV_F16);
     return test_report("model");

@@ -406,10 +406,12 @@ static void test_models(void) {
             CHECKF(all_finite(dec, s.n * V), "%s: non-finite logits", nm);
             compare_dists(ref, dec, s.n, V, &top1, &kl);
             printf("  %-16s top-1 %5.1f%%  mean KL %.3g  (%lu positions)\n", nm, 100.0 * top1, kl, (unsigned long)s.n);
-            /* these tiny random models have many near-tied logits, so top-1 moves more than KL:
-               mistral-q8 agrees on 83% at KL 0.0096 */
-            if (type == XLARUN_QUANT_Q8_0) CHECKF(top1 >= 0.80 && kl < 0.03, "%s: top-1 %.3f, KL %.3g", nm, top1, kl);
-            else CHECKF(top1 >= 0.25 && kl < 2.5, "%s: top-1 %.3f, KL %.3g", nm, top1, kl);
+            {   /* these tiny random models have many near-tied logits, so top-1 moves more than
+                   KL: mistral-q8 agrees on 83% at KL 0.0096, and gets its own top-1 floors */
+                int loose = !strcmp(names[f], "mistral");
+                if (type == XLARUN_QUANT_Q8_0) CHECKF(top1 >= (loose ? 0.80 : 0.90) && kl < 0.03, "%s: top-1 %.3f, KL %.3g", nm, top1, kl);
+                else CHECKF(top1 >= (loose ? 0.25 : 0.30) && kl < 2.5, "%s: top-1 %.3f, KL %.3g", nm, top1, kl);
+            }
             /* determinism: prefill pieces, threads, streamed loading: the same bits */
             for (ci = 0; ci < 4; ci++) {
                 other = run_seq(dst, &s, 1, 0, chunks[ci], &V);

@@ -109,9 +109,10 @@ CONFIGS = {
                    bos_token_id=350, eos_token_id=[351, 349]),
               33, 6000, 66, 4.0),
     # Llama with every bias LlamaConfig can switch on: attention_bias (q, k, v and o) and
-    # mlp_bias (gate, up, down); MHA, untied.
-    "biased": (dict(vocab_size=200, hidden_size=48, intermediate_size=80, num_hidden_layers=2,
-                    num_attention_heads=3, num_key_value_heads=3, head_dim=16,
+    # mlp_bias (gate, up, down); MHA, untied; every K a multiple of 32, so quantizing it
+    # quantizes every matrix next to its bias.
+    "biased": (dict(vocab_size=200, hidden_size=64, intermediate_size=96, num_hidden_layers=2,
+                    num_attention_heads=4, num_key_value_heads=4, head_dim=16,
                     tie_word_embeddings=False, rope_theta=10000.0, rope_scaling=None,
                     attention_bias=True, mlp_bias=True,
                     rms_norm_eps=1e-5, max_position_embeddings=256,

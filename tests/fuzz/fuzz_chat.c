@@ -1,5 +1,6 @@
-/* fuzz_chat: chat formatting of arbitrary messages. The first byte picks the format (low 3 bits;
-   6 and 7 mean: detect it from the rest of the input taken as a chat_template) and the options
+/* fuzz_chat: chat formatting of arbitrary messages. The first byte picks the format (low 3 bits:
+   0-5 the formats up to ChatML; 6: detect it from the rest of the input taken as a chat_template;
+   7: a Mistral format, MISTRAL + bits 4-5, spaced = bit 6) and the options
    (bit 3: no generation prompt, bit 4: a date, bit 5: bos/eos texts, bit 6: llama3.2's today).
    The rest is NUL-separated strings: the date, bos, eos, then role/content pairs. The rendered
    text must measure and fill the same, and is then encoded by a fixture tokenizer as
@@ -24,11 +25,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     memcpy(buf, data + 1, size - 1);
     buf[size - 1] = 0;
     memset(&t, 0, sizeof t);
-    if ((mode & 7) >= 6) {
+    if ((mode & 7) == 6) {
         st = xlarun_chat_template_detect(buf, &t, &e);
         fuzz_check_err(st, &e);
         if (st != XLARUN_OK) { free(buf); return 0; }
         FUZZ_CHECK(memchr(t.default_system, 0, sizeof t.default_system) != NULL);
+    } else if ((mode & 7) == 7) {
+        t.format = (xlarun_chat_format)(XLARUN_CHAT_MISTRAL + ((mode >> 4) & 3));
+        t.spaced = (mode >> 6) & 1;
     } else {
         t.format = (xlarun_chat_format)(mode & 7);
         t.date_today = (mode >> 6) & 1;
