@@ -917,6 +917,8 @@ static void test_model_config(void) {
         "config.json: num_attention_heads 4 is not a multiple of num_key_value_heads 32");
     CFG("num_key_value_heads", "\"model_type\": \"mistral\", \"architectures\": null, \"rope_scaling\": null", XLARUN_ERR_FORMAT,
         "config.json: num_attention_heads 4 is not a multiple of num_key_value_heads 8");
+    CFG("num_key_value_heads", "\"model_type\": \"mistral\", \"architectures\": null, \"rope_scaling\": null, \"num_key_value_heads\": null",
+        XLARUN_ERR_MODEL, "tensor 'model.layers.0.self_attn.k_proj.weight' has shape [64,64], but config.json implies [128,64]"); /* null: 4 heads */
 #undef QWEN2
     CFG(NULL, "\"architectures\": null, \"model_type\": null", XLARUN_ERR_FORMAT,
         "neither 'architectures' nor 'model_type' says what model this is");
