@@ -590,8 +590,8 @@ static void test_bad_input(void) {
                        "model.unk_token: expected a token of model.vocab, found \"<unk>\"");
     expect_bad_variant("\"byte_fallback\": false", "\"byte_fallback\": \"no\"", XLARUN_ERR_FORMAT, "model.byte_fallback: expected true or false");
     expect_bad_variant("\"vocab\": {", "\"vocab\": [], \"x\": {", XLARUN_ERR_FORMAT, "model.vocab: expected an object of token: id, found []");
-    expect_bad_variant("\"normalizer\": null", "\"normalizer\": {\"type\": \"NFC\"}", XLARUN_ERR_UNSUPPORTED,
-                       "normalizer 'NFC' is not supported (xlarun knows null, Prepend, Replace");
+    expect_bad_variant("\"normalizer\": null", "\"normalizer\": {\"type\": \"NFKC\"}", XLARUN_ERR_UNSUPPORTED,
+                       "normalizer 'NFKC' is not supported (xlarun knows null, Prepend, Replace with a String pattern, a Sequence of them, and NFC alone)");
     {   /* Metaspace, read as tokenizers reads it; what it refuses is refused */
         static const char *const bad[][3] = {
             {"\"type\": \"Metaspace\", \"add_prefix_space\": true", "F", "pre_tokenizer Metaspace.replacement: expected a string of one character, found nothing"},
@@ -619,7 +619,7 @@ static void test_bad_input(void) {
                        "pre_tokenizer ByteLevel 'add_prefix_space true' is not supported");
     expect_bad_variant("\"pre_tokenizer\": {", "\"pre_tokenizer\": {\"type\": \"Split\", \"pattern\": {\"Regex\": \"\\\\s+\"}, "
                        "\"behavior\": \"Isolated\", \"invert\": false}, \"x\": {", XLARUN_ERR_UNSUPPORTED,
-                       "pre_tokenizer Split 'with this pattern' is not supported (xlarun knows the Llama 3 pattern");
+                       "pre_tokenizer Split 'with this pattern' is not supported (xlarun knows the Llama 3 and Qwen2 patterns");
     expect_bad_variant("\"decoder\": {\"type\": \"ByteLevel\"}", "\"decoder\": {\"type\": \"WordPiece\"}", XLARUN_ERR_UNSUPPORTED,
                        "decoder 'WordPiece' is not supported");
     expect_bad_variant("\"ids\": [9]", "\"ids\": [99]", XLARUN_ERR_FORMAT,
