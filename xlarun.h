@@ -90,16 +90,20 @@
    TOKENIZER
        tokenizer.json (plus tokenizer_config.json, generation_config.json, config.json when there)
        gives the ids Hugging Face `tokenizers` 0.20.3 gives, checked on a 2,591-case corpus for
-       six tokenizers (tests/fixtures/tokenizers; one as transformers 5.23.0 saves it): byte-level
-       BPE as Llama 3 (its Split pattern hand-coded, ignore_merges) and GPT-2 / SmolLM2 (ByteLevel
-       regex, Digits), and SentencePiece-style BPE as Llama 2 / TinyLlama / Mistral, both as the
-       hub files have it (Prepend + Replace normalizer) and as transformers v5 and older exports
-       write it (the Metaspace pre-tokenizer and decoder: prepend_scheme first, always or never,
-       split or not), with byte_fallback and unk. Added tokens are matched leftmost-longest with
-       their single_word, lstrip, rstrip and normalized flags; the post-processor's template adds
-       BOS. Anything else (other models, normalizers such as NFC, other pre-tokenizers and
-       regexes) is refused by name at load. Unicode classes come from a table of Unicode 14.0
-       (Oniguruma's in tokenizers 0.20.3) made by tools/make_unicode.py.
+       seven tokenizers (tests/fixtures/tokenizers; one as transformers 5.23.0 saves it): byte-level
+       BPE as Llama 3 (its Split pattern hand-coded, ignore_merges), as Qwen2 / Qwen2.5 (the NFC
+       normalizer, the same Split with one digit per piece; 2,835 more cases of NFC) and GPT-2 /
+       SmolLM2 (ByteLevel regex, Digits), and SentencePiece-style BPE as Llama 2 / TinyLlama /
+       Mistral, both as the hub files have it (Prepend + Replace normalizer) and as transformers v5
+       and older exports write it (the Metaspace pre-tokenizer and decoder: prepend_scheme first,
+       always or never, split or not), with byte_fallback and unk. Added tokens are matched
+       leftmost-longest with their single_word, lstrip, rstrip and normalized flags; the
+       post-processor's template adds BOS. Anything else (other models, normalizers such as NFKC or
+       NFC with another step, other pre-tokenizers and regexes) is refused by name at load.
+       Unicode classes come from a table of Unicode 14.0 (Oniguruma's in tokenizers 0.20.3), NFC
+       from tables of Unicode 9.0 (the unicode-normalization-alignments 0.1.12 in tokenizers
+       0.20.3; 99 code points that later versions gave a class or a decomposition, such as U+0898
+       or U+1DF6, are left as they are), both made by tools/make_unicode.py.
            xlarun_tokenizer *tok;
            xlarun_tokenizer_open("Llama-3.2-1B", NULL, &tok, &err);
            size_t sb = xlarun_tokenizer_scratch_bytes(tok, len), n;   // enough for any flags
@@ -418,9 +422,10 @@ XLARUN_API xlarun_status xlarun_quantize(const char *src_dir, const char *dst_di
 /* ---- tokenizer ------------------------------------------------------------------------------ */
 
 /* A tokenizer.json tokenizer (plus tokenizer_config.json and generation_config.json when present)
-   that gives the ids Hugging Face `tokenizers` gives: byte-level BPE (Llama 3, GPT-2 / SmolLM2)
-   and SentencePiece-style BPE with byte fallback (Llama 2, TinyLlama, Mistral). Immutable once
-   open: share it between threads freely. Encoding and decoding allocate nothing. */
+   that gives the ids Hugging Face `tokenizers` gives: byte-level BPE (Llama 3, Qwen2 with its NFC
+   normalizer, GPT-2 / SmolLM2) and SentencePiece-style BPE with byte fallback (Llama 2,
+   TinyLlama, Mistral). Immutable once open: share it between threads freely. Encoding and
+   decoding allocate nothing. */
 typedef struct xlarun_tokenizer xlarun_tokenizer;
 
 typedef struct xlarun_tokenizer_options { /* zero-initialised means defaults */
@@ -450,11 +455,12 @@ XLARUN_API void xlarun_tokenizer_close(xlarun_tokenizer *t);
 /* Encode len bytes of UTF-8 text into at most cap ids; *n_ids = the count. If the ids do not fit,
    XLARUN_ERR_MEMORY and *n_ids = the count needed (ids may be NULL with cap 0 to count).
    Scratch: BPE needs working memory in proportion to the text (about 31 bytes per byte for
-   byte-level tokenizers, 90 for SentencePiece-style ones, whose words are whole segments);
-   xlarun_tokenizer_scratch_bytes(t, len) is enough for any text of len bytes with any flags
-   (any alignment). scratch = NULL uses a XLARUN_TOKENIZER_STACK_BYTES buffer on the stack, about
-   1,000 bytes of byte-level text or 350 of SentencePiece text; a text that needs more is
-   XLARUN_ERR_MEMORY naming the size. */
+   byte-level tokenizers, 90 for SentencePiece-style ones, whose words are whole segments, and 93
+   for an NFC tokenizer once the text has a code point from U+0300 on, as NFC may make 3 bytes of
+   one); xlarun_tokenizer_scratch_bytes(t, len) is enough for any text of len bytes with any
+   flags (any alignment). scratch = NULL uses a XLARUN_TOKENIZER_STACK_BYTES buffer on the stack,
+   about 1,000 bytes of byte-level text or 350 of SentencePiece text or of NFC text past U+02FF; a
+   text that needs more is XLARUN_ERR_MEMORY naming the size. */
 #define XLARUN_TOKENIZER_STACK_BYTES 32768u
 XLARUN_API size_t xlarun_tokenizer_scratch_bytes(const xlarun_tokenizer *t, size_t len);
 XLARUN_API xlarun_status xlarun_tokenizer_encode(const xlarun_tokenizer *t, const char *text,
@@ -3277,13 +3283,14 @@ XLARUN_API size_t xlarun_session_position(const xlarun_session *s) {
 }
 
 /* ============================== 6. TOKENIZER ================================================== */
-/* tokenizer.json: BPE (byte-level as Llama 3 / GPT-2, SentencePiece-style with byte fallback as
-   Llama 2), added and special tokens, decoding and streaming detokenization.                    */
+/* tokenizer.json: BPE (byte-level as Llama 3 / Qwen2 / GPT-2, SentencePiece-style with byte
+   fallback as Llama 2), added and special tokens, decoding and streaming detokenization.       */
 /* Pipeline (SPEC.md section 4, checked against tokenizers 0.20.3): split out added tokens
-   (leftmost-longest), normalize each remaining segment (SentencePiece: Prepend + Replace), split
-   out normalized added tokens, pre-tokenize (the Llama 3 Split pattern or the GPT-2 ByteLevel
-   pattern, hand-coded below, after Digits when present), map bytes to the byte-level alphabet,
-   BPE each word (ignore_merges, byte_fallback, unk), then the post-processor's template.
+   (leftmost-longest), normalize each remaining segment (SentencePiece: Prepend + Replace; Qwen2:
+   NFC), split out normalized added tokens, pre-tokenize (the Llama 3 / Qwen2 Split pattern or
+   the GPT-2 ByteLevel pattern, hand-coded below, after Digits when present), map bytes to the
+   byte-level alphabet, BPE each word (ignore_merges, byte_fallback, unk), then the
+   post-processor's template.
    Everything is validated at load; encoding and decoding touch only the caller's memory. */
 
 /* ---- Unicode classes ------------------------------------------------------------------------ */
