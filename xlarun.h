@@ -5678,8 +5678,8 @@ static xlarun_status xlarun__tk_added(xlarun__tload *L, size_t added, xlarun_err
         if (f[3] && x.len && xlarun__norm_bound(t, x.len)) {   /* it matches its normalized content */
             size_t mark = L->a->high, m;
             unsigned char *o = XLARUN__CAST(unsigned char *, xlarun__alloc_ex(L->a, xlarun__norm_bound(t, x.len) + 1, 0, 0));
-            uint32_t *cps = XLARUN__CAST(uint32_t *, xlarun__alloc_ex(L->a, sizeof(uint32_t) * 3 * x.len, 1, 0));
-            if (!o || !cps) return xlarun__fail(err, XLARUN_ERR_MEMORY, "tokenizer memory too small");
+            uint32_t *cps = t->nfc ? XLARUN__CAST(uint32_t *, xlarun__alloc_ex(L->a, sizeof(uint32_t) * 3 * x.len, 1, 0)) : NULL;
+            if (!o || (t->nfc && !cps)) return xlarun__fail(err, XLARUN_ERR_MEMORY, "tokenizer memory too small");
             m = xlarun__tk_normalize(t, x.text, x.len, o, cps);
             L->a->high = mark;
             x.text = o;

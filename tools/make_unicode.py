@@ -21,16 +21,18 @@ symbols are not in unicodedata; they are listed here from PropList.txt (stable s
 Each entry is (first code point << 3) | class; a class holds up to the next entry's start.
 
 NFC tables: tokenizers 0.20.3 normalizes with the Rust crate unicode-normalization-alignments
-0.1.12, whose tables are Unicode 9.0.0 (its src/tables.rs: UNICODE_VERSION = (9, 0, 0)). Tested,
-not assumed: on 20,783 probe strings (every code point with a combining class or a canonical
-decomposition in Unicode 14.0, alone and next to marks and jamo) its NFC equals Python 3.6's
-unicodedata.normalize (Unicode 9.0.0) on all and differs from Python 3.11's (14.0.0) on 176. So
-these tables are Unicode 9.0's: Python 3.11's data without NEW_SINCE_9, the 99 code points assigned
-in Unicode 10.0-14.0 that have a combining class or a canonical decomposition (to Unicode 9.0 and to
-tokenizers 0.20.3 they are unassigned: class 0, no decomposition, they compose with nothing). For
-the rest the normalization stability policy keeps class, decomposition and composition exclusion
-unchanged from 9.0 to 14.0; the script checks that against a Python whose unicodedata is 9.0.0
-when it finds one (XLARUN_PYTHON_UNICODE9, python3.6, or pyenv's 3.6), and says so when it does not.
+0.1.12 (its Cargo.lock), whose tables are Unicode 9.0.0 (its src/tables.rs: UNICODE_VERSION =
+(9, 0, 0)). Tested, not assumed: tools/make_tokenizer_fixtures.py checks that its NFC equals
+Python 3.6's unicodedata.normalize (Unicode 9.0.0) on the 18,750 strings of
+tests/fixtures/tokenizers/nfc.txt (every code point with a combining class or a canonical
+decomposition in Unicode 14.0, alone and next to marks and jamo, and Hangul); Python 3.11's
+(14.0.0) differs on 175 of them. So these tables are Unicode 9.0's: Python 3.11's data without
+NEW_SINCE_9, the 99 code points assigned in Unicode 10.0-14.0 that have a combining class or a
+canonical decomposition (to Unicode 9.0 and to tokenizers 0.20.3 they are unassigned: class 0, no
+decomposition, they compose with nothing). For the rest the normalization stability policy keeps
+class, decomposition and composition exclusion unchanged from 9.0 to 14.0; the script checks that
+against a Python whose unicodedata is 9.0.0 when it finds one (XLARUN_PYTHON_UNICODE9,
+python3.6, or pyenv's 3.6), and says so when it does not.
   xlarun__ccc_ranges  (first code point << 8) | canonical combining class, up to the next entry
   xlarun__decomp      (code point << 42) | (first << 21) | second: each canonical decomposition
                       (one level; second 0 for a singleton), by code point. Hangul syllables are
