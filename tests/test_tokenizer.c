@@ -1,8 +1,9 @@
 /* test_tokenizer.c - the tokenizer layer against the `tokenizers` oracle (tests/fixtures/tokenizers,
    made by tools/make_tokenizer_fixtures.py): encode, encode with special-token text as text, BOS,
    invalid UTF-8 replaced as Python does, decode, skip_special decode, streaming detokenization,
-   round trips; then lookups, exact memory, no allocation after loading, scratch and output sizes,
-   and the bad-input catalogue (served from memory through xlarun_io). Run from the repository root. */
+   round trips; the NFC normalizer against Unicode 9.0's (nfc.txt, from Python's unicodedata);
+   then lookups, exact memory, no allocation after loading, scratch and output sizes, and the
+   bad-input catalogue (served from memory through xlarun_io). Run from the repository root. */
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
 #include <stdlib.h>
@@ -50,13 +51,13 @@ static size_t unhex(const char *s, size_t n, unsigned char *out) {
 typedef struct bytes { unsigned char *p; size_t n; } bytes;
 
 static bytes *corpus;
-static size_t n_corpus;
+static size_t n_corpus, n_main;   /* corpus.txt's cases, then corpus_nfc.txt's (the qwen2 family's) */
 
-static void load_corpus(void) {
-    size_t len, cap = 4096;
-    char *text = read_file(FIX "corpus.txt", &len), *line, *next;
-    corpus = (bytes *)calloc(cap, sizeof *corpus);
-    CHECKF(text != NULL, "cannot read " FIX "corpus.txt");
+static void load_corpus(const char *path) {
+    size_t len, cap = 16384;
+    char *text = read_file(path, &len), *line, *next;
+    if (!corpus) corpus = (bytes *)calloc(cap, sizeof *corpus);
+    CHECKF(text != NULL, "cannot read %s", path);
     if (!text) return;
     for (line = text; *line; line = next) {
         size_t n;
@@ -168,7 +169,8 @@ static int case_has(const char *p, char kind, size_t i) {
 typedef struct family_stats { size_t cases, agree, special_agree, bos_agree, decode_agree, skip_agree, stream_agree,
                               roundtrip, valid, invalid_agree, invalid, random_agree, randoms; } family_stats;
 
-static void oracle_family(const char *name) {
+/* a family's expected.txt against the first n_cases cases of the corpus */
+static void oracle_family(const char *name, size_t n_cases) {
     char dir[256], path[300];
     size_t len, bytes_needed = 0;
     char *text, *line, *next;
@@ -297,11 +299,66 @@ static void oracle_family(const char *name) {
            (unsigned long)st.decode_agree, (unsigned long)st.skip_agree, (unsigned long)st.stream_agree,
            (unsigned long)st.roundtrip, (unsigned long)st.valid, (unsigned long)st.random_agree,
            (unsigned long)st.randoms, (unsigned long)bytes_needed);
-    CHECKF(st.cases == n_corpus && st.agree == st.cases, "%s: %lu of %lu cases agree", name, (unsigned long)st.agree,
-           (unsigned long)st.cases);
+    CHECKF(st.cases == n_cases && st.agree == st.cases, "%s: %lu of %lu cases agree (%lu expected)", name,
+           (unsigned long)st.agree, (unsigned long)st.cases, (unsigned long)n_cases);
     xlarun_tokenizer_close(t);
     free(text);
     free(ids); free(want); free(nids); free(out); free(out2); free(hex);
+}
+
+/* ---- NFC against Unicode 9.0's ---------------------------------------------------------------- */
+
+/* "61.323.302" -> UTF-8; returns the bytes */
+static size_t cps_utf8(const char *s, const char *end, unsigned char *out) {
+    size_t n = 0;
+    while (s < end) {
+        char *e;
+        unsigned long cp = strtoul(s, &e, 16);
+        if (e == s) break;
+        n += xlarun__tk_put_cp(out + n, (uint32_t)cp);
+        s = *e == '.' ? e + 1 : e;
+    }
+    return n;
+}
+
+/* nfc.txt: the NFC of strings around every code point with a combining class or a canonical
+   decomposition, from Python's unicodedata (Unicode 9.0.0, tokenizers' version); xlarun__nfc
+   directly, and the growth bound and the quick check it relies on */
+static void test_nfc(void) {
+    size_t len, cases = 0, agree = 0, changed = 0, longest = 0;
+    char *text = read_file(FIX "nfc.txt", &len), *line, *next;
+    unsigned char in[256], want[256], out[3 * 256];
+    uint32_t cps[3 * 256];
+    CHECKF(text != NULL, "cannot read " FIX "nfc.txt");
+    if (!text) return;
+    for (line = text; *line; line = next) {
+        const char *sp, *eol;
+        size_t n, m, w;
+        next = strchr(line, '\n');
+        next = next ? next + 1 : line + strlen(line);
+        if (line[0] == '#') continue;
+        eol = next[-1] == '\n' ? next - 1 : next;
+        sp = (const char *)memchr(line, ' ', (size_t)(eol - line));
+        if (!sp || eol - line > 120) { CHECKF(0, "nfc.txt: bad line %.40s", line); continue; }
+        n = cps_utf8(line, sp, in);
+        w = sp[1] == '=' ? (memcpy(want, in, n), n) : cps_utf8(sp + 1, eol, want);
+        m = xlarun__nfc(in, n, out, cps);
+        cases++;
+        changed += w != n || memcmp(want, in, n) != 0;
+        if (m > longest) longest = m;
+        if (m == w && !memcmp(out, want, m)) agree++;
+        else CHECKF(0, "nfc.txt: NFC of %.*s is %.*s in xlarun", (int)(sp - line), line, (int)(eol - sp - 1), sp + 1);
+        CHECKF(m <= XLARUN__NFC_GROWTH * n, "nfc.txt: %.*s grows past the bound", (int)(sp - line), line);
+        if (xlarun__nfc_quick(in, n)) CHECKF(m == n && !memcmp(out, in, n), "nfc.txt: quick check wrong on %.*s", (int)(sp - line), line);
+    }
+    printf("nfc     %lu strings: xlarun's NFC equals Unicode 9.0's on %lu (%lu of them changed by it)\n",
+           (unsigned long)cases, (unsigned long)agree, (unsigned long)changed);
+    CHECKF(cases > 18000 && agree == cases, "nfc.txt: %lu of %lu agree", (unsigned long)agree, (unsigned long)cases);
+    {   /* the worst case of the bound: U+1D160 (4 bytes) is 3 code points (12 bytes) in NFC */
+        static const unsigned char worst[8] = {0xF0, 0x9D, 0x85, 0xA0, 0xF0, 0x9D, 0x85, 0xA0};
+        CHECK(xlarun__nfc(worst, 8, out, cps) == XLARUN__NFC_GROWTH * 8);
+    }
+    free(text);
 }
 
 /* ---- lookups, memory, sizes ----------------------------------------------------------------- */
@@ -433,6 +490,90 @@ static void test_lookups(void) {
         CHECK(n == 1 && eos[0] == 2);
         xlarun_tokenizer_close(t);
     } else CHECKF(0, "%s", err.message);
+}
+
+/* the Qwen2 fixture: its lookups, one digit per piece, NFC before everything but the raw added
+   tokens, the scratch NFC needs, exact memory */
+static size_t enc_ids(const xlarun_tokenizer *t, const char *text, int32_t *ids, size_t cap) {
+    size_t n = 0;
+    xlarun_error err;
+    CHECKF(xlarun_tokenizer_encode(t, text, strlen(text), XLARUN_ENCODE_NO_BOS, ids, cap, &n, NULL, 0, &err) == XLARUN_OK,
+           "qwen2: \"%s\": %s", text, err.message);
+    return n;
+}
+
+static void test_qwen2(void) {
+    xlarun_tokenizer *t;
+    xlarun_error err;
+    const int32_t *eos;
+    int32_t ids[64], ids2[64], eot, im_end;
+    size_t n, i, bytes;
+    void *mem;
+    if (xlarun_tokenizer_open(FIX "qwen2", NULL, &t, &err) != XLARUN_OK) { CHECKF(0, "qwen2: %s", err.message); return; }
+    CHECK(xlarun_tokenizer_vocab_size(t) == 1634);
+    eot = xlarun_tokenizer_token_id(t, "<|endoftext|>", 13);
+    im_end = xlarun_tokenizer_token_id(t, "<|im_end|>", 10);
+    CHECK(eot == 1620 && im_end == 1622 && xlarun_tokenizer_is_special(t, eot));
+    CHECK(!xlarun_tokenizer_is_special(t, xlarun_tokenizer_token_id(t, "<tool_call>", 11)));
+    CHECK(xlarun_tokenizer_bos_id(t) == -1 && !xlarun_tokenizer_adds_bos(t));   /* no BOS: bos_token null */
+    n = xlarun_tokenizer_eos_ids(t, &eos);
+    CHECK(n == 2 && eos[0] == im_end && eos[1] == eot);
+    CHECK(xlarun_tokenizer_chat_template(t) && strstr(xlarun_tokenizer_chat_template(t), "You are Qwen"));
+    /* one digit per piece */
+    n = enc_ids(t, "12345", ids, 64);
+    CHECK(n == 5);
+    for (i = 0; i < n && i < 5; i++) CHECK(ids[i] == xlarun_tokenizer_token_id(t, "12345" + i, 1));
+    /* NFC first: e + U+0301 is U+00E9, U+212B is U+00C5, a jamo pair is its syllable */
+    n = enc_ids(t, "cafe\xCC\x81", ids, 64);
+    CHECK(n == enc_ids(t, "caf\xC3\xA9", ids2, 64) && !memcmp(ids, ids2, n * sizeof *ids));
+    n = enc_ids(t, "\xE2\x84\xAB", ids, 64);
+    CHECK(n == enc_ids(t, "\xC3\x85", ids2, 64) && !memcmp(ids, ids2, n * sizeof *ids));
+    n = enc_ids(t, "\xE1\x84\x80\xE1\x85\xA1", ids, 64);
+    CHECK(n == enc_ids(t, "\xEA\xB0\x80", ids2, 64) && !memcmp(ids, ids2, n * sizeof *ids));
+    /* a normalized added token matches its NFC, written either way; a raw one only its own bytes */
+    n = enc_ids(t, "<|ha\xCC\x81|>", ids, 64);
+    CHECK(n == 1 && ids[0] == xlarun_tokenizer_token_id(t, "<|ha\xCC\x81|>", 8));
+    CHECK(enc_ids(t, "<|h\xC3\xA1|>", ids2, 64) == 1 && ids2[0] == ids[0]);
+    n = enc_ids(t, "<|e\xCC\x81|>", ids, 64);
+    CHECK(n == 1 && ids[0] == xlarun_tokenizer_token_id(t, "<|e\xCC\x81|>", 7));
+    CHECK(enc_ids(t, "<|\xC3\xA9|>", ids2, 64) > 1);
+    /* a mark after a special token stays apart: each segment is normalized alone */
+    n = enc_ids(t, "e<|im_end|>\xCC\x81", ids, 64);
+    CHECK(n >= 3 && ids[1] == im_end);
+    {   /* scratch: scratch_bytes(len) is exactly enough for the worst text (every byte invalid:
+           U+FFFD, 3 bytes each, which NFC keeps); U+1D160 (NFC triples it) fits too; text below
+           U+0300 needs no NFC room, so the stack buffer holds 1,000 bytes of it, not of U+1EBF */
+        size_t len = 999, sb = xlarun_tokenizer_scratch_bytes(t, len), got;
+        char *text = (char *)malloc(len);
+        int32_t *big = (int32_t *)malloc(sizeof(int32_t) * 4 * len);
+        mem = malloc(sb);
+        memset(text, 0xFF, len);
+        CHECKF(xlarun_tokenizer_encode(t, text, len, XLARUN_ENCODE_REPLACE_INVALID, big, 4 * len, &got, mem, sb, &err) == XLARUN_OK,
+               "%s", err.message);
+        CHECK(xlarun_tokenizer_encode(t, text, len, XLARUN_ENCODE_REPLACE_INVALID, big, 4 * len, &got, mem, sb - 1, &err) ==
+              XLARUN_ERR_MEMORY);
+        for (i = 0; i + 4 <= len; i += 4) memcpy(text + i, "\xF0\x9D\x85\xA0", 4);
+        CHECKF(xlarun_tokenizer_encode(t, text, i, 0, big, 4 * len, &got, mem, sb, &err) == XLARUN_OK, "%s", err.message);
+        for (i = 0; i < len; i++) text[i] = "ab cd\n"[i % 6];
+        CHECKF(xlarun_tokenizer_encode(t, text, len, 0, big, 4 * len, &got, NULL, 0, &err) == XLARUN_OK, "%s", err.message);
+        for (i = 0; i + 3 <= len; i += 3) memcpy(text + i, "\xE1\xBA\xBF", 3);
+        CHECK(xlarun_tokenizer_encode(t, text, i, 0, big, 4 * len, &got, NULL, 0, &err) == XLARUN_ERR_MEMORY);
+        CHECK_CONTAINS(err.message, "(scratch NULL: the stack buffer)");
+        free(mem);
+        free(text);
+        free(big);
+    }
+    xlarun_tokenizer_close(t);
+    /* exact memory (the normalized added token is normalized at load, in temporary memory) */
+    CHECK(xlarun_tokenizer_memory(FIX "qwen2", NULL, &bytes, &err) == XLARUN_OK);
+    mem = malloc(bytes);
+    CHECKF(xlarun_tokenizer_open_in(FIX "qwen2", NULL, mem, bytes, &t, &err) == XLARUN_OK, "%s", err.message);
+    if (t) {
+        CHECK(enc_ids(t, "<|h\xC3\xA1|>", ids, 64) == 1);
+        xlarun_tokenizer_close(t);
+    }
+    CHECK(xlarun_tokenizer_open_in(FIX "qwen2", NULL, mem, bytes - 64, &t, &err) == XLARUN_ERR_MEMORY);
+    free(mem);
 }
 
 /* ---- bad input, served from memory ---------------------------------------------------------- */
@@ -590,8 +731,47 @@ static void test_bad_input(void) {
                        "model.unk_token: expected a token of model.vocab, found \"<unk>\"");
     expect_bad_variant("\"byte_fallback\": false", "\"byte_fallback\": \"no\"", XLARUN_ERR_FORMAT, "model.byte_fallback: expected true or false");
     expect_bad_variant("\"vocab\": {", "\"vocab\": [], \"x\": {", XLARUN_ERR_FORMAT, "model.vocab: expected an object of token: id, found []");
-    expect_bad_variant("\"normalizer\": null", "\"normalizer\": {\"type\": \"NFC\"}", XLARUN_ERR_UNSUPPORTED,
-                       "normalizer 'NFC' is not supported (xlarun knows null, Prepend, Replace");
+    expect_bad_variant("\"normalizer\": null", "\"normalizer\": {\"type\": \"NFKC\"}", XLARUN_ERR_UNSUPPORTED,
+                       "normalizer 'NFKC' is not supported (xlarun knows null, Prepend, Replace with a String pattern, a Sequence of them, and NFC alone)");
+    {   /* normalizers: NFC alone (or a Sequence of it alone); the other Unicode forms, and NFC with
+           another step, refused by name */
+        static const char *const knows = "(xlarun knows null, Prepend, Replace with a String pattern, a Sequence of them, and NFC alone)";
+        static const char *const nfc_bad[][2] = {
+            {"{\"type\": \"NFD\"}", "normalizer 'NFD' is not supported"},
+            {"{\"type\": \"NFKD\"}", "normalizer 'NFKD' is not supported"},
+            {"{\"type\": \"Sequence\", \"normalizers\": [{\"type\": \"NFKC\"}]}", "normalizer 'NFKC' is not supported"},
+            {"{\"type\": \"Sequence\", \"normalizers\": [{\"type\": \"NFC\"}, {\"type\": \"Prepend\", \"prepend\": \"_\"}]}",
+             "normalizer 'NFC in a Sequence with another step' is not supported"},
+            {"{\"type\": \"Sequence\", \"normalizers\": [{\"type\": \"Replace\", \"pattern\": {\"String\": \" \"}, \"content\": \"_\"}, "
+             "{\"type\": \"NFC\"}]}", "normalizer 'NFC in a Sequence with another step' is not supported"},
+            {"{\"type\": \"Sequence\", \"normalizers\": [{\"type\": \"NFC\"}, {\"type\": \"NFC\"}]}",
+             "normalizer 'NFC in a Sequence with another step' is not supported"},
+            {"{\"type\": \"Sequence\", \"normalizers\": [{\"type\": \"NFC\"}, {\"type\": \"Lowercase\"}]}",
+             "normalizer 'NFC in a Sequence with another step' is not supported"}};
+        static const char *const nfc_ok[2] = {"{\"type\": \"NFC\"}", "{\"type\": \"Sequence\", \"normalizers\": [{\"type\": \"NFC\"}]}"};
+        size_t b;
+        for (b = 0; b < sizeof nfc_bad / sizeof nfc_bad[0]; b++) {
+            char *v = (char *)malloc(strlen(nfc_bad[b][0]) + 16), *j;
+            sprintf(v, "\"normalizer\": %s", nfc_bad[b][0]);
+            j = variant("\"normalizer\": null", v);
+            expect_bad(j, XLARUN_ERR_UNSUPPORTED, nfc_bad[b][1]);
+            expect_bad(j, XLARUN_ERR_UNSUPPORTED, knows);
+            free(j);
+            free(v);
+        }
+        for (b = 0; b < 2; b++) {   /* the small tokenizer under NFC: "abc ab" as before */
+            char v[128], *j;
+            snprintf(v, sizeof v, "\"normalizer\": %s", nfc_ok[b]);
+            j = variant("\"normalizer\": null", v);
+            if (open_mem(j, NULL, NULL, &t, &err) == XLARUN_OK) {
+                CHECK(xlarun_tokenizer_encode(t, "abc ab", 6, 0, ids, 64, &n, NULL, 0, &err) == XLARUN_OK && n == 3 &&
+                      ids[0] == 9 && ids[1] == 6 && ids[2] == 4);
+                CHECK(t->nfc == 1);
+                xlarun_tokenizer_close(t);
+            } else CHECKF(0, "NFC normalizer %s: %s", nfc_ok[b], err.message);
+            free(j);
+        }
+    }
     {   /* Metaspace, read as tokenizers reads it; what it refuses is refused */
         static const char *const bad[][3] = {
             {"\"type\": \"Metaspace\", \"add_prefix_space\": true", "F", "pre_tokenizer Metaspace.replacement: expected a string of one character, found nothing"},
@@ -619,7 +799,29 @@ static void test_bad_input(void) {
                        "pre_tokenizer ByteLevel 'add_prefix_space true' is not supported");
     expect_bad_variant("\"pre_tokenizer\": {", "\"pre_tokenizer\": {\"type\": \"Split\", \"pattern\": {\"Regex\": \"\\\\s+\"}, "
                        "\"behavior\": \"Isolated\", \"invert\": false}, \"x\": {", XLARUN_ERR_UNSUPPORTED,
-                       "pre_tokenizer Split 'with this pattern' is not supported (xlarun knows the Llama 3 pattern");
+                       "pre_tokenizer Split 'with this pattern' is not supported (xlarun knows the Llama 3 and Qwen2 patterns");
+    {   /* the Split patterns: Llama 3's and Qwen2's are known; a near miss of either is refused */
+        static const char *const split[][2] = {
+            {"\\\\p{N}{1,3}", "3"}, {"\\\\p{N}", "1"}, {"\\\\p{N}{1,2}", NULL}, {"\\\\p{N}+", NULL}, {"\\\\p{N}{1}", NULL}};
+        size_t b;
+        for (b = 0; b < sizeof split / sizeof split[0]; b++) {
+            char v[600], *j;
+            snprintf(v, sizeof v, "\"pre_tokenizer\": {\"type\": \"Sequence\", \"pretokenizers\": [{\"type\": \"Split\", "
+                     "\"pattern\": {\"Regex\": \"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\\\r\\\\n\\\\p{L}\\\\p{N}]?\\\\p{L}+|%s| "
+                     "?[^\\\\s\\\\p{L}\\\\p{N}]+[\\\\r\\\\n]*|\\\\s*[\\\\r\\\\n]+|\\\\s+(?!\\\\S)|\\\\s+\"}, "
+                     "\"behavior\": \"Isolated\", \"invert\": false}, {\"type\": \"ByteLevel\", \"add_prefix_space\": false, "
+                     "\"trim_offsets\": false, \"use_regex\": false}]}, \"x\": {", split[b][0]);
+            j = variant("\"pre_tokenizer\": {", v);
+            if (split[b][1]) {
+                if (open_mem(j, NULL, NULL, &t, &err) == XLARUN_OK) {
+                    CHECK(t->pre == XLARUN__PRE_LLAMA3 && t->split_digits == split[b][1][0] - '0');
+                    CHECK(xlarun_tokenizer_encode(t, "abc ab", 6, 0, ids, 64, &n, NULL, 0, &err) == XLARUN_OK && n == 3);
+                    xlarun_tokenizer_close(t);
+                } else CHECKF(0, "Split with %s: %s", split[b][0], err.message);
+            } else expect_bad(j, XLARUN_ERR_UNSUPPORTED, "pre_tokenizer Split 'with this pattern' is not supported");
+            free(j);
+        }
+    }
     expect_bad_variant("\"decoder\": {\"type\": \"ByteLevel\"}", "\"decoder\": {\"type\": \"WordPiece\"}", XLARUN_ERR_UNSUPPORTED,
                        "decoder 'WordPiece' is not supported");
     expect_bad_variant("\"ids\": [9]", "\"ids\": [99]", XLARUN_ERR_FORMAT,
@@ -666,15 +868,21 @@ static void test_bad_input(void) {
 }
 
 int main(void) {
-    load_corpus();
-    CHECKF(n_corpus >= 2000, "corpus has %lu cases", (unsigned long)n_corpus);
-    oracle_family("llama3");
-    oracle_family("sp");
-    oracle_family("gpt2");
-    oracle_family("ms");
-    oracle_family("ms2");
-    oracle_family("v5sp");
+    load_corpus(FIX "corpus.txt");
+    n_main = n_corpus;
+    load_corpus(FIX "corpus_nfc.txt");
+    CHECKF(n_main >= 2000 && n_corpus >= n_main + 2500, "corpus has %lu + %lu cases", (unsigned long)n_main,
+           (unsigned long)(n_corpus - n_main));
+    oracle_family("llama3", n_main);
+    oracle_family("sp", n_main);
+    oracle_family("gpt2", n_main);
+    oracle_family("ms", n_main);
+    oracle_family("ms2", n_main);
+    oracle_family("v5sp", n_main);
+    oracle_family("qwen2", n_corpus);
+    test_nfc();
     test_lookups();
+    test_qwen2();
     test_bad_input();
     {
         size_t i;

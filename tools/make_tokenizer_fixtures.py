@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 """Oracle fixtures for xlarun's tokenizer layer: tests/fixtures/tokenizers/.
 
-usage: python3 tools/make_tokenizer_fixtures.py [--out tests/fixtures/tokenizers]
+usage: python3 tools/make_tokenizer_fixtures.py [--out tests/fixtures/tokenizers] [--only qwen2,...]
 
-Trains three small tokenizers with the Hugging Face `tokenizers` library, one per family xlarun
+Trains small tokenizers with the Hugging Face `tokenizers` library, one per family xlarun
 supports, and records what `tokenizers` gives for a test corpus of a few thousand lines:
 
   llama3  the real Llama 3 pre-tokenizer (Split with the Llama 3 regex, Isolated, then ByteLevel
@@ -24,9 +24,25 @@ supports, and records what `tokenizers` gives for a test corpus of a few thousan
   gpt2    GPT-2 / SmolLM2 style: Digits(individual) then ByteLevel(use_regex), no BOS, special
           tokens first in the vocabulary, added tokens with lstrip / rstrip / single_word, legacy
           merges, extra vocab entries that merges cannot reach (ignore_merges false).
+  qwen2   Qwen2 / Qwen2.5: NFC normalizer, Split with the Qwen2 pattern (Llama 3's with one digit
+          per piece), Isolated, then ByteLevel without regex; ByteLevel post-processor and decoder,
+          no BOS, ignore_merges false, two-digit tokens that only a split keeping digits together
+          would reach; ChatML special tokens after the vocabulary, two non-special
+          ones as Qwen2.5 has (<tool_call>), a normalized added token whose content NFC changes
+          and a non-normalized one in decomposed form. Its cases are corpus.txt's and then
+          corpus_nfc.txt's (the NFC cases: numbered on from corpus.txt's last).
 
 Files written (all small; no Python is needed to use them):
   corpus.txt            one test case per line, the hex of its bytes (some are invalid UTF-8)
+  corpus_nfc.txt        the same for the NFC cases (qwen2 only): decomposed and precomposed Latin,
+                        marks to reorder, Hangul jamo, singletons, exclusions, blocked marks,
+                        Vietnamese, Greek, CJK compatibility ideographs, marks next to added
+                        tokens, long runs of marks, digit runs, 2,500 random strings of code points
+                        with a class or a decomposition
+  nfc.txt               the NFC of strings around every code point that has a combining class or
+                        a canonical decomposition in Unicode 14.0 (and of Hangul), from Python
+                        3.6's unicodedata.normalize (Unicode 9.0.0, tokenizers 0.20.3's version;
+                        tools/make_unicode.py), checked equal to tokenizers' NFC on every line
   <family>/tokenizer.json, tokenizer_config.json, generation_config.json (llama3)
   <family>/expected.txt lines:
       n I ids       encode(text, add_special_tokens=False) for case I (every case)
@@ -37,12 +53,14 @@ Files written (all small; no Python is needed to use them):
       r ids hex     decode of random id sequences (byte runs, specials, lossy UTF-8)
   Invalid UTF-8 cases are given to `tokenizers` as bytes.decode("utf-8", errors="replace").
 
-Pinned: tokenizers 0.20.3 (python 3.11.7). The script exits if the version differs
+Pinned: tokenizers 0.20.3 (python 3.11.7), and for nfc.txt a Python 3.6 (unicodedata 9.0.0; see
+tools/make_unicode.py for how it is found). The script exits if the version differs
 (XLARUN_FIXTURES_ANY_VERSION=1 downgrades that to a warning). The output is deterministic except
 for the SentencePiece-style vocabularies (sp, ms, ms2): which of the rarest characters the trainer's
 limit_alphabet keeps can change from run to run (tokenizers breaks the tie in hash-map order), so a
 re-run may give another vocabulary. Each family's tokenizer.json and expected.txt are always written
-together; to add a family, copy only its folder.
+together; to add a family, copy only its folder, or write only it with --only (the corpus files
+are written every time: the same bytes).
 """
 import argparse
 import json
@@ -50,13 +68,21 @@ import os
 import random
 import sys
 
+import unicodedata
+
 import tokenizers
 from tokenizers import AddedToken, Regex, Tokenizer, decoders, models, normalizers
 from tokenizers import pre_tokenizers, processors, trainers
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import make_unicode  # noqa: E402  (tools/make_unicode.py: the NFC data and the Unicode 9.0 Python)
+
 PINNED = "0.20.3"
 LLAMA3_PATTERN = (r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}|"
                   r" ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+")
+# Qwen2 / Qwen2.5 (their tokenizer.json): one digit per piece
+QWEN2_PATTERN = LLAMA3_PATTERN.replace(r"\p{N}{1,3}", r"\p{N}")
+assert QWEN2_PATTERN != LLAMA3_PATTERN
 
 # ---- the corpus ------------------------------------------------------------------------------
 
@@ -254,6 +280,142 @@ def make_corpus():
     return data
 
 
+# ---- the NFC cases (qwen2) ------------------------------------------------------------------
+
+QWEN_SPECIALS = ["<|endoftext|>", "<|im_start|>", "<|im_end|>", "<|object_ref_start|>", "<|object_ref_end|>",
+                 "<|box_start|>", "<|box_end|>", "<|vision_start|>", "<|vision_end|>", "<|vision_pad|>"]
+NFC_ADDED = "<|ha\u0301|>"        # normalized: matches its NFC, "<|há|>"
+RAW_ADDED = "<|e\u0301|>"         # not normalized: matches this raw text only
+
+
+def nfd(s):
+    return unicodedata.normalize("NFD", s)
+
+
+def make_nfc_corpus():
+    rng = random.Random(20260601)
+    lines = []
+    add = lines.append
+    # decomposed and precomposed Latin
+    for s in ["e\u0301", "caf\u00e9 cafe\u0301", "E\u0301COLE \u00c9COLE", "n\u0303o\u0303", "A\u030a \u00c5 \u212b",
+              "A\u030a\u0301 \u01fa", "u\u0308\u0304 \u01d6", "C\u0327\u0301 \u1e08", "a\u0300\u0300", "I\u0307 \u0130",
+              "\u00c0\u00c1\u00c2\u00c3\u00c4\u00c5", nfd("\u00c0\u00c1\u00c2\u00c3\u00c4\u00c5"), "ȧ\u0304 ǡ", "o\u031b\u0301 ớ",
+              "s\u0323\u0307 \u1e69 s\u0307\u0323", "d\u0307\u0323 \u1e0d\u0307", "x\u0301\u0316", "q\u0307\u0323"]:
+        add(s)
+    # marks to reorder: both orders of 0323 (220) and 0302 (230), and more
+    for base in "aeoAEO":
+        for marks in ["\u0323\u0302", "\u0302\u0323", "\u0323\u0306", "\u0306\u0323", "\u0328\u0301", "\u0301\u0328",
+                      "\u0308\u0304", "\u0304\u0308", "\u0327\u0306", "\u031b\u0303\u0323", "\u0323\u031b\u0303"]:
+            add(base + marks)
+            add(" " + base + marks + "x")
+    # Hangul: LV, LVT, a composed syllable and a T jamo, a syllable that already has a T, fillers,
+    # jamo outside the composing ranges
+    for s in ["\u1100\u1161", "\u1100\u1161\u11a8", "\uac00\u11a8", "\uac01\u11a8", "\u1112\u1175\u11c2", "\ud7a3",
+              "\u1100\u1100\u1161", "\u1100\u1161\u1161", "\uac00\u11a7", "\u1100\u1161\u11a7", "\u115f\u1161",
+              "\u1100\u1160", "\u1100\u1176", "\u1113\u1161", "\uac00\u11c3", "\uac00\u0301", "\u1100\u0301\u1161",
+              "\u1100\u1161\u0301\u11a8", nfd("한국어 텍스트 테스트입니다."), "한국어 " + nfd("한국어"), "\u110b\u1173\u11ab\u1103\u1161"]:
+        add(s)
+    for k in range(40):
+        add("".join(chr(rng.choice([rng.randint(0x1100, 0x1112), rng.randint(0x1161, 0x1175),
+                                    rng.randint(0x11a7, 0x11c3), rng.randint(0xac00, 0xd7a3)]))
+                    for _ in range(rng.randint(2, 9))))
+    # singletons, composition exclusions, non-starter decompositions
+    for s in ["\u212b", "\u2126", "\u212a", "\u0340\u0341", "a\u0340", "\u0343", "\u0374", "\u037e", "\u0387", "\u1fbe",
+              "\u2126\u0301", "\u212b\u0323", "\u0958\u0959\u095a", "\u0915\u093c", "\u2adc", "\u2add\u0338", "\ufb2c\ufb1d",
+              "\u05e9\u05bc\u05c1", "\u0f73\u0f75\u0f81", "\u0344", "a\u0344", "\u2329\u232a", "\U0001d160\U0001d15e",
+              "\U0001d1bb\U0001d1bc", "\u09dc\u09dd\u09df", "\u0f43\u0f4d", "\U0001109a \U00011099\U000110ba",
+              "\u0b47\u0b3e \u0b4b", "\u0dd9\u0dcf\u0dca \u0ddd", "\u1b05\u1b35"]:
+        add(s)
+    # blocked marks, a starter after marks, marks with no starter
+    for s in ["a\u0301\u0301", "a\u0328\u0301", "a\u0301b", "\u0301a", "\u0300\u0300a", "a\u0323\u0301\u0302e\u0301",
+              "a\u0315\u0301", "a\u0345\u0301", "\u03b1\u0345\u0301", "a\u031b\u0301\u0323", "\u0301", " \u0301", "\u0301\u0323",
+              "a\u05b0\u0301", "a\u0650\u0301", "k\u0301\u0301\u0301x"]:
+        add(s)
+    # Vietnamese, Greek with tonos and dialytika
+    viet = ["Tiếng Việt có dấu: Người ta nói rằng học đi đôi với hành.", "Phở bò, bánh mì, cà phê sữa đá",
+            "Đặng Thị Ngọc Thịnh, Hồ Chí Minh"]
+    for s in viet:
+        add(s)
+        add(nfd(s))
+        add("".join(nfd(c) if rng.random() < 0.5 else c for c in s))
+    greek = ["ά έ ή ί ό ύ ώ ΐ ΰ", "Ἀθῆναι, ᾅδης, ᾨδή", "Ϊ Ϋ ϊ ϋ ΐ", "ι\u0308\u0301 υ\u0308\u0301", "\u1f71\u1f73\u1fbb",
+             "α\u0313\u0300\u0345 \u1f82", "\u0345α", "Ω\u0301 \u038f", "ᾳ\u0342 ᾷ"]
+    for s in greek:
+        add(s)
+        add(nfd(s))
+    # CJK compatibility ideographs (singletons to unified ideographs), next to unified ones
+    add("\uf900\uf901\uf902 \uf9dc\ufa10\ufa0e")
+    add("\U0002f800\U0002f801\U0002fa1d 丽")
+    add("".join(chr(c) for c in range(0xf900, 0xf960)))
+    add("".join(chr(c) for c in range(0x2f800, 0x2f830)))
+    # combining sequences at the edges of added tokens (each segment is normalized alone)
+    for s in ["e<|im_end|>\u0301", "\u0301<|im_start|>", "<|im_start|>\u0301e", "e\u0301<|endoftext|>\u0323",
+              "\u1100<|im_end|>\u1161", "\uac00<|endoftext|>\u11a8", NFC_ADDED, "<|h\u00e1|>", RAW_ADDED, "<|\u00e9|>",
+              "x" + NFC_ADDED + "\u0323", RAW_ADDED + "\u0301", "a" + RAW_ADDED, "<|ha\u0301\u0301|>", "<|ha\u0323\u0301|>",
+              "<|im_start|>user\nCafe\u0301?<|im_end|>\n<|im_start|>assistant\n", "<tool_call>\u0301</tool_call>",
+              "<|e\u0301|>\u0301<|ha\u0301|>", "<|box_start|>\u0323\u0302a<|box_end|>"]:
+        add(s)
+    # long runs of marks (the sort goes beyond the short-run path) and Zalgo
+    marks = [c for c in range(0x300, 0x370)] + [0x591, 0x5b0, 0x5c4, 0x610, 0x64b, 0x1dc0, 0x20d0, 0x302a, 0x302b]
+    add("a" + "\u0301" * 40)
+    add("e" + "\u0323\u0302" * 30)
+    for n in (33, 100, 500, 3000):
+        add("a" + "".join(chr(rng.choice(marks)) for _ in range(n)) + " b")
+    add("".join(chr(rng.choice(marks)) for _ in range(200)))
+    add("".join(c + "".join(chr(rng.choice(marks)) for _ in range(rng.randint(0, 6))) for c in "Zalgo text is here"))
+    # digit runs (one digit per piece) and other numbers
+    for s in ["1234567890", " 12345", "x1y22z333", "3.14159", "a1b2c3", "١٢٣٤٥", "१२३४", "①②③", "²³¹", "１２３４５",
+              "12345 67890", "ⅫⅬ", "0x1F 0b1010", "1\u0301 2\u20e3", "٣\u0651"]:
+        add(s)
+    # random strings of code points with a class or a decomposition (Unicode 14.0's; the 99 that
+    # Unicode 9.0 lacks included), jamo, Hangul, some ASCII
+    props = sorted(make_unicode.assigned_with_props())
+    pool = props + list(range(0x1100, 0x1200)) + list(range(0xac00, 0xd7a4, 37)) + [0x61, 0x65, 0x41, 0x20, 0x31]
+    for k in range(2500):
+        add("".join(chr(rng.choice(pool)) for _ in range(rng.randint(1, 10))))
+    data = [x.encode("utf-8") for x in lines]
+    # invalid UTF-8 next to marks and jamo (U+FFFD is a starter)
+    data += [b"e\xcc", b"a\xff\xcc\x81", b"\xe1\x84\x80\xff\xe1\x85\xa1", b"\xcc\x81\xcc", b"o\xcc\x82\x80\xcc\xa3"]
+    return data
+
+
+def write_nfc_table(path):
+    """nfc.txt: strings around every code point with a class or a canonical decomposition in
+    Unicode 14.0, and Hangul, with their NFC from a Unicode 9.0 Python (tokenizers 0.20.3's)"""
+    props = make_unicode.assigned_with_props()
+    dec = {cp: p[1] for cp, p in props.items() if p[1] and not make_unicode.in_ranges(cp, make_unicode.NEW_SINCE_9)}
+    probes = make_unicode.nfc_probes(dec, sorted(props))
+    for s in range(0xac00, 0xd7a4, 29):   # Hangul: a stride of syllables, each with its jamo
+        probes += [chr(s), nfd(chr(s))]
+    for s in range(0xac00, 0xd7a4, 28):   # every LV syllable with the first and last T, and not-a-T
+        probes += [chr(s) + "\u11a8", chr(s) + "\u11c2", chr(s) + "\u11a7"]
+    seen, uniq = set(), []
+    for x in probes:
+        if x not in seen:
+            seen.add(x)
+            uniq.append(x)
+    u9 = make_unicode.unicode9(uniq)
+    if u9 is None:
+        raise SystemExit("nfc.txt needs a Python whose unicodedata is 9.0.0 (Python 3.6; XLARUN_PYTHON_UNICODE9)")
+    want = u9[1]
+    norm = normalizers.NFC()
+    bad = [x for x, w in zip(uniq, want) if norm.normalize_str(x) != w]
+    if bad:
+        raise SystemExit("tokenizers' NFC differs from Unicode 9.0.0's on %d strings, e.g. %r" % (len(bad), bad[0]))
+    newer = sum(unicodedata.normalize("NFC", x) != w for x, w in zip(uniq, want))
+
+    def h(x):
+        return ".".join("%x" % ord(c) for c in x)
+    with open(path, "w", encoding="ascii", newline="\n") as f:
+        f.write("# NFC (Unicode 9.0.0, as tokenizers %s): one string per line, its code points in hex joined by '.',\n"
+                "# a space, then its NFC ('=' when unchanged). %d strings; tokenizers' NFC agrees on all, Python %s's\n"
+                "# unicodedata (Unicode %s) differs on %d. Generated by tools/make_tokenizer_fixtures.py\n"
+                % (tokenizers.__version__, len(uniq), sys.version.split()[0], unicodedata.unidata_version, newer))
+        for x, w in zip(uniq, want):
+            f.write("%s %s\n" % (h(x), "=" if w == x else h(w)))
+    return len(uniq), newer
+
+
 def training_text(corpus):
     rng = random.Random(7)
     out = [b.decode("utf-8", errors="replace") for b in corpus]
@@ -441,6 +603,58 @@ def gpt2(train):
     return tok, cfg, None, "legacy"
 
 
+def qwen2(train):
+    tok = Tokenizer(models.BPE())
+    tok.normalizer = normalizers.NFC()
+    tok.pre_tokenizer = pre_tokenizers.Sequence([
+        pre_tokenizers.Split(Regex(QWEN2_PATTERN), behavior="isolated", invert=False),
+        pre_tokenizers.ByteLevel(add_prefix_space=False, trim_offsets=False, use_regex=False)])
+    tok.decoder = decoders.ByteLevel(add_prefix_space=False, trim_offsets=False, use_regex=False)
+    tok.post_processor = processors.ByteLevel(add_prefix_space=False, trim_offsets=False, use_regex=False)
+    tr = trainers.BpeTrainer(vocab_size=1500, min_frequency=2, show_progress=False,
+                             initial_alphabet=pre_tokenizers.ByteLevel.alphabet())
+    tok.train_from_iterator(train, tr)
+    extra = extra_words(tok, train[-4000:], 20, None)
+
+    def edit(j):
+        m = j["model"]
+        for w in extra:
+            m["vocab"][w] = len(m["vocab"])
+        # two-digit tokens and their merges: with one digit per piece they are never reached, so
+        # a split that kept digits together would show in the ids
+        for a in "0123456789":
+            for b in "0123456789":
+                if a + b not in m["vocab"]:
+                    m["vocab"][a + b] = len(m["vocab"])
+                    m["merges"].append([a, b] if m["merges"] and isinstance(m["merges"][0], list) else a + " " + b)
+    tok = with_json(tok, edit)
+    tok.add_special_tokens([AddedToken(n, special=True, normalized=False) for n in QWEN_SPECIALS])
+    tok.add_tokens([AddedToken("<tool_call>", special=False, normalized=False),
+                    AddedToken("</tool_call>", special=False, normalized=False),
+                    AddedToken(NFC_ADDED, special=False, normalized=True),
+                    AddedToken(RAW_ADDED, special=False, normalized=False)])
+
+    def as_qwen(j):   # the ByteLevel steps and model keys exactly as Qwen2.5's file has them
+        bl = {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": False, "use_regex": False}
+        j["pre_tokenizer"]["pretokenizers"][1] = dict(bl)
+        j["post_processor"], j["decoder"] = dict(bl), dict(bl)
+        j["model"]["continuing_subword_prefix"], j["model"]["end_of_word_suffix"] = "", ""
+    tok = with_json(tok, as_qwen)
+    eot, im_end = tok.token_to_id("<|endoftext|>"), tok.token_to_id("<|im_end|>")
+    cfg = {"add_bos_token": False, "add_prefix_space": False, "bos_token": None, "clean_up_tokenization_spaces": False,
+           "eos_token": "<|im_end|>", "errors": "replace", "model_max_length": 131072, "pad_token": "<|endoftext|>",
+           "split_special_tokens": False, "tokenizer_class": "Qwen2Tokenizer", "unk_token": None,
+           "chat_template": "{%- if messages[0]['role'] == 'system' %}{{- '<|im_start|>system\\n' + messages[0]['content'] + "
+                            "'<|im_end|>\\n' }}{%- else %}{{- '<|im_start|>system\\nYou are Qwen, created by Alibaba Cloud. "
+                            "You are a helpful assistant.<|im_end|>\\n' }}{%- endif %}{%- for message in messages %}{%- if "
+                            "not (message.role == 'system' and loop.first) %}{{- '<|im_start|>' + message.role + '\\n' + "
+                            "message.content + '<|im_end|>' + '\\n' }}{%- endif %}{%- endfor %}{%- if add_generation_prompt "
+                            "%}{{- '<|im_start|>assistant\\n' }}{%- endif %}"}
+    gen = {"bos_token_id": eot, "eos_token_id": [im_end, eot], "do_sample": True, "pad_token_id": eot,
+           "repetition_penalty": 1.1, "temperature": 0.7, "top_k": 20, "top_p": 0.8}
+    return tok, cfg, gen, "legacy"
+
+
 # ---- recording -------------------------------------------------------------------------------
 
 def ids_str(ids):
@@ -502,24 +716,43 @@ def record(name, tok, corpus, out, tool="tools/make_tokenizer_fixtures.py"):
     return stats
 
 
+def write_corpus(path, cases, what):
+    with open(path, "w", encoding="ascii", newline="\n") as f:
+        f.write("# xlarun tokenizer test corpus%s: one case per line, the hex of its bytes; %d cases\n" % (what, len(cases)))
+        for raw in cases:
+            f.write(raw.hex() + "\n")
+
+
+FAMILIES = (("llama3", llama3), ("sp", sp), ("gpt2", gpt2), ("ms", ms), ("ms2", ms2), ("qwen2", qwen2))
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--out", default=os.path.join(os.path.dirname(__file__), "..", "tests", "fixtures", "tokenizers"))
+    ap.add_argument("--only", default=",".join(n for n, _ in FAMILIES), help="families to write, comma-separated")
     args = ap.parse_args()
     if tokenizers.__version__ != PINNED:
         msg = "tokenizers %s is installed, the fixtures pin %s" % (tokenizers.__version__, PINNED)
         if os.environ.get("XLARUN_FIXTURES_ANY_VERSION") != "1":
             raise SystemExit(msg + " (XLARUN_FIXTURES_ANY_VERSION=1 to go on)")
         print("warning: " + msg)
-    corpus = make_corpus()
+    only = args.only.split(",")
+    for name in only:
+        if name not in dict(FAMILIES):
+            raise SystemExit("--only: no family %r (%s)" % (name, ", ".join(n for n, _ in FAMILIES)))
+    corpus, nfc_corpus = make_corpus(), make_nfc_corpus()
     os.makedirs(args.out, exist_ok=True)
-    with open(os.path.join(args.out, "corpus.txt"), "w", encoding="ascii", newline="\n") as f:
-        f.write("# xlarun tokenizer test corpus: one case per line, the hex of its bytes; %d cases\n" % len(corpus))
-        for raw in corpus:
-            f.write(raw.hex() + "\n")
+    write_corpus(os.path.join(args.out, "corpus.txt"), corpus, "")
+    write_corpus(os.path.join(args.out, "corpus_nfc.txt"), nfc_corpus, " of NFC cases (the qwen2 family, after corpus.txt's)")
+    n, newer = write_nfc_table(os.path.join(args.out, "nfc.txt"))
+    print("nfc.txt  %d strings, tokenizers' NFC = Unicode 9.0.0's on all; Unicode %s differs on %d"
+          % (n, unicodedata.unidata_version, newer))
     train = training_text(corpus)
-    for name, fn in (("llama3", llama3), ("sp", sp), ("gpt2", gpt2), ("ms", ms), ("ms2", ms2)):
-        tok, cfg, gen, merges = fn(train)
+    for name, fn in FAMILIES:
+        if name not in only:
+            continue
+        cases = corpus + nfc_corpus if name == "qwen2" else corpus
+        tok, cfg, gen, merges = fn(training_text(cases) if name == "qwen2" else train)
         d = os.path.join(args.out, name)
         os.makedirs(d, exist_ok=True)
         j = json.loads(tok.to_str())
@@ -543,7 +776,7 @@ def main():
             with open(os.path.join(d, "generation_config.json"), "w", encoding="utf-8", newline="\n") as f:
                 json.dump(gen, f, indent=2)
                 f.write("\n")
-        st = record(name, tok, corpus, d)
+        st = record(name, tok, cases, d)
         print("%-7s vocab %5d  merges %5d  cases %d (valid %d, invalid %d), decode(encode(x)) == x on %d valid, "
               "special-as-text differs on %d" % (name, tok.get_vocab_size(), len(j["model"]["merges"]), st["cases"],
                                                 st["valid"], st["invalid"], st["roundtrip"], st["special_diff"]))

@@ -148,7 +148,7 @@ def main():
     put("safetensors", "llama32-header", b[:8 + n + 256])
     # ---- tokenizer: the fixture tokenizers whole, with the files beside them
     for fam, d in [("llama3", "tokenizers/llama3"), ("gpt2", "tokenizers/gpt2"), ("sp", "tokenizers/sp"), ("demo", "demo"),
-                   ("ms", "tokenizers/ms"), ("ms2", "tokenizers/ms2")]:
+                   ("ms", "tokenizers/ms"), ("ms2", "tokenizers/ms2"), ("qwen2", "tokenizers/qwen2")]:
         parts = [rd(os.path.join(FIX, d, "tokenizer.json"))]
         for extra in ["tokenizer_config.json", "generation_config.json"]:
             p = os.path.join(FIX, d, extra)
@@ -170,6 +170,14 @@ def main():
     ms_rng = random.Random(2)
     for i, text in enumerate([b" Hello  world", b"<s>[INST] hi [/INST]", b"a<|user|>b <mask> c"] + ms_rng.sample(lines, 5)):
         put("encode", "ms%02d" % i, bytes([32 | (i % 2) | (((i // 2) % 8) << 2)]) + text[:600])
+    # the Qwen2 tokenizer (index 6: bit 5 and low bits 2): NFC cases, marks next to special
+    # tokens, a long run of marks; its own sample so the picks above are unchanged
+    nfc_lines = [bytes.fromhex(l.strip()) for l in open(os.path.join(FIX, "tokenizers", "corpus_nfc.txt"))
+                 if l.strip() and not l.startswith("#")]
+    qwen_rng = random.Random(3)
+    for i, text in enumerate([b"e\xcc\x81<|im_end|>\xcc\x81 12345", "\u1100\u1161\u11a8 \u212b \u0958".encode(),
+                              "a".encode() + "\u0301\u0323\u0302".encode() * 20] + qwen_rng.sample(nfc_lines, 5)):
+        put("encode", "qwen%02d" % i, bytes([32 | 2 | (((i // 2) % 8) << 2)]) + text[:600])
     # ---- decode: ids of each width for each tokenizer
     for k in range(4):
         put("decode", "bytes%d" % k, bytes([k | 8]) + bytes(rng.randrange(256) for _ in range(40)))
@@ -177,6 +185,7 @@ def main():
     put("decode", "raw32", bytes([16 | 2]) + struct.pack("<5i", 3, 300, -1, 2**31 - 1, 7))
     for k in range(2):   # the Metaspace tokenizers; byte-token ids 3..258 in ms
         put("decode", "ms-u16-%d" % k, bytes([32 | k | 4 * k]) + b"".join(struct.pack("<H", v) for v in [229, 153, 132, 383, 1, 229, 153, 132, 35, 383, 600]))
+    put("decode", "qwen-u16", bytes([32 | 2]) + b"".join(struct.pack("<H", v) for v in [1620, 300, 1622, 5, 1633, 1632, 901, 77]))
     # ---- chat: every format with a small conversation; the templates for the detector
     conv = [b"system", b"You are terse. ", b"user", b"Hello!\n", b"assistant", b" Hi. ", b"user", b"2+2?"]
     for fmt in range(1, 6):
