@@ -74,7 +74,7 @@ $(B)/win/test_%.exe: tests/test_%.c tests/test.h $(HDRS)
 	$(WIN_CC) $(WARN) -O2 $(WIN_ISA) $< -o $@ -lm
 $(B)/win/gen.exe: examples/gen.c $(HDRS)
 	@mkdir -p $(@D)
-	$(WIN_CC) $(WARN) -O2 $(WIN_ISA) $< -o $@ -lm
+	$(WIN_CC) $(WARN) -O2 $(WIN_ISA) $< -o $@ -lm -lshell32
 # the build options: no threads, no mmap, everything static
 $(B)/options/test_%: tests/test_%.c tests/test.h $(HDRS)
 	@mkdir -p $(@D)

@@ -37,6 +37,12 @@
                               gives the same results, run serially
        XLARUN_NO_MMAP         never map files; weights are streamed into the model's memory
        XLARUN_NO_STDIO        no file system calls at all: load through xlarun_io callbacks only
+
+   WINDOWS
+       Paths are UTF-8 (opened with CreateFileW). The file with XLARUN_IMPLEMENTATION includes
+       <windows.h> (with WIN32_LEAN_AND_MEAN and NOMINMAX) and needs _WIN32_WINNT >= 0x0600.
+       xlarun_quantize needs POSIX and answers XLARUN_ERR_UNSUPPORTED there. Tested with
+       mingw-w64 under Wine; MSVC is not tested.
        XLARUN_SIMD_SCALAR     use the scalar reference kernels (see xlarun_kernels.h)
 
    ERROR REPORTING
@@ -781,6 +787,9 @@ XLARUN_API const int32_t *xlarun_generator_ids(const xlarun_generator *g, size_t
 #endif
 
 #if defined(_WIN32) && (!defined(XLARUN_NO_STDIO) || !defined(XLARUN_NO_THREADS))
+#if defined(_WIN32_WINNT) && _WIN32_WINNT < 0x0600
+#error "xlarun needs Windows Vista's API (SRW locks, condition variables): _WIN32_WINNT >= 0x0600"
+#endif
 #ifndef WIN32_LEAN_AND_MEAN
 #define WIN32_LEAN_AND_MEAN
 #endif
@@ -1054,7 +1063,8 @@ static xlarun_status xlarun__file_open(xlarun__file *f, const xlarun_io *io, con
         HANDLE h;
         if (!MultiByteToWideChar(CP_UTF8, MB_ERR_INVALID_CHARS, path, -1, wpath, 4096))
             return xlarun__fail(err, XLARUN_ERR_IO, "%s: cannot open (not a UTF-8 path)", path);
-        h = CreateFileW(wpath, GENERIC_READ, FILE_SHARE_READ, NULL, OPEN_EXISTING, FILE_ATTRIBUTE_NORMAL, NULL);
+        h = CreateFileW(wpath, GENERIC_READ, FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE, NULL, OPEN_EXISTING,
+                        FILE_ATTRIBUTE_NORMAL, NULL); /* shared as POSIX files are */
         if (h == INVALID_HANDLE_VALUE) return xlarun__fail(err, XLARUN_ERR_IO, "%s: cannot open", path);
         if (GetFileType(h) != FILE_TYPE_DISK || !GetFileSizeEx(h, &sz)) {
             CloseHandle(h);
@@ -2976,6 +2986,8 @@ static void *xlarun__worker_main(void *arg) {
         int spin = 0, last;
 #if XLARUN__SPIN
         while (XLARUN__LOAD(p->gen) == seen && spin < XLARUN__SPIN) { XLARUN__RELAX(); spin++; }
+#else
+        (void)spin;
 #endif
         xlarun__lock(&p->mu);
         while (p->gen == seen && !p->quit) xlarun__cond_wait(&p->go, &p->mu);

@@ -20,6 +20,7 @@
 #include <time.h>
 #if defined(_WIN32)
 #include <windows.h>
+#include <shellapi.h>
 #endif
 
 static double now(void) {
@@ -54,7 +55,7 @@ static void usage(FILE *f) {
             "\n"
             "chat:\n"
             "      --chat               format -p as a user turn with the model's chat template\n"
-            "  -i, --interactive        chat turn by turn, reading lines from stdin (Ctrl-D ends)\n"
+            "  -i, --interactive        chat turn by turn, reading lines from stdin (end of input ends)\n"
             "      --system TEXT        system message (implies --chat)\n"
             "      --chat-template NAME use this format instead of the tokenizer's chat_template:\n"
             "                           llama3, llama3.1, llama3.2, llama2, zephyr, chatml, mistral,\n"
@@ -200,6 +201,24 @@ static void conv_free(conversation *c) {
     free(c->owned);
 }
 
+#if defined(_WIN32)
+/* Windows gives main its arguments in the ANSI code page; the library reads UTF-8 (paths,
+   prompts). Take the wide command line instead; the strings live as long as the process. */
+static char **utf8_argv(int *argc) {
+    int n = 0, i;
+    LPWSTR *w = CommandLineToArgvW(GetCommandLineW(), &n);
+    char **a = w ? (char **)calloc((size_t)n + 1, sizeof(char *)) : NULL;
+    for (i = 0; a && i < n; i++) {
+        int len = WideCharToMultiByte(CP_UTF8, 0, w[i], -1, NULL, 0, NULL, NULL);
+        a[i] = len > 0 ? (char *)malloc((size_t)len) : NULL;
+        if (!a[i] || WideCharToMultiByte(CP_UTF8, 0, w[i], -1, a[i], len, NULL, NULL) != len) a = NULL; /* keep argv */
+    }
+    if (w) LocalFree(w);
+    if (a) *argc = n;
+    return a;
+}
+#endif
+
 int main(int argc, char **argv) {
     const char *dir = NULL, *ids_arg = NULL, *prompt_arg = NULL, *file_arg = NULL, *system_arg = NULL;
     const char *tmpl_name = NULL, *date_arg = NULL;
@@ -233,6 +252,13 @@ int main(int argc, char **argv) {
 
     memset(&conv, 0, sizeof conv);
     memset(&out, 0, sizeof out);
+#if defined(_WIN32)
+    {
+        char **u = utf8_argv(&argc);
+        if (u) argv = u;
+        SetConsoleOutputCP(CP_UTF8); /* the replies are UTF-8 */
+    }
+#endif
     for (i = 1; i < argc; i++) {
         const char *a = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
 #define NEED_VALUE() do { if (!val) { snprintf(msg, sizeof msg, "%s needs a value", a); return fail(msg); } i++; } while (0)

@@ -93,10 +93,13 @@ if have x86_64-w64-mingw32-gcc && [ -n "$wine" ]; then
         build WIN_ISA="$win_isa" $B/win/test_$t.exe && run "windows $t (wine)" $wine $B/win/test_$t.exe
     done
     if build WIN_ISA="$win_isa" $B/win/gen.exe; then
-        got=$($wine $B/win/gen.exe -m tests/fixtures/demo --chat -p "What is xlarun?" -t 2 2>$B/logs/win_gen.log | tr -d '\r')
-        if [ "$got" = "xlarun is a single-header C library that runs Llama models on the CPU." ]; then
-            echo "ok    windows gen (wine): the demo's answer"; total_pass=$((total_pass + 1))
-        else echo "FAIL  windows gen (wine): printed '$got'"; cat $B/logs/win_gen.log; failed="$failed windows-gen"; total_fail=$((total_fail + 1)); fi
+        mkdir -p "$B/win/démo-模型" && cp tests/fixtures/demo/* "$B/win/démo-模型/" # a UTF-8 path through argv
+        for d in tests/fixtures/demo "$B/win/démo-模型"; do
+            got=$($wine $B/win/gen.exe -m "$d" --chat -p "What is xlarun?" -t 2 2>$B/logs/win_gen.log | tr -d '\r')
+            if [ "$got" = "xlarun is a single-header C library that runs Llama models on the CPU." ]; then
+                echo "ok    windows gen (wine): the demo's answer from $d"; total_pass=$((total_pass + 1))
+            else echo "FAIL  windows gen (wine) on $d: printed '$got'"; cat $B/logs/win_gen.log; failed="$failed windows-gen"; total_fail=$((total_fail + 1)); fi
+        done
     fi
 else
     skip "windows variant: needs x86_64-w64-mingw32-gcc and wine64 (apt-get install gcc-mingw-w64-x86-64 wine64)"

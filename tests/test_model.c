@@ -206,6 +206,9 @@ static void test_invariants(const char *name) {
     ref = (float *)malloc(V * sizeof(float));
     got = (float *)malloc(V * sizeof(float));
     if (xlarun_model_open(dir, NULL, &m, &err) != XLARUN_OK) { CHECKF(0, "%s", err.message); goto out0; }
+#if !defined(XLARUN_NO_MMAP) && (defined(__unix__) || defined(__APPLE__) || defined(_WIN32))
+    CHECKF(xlarun_model_mapped_bytes(m) > 0, "%s: the default open did not map the weights", dir);
+#endif
     run_logits(m, ids, n, 1, 1, 0, ref);
     for (k = 0; k < sizeof batches / sizeof *batches; k++) {
         run_logits(m, ids, n, batches[k], 1, n, got);
