@@ -74,7 +74,8 @@
    NUMERICS
        Activations are f32, and so is the KV cache by default; weights are read in their stored
        dtype and widened exactly. The reference is Hugging Face transformers' LlamaForCausalLM
-       (MistralForCausalLM, Qwen2ForCausalLM for those) in float32 with eager attention; biases
+       (MistralForCausalLM, Qwen2ForCausalLM, Qwen3ForCausalLM for those) in float32 with eager
+       attention; Qwen3's per-head q/k norms use the RMSNorm kernel of the layer norms; biases
        (Qwen2's q, k, v; Llama's attention_bias and mlp_bias) are added in f32 after the product,
        and stay float in quantized checkpoints, like the norms. See README.md for the
        measured agreement. The session option precision = XLARUN_PRECISION_BF16_ACTIVATIONS
@@ -294,7 +295,9 @@ typedef enum xlarun_rope_type {
 typedef enum xlarun_arch {          /* config.json's architectures / model_type */
     XLARUN_ARCH_LLAMA = 0,          /* LlamaForCausalLM, llama */
     XLARUN_ARCH_MISTRAL,            /* MistralForCausalLM, mistral: Llama with a sliding window */
-    XLARUN_ARCH_QWEN2               /* Qwen2ForCausalLM, qwen2: Llama with q, k and v biases */
+    XLARUN_ARCH_QWEN2,              /* Qwen2ForCausalLM, qwen2: Llama with q, k and v biases */
+    XLARUN_ARCH_QWEN3               /* Qwen3ForCausalLM, qwen3: Llama with an RMSNorm over each head
+                                       of q and k before RoPE (q_norm, k_norm) */
 } xlarun_arch;
 
 typedef struct xlarun_config {      /* config.json, checked; read-only */
@@ -311,6 +314,7 @@ typedef struct xlarun_config {      /* config.json, checked; read-only */
     int qkv_bias;                   /* q_proj, k_proj, v_proj add a bias: Qwen2, Llama's attention_bias */
     int o_bias;                     /* o_proj adds one: Llama's attention_bias */
     int mlp_bias;                   /* gate_proj, up_proj, down_proj add one: Llama's mlp_bias */
+    int qk_norm;                    /* Qwen3: q and k are RMS-normalized per head (q_norm, k_norm) */
     int32_t bos_token_id;           /* -1 when absent */
     uint32_t n_eos;
     int32_t eos_token_ids[XLARUN_MAX_EOS];
@@ -1974,13 +1978,15 @@ typedef struct xlarun__weight {
 
 typedef struct xlarun__map { void *addr; uint64_t bytes; } xlarun__map;
 
-/* the tensors a model may need: 3 global slots, then 17 per layer: 2 norms, 7 matrices and the
-   biases of the matrices, bias of matrix kind k at XLARUN__L_BIAS + k (the one at L_BIAS +
-   L_MLP_NORM is never used; only the biases config.json asks for are) */
+/* the tensors a model may need: 3 global slots, then 19 per layer: 2 norms, 7 matrices, the
+   biases of the matrices (bias of matrix kind k at XLARUN__L_BIAS + k; the one at L_BIAS +
+   L_MLP_NORM is never used), and Qwen3's per-head q and k norms. Only the biases and head norms
+   config.json asks for are used. */
 enum { XLARUN__T_EMBED, XLARUN__T_NORM, XLARUN__T_LM_HEAD, XLARUN__T_GLOBAL };
 enum { XLARUN__L_ATTN_NORM, XLARUN__L_Q, XLARUN__L_K, XLARUN__L_V, XLARUN__L_O,
        XLARUN__L_MLP_NORM, XLARUN__L_GATE, XLARUN__L_UP, XLARUN__L_DOWN,
-       XLARUN__L_BIAS = XLARUN__L_DOWN, XLARUN__L_COUNT = XLARUN__L_BIAS + XLARUN__L_DOWN + 1 };
+       XLARUN__L_BIAS = XLARUN__L_DOWN, XLARUN__L_Q_NORM = XLARUN__L_BIAS + XLARUN__L_DOWN + 1,
+       XLARUN__L_K_NORM, XLARUN__L_COUNT };
 static const char *const xlarun__global_names[XLARUN__T_GLOBAL] = {
     "model.embed_tokens.weight", "model.norm.weight", "lm_head.weight"};
 static const char *const xlarun__layer_names[XLARUN__L_COUNT] = {
@@ -1988,7 +1994,8 @@ static const char *const xlarun__layer_names[XLARUN__L_COUNT] = {
     "self_attn.v_proj.weight", "self_attn.o_proj.weight", "post_attention_layernorm.weight",
     "mlp.gate_proj.weight", "mlp.up_proj.weight", "mlp.down_proj.weight",
     "self_attn.q_proj.bias", "self_attn.k_proj.bias", "self_attn.v_proj.bias",
-    "self_attn.o_proj.bias", NULL, "mlp.gate_proj.bias", "mlp.up_proj.bias", "mlp.down_proj.bias"};
+    "self_attn.o_proj.bias", NULL, "mlp.gate_proj.bias", "mlp.up_proj.bias", "mlp.down_proj.bias",
+    "self_attn.q_norm.weight", "self_attn.k_norm.weight"};
 
 typedef struct xlarun__slot {
     const void *data;            /* mapped or streamed bytes (f32 copy for norms) */
@@ -2005,6 +2012,7 @@ typedef struct xlarun__layer {
     const float *attn_norm, *mlp_norm;
     xlarun__weight q, k, v, o, gate, up, down;
     const float *bias[XLARUN__L_DOWN + 1]; /* f32 bias of matrix kind k (XLARUN__L_Q...), or NULL */
+    const float *q_norm, *k_norm;        /* Qwen3's per-head norm weights [head_dim], or NULL */
 } xlarun__layer;
 
 #define XLARUN__MODEL_MAGIC 0x584C4D4Fu
@@ -2118,19 +2126,20 @@ static xlarun_status xlarun__cfg_ids(const xlarun__json *j, size_t root, const c
 }
 
 /* the models xlarun runs: transformers class, model_type, and what config.json keys default to
-   where the classes differ (num_key_value_heads, max_position_embeddings) */
+   where the classes differ (num_key_value_heads, max_position_embeddings, head_dim) */
 static const struct xlarun__arch_info {
     const char *cls, *type;
     xlarun_arch arch;
-    uint32_t kv_heads, max_pos; /* kv_heads 0: num_attention_heads */
+    uint32_t kv_heads, max_pos, head_dim; /* kv_heads 0: num_attention_heads; head_dim 0: hidden / heads */
 } xlarun__archs[] = {
-    {"LlamaForCausalLM", "llama", XLARUN_ARCH_LLAMA, 0, 2048},
-    {"MistralForCausalLM", "mistral", XLARUN_ARCH_MISTRAL, 8, 4096 * 32},
-    {"Qwen2ForCausalLM", "qwen2", XLARUN_ARCH_QWEN2, 32, 32768},
+    {"LlamaForCausalLM", "llama", XLARUN_ARCH_LLAMA, 0, 2048, 0},
+    {"MistralForCausalLM", "mistral", XLARUN_ARCH_MISTRAL, 8, 4096 * 32, 0},
+    {"Qwen2ForCausalLM", "qwen2", XLARUN_ARCH_QWEN2, 32, 32768, 0},
+    {"Qwen3ForCausalLM", "qwen3", XLARUN_ARCH_QWEN3, 32, 32768, 128},
 };
 #define XLARUN__N_ARCH XLARUN__CAST(int, sizeof xlarun__archs / sizeof *xlarun__archs)
-#define XLARUN__ARCH_CLASSES "LlamaForCausalLM, MistralForCausalLM, Qwen2ForCausalLM"
-#define XLARUN__ARCH_TYPES "llama, mistral, qwen2"
+#define XLARUN__ARCH_CLASSES "LlamaForCausalLM, MistralForCausalLM, Qwen2ForCausalLM, Qwen3ForCausalLM"
+#define XLARUN__ARCH_TYPES "llama, mistral, qwen2, qwen3"
 
 XLARUN_API const char *xlarun_arch_name(xlarun_arch a) {
     int k;
@@ -2192,15 +2201,17 @@ static xlarun_status xlarun__parse_config(const char *text, size_t len, xlarun_c
         if (strcmp(buf, "silu"))
             return xlarun__fail(err, XLARUN_ERR_UNSUPPORTED, "config.json: hidden_act '%s' is not supported (supported: silu)", buf);
     }
-    if (c->arch == XLARUN_ARCH_LLAMA) { /* LlamaConfig's bias switches; the others have fixed biases */
+    if (c->arch == XLARUN_ARCH_LLAMA || c->arch == XLARUN_ARCH_QWEN3) { /* their bias switches */
         XLARUN__TRY(xlarun__cfg_bool(&j, root, "attention_bias", 0, &c->qkv_bias, err));
         c->o_bias = c->qkv_bias;
-        XLARUN__TRY(xlarun__cfg_bool(&j, root, "mlp_bias", 0, &c->mlp_bias, err));
-    } else if (c->arch == XLARUN_ARCH_QWEN2) {
+        if (c->arch == XLARUN_ARCH_LLAMA) XLARUN__TRY(xlarun__cfg_bool(&j, root, "mlp_bias", 0, &c->mlp_bias, err));
+    } else if (c->arch == XLARUN_ARCH_QWEN2)
         c->qkv_bias = 1;
+    c->qk_norm = c->arch == XLARUN_ARCH_QWEN3;
+    if (c->arch == XLARUN_ARCH_QWEN2 || c->arch == XLARUN_ARCH_QWEN3) {
         XLARUN__TRY(xlarun__cfg_bool(&j, root, "use_sliding_window", 0, &b, err));
         if (b) /* a window on layers max_window_layers.. only; transformers' own paths disagree on it */
-            return xlarun__fail(err, XLARUN_ERR_UNSUPPORTED, "config.json: use_sliding_window true (Qwen2's window on the upper layers) is not supported");
+            return xlarun__fail(err, XLARUN_ERR_UNSUPPORTED, "config.json: use_sliding_window true (Qwen's window on the upper layers) is not supported");
     }
 
     /* shapes */
@@ -2212,11 +2223,13 @@ static xlarun_status xlarun__parse_config(const char *text, size_t len, xlarun_c
     XLARUN__TRY(xlarun__cfg_uint(&j, root, "num_key_value_heads", 0, 1, XLARUN_MAX_HEADS, /* null: the heads */
                                  xlarun__json_get(&j, root, "num_key_value_heads") == XLARUN__NONE && xlarun__archs[by_cls].kv_heads
                                      ? xlarun__archs[by_cls].kv_heads : c->n_heads, &c->n_kv_heads, err));
-    if (xlarun__json_is_null(&j, xlarun__json_get(&j, root, "head_dim")) && c->hidden_size % c->n_heads)
+    if (xlarun__json_is_null(&j, xlarun__json_get(&j, root, "head_dim")) && c->hidden_size % c->n_heads && !xlarun__archs[by_cls].head_dim)
         return xlarun__fail(err, XLARUN_ERR_FORMAT,
                             "config.json: hidden_size %u is not divisible by num_attention_heads %u (and no head_dim is given)",
                             c->hidden_size, c->n_heads);
-    XLARUN__TRY(xlarun__cfg_uint(&j, root, "head_dim", 0, 2, XLARUN_MAX_HEAD_DIM, c->hidden_size / c->n_heads, &c->head_dim, err));
+    XLARUN__TRY(xlarun__cfg_uint(&j, root, "head_dim", 0, 2, XLARUN_MAX_HEAD_DIM,
+                                 xlarun__archs[by_cls].head_dim ? xlarun__archs[by_cls].head_dim : c->hidden_size / c->n_heads,
+                                 &c->head_dim, err));
     if (c->head_dim % 2 || c->head_dim == 0)
         return xlarun__fail(err, XLARUN_ERR_FORMAT, "config.json: head_dim %u must be even for RoPE", c->head_dim);
     if (c->n_heads % c->n_kv_heads)
@@ -2324,13 +2337,14 @@ static void xlarun__rope_freqs(const xlarun_config *c, float *inv) {
 static int xlarun__is_matrix_slot(int slot) {
     int k = slot < XLARUN__T_GLOBAL ? -1 : (slot - XLARUN__T_GLOBAL) % XLARUN__L_COUNT;
     if (slot < XLARUN__T_GLOBAL) return slot != XLARUN__T_NORM;
-    return k != XLARUN__L_ATTN_NORM && k != XLARUN__L_MLP_NORM && k <= XLARUN__L_DOWN;
+    return k != XLARUN__L_ATTN_NORM && k != XLARUN__L_MLP_NORM && k <= XLARUN__L_DOWN; /* not norms, biases */
 }
 
 /* whether the model reads layer slot kind k: the norms and matrices always, a bias when
-   config.json gives the matrix one */
+   config.json gives the matrix one, the head norms for Qwen3 */
 static int xlarun__layer_slot_used(const xlarun_config *c, int k) {
     if (k <= XLARUN__L_DOWN) return 1;
+    if (k >= XLARUN__L_Q_NORM) return c->qk_norm;
     switch (k - XLARUN__L_BIAS) {
     case XLARUN__L_Q: case XLARUN__L_K: case XLARUN__L_V: return c->qkv_bias;
     case XLARUN__L_O: return c->o_bias;
@@ -2375,6 +2389,7 @@ static int xlarun__slot_shape(const xlarun_config *c, int slot, uint64_t shape[2
     shape[1] = H;
     if (slot == XLARUN__T_EMBED || slot == XLARUN__T_LM_HEAD) { shape[0] = V; return 2; }
     if (slot == XLARUN__T_NORM || k == XLARUN__L_ATTN_NORM || k == XLARUN__L_MLP_NORM) { shape[0] = H; return 1; }
+    if (k >= XLARUN__L_Q_NORM) { shape[0] = c->head_dim; return 1; }
     if (bias) k -= XLARUN__L_BIAS; /* a bias: [rows] of its matrix */
     switch (k) {
     case XLARUN__L_Q: shape[0] = Q; break;
@@ -2688,6 +2703,9 @@ static xlarun_status xlarun__check_slot(const xlarun__loader *L, int i, const ch
     if (k >= 0 && !xlarun__layer_slot_used(c, k)) return XLARUN_OK;
     xlarun__slot_name(i, name, sizeof name);
     if (!sl->found) {
+        if (k >= XLARUN__L_Q_NORM)
+            return xlarun__fail(err, XLARUN_ERR_MODEL, "%s: missing tensor '%s' (Qwen3ForCausalLM normalizes each head of q and k)",
+                                L->dir, name);
         if (k > XLARUN__L_DOWN)
             return xlarun__fail(err, XLARUN_ERR_MODEL, "%s: missing tensor '%s' (%s)", L->dir, name,
                                 c->arch == XLARUN_ARCH_QWEN2 ? "Qwen2ForCausalLM has q, k and v biases"
@@ -2784,6 +2802,8 @@ static xlarun_status xlarun__model_build(xlarun__arena *a, const char *dir,
         w[XLARUN__L_GATE] = &ly->gate; w[XLARUN__L_UP] = &ly->up; w[XLARUN__L_DOWN] = &ly->down;
         ly->attn_norm = XLARUN__CAST(const float *, sl[XLARUN__L_ATTN_NORM].data);
         ly->mlp_norm = XLARUN__CAST(const float *, sl[XLARUN__L_MLP_NORM].data);
+        ly->q_norm = m->cfg.qk_norm ? XLARUN__CAST(const float *, sl[XLARUN__L_Q_NORM].data) : NULL;
+        ly->k_norm = m->cfg.qk_norm ? XLARUN__CAST(const float *, sl[XLARUN__L_K_NORM].data) : NULL;
         for (k = 0; k <= XLARUN__L_DOWN; k++) {
             if (k == XLARUN__L_ATTN_NORM || k == XLARUN__L_MLP_NORM) continue;
             m->weight_bytes += xlarun__view(m, &sl[k], XLARUN__T_GLOBAL + XLARUN__CAST(int, l) * XLARUN__L_COUNT + k, w[k]);
@@ -3260,6 +3280,11 @@ static void xlarun__forward(xlarun_session *s, const int32_t *ids, size_t n) {
         xlarun__mm_run(s, &mm);
         for (i = 0; i < n; i++) {
             size_t p = s->pos + i, h;
+            if (L->q_norm) /* Qwen3: each head of q and k RMS-normalized before RoPE */
+                for (h = 0; h < c->n_heads + c->n_kv_heads; h++) {
+                    float *v = h < c->n_heads ? s->q + i * qd + h * hd : s->k + i * kvd + (h - c->n_heads) * hd;
+                    xlarun_k_rmsnorm(v, v, h < c->n_heads ? L->q_norm : L->k_norm, hd, c->rms_norm_eps);
+                }
             xlarun_k_rope(s->q + i * qd, c->n_heads, hd, s->rope_cos + i * half, s->rope_sin + i * half);
             xlarun_k_rope(s->k + i * kvd, c->n_kv_heads, hd, s->rope_cos + i * half, s->rope_sin + i * half);
             for (h = 0; h < c->n_kv_heads; h++) { /* the key down its block's column, the value a row */

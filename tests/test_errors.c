@@ -845,7 +845,7 @@ static void test_model_config(void) {
 
     /* what kind of model */
     CFG(NULL, "\"architectures\": [\"GemmaForCausalLM\"]", XLARUN_ERR_UNSUPPORTED,
-        "config.json: architecture 'GemmaForCausalLM' is not supported (supported: LlamaForCausalLM, MistralForCausalLM, Qwen2ForCausalLM)");
+        "config.json: architecture 'GemmaForCausalLM' is not supported (supported: LlamaForCausalLM, MistralForCausalLM, Qwen2ForCausalLM, Qwen3ForCausalLM)");
     CFG(NULL, "\"architectures\": [\"Qwen2ForCausalLM\"]", XLARUN_ERR_FORMAT,
         "config.json: model_type 'llama' and 'architectures' name different models");
     CFG(NULL, "\"architectures\": [\"LlamaForCausalLM\", \"MistralForCausalLM\"]", XLARUN_ERR_FORMAT,
@@ -903,7 +903,7 @@ static void test_model_config(void) {
     CFG(NULL, "\"architectures\": [\"LlamaForCausalLM\", \"LlamaForSequenceClassification\"]", XLARUN_ERR_UNSUPPORTED,
         "architecture 'LlamaForSequenceClassification' is not supported");
     CFG(NULL, "\"architectures\": \"LlamaForCausalLM\"", XLARUN_ERR_FORMAT, "config.json: 'architectures' must be a list");
-    CFG(NULL, "\"model_type\": \"gemma\"", XLARUN_ERR_UNSUPPORTED, "config.json: model_type 'gemma' is not supported (supported: llama, mistral, qwen2)");
+    CFG(NULL, "\"model_type\": \"gemma\"", XLARUN_ERR_UNSUPPORTED, "config.json: model_type 'gemma' is not supported (supported: llama, mistral, qwen2, qwen3)");
     /* Qwen2: names that agree, head_dim as transformers 4.46 derives it, no per-layer window,
        Qwen2Config's 32 KV heads when the key is missing (MistralConfig's 8 for Mistral) */
 #define QWEN2 "\"model_type\": \"qwen2\", \"architectures\": [\"Qwen2ForCausalLM\"]"
@@ -911,7 +911,7 @@ static void test_model_config(void) {
     CFG(NULL, QWEN2, XLARUN_ERR_UNSUPPORTED,
         "config.json: head_dim 32 with Qwen2ForCausalLM is not supported (it must be hidden_size / num_attention_heads, 16)");
     CFG("head_dim", QWEN2 ", \"use_sliding_window\": true", XLARUN_ERR_UNSUPPORTED,
-        "config.json: use_sliding_window true (Qwen2's window on the upper layers) is not supported");
+        "config.json: use_sliding_window true (Qwen's window on the upper layers) is not supported");
     CFG("head_dim", QWEN2 ", \"use_sliding_window\": 1", XLARUN_ERR_FORMAT, "config.json: 'use_sliding_window' must be true or false");
     CFG("num_key_value_heads", QWEN2, XLARUN_ERR_FORMAT,
         "config.json: num_attention_heads 4 is not a multiple of num_key_value_heads 32");
@@ -919,6 +919,8 @@ static void test_model_config(void) {
         "config.json: num_attention_heads 4 is not a multiple of num_key_value_heads 8");
     CFG("num_key_value_heads", "\"model_type\": \"mistral\", \"architectures\": null, \"rope_scaling\": null, \"num_key_value_heads\": null",
         XLARUN_ERR_MODEL, "tensor 'model.layers.0.self_attn.k_proj.weight' has shape [64,64], but config.json implies [128,64]"); /* null: 4 heads */
+    CFG("head_dim", "\"model_type\": \"qwen3\", \"architectures\": null, \"rope_scaling\": null", XLARUN_ERR_MODEL,
+        "tensor 'model.layers.0.self_attn.k_proj.weight' has shape [64,64], but config.json implies [256,64]"); /* 2 x 128 */
 #undef QWEN2
     CFG(NULL, "\"architectures\": null, \"model_type\": null", XLARUN_ERR_FORMAT,
         "neither 'architectures' nor 'model_type' says what model this is");
@@ -1081,6 +1083,27 @@ static void test_model_biases(void) {
     memcpy(f, q, n); /* a bias for a layer past num_hidden_layers */
     CHECK(patch_bytes(f, n, "\"model.layers.1.self_attn.v_proj.bias\"", "\"model.layers.7.self_attn.v_proj.bias\""));
     bias_case("qwen2-f32", f, n, NULL, XLARUN_ERR_MODEL, "tensor 'model.layers.7.self_attn.v_proj.bias' is past num_hidden_layers 2", __LINE__);
+    /* Qwen3: the per-head norms are needed, [head_dim] each; head_dim defaults to Qwen3Config's 128 */
+    {
+        size_t n3;
+        unsigned char *q3 = slurp(FIX "qwen3-f32/model.safetensors", &n3), *f3 = (unsigned char *)malloc(n3 + 16);
+        bias_case("qwen3-f32", q3, n3, NULL, XLARUN_OK, "", __LINE__);
+        memcpy(f3, q3, n3);
+        CHECK(patch_bytes(f3, n3, "\"model.layers.1.self_attn.k_norm.weight\"", "\"model.layers.1.self_attn.k_norm.weighx\""));
+        bias_case("qwen3-f32", f3, n3, NULL, XLARUN_ERR_MODEL,
+                  "missing tensor 'model.layers.1.self_attn.k_norm.weight' (Qwen3ForCausalLM normalizes each head of q and k)", __LINE__);
+        memcpy(f3, q3, n3); /* the q norm as 64 f16 values (same bytes) */
+        CHECK(patch_bytes(f3, n3, "\"model.layers.1.self_attn.q_norm.weight\":{\"dtype\":\"F32\",\"shape\":[32]",
+                          "\"model.layers.1.self_attn.q_norm.weight\":{\"dtype\":\"F16\",\"shape\":[64]"));
+        bias_case("qwen3-f32", f3, n3, NULL, XLARUN_ERR_MODEL,
+                  "tensor 'model.layers.1.self_attn.q_norm.weight' has shape [64], but config.json implies [32]", __LINE__);
+        bias_case("qwen3-f32", q3, n3, "\"use_sliding_window\": true", XLARUN_ERR_UNSUPPORTED,
+                  "config.json: use_sliding_window true (Qwen's window on the upper layers) is not supported", __LINE__);
+        bias_case("qwen3-f32", q3, n3, "\"attention_bias\": true", XLARUN_ERR_MODEL,
+                  "missing tensor 'model.layers.0.self_attn.q_proj.bias' (config.json has attention_bias true)", __LINE__);
+        free(f3);
+        free(q3);
+    }
     /* Llama with attention_bias and mlp_bias: each missing bias names its switch; with both
        switches false the biases are not read */
     bias_case("biased-f32", b, nb, NULL, XLARUN_OK, "", __LINE__);

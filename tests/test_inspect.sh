@@ -85,7 +85,7 @@ has "model.embed_tokens.weight"
 copy llama32-bf16 arch
 sed 's/LlamaForCausalLM/GemmaForCausalLM/' $F/llama32-bf16/config.json >"$T/arch/config.json"
 run "$T/arch" 1
-has "architecture 'GemmaForCausalLM' is not supported (supported: LlamaForCausalLM, MistralForCausalLM, Qwen2ForCausalLM) (unsupported model)"
+has "architecture 'GemmaForCausalLM' is not supported (supported: LlamaForCausalLM, MistralForCausalLM, Qwen2ForCausalLM, Qwen3ForCausalLM) (unsupported model)"
 
 # a Mistral model: the architecture and its sliding window are named
 run $F/mistral-bf16 0
@@ -95,6 +95,8 @@ has "sliding_window 20 (position i attends to i-19..i)"
 # Qwen2 and a Llama with every bias: the biases the model reads are listed
 run $F/qwen2-bf16 0
 has "config.json: Qwen2ForCausalLM"; has "biases: q_proj k_proj v_proj"; has "model.layers.1.self_attn.k_proj.bias"
+run $F/qwen3-f32 0
+has "config.json: Qwen3ForCausalLM"; has "q_norm and k_norm"; has "model.layers.0.self_attn.q_norm.weight"
 run $F/biased-f16 0
 has "config.json: LlamaForCausalLM"; has "biases: q_proj k_proj v_proj o_proj gate_proj up_proj down_proj"
 

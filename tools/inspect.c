@@ -48,6 +48,7 @@ static void print_config(const xlarun_config *c) {
     if (c->qkv_bias || c->o_bias || c->mlp_bias)
         printf("  biases:%s%s%s\n", c->qkv_bias ? " q_proj k_proj v_proj" : "", c->o_bias ? " o_proj" : "",
                c->mlp_bias ? " gate_proj up_proj down_proj" : "");
+    if (c->qk_norm) printf("  q_norm and k_norm: each head of q and k RMS-normalized before RoPE\n");
     if (c->sliding_window) printf("  sliding_window %u (position i attends to i-%u..i)\n", c->sliding_window, c->sliding_window - 1);
     printf("  tie_word_embeddings %s, bos %d, eos", c->tie_word_embeddings ? "true" : "false", (int)c->bos_token_id);
     if (!c->n_eos) printf(" none");

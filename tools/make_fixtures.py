@@ -5,7 +5,9 @@ Usage:  python3 tools/make_fixtures.py [--out tests/fixtures] [--only NAME ...]
 
 For each of five small random-weight LlamaForCausalLM configs (llama32, llama2, mqa, odd, and
 biased: attention_bias and mlp_bias true), one MistralForCausalLM config with a sliding window
-shorter than prompt + 48 (mistral) and one Qwen2ForCausalLM config (qwen2: q, k, v biases),
+shorter than prompt + 48 (mistral), one Qwen2ForCausalLM config (qwen2: q, k, v biases) and one
+Qwen3ForCausalLM config (qwen3: per-head q and k norms; made with transformers 4.51.3, see
+FAMILY_PINS),
 this writes tests/fixtures/<name>-<dtype>/ for dtype in f32, bf16, f16, holding what
 save_pretrained(safe_serialization=True) writes (config.json, generation_config.json,
 model.safetensors or shards + model.safetensors.index.json) plus oracle.safetensors:
@@ -39,6 +41,10 @@ import safetensors
 from safetensors.torch import save_file, load_file
 from transformers import LlamaConfig, LlamaForCausalLM, MistralConfig, MistralForCausalLM
 from transformers import Qwen2Config, Qwen2ForCausalLM
+try:   # transformers >= 4.51 (the qwen3 family only)
+    from transformers import Qwen3Config, Qwen3ForCausalLM
+except ImportError:
+    Qwen3Config = Qwen3ForCausalLM = None
 from transformers.cache_utils import DynamicCache
 
 VERSIONS = {
@@ -118,13 +124,27 @@ CONFIGS = {
                     rms_norm_eps=1e-5, max_position_embeddings=256,
                     bos_token_id=1, eos_token_id=2),
                23, 7000, 77, 4.0),
+    # Qwen3 (Qwen3ForCausalLM, transformers 4.51.3): an RMSNorm over each head of q and k before
+    # RoPE (q_norm, k_norm), no biases, head_dim 32 explicit (≠ H/nh, as Qwen3-0.6B's 128 x 16 ≠
+    # 1024), GQA, tied, theta 1e6, eps 1e-6.
+    "qwen3": (dict(vocab_size=320, hidden_size=64, intermediate_size=128, num_hidden_layers=2,
+                   num_attention_heads=4, num_key_value_heads=2, head_dim=32,
+                   tie_word_embeddings=True, rope_theta=1000000.0, rope_scaling=None,
+                   attention_bias=False, use_sliding_window=False, sliding_window=None, rms_norm_eps=1e-6,
+                   max_position_embeddings=256, bos_token_id=318, eos_token_id=[319, 317]),
+              35, 8000, 88, 4.0),
 }
-ARCH = {"mistral": (MistralConfig, MistralForCausalLM), "qwen2": (Qwen2Config, Qwen2ForCausalLM)}   # the rest: Llama
+ARCH = {"mistral": (MistralConfig, MistralForCausalLM), "qwen2": (Qwen2Config, Qwen2ForCausalLM),
+        "qwen3": (Qwen3Config, Qwen3ForCausalLM)}   # the rest: Llama
+# families whose model class needs other versions than PINNED: made only with --only, under these
+# (python3 -m venv --system-site-packages V && V/bin/pip install transformers==4.51.3;
+#  V/bin/python tools/make_fixtures.py --only qwen3)
+FAMILY_PINS = {"qwen3": {"transformers": "4.51.3"}}
 SHARDED = {("llama2", "f32")}   # folders saved as exactly two shards + index
 
 
-def check_versions():
-    bad = {k: (VERSIONS[k], v) for k, v in PINNED.items() if VERSIONS[k] != v}
+def check_versions(pins):
+    bad = {k: (VERSIONS[k], v) for k, v in pins.items() if VERSIONS[k] != v}
     if bad:
         msg = "version mismatch (have, pinned): %s" % bad
         if os.environ.get("XLARUN_FIXTURES_ANY_VERSION"):
@@ -153,7 +173,7 @@ def fill_weights(model, cfg, seed, logit_std):
     has RMS ~1); projections: N(0, (gain/sqrt(fan_in))^2), gain 1.5 for q/k (peaked attention),
     3.0 for o_proj/down_proj (the layers, not the current token's embedding, dominate the
     residual stream; otherwise tied models just repeat their last token) and 1.0 for v/gate/up;
-    norms: 1 + 0.1*N(0,1); biases: N(0, 0.5^2) (1.0 for k_proj, as Qwen's k biases are large).
+    norms: 1 + 0.1*N(0,1) (Qwen3's q_norm/k_norm twice that); biases: N(0, 0.5^2) (1.0 for k_proj, as Qwen's k biases are large).
     Tied models use the embedding for both.
     """
     rng = np.random.default_rng(seed)
@@ -161,7 +181,9 @@ def fill_weights(model, cfg, seed, logit_std):
     with torch.no_grad():
         for name, p in model.named_parameters():   # tied lm_head is not listed separately
             shape = tuple(p.shape)
-            if name.endswith("norm.weight"):
+            if name.endswith(("q_norm.weight", "k_norm.weight")):   # peaked attention after the head norms
+                w = 2.0 * (1.0 + 0.1 * rng.standard_normal(shape, dtype=np.float32))
+            elif name.endswith("norm.weight"):
                 w = 1.0 + 0.1 * rng.standard_normal(shape, dtype=np.float32)
             elif name.endswith(".bias"):
                 w = (1.0 if "k_proj" in name else 0.5) * rng.standard_normal(shape, dtype=np.float32)
@@ -331,7 +353,7 @@ def numpy_reference(folder):
     """Independent float64 numpy forward pass written from SPEC.md section 2 (RMSNorm, rotate_half
     RoPE with default/linear/llama3 inv_freq, GQA by contiguous blocks, causal softmax attention
     scaled by 1/sqrt(head_dim), Mistral's sliding window (position i sees i-W+1..i), SwiGLU,
-    tied head, each projection's bias when the file has one). Returns max |logit - oracle| over the 48 rows
+    tied head, each projection's bias when the file has one, Qwen3's per-head q/k norms). Returns max |logit - oracle| over the 48 rows
     and whether its argmax reproduces greedy. A cross-check of the spec, not of the oracle."""
     from safetensors import safe_open
     with open(os.path.join(folder, "config.json")) as f:
@@ -373,8 +395,11 @@ def numpy_reference(folder):
         p = "model.layers.%d." % l
         x = rms(h, W[p + "input_layernorm.weight"])
         lin = lambda x, n: x @ W[p + n + ".weight"].T + W.get(p + n + ".bias", 0.0)
-        q = rope(lin(x, "self_attn.q_proj").reshape(T, nh, hd))
-        k = rope(lin(x, "self_attn.k_proj").reshape(T, nkv, hd))
+        qn, kn = W.get(p + "self_attn.q_norm.weight"), W.get(p + "self_attn.k_norm.weight")
+        q = lin(x, "self_attn.q_proj").reshape(T, nh, hd)
+        k = lin(x, "self_attn.k_proj").reshape(T, nkv, hd)
+        q = rope(q if qn is None else rms(q, qn))   # Qwen3: per head, before RoPE
+        k = rope(k if kn is None else rms(k, kn))
         v = lin(x, "self_attn.v_proj").reshape(T, nkv, hd)
         att = np.zeros((T, nh, hd))
         for hh in range(nh):
@@ -400,13 +425,20 @@ def main():
                                                  "..", "tests", "fixtures"))
     ap.add_argument("--only", nargs="+", choices=sorted(CONFIGS), help="regenerate only these families")
     a = ap.parse_args()
-    check_versions()
+    names = a.only or [n for n in CONFIGS if n not in FAMILY_PINS]
+    pins = [dict(PINNED, **FAMILY_PINS.get(n, {})) for n in names]
+    if any(p != pins[0] for p in pins):
+        sys.exit("these families need different versions (FAMILY_PINS): run them apart with --only")
+    check_versions(pins[0])
+    skipped = [n for n in CONFIGS if n not in names]
+    if skipped and not a.only:
+        print("not made (other versions, see FAMILY_PINS; use --only): %s" % ", ".join(skipped))
     torch.set_num_threads(1)
     transformers.logging.set_verbosity_error()
     os.makedirs(a.out, exist_ok=True)
     rows = []
     for name, (kw, plen, base_seed, prompt_seed, logit_std) in CONFIGS.items():
-        if a.only and name not in a.only:
+        if name not in names:
             continue
         cfg, model, prompt, seed, rejected = choose_seed(name, kw, plen, base_seed, prompt_seed, logit_std)
         print("%s: weight seed %d (prompt seed %d); rejected (seed, (dtype, min_margin, distinct, longest_run)): %s"
