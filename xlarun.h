@@ -643,7 +643,9 @@ typedef enum xlarun_chat_format {
                                  system message opens the last user turn */
     XLARUN_CHAT_MIXTRAL,      /* Mixtral 8x7B: " [INST] user [/INST] reply</s>"; the system message
                                  opens the first user turn */
-    XLARUN_CHAT_MISTRAL_SP    /* Mistral Small / Large: [SYSTEM_PROMPT]...[/SYSTEM_PROMPT], [INST]...[/INST] */
+    XLARUN_CHAT_MISTRAL_SP,   /* Mistral Small / Large: [SYSTEM_PROMPT]...[/SYSTEM_PROMPT], [INST]...[/INST] */
+    XLARUN_CHAT_QWEN3         /* Qwen3: ChatML; replies before the last user turn lose their
+                                 <think> block, tool results go in a user turn */
 } xlarun_chat_format;
 
 typedef struct xlarun_chat_template {
@@ -666,6 +668,7 @@ typedef struct xlarun_chat_options {  /* zero-initialised means defaults */
     const char *date;         /* LLAMA31 "Today Date"; NULL: the template's default
                                  ("26 Jul 2024", or for Llama 3.2 today, UTC, as "%d %b %Y") */
     int no_generation_prompt; /* 1: do not open the assistant's turn at the end */
+    int no_thinking;          /* QWEN3: enable_thinking=False (an empty <think> block opens the reply) */
 } xlarun_chat_options;
 
 /* Recognises a tokenizer_config.json chat_template. An unknown one gives XLARUN_ERR_UNSUPPORTED
@@ -673,7 +676,7 @@ typedef struct xlarun_chat_options {  /* zero-initialised means defaults */
 XLARUN_API xlarun_status xlarun_chat_template_detect(const char *chat_template,
                                                      xlarun_chat_template *out, xlarun_error *err);
 /* "llama3", "llama3.1", "llama3.2" (today's date by default), "llama2", "zephyr", "chatml",
-   "mistral", "mistral-v3", "mixtral", "mistral-small", "mistral-large" */
+   "mistral", "mistral-v3", "mixtral", "mistral-small", "mistral-large", "qwen3" */
 XLARUN_API xlarun_status xlarun_chat_template_named(const char *name, xlarun_chat_template *out,
                                                     xlarun_error *err);
 /* Renders msgs into out (cap bytes, NUL-terminated); *len gets the length. out may be NULL (or
@@ -6804,7 +6807,7 @@ static const char *const xlarun__chat_names =
     "llama3 (Llama 3 Instruct), llama3.1 (Llama 3.1/3.2 Instruct), llama2 (Llama 2 chat), "
     "zephyr (Zephyr, TinyLlama chat), chatml (SmolLM2, Qwen2.5 and other ChatML models), "
     "mistral (Mistral 7B Instruct v0.1/v0.2), mistral-v3 (Mistral 7B v0.3, Mixtral 8x22B), "
-    "mixtral (Mixtral 8x7B), mistral-small, mistral-large";
+    "mixtral (Mixtral 8x7B), mistral-small, mistral-large, qwen3 (Qwen3 with thinking)";
 
 XLARUN_API xlarun_status xlarun_chat_template_named(const char *name, xlarun_chat_template *out,
                                                     xlarun_error *err) {
@@ -6822,6 +6825,7 @@ XLARUN_API xlarun_status xlarun_chat_template_named(const char *name, xlarun_cha
     else if (!strcmp(name, "mixtral")) out->format = XLARUN_CHAT_MIXTRAL;
     else if (!strcmp(name, "mistral-small")) out->format = XLARUN_CHAT_MISTRAL_SP;
     else if (!strcmp(name, "mistral-large")) { out->format = XLARUN_CHAT_MISTRAL_SP; out->spaced = 1; }
+    else if (!strcmp(name, "qwen3")) out->format = XLARUN_CHAT_QWEN3;
     else
         return xlarun__fail(err, XLARUN_ERR_ARGUMENT, "unknown chat template name '%.64s' (known: %s)", name,
                             xlarun__chat_names);
@@ -6878,6 +6882,8 @@ static const struct xlarun__known_template {
     {0x71e04a4a748d4dd2u, XLARUN_CHAT_MISTRAL_SP, 0}, /* mistral-small:24b */
     {0xe4a9cc5e634ae240u, XLARUN_CHAT_MISTRAL_SP, 1}, /* mistral-large:123b */
 };
+/* Qwen3's template is known the same way (ChatML with <think> handling and tools) */
+#define XLARUN__QWEN3_TEMPLATE 0x2bfdb7abc8b9f51au /* qwen3:0.6b, the Qwen3 family's */
 
 /* the start and length of s without ASCII white space at either end */
 static void xlarun__strip_ascii(const char *s, const char **b, size_t *n) {
@@ -6890,11 +6896,16 @@ static void xlarun__strip_ascii(const char *s, const char **b, size_t *n) {
 
 XLARUN_API xlarun_status xlarun_chat_template_detect(const char *t, xlarun_chat_template *out,
                                                      xlarun_error *err) {
+    const char *b;
+    size_t k, len;
+    uint64_t h;
     if (!out) return xlarun__fail(err, XLARUN_ERR_ARGUMENT, "xlarun_chat_template_detect: out is NULL");
     memset(out, 0, sizeof *out);
     if (!t || !t[0])
         return xlarun__fail(err, XLARUN_ERR_UNSUPPORTED, "the tokenizer has no chat_template; pick a format by name: %s",
                             xlarun__chat_names);
+    xlarun__strip_ascii(t, &b, &len);
+    h = xlarun__tk_hash(b, len); /* for the templates known by their exact text */
     if (strstr(t, "<|start_header_id|>") && strstr(t, "<|eot_id|>")) {
         if (strstr(t, "Cutting Knowledge Date")) {
             out->format = XLARUN_CHAT_LLAMA31;
@@ -6904,11 +6915,6 @@ XLARUN_API xlarun_status xlarun_chat_template_detect(const char *t, xlarun_chat_
     } else if (strstr(t, "[INST]") && strstr(t, "<<SYS>>"))
         out->format = XLARUN_CHAT_LLAMA2;
     else if (strstr(t, "[INST]")) { /* the Mistral family: by exact text, see above */
-        const char *b;
-        size_t k, len;
-        uint64_t h;
-        xlarun__strip_ascii(t, &b, &len);
-        h = xlarun__tk_hash(b, len);
         for (k = 0; k < sizeof xlarun__mistral_templates / sizeof *xlarun__mistral_templates; k++)
             if (xlarun__mistral_templates[k].fnv == h) {
                 out->format = xlarun__mistral_templates[k].format;
@@ -6920,6 +6926,12 @@ XLARUN_API xlarun_status xlarun_chat_template_detect(const char *t, xlarun_chat_
                                 "texts it was checked against); pick a format by name: %s",
                                 xlarun__chat_names);
     }
+    else if (h == XLARUN__QWEN3_TEMPLATE)
+        out->format = XLARUN_CHAT_QWEN3;
+    else if (strstr(t, "<think>")) /* reasoning templates differ in what they keep of <think> */
+        return xlarun__fail(err, XLARUN_ERR_UNSUPPORTED,
+                            "chat_template: a template with <think> blocks xlarun does not know (it takes only the exact "
+                            "texts it was checked against); pick a format by name: %s", xlarun__chat_names);
     else if (strstr(t, "<|user|>") && strstr(t, "<|assistant|>") && strstr(t, "eos_token"))
         out->format = XLARUN_CHAT_ZEPHYR;
     else if (strstr(t, "<|im_start|>") && strstr(t, "<|im_end|>")) {
@@ -6978,6 +6990,12 @@ static void xlarun__put_trim(xlarun__out *o, const char *s) {
     size_t n;
     xlarun__strip(s, &b, &n);
     xlarun__putn(o, b, n);
+}
+
+/* Qwen3's test for a user turn that carries tool results */
+static int xlarun__qwen_tool_response(const char *c) {
+    size_t n = strlen(c);
+    return !strncmp(c, "<tool_response>", 15) && n >= 16 && !strcmp(c + n - 16, "</tool_response>");
 }
 
 /* "%d %b %Y" of today in UTC, from time() counted as POSIX seconds (callers who want the local
@@ -7162,6 +7180,57 @@ XLARUN_API xlarun_status xlarun_chat_apply(const xlarun_chat_template *t,
                 return xlarun__fail(err, XLARUN_ERR_ARGUMENT, "chat (%s): only user and assistant roles are supported, message %lu is '%.32s'",
                                     name, XLARUN__CAST(unsigned long, i), msgs[i].role);
         }
+        break;
+    }
+    case XLARUN_CHAT_QWEN3: {
+        /* ChatML as Qwen3's template renders it without tools: a reply's text after its last
+           </think>, and its reasoning (before the first </think>, after the last <think> there)
+           shown only for replies after the last user query (the last user turn that is not a
+           tool response) that are last or have reasoning; tool results as one user turn */
+        size_t last_query = n - 1, r;
+        for (r = n; r-- > 0;)
+            if (!strcmp(msgs[r].role, "user") && !xlarun__qwen_tool_response(msgs[r].content)) { last_query = r; break; }
+        if (!strcmp(msgs[0].role, "system")) {
+            xlarun__puts(&o, "<|im_start|>system\n");
+            xlarun__puts(&o, msgs[0].content);
+            xlarun__puts(&o, "<|im_end|>\n");
+        }
+        for (i = 0; i < n; i++) {
+            const char *role = msgs[i].role, *c = msgs[i].content;
+            if (!strcmp(role, "user") || (!strcmp(role, "system") && i)) {
+                xlarun__puts(&o, "<|im_start|>");
+                xlarun__puts(&o, role);
+                xlarun__puts(&o, "\n");
+                xlarun__puts(&o, c);
+                xlarun__puts(&o, "<|im_end|>\n");
+            } else if (!strcmp(role, "assistant")) {
+                const char *content = c, *rs = c, *re = c, *end1 = strstr(c, "</think>"), *q;
+                if (end1) {
+                    const char *last = end1;
+                    while ((q = strstr(last + 8, "</think>")) != NULL) last = q;
+                    for (content = last + 8; *content == '\n'; content++) {}
+                    for (re = end1; re > c && re[-1] == '\n'; re--) {}
+                    for (q = c; q + 7 <= re && (q = strstr(q, "<think>")) != NULL && q + 7 <= re; q++) rs = q + 7;
+                    while (rs < re && *rs == '\n') rs++;
+                }
+                xlarun__puts(&o, "<|im_start|>assistant\n");
+                if (i > last_query && (i + 1 == n || rs < re)) {
+                    xlarun__puts(&o, "<think>\n");
+                    xlarun__putn(&o, rs, XLARUN__CAST(size_t, re - rs));
+                    xlarun__puts(&o, "\n</think>\n\n");
+                    while (*content == '\n') content++;
+                }
+                xlarun__puts(&o, content);
+                xlarun__puts(&o, "<|im_end|>\n");
+            } else if (!strcmp(role, "tool")) {
+                if (i == 0 || strcmp(msgs[i - 1].role, "tool")) xlarun__puts(&o, "<|im_start|>user");
+                xlarun__puts(&o, "\n<tool_response>\n");
+                xlarun__puts(&o, c);
+                xlarun__puts(&o, "\n</tool_response>");
+                if (i + 1 == n || strcmp(msgs[i + 1].role, "tool")) xlarun__puts(&o, "<|im_end|>\n");
+            }
+        }
+        if (gen) xlarun__puts(&o, opt->no_thinking ? "<|im_start|>assistant\n<think>\n\n</think>\n\n" : "<|im_start|>assistant\n");
         break;
     }
     case XLARUN_CHAT_MISTRAL_SP: /* each message as it comes, no alternation required */

@@ -59,8 +59,9 @@ static void usage(FILE *f) {
             "      --system TEXT        system message (implies --chat)\n"
             "      --chat-template NAME use this format instead of the tokenizer's chat_template:\n"
             "                           llama3, llama3.1, llama3.2, llama2, zephyr, chatml, mistral,\n"
-            "                           mistral-v3, mixtral, mistral-small, mistral-large\n"
+            "                           mistral-v3, mixtral, mistral-small, mistral-large, qwen3\n"
             "      --date DATE          the Llama 3.1/3.2 \"Today Date\" (e.g. \"26 Jul 2024\")\n"
+            "      --no-think           Qwen3: enable_thinking=False (an empty <think> block opens the reply)\n"
             "\n"
             "generation (defaults: the model's generation_config.json, as transformers applies it):\n"
             "  -n, --n-predict N        tokens to generate (default: 128 for text, 32 for --ids;\n"
@@ -226,7 +227,7 @@ int main(int argc, char **argv) {
     size_t n_stops = 0;
     unsigned long threads = 1, ctx = 0, batch = 0, v;
     long n_predict = -2; /* -2: the default */
-    int print_ids = 0, ignore_eos = 0, no_mmap = 0, chat = 0, interactive = 0, no_special = 0, i;
+    int print_ids = 0, ignore_eos = 0, no_mmap = 0, chat = 0, interactive = 0, no_special = 0, no_think = 0, i;
     xlarun_precision precision = XLARUN_PRECISION_EXACT;
     xlarun_kv_type kv_type = XLARUN_KV_F32;
     int set_temp = 0, set_topk = 0, set_topp = 0, set_minp = 0, set_rep = 0, set_seed = 0;
@@ -271,6 +272,7 @@ int main(int argc, char **argv) {
         else if (!strcmp(a, "--system")) { NEED_VALUE(); system_arg = val; chat = 1; }
         else if (!strcmp(a, "--chat-template")) { NEED_VALUE(); tmpl_name = val; }
         else if (!strcmp(a, "--date")) { NEED_VALUE(); date_arg = val; }
+        else if (!strcmp(a, "--no-think")) { no_think = 1; chat = 1; }
         else if (!strcmp(a, "--stop")) {
             NEED_VALUE();
             if (n_stops == XLARUN_MAX_STOP_STRINGS) { snprintf(msg, sizeof msg, "at most %d --stop strings", XLARUN_MAX_STOP_STRINGS); return fail(msg); }
@@ -454,6 +456,7 @@ int main(int argc, char **argv) {
             }
             xlarun_chat_options_from_tokenizer(tok, &co);
             co.date = date_arg;
+            co.no_thinking = no_think;
             enc_flags = XLARUN_ENCODE_NO_BOS; /* the template has the BOS */
             if (system_arg && !conv_add(&conv, "system", system_arg)) { strcpy(err.message, "out of memory"); goto error; }
         }

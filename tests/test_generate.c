@@ -340,7 +340,7 @@ static char *unhex(const char *h) {
 typedef struct chat_case {
     char tmpl[64], conv[64], tokenizer[64];
     char *date, *bos, *eos, *text, *error, *roles[MAX_MSGS], *contents[MAX_MSGS];
-    int n_msgs;
+    int n_msgs, nothink;
     int32_t *ids;
     size_t n_ids;
 } chat_case;
@@ -372,6 +372,7 @@ static int next_case(char **pos, chat_case *c) {
             c->contents[c->n_msgs++] = unhex(line + 5 + strlen(role));
         } else if (!strncmp(line, "text ", 5)) c->text = unhex(line + 5);
         else if (!strncmp(line, "error ", 6)) c->error = unhex(line + 6);
+        else if (!strcmp(line, "nothink")) c->nothink = 1;
         else if (!strncmp(line, "tokenizer ", 10)) sscanf(line + 10, "%63s", c->tokenizer);
         else if (!strncmp(line, "ids ", 4)) {
             char *p = line + 4, *e;
@@ -406,6 +407,7 @@ static void test_chat_fixtures(void) {
         o.bos_token = c.bos;
         o.eos_token = c.eos;
         o.date = c.date;
+        o.no_thinking = c.nothink;
         for (i = 0; i < c.n_msgs; i++) { m[i].role = c.roles[i]; m[i].content = c.contents[i]; }
         if (c.error) { /* the template raised: xlarun refuses the conversation, for the same reason */
             const char *why = strstr(c.error, "alternate") ? "must alternate" : "roles are supported";
@@ -488,6 +490,10 @@ static void test_chat_errors(void) {
             free(buf);
             free(mt);
         }
+        /* a <think> template that is not Qwen3's own is refused, not rendered as ChatML */
+        CHECK(xlarun_chat_template_detect("{% for m in messages %}<|im_start|>{{ m.role }}\n{{ m.content }}<|im_end|>\n{% endfor %}"
+                                          "<|im_start|>assistant\n<think>\n", &t, &err) == XLARUN_ERR_UNSUPPORTED);
+        CHECK_CONTAINS(err.message, "<think>");
         CHECK(xlarun_chat_template_named("mistral", &t, &err) == XLARUN_OK);
         m[0].role = "user"; m[0].content = "a";
         CHECK(xlarun_chat_apply(&t, NULL, m, 0, out, sizeof out, &len, &err) == XLARUN_ERR_ARGUMENT);
@@ -496,7 +502,7 @@ static void test_chat_errors(void) {
     {   /* the names */
         static const struct { const char *name; xlarun_chat_format f; int spaced; } nm[] = {
             {"mistral", XLARUN_CHAT_MISTRAL, 1}, {"mistral-v3", XLARUN_CHAT_MISTRAL_V3, 0}, {"mixtral", XLARUN_CHAT_MIXTRAL, 0},
-            {"mistral-small", XLARUN_CHAT_MISTRAL_SP, 0}, {"mistral-large", XLARUN_CHAT_MISTRAL_SP, 1}};
+            {"mistral-small", XLARUN_CHAT_MISTRAL_SP, 0}, {"mistral-large", XLARUN_CHAT_MISTRAL_SP, 1}, {"qwen3", XLARUN_CHAT_QWEN3, 0}};
         size_t k;
         for (k = 0; k < sizeof nm / sizeof *nm; k++)
             CHECKF(xlarun_chat_template_named(nm[k].name, &t, &err) == XLARUN_OK && t.format == nm[k].f && t.spaced == nm[k].spaced,

@@ -29,6 +29,7 @@ at commit 007948d5aac310316dd57b5d8e5c091e864418dc:
     mixtral-8x7b.jinja       library/mixtral:8x7b
     mistral-small.jinja      library/mistral-small:24b
     mistral-large.jinja      library/mistral-large:123b
+    qwen3.jinja              library/qwen3:0.6b     (the Qwen3 family's, with <think> handling)
 
 Output format (one case per block; strings are hex-encoded UTF-8 so the C reader stays trivial):
     case TEMPLATE CONVERSATION
@@ -37,6 +38,7 @@ Output format (one case per block; strings are hex-encoded UTF-8 so the C reader
     msg ROLE HEX                 (one per message)
     text HEX                     (apply_chat_template(..., add_generation_prompt=True, tokenize=False))
     error HEX                    (instead of text: the template raised this; xlarun must refuse too)
+    nothink                      (before text: rendered with enable_thinking=False)
     tokenizer NAME / ids N ID... (optional: the ids with tokenize=True, i.e. add_special_tokens=False)
     end
 """
@@ -69,6 +71,7 @@ SPECIALS = {
     "mixtral-8x7b": ("<s>", "</s>"),
     "mistral-small": ("<s>", "</s>"),
     "mistral-large": ("<s>", "</s>"),
+    "qwen3": (None, "<|im_end|>"),
 }
 MISTRAL = {"mistral-instruct", "llava", "mixtral-8x22b", "mixtral-8x7b", "mistral-small", "mistral-large"}
 
@@ -109,6 +112,21 @@ MISTRAL_CONVERSATIONS = {
     "reply_first": [("assistant", "x"), ("user", "a")],
 }
 
+# more conversations for Qwen3: replies with <think> blocks before and after the last user query,
+# tool results (one, several in a row, and a user turn that is a tool response)
+QWEN3_CONVERSATIONS = {
+    "think_earlier": [("user", "Hi"), ("assistant", "<think>\nplan it\n</think>\n\nHello."), ("user", "More")],
+    "think_last": [("system", "Be brief."), ("user", "Hi"), ("assistant", "<think>\n\nr1\nr2\n\n</think>\n\n\nans")],
+    "no_think_last": [("user", "Hi"), ("assistant", "\n\nplain")],
+    "odd_think": [("user", "q"), ("assistant", "a<think>x</think>b</think>\nc"), ("user", "q2"), ("assistant", "</think>d"),
+                  ("tool", "{\"t\": 1}")],
+    "tools": [("user", "Weather?"), ("assistant", "<think>need tool</think>Let me check."), ("tool", "{\"t\": 20}"),
+              ("tool", "{\"h\": 5}"), ("assistant", "It is 20."), ("user", "<tool_response>x</tool_response>"),
+              ("assistant", "<think>\nhm\n</think>ok")],
+    "system_late": [("user", "a"), ("system", "late system"), ("user", "b")],
+}
+OPTIONS = {"qwen3": [{}, {"enable_thinking": False}]}
+
 # (template, conversation, date_string or None); Llama 3.2's own default is today's date, so it
 # only gets fixed dates
 DATES = {"llama3.1-instruct": [None, "05 Mar 2025"], "llama3.2-instruct": ["05 Mar 2025", "31 Dec 1999"]}
@@ -124,6 +142,7 @@ TOKENIZERS = {
     "smollm2-instruct": ["gpt2"],
     "qwen2.5-instruct": ["gpt2"],
     **{name: ["sp"] for name in ("mistral-instruct", "llava", "mixtral-8x22b", "mixtral-8x7b", "mistral-small", "mistral-large")},
+    "qwen3": ["qwen2"],
 }
 
 
@@ -313,11 +332,12 @@ def main():
                     t.eos_token = eos
                 tok = (cand, t)
                 break
-        convs = dict(CONVERSATIONS, **(MISTRAL_CONVERSATIONS if name in MISTRAL else {}))
+        convs = dict(CONVERSATIONS, **(MISTRAL_CONVERSATIONS if name in MISTRAL else {}),
+                     **(QWEN3_CONVERSATIONS if name == "qwen3" else {}))
         for conv_name, conv in convs.items():
             msgs = [{"role": r, "content": c} for r, c in conv]
-            for date in DATES.get(name, [None]):
-                kw = {"date_string": date} if date is not None else {}
+            for date, extra in [(d, e) for d in DATES.get(name, [None]) for e in OPTIONS.get(name, [{}])]:
+                kw = dict({"date_string": date} if date is not None else {}, **extra)
                 try:
                     text, error = dummy.apply_chat_template(msgs, tokenize=False, add_generation_prompt=True, **kw), None
                 except jinja2.exceptions.TemplateError as e:
@@ -326,6 +346,8 @@ def main():
                 out.append("date " + (hx(date) if date is not None else "-"))
                 out.append("bos " + (hx(bos) if bos is not None else "-"))
                 out.append("eos " + (hx(eos) if eos is not None else "-"))
+                if extra.get("enable_thinking") is False:
+                    out.append("nothink")
                 for r, c in conv:
                     out.append(f"msg {r} {hx(c)}")
                 if error is not None:

@@ -1,6 +1,6 @@
 /* fuzz_chat: chat formatting of arbitrary messages. The first byte picks the format (low 3 bits:
    0-5 the formats up to ChatML; 6: detect it from the rest of the input taken as a chat_template;
-   7: a Mistral format, MISTRAL + bits 4-5, spaced = bit 6) and the options
+   7: MISTRAL + (bits 4-7) % 5, the Mistral formats and Qwen3, spaced = no_thinking = bit 6) and the options
    (bit 3: no generation prompt, bit 4: a date, bit 5: bos/eos texts, bit 6: llama3.2's today).
    The rest is NUL-separated strings: the date, bos, eos, then role/content pairs. The rendered
    text must measure and fill the same, and is then encoded by a fixture tokenizer as
@@ -31,7 +31,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         if (st != XLARUN_OK) { free(buf); return 0; }
         FUZZ_CHECK(memchr(t.default_system, 0, sizeof t.default_system) != NULL);
     } else if ((mode & 7) == 7) {
-        t.format = (xlarun_chat_format)(XLARUN_CHAT_MISTRAL + ((mode >> 4) & 3));
+        t.format = (xlarun_chat_format)(XLARUN_CHAT_MISTRAL + (mode >> 4) % 5);
         t.spaced = (mode >> 6) & 1;
     } else {
         t.format = (xlarun_chat_format)(mode & 7);
@@ -44,6 +44,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     }
     memset(&o, 0, sizeof o);
     o.no_generation_prompt = (mode >> 3) & 1;
+    o.no_thinking = (mode >> 6) & 1;
     if ((mode & 16) && ns > 0) o.date = s[0];
     if ((mode & 32) && ns > 2) { o.bos_token = s[1]; o.eos_token = s[2]; }
     nm = ns > 3 ? (ns - 3) / 2 : 0;
