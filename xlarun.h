@@ -2215,6 +2215,10 @@ static xlarun_status xlarun__parse_config(const char *text, size_t len, xlarun_c
         XLARUN__TRY(xlarun__cfg_bool(&j, root, "use_sliding_window", 0, &b, err));
         if (b) /* a window on layers max_window_layers.. only; transformers' own paths disagree on it */
             return xlarun__fail(err, XLARUN_ERR_UNSUPPORTED, "config.json: use_sliding_window true (Qwen's window on the upper layers) is not supported");
+        v = xlarun__json_get(&j, root, "sliding_window");
+        if (c->arch == XLARUN_ARCH_QWEN3 && !xlarun__json_is_null(&j, v)) /* 4.51 masks every layer with it, later ones none */
+            return xlarun__fail(err, XLARUN_ERR_UNSUPPORTED,
+                                "config.json: a sliding_window with Qwen3ForCausalLM is not supported (transformers versions disagree on whether it applies); null means none");
     }
 
     /* shapes */

@@ -457,6 +457,10 @@ int main(int argc, char **argv) {
             xlarun_chat_options_from_tokenizer(tok, &co);
             co.date = date_arg;
             co.no_thinking = no_think;
+            if (no_think && tmpl.format != XLARUN_CHAT_QWEN3) {
+                strcpy(err.message, "--no-think is for the Qwen3 chat format (--chat-template qwen3), not this model's");
+                goto error;
+            }
             enc_flags = XLARUN_ENCODE_NO_BOS; /* the template has the BOS */
             if (system_arg && !conv_add(&conv, "system", system_arg)) { strcpy(err.message, "out of memory"); goto error; }
         }

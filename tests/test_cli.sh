@@ -27,6 +27,7 @@ check_error "invalid token id" -m tests/fixtures/mqa-f32 --ids 1,x
 check_error "invalid value for -c" -m tests/fixtures/mqa-f32 --ids 1,2 -c 1099511627776
 check_error "invalid --ids" -m tests/fixtures/mqa-f32 --ids 1,,2
 check_error "unknown option" -m tests/fixtures/mqa-f32 --bogus
+check_error "is for the Qwen3 chat format" -m tests/fixtures/demo --no-think -p hi
 check_error "needs a value" -m
 check_error "invalid value for -t" -m tests/fixtures/mqa-f32 --ids 1 -t 0
 # text: the demo model (a tokenizer, a ChatML template, generation_config.json)

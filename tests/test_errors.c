@@ -1099,6 +1099,8 @@ static void test_model_biases(void) {
                   "tensor 'model.layers.1.self_attn.q_norm.weight' has shape [64], but config.json implies [32]", __LINE__);
         bias_case("qwen3-f32", q3, n3, "\"use_sliding_window\": true", XLARUN_ERR_UNSUPPORTED,
                   "config.json: use_sliding_window true (Qwen's window on the upper layers) is not supported", __LINE__);
+        bias_case("qwen3-f32", q3, n3, "\"sliding_window\": 3", XLARUN_ERR_UNSUPPORTED,
+                  "config.json: a sliding_window with Qwen3ForCausalLM is not supported (transformers versions disagree", __LINE__);
         bias_case("qwen3-f32", q3, n3, "\"attention_bias\": true", XLARUN_ERR_MODEL,
                   "missing tensor 'model.layers.0.self_attn.q_proj.bias' (config.json has attention_bias true)", __LINE__);
         free(f3);

@@ -124,6 +124,10 @@ QWEN3_CONVERSATIONS = {
               ("tool", "{\"h\": 5}"), ("assistant", "It is 20."), ("user", "<tool_response>x</tool_response>"),
               ("assistant", "<think>\nhm\n</think>ok")],
     "system_late": [("user", "a"), ("system", "late system"), ("user", "b")],
+    "tool_first": [("tool", "r0"), ("tool", "r1"), ("user", "q"), ("assistant", "<think>open only"), ("other", "x"),
+                   ("user", " <tool_response>y</tool_response>"), ("assistant", "</think>")],
+    "near_tool_response": [("user", "q"), ("assistant", "<think>\nr\n</think>\n\na"), ("user", "<tool_response>y</tool_response>\n"),
+                           ("assistant", "\n</think>\n\n")],
 }
 OPTIONS = {"qwen3": [{}, {"enable_thinking": False}]}
 
