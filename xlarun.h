@@ -1,6 +1,6 @@
-/* xlarun.h - run Llama-family language models on the CPU, straight from a Hugging Face folder.
-   Single-header C library (C99, also compiles as C++). No dependencies beyond libc, libm and,
-   optionally, POSIX threads and mmap.
+/* xlarun.h - run Llama-family language models (Llama, Mistral, Qwen2/2.5, Qwen3) on the CPU,
+   straight from a Hugging Face folder. Single-header C library (C99, also compiles as C++). No
+   dependencies beyond libc, libm and, optionally, threads and file maps (POSIX or Win32).
 
    USAGE
        Copy xlarun.h and xlarun_kernels.h into your project. In exactly ONE C or C++ file:
