@@ -72,6 +72,9 @@ $(B)/neon/test_%: tests/test_%.c tests/test.h $(HDRS)
 $(B)/win/test_%.exe: tests/test_%.c tests/test.h $(HDRS)
 	@mkdir -p $(@D)
 	$(WIN_CC) $(WARN) -O2 $(WIN_ISA) $< -o $@ -lm
+$(B)/win-options/test_%.exe: tests/test_%.c tests/test.h $(HDRS)
+	@mkdir -p $(@D)
+	$(WIN_CC) $(WARN) -O2 $(WIN_ISA) -DXLARUN_NO_THREADS -DXLARUN_NO_MMAP -DXLARUN_STATIC $< -o $@ -lm
 $(B)/win/gen.exe: examples/gen.c $(HDRS)
 	@mkdir -p $(@D)
 	$(WIN_CC) $(WARN) -O2 $(WIN_ISA) $< -o $@ -lm -lshell32

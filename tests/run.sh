@@ -92,6 +92,8 @@ if have x86_64-w64-mingw32-gcc && [ -n "$wine" ]; then
     for t in kernels model generate tokenizer; do
         build WIN_ISA="$win_isa" $B/win/test_$t.exe && run "windows $t (wine)" $wine $B/win/test_$t.exe
     done
+    rm -rf $B/win-options # the weights read with ReadFile into the model's memory, no threads
+    build WIN_ISA="$win_isa" $B/win-options/test_model.exe && run "windows options model (wine)" $wine $B/win-options/test_model.exe
     if build WIN_ISA="$win_isa" $B/win/gen.exe; then
         mkdir -p "$B/win/démo-模型" && cp tests/fixtures/demo/* "$B/win/démo-模型/" # a UTF-8 path through argv
         for d in tests/fixtures/demo "$B/win/démo-模型"; do
