@@ -37,13 +37,13 @@
                               gives the same results, run serially
        XLARUN_NO_MMAP         never map files; weights are streamed into the model's memory
        XLARUN_NO_STDIO        no file system calls at all: load through xlarun_io callbacks only
+       XLARUN_SIMD_SCALAR     use the scalar reference kernels (see xlarun_kernels.h)
 
    WINDOWS
        Paths are UTF-8 (opened with CreateFileW). The file with XLARUN_IMPLEMENTATION includes
        <windows.h> (with WIN32_LEAN_AND_MEAN and NOMINMAX) and needs _WIN32_WINNT >= 0x0600.
        xlarun_quantize needs POSIX and answers XLARUN_ERR_UNSUPPORTED there. Tested with
        mingw-w64 under Wine; MSVC is not tested.
-       XLARUN_SIMD_SCALAR     use the scalar reference kernels (see xlarun_kernels.h)
 
    ERROR REPORTING
        Every fallible call returns an xlarun_status and, when err is not NULL, fills err->message
@@ -2151,6 +2151,13 @@ XLARUN_API const char *xlarun_arch_name(xlarun_arch a) {
     return "?";
 }
 
+/* the table index of a class name (by_type 0) or a model_type (1); XLARUN__N_ARCH if unknown */
+static int xlarun__arch_find(const char *name, int by_type) {
+    int k;
+    for (k = 0; k < XLARUN__N_ARCH && strcmp(name, by_type ? xlarun__archs[k].type : xlarun__archs[k].cls); k++) {}
+    return k;
+}
+
 static xlarun_status xlarun__parse_config(const char *text, size_t len, xlarun_config *c,
                                           xlarun_error *err) {
     xlarun__json j;
@@ -2159,7 +2166,7 @@ static xlarun_status xlarun__parse_config(const char *text, size_t len, xlarun_c
     uint32_t nbos;
     int32_t bos[XLARUN_MAX_EOS];
     char buf[64];
-    int b, k, mistral, by_cls = -1;
+    int b, k, by_cls = -1;
     XLARUN__TRY(xlarun__json_validate(text, len, "config.json", err));
     j.s = text;
     j.n = len;
@@ -2175,8 +2182,7 @@ static xlarun_status xlarun__parse_config(const char *text, size_t len, xlarun_c
         it = v;
         while (xlarun__json_next(&j, &it, NULL, &e)) {
             if (text[e] != '"' || xlarun__json_str(&j, e, buf, sizeof buf) == XLARUN__NONE) strcpy(buf, "?");
-            for (k = 0; k < XLARUN__N_ARCH && strcmp(buf, xlarun__archs[k].cls); k++) {}
-            if (k == XLARUN__N_ARCH)
+            if ((k = xlarun__arch_find(buf, 0)) == XLARUN__N_ARCH)
                 return xlarun__fail(err, XLARUN_ERR_UNSUPPORTED,
                                     "config.json: architecture '%s' is not supported (supported: %s)", buf, XLARUN__ARCH_CLASSES);
             if (by_cls >= 0 && by_cls != k)
@@ -2187,8 +2193,7 @@ static xlarun_status xlarun__parse_config(const char *text, size_t len, xlarun_c
     v = xlarun__json_get(&j, root, "model_type");
     if (!xlarun__json_is_null(&j, v)) {
         if (text[v] != '"' || xlarun__json_str(&j, v, buf, sizeof buf) == XLARUN__NONE) strcpy(buf, "?");
-        for (k = 0; k < XLARUN__N_ARCH && strcmp(buf, xlarun__archs[k].type); k++) {}
-        if (k == XLARUN__N_ARCH)
+        if ((k = xlarun__arch_find(buf, 1)) == XLARUN__N_ARCH)
             return xlarun__fail(err, XLARUN_ERR_UNSUPPORTED, "config.json: model_type '%s' is not supported (supported: %s)", buf, XLARUN__ARCH_TYPES);
         if (by_cls >= 0 && by_cls != k)
             return xlarun__fail(err, XLARUN_ERR_FORMAT, "config.json: model_type '%s' and 'architectures' name different models", buf);
@@ -2197,7 +2202,6 @@ static xlarun_status xlarun__parse_config(const char *text, size_t len, xlarun_c
     if (by_cls < 0) /* no name (or an empty list) */
         return xlarun__fail(err, XLARUN_ERR_FORMAT, "config.json: neither 'architectures' nor 'model_type' says what model this is");
     c->arch = xlarun__archs[by_cls].arch;
-    mistral = c->arch == XLARUN_ARCH_MISTRAL;
     v = xlarun__json_get(&j, root, "hidden_act");
     if (!xlarun__json_is_null(&j, v)) {
         if (text[v] != '"' || xlarun__json_str(&j, v, buf, sizeof buf) == XLARUN__NONE) strcpy(buf, "?");
@@ -2275,7 +2279,7 @@ static xlarun_status xlarun__parse_config(const char *text, size_t len, xlarun_c
         if (xlarun__json_is_null(&j, v)) v = xlarun__json_get(&j, rope, "type");
         if (xlarun__json_is_null(&j, v)) strcpy(buf, "default");
         else if (text[v] != '"' || xlarun__json_str(&j, v, buf, sizeof buf) == XLARUN__NONE) strcpy(buf, "?");
-        if (mistral && strcmp(buf, "default")) /* transformers' Mistral applies none: refuse to guess */
+        if (c->arch == XLARUN_ARCH_MISTRAL && strcmp(buf, "default")) /* transformers' Mistral applies none */
             return xlarun__fail(err, XLARUN_ERR_UNSUPPORTED,
                                 "config.json: rope type '%s' with MistralForCausalLM is not supported (it takes no RoPE scaling)", buf);
         if (!strcmp(buf, "linear")) {
@@ -2303,7 +2307,7 @@ static xlarun_status xlarun__parse_config(const char *text, size_t len, xlarun_c
             return xlarun__fail(err, XLARUN_ERR_UNSUPPORTED,
                                 "config.json: rope type '%s' is not supported (supported: default, linear, llama3)", buf);
     }
-    if (mistral) /* the window: null is none; a missing key is MistralConfig's default, 4096 */
+    if (c->arch == XLARUN_ARCH_MISTRAL) /* the window: null is none; a missing key is MistralConfig's, 4096 */
         XLARUN__TRY(xlarun__cfg_uint(&j, root, "sliding_window", 0, 1, XLARUN_MAX_POSITIONS,
                                      xlarun__json_get(&j, root, "sliding_window") == XLARUN__NONE ? 4096 : 0,
                                      &c->sliding_window, err));
@@ -6870,84 +6874,6 @@ static void xlarun__chatml_default(const char *t, char *out, size_t cap) {
     }
 }
 
-/* The Mistral [INST] templates are known by their exact text (white space around it aside): the
-   variants differ only in where a space or the system message goes, which no marker shows
-   reliably, and a wrong guess would change the prompt silently. xlarun__tk_hash (FNV-1a 64,
-   mixed) of the templates in tests/fixtures/chat/templates (huggingface.js's automap). */
-static const struct xlarun__known_template {
-    uint64_t fnv;
-    xlarun_chat_format format;
-    int spaced;
-} xlarun__mistral_templates[] = {
-    {0xc730acc6104b08e1u, XLARUN_CHAT_MISTRAL, 1},    /* mistral:7b-instruct (Mistral 7B Instruct v0.2) */
-    {0x8c734b94d76284c8u, XLARUN_CHAT_MISTRAL, 0},    /* llava:7b (the same without the space after </s>) */
-    {0x2784b403fec8b299u, XLARUN_CHAT_MISTRAL_V3, 0}, /* mixtral:8x22b */
-    {0x46eac0bd6b2059bdu, XLARUN_CHAT_MIXTRAL, 0},    /* mixtral:8x7b */
-    {0x71e04a4a748d4dd2u, XLARUN_CHAT_MISTRAL_SP, 0}, /* mistral-small:24b */
-    {0xe4a9cc5e634ae240u, XLARUN_CHAT_MISTRAL_SP, 1}, /* mistral-large:123b */
-};
-/* Qwen3's template is known the same way (ChatML with <think> handling and tools) */
-#define XLARUN__QWEN3_TEMPLATE 0x2bfdb7abc8b9f51au /* qwen3:0.6b, the Qwen3 family's */
-
-/* the start and length of s without ASCII white space at either end */
-static void xlarun__strip_ascii(const char *s, const char **b, size_t *n) {
-    size_t len = strlen(s), i = 0;
-    while (i < len && strchr(" \t\n\v\f\r", s[i])) i++;
-    while (len > i && strchr(" \t\n\v\f\r", s[len - 1])) len--;
-    *b = s + i;
-    *n = len - i;
-}
-
-XLARUN_API xlarun_status xlarun_chat_template_detect(const char *t, xlarun_chat_template *out,
-                                                     xlarun_error *err) {
-    const char *b;
-    size_t k, len;
-    uint64_t h;
-    if (!out) return xlarun__fail(err, XLARUN_ERR_ARGUMENT, "xlarun_chat_template_detect: out is NULL");
-    memset(out, 0, sizeof *out);
-    if (!t || !t[0])
-        return xlarun__fail(err, XLARUN_ERR_UNSUPPORTED, "the tokenizer has no chat_template; pick a format by name: %s",
-                            xlarun__chat_names);
-    xlarun__strip_ascii(t, &b, &len);
-    h = xlarun__tk_hash(b, len); /* for the templates known by their exact text */
-    if (strstr(t, "<|start_header_id|>") && strstr(t, "<|eot_id|>")) {
-        if (strstr(t, "Cutting Knowledge Date")) {
-            out->format = XLARUN_CHAT_LLAMA31;
-            out->date_today = strstr(t, "strftime_now") != NULL;
-        } else
-            out->format = XLARUN_CHAT_LLAMA3;
-    } else if (strstr(t, "[INST]") && strstr(t, "<<SYS>>"))
-        out->format = XLARUN_CHAT_LLAMA2;
-    else if (strstr(t, "[INST]")) { /* the Mistral family: by exact text, see above */
-        for (k = 0; k < sizeof xlarun__mistral_templates / sizeof *xlarun__mistral_templates; k++)
-            if (xlarun__mistral_templates[k].fnv == h) {
-                out->format = xlarun__mistral_templates[k].format;
-                out->spaced = xlarun__mistral_templates[k].spaced;
-            }
-        if (out->format == XLARUN_CHAT_NONE)
-            return xlarun__fail(err, XLARUN_ERR_UNSUPPORTED,
-                                "chat_template: a Mistral [INST] template xlarun does not know (it takes only the exact "
-                                "texts it was checked against); pick a format by name: %s",
-                                xlarun__chat_names);
-    }
-    else if (h == XLARUN__QWEN3_TEMPLATE)
-        out->format = XLARUN_CHAT_QWEN3;
-    else if (strstr(t, "<think>")) /* reasoning templates differ in what they keep of <think> */
-        return xlarun__fail(err, XLARUN_ERR_UNSUPPORTED,
-                            "chat_template: a template with <think> blocks xlarun does not know (it takes only the exact "
-                            "texts it was checked against); pick a format by name: %s", xlarun__chat_names);
-    else if (strstr(t, "<|user|>") && strstr(t, "<|assistant|>") && strstr(t, "eos_token"))
-        out->format = XLARUN_CHAT_ZEPHYR;
-    else if (strstr(t, "<|im_start|>") && strstr(t, "<|im_end|>")) {
-        out->format = XLARUN_CHAT_CHATML;
-        xlarun__chatml_default(t, out->default_system, sizeof out->default_system);
-    } else
-        return xlarun__fail(err, XLARUN_ERR_UNSUPPORTED,
-                            "chat_template: not a template xlarun knows; pick a format by name: %s", xlarun__chat_names);
-    xlarun__ok(err);
-    return XLARUN_OK;
-}
-
 /* Python's str.isspace, as Jinja's trim and str.strip() use it */
 static size_t xlarun__space_at(const char *s, size_t n) {
     const unsigned char *u = XLARUN__PUN(const unsigned char *, s);
@@ -6977,6 +6903,73 @@ static void xlarun__strip(const char *s, const char **b, size_t *n) {
     }
     *b = s + i;
     *n = e - i;
+}
+
+/* The Mistral [INST] templates and Qwen3's are known by their exact text (white space around
+   it aside): the Mistral variants differ only in where a space or the system message goes, and
+   Qwen3's in what it keeps of <think> blocks, which no marker shows reliably; a wrong guess
+   would change the prompt silently. xlarun__tk_hash (FNV-1a 64, mixed) of the templates in
+   tests/fixtures/chat/templates (huggingface.js's automap). */
+static const struct xlarun__known_template {
+    uint64_t fnv;
+    xlarun_chat_format format;
+    int spaced;
+} xlarun__known_templates[] = {
+    {0xc730acc6104b08e1u, XLARUN_CHAT_MISTRAL, 1},    /* mistral:7b-instruct (Mistral 7B Instruct v0.2) */
+    {0x8c734b94d76284c8u, XLARUN_CHAT_MISTRAL, 0},    /* llava:7b (the same without the space after </s>) */
+    {0x2784b403fec8b299u, XLARUN_CHAT_MISTRAL_V3, 0}, /* mixtral:8x22b */
+    {0x46eac0bd6b2059bdu, XLARUN_CHAT_MIXTRAL, 0},    /* mixtral:8x7b */
+    {0x71e04a4a748d4dd2u, XLARUN_CHAT_MISTRAL_SP, 0}, /* mistral-small:24b */
+    {0xe4a9cc5e634ae240u, XLARUN_CHAT_MISTRAL_SP, 1}, /* mistral-large:123b */
+    {0x2bfdb7abc8b9f51au, XLARUN_CHAT_QWEN3, 0},      /* qwen3:0.6b, the Qwen3 family's */
+};
+
+XLARUN_API xlarun_status xlarun_chat_template_detect(const char *t, xlarun_chat_template *out,
+                                                     xlarun_error *err) {
+    const char *b;
+    size_t k, len;
+    uint64_t h;
+    if (!out) return xlarun__fail(err, XLARUN_ERR_ARGUMENT, "xlarun_chat_template_detect: out is NULL");
+    memset(out, 0, sizeof *out);
+    if (!t || !t[0])
+        return xlarun__fail(err, XLARUN_ERR_UNSUPPORTED, "the tokenizer has no chat_template; pick a format by name: %s",
+                            xlarun__chat_names);
+    xlarun__strip(t, &b, &len);
+    h = xlarun__tk_hash(b, len);
+    for (k = 0; k < sizeof xlarun__known_templates / sizeof *xlarun__known_templates; k++)
+        if (xlarun__known_templates[k].fnv == h) {
+            out->format = xlarun__known_templates[k].format;
+            out->spaced = xlarun__known_templates[k].spaced;
+            xlarun__ok(err);
+            return XLARUN_OK;
+        }
+    if (strstr(t, "<|start_header_id|>") && strstr(t, "<|eot_id|>")) {
+        if (strstr(t, "Cutting Knowledge Date")) {
+            out->format = XLARUN_CHAT_LLAMA31;
+            out->date_today = strstr(t, "strftime_now") != NULL;
+        } else
+            out->format = XLARUN_CHAT_LLAMA3;
+    } else if (strstr(t, "[INST]") && strstr(t, "<<SYS>>"))
+        out->format = XLARUN_CHAT_LLAMA2;
+    else if (strstr(t, "[INST]")) /* the Mistral family: only by exact text, above */
+        return xlarun__fail(err, XLARUN_ERR_UNSUPPORTED,
+                            "chat_template: a Mistral [INST] template xlarun does not know (it takes only the exact "
+                            "texts it was checked against); pick a format by name: %s",
+                            xlarun__chat_names);
+    else if (strstr(t, "<think>")) /* reasoning templates differ in what they keep of <think> */
+        return xlarun__fail(err, XLARUN_ERR_UNSUPPORTED,
+                            "chat_template: a template with <think> blocks xlarun does not know (it takes only the exact "
+                            "texts it was checked against); pick a format by name: %s", xlarun__chat_names);
+    else if (strstr(t, "<|user|>") && strstr(t, "<|assistant|>") && strstr(t, "eos_token"))
+        out->format = XLARUN_CHAT_ZEPHYR;
+    else if (strstr(t, "<|im_start|>") && strstr(t, "<|im_end|>")) {
+        out->format = XLARUN_CHAT_CHATML;
+        xlarun__chatml_default(t, out->default_system, sizeof out->default_system);
+    } else
+        return xlarun__fail(err, XLARUN_ERR_UNSUPPORTED,
+                            "chat_template: not a template xlarun knows; pick a format by name: %s", xlarun__chat_names);
+    xlarun__ok(err);
+    return XLARUN_OK;
 }
 
 typedef struct xlarun__out { char *p; size_t cap, n; } xlarun__out;
@@ -7158,7 +7151,7 @@ XLARUN_API xlarun_status xlarun_chat_apply(const xlarun_chat_template *t,
         const char *sys = NULL, *name = t->format == XLARUN_CHAT_MISTRAL ? "mistral"
                                         : t->format == XLARUN_CHAT_MIXTRAL ? "mixtral" : "mistral-v3";
         int v1 = t->format == XLARUN_CHAT_MISTRAL, mixtral = t->format == XLARUN_CHAT_MIXTRAL;
-        if (!v1 && n && !strcmp(msgs[0].role, "system")) { sys = msgs[0].content; first = 1; }
+        if (!v1 && !strcmp(msgs[0].role, "system")) { sys = msgs[0].content; first = 1; }
         xlarun__puts(&o, bos);
         for (i = first; i < n; i++) {
             int user = !strcmp(msgs[i].role, "user");
