@@ -310,6 +310,38 @@ static void test_memory(const char *name, xlarun_kv_type kv) {
     }
 }
 
+#if defined(_WIN32) && !defined(XLARUN_NO_STDIO)
+#include <direct.h>
+/* the Win32 file layer's refusals: a path that is not UTF-8, and a shard that is not a disk file
+   (the NUL device, named by an index); both with their status and message */
+static void test_win32_files(void) {
+    static const char *dir = "build/win-nul-model";
+    char path[256];
+    FILE *f;
+    xlarun_model *m = NULL;
+    xlarun_error err;
+    CHECK(xlarun_model_open("tests/fixtures/bad\xff", NULL, &m, &err) == XLARUN_ERR_IO && m == NULL);
+    CHECK_CONTAINS(err.message, "cannot open (not a UTF-8 path)");
+    _mkdir(dir);
+    snprintf(path, sizeof path, "%s/config.json", dir);
+    {   /* the fixture's config.json, and an index whose one shard is the NUL device */
+        FILE *in = fopen(FIX "mqa-f32/config.json", "rb");
+        char buf[4096];
+        size_t n = in ? fread(buf, 1, sizeof buf, in) : 0;
+        if (in) fclose(in);
+        f = fopen(path, "wb");
+        CHECK(f != NULL && n > 0);
+        if (f) { fwrite(buf, 1, n, f); fclose(f); }
+    }
+    snprintf(path, sizeof path, "%s/model.safetensors.index.json", dir);
+    f = fopen(path, "wb");
+    CHECK(f != NULL);
+    if (f) { fputs("{\"weight_map\": {\"model.norm.weight\": \"NUL\"}}", f); fclose(f); }
+    CHECK(xlarun_model_open(dir, NULL, &m, &err) == XLARUN_ERR_IO && m == NULL);
+    CHECK_CONTAINS(err.message, "NUL: not a regular file");
+}
+#endif
+
 int main(void) {
     static const char *names[] = {"llama32", "llama2", "mqa", "odd", "mistral", "qwen2", "biased", "qwen3"};
     static const char *dtypes[] = {"f32", "bf16", "f16"};
@@ -349,6 +381,9 @@ int main(void) {
         test_invariants("odd-f16");
         run_kv = XLARUN_KV_F32;
     }
+#if defined(_WIN32) && !defined(XLARUN_NO_STDIO)
+    test_win32_files();
+#endif
     test_memory("mqa-f32", XLARUN_KV_F32);
     test_memory("qwen2-bf16", XLARUN_KV_F32); /* f32 copies of the biases in the model's memory */
     test_memory("llama2-f32", XLARUN_KV_F32);
