@@ -296,9 +296,16 @@ typedef enum xlarun_arch {          /* config.json's architectures / model_type 
     XLARUN_ARCH_LLAMA = 0,          /* LlamaForCausalLM, llama */
     XLARUN_ARCH_MISTRAL,            /* MistralForCausalLM, mistral: Llama with a sliding window */
     XLARUN_ARCH_QWEN2,              /* Qwen2ForCausalLM, qwen2: Llama with q, k and v biases */
-    XLARUN_ARCH_QWEN3               /* Qwen3ForCausalLM, qwen3: Llama with an RMSNorm over each head
+    XLARUN_ARCH_QWEN3,              /* Qwen3ForCausalLM, qwen3: Llama with an RMSNorm over each head
                                        of q and k before RoPE (q_norm, k_norm) */
+    XLARUN_ARCH_GEMMA3              /* Gemma3ForCausalLM, gemma3_text: Qwen3's head norms, norms
+                                       after attention and MLP too, GELU, local and global layers */
 } xlarun_arch;
+
+typedef enum xlarun_act {           /* the MLP's activation: down(act(gate(x)) * up(x)) */
+    XLARUN_ACT_SILU = 0,            /* hidden_act "silu" */
+    XLARUN_ACT_GELU_TANH            /* hidden_activation "gelu_pytorch_tanh" */
+} xlarun_act;
 
 typedef struct xlarun_config {      /* config.json, checked; read-only */
     xlarun_arch arch;
@@ -310,11 +317,21 @@ typedef struct xlarun_config {      /* config.json, checked; read-only */
     float rope_factor, rope_low_freq_factor, rope_high_freq_factor;
     uint32_t rope_original_max_position_embeddings;
     int tie_word_embeddings;
-    uint32_t sliding_window;        /* MistralForCausalLM: position i attends to i-W+1..i; 0: none */
+    uint32_t sliding_window;        /* position i attends to i-W+1..i (on the sliding layers); 0: none */
+    uint32_t sliding_pattern;       /* which layers slide: 0 all (Mistral); P: all but those with
+                                       (l + 1) % P == 0 (Gemma 3's sliding_window_pattern / layer_types) */
     int qkv_bias;                   /* q_proj, k_proj, v_proj add a bias: Qwen2, Llama's attention_bias */
     int o_bias;                     /* o_proj adds one: Llama's attention_bias */
     int mlp_bias;                   /* gate_proj, up_proj, down_proj add one: Llama's mlp_bias */
-    int qk_norm;                    /* Qwen3: q and k are RMS-normalized per head (q_norm, k_norm) */
+    int qk_norm;                    /* Qwen3, Gemma 3: q and k are RMS-normalized per head (q_norm, k_norm) */
+    xlarun_act act;
+    int norm_plus_one;              /* Gemma: every RMSNorm multiplies by 1 + weight */
+    int sandwich_norms;             /* Gemma 3: post_attention_layernorm normalizes the attention's
+                                       output, pre_ and post_feedforward_layernorm the MLP's input and output */
+    float embed_scale;              /* embedding rows are multiplied by it: 1, Gemma's f32(sqrt(hidden_size)) */
+    float attn_scale;               /* q.k is multiplied by it: 1/sqrt(head_dim), Gemma's query_pre_attn_scalar^-0.5 */
+    float rope_local_theta;         /* Gemma 3: the sliding layers' RoPE base (rope_local_base_freq,
+                                       never scaled); 0: every layer uses rope_theta */
     int32_t bos_token_id;           /* -1 when absent */
     uint32_t n_eos;
     int32_t eos_token_ids[XLARUN_MAX_EOS];
@@ -1981,15 +1998,16 @@ typedef struct xlarun__weight {
 
 typedef struct xlarun__map { void *addr; uint64_t bytes; } xlarun__map;
 
-/* the tensors a model may need: 3 global slots, then 19 per layer: 2 norms, 7 matrices, the
+/* the tensors a model may need: 3 global slots, then 21 per layer: 2 norms, 7 matrices, the
    biases of the matrices (bias of matrix kind k at XLARUN__L_BIAS + k; the one at L_BIAS +
-   L_MLP_NORM is never used), and Qwen3's per-head q and k norms. Only the biases and head norms
-   config.json asks for are used. */
+   L_MLP_NORM is never used), the per-head q and k norms (Qwen3, Gemma 3) and Gemma 3's norms
+   around the MLP (its post_attention_layernorm, the L_MLP_NORM slot, normalizes the attention's
+   output). Only the biases and norms config.json asks for are used. */
 enum { XLARUN__T_EMBED, XLARUN__T_NORM, XLARUN__T_LM_HEAD, XLARUN__T_GLOBAL };
 enum { XLARUN__L_ATTN_NORM, XLARUN__L_Q, XLARUN__L_K, XLARUN__L_V, XLARUN__L_O,
        XLARUN__L_MLP_NORM, XLARUN__L_GATE, XLARUN__L_UP, XLARUN__L_DOWN,
        XLARUN__L_BIAS = XLARUN__L_DOWN, XLARUN__L_Q_NORM = XLARUN__L_BIAS + XLARUN__L_DOWN + 1,
-       XLARUN__L_K_NORM, XLARUN__L_COUNT };
+       XLARUN__L_K_NORM, XLARUN__L_PRE_FFN_NORM, XLARUN__L_POST_FFN_NORM, XLARUN__L_COUNT };
 static const char *const xlarun__global_names[XLARUN__T_GLOBAL] = {
     "model.embed_tokens.weight", "model.norm.weight", "lm_head.weight"};
 static const char *const xlarun__layer_names[XLARUN__L_COUNT] = {
@@ -1998,7 +2016,8 @@ static const char *const xlarun__layer_names[XLARUN__L_COUNT] = {
     "mlp.gate_proj.weight", "mlp.up_proj.weight", "mlp.down_proj.weight",
     "self_attn.q_proj.bias", "self_attn.k_proj.bias", "self_attn.v_proj.bias",
     "self_attn.o_proj.bias", NULL, "mlp.gate_proj.bias", "mlp.up_proj.bias", "mlp.down_proj.bias",
-    "self_attn.q_norm.weight", "self_attn.k_norm.weight"};
+    "self_attn.q_norm.weight", "self_attn.k_norm.weight", "pre_feedforward_layernorm.weight",
+    "post_feedforward_layernorm.weight"};
 
 typedef struct xlarun__slot {
     const void *data;            /* mapped or streamed bytes (f32 copy for norms) */
@@ -2015,7 +2034,10 @@ typedef struct xlarun__layer {
     const float *attn_norm, *mlp_norm;
     xlarun__weight q, k, v, o, gate, up, down;
     const float *bias[XLARUN__L_DOWN + 1]; /* f32 bias of matrix kind k (XLARUN__L_Q...), or NULL */
-    const float *q_norm, *k_norm;        /* Qwen3's per-head norm weights [head_dim], or NULL */
+    const float *q_norm, *k_norm;        /* per-head norm weights [head_dim] (Qwen3, Gemma 3), or NULL */
+    const float *pre_ffn_norm, *post_ffn_norm; /* Gemma 3's (its mlp_norm is the post-attention one) */
+    uint32_t window;                     /* the sliding window of this layer; 0: none */
+    int local_rope;                      /* RoPE with the model's inv_freq_local */
 } xlarun__layer;
 
 #define XLARUN__MODEL_MAGIC 0x584C4D4Fu
@@ -2028,6 +2050,7 @@ struct xlarun_model {
     const float *final_norm;
     xlarun__layer *layers;
     float *inv_freq;             /* head_dim/2 RoPE frequencies, f32 as transformers makes them */
+    float *inv_freq_local;       /* Gemma 3's local layers' (rope_local_base_freq), or NULL */
     xlarun__map *maps;
     uint32_t n_maps;
     uint64_t mapped_bytes, weight_bytes;
@@ -2134,15 +2157,17 @@ static const struct xlarun__arch_info {
     const char *cls, *type;
     xlarun_arch arch;
     uint32_t kv_heads, max_pos, head_dim; /* kv_heads 0: num_attention_heads; head_dim 0: hidden / heads */
+    int tie;                              /* tie_word_embeddings when the key is missing */
 } xlarun__archs[] = {
-    {"LlamaForCausalLM", "llama", XLARUN_ARCH_LLAMA, 0, 2048, 0},
-    {"MistralForCausalLM", "mistral", XLARUN_ARCH_MISTRAL, 8, 4096 * 32, 0},
-    {"Qwen2ForCausalLM", "qwen2", XLARUN_ARCH_QWEN2, 32, 32768, 0},
-    {"Qwen3ForCausalLM", "qwen3", XLARUN_ARCH_QWEN3, 32, 32768, 128},
+    {"LlamaForCausalLM", "llama", XLARUN_ARCH_LLAMA, 0, 2048, 0, 0},
+    {"MistralForCausalLM", "mistral", XLARUN_ARCH_MISTRAL, 8, 4096 * 32, 0, 0},
+    {"Qwen2ForCausalLM", "qwen2", XLARUN_ARCH_QWEN2, 32, 32768, 0, 0},
+    {"Qwen3ForCausalLM", "qwen3", XLARUN_ARCH_QWEN3, 32, 32768, 128, 0},
+    {"Gemma3ForCausalLM", "gemma3_text", XLARUN_ARCH_GEMMA3, 4, 131072, 256, 1},
 };
 #define XLARUN__N_ARCH XLARUN__CAST(int, sizeof xlarun__archs / sizeof *xlarun__archs)
-#define XLARUN__ARCH_CLASSES "LlamaForCausalLM, MistralForCausalLM, Qwen2ForCausalLM, Qwen3ForCausalLM"
-#define XLARUN__ARCH_TYPES "llama, mistral, qwen2, qwen3"
+#define XLARUN__ARCH_CLASSES "LlamaForCausalLM, MistralForCausalLM, Qwen2ForCausalLM, Qwen3ForCausalLM, Gemma3ForCausalLM"
+#define XLARUN__ARCH_TYPES "llama, mistral, qwen2, qwen3, gemma3_text"
 
 XLARUN_API const char *xlarun_arch_name(xlarun_arch a) {
     int k;
@@ -2158,6 +2183,66 @@ static int xlarun__arch_find(const char *name, int by_type) {
     return k;
 }
 
+/* a RoPE object's rope_type (or its older name, type): "default" when absent, "?" when not a string */
+static void xlarun__rope_type(const xlarun__json *j, size_t obj, char *buf, size_t cap) {
+    size_t v = xlarun__json_get(j, obj, "rope_type");
+    if (xlarun__json_is_null(j, v)) v = xlarun__json_get(j, obj, "type");
+    if (xlarun__json_is_null(j, v)) strcpy(buf, "default");
+    else if (j->s[v] != '"' || xlarun__json_str(j, v, buf, cap) == XLARUN__NONE) strcpy(buf, "?");
+}
+
+/* Gemma3ForCausalLM's own keys (SPEC.md section 2): the local / global layer pattern, the local
+   RoPE base, the attention scale (soft caps refused), and its fixed changes to the Llama block */
+static xlarun_status xlarun__parse_gemma(const xlarun__json *j, size_t root, xlarun_config *c, xlarun_error *err) {
+    size_t v = xlarun__json_get(j, root, "sliding_window"), it, e;
+    double d;
+    char buf[32];
+    uint32_t l = 0, first_full = 0;
+    int b;
+    c->norm_plus_one = 1;
+    c->sandwich_norms = 1;
+    /* Gemma3TextScaledWordEmbedding: a float32 scalar tensor of hidden_size ** 0.5 */
+    c->embed_scale = XLARUN__CAST(float, sqrt(XLARUN__CAST(double, c->hidden_size)));
+    XLARUN__TRY(xlarun__cfg_float(j, root, "", "query_pre_attn_scalar", 0, 0.0, 1e30, 256.0, &d, err));
+    c->attn_scale = XLARUN__CAST(float, pow(d, -0.5));
+    XLARUN__TRY(xlarun__cfg_float(j, root, "", "rope_local_base_freq", 0, 0.0, 1e30, 10000.0, &d, err));
+    c->rope_local_theta = XLARUN__CAST(float, d);
+    if (!xlarun__json_is_null(j, xlarun__json_get(j, root, "final_logit_softcapping"))) /* Gemma 2's; Gemma 3 has null */
+        return xlarun__fail(err, XLARUN_ERR_UNSUPPORTED, "config.json: final_logit_softcapping is not supported (Gemma 3 has null)");
+    if (!xlarun__json_is_null(j, xlarun__json_get(j, root, "attn_logit_softcapping")))
+        return xlarun__fail(err, XLARUN_ERR_UNSUPPORTED, "config.json: attn_logit_softcapping is not supported (Gemma 3 has null)");
+    XLARUN__TRY(xlarun__cfg_bool(j, root, "use_bidirectional_attention", 0, &b, err));
+    if (b) return xlarun__fail(err, XLARUN_ERR_UNSUPPORTED, "config.json: use_bidirectional_attention true (an embedding model) is not supported");
+    if (v != XLARUN__NONE && xlarun__json_is_null(j, v)) /* the local layers need a window */
+        return xlarun__fail(err, XLARUN_ERR_FORMAT, "config.json: 'sliding_window' must be an integer in 1..%u, found null", XLARUN_MAX_POSITIONS);
+    XLARUN__TRY(xlarun__cfg_uint(j, root, "sliding_window", 0, 1, XLARUN_MAX_POSITIONS, 4096, &c->sliding_window, err));
+    /* which layers are local: layer_types when given (transformers >= 4.53 writes it), else
+       sliding_window_pattern (default 6): layer l is local unless (l + 1) % pattern == 0. xlarun
+       keeps the pattern, so a layer_types list must be one. */
+    v = xlarun__json_get(j, root, "layer_types");
+    if (xlarun__json_is_null(j, v))
+        return xlarun__cfg_uint(j, root, "sliding_window_pattern", 0, 1, XLARUN_MAX_LAYERS + 1, 6, &c->sliding_pattern, err);
+    if (j->s[v] != '[') return xlarun__fail(err, XLARUN_ERR_FORMAT, "config.json: 'layer_types' must be a list");
+    for (it = v; xlarun__json_next(j, &it, NULL, &e); l++) {
+        int full;
+        if (j->s[e] != '"' || xlarun__json_str(j, e, buf, sizeof buf) == XLARUN__NONE) strcpy(buf, "?");
+        full = !strcmp(buf, "full_attention");
+        if (!full && strcmp(buf, "sliding_attention"))
+            return xlarun__fail(err, XLARUN_ERR_FORMAT, "config.json: layer_types[%u] is '%s' (expected sliding_attention or full_attention)", l, buf);
+        if (l >= c->n_layers)
+            return xlarun__fail(err, XLARUN_ERR_FORMAT, "config.json: 'layer_types' lists more than num_hidden_layers %u layers", c->n_layers);
+        if (full && !first_full) first_full = l + 1;
+        if (full != (first_full && (l + 1) % first_full == 0))
+            return xlarun__fail(err, XLARUN_ERR_UNSUPPORTED,
+                                "config.json: layer_types is not supported: xlarun runs a full_attention layer every P layers (P = %u here), and layer %u is %s",
+                                first_full ? first_full : l + 1, l, buf);
+    }
+    if (l != c->n_layers)
+        return xlarun__fail(err, XLARUN_ERR_FORMAT, "config.json: 'layer_types' lists %u layers, num_hidden_layers is %u", l, c->n_layers);
+    c->sliding_pattern = first_full; /* 0 when none is full: every layer local */
+    return XLARUN_OK;
+}
+
 static xlarun_status xlarun__parse_config(const char *text, size_t len, xlarun_config *c,
                                           xlarun_error *err) {
     xlarun__json j;
@@ -2166,7 +2251,9 @@ static xlarun_status xlarun__parse_config(const char *text, size_t len, xlarun_c
     uint32_t nbos;
     int32_t bos[XLARUN_MAX_EOS];
     char buf[64];
-    int b, k, by_cls = -1;
+    const char *where;
+    double local_theta = 0.0;
+    int b, k, by_cls = -1, gemma;
     XLARUN__TRY(xlarun__json_validate(text, len, "config.json", err));
     j.s = text;
     j.n = len;
@@ -2202,19 +2289,23 @@ static xlarun_status xlarun__parse_config(const char *text, size_t len, xlarun_c
     if (by_cls < 0) /* no name (or an empty list) */
         return xlarun__fail(err, XLARUN_ERR_FORMAT, "config.json: neither 'architectures' nor 'model_type' says what model this is");
     c->arch = xlarun__archs[by_cls].arch;
-    v = xlarun__json_get(&j, root, "hidden_act");
+    gemma = c->arch == XLARUN_ARCH_GEMMA3;
+    /* the activation: Gemma's MLP reads hidden_activation (and ignores hidden_act), the others hidden_act */
+    v = xlarun__json_get(&j, root, gemma ? "hidden_activation" : "hidden_act");
     if (!xlarun__json_is_null(&j, v)) {
         if (text[v] != '"' || xlarun__json_str(&j, v, buf, sizeof buf) == XLARUN__NONE) strcpy(buf, "?");
-        if (strcmp(buf, "silu"))
-            return xlarun__fail(err, XLARUN_ERR_UNSUPPORTED, "config.json: hidden_act '%s' is not supported (supported: silu)", buf);
+        if (strcmp(buf, gemma ? "gelu_pytorch_tanh" : "silu"))
+            return xlarun__fail(err, XLARUN_ERR_UNSUPPORTED, "config.json: %s '%s' is not supported (supported: %s)",
+                                gemma ? "hidden_activation" : "hidden_act", buf, gemma ? "gelu_pytorch_tanh" : "silu");
     }
-    if (c->arch == XLARUN_ARCH_LLAMA || c->arch == XLARUN_ARCH_QWEN3) { /* their bias switches */
+    c->act = gemma ? XLARUN_ACT_GELU_TANH : XLARUN_ACT_SILU;
+    if (c->arch == XLARUN_ARCH_LLAMA || c->arch == XLARUN_ARCH_QWEN3 || gemma) { /* their bias switches */
         XLARUN__TRY(xlarun__cfg_bool(&j, root, "attention_bias", 0, &c->qkv_bias, err));
         c->o_bias = c->qkv_bias;
         if (c->arch == XLARUN_ARCH_LLAMA) XLARUN__TRY(xlarun__cfg_bool(&j, root, "mlp_bias", 0, &c->mlp_bias, err));
     } else if (c->arch == XLARUN_ARCH_QWEN2)
         c->qkv_bias = 1;
-    c->qk_norm = c->arch == XLARUN_ARCH_QWEN3;
+    c->qk_norm = c->arch == XLARUN_ARCH_QWEN3 || gemma;
     if (c->arch == XLARUN_ARCH_QWEN2 || c->arch == XLARUN_ARCH_QWEN3) {
         XLARUN__TRY(xlarun__cfg_bool(&j, root, "use_sliding_window", 0, &b, err));
         if (b) /* a window on layers max_window_layers.. only; transformers' own paths disagree on it */
@@ -2257,28 +2348,42 @@ static xlarun_status xlarun__parse_config(const char *text, size_t len, xlarun_c
                                  &c->max_position_embeddings, err));
     XLARUN__TRY(xlarun__cfg_float(&j, root, "", "rms_norm_eps", 0, 0.0, 1.0, 1e-6, &d, err));
     c->rms_norm_eps = XLARUN__CAST(float, d);
-    XLARUN__TRY(xlarun__cfg_bool(&j, root, "tie_word_embeddings", 0, &c->tie_word_embeddings, err));
+    XLARUN__TRY(xlarun__cfg_bool(&j, root, "tie_word_embeddings", xlarun__archs[by_cls].tie, &c->tie_word_embeddings, err));
+    c->embed_scale = 1.0f;
+    c->attn_scale = XLARUN__CAST(float, 1.0 / sqrt(XLARUN__CAST(double, c->head_dim)));
 
     /* RoPE: v4 keys rope_theta + rope_scaling, v5 folds them into rope_parameters */
     rope = xlarun__json_get(&j, root, "rope_parameters");
     if (!xlarun__json_is_null(&j, rope) && text[rope] != '{')
         return xlarun__fail(err, XLARUN_ERR_FORMAT, "config.json: 'rope_parameters' must be an object");
+    where = "rope_parameters.";
+    if (gemma && !xlarun__json_is_null(&j, rope) && (xlarun__json_get(&j, rope, "full_attention") != XLARUN__NONE ||
+                                                     xlarun__json_get(&j, rope, "sliding_attention") != XLARUN__NONE)) {
+        /* transformers 5's Gemma 3: one object per layer type; the local one takes no scaling */
+        size_t loc = xlarun__json_get(&j, rope, "sliding_attention");
+        rope = xlarun__json_get(&j, rope, "full_attention");
+        if (xlarun__json_is_null(&j, rope) || text[rope] != '{' || xlarun__json_is_null(&j, loc) || text[loc] != '{')
+            return xlarun__fail(err, XLARUN_ERR_FORMAT, "config.json: 'rope_parameters' must hold the objects full_attention and sliding_attention");
+        xlarun__rope_type(&j, loc, buf, sizeof buf);
+        if (strcmp(buf, "default"))
+            return xlarun__fail(err, XLARUN_ERR_UNSUPPORTED,
+                                "config.json: rope type '%s' in rope_parameters.sliding_attention is not supported (supported: default)", buf);
+        XLARUN__TRY(xlarun__cfg_float(&j, loc, "rope_parameters.sliding_attention.", "rope_theta", 1, 0.0, 1e30, 10000.0, &local_theta, err));
+        where = "rope_parameters.full_attention.";
+    }
     if (xlarun__json_is_null(&j, rope)) {
+        where = "rope_scaling.";
         XLARUN__TRY(xlarun__cfg_float(&j, root, "", "rope_theta", 0, 0.0, 1e30, 10000.0, &d, err));
         rope = xlarun__json_get(&j, root, "rope_scaling");
         if (!xlarun__json_is_null(&j, rope) && text[rope] != '{')
             return xlarun__fail(err, XLARUN_ERR_FORMAT, "config.json: 'rope_scaling' must be an object or null");
     } else
-        XLARUN__TRY(xlarun__cfg_float(&j, rope, "rope_parameters.", "rope_theta", 0, 0.0, 1e30, 10000.0, &d, err));
+        XLARUN__TRY(xlarun__cfg_float(&j, rope, where, "rope_theta", 0, 0.0, 1e30, 10000.0, &d, err));
     c->rope_theta = XLARUN__CAST(float, d);
     c->rope_type = XLARUN_ROPE_DEFAULT;
     c->rope_factor = 1.0f;
     if (!xlarun__json_is_null(&j, rope)) {
-        const char *where = xlarun__json_get(&j, root, "rope_parameters") == rope ? "rope_parameters." : "rope_scaling.";
-        v = xlarun__json_get(&j, rope, "rope_type");
-        if (xlarun__json_is_null(&j, v)) v = xlarun__json_get(&j, rope, "type");
-        if (xlarun__json_is_null(&j, v)) strcpy(buf, "default");
-        else if (text[v] != '"' || xlarun__json_str(&j, v, buf, sizeof buf) == XLARUN__NONE) strcpy(buf, "?");
+        xlarun__rope_type(&j, rope, buf, sizeof buf);
         if (c->arch == XLARUN_ARCH_MISTRAL && strcmp(buf, "default")) /* transformers' Mistral applies none */
             return xlarun__fail(err, XLARUN_ERR_UNSUPPORTED,
                                 "config.json: rope type '%s' with MistralForCausalLM is not supported (it takes no RoPE scaling)", buf);
@@ -2311,6 +2416,8 @@ static xlarun_status xlarun__parse_config(const char *text, size_t len, xlarun_c
         XLARUN__TRY(xlarun__cfg_uint(&j, root, "sliding_window", 0, 1, XLARUN_MAX_POSITIONS,
                                      xlarun__json_get(&j, root, "sliding_window") == XLARUN__NONE ? 4096 : 0,
                                      &c->sliding_window, err));
+    if (gemma) XLARUN__TRY(xlarun__parse_gemma(&j, root, c, err));
+    if (local_theta > 0.0) c->rope_local_theta = XLARUN__CAST(float, local_theta);
     XLARUN__TRY(xlarun__cfg_ids(&j, root, "bos_token_id", bos, XLARUN_MAX_EOS, &nbos, err));
     c->bos_token_id = nbos ? bos[0] : -1;
     XLARUN__TRY(xlarun__cfg_ids(&j, root, "eos_token_id", c->eos_token_ids, XLARUN_MAX_EOS, &c->n_eos, err));
@@ -2351,10 +2458,17 @@ static int xlarun__is_matrix_slot(int slot) {
     return k != XLARUN__L_ATTN_NORM && k != XLARUN__L_MLP_NORM && k <= XLARUN__L_DOWN; /* not norms, biases */
 }
 
+/* a norm's weights (not a matrix, not a bias) */
+static int xlarun__is_norm_slot(int slot) {
+    int k = slot < XLARUN__T_GLOBAL ? -1 : (slot - XLARUN__T_GLOBAL) % XLARUN__L_COUNT;
+    return slot == XLARUN__T_NORM || k == XLARUN__L_ATTN_NORM || k == XLARUN__L_MLP_NORM || k >= XLARUN__L_Q_NORM;
+}
+
 /* whether the model reads layer slot kind k: the norms and matrices always, a bias when
    config.json gives the matrix one, the head norms for Qwen3 */
 static int xlarun__layer_slot_used(const xlarun_config *c, int k) {
     if (k <= XLARUN__L_DOWN) return 1;
+    if (k >= XLARUN__L_PRE_FFN_NORM) return c->sandwich_norms;
     if (k >= XLARUN__L_Q_NORM) return c->qk_norm;
     switch (k - XLARUN__L_BIAS) {
     case XLARUN__L_Q: case XLARUN__L_K: case XLARUN__L_V: return c->qkv_bias;
@@ -2399,7 +2513,7 @@ static int xlarun__slot_shape(const xlarun_config *c, int slot, uint64_t shape[2
     int k = slot < XLARUN__T_GLOBAL ? -1 : (slot - XLARUN__T_GLOBAL) % XLARUN__L_COUNT, bias = k > XLARUN__L_DOWN;
     shape[1] = H;
     if (slot == XLARUN__T_EMBED || slot == XLARUN__T_LM_HEAD) { shape[0] = V; return 2; }
-    if (slot == XLARUN__T_NORM || k == XLARUN__L_ATTN_NORM || k == XLARUN__L_MLP_NORM) { shape[0] = H; return 1; }
+    if (slot == XLARUN__T_NORM || k == XLARUN__L_ATTN_NORM || k == XLARUN__L_MLP_NORM || k >= XLARUN__L_PRE_FFN_NORM) { shape[0] = H; return 1; }
     if (k >= XLARUN__L_Q_NORM) { shape[0] = c->head_dim; return 1; }
     if (bias) k -= XLARUN__L_BIAS; /* a bias: [rows] of its matrix */
     switch (k) {
@@ -2548,6 +2662,10 @@ static xlarun_status xlarun__take(xlarun__loader *L, int shard, const xlarun_st_
         float *f = XLARUN__CAST(float *, xlarun__alloc_ex(L->a, n * sizeof(float), 0, 0));
         if (!f) return xlarun__fail(err, XLARUN_ERR_MEMORY, "model memory too small for the norm and bias weights");
         if (bytes) xlarun_k_to_f32(xlarun__ktype(t->dtype), bytes, f, n);
+        if (bytes && L->m->cfg.norm_plus_one && xlarun__is_norm_slot(slot)) { /* Gemma: x * (1 + w), 1 + w in f32 */
+            size_t i;
+            for (i = 0; i < n; i++) f[i] = 1.0f + f[i];
+        }
         s->data = f;
     }
     return XLARUN_OK;
@@ -2714,9 +2832,12 @@ static xlarun_status xlarun__check_slot(const xlarun__loader *L, int i, const ch
     if (k >= 0 && !xlarun__layer_slot_used(c, k)) return XLARUN_OK;
     xlarun__slot_name(i, name, sizeof name);
     if (!sl->found) {
+        if (k >= XLARUN__L_PRE_FFN_NORM)
+            return xlarun__fail(err, XLARUN_ERR_MODEL, "%s: missing tensor '%s' (%s normalizes the MLP's input and output)",
+                                L->dir, name, xlarun_arch_name(c->arch));
         if (k >= XLARUN__L_Q_NORM)
-            return xlarun__fail(err, XLARUN_ERR_MODEL, "%s: missing tensor '%s' (Qwen3ForCausalLM normalizes each head of q and k)",
-                                L->dir, name);
+            return xlarun__fail(err, XLARUN_ERR_MODEL, "%s: missing tensor '%s' (%s normalizes each head of q and k)",
+                                L->dir, name, xlarun_arch_name(c->arch));
         if (k > XLARUN__L_DOWN)
             return xlarun__fail(err, XLARUN_ERR_MODEL, "%s: missing tensor '%s' (%s)", L->dir, name,
                                 c->arch == XLARUN_ARCH_QWEN2 ? "Qwen2ForCausalLM has q, k and v biases"
@@ -2800,6 +2921,10 @@ static xlarun_status xlarun__model_build(xlarun__arena *a, const char *dir,
     m->layers = XLARUN__CAST(xlarun__layer *, xlarun__alloc_ex(a, sizeof(xlarun__layer) * m->cfg.n_layers, 0, 0));
     m->inv_freq = XLARUN__CAST(float *, xlarun__alloc_ex(a, sizeof(float) * (m->cfg.head_dim / 2), 0, 0));
     if (!m->layers || !m->inv_freq) return xlarun__fail(err, XLARUN_ERR_MEMORY, "model memory too small");
+    if (m->cfg.rope_local_theta > 0.0f && m->cfg.sliding_pattern != 1) {
+        m->inv_freq_local = XLARUN__CAST(float *, xlarun__alloc_ex(a, sizeof(float) * (m->cfg.head_dim / 2), 0, 0));
+        if (!m->inv_freq_local) return xlarun__fail(err, XLARUN_ERR_MEMORY, "model memory too small");
+    }
     xlarun__view(m, &L.slots[XLARUN__T_EMBED], XLARUN__T_EMBED, &m->embed);
     i = m->cfg.tie_word_embeddings ? XLARUN__T_EMBED : XLARUN__T_LM_HEAD;
     m->weight_bytes = xlarun__view(m, &L.slots[i], i, &m->lm_head);
@@ -2815,6 +2940,10 @@ static xlarun_status xlarun__model_build(xlarun__arena *a, const char *dir,
         ly->mlp_norm = XLARUN__CAST(const float *, sl[XLARUN__L_MLP_NORM].data);
         ly->q_norm = m->cfg.qk_norm ? XLARUN__CAST(const float *, sl[XLARUN__L_Q_NORM].data) : NULL;
         ly->k_norm = m->cfg.qk_norm ? XLARUN__CAST(const float *, sl[XLARUN__L_K_NORM].data) : NULL;
+        ly->pre_ffn_norm = m->cfg.sandwich_norms ? XLARUN__CAST(const float *, sl[XLARUN__L_PRE_FFN_NORM].data) : NULL;
+        ly->post_ffn_norm = m->cfg.sandwich_norms ? XLARUN__CAST(const float *, sl[XLARUN__L_POST_FFN_NORM].data) : NULL;
+        ly->window = m->cfg.sliding_pattern && (l + 1) % m->cfg.sliding_pattern == 0 ? 0 : m->cfg.sliding_window;
+        ly->local_rope = ly->window && m->cfg.rope_local_theta > 0.0f;
         for (k = 0; k <= XLARUN__L_DOWN; k++) {
             if (k == XLARUN__L_ATTN_NORM || k == XLARUN__L_MLP_NORM) continue;
             m->weight_bytes += xlarun__view(m, &sl[k], XLARUN__T_GLOBAL + XLARUN__CAST(int, l) * XLARUN__L_COUNT + k, w[k]);
@@ -2822,6 +2951,12 @@ static xlarun_status xlarun__model_build(xlarun__arena *a, const char *dir,
         }
     }
     xlarun__rope_freqs(&m->cfg, m->inv_freq);
+    if (m->inv_freq_local) { /* Gemma 3's local layers: rope_local_base_freq, default RoPE */
+        xlarun_config lc = m->cfg;
+        lc.rope_theta = m->cfg.rope_local_theta;
+        lc.rope_type = XLARUN_ROPE_DEFAULT;
+        xlarun__rope_freqs(&lc, m->inv_freq_local);
+    }
     m->magic = XLARUN__MODEL_MAGIC;
     return XLARUN_OK;
 }
@@ -3149,6 +3284,7 @@ struct xlarun_session {
     size_t lds;                          /* XLARUN_K_KEY_PAD(n_ctx): key slots, a score row */
     float *x, *xb, *q, *k, *v, *att, *tmp, *gate, *up; /* n_batch rows each */
     float *rope_cos, *rope_sin;          /* [n_batch][head_dim / 2] */
+    float *rope_cos_local, *rope_sin_local; /* the same with the local layers' frequencies, or NULL */
     float *scores;                       /* [n_threads][n_heads / n_kv_heads][lds] */
     float *logits;                       /* [vocab_size] */
     unsigned char *xq;                   /* quantized models: n_batch int8 input rows */
@@ -3165,14 +3301,14 @@ static void xlarun__split(size_t m, uint32_t t, uint32_t nt, size_t *r0, size_t 
 }
 
 /* up to three matrix products over the same input, each split by rows across the threads and
-   followed by its bias when it has one; silu_mul: then, after the first two (gate, up),
-   gate = silu(gate) * up on the same rows */
+   followed by its bias when it has one; act: then, after the first two (gate, up),
+   gate = act(gate) * up on the same rows (act 1 + xlarun_act: SiLU or GELU; 0 none) */
 typedef struct xlarun__mm {
     const xlarun__weight *w[3];
     const float *b[3];                   /* biases, or NULL */
     float *y[3];
     size_t rows[3];
-    int count, silu_mul;
+    int count, act;
     size_t K, n, ldy;
     const float *x;
     const void *xq;                      /* x as int8 blocks, for q8_0/q4_0 weights */
@@ -3195,11 +3331,12 @@ static void xlarun__mm_task(void *ctx, uint32_t t, uint32_t nt) {
             for (i2 = 0; i2 < c->n && r0 < r1; i2++) xlarun_k_add(c->y[i] + i2 * ldy + r0, c->b[i] + r0, r1 - r0);
         }
     }
-    if (c->silu_mul) {
+    if (c->act) {
         size_t r0, r1, i2;
         xlarun__split(c->rows[0], t, nt, &r0, &r1);
         for (i2 = 0; i2 < c->n && r0 < r1; i2++)
-            xlarun_k_silu_mul(c->y[0] + i2 * c->rows[0] + r0, c->y[1] + i2 * c->rows[1] + r0, r1 - r0);
+            (c->act == 1 + XLARUN_ACT_GELU_TANH ? xlarun_k_gelu_mul : xlarun_k_silu_mul)(
+                c->y[0] + i2 * c->rows[0] + r0, c->y[1] + i2 * c->rows[1] + r0, r1 - r0);
     }
 }
 
@@ -3247,12 +3384,12 @@ static void xlarun__attn_task(void *ctx, uint32_t t, uint32_t nt) {
     const xlarun_config *cf = &s->m->cfg;
     size_t hd = cf->head_dim, nkv = cf->n_kv_heads, group = cf->n_heads / nkv, qd = cf->n_heads * hd;
     size_t total = c->n * nkv, a0 = total * t / nt, a1 = total * (t + 1) / nt, w, lds = s->lds;
-    float scale = XLARUN__CAST(float, 1.0 / sqrt(XLARUN__CAST(double, hd)));
+    size_t win = s->m->layers[c->layer].window;
     for (w = a0; w < a1; w++) {
         size_t kvh = w / c->n, i = w % c->n, hk = c->layer * nkv + kvh, n_keys = s->pos + i + 1;
-        size_t j0 = cf->sliding_window && n_keys > cf->sliding_window ? n_keys - cf->sliding_window : 0;
+        size_t j0 = win && n_keys > win ? n_keys - win : 0;
         xlarun_k_attend(s->kvt, s->q + i * qd + kvh * group * hd, group, s->kc + hk * hd * lds * s->kvsz,
-                        s->vc + hk * s->n_ctx * hd * s->kvsz, j0, n_keys, hd, scale,
+                        s->vc + hk * s->n_ctx * hd * s->kvsz, j0, n_keys, hd, cf->attn_scale,
                         s->scores + XLARUN__CAST(size_t, t) * group * lds, lds, s->att + i * qd + kvh * group * hd);
     }
 }
@@ -3271,14 +3408,22 @@ static void xlarun__forward(xlarun_session *s, const int32_t *ids, size_t n) {
         else
             xlarun_k_to_f32(m->embed.type, XLARUN__CAST(const char *, m->embed.data) + XLARUN__CAST(size_t, ids[i]) * H * esz,
                             s->x + i * H, H);
+    if (c->embed_scale != 1.0f) /* Gemma: the row times f32(sqrt(hidden_size)) */
+        for (i = 0; i < n * H; i++) s->x[i] *= c->embed_scale;
     for (i = 0; i < n; i++) /* angle = f32(pos) * inv_freq, one f32 product as in transformers */
         for (j = 0; j < half; j++) {
             float ang = XLARUN__CAST(float, s->pos + i) * m->inv_freq[j];
             s->rope_cos[i * half + j] = cosf(ang);
             s->rope_sin[i * half + j] = sinf(ang);
+            if (m->inv_freq_local) {
+                ang = XLARUN__CAST(float, s->pos + i) * m->inv_freq_local[j];
+                s->rope_cos_local[i * half + j] = cosf(ang);
+                s->rope_sin_local[i * half + j] = sinf(ang);
+            }
         }
     for (l = 0; l < c->n_layers; l++) {
         const xlarun__layer *L = &m->layers[l];
+        const float *rc = L->local_rope ? s->rope_cos_local : s->rope_cos, *rs = L->local_rope ? s->rope_sin_local : s->rope_sin;
         xlarun__mm mm;
         xlarun__attn at;
         /* attention block */
@@ -3291,13 +3436,13 @@ static void xlarun__forward(xlarun_session *s, const int32_t *ids, size_t n) {
         xlarun__mm_run(s, &mm);
         for (i = 0; i < n; i++) {
             size_t p = s->pos + i, h;
-            if (L->q_norm) /* Qwen3: each head of q and k RMS-normalized before RoPE */
+            if (L->q_norm) /* Qwen3, Gemma 3: each head of q and k RMS-normalized before RoPE */
                 for (h = 0; h < c->n_heads + c->n_kv_heads; h++) {
                     float *v = h < c->n_heads ? s->q + i * qd + h * hd : s->k + i * kvd + (h - c->n_heads) * hd;
                     xlarun_k_rmsnorm(v, v, h < c->n_heads ? L->q_norm : L->k_norm, hd, c->rms_norm_eps);
                 }
-            xlarun_k_rope(s->q + i * qd, c->n_heads, hd, s->rope_cos + i * half, s->rope_sin + i * half);
-            xlarun_k_rope(s->k + i * kvd, c->n_kv_heads, hd, s->rope_cos + i * half, s->rope_sin + i * half);
+            xlarun_k_rope(s->q + i * qd, c->n_heads, hd, rc + i * half, rs + i * half);
+            xlarun_k_rope(s->k + i * kvd, c->n_kv_heads, hd, rc + i * half, rs + i * half);
             for (h = 0; h < c->n_kv_heads; h++) { /* the key down its block's column, the value a row */
                 size_t hk = l * c->n_kv_heads + h;
                 xlarun_k_kv_store(s->kvt, s->k + i * kvd + h * hd, s->kc + (hk * hd * s->lds + XLARUN_K_KEY_AT(p, 0, hd)) * s->kvsz, hd, XLARUN_K_KEY_BLOCK);
@@ -3307,19 +3452,25 @@ static void xlarun__forward(xlarun_session *s, const int32_t *ids, size_t n) {
         at.s = s; at.layer = l; at.n = n;
         xlarun__pool_run(&s->pool, xlarun__attn_task, &at);
         xlarun__matmul(s, &L->o, L->bias[XLARUN__L_O], H, qd, s->att, n, s->tmp);
+        if (L->pre_ffn_norm) /* Gemma 3: the attention's output normalized (post_attention_layernorm) */
+            for (i = 0; i < n; i++) xlarun_k_rmsnorm(s->tmp + i * H, s->tmp + i * H, L->mlp_norm, H, c->rms_norm_eps);
         xlarun_k_add(s->x, s->tmp, n * H);
-        /* MLP block: down(silu(gate(x)) * up(x)) */
-        for (i = 0; i < n; i++) xlarun_k_rmsnorm(s->xb + i * H, s->x + i * H, L->mlp_norm, H, c->rms_norm_eps);
+        /* MLP block: down(act(gate(x)) * up(x)) */
+        for (i = 0; i < n; i++)
+            xlarun_k_rmsnorm(s->xb + i * H, s->x + i * H, L->pre_ffn_norm ? L->pre_ffn_norm : L->mlp_norm, H, c->rms_norm_eps);
         memset(&mm, 0, sizeof mm);
         mm.w[0] = &L->gate; mm.b[0] = L->bias[XLARUN__L_GATE]; mm.y[0] = s->gate; mm.rows[0] = I;
         mm.w[1] = &L->up; mm.b[1] = L->bias[XLARUN__L_UP]; mm.y[1] = s->up; mm.rows[1] = I;
-        mm.count = 2; mm.silu_mul = 1; mm.K = H; mm.n = n; mm.x = s->xb;
+        mm.count = 2; mm.act = 1 + XLARUN__CAST(int, c->act); mm.K = H; mm.n = n; mm.x = s->xb;
         xlarun__mm_run(s, &mm);
         xlarun__matmul(s, &L->down, L->bias[XLARUN__L_DOWN], H, I, s->gate, n, s->tmp);
+        if (L->post_ffn_norm)
+            for (i = 0; i < n; i++) xlarun_k_rmsnorm(s->tmp + i * H, s->tmp + i * H, L->post_ffn_norm, H, c->rms_norm_eps);
         xlarun_k_add(s->x, s->tmp, n * H);
     }
     xlarun_k_rmsnorm(s->xb, s->x + (n - 1) * H, m->final_norm, H, c->rms_norm_eps);
     xlarun__matmul(s, &m->lm_head, NULL, c->vocab_size, H, s->xb, 1, s->logits);
+
     s->pos += n;
     s->has_logits = 1;
 }
@@ -3379,6 +3530,11 @@ static xlarun_status xlarun__session_build(xlarun__arena *a, const xlarun_model 
     }
     s->rope_cos = XLARUN__CAST(float *, xlarun__alloc_ex(a, XLARUN__CAST(size_t, nb) * (c->head_dim / 2) * sizeof(float), 0, 1));
     s->rope_sin = XLARUN__CAST(float *, xlarun__alloc_ex(a, XLARUN__CAST(size_t, nb) * (c->head_dim / 2) * sizeof(float), 0, 1));
+    if (m->inv_freq_local) {
+        s->rope_cos_local = XLARUN__CAST(float *, xlarun__alloc_ex(a, XLARUN__CAST(size_t, nb) * (c->head_dim / 2) * sizeof(float), 0, 1));
+        s->rope_sin_local = XLARUN__CAST(float *, xlarun__alloc_ex(a, XLARUN__CAST(size_t, nb) * (c->head_dim / 2) * sizeof(float), 0, 1));
+        if (!xlarun__measuring(a) && (!s->rope_cos_local || !s->rope_sin_local)) return xlarun__no_room(a, "session", err);
+    }
     s->scores = XLARUN__CAST(float *, xlarun__alloc_ex(a, XLARUN__CAST(size_t, nt) * (c->n_heads / c->n_kv_heads) * s->lds * sizeof(float), 0, 1));
     s->logits = XLARUN__CAST(float *, xlarun__alloc_ex(a, XLARUN__CAST(size_t, c->vocab_size) * sizeof(float), 0, 1));
     if (m->quantized) { /* int8 input rows for the widest K: hidden, intermediate or q width */

@@ -1,7 +1,7 @@
 /* xlarun_kernels.h - the numeric kernels of xlarun, on raw pointers.
 
    It knows nothing of models: dot products, GEMV/GEMM over f32/f16/bf16 weight rows, RMSNorm,
-   RoPE, softmax, one attention head, SiLU*mul, add, argmax and dtype conversions. xlarun.h
+   RoPE, softmax, one attention head, SiLU*mul and GELU*mul, add, argmax and dtype conversions. xlarun.h
    includes it; it can also be used on its own (every function is static, there is nothing to
    define in one translation unit).
 
@@ -22,6 +22,7 @@
      xlarun_k_attend(t, q, nq, kt, v, j0, n_keys, hd, scale, scores, lds, out)  a GQA group
      xlarun_k_kv_store(t, src, dst, n, stride)                          f32 into an f32/f16/bf16 cache
      xlarun_k_exp(x, n), xlarun_k_softmax(x, n), xlarun_k_silu_mul(g, u, n), xlarun_k_add(y, x, n)
+     xlarun_k_gelu_mul(g, u, n)                                           GELU (tanh form) * mul
      xlarun_k_argmax(x, n)                                                first index of the max
      xlarun_k_f32_to_bf16_row, xlarun_k_dot_bf16_bf16                     opt-in, lower precision
      xlarun_k_quantize_row, xlarun_k_qdequant, xlarun_k_qact_bytes, xlarun_k_quantize_act,
@@ -1205,6 +1206,48 @@ XLARUN_K__FN void xlarun_k_silu_mul(float *g, const float *u, size_t n) {
     xlarun_k_silu_mul_simd(g, u, n);
 #else
     xlarun_k_silu_mul_ref(g, u, n);
+#endif
+}
+
+/* ======================================================================================
+   gelu_mul: g[i] = gelu_tanh(g[i]) * u[i], GELU in its tanh form (torch's approximate="tanh",
+   transformers' gelu_pytorch_tanh):  0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))).
+   Reference: that formula with libm tanhf, as torch writes it. SIMD: the same function as
+   x / (1 + e^(-2 inner)) (0.5 (1 + tanh y) = 1 / (1 + e^-2y)) on xlarun_k__expv.
+   ====================================================================================== */
+#define XLARUN_K__GELU_BETA 0.7978845608028654f   /* sqrt(2/pi) */
+#define XLARUN_K__GELU_KAPPA 0.044715f
+XLARUN_K__FN void xlarun_k_gelu_mul_ref(float *g, const float *u, size_t n) {
+    size_t i;
+    for (i = 0; i < n; i++) {
+        float x = g[i], inner = XLARUN_K__GELU_BETA * (x + XLARUN_K__GELU_KAPPA * (x * x * x));
+        g[i] = 0.5f * x * (1.0f + tanhf(inner)) * u[i];
+    }
+}
+
+#if defined(XLARUN_K__SIMD)
+XLARUN_K__AI xlarun_k__v xlarun_k__gelu_mulv(xlarun_k__v x, xlarun_k__v u) {
+    xlarun_k__v x3 = XK_MUL(XK_MUL(x, x), x);
+    xlarun_k__v inner = XK_MUL(XK_SET1(XLARUN_K__GELU_BETA), XK_ADD(x, XK_MUL(XK_SET1(XLARUN_K__GELU_KAPPA), x3)));
+    xlarun_k__v e = xlarun_k__expv(XK_MUL(XK_SET1(-2.0f), inner));
+    return XK_MUL(XK_DIV(x, XK_ADD(XK_SET1(1.0f), e)), u);
+}
+XLARUN_K__FN void xlarun_k_gelu_mul_simd(float *g, const float *u, size_t n) {
+    size_t i;
+    for (i = 0; i + XK_VL <= n; i += XK_VL) XK_STORE(g + i, xlarun_k__gelu_mulv(XK_LOAD(g + i), XK_LOAD(u + i)));
+    if (i < n) {
+        xlarun_k__v r = xlarun_k__gelu_mulv(xlarun_k__load_part(g + i, n - i, 0.0f),
+                                            xlarun_k__load_part(u + i, n - i, 0.0f));
+        xlarun_k__store_part(g + i, r, n - i);
+    }
+}
+#endif
+
+XLARUN_K__FN void xlarun_k_gelu_mul(float *g, const float *u, size_t n) {
+#if defined(XLARUN_K__SIMD)
+    xlarun_k_gelu_mul_simd(g, u, n);
+#else
+    xlarun_k_gelu_mul_ref(g, u, n);
 #endif
 }
 

@@ -14,6 +14,8 @@
      softmax / attend p:            2e-5 relative per probability
      attend out:                    2e-5 * sum_j p_j |v_jd|
      silu_mul:                      1e-6 relative + 1e-36 absolute (subnormal results)
+     gelu_mul:                      1e-6 relative + 2^-23 |x u| (torch's 1 + tanh cancels for
+                                    x < 0: one ulp of tanh near -1, times x/2)
      exp (SIMD):                    max 2 ulp vs libm expf
    The maxima measured are printed at the end. */
 #include <float.h>
@@ -40,7 +42,7 @@ static uint32_t fbits(float f) { uint32_t u; memcpy(&u, &f, 4); return u; }
 static float bitsf(uint32_t u) { float f; memcpy(&f, &u, 4); return f; }
 
 /* measured maxima, printed at the end */
-static double max_dot_err, max_dot_ref_err, max_rms_err, max_soft_err, max_att_err, max_silu_err, max_bb_err;
+static double max_dot_err, max_dot_ref_err, max_rms_err, max_soft_err, max_att_err, max_silu_err, max_bb_err, max_gelu_err;
 static long max_exp_ulp;
 
 /* ---- independent decoders (ldexp based) ---- */
@@ -677,7 +679,7 @@ static void test_silu_add_argmax(void) {
     static const size_t ns[] = {1, 3, 8, 15, 16, 17, 100, 1001};
     float g[1001], g2[1001], g0[1001], u[1001], y[1001], y0[1001];
     size_t ni, i;
-    long bad = 0, badadd = 0;
+    long bad = 0, badadd = 0, badgelu = 0;
     for (ni = 0; ni < sizeof ns / sizeof ns[0]; ni++) {
         size_t n = ns[ni];
         for (i = 0; i < n; i++) {
@@ -694,11 +696,21 @@ static void test_silu_add_argmax(void) {
             if (e1 / (fabs(want) + 1e-30) > max_silu_err && fabs(want) > 1e-30) max_silu_err = e1 / fabs(want);
             if (e1 > tol || e2 > tol) bad++;
         }
+        for (i = 0; i < n; i++) g[i] = g2[i] = g0[i] * 0.5f; /* GELU on half the SiLU inputs: +-6, +-50, 0 */
+        xlarun_k_gelu_mul(g, u, n);
+        xlarun_k_gelu_mul_ref(g2, u, n);
+        for (i = 0; i < n; i++) {
+            double x = (double)g0[i] * 0.5, want = 0.5 * x * (1.0 + tanh(0.7978845608028654 * (x + 0.044715 * x * x * x))) * u[i];
+            double e1 = fabs(g[i] - want), e2 = fabs(g2[i] - want), tol = 1e-6 * fabs(want) + ldexp(fabs(x * u[i]), -23) + 1e-36;
+            if (e1 / (fabs(want) + 1e-30) > max_gelu_err && fabs(want) > 1e-6) max_gelu_err = e1 / fabs(want);
+            if (e1 > tol || e2 > tol) badgelu++;
+        }
         xlarun_k_add(y, u, n);
         for (i = 0; i < n; i++)
             if (fbits(y[i]) != fbits(y0[i] + u[i])) badadd++;
     }
     CHECKF(bad == 0, "silu_mul: %ld outside tolerance", bad);
+    CHECKF(badgelu == 0, "gelu_mul: %ld outside tolerance", badgelu);
     CHECKF(badadd == 0, "add: %ld differ", badadd);
 
     {
@@ -781,8 +793,8 @@ int main(void) {
     test_silu_add_argmax();
     test_bf16_opt_in();
     printf("kernels: max error / sum|w*x|: dot %.3g (ref %.3g), bf16 dot %.3g; rmsnorm %.3g rel; "
-           "softmax %.3g rel; attend %.3g; silu_mul %.3g rel; exp %ld ulp\n",
+           "softmax %.3g rel; attend %.3g; silu_mul %.3g rel; gelu_mul %.3g rel (|want| > 1e-6); exp %ld ulp\n",
            max_dot_err, max_dot_ref_err, max_bb_err, max_rms_err, max_soft_err, max_att_err, max_silu_err,
-           max_exp_ulp);
+           max_gelu_err, max_exp_ulp);
     return test_report("kernels");
 }

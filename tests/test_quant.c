@@ -351,7 +351,7 @@ static int all_finite(const float *x, size_t n) {
    (2..3 blocks) and many near-ties, the worst case for block quantization; the measured values
    are printed, and README.md has those of a Llama-3.2-1B-shaped model */
 static void test_models(void) {
-    static const char *names[] = {"llama32", "llama2", "mqa", "odd", "mistral", "qwen2", "biased", "qwen3"};
+    static const char *names[] = {"llama32", "llama2", "mqa", "odd", "mistral", "qwen2", "biased", "qwen3", "gemma3"};
     int f, q;
     printf("quant: accuracy vs bf16, teacher-forced on prompt + greedy ids (top-1 agreement, mean KL)\n");
     for (f = 0; f < (int)(sizeof names / sizeof *names); f++) {
@@ -407,10 +407,16 @@ static void test_models(void) {
             compare_dists(ref, dec, s.n, V, &top1, &kl);
             printf("  %-16s top-1 %5.1f%%  mean KL %.3g  (%lu positions)\n", nm, 100.0 * top1, kl, (unsigned long)s.n);
             {   /* these tiny random models have many near-tied logits, so top-1 moves more than
-                   KL: mistral-q8 agrees on 83% at KL 0.0096, and gets its own top-1 floors */
-                int loose = !strcmp(names[f], "mistral");
-                if (type == XLARUN_QUANT_Q8_0) CHECKF(top1 >= (loose ? 0.80 : 0.90) && kl < 0.03, "%s: top-1 %.3f, KL %.3g", nm, top1, kl);
-                else CHECKF(top1 >= (loose ? 0.25 : 0.30) && kl < 2.5, "%s: top-1 %.3f, KL %.3g", nm, top1, kl);
+                   KL: mistral-q8 agrees on 83% at KL 0.0096, and gets its own top-1 floors. The
+                   gemma3 fixture is the most sensitive to any rounding (its norms after each
+                   attention and MLP rescale their small errors): the same weights rounded to
+                   q8_0 / q4_0 in transformers, activations left f32, gave top-1 89.7% / 17.9% and
+                   KL 0.039 / 2.29 against its bf16 model (qwen3: 91.5% / 31.7%, 0.016 / 2.17),
+                   so it gets floors of its own */
+                int loose = !strcmp(names[f], "mistral"), gem = !strcmp(names[f], "gemma3");
+                if (type == XLARUN_QUANT_Q8_0)
+                    CHECKF(top1 >= (gem ? 0.75 : loose ? 0.80 : 0.90) && kl < (gem ? 0.1 : 0.03), "%s: top-1 %.3f, KL %.3g", nm, top1, kl);
+                else CHECKF(top1 >= (gem ? 0.12 : loose ? 0.25 : 0.30) && kl < (gem ? 3.0 : 2.5), "%s: top-1 %.3f, KL %.3g", nm, top1, kl);
             }
             /* determinism: prefill pieces, threads, streamed loading: the same bits */
             for (ci = 0; ci < 4; ci++) {

@@ -5,9 +5,10 @@ Usage:  python3 tools/make_fixtures.py [--out tests/fixtures] [--only NAME ...]
 
 For each of five small random-weight LlamaForCausalLM configs (llama32, llama2, mqa, odd, and
 biased: attention_bias and mlp_bias true), one MistralForCausalLM config with a sliding window
-shorter than prompt + 48 (mistral), one Qwen2ForCausalLM config (qwen2: q, k, v biases) and one
+shorter than prompt + 48 (mistral), one Qwen2ForCausalLM config (qwen2: q, k, v biases), one
 Qwen3ForCausalLM config (qwen3: per-head q and k norms; made with transformers 4.51.3, see
-FAMILY_PINS),
+FAMILY_PINS) and one Gemma3ForCausalLM config (gemma3: local and global layers; transformers
+4.57.1, whose Gemma 3 masks and caches the window the same way in a forward and in generate()),
 this writes tests/fixtures/<name>-<dtype>/ for dtype in f32, bf16, f16, holding what
 save_pretrained(safe_serialization=True) writes (config.json, generation_config.json,
 model.safetensors or shards + model.safetensors.index.json) plus oracle.safetensors:
@@ -19,7 +20,7 @@ model.safetensors or shards + model.safetensors.index.json) plus oracle.safetens
   metadata: versions, config, dtype, seed, min_margin, max_abs_logit, ...
 
 Each oracle is computed by loading the folder back with
-<Llama|Mistral|Qwen2>ForCausalLM.from_pretrained(folder, torch_dtype=torch.float32,
+<Llama|Mistral|Qwen2|Qwen3|Gemma3>ForCausalLM.from_pretrained(folder, torch_dtype=torch.float32,
 attn_implementation="eager"), so bf16/f16 weights are upcast exactly and every dtype has its
 own oracle. --only regenerates the named families and leaves the other folders alone.
 
@@ -45,6 +46,13 @@ try:   # transformers >= 4.51 (the qwen3 family only)
     from transformers import Qwen3Config, Qwen3ForCausalLM
 except ImportError:
     Qwen3Config = Qwen3ForCausalLM = None
+try:   # transformers >= 4.53 (the gemma3 family only: layer_types and sliding-window caches)
+    from transformers import Gemma3TextConfig, Gemma3ForCausalLM
+    import transformers.models.gemma3.modeling_gemma3 as _g3
+    if not hasattr(_g3, "create_sliding_window_causal_mask"):
+        Gemma3TextConfig = Gemma3ForCausalLM = None
+except ImportError:
+    Gemma3TextConfig = Gemma3ForCausalLM = None
 from transformers.cache_utils import DynamicCache
 
 VERSIONS = {
@@ -133,13 +141,26 @@ CONFIGS = {
                    attention_bias=False, use_sliding_window=False, sliding_window=None, rms_norm_eps=1e-6,
                    max_position_embeddings=256, bos_token_id=318, eos_token_id=[319, 317]),
               35, 8000, 88, 4.0),
+    # Gemma 3 (Gemma3ForCausalLM, transformers 4.57.1): 4 layers, the third global and the rest
+    # local (sliding_window_pattern 3; the hub's is 6; 4.57 saves both it and layer_types) with a
+    # window of 20 under a 31-token prompt; local RoPE base 1e4 unscaled, global 1e6 with linear
+    # scaling 8 (as Gemma 3 4B+); MQA (1 KV head, as 1B); head_dim 32 != H/nh and a
+    # query_pre_attn_scalar (24) that is neither; H = 96, so sqrt(H) is not exact in f32; tied.
+    "gemma3": (dict(vocab_size=320, hidden_size=96, intermediate_size=160, num_hidden_layers=4,
+                    num_attention_heads=4, num_key_value_heads=1, head_dim=32, query_pre_attn_scalar=24,
+                    tie_word_embeddings=True, rope_theta=1000000.0, rope_local_base_freq=10000.0,
+                    rope_scaling={"rope_type": "linear", "factor": 8.0}, sliding_window=20,
+                    sliding_window_pattern=3, attention_bias=False, rms_norm_eps=1e-6,
+                    max_position_embeddings=256, bos_token_id=2, eos_token_id=[1, 106], pad_token_id=0),
+               31, 9000, 99, 3.0),
 }
 ARCH = {"mistral": (MistralConfig, MistralForCausalLM), "qwen2": (Qwen2Config, Qwen2ForCausalLM),
-        "qwen3": (Qwen3Config, Qwen3ForCausalLM)}   # the rest: Llama
+        "qwen3": (Qwen3Config, Qwen3ForCausalLM),
+        "gemma3": (Gemma3TextConfig, Gemma3ForCausalLM)}   # the rest: Llama
 # families whose model class needs other versions than PINNED: made only with --only, under these
 # (python3 -m venv --system-site-packages V && V/bin/pip install transformers==4.51.3;
-#  V/bin/python tools/make_fixtures.py --only qwen3)
-FAMILY_PINS = {"qwen3": {"transformers": "4.51.3"}}
+#  V/bin/python tools/make_fixtures.py --only qwen3; the same with 4.57.1 and --only gemma3)
+FAMILY_PINS = {"qwen3": {"transformers": "4.51.3"}, "gemma3": {"transformers": "4.57.1"}}
 SHARDED = {("llama2", "f32")}   # folders saved as exactly two shards + index
 
 
@@ -154,7 +175,9 @@ def check_versions(pins):
 
 
 def make_config(name, kw):
-    if name in ARCH:
+    if name == "gemma3":   # its MLP reads hidden_activation (default gelu_pytorch_tanh), not hidden_act
+        cfg = Gemma3TextConfig(**kw)
+    elif name in ARCH:
         cfg = ARCH[name][0](hidden_act="silu", **kw)
     else:
         cfg = LlamaConfig(hidden_act="silu", **{"attention_bias": False, "mlp_bias": False, **kw})
@@ -173,18 +196,23 @@ def fill_weights(model, cfg, seed, logit_std):
     has RMS ~1); projections: N(0, (gain/sqrt(fan_in))^2), gain 1.5 for q/k (peaked attention),
     3.0 for o_proj/down_proj (the layers, not the current token's embedding, dominate the
     residual stream; otherwise tied models just repeat their last token) and 1.0 for v/gate/up;
-    norms: 1 + 0.1*N(0,1) (Qwen3's q_norm/k_norm twice that); biases: N(0, 0.5^2) (1.0 for k_proj, as Qwen's k biases are large).
+    norms: 1 + 0.1*N(0,1) (Qwen3's q_norm/k_norm twice that; Gemma's norms multiply by 1 + w, so
+    theirs are stored 1 less, and its norms on the attention's and the MLP's output scale by
+    about 9, so the layers, not the sqrt(H)-scaled embedding, decide the next token); biases: N(0, 0.5^2) (1.0 for k_proj, as Qwen's k biases are large).
     Tied models use the embedding for both.
     """
     rng = np.random.default_rng(seed)
     H = cfg.hidden_size
+    gemma = np.float32(cfg.model_type == "gemma3_text")
     with torch.no_grad():
         for name, p in model.named_parameters():   # tied lm_head is not listed separately
             shape = tuple(p.shape)
             if name.endswith(("q_norm.weight", "k_norm.weight")):   # peaked attention after the head norms
-                w = 2.0 * (1.0 + 0.1 * rng.standard_normal(shape, dtype=np.float32))
+                w = 2.0 * (1.0 + 0.1 * rng.standard_normal(shape, dtype=np.float32)) - gemma
+            elif gemma and name.endswith(("post_attention_layernorm.weight", "post_feedforward_layernorm.weight")):
+                w = 8.0 + 0.1 * rng.standard_normal(shape, dtype=np.float32)   # 9x: the layers outweigh the scaled embedding
             elif name.endswith("norm.weight"):
-                w = 1.0 + 0.1 * rng.standard_normal(shape, dtype=np.float32)
+                w = 1.0 + 0.1 * rng.standard_normal(shape, dtype=np.float32) - gemma
             elif name.endswith(".bias"):
                 w = (1.0 if "k_proj" in name else 0.5) * rng.standard_normal(shape, dtype=np.float32)
             elif name in ("model.embed_tokens.weight", "lm_head.weight"):
@@ -353,7 +381,10 @@ def numpy_reference(folder):
     """Independent float64 numpy forward pass written from SPEC.md section 2 (RMSNorm, rotate_half
     RoPE with default/linear/llama3 inv_freq, GQA by contiguous blocks, causal softmax attention
     scaled by 1/sqrt(head_dim), Mistral's sliding window (position i sees i-W+1..i), SwiGLU,
-    tied head, each projection's bias when the file has one, Qwen3's per-head q/k norms). Returns max |logit - oracle| over the 48 rows
+    tied head, each projection's bias when the file has one, Qwen3's per-head q/k norms; Gemma 3:
+    norms times 1 + w, embeddings times sqrt(hidden), scores times query_pre_attn_scalar^-0.5,
+    local layers (layer_types) with their own RoPE base and the window, norms after attention and
+    around the MLP, GELU (tanh)). Returns max |logit - oracle| over the 48 rows
     and whether its argmax reproduces greedy. A cross-check of the spec, not of the oracle."""
     from safetensors import safe_open
     with open(os.path.join(folder, "config.json")) as f:
@@ -367,6 +398,7 @@ def numpy_reference(folder):
     H, nh, nkv = cfg["hidden_size"], cfg["num_attention_heads"], cfg["num_key_value_heads"]
     hd = cfg.get("head_dim") or H // nh
     eps = cfg["rms_norm_eps"]
+    gemma = cfg.get("model_type") == "gemma3_text"
     inv = 1.0 / (cfg["rope_theta"] ** (np.arange(0, hd, 2) / hd))
     rs = cfg.get("rope_scaling")
     if rs:
@@ -385,37 +417,50 @@ def numpy_reference(folder):
     prompt, toks = o["prompt"].tolist(), o["greedy"].tolist()
     seq = prompt + toks[:-1]
     T = len(seq)
-    ang = np.outer(np.arange(T), inv)
-    cos = np.cos(np.concatenate([ang, ang], 1))[:, None]
-    sin = np.sin(np.concatenate([ang, ang], 1))[:, None]
-    rms = lambda x, w: w * x / np.sqrt((x * x).mean(-1, keepdims=True) + eps)
-    rope = lambda x: x * cos + np.concatenate([-x[..., hd // 2:], x[..., :hd // 2]], -1) * sin
-    h = W["model.embed_tokens.weight"][seq]
+    def cos_sin(inv):
+        ang = np.outer(np.arange(T), inv)
+        return np.cos(np.concatenate([ang, ang], 1))[:, None], np.sin(np.concatenate([ang, ang], 1))[:, None]
+    rms = lambda x, w: (1.0 + w if gemma else w) * x / np.sqrt((x * x).mean(-1, keepdims=True) + eps)
+    rope = lambda x, cs: x * cs[0] + np.concatenate([-x[..., hd // 2:], x[..., :hd // 2]], -1) * cs[1]
+    glob = cos_sin(inv)
+    local = cos_sin(1.0 / (cfg["rope_local_base_freq"] ** (np.arange(0, hd, 2) / hd))) if gemma else glob
+    types = cfg.get("layer_types") or ["sliding_attention" if cfg.get("sliding_window") else "full_attention"] * cfg["num_hidden_layers"]
+    scale = cfg["query_pre_attn_scalar"] ** -0.5 if gemma else 1 / math.sqrt(hd)
+    h = W["model.embed_tokens.weight"][seq] * (math.sqrt(H) if gemma else 1.0)
     for l in range(cfg["num_hidden_layers"]):
         p = "model.layers.%d." % l
+        cs = local if types[l] == "sliding_attention" else glob
         x = rms(h, W[p + "input_layernorm.weight"])
         lin = lambda x, n: x @ W[p + n + ".weight"].T + W.get(p + n + ".bias", 0.0)
         qn, kn = W.get(p + "self_attn.q_norm.weight"), W.get(p + "self_attn.k_norm.weight")
         q = lin(x, "self_attn.q_proj").reshape(T, nh, hd)
         k = lin(x, "self_attn.k_proj").reshape(T, nkv, hd)
-        q = rope(q if qn is None else rms(q, qn))   # Qwen3: per head, before RoPE
-        k = rope(k if kn is None else rms(k, kn))
+        q = rope(q if qn is None else rms(q, qn), cs)   # Qwen3, Gemma 3: per head, before RoPE
+        k = rope(k if kn is None else rms(k, kn), cs)
         v = lin(x, "self_attn.v_proj").reshape(T, nkv, hd)
         att = np.zeros((T, nh, hd))
         for hh in range(nh):
             g = hh // (nh // nkv)
-            S = q[:, hh] @ k[:, g].T / math.sqrt(hd)
+            S = q[:, hh] @ k[:, g].T * scale
             S[np.triu_indices(T, 1)] = -np.inf
-            if cfg.get("sliding_window"):
+            if types[l] == "sliding_attention":
                 S[np.tril_indices(T, -cfg["sliding_window"])] = -np.inf
             P = np.exp(S - S.max(1, keepdims=True))
             att[:, hh] = (P / P.sum(1, keepdims=True)) @ v[:, g]
+        if gemma:   # norms after attention and around the MLP; GELU (tanh form)
+            h = h + rms(lin(att.reshape(T, nh * hd), "self_attn.o_proj"), W[p + "post_attention_layernorm.weight"])
+            x = rms(h, W[p + "pre_feedforward_layernorm.weight"])
+            gt = lin(x, "mlp.gate_proj")
+            act = 0.5 * gt * (1 + np.tanh(math.sqrt(2 / math.pi) * (gt + 0.044715 * gt ** 3)))
+            h = h + rms(lin(act * lin(x, "mlp.up_proj"), "mlp.down_proj"), W[p + "post_feedforward_layernorm.weight"])
+            continue
         h = h + lin(att.reshape(T, nh * hd), "self_attn.o_proj")
         x = rms(h, W[p + "post_attention_layernorm.weight"])
         gt = lin(x, "mlp.gate_proj")
         h = h + lin(gt / (1 + np.exp(-gt)) * lin(x, "mlp.up_proj"), "mlp.down_proj")
     head = W.get("lm_head.weight", W["model.embed_tokens.weight"])
     lg = (rms(h, W["model.norm.weight"]) @ head.T)[len(prompt) - 1:]
+    assert not cfg.get("final_logit_softcapping")
     return float(np.abs(lg - o["logits"].to(torch.float64).numpy()).max()), bool((lg.argmax(1) == np.array(toks)).all())
 
 
