@@ -2226,11 +2226,11 @@ static xlarun_status xlarun__parse_gemma(const xlarun__json *j, size_t root, xla
     for (it = v; xlarun__json_next(j, &it, NULL, &e); l++) {
         int full;
         if (j->s[e] != '"' || xlarun__json_str(j, e, buf, sizeof buf) == XLARUN__NONE) strcpy(buf, "?");
+        if (l >= c->n_layers)
+            return xlarun__fail(err, XLARUN_ERR_FORMAT, "config.json: 'layer_types' lists more than num_hidden_layers %u layers", c->n_layers);
         full = !strcmp(buf, "full_attention");
         if (!full && strcmp(buf, "sliding_attention"))
             return xlarun__fail(err, XLARUN_ERR_FORMAT, "config.json: layer_types[%u] is '%s' (expected sliding_attention or full_attention)", l, buf);
-        if (l >= c->n_layers)
-            return xlarun__fail(err, XLARUN_ERR_FORMAT, "config.json: 'layer_types' lists more than num_hidden_layers %u layers", c->n_layers);
         if (full && !first_full) first_full = l + 1;
         if (full != (first_full && (l + 1) % first_full == 0))
             return xlarun__fail(err, XLARUN_ERR_UNSUPPORTED,

@@ -845,7 +845,7 @@ static void test_model_config(void) {
 
     /* what kind of model */
     CFG(NULL, "\"architectures\": [\"GemmaForCausalLM\"]", XLARUN_ERR_UNSUPPORTED,
-        "config.json: architecture 'GemmaForCausalLM' is not supported (supported: LlamaForCausalLM, MistralForCausalLM, Qwen2ForCausalLM, Qwen3ForCausalLM)");
+        "config.json: architecture 'GemmaForCausalLM' is not supported (supported: LlamaForCausalLM, MistralForCausalLM, Qwen2ForCausalLM, Qwen3ForCausalLM, Gemma3ForCausalLM)");
     CFG(NULL, "\"architectures\": [\"Qwen2ForCausalLM\"]", XLARUN_ERR_FORMAT,
         "config.json: model_type 'llama' and 'architectures' name different models");
     CFG(NULL, "\"architectures\": [\"LlamaForCausalLM\", \"MistralForCausalLM\"]", XLARUN_ERR_FORMAT,
@@ -903,7 +903,7 @@ static void test_model_config(void) {
     CFG(NULL, "\"architectures\": [\"LlamaForCausalLM\", \"LlamaForSequenceClassification\"]", XLARUN_ERR_UNSUPPORTED,
         "architecture 'LlamaForSequenceClassification' is not supported");
     CFG(NULL, "\"architectures\": \"LlamaForCausalLM\"", XLARUN_ERR_FORMAT, "config.json: 'architectures' must be a list");
-    CFG(NULL, "\"model_type\": \"gemma\"", XLARUN_ERR_UNSUPPORTED, "config.json: model_type 'gemma' is not supported (supported: llama, mistral, qwen2, qwen3)");
+    CFG(NULL, "\"model_type\": \"gemma\"", XLARUN_ERR_UNSUPPORTED, "config.json: model_type 'gemma' is not supported (supported: llama, mistral, qwen2, qwen3, gemma3_text)");
     /* Qwen2: names that agree, head_dim as transformers 4.46 derives it, no per-layer window,
        Qwen2Config's 32 KV heads when the key is missing (MistralConfig's 8 for Mistral) */
 #define QWEN2 "\"model_type\": \"qwen2\", \"architectures\": [\"Qwen2ForCausalLM\"]"
@@ -1225,6 +1225,120 @@ static void test_model_tensors(void) {
     spit(tpath("m32/model.safetensors"), orig, n);
     free(f);
     free(orig);
+}
+
+/* Gemma 3: the fixture's config.json with one piece of text replaced (the piece must be there) */
+static char *gem_cfg(const char *base, const char *old, const char *new_) {
+    const char *at = old ? strstr(base, old) : NULL;
+    size_t nb = strlen(base), no = old ? strlen(old) : 0, nn = new_ ? strlen(new_) : 0;
+    char *t = (char *)malloc(nb + nn + 1);
+    CHECKF(!old || at != NULL, "gemma3 config: no \"%s\"", old);
+    if (!at) { memcpy(t, base, nb + 1); return t; }
+    memcpy(t, base, (size_t)(at - base));
+    memcpy(t + (at - base), new_, nn);
+    memcpy(t + (at - base) + nn, at + no, nb - (size_t)(at - base) - no + 1);
+    return t;
+}
+
+static void gem_case(const char *base, const char *old, const char *new_, xlarun_status want, const char *sub, int line) {
+    char *t = gem_cfg(base, old, new_);
+    spits(tpath("mg/config.json"), t);
+    free(t);
+    expect_model_opt(tpath("mg"), NULL, want, sub, line);
+}
+
+/* the config xlarun reads from the fixture's config.json with old replaced by new_ */
+static int gem_config(const char *base, const char *old, const char *new_, xlarun_config *out) {
+    xlarun_model *m = NULL;
+    xlarun_error e;
+    char *t = gem_cfg(base, old, new_);
+    spits(tpath("mg/config.json"), t);
+    free(t);
+    if (xlarun_model_open(tpath("mg"), NULL, &m, &e) != XLARUN_OK) { CHECKF(0, "gemma3: %s", e.message); return 0; }
+    *out = *xlarun_model_config(m);
+    xlarun_model_close(m);
+    return 1;
+}
+
+#define GEM_ROPE_V4 "  \"rope_local_base_freq\": 10000.0,\n  \"rope_scaling\": {\n    \"factor\": 8.0,\n    \"rope_type\": \"linear\"\n  },\n  \"rope_theta\": 1000000.0,\n"
+#define GEM_TYPES "  \"layer_types\": [\n    \"sliding_attention\",\n    \"sliding_attention\",\n    \"full_attention\",\n    \"sliding_attention\"\n  ],\n"
+
+/* Gemma 3: each key of its own, each refusal by name; transformers 5's per-layer-type
+   rope_parameters and a config without layer_types read to the same config as the fixture's */
+static void test_model_gemma(void) {
+    size_t n, nc;
+    unsigned char *w = slurp(FIX "gemma3-f32/model.safetensors", &n), *f = (unsigned char *)malloc(n + 16);
+    char *base = (char *)slurp(FIX "gemma3-f32/config.json", &nc);
+    xlarun_config ref, c;
+    mkdir_t("mg");
+    spit(tpath("mg/model.safetensors"), w, n);
+    if (!gem_config(base, NULL, NULL, &ref)) { free(w); free(f); free(base); return; }
+    CHECK(ref.arch == XLARUN_ARCH_GEMMA3 && ref.act == XLARUN_ACT_GELU_TANH && ref.norm_plus_one && ref.sandwich_norms && ref.qk_norm);
+    CHECK(ref.sliding_window == 20 && ref.sliding_pattern == 3 && ref.rope_local_theta == 10000.0f && ref.rope_theta == 1e6f);
+    CHECK(ref.rope_type == XLARUN_ROPE_LINEAR && ref.rope_factor == 8.0f && ref.tie_word_embeddings);
+    CHECK(ref.attn_scale == (float)pow(24.0, -0.5) && ref.embed_scale == (float)sqrt(96.0));
+    /* transformers 5 writes one RoPE object per layer type */
+    CHECK(gem_config(base, GEM_ROPE_V4, "  \"rope_parameters\": {\"sliding_attention\": {\"rope_type\": \"default\", \"rope_theta\": 10000.0}, "
+                     "\"full_attention\": {\"rope_type\": \"linear\", \"factor\": 8.0, \"rope_theta\": 1000000.0}},\n", &c) &&
+          !memcmp(&c, &ref, sizeof c));
+    gem_case(base, GEM_ROPE_V4, "  \"rope_parameters\": {\"sliding_attention\": {\"rope_type\": \"linear\", \"factor\": 2.0, \"rope_theta\": 10000.0}, "
+             "\"full_attention\": {\"rope_theta\": 1000000.0}},\n", XLARUN_ERR_UNSUPPORTED,
+             "config.json: rope type 'linear' in rope_parameters.sliding_attention is not supported (supported: default)", __LINE__);
+    gem_case(base, GEM_ROPE_V4, "  \"rope_parameters\": {\"sliding_attention\": {\"rope_theta\": 10000.0}},\n", XLARUN_ERR_FORMAT,
+             "config.json: 'rope_parameters' must hold the objects full_attention and sliding_attention", __LINE__);
+    gem_case(base, GEM_ROPE_V4, "  \"rope_parameters\": {\"sliding_attention\": {}, \"full_attention\": {\"rope_theta\": 1000000.0}},\n",
+             XLARUN_ERR_FORMAT, "config.json: missing key 'rope_parameters.sliding_attention.rope_theta'", __LINE__);
+    /* which layers are local: layer_types, else sliding_window_pattern (6 when missing) */
+    CHECK(gem_config(base, GEM_TYPES, "", &c) && !memcmp(&c, &ref, sizeof c));
+    {
+        char *t = gem_cfg(base, GEM_TYPES, "");
+        CHECK(gem_config(t, "\"sliding_window_pattern\": 3", "\"sliding_window_pattern\": 2", &c) && c.sliding_pattern == 2);
+        CHECK(gem_config(t, "  \"sliding_window_pattern\": 3,\n", "", &c) && c.sliding_pattern == 6);
+        free(t);
+    }
+    CHECK(gem_config(base, "    \"full_attention\",\n", "    \"sliding_attention\",\n", &c) && c.sliding_pattern == 0);
+    gem_case(base, "    \"sliding_attention\",\n    \"full_attention\"", "    \"full_attention\",\n    \"full_attention\"", XLARUN_ERR_UNSUPPORTED,
+             "config.json: layer_types is not supported: xlarun runs a full_attention layer every P layers (P = 2 here), and layer 2 is full_attention", __LINE__);
+    gem_case(base, "    \"full_attention\",\n", "", XLARUN_ERR_FORMAT, "config.json: 'layer_types' lists 3 layers, num_hidden_layers is 4", __LINE__);
+    gem_case(base, "    \"sliding_attention\"\n  ]", "    \"sliding_attention\",\n    \"sliding_attention\"\n  ]", XLARUN_ERR_FORMAT,
+             "config.json: 'layer_types' lists more than num_hidden_layers 4 layers", __LINE__);
+    gem_case(base, "    \"sliding_attention\",\n", "    \"local\",\n", XLARUN_ERR_FORMAT,
+             "config.json: layer_types[0] is 'local' (expected sliding_attention or full_attention)", __LINE__);
+    gem_case(base, GEM_TYPES, "  \"layer_types\": 3,\n", XLARUN_ERR_FORMAT, "config.json: 'layer_types' must be a list", __LINE__);
+    /* refused by name */
+    gem_case(base, "\"attn_logit_softcapping\": null", "\"attn_logit_softcapping\": 50.0", XLARUN_ERR_UNSUPPORTED,
+             "config.json: attn_logit_softcapping is not supported (Gemma 3 has null)", __LINE__);
+    gem_case(base, "\"final_logit_softcapping\": null", "\"final_logit_softcapping\": 30.0", XLARUN_ERR_UNSUPPORTED,
+             "config.json: final_logit_softcapping is not supported (Gemma 3 has null)", __LINE__);
+    gem_case(base, "\"use_bidirectional_attention\": false", "\"use_bidirectional_attention\": true", XLARUN_ERR_UNSUPPORTED,
+             "config.json: use_bidirectional_attention true (an embedding model) is not supported", __LINE__);
+    gem_case(base, "\"sliding_window\": 20", "\"sliding_window\": null", XLARUN_ERR_FORMAT,
+             "config.json: 'sliding_window' must be an integer in 1..16777216, found null", __LINE__);
+    gem_case(base, "\"hidden_activation\": \"gelu_pytorch_tanh\"", "\"hidden_activation\": \"gelu\"", XLARUN_ERR_UNSUPPORTED,
+             "config.json: hidden_activation 'gelu' is not supported (supported: gelu_pytorch_tanh)", __LINE__);
+    gem_case(base, "\"model_type\": \"gemma3_text\"", "\"model_type\": \"gemma3\"", XLARUN_ERR_UNSUPPORTED,
+             "config.json: model_type 'gemma3' is not supported (supported: llama, mistral, qwen2, qwen3, gemma3_text)", __LINE__);
+    gem_case(base, "\"query_pre_attn_scalar\": 24", "\"query_pre_attn_scalar\": 0", XLARUN_ERR_FORMAT,
+             "config.json: 'query_pre_attn_scalar' must be a number in (0, 1e+30), found 0", __LINE__);
+    /* the norms around the MLP are needed */
+    {
+        char *t = gem_cfg(base, NULL, NULL);
+        spits(tpath("mg/config.json"), t);
+        free(t);
+    }
+    memcpy(f, w, n);
+    CHECK(patch_bytes(f, n, "\"model.layers.1.pre_feedforward_layernorm.weight\"", "\"model.layers.1.pre_feedforward_layernorm.weighx\""));
+    spit(tpath("mg/model.safetensors"), f, n);
+    EXPECT_MODEL(tpath("mg"), XLARUN_ERR_MODEL,
+                 "mg: missing tensor 'model.layers.1.pre_feedforward_layernorm.weight' (Gemma3ForCausalLM normalizes the MLP's input and output)");
+    memcpy(f, w, n);
+    CHECK(patch_bytes(f, n, "\"model.layers.3.self_attn.q_norm.weight\"", "\"model.layers.3.self_attn.q_norm.weighx\""));
+    spit(tpath("mg/model.safetensors"), f, n);
+    EXPECT_MODEL(tpath("mg"), XLARUN_ERR_MODEL,
+                 "mg: missing tensor 'model.layers.3.self_attn.q_norm.weight' (Gemma3ForCausalLM normalizes each head of q and k)");
+    free(w);
+    free(f);
+    free(base);
 }
 
 static void test_model_sharded(void) {
@@ -2369,6 +2483,7 @@ int main(void) {
     test_model_config();
     test_model_tensors();
     test_model_biases();
+    test_model_gemma();
     test_model_sharded();
     test_api_model();
     test_io();
