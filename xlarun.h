@@ -1,4 +1,4 @@
-/* xlarun.h - run Llama-family language models (Llama, Mistral, Qwen2/2.5, Qwen3) on the CPU,
+/* xlarun.h - run Llama-family language models (Llama, Mistral, Qwen2/2.5, Qwen3, Gemma 3) on the CPU,
    straight from a Hugging Face folder. Single-header C library (C99, also compiles as C++). No
    dependencies beyond libc, libm and, optionally, threads and file maps (POSIX or Win32).
 
@@ -74,8 +74,9 @@
    NUMERICS
        Activations are f32, and so is the KV cache by default; weights are read in their stored
        dtype and widened exactly. The reference is Hugging Face transformers' LlamaForCausalLM
-       (MistralForCausalLM, Qwen2ForCausalLM, Qwen3ForCausalLM for those) in float32 with eager
-       attention; Qwen3's per-head q/k norms use the RMSNorm kernel of the layer norms; biases
+       (MistralForCausalLM, Qwen2ForCausalLM, Qwen3ForCausalLM, Gemma3ForCausalLM for those) in
+       float32 with eager attention; the per-head q/k norms of Qwen3 and Gemma 3 use the RMSNorm
+       kernel of the layer norms (Gemma's norm weights are stored once as 1 + w, in f32); biases
        (Qwen2's q, k, v; Llama's attention_bias and mlp_bias) are added in f32 after the product,
        and stay float in quantized checkpoints, like the norms. See README.md for the
        measured agreement. The session option precision = XLARUN_PRECISION_BF16_ACTIVATIONS

@@ -49,7 +49,15 @@ static void print_config(const xlarun_config *c) {
         printf("  biases:%s%s%s\n", c->qkv_bias ? " q_proj k_proj v_proj" : "", c->o_bias ? " o_proj" : "",
                c->mlp_bias ? " gate_proj up_proj down_proj" : "");
     if (c->qk_norm) printf("  q_norm and k_norm: each head of q and k RMS-normalized before RoPE\n");
-    if (c->sliding_window) printf("  sliding_window %u (position i attends to i-%u..i)\n", c->sliding_window, c->sliding_window - 1);
+    if (c->sliding_window && c->sliding_pattern)
+        printf("  sliding_window %u on the local layers (position i attends to i-%u..i); every %u%s layer global\n", c->sliding_window,
+               c->sliding_window - 1, c->sliding_pattern, c->sliding_pattern == 1 ? "st" : c->sliding_pattern == 2 ? "nd" : c->sliding_pattern == 3 ? "rd" : "th");
+    else if (c->sliding_window) printf("  sliding_window %u (position i attends to i-%u..i)\n", c->sliding_window, c->sliding_window - 1);
+    if (c->rope_local_theta > 0.0f) printf("  local layers' rope: theta %g, default\n", (double)c->rope_local_theta);
+    if (c->act == XLARUN_ACT_GELU_TANH) printf("  MLP activation: gelu_pytorch_tanh\n");
+    if (c->norm_plus_one) printf("  RMSNorm weights used as 1 + w%s\n", c->sandwich_norms ? "; norms also after attention and around the MLP" : "");
+    if (c->embed_scale != 1.0f) printf("  embeddings scaled by %.9g\n", (double)c->embed_scale);
+    if (c->attn_scale != (float)(1.0 / sqrt((double)c->head_dim))) printf("  attention scores scaled by %.9g\n", (double)c->attn_scale);
     printf("  tie_word_embeddings %s, bos %d, eos", c->tie_word_embeddings ? "true" : "false", (int)c->bos_token_id);
     if (!c->n_eos) printf(" none");
     for (i = 0; i < c->n_eos; i++) printf(" %d", (int)c->eos_token_ids[i]);
