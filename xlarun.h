@@ -3809,7 +3809,7 @@ static size_t xlarun__utf8_bad_len(const unsigned char *s, size_t n) {
 #define XLARUN__AT_LSTRIP 2u
 #define XLARUN__AT_RSTRIP 4u
 #define XLARUN__AT_NORM 8u
-enum { XLARUN__PRE_NONE, XLARUN__PRE_LLAMA3, XLARUN__PRE_GPT2 };
+enum { XLARUN__PRE_NONE, XLARUN__PRE_LLAMA3, XLARUN__PRE_GPT2, XLARUN__PRE_SPACE };
 enum { XLARUN__DEC_NONE, XLARUN__DEC_BYTELEVEL, XLARUN__DEC_SP };
 enum { XLARUN__MS_NEVER, XLARUN__MS_FIRST, XLARUN__MS_ALWAYS };
 #define XLARUN__MAX_TEMPLATE 8
@@ -3838,7 +3838,7 @@ struct xlarun_tokenizer {
     int32_t byte_id[256];           /* <0xHH> ids for byte_fallback, -1 */
     int32_t unk_id;                 /* -1: none */
     int byte_level, ignore_merges, byte_fallback, fuse_unk;
-    int pre;                        /* XLARUN__PRE_* */
+    int pre;                        /* XLARUN__PRE_*; SPACE: Split(" ", MergedWithPrevious) */
     int split_digits;               /* XLARUN__PRE_LLAMA3: digits per piece, 3 (Llama 3) or 1 (Qwen2) */
     int digits;                     /* 0 none, 1 individual, 2 contiguous runs */
     int nfc;                        /* normalizer NFC */
@@ -3847,7 +3847,7 @@ struct xlarun_tokenizer {
     int prepend_first;              /* Prepend runs before Replace */
     const char *ms_rep;             /* pre_tokenizer Metaspace: its replacement character, NULL = none */
     int ms_prepend, ms_split;       /* XLARUN__MS_NEVER/FIRST/ALWAYS; split on the replacement */
-    const xlarun__added *added;     /* sorted: non-normalized first, each set by first byte */
+    const xlarun__added *added;     /* sorted: non-normalized first, each set by text (bytes) */
     uint32_t n_added, n_added_raw;
     uint32_t bucket[2][257];        /* [normalized][first byte] ranges into added */
     int dec;                        /* XLARUN__DEC_* */
@@ -4912,11 +4912,53 @@ static void xlarun__tk_pretok_piece(xlarun__enc *e, const unsigned char *s, size
         return;
     }
     if (t->pre == XLARUN__PRE_NONE) { xlarun__tk_word(e, s, n); return; }
+    if (t->pre == XLARUN__PRE_SPACE) {   /* each space ends its piece (one right after a space is a piece) */
+        for (j = 0; i < n; i++)
+            if (s[i] == ' ') {
+                xlarun__tk_word(e, s + j, i + 1 - j);
+                j = i + 1;
+            }
+        if (j < n) xlarun__tk_word(e, s + j, n - j);
+        return;
+    }
     while (i < n) {
         j = t->pre == XLARUN__PRE_LLAMA3 ? xlarun__split_llama3(s, n, i, t->split_digits) : xlarun__split_gpt2(s, n, i);
         xlarun__tk_word(e, s + i, j - i);
         i = j;
     }
+}
+
+/* the longest added token of the sorted range [lo, hi) that s[0, n) starts with, NULL if none.
+   Every entry of the range starts with s[0, d): one of length d is the first there (a text sorts
+   before its extensions); the rest are in order of their byte d, so the range for s[0, d + 1) is
+   found by two binary searches. Thousands of added tokens sharing a first byte (Gemma's
+   <unusedN>) cost a few comparisons per byte matched. */
+static int xlarun__added_key(const xlarun__added *x, size_t d) { return x->len > d ? x->text[d] : -1; }
+static const xlarun__added *xlarun__added_longest(const xlarun_tokenizer *t, uint32_t lo, uint32_t hi,
+                                                  const unsigned char *s, size_t n) {
+    const xlarun__added *best = NULL;
+    size_t d = 1;
+    while (lo < hi) {
+        uint32_t l, h, m;
+        int c;
+        if (t->added[lo].len == d) best = &t->added[lo];
+        if (d == n) break;
+        c = s[d];
+        for (l = lo, h = hi; l < h;) {
+            m = l + (h - l) / 2;
+            if (xlarun__added_key(&t->added[m], d) < c) l = m + 1;
+            else h = m;
+        }
+        lo = l;
+        for (h = hi; l < h;) {
+            m = l + (h - l) / 2;
+            if (xlarun__added_key(&t->added[m], d) <= c) l = m + 1;
+            else h = m;
+        }
+        hi = l;
+        d++;
+    }
+    return best;
 }
 
 /* the next added-token match in s[from, n) as tokenizers' find_matches (leftmost-longest, single
@@ -4928,12 +4970,7 @@ static const xlarun__added *xlarun__added_next(const xlarun__enc *e, int norm, c
     const xlarun_tokenizer *t = e->t;
     size_t p, l;
     for (p = from; p < n; p++) {
-        const xlarun__added *best = NULL;
-        uint32_t a;
-        for (a = t->bucket[norm][s[p]]; a < t->bucket[norm][s[p] + 1]; a++) {
-            const xlarun__added *x = &t->added[a];
-            if (x->len <= n - p && (!best || x->len > best->len) && !memcmp(s + p, x->text, x->len)) best = x;
-        }
+        const xlarun__added *best = xlarun__added_longest(t, t->bucket[norm][s[p]], t->bucket[norm][s[p] + 1], s + p, n - p);
         if (!best) continue;
         *resume = p + best->len;
         if ((e->flags & XLARUN_ENCODE_SPECIAL_AS_TEXT) && (t->flags[best->id] & XLARUN__TF_SPECIAL)) {
@@ -5719,8 +5756,9 @@ static xlarun_status xlarun__tk_pretok(xlarun__tload *L, size_t v, xlarun_error 
     xlarun__json *j = &L->j;
     size_t it = 0, e;
     char type[48];
-    int seq, split = 0, bl = 0;
-    static const char *const knows = "null, Metaspace, ByteLevel, Digits then ByteLevel, and Split(Llama 3 or Qwen2 pattern) then ByteLevel";
+    int seq, split = 0, bl = 0, space = 0;
+    static const char *const knows = "null, Metaspace, ByteLevel, Digits then ByteLevel, Split(Llama 3 or Qwen2 pattern) then "
+                                     "ByteLevel, and Split(\" \", MergedWithPrevious) alone";
     if (xlarun__json_is_null(j, v)) return XLARUN_OK;
     xlarun__tk_type(j, v, type, sizeof type);
     seq = !strcmp(type, "Sequence");
@@ -5734,16 +5772,28 @@ static xlarun_status xlarun__tk_pretok(xlarun__tload *L, size_t v, xlarun_error 
         xlarun__tk_type(j, e, type, sizeof type);
         if (bl) return xlarun__tk_unsupported(L, "pre_tokenizer", "a step after ByteLevel", knows, err);
         if (t->ms_rep) return xlarun__tk_unsupported(L, "pre_tokenizer", "a step after Metaspace", knows, err);
+        if (space) return xlarun__tk_unsupported(L, "pre_tokenizer", "a step after Split(\" \")", knows, err);
         if (!strcmp(type, "Metaspace")) {
             if (split || t->digits) return xlarun__tk_unsupported(L, "pre_tokenizer", "Metaspace after another step", knows, err);
             XLARUN__TRY(xlarun__tk_ms(L, e, "pre_tokenizer", &t->ms_rep, &t->ms_prepend, &t->ms_split, err));
+            continue;
+        }
+        if (!strcmp(type, "Split") && xlarun__tk_is(j, xlarun__json_get(j, xlarun__json_get(j, e, "pattern"), "String"), " ")) {
+            /* Gemma's: a no-op after its normalizer, which replaces every space; where a space is
+               left, the split tokenizers makes */
+            if (split || t->digits) return xlarun__tk_unsupported(L, "pre_tokenizer", "Split(\" \") after another step", knows, err);
+            if (!xlarun__tk_is(j, xlarun__json_get(j, e, "behavior"), "MergedWithPrevious") || xlarun__tk_bool(j, e, "invert", 0) != 0)
+                return xlarun__tk_unsupported(L, "pre_tokenizer Split(\" \")", "with this behavior or invert",
+                                              "MergedWithPrevious, invert false", err);
+            space = 1;
             continue;
         }
         if (!strcmp(type, "Split") && !split && !t->digits) {
             size_t pat = xlarun__json_get(j, e, "pattern"), r = xlarun__json_get(j, pat, "Regex");
             if (xlarun__tk_is(j, r, XLARUN__LLAMA3_PATTERN)) t->split_digits = 3;
             else if (xlarun__tk_is(j, r, XLARUN__QWEN2_PATTERN)) t->split_digits = 1;
-            else return xlarun__tk_unsupported(L, "pre_tokenizer Split", "with this pattern", "the Llama 3 and Qwen2 patterns of SPEC.md", err);
+            else return xlarun__tk_unsupported(L, "pre_tokenizer Split", "with this pattern",
+                                                "the Llama 3 and Qwen2 patterns of SPEC.md, and the string \" \" as Gemma's", err);
             if (!xlarun__tk_is(j, xlarun__json_get(j, e, "behavior"), "Isolated") || xlarun__tk_bool(j, e, "invert", 0) != 0)
                 return xlarun__tk_unsupported(L, "pre_tokenizer Split", "with this behavior or invert", "Isolated, invert false", err);
             split = 1;
@@ -5762,6 +5812,7 @@ static xlarun_status xlarun__tk_pretok(xlarun__tload *L, size_t v, xlarun_error 
         } else return xlarun__tk_unsupported(L, "pre_tokenizer", type[0] ? type : "?", knows, err);
     }
     if (split) t->pre = XLARUN__PRE_LLAMA3;
+    if (space) t->pre = XLARUN__PRE_SPACE;
     return XLARUN_OK;
 }
 
@@ -5892,7 +5943,28 @@ static xlarun_status xlarun__tk_decoder(xlarun__tload *L, size_t v, xlarun_error
     return XLARUN_OK;
 }
 
-/* added_tokens: matching tables, non-normalized first, each set bucketed by first byte */
+/* added tokens in order of their text's bytes (a text before its extensions) */
+static int xlarun__added_less(const xlarun__added *x, const xlarun__added *y) {
+    uint32_t n = x->len < y->len ? x->len : y->len;
+    int c = memcmp(x->text, y->text, n);
+    return c < 0 || (c == 0 && x->len < y->len);
+}
+/* a stable merge sort of a[0, n) (tmp: n entries), so equal texts keep the file's order */
+static void xlarun__added_sort(xlarun__added *a, xlarun__added *tmp, size_t n) {
+    size_t w, i, l, r, k, lend, rend;
+    for (w = 1; w < n; w *= 2) {
+        for (i = 0; i < n; i += 2 * w) {
+            l = i;
+            lend = r = i + w < n ? i + w : n;
+            rend = i + 2 * w < n ? i + 2 * w : n;
+            for (k = i; k < rend; k++) tmp[k] = r < rend && (l == lend || xlarun__added_less(&a[r], &a[l])) ? a[r++] : a[l++];
+        }
+        memcpy(a, tmp, sizeof *a * n);
+    }
+}
+
+/* added_tokens: matching tables, non-normalized first, each set bucketed by first byte and in
+   order of text (xlarun__added_longest) */
 static xlarun_status xlarun__tk_added(xlarun__tload *L, size_t added, xlarun_error *err) {
     xlarun_tokenizer *t = L->t;
     xlarun__json *j = &L->j;
@@ -5955,6 +6027,8 @@ static xlarun_status xlarun__tk_added(xlarun__tload *L, size_t added, xlarun_err
     }
     t->n_added = s;
     for (q = 0; q < k; q++) tab[fill[tmp[q].flags & XLARUN__AT_NORM ? 1 : 0][tmp[q].text[0]]++] = tmp[q];
+    for (nn = 0; nn < 2; nn++)
+        xlarun__added_sort(tab + t->bucket[nn][0], tmp, t->bucket[nn][256] - t->bucket[nn][0]);
     t->added = tab;
     return XLARUN_OK;
 }
@@ -5982,10 +6056,14 @@ static xlarun_status xlarun__tk_optional(xlarun__arena *a, const xlarun_io *io, 
     return *text ? xlarun__json_validate(*text, *len, name, err) : XLARUN_OK;
 }
 
-/* a token's id by its text: added tokens first, as tokenizers' token_to_id; -1 */
+/* a token's id by its text: added tokens first, as tokenizers' token_to_id; -1. The
+   non-normalized ones are matched by their text, so found by it; normalized ones by content. */
 static int32_t xlarun__token_find(const xlarun_tokenizer *t, const char *text, size_t len) {
+    const unsigned char *u = XLARUN__PUN(const unsigned char *, text);
+    const xlarun__added *x = len ? xlarun__added_longest(t, t->bucket[0][u[0]], t->bucket[0][u[0] + 1], u, len) : NULL;
     uint32_t i;
-    for (i = 0; i < t->n_added; i++) {
+    if (x && x->len == len) return x->id;
+    for (i = t->n_added_raw; i < t->n_added; i++) {
         int32_t id = t->added[i].id;
         if (xlarun__piece_len(t, id) == len && !memcmp(t->pieces + t->off[id], text, len)) return id;
     }
