@@ -644,8 +644,10 @@ typedef enum xlarun_chat_format {
     XLARUN_CHAT_MIXTRAL,      /* Mixtral 8x7B: " [INST] user [/INST] reply</s>"; the system message
                                  opens the first user turn */
     XLARUN_CHAT_MISTRAL_SP,   /* Mistral Small / Large: [SYSTEM_PROMPT]...[/SYSTEM_PROMPT], [INST]...[/INST] */
-    XLARUN_CHAT_QWEN3         /* Qwen3: ChatML; replies before the last user turn lose their
+    XLARUN_CHAT_QWEN3,        /* Qwen3: ChatML; replies before the last user turn lose their
                                  <think> block, tool results go in a user turn */
+    XLARUN_CHAT_GEMMA         /* Gemma: <start_of_turn>user\n...<end_of_turn>\n, the assistant's
+                                 turns as "model", contents trimmed; user turns and others alternate */
 } xlarun_chat_format;
 
 typedef struct xlarun_chat_template {
@@ -655,6 +657,11 @@ typedef struct xlarun_chat_template {
                                  has none); MISTRAL_SP: a space after [INST] and [SYSTEM_PROMPT]
                                  and before each reply (Large; Small has none) */
     char default_system[512]; /* CHATML: the system message used when none is given ("" none) */
+    int gemma_system;         /* GEMMA: a system message first in the conversation 0 opens the first
+                                 user turn, with "\n\n" after it (Gemma 3); 1 is refused, as Gemma
+                                 1/2's template raises 'System role not supported'; 2 is refused, as
+                                 Gemma 3 1B's template reads it as content parts
+                                 (messages[0]['content'][0]['text']) and raises on text */
 } xlarun_chat_template;
 
 typedef struct xlarun_chat_message {
@@ -6891,9 +6898,10 @@ XLARUN_API void xlarun_stopper_flush(xlarun_stopper *s, xlarun_text_fn emit, voi
 
 static const char *const xlarun__chat_names =
     "llama3 (Llama 3 Instruct), llama3.1 (Llama 3.1/3.2 Instruct), llama2 (Llama 2 chat), "
-    "zephyr (Zephyr, TinyLlama chat), chatml (SmolLM2, Qwen2.5 and other ChatML models), "
-    "mistral (Mistral 7B Instruct v0.1/v0.2), mistral-v3 (Mistral 7B v0.3, Mixtral 8x22B), "
-    "mixtral (Mixtral 8x7B), mistral-small, mistral-large, qwen3 (Qwen3 with thinking)";
+    "zephyr (Zephyr, TinyLlama chat), chatml (SmolLM2, Qwen2.5, other ChatML), "
+    "mistral (Mistral 7B v0.1/v0.2), mistral-v3 (Mistral 7B v0.3, Mixtral 8x22B), "
+    "mixtral (Mixtral 8x7B), mistral-small, mistral-large, qwen3 (Qwen3 with thinking), "
+    "gemma (Gemma 1/2), gemma3 (Gemma 3)";
 
 XLARUN_API xlarun_status xlarun_chat_template_named(const char *name, xlarun_chat_template *out,
                                                     xlarun_error *err) {
@@ -6912,6 +6920,8 @@ XLARUN_API xlarun_status xlarun_chat_template_named(const char *name, xlarun_cha
     else if (!strcmp(name, "mistral-small")) out->format = XLARUN_CHAT_MISTRAL_SP;
     else if (!strcmp(name, "mistral-large")) { out->format = XLARUN_CHAT_MISTRAL_SP; out->spaced = 1; }
     else if (!strcmp(name, "qwen3")) out->format = XLARUN_CHAT_QWEN3;
+    else if (!strcmp(name, "gemma")) { out->format = XLARUN_CHAT_GEMMA; out->gemma_system = 1; }
+    else if (!strcmp(name, "gemma3")) out->format = XLARUN_CHAT_GEMMA;
     else
         return xlarun__fail(err, XLARUN_ERR_ARGUMENT, "unknown chat template name '%.64s' (known: %s)", name,
                             xlarun__chat_names);
@@ -6983,15 +6993,16 @@ static void xlarun__strip(const char *s, const char **b, size_t *n) {
     *n = e - i;
 }
 
-/* The Mistral [INST] templates and Qwen3's are known by their exact text (white space around
-   it aside): the Mistral variants differ only in where a space or the system message goes, and
-   Qwen3's in what it keeps of <think> blocks, which no marker shows reliably; a wrong guess
-   would change the prompt silently. xlarun__tk_hash (FNV-1a 64, mixed) of the templates in
-   tests/fixtures/chat/templates (huggingface.js's automap). */
+/* The Mistral [INST] templates, Qwen3's and Gemma's are known by their exact text (white space
+   around it aside): the Mistral variants differ only in where a space or the system message
+   goes, Qwen3's in what it keeps of <think> blocks, Gemma's in what a system message does, which
+   no marker shows reliably; a wrong guess would change the prompt silently. xlarun__tk_hash
+   (FNV-1a 64, mixed) of the templates in tests/fixtures/chat/templates (huggingface.js's
+   automap). variant: MISTRAL*'s spaced, GEMMA's gemma_system. */
 static const struct xlarun__known_template {
     uint64_t fnv;
     xlarun_chat_format format;
-    int spaced;
+    int variant;
 } xlarun__known_templates[] = {
     {0xc730acc6104b08e1u, XLARUN_CHAT_MISTRAL, 1},    /* mistral:7b-instruct (Mistral 7B Instruct v0.2) */
     {0x8c734b94d76284c8u, XLARUN_CHAT_MISTRAL, 0},    /* llava:7b (the same without the space after </s>) */
@@ -7000,6 +7011,9 @@ static const struct xlarun__known_template {
     {0x71e04a4a748d4dd2u, XLARUN_CHAT_MISTRAL_SP, 0}, /* mistral-small:24b */
     {0xe4a9cc5e634ae240u, XLARUN_CHAT_MISTRAL_SP, 1}, /* mistral-large:123b */
     {0x2bfdb7abc8b9f51au, XLARUN_CHAT_QWEN3, 0},      /* qwen3:0.6b, the Qwen3 family's */
+    {0x5c10ee67c1aae09au, XLARUN_CHAT_GEMMA, 1},      /* gemma2:2b: a system message raises */
+    {0x5e86a8172edfe10bu, XLARUN_CHAT_GEMMA, 2},      /* gemma3:1b: one only as content parts */
+    {0xd19b6ff528469138u, XLARUN_CHAT_GEMMA, 0},      /* gemma3:270m: the system message opens the first user turn */
 };
 
 XLARUN_API xlarun_status xlarun_chat_template_detect(const char *t, xlarun_chat_template *out,
@@ -7017,7 +7031,8 @@ XLARUN_API xlarun_status xlarun_chat_template_detect(const char *t, xlarun_chat_
     for (k = 0; k < sizeof xlarun__known_templates / sizeof *xlarun__known_templates; k++)
         if (xlarun__known_templates[k].fnv == h) {
             out->format = xlarun__known_templates[k].format;
-            out->spaced = xlarun__known_templates[k].spaced;
+            if (out->format == XLARUN_CHAT_GEMMA) out->gemma_system = xlarun__known_templates[k].variant;
+            else out->spaced = xlarun__known_templates[k].variant;
             xlarun__ok(err);
             return XLARUN_OK;
         }
@@ -7034,6 +7049,10 @@ XLARUN_API xlarun_status xlarun_chat_template_detect(const char *t, xlarun_chat_
                             "chat_template: a Mistral [INST] template xlarun does not know (it takes only the exact "
                             "texts it was checked against); pick a format by name: %s",
                             xlarun__chat_names);
+    else if (strstr(t, "<start_of_turn>")) /* Gemma's: only by exact text, above */
+        return xlarun__fail(err, XLARUN_ERR_UNSUPPORTED,
+                            "chat_template: a Gemma <start_of_turn> template xlarun does not know (it takes only the "
+                            "exact texts it was checked against); pick a format by name: %s", xlarun__chat_names);
     else if (strstr(t, "<think>")) /* reasoning templates differ in what they keep of <think> */
         return xlarun__fail(err, XLARUN_ERR_UNSUPPORTED,
                             "chat_template: a template with <think> blocks xlarun does not know (it takes only the exact "
@@ -7306,6 +7325,42 @@ XLARUN_API xlarun_status xlarun_chat_apply(const xlarun_chat_template *t,
             }
         }
         if (gen) xlarun__puts(&o, opt->no_thinking ? "<|im_start|>assistant\n<think>\n\n</think>\n\n" : "<|im_start|>assistant\n");
+        break;
+    }
+    case XLARUN_CHAT_GEMMA: {
+        /* user turns at even places after an optional system message, other roles at odd ones
+           (a later "system" is a turn of that name), "assistant" named "model"; the system message
+           opens the first user turn untrimmed, or is refused as the template refuses it */
+        const char *sys = NULL, *name = t->gemma_system == 1 ? "gemma" : "gemma3";
+        if (!strcmp(msgs[0].role, "system")) {
+            if (t->gemma_system == 1)
+                return xlarun__fail(err, XLARUN_ERR_ARGUMENT, "chat (gemma): System role not supported (the template raises "
+                                    "on a system message; the format named gemma3 puts it in the first user turn)");
+            if (t->gemma_system == 2)
+                return xlarun__fail(err, XLARUN_ERR_ARGUMENT, "chat (gemma3): this template reads a system message as content "
+                                    "parts (messages[0]['content'][0]['text']) and raises on text, as transformers does; the "
+                                    "format named gemma3 puts it in the first user turn");
+            sys = msgs[0].content;
+            first = 1;
+        }
+        xlarun__puts(&o, bos);
+        for (i = first; i < n; i++) {
+            const char *r = msgs[i].role;
+            if (!strcmp(r, "user") != ((i - first) % 2 == 0))
+                return xlarun__fail(err, XLARUN_ERR_ARGUMENT,
+                                    "chat (%s): conversation roles must alternate user/assistant/user/..., message %lu is '%.32s'",
+                                    name, XLARUN__CAST(unsigned long, i), r);
+            xlarun__puts(&o, "<start_of_turn>");
+            xlarun__puts(&o, strcmp(r, "assistant") ? r : "model");
+            xlarun__puts(&o, "\n");
+            if (sys && i == first) {
+                xlarun__puts(&o, sys);
+                xlarun__puts(&o, "\n\n");
+            }
+            xlarun__put_trim(&o, msgs[i].content);
+            xlarun__puts(&o, "<end_of_turn>\n");
+        }
+        if (gen) xlarun__puts(&o, "<start_of_turn>model\n");
         break;
     }
     case XLARUN_CHAT_MISTRAL_SP: /* each message as it comes, no alternation required */
