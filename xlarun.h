@@ -100,16 +100,20 @@
    TOKENIZER
        tokenizer.json (plus tokenizer_config.json, generation_config.json, config.json when there)
        gives the ids Hugging Face `tokenizers` 0.20.3 gives, checked on a 2,591-case corpus for
-       seven tokenizers (tests/fixtures/tokenizers; one as transformers 5.23.0 saves it): byte-level
+       eight tokenizers (tests/fixtures/tokenizers; one as transformers 5.23.0 saves it): byte-level
        BPE as Llama 3 (its Split pattern hand-coded, ignore_merges), as Qwen2 / Qwen2.5 (the NFC
        normalizer, the same Split with one digit per piece; 2,835 more cases of NFC) and GPT-2 /
        SmolLM2 (ByteLevel regex, Digits), and SentencePiece-style BPE as Llama 2 / TinyLlama /
        Mistral, both as the hub files have it (Prepend + Replace normalizer) and as transformers v5
        and older exports write it (the Metaspace pre-tokenizer and decoder: prepend_scheme first,
-       always or never, split or not), with byte_fallback and unk. Added tokens are matched
-       leftmost-longest with their single_word, lstrip, rstrip and normalized flags; the
-       post-processor's template adds BOS. Anything else (other models, normalizers such as NFKC or
-       NFC with another step, other pre-tokenizers and regexes) is refused by name at load.
+       always or never, split or not), and as Gemma 1/2/3's (Replace alone, no dummy prefix, a
+       Split(" ", MergedWithPrevious) pre-tokenizer, no Strip in the decoder; 835 more cases of
+       white-space runs, chat turns and thousands of added tokens), with byte_fallback and unk.
+       Added tokens are matched leftmost-longest with their single_word, lstrip, rstrip and
+       normalized flags, by binary searches in a table sorted by text (so thousands of them, as
+       Gemma 3's 6,000, cost a few comparisons per byte matched); the post-processor's template
+       adds BOS. Anything else (other models, normalizers such as NFKC or NFC with another step,
+       other pre-tokenizers, regexes and Split strings) is refused by name at load.
        Unicode classes come from a table of Unicode 14.0 (Oniguruma's in tokenizers 0.20.3), NFC
        from tables of Unicode 9.0 (the unicode-normalization-alignments 0.1.12 in tokenizers
        0.20.3; 99 code points that later versions gave a class or a decomposition, such as U+0898
@@ -130,7 +134,8 @@
 
    GENERATION
        xlarun_chat_template_detect + xlarun_chat_apply render a conversation as the model's chat
-       template does (Llama 3 / 3.1 / 3.2, Llama 2, Zephyr, ChatML); a generator (session +
+       template does (Llama 3 / 3.1 / 3.2, Llama 2, Zephyr, ChatML, Mistral [INST], Qwen3, Gemma
+       2 / 3; the last three by the exact text of the templates checked); a generator (session +
        tokenizer + sampler + stop strings) runs the token loop with a per-token callback, keeps
        what the session already holds of the conversation and prefills only the new part:
            xlarun_generator_create(session, tok, NULL, &gen, &err);    // NULL options: greedy
