@@ -101,16 +101,20 @@
    TOKENIZER
        tokenizer.json (plus tokenizer_config.json, generation_config.json, config.json when there)
        gives the ids Hugging Face `tokenizers` 0.20.3 gives, checked on a 2,591-case corpus for
-       seven tokenizers (tests/fixtures/tokenizers; one as transformers 5.23.0 saves it): byte-level
+       eight tokenizers (tests/fixtures/tokenizers; one as transformers 5.23.0 saves it): byte-level
        BPE as Llama 3 (its Split pattern hand-coded, ignore_merges), as Qwen2 / Qwen2.5 (the NFC
        normalizer, the same Split with one digit per piece; 2,835 more cases of NFC) and GPT-2 /
        SmolLM2 (ByteLevel regex, Digits), and SentencePiece-style BPE as Llama 2 / TinyLlama /
        Mistral, both as the hub files have it (Prepend + Replace normalizer) and as transformers v5
        and older exports write it (the Metaspace pre-tokenizer and decoder: prepend_scheme first,
-       always or never, split or not), with byte_fallback and unk. Added tokens are matched
-       leftmost-longest with their single_word, lstrip, rstrip and normalized flags; the
-       post-processor's template adds BOS. Anything else (other models, normalizers such as NFKC or
-       NFC with another step, other pre-tokenizers and regexes) is refused by name at load.
+       always or never, split or not), and as Gemma 1/2/3's (Replace alone, no dummy prefix, a
+       Split(" ", MergedWithPrevious) pre-tokenizer, no Strip in the decoder; 835 more cases of
+       white-space runs, chat turns and thousands of added tokens), with byte_fallback and unk.
+       Added tokens are matched leftmost-longest with their single_word, lstrip, rstrip and
+       normalized flags, by binary searches in a table sorted by text (so thousands of them, as
+       Gemma 3's 6,000, cost a few comparisons per byte matched); the post-processor's template
+       adds BOS. Anything else (other models, normalizers such as NFKC or NFC with another step,
+       other pre-tokenizers, regexes and Split strings) is refused by name at load.
        Unicode classes come from a table of Unicode 14.0 (Oniguruma's in tokenizers 0.20.3), NFC
        from tables of Unicode 9.0 (the unicode-normalization-alignments 0.1.12 in tokenizers
        0.20.3; 99 code points that later versions gave a class or a decomposition, such as U+0898
@@ -131,7 +135,8 @@
 
    GENERATION
        xlarun_chat_template_detect + xlarun_chat_apply render a conversation as the model's chat
-       template does (Llama 3 / 3.1 / 3.2, Llama 2, Zephyr, ChatML); a generator (session +
+       template does (Llama 3 / 3.1 / 3.2, Llama 2, Zephyr, ChatML, Mistral [INST], Qwen3, Gemma
+       2 / 3; the last three by the exact text of the templates checked); a generator (session +
        tokenizer + sampler + stop strings) runs the token loop with a per-token callback, keeps
        what the session already holds of the conversation and prefills only the new part:
            xlarun_generator_create(session, tok, NULL, &gen, &err);    // NULL options: greedy
@@ -662,8 +667,10 @@ typedef enum xlarun_chat_format {
     XLARUN_CHAT_MIXTRAL,      /* Mixtral 8x7B: " [INST] user [/INST] reply</s>"; the system message
                                  opens the first user turn */
     XLARUN_CHAT_MISTRAL_SP,   /* Mistral Small / Large: [SYSTEM_PROMPT]...[/SYSTEM_PROMPT], [INST]...[/INST] */
-    XLARUN_CHAT_QWEN3         /* Qwen3: ChatML; replies before the last user turn lose their
+    XLARUN_CHAT_QWEN3,        /* Qwen3: ChatML; replies before the last user turn lose their
                                  <think> block, tool results go in a user turn */
+    XLARUN_CHAT_GEMMA         /* Gemma: <start_of_turn>user\n...<end_of_turn>\n, the assistant's
+                                 turns as "model", contents trimmed; user turns and others alternate */
 } xlarun_chat_format;
 
 typedef struct xlarun_chat_template {
@@ -673,6 +680,11 @@ typedef struct xlarun_chat_template {
                                  has none); MISTRAL_SP: a space after [INST] and [SYSTEM_PROMPT]
                                  and before each reply (Large; Small has none) */
     char default_system[512]; /* CHATML: the system message used when none is given ("" none) */
+    int gemma_system;         /* GEMMA: a system message first in the conversation 0 opens the first
+                                 user turn, with "\n\n" after it (Gemma 3); 1 is refused, as Gemma
+                                 1/2's template raises 'System role not supported'; 2 is refused, as
+                                 Gemma 3 1B's template reads it as content parts
+                                 (messages[0]['content'][0]['text']) and raises on text */
 } xlarun_chat_template;
 
 typedef struct xlarun_chat_message {
@@ -3966,7 +3978,7 @@ static size_t xlarun__utf8_bad_len(const unsigned char *s, size_t n) {
 #define XLARUN__AT_LSTRIP 2u
 #define XLARUN__AT_RSTRIP 4u
 #define XLARUN__AT_NORM 8u
-enum { XLARUN__PRE_NONE, XLARUN__PRE_LLAMA3, XLARUN__PRE_GPT2 };
+enum { XLARUN__PRE_NONE, XLARUN__PRE_LLAMA3, XLARUN__PRE_GPT2, XLARUN__PRE_SPACE };
 enum { XLARUN__DEC_NONE, XLARUN__DEC_BYTELEVEL, XLARUN__DEC_SP };
 enum { XLARUN__MS_NEVER, XLARUN__MS_FIRST, XLARUN__MS_ALWAYS };
 #define XLARUN__MAX_TEMPLATE 8
@@ -3995,7 +4007,7 @@ struct xlarun_tokenizer {
     int32_t byte_id[256];           /* <0xHH> ids for byte_fallback, -1 */
     int32_t unk_id;                 /* -1: none */
     int byte_level, ignore_merges, byte_fallback, fuse_unk;
-    int pre;                        /* XLARUN__PRE_* */
+    int pre;                        /* XLARUN__PRE_*; SPACE: Split(" ", MergedWithPrevious) */
     int split_digits;               /* XLARUN__PRE_LLAMA3: digits per piece, 3 (Llama 3) or 1 (Qwen2) */
     int digits;                     /* 0 none, 1 individual, 2 contiguous runs */
     int nfc;                        /* normalizer NFC */
@@ -4004,7 +4016,7 @@ struct xlarun_tokenizer {
     int prepend_first;              /* Prepend runs before Replace */
     const char *ms_rep;             /* pre_tokenizer Metaspace: its replacement character, NULL = none */
     int ms_prepend, ms_split;       /* XLARUN__MS_NEVER/FIRST/ALWAYS; split on the replacement */
-    const xlarun__added *added;     /* sorted: non-normalized first, each set by first byte */
+    const xlarun__added *added;     /* sorted: non-normalized first, each set by text (bytes) */
     uint32_t n_added, n_added_raw;
     uint32_t bucket[2][257];        /* [normalized][first byte] ranges into added */
     int dec;                        /* XLARUN__DEC_* */
@@ -5069,11 +5081,53 @@ static void xlarun__tk_pretok_piece(xlarun__enc *e, const unsigned char *s, size
         return;
     }
     if (t->pre == XLARUN__PRE_NONE) { xlarun__tk_word(e, s, n); return; }
+    if (t->pre == XLARUN__PRE_SPACE) {   /* each space ends its piece (one right after a space is a piece) */
+        for (j = 0; i < n; i++)
+            if (s[i] == ' ') {
+                xlarun__tk_word(e, s + j, i + 1 - j);
+                j = i + 1;
+            }
+        if (j < n) xlarun__tk_word(e, s + j, n - j);
+        return;
+    }
     while (i < n) {
         j = t->pre == XLARUN__PRE_LLAMA3 ? xlarun__split_llama3(s, n, i, t->split_digits) : xlarun__split_gpt2(s, n, i);
         xlarun__tk_word(e, s + i, j - i);
         i = j;
     }
+}
+
+/* the longest added token of the sorted range [lo, hi) that s[0, n) starts with, NULL if none.
+   Every entry of the range starts with s[0, d): one of length d is the first there (a text sorts
+   before its extensions); the rest are in order of their byte d, so the range for s[0, d + 1) is
+   found by two binary searches. Thousands of added tokens sharing a first byte (Gemma's
+   <unusedN>) cost a few comparisons per byte matched. */
+static int xlarun__added_key(const xlarun__added *x, size_t d) { return x->len > d ? x->text[d] : -1; }
+static const xlarun__added *xlarun__added_longest(const xlarun_tokenizer *t, uint32_t lo, uint32_t hi,
+                                                  const unsigned char *s, size_t n) {
+    const xlarun__added *best = NULL;
+    size_t d = 1;
+    while (lo < hi) {
+        uint32_t l, h, m;
+        int c;
+        if (t->added[lo].len == d) best = &t->added[lo];
+        if (d == n) break;
+        c = s[d];
+        for (l = lo, h = hi; l < h;) {
+            m = l + (h - l) / 2;
+            if (xlarun__added_key(&t->added[m], d) < c) l = m + 1;
+            else h = m;
+        }
+        lo = l;
+        for (h = hi; l < h;) {
+            m = l + (h - l) / 2;
+            if (xlarun__added_key(&t->added[m], d) <= c) l = m + 1;
+            else h = m;
+        }
+        hi = l;
+        d++;
+    }
+    return best;
 }
 
 /* the next added-token match in s[from, n) as tokenizers' find_matches (leftmost-longest, single
@@ -5085,12 +5139,7 @@ static const xlarun__added *xlarun__added_next(const xlarun__enc *e, int norm, c
     const xlarun_tokenizer *t = e->t;
     size_t p, l;
     for (p = from; p < n; p++) {
-        const xlarun__added *best = NULL;
-        uint32_t a;
-        for (a = t->bucket[norm][s[p]]; a < t->bucket[norm][s[p] + 1]; a++) {
-            const xlarun__added *x = &t->added[a];
-            if (x->len <= n - p && (!best || x->len > best->len) && !memcmp(s + p, x->text, x->len)) best = x;
-        }
+        const xlarun__added *best = xlarun__added_longest(t, t->bucket[norm][s[p]], t->bucket[norm][s[p] + 1], s + p, n - p);
         if (!best) continue;
         *resume = p + best->len;
         if ((e->flags & XLARUN_ENCODE_SPECIAL_AS_TEXT) && (t->flags[best->id] & XLARUN__TF_SPECIAL)) {
@@ -5876,8 +5925,9 @@ static xlarun_status xlarun__tk_pretok(xlarun__tload *L, size_t v, xlarun_error 
     xlarun__json *j = &L->j;
     size_t it = 0, e;
     char type[48];
-    int seq, split = 0, bl = 0;
-    static const char *const knows = "null, Metaspace, ByteLevel, Digits then ByteLevel, and Split(Llama 3 or Qwen2 pattern) then ByteLevel";
+    int seq, split = 0, bl = 0, space = 0;
+    static const char *const knows = "null, Metaspace, ByteLevel, Digits then ByteLevel, Split(Llama 3 or Qwen2 pattern) then "
+                                     "ByteLevel, and Split(\" \", MergedWithPrevious) alone";
     if (xlarun__json_is_null(j, v)) return XLARUN_OK;
     xlarun__tk_type(j, v, type, sizeof type);
     seq = !strcmp(type, "Sequence");
@@ -5891,16 +5941,28 @@ static xlarun_status xlarun__tk_pretok(xlarun__tload *L, size_t v, xlarun_error 
         xlarun__tk_type(j, e, type, sizeof type);
         if (bl) return xlarun__tk_unsupported(L, "pre_tokenizer", "a step after ByteLevel", knows, err);
         if (t->ms_rep) return xlarun__tk_unsupported(L, "pre_tokenizer", "a step after Metaspace", knows, err);
+        if (space) return xlarun__tk_unsupported(L, "pre_tokenizer", "a step after Split(\" \")", knows, err);
         if (!strcmp(type, "Metaspace")) {
             if (split || t->digits) return xlarun__tk_unsupported(L, "pre_tokenizer", "Metaspace after another step", knows, err);
             XLARUN__TRY(xlarun__tk_ms(L, e, "pre_tokenizer", &t->ms_rep, &t->ms_prepend, &t->ms_split, err));
+            continue;
+        }
+        if (!strcmp(type, "Split") && xlarun__tk_is(j, xlarun__json_get(j, xlarun__json_get(j, e, "pattern"), "String"), " ")) {
+            /* Gemma's: a no-op after its normalizer, which replaces every space; where a space is
+               left, the split tokenizers makes */
+            if (split || t->digits) return xlarun__tk_unsupported(L, "pre_tokenizer", "Split(\" \") after another step", knows, err);
+            if (!xlarun__tk_is(j, xlarun__json_get(j, e, "behavior"), "MergedWithPrevious") || xlarun__tk_bool(j, e, "invert", 0) != 0)
+                return xlarun__tk_unsupported(L, "pre_tokenizer Split(\" \")", "with this behavior or invert",
+                                              "MergedWithPrevious, invert false", err);
+            space = 1;
             continue;
         }
         if (!strcmp(type, "Split") && !split && !t->digits) {
             size_t pat = xlarun__json_get(j, e, "pattern"), r = xlarun__json_get(j, pat, "Regex");
             if (xlarun__tk_is(j, r, XLARUN__LLAMA3_PATTERN)) t->split_digits = 3;
             else if (xlarun__tk_is(j, r, XLARUN__QWEN2_PATTERN)) t->split_digits = 1;
-            else return xlarun__tk_unsupported(L, "pre_tokenizer Split", "with this pattern", "the Llama 3 and Qwen2 patterns of SPEC.md", err);
+            else return xlarun__tk_unsupported(L, "pre_tokenizer Split", "with this pattern",
+                                                "the Llama 3 and Qwen2 patterns of SPEC.md, and the string \" \" as Gemma's", err);
             if (!xlarun__tk_is(j, xlarun__json_get(j, e, "behavior"), "Isolated") || xlarun__tk_bool(j, e, "invert", 0) != 0)
                 return xlarun__tk_unsupported(L, "pre_tokenizer Split", "with this behavior or invert", "Isolated, invert false", err);
             split = 1;
@@ -5919,6 +5981,7 @@ static xlarun_status xlarun__tk_pretok(xlarun__tload *L, size_t v, xlarun_error 
         } else return xlarun__tk_unsupported(L, "pre_tokenizer", type[0] ? type : "?", knows, err);
     }
     if (split) t->pre = XLARUN__PRE_LLAMA3;
+    if (space) t->pre = XLARUN__PRE_SPACE;
     return XLARUN_OK;
 }
 
@@ -6049,7 +6112,28 @@ static xlarun_status xlarun__tk_decoder(xlarun__tload *L, size_t v, xlarun_error
     return XLARUN_OK;
 }
 
-/* added_tokens: matching tables, non-normalized first, each set bucketed by first byte */
+/* added tokens in order of their text's bytes (a text before its extensions) */
+static int xlarun__added_less(const xlarun__added *x, const xlarun__added *y) {
+    uint32_t n = x->len < y->len ? x->len : y->len;
+    int c = memcmp(x->text, y->text, n);
+    return c < 0 || (c == 0 && x->len < y->len);
+}
+/* a stable merge sort of a[0, n) (tmp: n entries), so equal texts keep the file's order */
+static void xlarun__added_sort(xlarun__added *a, xlarun__added *tmp, size_t n) {
+    size_t w, i, l, r, k, lend, rend;
+    for (w = 1; w < n; w *= 2) {
+        for (i = 0; i < n; i += 2 * w) {
+            l = i;
+            lend = r = i + w < n ? i + w : n;
+            rend = i + 2 * w < n ? i + 2 * w : n;
+            for (k = i; k < rend; k++) tmp[k] = r < rend && (l == lend || xlarun__added_less(&a[r], &a[l])) ? a[r++] : a[l++];
+        }
+        memcpy(a, tmp, sizeof *a * n);
+    }
+}
+
+/* added_tokens: matching tables, non-normalized first, each set bucketed by first byte and in
+   order of text (xlarun__added_longest) */
 static xlarun_status xlarun__tk_added(xlarun__tload *L, size_t added, xlarun_error *err) {
     xlarun_tokenizer *t = L->t;
     xlarun__json *j = &L->j;
@@ -6112,6 +6196,8 @@ static xlarun_status xlarun__tk_added(xlarun__tload *L, size_t added, xlarun_err
     }
     t->n_added = s;
     for (q = 0; q < k; q++) tab[fill[tmp[q].flags & XLARUN__AT_NORM ? 1 : 0][tmp[q].text[0]]++] = tmp[q];
+    for (nn = 0; nn < 2; nn++)
+        xlarun__added_sort(tab + t->bucket[nn][0], tmp, t->bucket[nn][256] - t->bucket[nn][0]);
     t->added = tab;
     return XLARUN_OK;
 }
@@ -6139,10 +6225,14 @@ static xlarun_status xlarun__tk_optional(xlarun__arena *a, const xlarun_io *io, 
     return *text ? xlarun__json_validate(*text, *len, name, err) : XLARUN_OK;
 }
 
-/* a token's id by its text: added tokens first, as tokenizers' token_to_id; -1 */
+/* a token's id by its text: added tokens first, as tokenizers' token_to_id; -1. The
+   non-normalized ones are matched by their text, so found by it; normalized ones by content. */
 static int32_t xlarun__token_find(const xlarun_tokenizer *t, const char *text, size_t len) {
+    const unsigned char *u = XLARUN__PUN(const unsigned char *, text);
+    const xlarun__added *x = len ? xlarun__added_longest(t, t->bucket[0][u[0]], t->bucket[0][u[0] + 1], u, len) : NULL;
     uint32_t i;
-    for (i = 0; i < t->n_added; i++) {
+    if (x && x->len == len) return x->id;
+    for (i = t->n_added_raw; i < t->n_added; i++) {
         int32_t id = t->added[i].id;
         if (xlarun__piece_len(t, id) == len && !memcmp(t->pieces + t->off[id], text, len)) return id;
     }
@@ -6970,9 +7060,10 @@ XLARUN_API void xlarun_stopper_flush(xlarun_stopper *s, xlarun_text_fn emit, voi
 
 static const char *const xlarun__chat_names =
     "llama3 (Llama 3 Instruct), llama3.1 (Llama 3.1/3.2 Instruct), llama2 (Llama 2 chat), "
-    "zephyr (Zephyr, TinyLlama chat), chatml (SmolLM2, Qwen2.5 and other ChatML models), "
-    "mistral (Mistral 7B Instruct v0.1/v0.2), mistral-v3 (Mistral 7B v0.3, Mixtral 8x22B), "
-    "mixtral (Mixtral 8x7B), mistral-small, mistral-large, qwen3 (Qwen3 with thinking)";
+    "zephyr (Zephyr, TinyLlama chat), chatml (SmolLM2, Qwen2.5, other ChatML), "
+    "mistral (Mistral 7B v0.1/v0.2), mistral-v3 (Mistral 7B v0.3, Mixtral 8x22B), "
+    "mixtral (Mixtral 8x7B), mistral-small, mistral-large, qwen3 (Qwen3 with thinking), "
+    "gemma (Gemma 1/2), gemma3 (Gemma 3)";
 
 XLARUN_API xlarun_status xlarun_chat_template_named(const char *name, xlarun_chat_template *out,
                                                     xlarun_error *err) {
@@ -6991,6 +7082,8 @@ XLARUN_API xlarun_status xlarun_chat_template_named(const char *name, xlarun_cha
     else if (!strcmp(name, "mistral-small")) out->format = XLARUN_CHAT_MISTRAL_SP;
     else if (!strcmp(name, "mistral-large")) { out->format = XLARUN_CHAT_MISTRAL_SP; out->spaced = 1; }
     else if (!strcmp(name, "qwen3")) out->format = XLARUN_CHAT_QWEN3;
+    else if (!strcmp(name, "gemma")) { out->format = XLARUN_CHAT_GEMMA; out->gemma_system = 1; }
+    else if (!strcmp(name, "gemma3")) out->format = XLARUN_CHAT_GEMMA;
     else
         return xlarun__fail(err, XLARUN_ERR_ARGUMENT, "unknown chat template name '%.64s' (known: %s)", name,
                             xlarun__chat_names);
@@ -7062,15 +7155,16 @@ static void xlarun__strip(const char *s, const char **b, size_t *n) {
     *n = e - i;
 }
 
-/* The Mistral [INST] templates and Qwen3's are known by their exact text (white space around
-   it aside): the Mistral variants differ only in where a space or the system message goes, and
-   Qwen3's in what it keeps of <think> blocks, which no marker shows reliably; a wrong guess
-   would change the prompt silently. xlarun__tk_hash (FNV-1a 64, mixed) of the templates in
-   tests/fixtures/chat/templates (huggingface.js's automap). */
+/* The Mistral [INST] templates, Qwen3's and Gemma's are known by their exact text (white space
+   around it aside): the Mistral variants differ only in where a space or the system message
+   goes, Qwen3's in what it keeps of <think> blocks, Gemma's in what a system message does, which
+   no marker shows reliably; a wrong guess would change the prompt silently. xlarun__tk_hash
+   (FNV-1a 64, mixed) of the templates in tests/fixtures/chat/templates (huggingface.js's
+   automap). variant: MISTRAL*'s spaced, GEMMA's gemma_system. */
 static const struct xlarun__known_template {
     uint64_t fnv;
     xlarun_chat_format format;
-    int spaced;
+    int variant;
 } xlarun__known_templates[] = {
     {0xc730acc6104b08e1u, XLARUN_CHAT_MISTRAL, 1},    /* mistral:7b-instruct (Mistral 7B Instruct v0.2) */
     {0x8c734b94d76284c8u, XLARUN_CHAT_MISTRAL, 0},    /* llava:7b (the same without the space after </s>) */
@@ -7079,6 +7173,9 @@ static const struct xlarun__known_template {
     {0x71e04a4a748d4dd2u, XLARUN_CHAT_MISTRAL_SP, 0}, /* mistral-small:24b */
     {0xe4a9cc5e634ae240u, XLARUN_CHAT_MISTRAL_SP, 1}, /* mistral-large:123b */
     {0x2bfdb7abc8b9f51au, XLARUN_CHAT_QWEN3, 0},      /* qwen3:0.6b, the Qwen3 family's */
+    {0x5c10ee67c1aae09au, XLARUN_CHAT_GEMMA, 1},      /* gemma2:2b: a system message raises */
+    {0x5e86a8172edfe10bu, XLARUN_CHAT_GEMMA, 2},      /* gemma3:1b: one only as content parts */
+    {0xd19b6ff528469138u, XLARUN_CHAT_GEMMA, 0},      /* gemma3:270m: the system message opens the first user turn */
 };
 
 XLARUN_API xlarun_status xlarun_chat_template_detect(const char *t, xlarun_chat_template *out,
@@ -7096,7 +7193,8 @@ XLARUN_API xlarun_status xlarun_chat_template_detect(const char *t, xlarun_chat_
     for (k = 0; k < sizeof xlarun__known_templates / sizeof *xlarun__known_templates; k++)
         if (xlarun__known_templates[k].fnv == h) {
             out->format = xlarun__known_templates[k].format;
-            out->spaced = xlarun__known_templates[k].spaced;
+            if (out->format == XLARUN_CHAT_GEMMA) out->gemma_system = xlarun__known_templates[k].variant;
+            else out->spaced = xlarun__known_templates[k].variant;
             xlarun__ok(err);
             return XLARUN_OK;
         }
@@ -7113,6 +7211,10 @@ XLARUN_API xlarun_status xlarun_chat_template_detect(const char *t, xlarun_chat_
                             "chat_template: a Mistral [INST] template xlarun does not know (it takes only the exact "
                             "texts it was checked against); pick a format by name: %s",
                             xlarun__chat_names);
+    else if (strstr(t, "<start_of_turn>")) /* Gemma's: only by exact text, above */
+        return xlarun__fail(err, XLARUN_ERR_UNSUPPORTED,
+                            "chat_template: a Gemma <start_of_turn> template xlarun does not know (it takes only the "
+                            "exact texts it was checked against); pick a format by name: %s", xlarun__chat_names);
     else if (strstr(t, "<think>")) /* reasoning templates differ in what they keep of <think> */
         return xlarun__fail(err, XLARUN_ERR_UNSUPPORTED,
                             "chat_template: a template with <think> blocks xlarun does not know (it takes only the exact "
@@ -7385,6 +7487,42 @@ XLARUN_API xlarun_status xlarun_chat_apply(const xlarun_chat_template *t,
             }
         }
         if (gen) xlarun__puts(&o, opt->no_thinking ? "<|im_start|>assistant\n<think>\n\n</think>\n\n" : "<|im_start|>assistant\n");
+        break;
+    }
+    case XLARUN_CHAT_GEMMA: {
+        /* user turns at even places after an optional system message, other roles at odd ones
+           (a later "system" is a turn of that name), "assistant" named "model"; the system message
+           opens the first user turn untrimmed, or is refused as the template refuses it */
+        const char *sys = NULL, *name = t->gemma_system == 1 ? "gemma" : "gemma3";
+        if (!strcmp(msgs[0].role, "system")) {
+            if (t->gemma_system == 1)
+                return xlarun__fail(err, XLARUN_ERR_ARGUMENT, "chat (gemma): System role not supported (the template raises "
+                                    "on a system message; the format named gemma3 puts it in the first user turn)");
+            if (t->gemma_system == 2)
+                return xlarun__fail(err, XLARUN_ERR_ARGUMENT, "chat (gemma3): this template reads a system message as content "
+                                    "parts (messages[0]['content'][0]['text']) and raises on text, as transformers does; the "
+                                    "format named gemma3 puts it in the first user turn");
+            sys = msgs[0].content;
+            first = 1;
+        }
+        xlarun__puts(&o, bos);
+        for (i = first; i < n; i++) {
+            const char *r = msgs[i].role;
+            if (!strcmp(r, "user") != ((i - first) % 2 == 0))
+                return xlarun__fail(err, XLARUN_ERR_ARGUMENT,
+                                    "chat (%s): conversation roles must alternate user/assistant/user/..., message %lu is '%.32s'",
+                                    name, XLARUN__CAST(unsigned long, i), r);
+            xlarun__puts(&o, "<start_of_turn>");
+            xlarun__puts(&o, strcmp(r, "assistant") ? r : "model");
+            xlarun__puts(&o, "\n");
+            if (sys && i == first) {
+                xlarun__puts(&o, sys);
+                xlarun__puts(&o, "\n\n");
+            }
+            xlarun__put_trim(&o, msgs[i].content);
+            xlarun__puts(&o, "<end_of_turn>\n");
+        }
+        if (gen) xlarun__puts(&o, "<start_of_turn>model\n");
         break;
     }
     case XLARUN_CHAT_MISTRAL_SP: /* each message as it comes, no alternation required */

@@ -66,6 +66,7 @@ check_error "temperature must be >= 0" -m $demo -p hi --temp -0.5
 check_error "min_p must be in" -m $demo -p hi --min-p 2
 check_error "repetition_penalty" -m $demo -p hi --repeat-penalty -1
 check_error "unknown chat template name 'vicuna'" -m $demo --chat -p hi --chat-template vicuna
+check_error "chat (gemma): System role not supported" -m $demo --system "Be brief." -p hi --chat-template gemma -n 1
 rm -rf "$B/unknown-template" && mkdir -p "$B/unknown-template"
 for f in config.json model.safetensors tokenizer.json generation_config.json; do cp $demo/$f "$B/unknown-template/"; done
 printf '{"bos_token": "<|im_start|>", "eos_token": "<|im_end|>", "chat_template": "{%% for m in messages %%}### {{ m.content }}{%% endfor %%}"}' \

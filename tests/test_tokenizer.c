@@ -52,6 +52,7 @@ typedef struct bytes { unsigned char *p; size_t n; } bytes;
 
 static bytes *corpus;
 static size_t n_corpus, n_main;   /* corpus.txt's cases, then corpus_nfc.txt's (the qwen2 family's) */
+static size_t n_nfc_end;          /* then corpus_gemma.txt's (the gemma family's), from here */
 
 static void load_corpus(const char *path) {
     size_t len, cap = 16384;
@@ -169,8 +170,9 @@ static int case_has(const char *p, char kind, size_t i) {
 typedef struct family_stats { size_t cases, agree, special_agree, bos_agree, decode_agree, skip_agree, stream_agree,
                               roundtrip, valid, invalid_agree, invalid, random_agree, randoms; } family_stats;
 
-/* a family's expected.txt against the first n_cases cases of the corpus */
-static void oracle_family(const char *name, size_t n_cases) {
+/* a family's expected.txt against the first n_cases cases of the corpus; case numbers from
+   n_main on are those of an extra corpus loaded at extra (the family's own cases) */
+static void oracle_family(const char *name, size_t n_cases, size_t extra) {
     char dir[256], path[300];
     size_t len, bytes_needed = 0;
     char *text, *line, *next;
@@ -215,8 +217,8 @@ static void oracle_family(const char *name, size_t n_cases) {
             continue;
         }
         i = (size_t)strtoul(line + 2, NULL, 10);
-        if (i >= n_corpus) { CHECKF(0, "%s: case %lu outside the corpus", name, (unsigned long)i); continue; }
-        b = corpus[i];
+        if (i >= n_cases) { CHECKF(0, "%s: case %lu outside the corpus", name, (unsigned long)i); continue; }
+        b = corpus[i < n_main ? i : extra + (i - n_main)];
         r = replaced(b);
         {
             const char *s = strchr(line + 2, ' ');
@@ -576,6 +578,55 @@ static void test_qwen2(void) {
     free(mem);
 }
 
+/* the Gemma fixture: its lookups among 2,711 added tokens (the sorted table), BOS, eos from
+   generation_config.json, "\t" where <0x09> was, exact memory */
+static void test_gemma(void) {
+    xlarun_tokenizer *t;
+    xlarun_error err;
+    const int32_t *eos;
+    int32_t ids[64], sot, eot;
+    size_t n, bytes, len, added = 0, found = 0;
+    uint32_t id;
+    void *mem;
+    if (xlarun_tokenizer_open(FIX "gemma", NULL, &t, &err) != XLARUN_OK) { CHECKF(0, "gemma: %s", err.message); return; }
+    CHECK(t->pre == XLARUN__PRE_SPACE && t->rep_from && !t->prepend && !t->dec_strip);
+    sot = xlarun_tokenizer_token_id(t, "<start_of_turn>", 15);
+    eot = xlarun_tokenizer_token_id(t, "<end_of_turn>", 13);
+    CHECK(sot > 0 && eot > 0 && xlarun_tokenizer_is_special(t, sot) && xlarun_tokenizer_is_special(t, eot));
+    CHECK(!xlarun_tokenizer_is_special(t, xlarun_tokenizer_token_id(t, "<table>", 7)));
+    CHECK(xlarun_tokenizer_bos_id(t) == xlarun_tokenizer_token_id(t, "<bos>", 5) && xlarun_tokenizer_adds_bos(t));
+    n = xlarun_tokenizer_eos_ids(t, &eos);
+    CHECK(n == 2 && eos[0] == xlarun_tokenizer_token_id(t, "<eos>", 5) && eos[1] == eot);
+    CHECK(xlarun_tokenizer_chat_template(t) && strstr(xlarun_tokenizer_chat_template(t), "first_user_prefix"));
+    CHECK(xlarun_tokenizer_token_id(t, "\t", 1) >= 0 && xlarun_tokenizer_token_id(t, "<0x09>", 6) == -1 &&
+          xlarun_tokenizer_token_id(t, "<0x0A>", 6) >= 0);
+    /* every added token found by its text, prefixes and extensions of them not */
+    for (id = 0; id < xlarun_tokenizer_vocab_size(t); id++) {
+        const char *p = xlarun_tokenizer_token_text(t, (int32_t)id, &len);
+        if (!(t->flags[id] & XLARUN__TF_ADDED)) continue;
+        added++;
+        found += xlarun_tokenizer_token_id(t, p, len) == (int32_t)id;
+    }
+    CHECKF(added > 2700 && found == added, "gemma: %lu of %lu added tokens found by their text", (unsigned long)found,
+           (unsigned long)added);
+    CHECK(xlarun_tokenizer_token_id(t, "<unused12", 9) == -1 && xlarun_tokenizer_token_id(t, "<unused12>x", 11) == -1 &&
+          xlarun_tokenizer_token_id(t, "", 0) == -1);
+    /* an added token among thousands with its first byte, longest first */
+    CHECK(xlarun_tokenizer_encode(t, "<unused1000><unused100><unused10>", 33, XLARUN_ENCODE_NO_BOS, ids, 64, &n, NULL, 0, &err) ==
+              XLARUN_OK && n == 3 && ids[0] == xlarun_tokenizer_token_id(t, "<unused1000>", 12) &&
+          ids[1] == xlarun_tokenizer_token_id(t, "<unused100>", 11) && ids[2] == xlarun_tokenizer_token_id(t, "<unused10>", 10));
+    xlarun_tokenizer_close(t);
+    CHECK(xlarun_tokenizer_memory(FIX "gemma", NULL, &bytes, &err) == XLARUN_OK);
+    mem = malloc(bytes);
+    CHECKF(xlarun_tokenizer_open_in(FIX "gemma", NULL, mem, bytes, &t, &err) == XLARUN_OK, "%s", err.message);
+    if (t) {
+        CHECK(xlarun_tokenizer_token_id(t, "<start_of_turn>", 15) == sot);
+        xlarun_tokenizer_close(t);
+    }
+    CHECK(xlarun_tokenizer_open_in(FIX "gemma", NULL, mem, bytes - 64, &t, &err) == XLARUN_ERR_MEMORY);
+    free(mem);
+}
+
 /* ---- bad input, served from memory ---------------------------------------------------------- */
 
 typedef struct memfile { const char *name; const char *data; } memfile;
@@ -800,6 +851,50 @@ static void test_bad_input(void) {
     expect_bad_variant("\"pre_tokenizer\": {", "\"pre_tokenizer\": {\"type\": \"Split\", \"pattern\": {\"Regex\": \"\\\\s+\"}, "
                        "\"behavior\": \"Isolated\", \"invert\": false}, \"x\": {", XLARUN_ERR_UNSUPPORTED,
                        "pre_tokenizer Split 'with this pattern' is not supported (xlarun knows the Llama 3 and Qwen2 patterns");
+    {   /* Split(" ", MergedWithPrevious), Gemma's, alone: each space ends its piece; the ids are
+           what tokenizers 0.20.3 gives for this file (with the merges in one format) */
+        static const char *const split_space = "{\"type\": \"Split\", \"pattern\": {\"String\": \" \"}, \"behavior\": \"MergedWithPrevious\", \"invert\": false}";
+        static const struct { const char *text; int32_t ids[6]; size_t n; } want[] = {
+            {"ab c", {9, 2, 5}, 3}, {"abc ab", {9, 6, 2}, 3}, {" ab  c ", {9, 2, 5}, 3}, {"a b c", {9, 0, 1, 5}, 4},
+            {"ab c<s>ab c", {9, 2, 5, 9, 2, 5}, 6}};
+        static const char *const bad[][3] = {
+            {"{\"type\": \"Split\", \"pattern\": {\"String\": \" \"}, \"behavior\": \"Isolated\", \"invert\": false}", "F",
+             "pre_tokenizer Split(\" \") 'with this behavior or invert' is not supported (xlarun knows MergedWithPrevious, invert false)"},
+            {"{\"type\": \"Split\", \"pattern\": {\"String\": \" \"}, \"behavior\": \"MergedWithPrevious\", \"invert\": true}", "F",
+             "pre_tokenizer Split(\" \") 'with this behavior or invert' is not supported"},
+            {"{\"type\": \"Split\", \"pattern\": {\"String\": \"\\n\"}, \"behavior\": \"MergedWithPrevious\", \"invert\": false}", "F",
+             "pre_tokenizer Split 'with this pattern' is not supported (xlarun knows the Llama 3 and Qwen2 patterns of SPEC.md, and the string \" \" as Gemma's)"},
+            {"{\"type\": \"Sequence\", \"pretokenizers\": [{\"type\": \"Split\", \"pattern\": {\"String\": \" \"}, \"behavior\": "
+             "\"MergedWithPrevious\", \"invert\": false}, {\"type\": \"ByteLevel\", \"add_prefix_space\": false}]}", "S",
+             "pre_tokenizer 'a step after Split(\" \")' is not supported"},
+            {"{\"type\": \"Sequence\", \"pretokenizers\": [{\"type\": \"Digits\", \"individual_digits\": true}, {\"type\": \"Split\", "
+             "\"pattern\": {\"String\": \" \"}, \"behavior\": \"MergedWithPrevious\", \"invert\": false}]}", "S",
+             "pre_tokenizer 'Split(\" \") after another step' is not supported (xlarun knows null, Metaspace, ByteLevel, Digits then "
+             "ByteLevel, Split(Llama 3 or Qwen2 pattern) then ByteLevel, and Split(\" \", MergedWithPrevious) alone)"}};
+        static const char *const from = "\"pre_tokenizer\": {\"type\": \"ByteLevel\", \"add_prefix_space\": false, \"trim_offsets\": true, \"use_regex\": true}";
+        size_t b, k;
+        for (b = 0; b < 2; b++) {   /* alone, and alone in a Sequence */
+            char v[512], *j;
+            if (b) snprintf(v, sizeof v, "\"pre_tokenizer\": {\"type\": \"Sequence\", \"pretokenizers\": [%s]}", split_space);
+            else snprintf(v, sizeof v, "\"pre_tokenizer\": %s", split_space);
+            j = variant(from, v);
+            if (open_mem(j, NULL, NULL, &t, &err) == XLARUN_OK) {
+                CHECK(t->pre == XLARUN__PRE_SPACE);
+                for (k = 0; k < sizeof want / sizeof *want; k++)
+                    CHECKF(xlarun_tokenizer_encode(t, want[k].text, strlen(want[k].text), 0, ids, 64, &n, NULL, 0, &err) == XLARUN_OK &&
+                           same_ids(ids, n, want[k].ids, want[k].n), "Split(\" \"): \"%s\"", want[k].text);
+                xlarun_tokenizer_close(t);
+            } else CHECKF(0, "Split(\" \"): %s", err.message);
+            free(j);
+        }
+        for (b = 0; b < sizeof bad / sizeof *bad; b++) {
+            char v[512], *j;
+            snprintf(v, sizeof v, "\"pre_tokenizer\": %s", bad[b][0]);
+            j = variant(from, v);
+            expect_bad(j, XLARUN_ERR_UNSUPPORTED, bad[b][2]);
+            free(j);
+        }
+    }
     {   /* the Split patterns: Llama 3's and Qwen2's are known; a near miss of either is refused */
         static const char *const split[][2] = {
             {"\\\\p{N}{1,3}", "3"}, {"\\\\p{N}", "1"}, {"\\\\p{N}{1,2}", NULL}, {"\\\\p{N}+", NULL}, {"\\\\p{N}{1}", NULL}};
@@ -871,18 +966,22 @@ int main(void) {
     load_corpus(FIX "corpus.txt");
     n_main = n_corpus;
     load_corpus(FIX "corpus_nfc.txt");
-    CHECKF(n_main >= 2000 && n_corpus >= n_main + 2500, "corpus has %lu + %lu cases", (unsigned long)n_main,
-           (unsigned long)(n_corpus - n_main));
-    oracle_family("llama3", n_main);
-    oracle_family("sp", n_main);
-    oracle_family("gpt2", n_main);
-    oracle_family("ms", n_main);
-    oracle_family("ms2", n_main);
-    oracle_family("v5sp", n_main);
-    oracle_family("qwen2", n_corpus);
+    n_nfc_end = n_corpus;
+    load_corpus(FIX "corpus_gemma.txt");
+    CHECKF(n_main >= 2000 && n_nfc_end >= n_main + 2500 && n_corpus >= n_nfc_end + 800, "corpus has %lu + %lu + %lu cases",
+           (unsigned long)n_main, (unsigned long)(n_nfc_end - n_main), (unsigned long)(n_corpus - n_nfc_end));
+    oracle_family("llama3", n_main, 0);
+    oracle_family("sp", n_main, 0);
+    oracle_family("gpt2", n_main, 0);
+    oracle_family("ms", n_main, 0);
+    oracle_family("ms2", n_main, 0);
+    oracle_family("v5sp", n_main, 0);
+    oracle_family("qwen2", n_nfc_end, n_main);
+    oracle_family("gemma", n_main + (n_corpus - n_nfc_end), n_nfc_end);
     test_nfc();
     test_lookups();
     test_qwen2();
+    test_gemma();
     test_bad_input();
     {
         size_t i;

@@ -30,6 +30,11 @@ at commit 007948d5aac310316dd57b5d8e5c091e864418dc:
     mistral-small.jinja      library/mistral-small:24b
     mistral-large.jinja      library/mistral-large:123b
     qwen3.jinja              library/qwen3:0.6b     (the Qwen3 family's, with <think> handling)
+    gemma2.jinja             library/gemma2:2b      (Gemma 2: a system message raises)
+    gemma3-1b.jinja          library/gemma3:1b      (Gemma 3 1B: messages[0]['content'][0]['text'] for
+                                                     the system message, so a text one raises)
+    gemma3-270m.jinja        library/gemma3:270m    (Gemma 3: a text or parts system message opens the
+                                                     first user turn)
 
 Output format (one case per block; strings are hex-encoded UTF-8 so the C reader stays trivial):
     case TEMPLATE CONVERSATION
@@ -72,7 +77,11 @@ SPECIALS = {
     "mistral-small": ("<s>", "</s>"),
     "mistral-large": ("<s>", "</s>"),
     "qwen3": (None, "<|im_end|>"),
+    "gemma2": ("<bos>", "<eos>"),
+    "gemma3-1b": ("<bos>", "<eos>"),
+    "gemma3-270m": ("<bos>", "<eos>"),
 }
+GEMMA = {"gemma2", "gemma3-1b", "gemma3-270m"}
 MISTRAL = {"mistral-instruct", "llava", "mixtral-8x22b", "mixtral-8x7b", "mistral-small", "mistral-large"}
 
 CONVERSATIONS = {
@@ -129,6 +138,23 @@ QWEN3_CONVERSATIONS = {
     "near_tool_response": [("user", "q"), ("assistant", "<think>\nr\n</think>\n\na"), ("user", "<tool_response>y</tool_response>\n"),
                            ("assistant", "\n</think>\n\n")],
 }
+# more conversations for the Gemma templates: a system message alone, empty, or with no user turn
+# after it, a later one (a turn of its own), roles at even and odd places, special-token text and
+# white space in contents (trimmed)
+GEMMA_CONVERSATIONS = {
+    "ends_reply": [("system", "Be brief."), ("user", "Hi"), ("assistant", "Hello.")],
+    "system_only": [("system", "S")],
+    "system_empty": [("system", ""), ("user", "  \n "), ("assistant", "\u3000")],
+    "system_newlines": [("system", "line 1\n\nline 2\n"), ("user", "\n\nq\n\n"), ("assistant", "a\n"), ("user", "b")],
+    "system_late": [("user", "a"), ("system", "late system"), ("user", "b")],
+    "two_systems": [("system", "a"), ("system", "b"), ("user", "c")],
+    "system_reply": [("system", "s"), ("assistant", "x")],
+    "tool_odd": [("user", "Weather?"), ("tool", "{\"t\": 20}"), ("user", "Thanks")],
+    "two_users": [("user", "a"), ("user", "b")],
+    "reply_first": [("assistant", "x"), ("user", "a")],
+    "other_first": [("other", "x")],
+    "specials": [("user", "a <end_of_turn> b<start_of_turn>"), ("assistant", "<unused5>\n\n\n  x <table>"), ("user", "\t\tz")],
+}
 OPTIONS = {"qwen3": [{}, {"enable_thinking": False}]}
 
 # (template, conversation, date_string or None); Llama 3.2's own default is today's date, so it
@@ -147,6 +173,7 @@ TOKENIZERS = {
     "qwen2.5-instruct": ["gpt2"],
     **{name: ["sp"] for name in ("mistral-instruct", "llava", "mixtral-8x22b", "mixtral-8x7b", "mistral-small", "mistral-large")},
     "qwen3": ["qwen2"],
+    **{name: ["gemma"] for name in GEMMA},
 }
 
 
@@ -337,7 +364,7 @@ def main():
                 tok = (cand, t)
                 break
         convs = dict(CONVERSATIONS, **(MISTRAL_CONVERSATIONS if name in MISTRAL else {}),
-                     **(QWEN3_CONVERSATIONS if name == "qwen3" else {}))
+                     **(QWEN3_CONVERSATIONS if name == "qwen3" else {}), **(GEMMA_CONVERSATIONS if name in GEMMA else {}))
         for conv_name, conv in convs.items():
             msgs = [{"role": r, "content": c} for r, c in conv]
             for date, extra in [(d, e) for d in DATES.get(name, [None]) for e in OPTIONS.get(name, [{}])]:

@@ -31,6 +31,17 @@ supports, and records what `tokenizers` gives for a test corpus of a few thousan
           ones as Qwen2.5 has (<tool_call>), a normalized added token whose content NFC changes
           and a non-normalized one in decomposed form. Its cases are corpus.txt's and then
           corpus_nfc.txt's (the NFC cases: numbered on from corpus.txt's last).
+  gemma   Gemma 1/2/3 as the hub files are made: a sentencepiece BPE model trained with Gemma's
+          trainer options (byte fallback, split digits, whitespace-only pieces, no dummy prefix,
+          identity normalization; pad 0, eos 1, bos 2, unk 3; control symbols <mask>, [@BOS@],
+          <start_of_turn>, <end_of_turn>, <start_of_image>, <end_of_image> and 2,600 <unusedN>;
+          user-defined runs of 1-31 newlines and 2-31 "▁", and HTML tags), no "\t" piece, then
+          converted by transformers 4.51.3's GemmaTokenizerFast (its GemmaConverter: normalizer
+          Replace(" ", "▁") alone, pre-tokenizer Split(" ", MergedWithPrevious), "\t" in place
+          of <0x09>, merges from the piece scores, decoder Replace/ByteFallback/Fuse without
+          Strip, a <bos> TemplateProcessing) and saved; that step runs in its own environment
+          (GEMMA_PINNED below). Its cases are corpus.txt's and then corpus_gemma.txt's (numbered
+          on from corpus.txt's last).
 
 Files written (all small; no Python is needed to use them):
   corpus.txt            one test case per line, the hex of its bytes (some are invalid UTF-8)
@@ -39,6 +50,10 @@ Files written (all small; no Python is needed to use them):
                         Vietnamese, Greek, CJK compatibility ideographs, marks next to added
                         tokens, long runs of marks, digit runs, 2,500 random strings of code points
                         with a class or a decomposition
+  corpus_gemma.txt      the same for the Gemma cases (gemma only): literal "▁" runs, newline, space
+                        and tab runs around the added whitespace pieces, chat turns, <unusedN> and
+                        HTML tokens with their near misses (prefixes, digits more or fewer), and
+                        random mixtures of them
   nfc.txt               the NFC of strings around every code point that has a combining class or
                         a canonical decomposition in Unicode 14.0 (and of Hangul), from Python
                         3.6's unicodedata.normalize (Unicode 9.0.0, tokenizers 0.20.3's version;
@@ -53,7 +68,12 @@ Files written (all small; no Python is needed to use them):
       r ids hex     decode of random id sequences (byte runs, specials, lossy UTF-8)
   Invalid UTF-8 cases are given to `tokenizers` as bytes.decode("utf-8", errors="replace").
 
-Pinned: tokenizers 0.20.3 (python 3.11.7), and for nfc.txt a Python 3.6 (unicodedata 9.0.0; see
+Pinned: tokenizers 0.20.3 (python 3.11.7); for the gemma family's sentencepiece model and its
+conversion a second Python (XLARUN_GEMMA_PYTHON, default /tmp/venv-gemma-tok/bin/python) with
+transformers 4.51.3, tokenizers 0.21.4, sentencepiece 0.2.3 and protobuf (a virtual environment:
+python3 -m venv /tmp/venv-gemma-tok && /tmp/venv-gemma-tok/bin/pip install transformers==4.51.3
+sentencepiece==0.2.3 protobuf); what it writes is recorded with tokenizers 0.20.3 like the
+others. For nfc.txt a Python 3.6 (unicodedata 9.0.0; see
 tools/make_unicode.py for how it is found). The script exits if the version differs
 (XLARUN_FIXTURES_ANY_VERSION=1 downgrades that to a warning). The output is deterministic except
 for the SentencePiece-style vocabularies (sp, ms, ms2): which of the rarest characters the trainer's
@@ -66,7 +86,9 @@ import argparse
 import json
 import os
 import random
+import subprocess
 import sys
+import tempfile
 
 import unicodedata
 
@@ -379,6 +401,86 @@ def make_nfc_corpus():
     return data
 
 
+# ---- the Gemma cases (gemma) -----------------------------------------------------------------
+
+# what the gemma family's sentencepiece model has besides learned pieces, as Gemma's has them:
+# control symbols (special added tokens) and user-defined ones (added tokens, not special)
+GEMMA_UNUSED = 2600
+GEMMA_HTML = ["<table>", "</table>", "<tr>", "</tr>", "<td>", "</td>", "<th>", "</th>", "<thead>", "</thead>",
+              "<tbody>", "</tbody>", "<caption>", "</caption>", "<b>", "</b>", "<br>", "<br/>", "<blockquote>",
+              "</blockquote>", "<code>", "</code>", "<h1>", "</h1>", "<h2>", "</h2>", "<li>", "</li>", "<ul>", "</ul>",
+              "<p>", "</p>", "<div>", "</div>", "<span>", "</span>", "<em>", "</em>", "<strong>", "</strong>"]
+
+
+def gemma_control_symbols():
+    return (["<mask>", "[@BOS@]"] + ["<unused%d>" % i for i in range(99)] + ["<start_of_turn>", "<end_of_turn>",
+            "<start_of_image>", "<end_of_image>"] + ["<unused%d>" % i for i in range(99, GEMMA_UNUSED)])
+
+
+def gemma_user_symbols():
+    return ["\n" * k for k in range(1, 32)] + ["\u2581" * k for k in range(2, 32)] + GEMMA_HTML
+
+
+def make_gemma_corpus():
+    rng = random.Random(20260701)
+    lines = []
+    add = lines.append
+    mark = "\u2581"
+    # "▁" typed in the text: the added "▁▁".."▁"*31 match it before the normalizer runs
+    for k in range(1, 41):
+        add(mark * k)
+    for s in ["a" + mark * 2 + "b", "a " + mark * 2 + " b", mark + " " + mark, " " + mark * 2, mark * 2 + " ",
+              "x" + mark * 4 + "y z", mark + "a", "a" + mark, mark + "\n" + mark * 3, "caf\u00e9 " + mark + " na\u00efve",
+              "\u4e2d\u6587" + mark + "\u6587\u672c", mark * 33 + " " * 33]:
+        add(s)
+    # runs of newlines (added tokens up to 31), spaces (pieces after the normalizer), tabs
+    for k in range(1, 41):
+        add("\n" * k)
+    for k in (1, 2, 3, 30, 31, 32, 33, 62, 63, 64):
+        add("a" + "\n" * k + "b")
+    for k in range(21, 41):
+        add(" " * k)
+        add("a" + " " * k + "b")
+    for s in ["\n \n", " \n\n ", "\r\n\r\n", "\n\r\n", "\n\n\n\n x", "x\n\n\n\n\n\n\n\n", "\t", "\t" * 5, "a\tb", " \t ",
+              "\t\n\t", "\t\tindented\n\t\t\tmore", "a \t\n \t\n b"]:
+        add(s)
+    # chat turns and the special tokens
+    turns = ["<bos><start_of_turn>user\nHi there<end_of_turn>\n<start_of_turn>model\nHello!<end_of_turn>\n",
+             "<start_of_turn>user\nBe brief.\n\nWhat is 2+2?<end_of_turn>\n<start_of_turn>model\n",
+             "<start_of_turn>user\n<start_of_image> describe<end_of_turn>\n", "<end_of_turn><eos>", "<start_of_turn>model\n\n\n",
+             "<start_of_turn> user <end_of_turn>", "<start_of_turn<end_of_turn>>", "<start_of_image><end_of_image>"]
+    for s in turns:
+        add(s)
+    for s in ["<bos>", "<eos>", "<pad>", "<unk>", "<mask>", "[@BOS@]", "<bos>hi", "hi<eos>", "a <mask> b", "[@BOS@]x"]:
+        add(s)
+    # the <unusedN> tokens, their neighbours and near misses (prefixes share a first byte)
+    for n in (0, 1, 9, 10, 11, 98, 99, 100, 999, 1000, 1234, GEMMA_UNUSED - 1, GEMMA_UNUSED, GEMMA_UNUSED + 1, 99999):
+        add("<unused%d>" % n)
+        add("x<unused%d>y" % n)
+    for s in ["<unused>", "<unused-1>", "<unused1", "unused1>", "<<unused1>>", "<unused1><unused2>", "<unused05>",
+              "<unused1 >", "<UNUSED1>", "<unused1>0", "<unused12345678901234567890>", "<un", "<", "<<", "<<<<<"]:
+        add(s)
+    # the HTML tokens (not special) and text full of "<"
+    for s in ["<table><tr><td>1</td><td>2</td></tr></table>", "<br><br/><b>bold</b><blockquote>q</blockquote>",
+              "<B>", "< br>", "<brr>", "<b", "a < b <= c <<< d >> e", "<p>para</p>\n<div><span>x</span></div>",
+              "<h1>Title</h1>\n\n<h2>Sub</h2>", "<code>x = y</code>", "<li><em>a</em></li><li><strong>b</strong></li>"]:
+        add(s)
+    # random mixtures
+    pool = (turns + GEMMA_HTML + ["<unused%d>" % rng.randrange(GEMMA_UNUSED + 50) for _ in range(40)] +
+            [mark, mark * 2, mark * 5, " ", "  ", "    ", "\n", "\n\n", "\n\n\n\n", "\t", "\r\n", "<", ">", "<unused",
+             "hello", "world", "The quick brown fox.", "caf\u00e9", "\u4e2d\u6587", "\U0001f600", "123", "4567", "'s",
+             "\u00a0", "\u3000"] + PROSE[:5] + CODE[:5])
+    for k in range(600):
+        add("".join(rng.choice(pool) for _ in range(rng.randint(1, 8))))
+    # long texts: a table of thousands of tags and unused tokens, and a run of "<"
+    add("".join(rng.choice(GEMMA_HTML + ["<unused%d>" % rng.randrange(GEMMA_UNUSED + 50), "x", " ", "\n", "<"])
+                for _ in range(3000)))
+    add("<" * 3000 + "unused1>")
+    data = [x.encode("utf-8") for x in lines]
+    data += [b"<unused1\xff>", b"\xe2\x96", b"\xe2\x96\x81\xe2\x96", b"<start_of_turn>\xc3"]
+    return data
+
+
 def write_nfc_table(path):
     """nfc.txt: strings around every code point with a class or a canonical decomposition in
     Unicode 14.0, and Hangul, with their NFC from a Unicode 9.0 Python (tokenizers 0.20.3's)"""
@@ -655,6 +757,58 @@ def qwen2(train):
     return tok, cfg, gen, "legacy"
 
 
+# the gemma family's sentencepiece model and its conversion run in another Python (see the top)
+GEMMA_PINNED = {"transformers": "4.51.3", "tokenizers": "0.21.4", "sentencepiece": "0.2.3"}
+GEMMA_PYTHON = os.environ.get("XLARUN_GEMMA_PYTHON", "/tmp/venv-gemma-tok/bin/python")
+GEMMA_TEMPLATE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "fixtures", "chat", "templates",
+                              "gemma3-270m.jinja")
+
+
+def gemma_convert(d):
+    """(in GEMMA_PYTHON) train d/train.json's sentences into a sentencepiece BPE model with Gemma's
+    trainer options and save it as transformers' GemmaTokenizerFast converts it, into d/saved"""
+    import sentencepiece as spm
+    import transformers
+    from transformers import GemmaTokenizerFast
+    have = {"transformers": transformers.__version__, "tokenizers": tokenizers.__version__,
+            "sentencepiece": spm.__version__}
+    if have != GEMMA_PINNED:
+        msg = "%s: installed %s, the gemma fixture pins %s" % (sys.executable, have, GEMMA_PINNED)
+        if os.environ.get("XLARUN_FIXTURES_ANY_VERSION") != "1":
+            raise SystemExit(msg + " (XLARUN_FIXTURES_ANY_VERSION=1 to go on)")
+        print("warning: " + msg)
+    with open(os.path.join(d, "train.json"), encoding="utf-8") as f:
+        sentences = json.load(f)
+    ctrl, user = gemma_control_symbols(), gemma_user_symbols()
+    spm.SentencePieceTrainer.train(
+        sentence_iterator=iter(sentences), model_prefix=os.path.join(d, "gemma"), model_type="bpe",
+        vocab_size=4 + len(ctrl) + len(user) + 256 + 1200, character_coverage=0.98, byte_fallback=True,
+        split_digits=True, split_by_whitespace=True, split_by_unicode_script=True, split_by_number=True,
+        treat_whitespace_as_suffix=False, allow_whitespace_only_pieces=True, add_dummy_prefix=False,
+        remove_extra_whitespaces=False, normalization_rule_name="identity", pad_id=0, eos_id=1, bos_id=2, unk_id=3,
+        pad_piece="<pad>", eos_piece="<eos>", bos_piece="<bos>", unk_piece="<unk>", control_symbols=ctrl,
+        user_defined_symbols=user, num_threads=1, minloglevel=2)
+    GemmaTokenizerFast(vocab_file=os.path.join(d, "gemma.model")).save_pretrained(os.path.join(d, "saved"))
+
+
+def gemma(train):
+    with tempfile.TemporaryDirectory() as d:
+        with open(os.path.join(d, "train.json"), "w", encoding="utf-8") as f:
+            json.dump([t.replace("\t", " ") for t in train if t.strip()], f)   # no "\t" piece: <0x09> becomes "\t"
+        subprocess.run([GEMMA_PYTHON, os.path.abspath(__file__), "--gemma-convert", d], check=True)
+        with open(os.path.join(d, "saved", "tokenizer.json"), encoding="utf-8") as f:
+            tok = Tokenizer.from_str(f.read())
+    with open(GEMMA_TEMPLATE, encoding="utf-8") as f:
+        template = f.read()
+    cfg = {"add_bos_token": True, "add_eos_token": False, "bos_token": "<bos>", "eos_token": "<eos>", "pad_token": "<pad>",
+           "unk_token": "<unk>", "additional_special_tokens": ["<start_of_turn>", "<end_of_turn>"],
+           "clean_up_tokenization_spaces": False, "spaces_between_special_tokens": False,
+           "tokenizer_class": "GemmaTokenizer", "chat_template": template}
+    gen = {"bos_token_id": tok.token_to_id("<bos>"), "eos_token_id": [tok.token_to_id("<eos>"), tok.token_to_id("<end_of_turn>")],
+           "pad_token_id": tok.token_to_id("<pad>"), "do_sample": True, "top_k": 64, "top_p": 0.95}
+    return tok, cfg, gen, "pairs"
+
+
 # ---- recording -------------------------------------------------------------------------------
 
 def ids_str(ids):
@@ -691,8 +845,8 @@ def record(name, tok, corpus, out, tool="tools/make_tokenizer_fixtures.py"):
         stats["invalid"] += not valid
         stats["roundtrip"] += valid and d == text
     V = tok.get_vocab_size(with_added_tokens=True)
-    byte_ids = [tok.token_to_id("<0x%02X>" % b) for b in range(256)]
-    byte_ids = [b for b in byte_ids if b is not None]
+    bid = [tok.token_to_id("<0x%02X>" % b) for b in range(256)]   # None where the vocabulary has no such token
+    byte_ids = [b for b in bid if b is not None]
     for k in range(400):
         seq = []
         for _ in range(rng.randint(1, 12)):
@@ -702,11 +856,11 @@ def record(name, tok, corpus, out, tool="tools/make_tokenizer_fixtures.py"):
             else:
                 seq.append(rng.randrange(V))
         lines.append("r %s %s" % (",".join(map(str, seq)), tok.decode(seq, skip_special_tokens=False).encode("utf-8").hex()))
-    if len(byte_ids) == 256 and tok.token_to_id("▁a") is not None:
+    if all(bid[b] is not None for b in (0xE2, 0x96, 0x81, 0x20)) and tok.token_to_id("▁a") is not None:
         # "▁" and " " made of <0xHH> tokens, first, inside and after the text: the decoder's
         # Replace or Metaspace, before or after ByteFallback, treats them differently
-        mark, sp, a, s0 = byte_ids[0xE2:0xE2 + 1] + byte_ids[0x96:0x96 + 1] + byte_ids[0x81:0x81 + 1], \
-            [byte_ids[0x20]], [tok.token_to_id("▁a")], [tok.token_to_id("<s>")]
+        mark, sp, a = [bid[0xE2], bid[0x96], bid[0x81]], [bid[0x20]], [tok.token_to_id("▁a")]
+        s0 = [tok.token_to_id("<bos>" if tok.token_to_id("<bos>") is not None else "<s>")]
         for seq in (mark + a, a + mark, mark + mark + a, sp + a, a + sp + mark, s0 + mark + a, mark + s0 + a,
                     mark[:2] + a, a + mark + sp + mark):
             lines.append("r %s %s" % (",".join(map(str, seq)), tok.decode(seq, skip_special_tokens=False).encode("utf-8").hex()))
@@ -723,7 +877,7 @@ def write_corpus(path, cases, what):
             f.write(raw.hex() + "\n")
 
 
-FAMILIES = (("llama3", llama3), ("sp", sp), ("gpt2", gpt2), ("ms", ms), ("ms2", ms2), ("qwen2", qwen2))
+FAMILIES = (("llama3", llama3), ("sp", sp), ("gpt2", gpt2), ("ms", ms), ("ms2", ms2), ("qwen2", qwen2), ("gemma", gemma))
 
 
 def main():
@@ -740,10 +894,11 @@ def main():
     for name in only:
         if name not in dict(FAMILIES):
             raise SystemExit("--only: no family %r (%s)" % (name, ", ".join(n for n, _ in FAMILIES)))
-    corpus, nfc_corpus = make_corpus(), make_nfc_corpus()
+    corpus, nfc_corpus, gemma_corpus = make_corpus(), make_nfc_corpus(), make_gemma_corpus()
     os.makedirs(args.out, exist_ok=True)
     write_corpus(os.path.join(args.out, "corpus.txt"), corpus, "")
     write_corpus(os.path.join(args.out, "corpus_nfc.txt"), nfc_corpus, " of NFC cases (the qwen2 family, after corpus.txt's)")
+    write_corpus(os.path.join(args.out, "corpus_gemma.txt"), gemma_corpus, " of Gemma cases (the gemma family, after corpus.txt's)")
     n, newer = write_nfc_table(os.path.join(args.out, "nfc.txt"))
     print("nfc.txt  %d strings, tokenizers' NFC = Unicode 9.0.0's on all; Unicode %s differs on %d"
           % (n, unicodedata.unidata_version, newer))
@@ -751,7 +906,7 @@ def main():
     for name, fn in FAMILIES:
         if name not in only:
             continue
-        cases = corpus + nfc_corpus if name == "qwen2" else corpus
+        cases = corpus + {"qwen2": nfc_corpus, "gemma": gemma_corpus}.get(name, [])
         tok, cfg, gen, merges = fn(training_text(cases) if name == "qwen2" else train)
         d = os.path.join(args.out, name)
         os.makedirs(d, exist_ok=True)
@@ -783,4 +938,7 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    if len(sys.argv) == 3 and sys.argv[1] == "--gemma-convert":
+        gemma_convert(sys.argv[2])
+    else:
+        main()

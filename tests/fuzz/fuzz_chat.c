@@ -1,6 +1,7 @@
 /* fuzz_chat: chat formatting of arbitrary messages. The first byte picks the format (low 3 bits:
    0-5 the formats up to ChatML; 6: detect it from the rest of the input taken as a chat_template;
-   7: MISTRAL + (bits 4-7) % 5, the Mistral formats and Qwen3, spaced = no_thinking = bit 6) and the options
+   7: MISTRAL + (bits 4-7) % 6, the Mistral formats, Qwen3 and Gemma, spaced = no_thinking = bit 6,
+   gemma_system = bit 3 + bit 6) and the options
    (bit 3: no generation prompt, bit 4: a date, bit 5: bos/eos texts, bit 6: llama3.2's today).
    The rest is NUL-separated strings: the date, bos, eos, then role/content pairs. The rendered
    text must measure and fill the same, and is then encoded by a fixture tokenizer as
@@ -31,8 +32,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         if (st != XLARUN_OK) { free(buf); return 0; }
         FUZZ_CHECK(memchr(t.default_system, 0, sizeof t.default_system) != NULL);
     } else if ((mode & 7) == 7) {
-        t.format = (xlarun_chat_format)(XLARUN_CHAT_MISTRAL + (mode >> 4) % 5);
+        t.format = (xlarun_chat_format)(XLARUN_CHAT_MISTRAL + (mode >> 4) % 6);
         t.spaced = (mode >> 6) & 1;
+        t.gemma_system = (int)((mode >> 3) & 1) + (int)((mode >> 6) & 1);
     } else {
         t.format = (xlarun_chat_format)(mode & 7);
         t.date_today = (mode >> 6) & 1;

@@ -1,5 +1,5 @@
 /* fuzz_decode: decoding arbitrary ids with the committed fixture tokenizers. The first byte picks
-   the tokenizer (low 2 bits, plus 4 when bit 5 is set; 6 is Qwen2's, 7 Llama 3 again), the decode
+   the tokenizer (low 2 bits, plus 4 when bit 5 is set; 6 is Qwen2's, 7 Gemma's), the decode
    flags (bit 2) and the id width (bit 3: one byte per id,
    else two, little-endian, so most ids land in the vocabulary); bit 4 lets an id run past the
    vocabulary (raw 32-bit little-endian ids). Whole and streamed decoding must agree. */

@@ -1,6 +1,6 @@
 /* fuzz_encode: encoding arbitrary bytes with the committed fixture tokenizers (Llama 3, GPT-2,
-   SentencePiece-style, the demo's SmolLM2-style, the two Metaspace ones, and Qwen2's with NFC).
-   The first byte picks the tokenizer (low 2 bits, plus 4 when bit 5 is set; 7 is Llama 3 again)
+   SentencePiece-style, the demo's SmolLM2-style, the two Metaspace ones, Qwen2's with NFC and
+   Gemma's). The first byte picks the tokenizer (low 2 bits, plus 4 when bit 5 is set; 7 is Gemma's)
    and the encode flags (bits 2-4); the rest is the text. The ids are decoded whole and streamed. */
 #include "fuzz_tok.h"
 

@@ -6,7 +6,7 @@
 #include "fuzz.h"
 
 /* the fixture tokenizers, opened once (run from the repository root), closed at exit */
-#define FUZZ_N_TOK 7
+#define FUZZ_N_TOK 8
 static xlarun_tokenizer *fuzz_toks[FUZZ_N_TOK];
 static void fuzz_close_fixtures(void) {
     unsigned i;
@@ -16,7 +16,7 @@ FUZZ_UNUSED static xlarun_tokenizer *fuzz_fixture(unsigned k) {
     static const char *const dirs[FUZZ_N_TOK] = {"tests/fixtures/tokenizers/llama3", "tests/fixtures/tokenizers/gpt2",
                                                  "tests/fixtures/tokenizers/sp", "tests/fixtures/demo",
                                                  "tests/fixtures/tokenizers/ms", "tests/fixtures/tokenizers/ms2",
-                                                 "tests/fixtures/tokenizers/qwen2"};
+                                                 "tests/fixtures/tokenizers/qwen2", "tests/fixtures/tokenizers/gemma"};
     static int opened;
     if (!opened) {
         unsigned i;

@@ -154,6 +154,13 @@ def main():
             p = os.path.join(FIX, d, extra)
             parts.append(rd(p) if os.path.exists(p) else b"{}")
         put("tokenizer", fam, SEP.join(parts))
+    # Gemma's, cut down to the added tokens below id 300 (the file has 2,711) and without the
+    # <unusedN> past 98 in the vocabulary either (their ids become holes)
+    g = json.loads(rd(os.path.join(FIX, "tokenizers", "gemma", "tokenizer.json")))
+    g["added_tokens"] = [a for a in g["added_tokens"] if a["id"] < 300]
+    g["model"]["vocab"] = {k: v for k, v in g["model"]["vocab"].items() if not (k.startswith("<unused") and int(k[7:-1]) > 98)}
+    put("tokenizer", "gemma", SEP.join([json.dumps(g, ensure_ascii=False, separators=(",", ":")).encode()] +
+                                       [rd(os.path.join(FIX, "tokenizers", "gemma", f)) for f in ["tokenizer_config.json", "generation_config.json"]]))
     # the demo again with a chat_template.jinja (fifth part; config.json left empty)
     demo = [rd(os.path.join(FIX, "demo", f)) for f in ["tokenizer.json", "tokenizer_config.json", "generation_config.json"]]
     put("tokenizer", "demo-jinja", SEP.join(demo + [b"{}", b"{{ bos_token }}{% for m in messages %}\r\n[INST] {{ m['content'] }} [/INST]{% endfor %}\n"]))
@@ -178,6 +185,13 @@ def main():
     for i, text in enumerate([b"e\xcc\x81<|im_end|>\xcc\x81 12345", "\u1100\u1161\u11a8 \u212b \u0958".encode(),
                               "a".encode() + "\u0301\u0323\u0302".encode() * 20] + qwen_rng.sample(nfc_lines, 5)):
         put("encode", "qwen%02d" % i, bytes([32 | 2 | (((i // 2) % 8) << 2)]) + text[:600])
+    # Gemma's (index 7: bit 5 and low bits 3): chat turns, whitespace runs, <unusedN> and HTML
+    gemma_lines = [bytes.fromhex(l.strip()) for l in open(os.path.join(FIX, "tokenizers", "corpus_gemma.txt"))
+                   if l.strip() and not l.startswith("#")]
+    gemma_rng = random.Random(4)
+    for i, text in enumerate([b"<bos><start_of_turn>user\nHi<end_of_turn>\n<start_of_turn>model\n", b"a  \n\n\n\tb \xe2\x96\x81\xe2\x96\x81",
+                              b"<unused1000><unused100><unused10><table><tr>"] + gemma_rng.sample(gemma_lines, 5)):
+        put("encode", "gemma%02d" % i, bytes([32 | 3 | (((i // 2) % 8) << 2)]) + text[:600])
     # ---- decode: ids of each width for each tokenizer
     for k in range(4):
         put("decode", "bytes%d" % k, bytes([k | 8]) + bytes(rng.randrange(256) for _ in range(40)))
@@ -185,12 +199,15 @@ def main():
     put("decode", "raw32", bytes([16 | 2]) + struct.pack("<5i", 3, 300, -1, 2**31 - 1, 7))
     for k in range(2):   # the Metaspace tokenizers; byte-token ids 3..258 in ms
         put("decode", "ms-u16-%d" % k, bytes([32 | k | 4 * k]) + b"".join(struct.pack("<H", v) for v in [229, 153, 132, 383, 1, 229, 153, 132, 35, 383, 600]))
+    put("decode", "gemma-u16", bytes([32 | 3]) + b"".join(struct.pack("<H", v) for v in [2, 105, 3908, 2610, 232, 150, 129, 106, 9, 4166, 2720]))
     put("decode", "qwen-u16", bytes([32 | 2]) + b"".join(struct.pack("<H", v) for v in [1620, 300, 1622, 5, 1633, 1632, 901, 77]))
     # ---- chat: every format with a small conversation; the templates for the detector
     conv = [b"system", b"You are terse. ", b"user", b"Hello!\n", b"assistant", b" Hi. ", b"user", b"2+2?"]
     for fmt in range(1, 6):
         for mode in [0, 8 | 16 | 32]:
             put("chat", "fmt%d-%d" % (fmt, mode), bytes([fmt | mode]) + b"\0".join([b"01 Jan 2025", b"<s>", b"</s>"] + conv))
+    for k, mode in enumerate([7 | 11 << 4, 7 | 5 << 4, 7 | 5 << 4 | 8]):   # GEMMA; gemma_system 0, 1, 2
+        put("chat", "gemma-%d" % k, bytes([mode]) + b"\0".join([b"01 Jan 2025", b"<bos>", b"<eos>"] + conv))
     for p in sorted(glob.glob(os.path.join(FIX, "chat", "templates", "*.jinja"))):
         put("chat", "detect-" + os.path.basename(p)[:-6], bytes([6]) + rd(p))
 
