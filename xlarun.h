@@ -2205,13 +2205,18 @@ static void xlarun__rope_type(const xlarun__json *j, size_t obj, char *buf, size
 }
 
 /* Gemma3ForCausalLM's own keys (SPEC.md section 2): the local / global layer pattern, the local
-   RoPE base, the attention scale (soft caps refused), and its fixed changes to the Llama block */
+   RoPE base, the attention scale (the final soft cap refused), and its fixed changes to the Llama block */
 static xlarun_status xlarun__parse_gemma(const xlarun__json *j, size_t root, xlarun_config *c, xlarun_error *err) {
-    size_t v = xlarun__json_get(j, root, "sliding_window"), it, e;
+    size_t v, it, e;
     double d;
     char buf[32];
-    uint32_t l = 0, first_full = 0;
+    uint32_t l, first_full = 0;
     int b;
+    static const char *const no_null[] = {"query_pre_attn_scalar", "sliding_window"};
+    for (l = 0; l < 2; l++) /* keys whose null transformers cannot run (the window: its mask) */
+        if ((v = xlarun__json_get(j, root, no_null[l])) != XLARUN__NONE && xlarun__json_is_null(j, v))
+            return xlarun__fail(err, XLARUN_ERR_FORMAT, "config.json: '%s' is null (expected a number)", no_null[l]);
+    l = 0;
     c->norm_plus_one = 1;
     c->sandwich_norms = 1;
     /* Gemma3TextScaledWordEmbedding: a float32 scalar tensor of hidden_size ** 0.5 */
@@ -2222,19 +2227,19 @@ static xlarun_status xlarun__parse_gemma(const xlarun__json *j, size_t root, xla
     c->rope_local_theta = XLARUN__CAST(float, d);
     if (!xlarun__json_is_null(j, xlarun__json_get(j, root, "final_logit_softcapping"))) /* Gemma 2's; Gemma 3 has null */
         return xlarun__fail(err, XLARUN_ERR_UNSUPPORTED, "config.json: final_logit_softcapping is not supported (Gemma 3 has null)");
-    if (!xlarun__json_is_null(j, xlarun__json_get(j, root, "attn_logit_softcapping")))
-        return xlarun__fail(err, XLARUN_ERR_UNSUPPORTED, "config.json: attn_logit_softcapping is not supported (Gemma 3 has null)");
+    /* attn_logit_softcapping: Gemma3Attention keeps it but never applies it (4.57, 5.23): ignored */
     XLARUN__TRY(xlarun__cfg_bool(j, root, "use_bidirectional_attention", 0, &b, err));
     if (b) return xlarun__fail(err, XLARUN_ERR_UNSUPPORTED, "config.json: use_bidirectional_attention true (an embedding model) is not supported");
-    if (v != XLARUN__NONE && xlarun__json_is_null(j, v)) /* the local layers need a window */
-        return xlarun__fail(err, XLARUN_ERR_FORMAT, "config.json: 'sliding_window' must be an integer in 1..%u, found null", XLARUN_MAX_POSITIONS);
     XLARUN__TRY(xlarun__cfg_uint(j, root, "sliding_window", 0, 1, XLARUN_MAX_POSITIONS, 4096, &c->sliding_window, err));
     /* which layers are local: layer_types when given (transformers >= 4.53 writes it), else
        sliding_window_pattern (default 6): layer l is local unless (l + 1) % pattern == 0. xlarun
        keeps the pattern, so a layer_types list must be one. */
     v = xlarun__json_get(j, root, "layer_types");
-    if (xlarun__json_is_null(j, v))
+    if (xlarun__json_is_null(j, v)) {
+        if ((v = xlarun__json_get(j, root, "sliding_window_pattern")) != XLARUN__NONE && xlarun__json_is_null(j, v))
+            return xlarun__fail(err, XLARUN_ERR_FORMAT, "config.json: 'sliding_window_pattern' is null and there is no 'layer_types'");
         return xlarun__cfg_uint(j, root, "sliding_window_pattern", 0, 1, XLARUN_MAX_LAYERS + 1, 6, &c->sliding_pattern, err);
+    }
     if (j->s[v] != '[') return xlarun__fail(err, XLARUN_ERR_FORMAT, "config.json: 'layer_types' must be a list");
     for (it = v; xlarun__json_next(j, &it, NULL, &e); l++) {
         int full;
@@ -2265,7 +2270,7 @@ static xlarun_status xlarun__parse_config(const char *text, size_t len, xlarun_c
     int32_t bos[XLARUN_MAX_EOS];
     char buf[64];
     const char *where;
-    double local_theta = 0.0;
+    double local_theta = 0.0, theta_def;
     int b, k, by_cls = -1, gemma;
     XLARUN__TRY(xlarun__json_validate(text, len, "config.json", err));
     j.s = text;
@@ -2305,6 +2310,8 @@ static xlarun_status xlarun__parse_config(const char *text, size_t len, xlarun_c
     gemma = c->arch == XLARUN_ARCH_GEMMA3;
     /* the activation: Gemma's MLP reads hidden_activation (and ignores hidden_act), the others hidden_act */
     v = xlarun__json_get(&j, root, gemma ? "hidden_activation" : "hidden_act");
+    if (gemma && v != XLARUN__NONE && xlarun__json_is_null(&j, v)) /* transformers fails on it */
+        return xlarun__fail(err, XLARUN_ERR_FORMAT, "config.json: 'hidden_activation' is null (expected \"gelu_pytorch_tanh\")");
     if (!xlarun__json_is_null(&j, v)) {
         if (text[v] != '"' || xlarun__json_str(&j, v, buf, sizeof buf) == XLARUN__NONE) strcpy(buf, "?");
         if (strcmp(buf, gemma ? "gelu_pytorch_tanh" : "silu"))
@@ -2370,28 +2377,36 @@ static xlarun_status xlarun__parse_config(const char *text, size_t len, xlarun_c
     if (!xlarun__json_is_null(&j, rope) && text[rope] != '{')
         return xlarun__fail(err, XLARUN_ERR_FORMAT, "config.json: 'rope_parameters' must be an object");
     where = "rope_parameters.";
-    if (gemma && !xlarun__json_is_null(&j, rope) && (xlarun__json_get(&j, rope, "full_attention") != XLARUN__NONE ||
-                                                     xlarun__json_get(&j, rope, "sliding_attention") != XLARUN__NONE)) {
-        /* transformers 5's Gemma 3: one object per layer type; the local one takes no scaling */
+    theta_def = gemma ? 1e6 : 10000.0; /* Gemma3TextConfig's rope_theta */
+    if (gemma && !xlarun__json_is_null(&j, rope)) {
+        /* transformers 5's Gemma 3: one object per layer type, the local one unscaled; a theta
+           either lacks comes from the top-level key (rope_theta, rope_local_base_freq), then
+           the class default. 4.x ignores rope_parameters and 5.x reads only this form. */
         size_t loc = xlarun__json_get(&j, rope, "sliding_attention");
+        double local_def;
         rope = xlarun__json_get(&j, rope, "full_attention");
         if (xlarun__json_is_null(&j, rope) || text[rope] != '{' || xlarun__json_is_null(&j, loc) || text[loc] != '{')
-            return xlarun__fail(err, XLARUN_ERR_FORMAT, "config.json: 'rope_parameters' must hold the objects full_attention and sliding_attention");
+            return xlarun__fail(err, XLARUN_ERR_UNSUPPORTED,
+                                "config.json: rope_parameters with Gemma3ForCausalLM must hold the objects full_attention and sliding_attention (transformers 5's form)");
+        if (!xlarun__json_is_null(&j, xlarun__json_get(&j, root, "rope_scaling")))
+            return xlarun__fail(err, XLARUN_ERR_UNSUPPORTED, "config.json: rope_scaling next to rope_parameters is not supported");
         xlarun__rope_type(&j, loc, buf, sizeof buf);
         if (strcmp(buf, "default"))
             return xlarun__fail(err, XLARUN_ERR_UNSUPPORTED,
                                 "config.json: rope type '%s' in rope_parameters.sliding_attention is not supported (supported: default)", buf);
-        XLARUN__TRY(xlarun__cfg_float(&j, loc, "rope_parameters.sliding_attention.", "rope_theta", 1, 0.0, 1e30, 10000.0, &local_theta, err));
+        XLARUN__TRY(xlarun__cfg_float(&j, root, "", "rope_local_base_freq", 0, 0.0, 1e30, 10000.0, &local_def, err));
+        XLARUN__TRY(xlarun__cfg_float(&j, loc, "rope_parameters.sliding_attention.", "rope_theta", 0, 0.0, 1e30, local_def, &local_theta, err));
+        XLARUN__TRY(xlarun__cfg_float(&j, root, "", "rope_theta", 0, 0.0, 1e30, theta_def, &theta_def, err));
         where = "rope_parameters.full_attention.";
     }
     if (xlarun__json_is_null(&j, rope)) {
         where = "rope_scaling.";
-        XLARUN__TRY(xlarun__cfg_float(&j, root, "", "rope_theta", 0, 0.0, 1e30, 10000.0, &d, err));
+        XLARUN__TRY(xlarun__cfg_float(&j, root, "", "rope_theta", 0, 0.0, 1e30, theta_def, &d, err));
         rope = xlarun__json_get(&j, root, "rope_scaling");
         if (!xlarun__json_is_null(&j, rope) && text[rope] != '{')
             return xlarun__fail(err, XLARUN_ERR_FORMAT, "config.json: 'rope_scaling' must be an object or null");
     } else
-        XLARUN__TRY(xlarun__cfg_float(&j, rope, where, "rope_theta", 0, 0.0, 1e30, 10000.0, &d, err));
+        XLARUN__TRY(xlarun__cfg_float(&j, rope, where, "rope_theta", 0, 0.0, 1e30, theta_def, &d, err));
     c->rope_theta = XLARUN__CAST(float, d);
     c->rope_type = XLARUN_ROPE_DEFAULT;
     c->rope_factor = 1.0f;

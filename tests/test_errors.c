@@ -1284,10 +1284,18 @@ static void test_model_gemma(void) {
     gem_case(base, GEM_ROPE_V4, "  \"rope_parameters\": {\"sliding_attention\": {\"rope_type\": \"linear\", \"factor\": 2.0, \"rope_theta\": 10000.0}, "
              "\"full_attention\": {\"rope_theta\": 1000000.0}},\n", XLARUN_ERR_UNSUPPORTED,
              "config.json: rope type 'linear' in rope_parameters.sliding_attention is not supported (supported: default)", __LINE__);
-    gem_case(base, GEM_ROPE_V4, "  \"rope_parameters\": {\"sliding_attention\": {\"rope_theta\": 10000.0}},\n", XLARUN_ERR_FORMAT,
-             "config.json: 'rope_parameters' must hold the objects full_attention and sliding_attention", __LINE__);
-    gem_case(base, GEM_ROPE_V4, "  \"rope_parameters\": {\"sliding_attention\": {}, \"full_attention\": {\"rope_theta\": 1000000.0}},\n",
-             XLARUN_ERR_FORMAT, "config.json: missing key 'rope_parameters.sliding_attention.rope_theta'", __LINE__);
+    gem_case(base, GEM_ROPE_V4, "  \"rope_parameters\": {\"sliding_attention\": {\"rope_theta\": 10000.0}},\n", XLARUN_ERR_UNSUPPORTED,
+             "config.json: rope_parameters with Gemma3ForCausalLM must hold the objects full_attention and sliding_attention", __LINE__);
+    gem_case(base, GEM_ROPE_V4, "  \"rope_parameters\": {\"rope_type\": \"default\", \"rope_theta\": 5000.0},\n", XLARUN_ERR_UNSUPPORTED,
+             "config.json: rope_parameters with Gemma3ForCausalLM must hold the objects full_attention and sliding_attention", __LINE__);
+    gem_case(base, "  \"rope_theta\": 1000000.0,\n", "  \"rope_parameters\": {\"sliding_attention\": {}, \"full_attention\": {}},\n",
+             XLARUN_ERR_UNSUPPORTED, "config.json: rope_scaling next to rope_parameters is not supported", __LINE__);
+    /* a theta the per-type object lacks: the top-level key, then Gemma3TextConfig's (1e6 global, 1e4 local) */
+    CHECK(gem_config(base, GEM_ROPE_V4, "  \"rope_parameters\": {\"sliding_attention\": {}, \"full_attention\": {\"rope_type\": \"linear\", \"factor\": 8.0}},\n", &c) &&
+          !memcmp(&c, &ref, sizeof c));
+    CHECK(gem_config(base, GEM_ROPE_V4, "  \"rope_local_base_freq\": 20000.0, \"rope_theta\": 123.0, \"rope_parameters\": {\"sliding_attention\": {}, \"full_attention\": {}},\n", &c) &&
+          c.rope_theta == 123.0f && c.rope_local_theta == 20000.0f && c.rope_type == XLARUN_ROPE_DEFAULT);
+    CHECK(gem_config(base, "  \"rope_theta\": 1000000.0,\n", "", &c) && !memcmp(&c, &ref, sizeof c)); /* missing: 1e6 */
     /* which layers are local: layer_types, else sliding_window_pattern (6 when missing) */
     CHECK(gem_config(base, GEM_TYPES, "", &c) && !memcmp(&c, &ref, sizeof c));
     {
@@ -1306,14 +1314,26 @@ static void test_model_gemma(void) {
              "config.json: layer_types[0] is 'local' (expected sliding_attention or full_attention)", __LINE__);
     gem_case(base, GEM_TYPES, "  \"layer_types\": 3,\n", XLARUN_ERR_FORMAT, "config.json: 'layer_types' must be a list", __LINE__);
     /* refused by name */
-    gem_case(base, "\"attn_logit_softcapping\": null", "\"attn_logit_softcapping\": 50.0", XLARUN_ERR_UNSUPPORTED,
-             "config.json: attn_logit_softcapping is not supported (Gemma 3 has null)", __LINE__);
+    /* Gemma3Attention keeps attn_logit_softcapping but applies it nowhere: read past */
+    CHECK(gem_config(base, "\"attn_logit_softcapping\": null", "\"attn_logit_softcapping\": 50.0", &c) && !memcmp(&c, &ref, sizeof c));
     gem_case(base, "\"final_logit_softcapping\": null", "\"final_logit_softcapping\": 30.0", XLARUN_ERR_UNSUPPORTED,
              "config.json: final_logit_softcapping is not supported (Gemma 3 has null)", __LINE__);
     gem_case(base, "\"use_bidirectional_attention\": false", "\"use_bidirectional_attention\": true", XLARUN_ERR_UNSUPPORTED,
              "config.json: use_bidirectional_attention true (an embedding model) is not supported", __LINE__);
+    /* nulls transformers cannot run */
     gem_case(base, "\"sliding_window\": 20", "\"sliding_window\": null", XLARUN_ERR_FORMAT,
-             "config.json: 'sliding_window' must be an integer in 1..16777216, found null", __LINE__);
+             "config.json: 'sliding_window' is null (expected a number)", __LINE__);
+    gem_case(base, "\"query_pre_attn_scalar\": 24", "\"query_pre_attn_scalar\": null", XLARUN_ERR_FORMAT,
+             "config.json: 'query_pre_attn_scalar' is null (expected a number)", __LINE__);
+    gem_case(base, "\"hidden_activation\": \"gelu_pytorch_tanh\"", "\"hidden_activation\": null", XLARUN_ERR_FORMAT,
+             "config.json: 'hidden_activation' is null (expected \"gelu_pytorch_tanh\")", __LINE__);
+    CHECK(gem_config(base, "\"sliding_window_pattern\": 3", "\"sliding_window_pattern\": null", &c) && !memcmp(&c, &ref, sizeof c));
+    {
+        char *t = gem_cfg(base, GEM_TYPES, "");
+        gem_case(t, "\"sliding_window_pattern\": 3", "\"sliding_window_pattern\": null", XLARUN_ERR_FORMAT,
+                 "config.json: 'sliding_window_pattern' is null and there is no 'layer_types'", __LINE__);
+        free(t);
+    }
     gem_case(base, "\"hidden_activation\": \"gelu_pytorch_tanh\"", "\"hidden_activation\": \"gelu\"", XLARUN_ERR_UNSUPPORTED,
              "config.json: hidden_activation 'gelu' is not supported (supported: gelu_pytorch_tanh)", __LINE__);
     gem_case(base, "\"model_type\": \"gemma3_text\"", "\"model_type\": \"gemma3\"", XLARUN_ERR_UNSUPPORTED,

@@ -711,6 +711,22 @@ static void test_silu_add_argmax(void) {
     }
     CHECKF(bad == 0, "silu_mul: %ld outside tolerance", bad);
     CHECKF(badgelu == 0, "gelu_mul: %ld outside tolerance", badgelu);
+    {   /* torch's formula at the edges, both variants: NaN stays NaN, +inf is +inf, -inf gives NaN
+           (-inf * 0), a huge x is x, a huge -x is 0 (either sign); a 17-wide row takes the tail path */
+        float in[17], uu[17], a[17], b[17];
+        int v;
+        for (i = 0; i < 17; i++) { in[i] = (float)i * 0.25f - 2.0f; uu[i] = 1.0f; }
+        in[1] = NAN; in[2] = INFINITY; in[3] = -INFINITY; in[4] = 1e30f; in[5] = -1e30f; in[16] = 7e12f;
+        memcpy(a, in, sizeof a);
+        memcpy(b, in, sizeof b);
+        xlarun_k_gelu_mul(a, uu, 17);
+        xlarun_k_gelu_mul_ref(b, uu, 17);
+        for (v = 0; v < 2; v++) {
+            const float *r = v ? b : a;
+            CHECKF(isnan(r[1]) && r[2] == INFINITY && isnan(r[3]) && r[4] == 1e30f && r[5] == 0.0f && r[16] == 7e12f,
+                   "gelu_mul %s edges: %g %g %g %g %g %g", v ? "ref" : "dispatch", r[1], r[2], r[3], r[4], r[5], r[16]);
+        }
+    }
     CHECKF(badadd == 0, "add: %ld differ", badadd);
 
     {

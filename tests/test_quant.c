@@ -412,11 +412,12 @@ static void test_models(void) {
                    attention and MLP rescale their small errors): the same weights rounded to
                    q8_0 / q4_0 in transformers, activations left f32, gave top-1 89.7% / 17.9% and
                    KL 0.039 / 2.29 against its bf16 model (qwen3: 91.5% / 31.7%, 0.016 / 2.17),
-                   so it gets floors of its own */
+                   so it gets floors of its own. Its q4 floor is near chance (logits that say
+                   nothing give KL 3.24 here); its q8 floor is the discriminating one */
                 int loose = !strcmp(names[f], "mistral"), gem = !strcmp(names[f], "gemma3");
                 if (type == XLARUN_QUANT_Q8_0)
                     CHECKF(top1 >= (gem ? 0.75 : loose ? 0.80 : 0.90) && kl < (gem ? 0.1 : 0.03), "%s: top-1 %.3f, KL %.3g", nm, top1, kl);
-                else CHECKF(top1 >= (gem ? 0.12 : loose ? 0.25 : 0.30) && kl < (gem ? 3.0 : 2.5), "%s: top-1 %.3f, KL %.3g", nm, top1, kl);
+                else CHECKF(top1 >= (gem ? 0.15 : loose ? 0.25 : 0.30) && kl < (gem ? 2.6 : 2.5), "%s: top-1 %.3f, KL %.3g", nm, top1, kl);
             }
             /* determinism: prefill pieces, threads, streamed loading: the same bits */
             for (ci = 0; ci < 4; ci++) {
