@@ -3993,6 +3993,7 @@ static size_t xlarun__utf8_bad_len(const unsigned char *s, size_t n) {
 #define XLARUN__AT_LSTRIP 2u
 #define XLARUN__AT_RSTRIP 4u
 #define XLARUN__AT_NORM 8u
+#define XLARUN__AT_SPECIAL 16u  /* sorts first among equal texts: tokenizers lists special tokens first */
 enum { XLARUN__PRE_NONE, XLARUN__PRE_LLAMA3, XLARUN__PRE_GPT2, XLARUN__PRE_SPACE };
 enum { XLARUN__DEC_NONE, XLARUN__DEC_BYTELEVEL, XLARUN__DEC_SP };
 enum { XLARUN__MS_NEVER, XLARUN__MS_FIRST, XLARUN__MS_ALWAYS };
@@ -5174,7 +5175,7 @@ static const xlarun__added *xlarun__added_next(const xlarun__enc *e, int norm, c
         }
         *ms = p;
         *me = p + best->len;
-        if (best->flags & XLARUN__AT_LSTRIP) {
+        if (best->flags & XLARUN__AT_LSTRIP) { /* back over white space, not into the last match */
             size_t q = p;
             while (q > floor) {
                 size_t c = q - 1;
@@ -5182,10 +5183,14 @@ static const xlarun__added *xlarun__added_next(const xlarun__enc *e, int norm, c
                 if (xlarun__class_at(s, c, &l) != XLARUN__U_WS) break;
                 q = c;
             }
-            *ms = q;
+            *ms = q > floor ? q : floor;
         }
         if (best->flags & XLARUN__AT_RSTRIP)
             while (*me < n && xlarun__class_at(s, *me, &l) == XLARUN__U_WS) *me += l;
+        if ((best->flags & XLARUN__AT_LSTRIP) && *ms >= *me) { /* the last match's rstrip took it all */
+            p = *resume - 1;
+            continue;
+        }
         return best;
     }
     return NULL;
@@ -6131,9 +6136,12 @@ static xlarun_status xlarun__tk_decoder(xlarun__tload *L, size_t v, xlarun_error
 static int xlarun__added_less(const xlarun__added *x, const xlarun__added *y) {
     uint32_t n = x->len < y->len ? x->len : y->len;
     int c = memcmp(x->text, y->text, n);
+    if (c == 0 && x->len == y->len) /* the same text: a special token first, as tokenizers' pattern list */
+        return (x->flags & XLARUN__AT_SPECIAL) && !(y->flags & XLARUN__AT_SPECIAL);
     return c < 0 || (c == 0 && x->len < y->len);
 }
-/* a stable merge sort of a[0, n) (tmp: n entries), so equal texts keep the file's order */
+/* a stable merge sort of a[0, n) (tmp: n entries), so equal texts keep the file's order (special
+   tokens first) */
 static void xlarun__added_sort(xlarun__added *a, xlarun__added *tmp, size_t n) {
     size_t w, i, l, r, k, lend, rend;
     for (w = 1; w < n; w *= 2) {
@@ -6183,7 +6191,7 @@ static xlarun_status xlarun__tk_added(xlarun__tload *L, size_t added, xlarun_err
         memset(&x, 0, sizeof x);
         x.id = XLARUN__CAST(int32_t, id);
         x.flags = (f[0] ? XLARUN__AT_SINGLE : 0u) | (f[1] ? XLARUN__AT_LSTRIP : 0u) | (f[2] ? XLARUN__AT_RSTRIP : 0u) |
-                  (f[3] ? XLARUN__AT_NORM : 0u);
+                  (f[3] ? XLARUN__AT_NORM : 0u) | (f[4] ? XLARUN__AT_SPECIAL : 0u);
         if (f[4]) L->src[x.id] |= 4;
         x.text = XLARUN__PUN(const unsigned char *, t->pieces + t->off[x.id]);
         x.len = XLARUN__CAST(uint32_t, xlarun__piece_len(t, x.id));
@@ -7170,8 +7178,8 @@ static void xlarun__strip(const char *s, const char **b, size_t *n) {
     *n = e - i;
 }
 
-/* The Mistral [INST] templates, Qwen3's and Gemma's are known by their exact text (white space
-   around it aside): the Mistral variants differ only in where a space or the system message
+/* The Mistral [INST] templates, Qwen3's and Gemma's are known by their exact text (one trailing
+   newline aside, which Jinja drops; other white space at the ends would be printed): the Mistral variants differ only in where a space or the system message
    goes, Qwen3's in what it keeps of <think> blocks, Gemma's in what a system message does, which
    no marker shows reliably; a wrong guess would change the prompt silently. xlarun__tk_hash
    (FNV-1a 64, mixed) of the templates in tests/fixtures/chat/templates (huggingface.js's
@@ -7203,7 +7211,9 @@ XLARUN_API xlarun_status xlarun_chat_template_detect(const char *t, xlarun_chat_
     if (!t || !t[0])
         return xlarun__fail(err, XLARUN_ERR_UNSUPPORTED, "the tokenizer has no chat_template; pick a format by name: %s",
                             xlarun__chat_names);
-    xlarun__strip(t, &b, &len);
+    b = t; /* the exact text; Jinja drops one trailing newline (other white space would print) */
+    len = strlen(t);
+    if (len && t[len - 1] == '\n') len--;
     h = xlarun__tk_hash(b, len);
     for (k = 0; k < sizeof xlarun__known_templates / sizeof *xlarun__known_templates; k++)
         if (xlarun__known_templates[k].fnv == h) {

@@ -895,6 +895,40 @@ static void test_bad_input(void) {
             free(j);
         }
     }
+    {   /* added tokens, as tokenizers' AddedVocabulary (ids from tokenizers 0.20.3 for the gemma
+           fixture with these two tokens appended, ids 4167 and 4168): an lstrip match is not
+           trimmed into the last match, and dropped when that match's rstrip took it all; two
+           normalized tokens with the same normalized text: the special one wins, as tokenizers
+           lists special tokens first */
+        static const char *const add[2] = {
+            "{\"id\": 4167, \"content\": \"<X>\", \"single_word\": false, \"lstrip\": false, \"rstrip\": true, \"normalized\": false, \"special\": false}, "
+            "{\"id\": 4168, \"content\": \" \", \"single_word\": false, \"lstrip\": true, \"rstrip\": true, \"normalized\": false, \"special\": false}, ",
+            "{\"id\": 4167, \"content\": \"Zq \", \"single_word\": false, \"lstrip\": false, \"rstrip\": false, \"normalized\": true, \"special\": false}, "
+            "{\"id\": 4168, \"content\": \"Zq\u2581\", \"single_word\": false, \"lstrip\": false, \"rstrip\": false, \"normalized\": true, \"special\": true}, "};
+        static const struct { int file; const char *text; int32_t ids[6]; size_t n; } want[] = {
+            {0, "<X> a", {4167, 4097}, 2}, {0, "<X>   a", {4167, 4097}, 2}, {0, "   ", {4168}, 1},
+            {0, "a <X> b  <X>", {4097, 4168, 4167, 4114, 4168, 4167}, 6},
+            {1, "Zq ", {4168}, 1}, {1, "aZq b", {4097, 4168, 4114}, 3}, {1, "Zq\xe2\x96\x81Zq ", {4168, 4168}, 2}};
+        size_t len, f, k;
+        char *g = read_file("tests/fixtures/tokenizers/gemma/tokenizer.json", &len), *at = g ? strstr(g, "\"added_tokens\": [") : NULL;
+        CHECK(at != NULL);
+        for (f = 0; f < 2 && at; f++) {
+            size_t pre = (size_t)(at - g) + strlen("\"added_tokens\": ["), na = strlen(add[f]);
+            char *j = (char *)malloc(len + na + 1);
+            memcpy(j, g, pre);
+            memcpy(j + pre, add[f], na);
+            memcpy(j + pre + na, g + pre, len - pre + 1);
+            if (open_mem(j, NULL, NULL, &t, &err) == XLARUN_OK) {
+                for (k = 0; k < sizeof want / sizeof *want; k++)
+                    if (want[k].file == (int)f)
+                        CHECKF(xlarun_tokenizer_encode(t, want[k].text, strlen(want[k].text), XLARUN_ENCODE_NO_BOS, ids, 64, &n, NULL, 0, &err) == XLARUN_OK &&
+                               same_ids(ids, n, want[k].ids, want[k].n), "added tokens: \"%s\": %lu ids, first %d", want[k].text, (unsigned long)n, n ? (int)ids[0] : -1);
+                xlarun_tokenizer_close(t);
+            } else CHECKF(0, "added tokens: %s", err.message);
+            free(j);
+        }
+        free(g);
+    }
     {   /* the Split patterns: Llama 3's and Qwen2's are known; a near miss of either is refused */
         static const char *const split[][2] = {
             {"\\\\p{N}{1,3}", "3"}, {"\\\\p{N}", "1"}, {"\\\\p{N}{1,2}", NULL}, {"\\\\p{N}+", NULL}, {"\\\\p{N}{1}", NULL}};
