@@ -468,7 +468,7 @@ XLARUN_API xlarun_status xlarun_quantize(const char *src_dir, const char *dst_di
 /* A tokenizer.json tokenizer (plus tokenizer_config.json and generation_config.json when present)
    that gives the ids Hugging Face `tokenizers` gives: byte-level BPE (Llama 3, Qwen2 with its NFC
    normalizer, GPT-2 / SmolLM2) and SentencePiece-style BPE with byte fallback (Llama 2,
-   TinyLlama, Mistral). Immutable once open: share it between threads freely. Encoding and
+   TinyLlama, Mistral, Gemma). Immutable once open: share it between threads freely. Encoding and
    decoding allocate nothing. */
 typedef struct xlarun_tokenizer xlarun_tokenizer;
 
@@ -706,14 +706,16 @@ typedef struct xlarun_chat_options {  /* zero-initialised means defaults */
 XLARUN_API xlarun_status xlarun_chat_template_detect(const char *chat_template,
                                                      xlarun_chat_template *out, xlarun_error *err);
 /* "llama3", "llama3.1", "llama3.2" (today's date by default), "llama2", "zephyr", "chatml",
-   "mistral", "mistral-v3", "mixtral", "mistral-small", "mistral-large", "qwen3" */
+   "mistral", "mistral-v3", "mixtral", "mistral-small", "mistral-large", "qwen3", "gemma" (Gemma 1/2:
+   a system message is refused), "gemma3" (it opens the first user turn) */
 XLARUN_API xlarun_status xlarun_chat_template_named(const char *name, xlarun_chat_template *out,
                                                     xlarun_error *err);
 /* Renders msgs into out (cap bytes, NUL-terminated); *len gets the length. out may be NULL (or
    cap too small, then XLARUN_ERR_MEMORY) to learn *len. Errors (XLARUN_ERR_ARGUMENT), where the
    template raises one: roles that do not alternate user/assistant (Llama 2, the Mistral formats
-   but MISTRAL_SP), a role the template does not take (the Mistral formats), no messages (as
-   transformers), a NULL role or content. */
+   but MISTRAL_SP, Gemma: user at even places only), a role the template does not take (the
+   Mistral formats), a system message where a Gemma template refuses one (gemma_system), no
+   messages (as transformers), a NULL role or content. */
 XLARUN_API xlarun_status xlarun_chat_apply(const xlarun_chat_template *t,
                                            const xlarun_chat_options *opt,
                                            const xlarun_chat_message *msgs, size_t n, char *out,
