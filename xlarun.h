@@ -1,4 +1,4 @@
-/* xlarun.h - run Llama-family language models (Llama, Mistral, Qwen2/2.5, Qwen3, Gemma 3) on the CPU,
+/* xlarun.h - run Llama-family language models (Llama, Mistral, Qwen2/2.5, Qwen3, Gemma 2 and 3) on the CPU,
    straight from a Hugging Face folder. Single-header C library (C99, also compiles as C++). No
    dependencies beyond libc, libm and, optionally, threads and file maps (POSIX or Win32).
 
@@ -74,7 +74,7 @@
    NUMERICS
        Activations are f32, and so is the KV cache by default; weights are read in their stored
        dtype and widened exactly. The reference is Hugging Face transformers' LlamaForCausalLM
-       (MistralForCausalLM, Qwen2ForCausalLM, Qwen3ForCausalLM, Gemma3ForCausalLM for those) in
+       (MistralForCausalLM, Qwen2ForCausalLM, Qwen3ForCausalLM, Gemma3ForCausalLM, Gemma2ForCausalLM) in
        float32 with eager attention; the per-head q/k norms of Qwen3 and Gemma 3 use the RMSNorm
        kernel of the layer norms (Gemma's norm weights are stored once as 1 + w, in f32); biases
        (Qwen2's q, k, v; Llama's attention_bias and mlp_bias) are added in f32 after the product,
@@ -304,8 +304,10 @@ typedef enum xlarun_arch {          /* config.json's architectures / model_type 
     XLARUN_ARCH_QWEN2,              /* Qwen2ForCausalLM, qwen2: Llama with q, k and v biases */
     XLARUN_ARCH_QWEN3,              /* Qwen3ForCausalLM, qwen3: Llama with an RMSNorm over each head
                                        of q and k before RoPE (q_norm, k_norm) */
-    XLARUN_ARCH_GEMMA3              /* Gemma3ForCausalLM, gemma3_text: Qwen3's head norms, norms
+    XLARUN_ARCH_GEMMA3,             /* Gemma3ForCausalLM, gemma3_text: Qwen3's head norms, norms
                                        after attention and MLP too, GELU, local and global layers */
+    XLARUN_ARCH_GEMMA2              /* Gemma2ForCausalLM, gemma2: Gemma 3 without the head norms and the
+                                       local RoPE base, with soft caps on the scores and the logits */
 } xlarun_arch;
 
 typedef enum xlarun_act {           /* the MLP's activation: down(act(gate(x)) * up(x)) */
@@ -338,6 +340,8 @@ typedef struct xlarun_config {      /* config.json, checked; read-only */
     float attn_scale;               /* q.k is multiplied by it: 1/sqrt(head_dim), Gemma's query_pre_attn_scalar^-0.5 */
     float rope_local_theta;         /* Gemma 3: the sliding layers' RoPE base (rope_local_base_freq,
                                        never scaled); 0: every layer uses rope_theta */
+    float attn_softcap;             /* Gemma 2: scores = cap * tanh(scores / cap) before the softmax; 0: none */
+    float final_softcap;            /* Gemma 2: logits = cap * tanh(logits / cap); 0: none */
     int32_t bos_token_id;           /* -1 when absent */
     uint32_t n_eos;
     int32_t eos_token_ids[XLARUN_MAX_EOS];
@@ -2179,10 +2183,11 @@ static const struct xlarun__arch_info {
     {"Qwen2ForCausalLM", "qwen2", XLARUN_ARCH_QWEN2, 32, 32768, 0, 0},
     {"Qwen3ForCausalLM", "qwen3", XLARUN_ARCH_QWEN3, 32, 32768, 128, 0},
     {"Gemma3ForCausalLM", "gemma3_text", XLARUN_ARCH_GEMMA3, 4, 131072, 256, 1},
+    {"Gemma2ForCausalLM", "gemma2", XLARUN_ARCH_GEMMA2, 4, 8192, 256, 1},
 };
 #define XLARUN__N_ARCH XLARUN__CAST(int, sizeof xlarun__archs / sizeof *xlarun__archs)
-#define XLARUN__ARCH_CLASSES "LlamaForCausalLM, MistralForCausalLM, Qwen2ForCausalLM, Qwen3ForCausalLM, Gemma3ForCausalLM"
-#define XLARUN__ARCH_TYPES "llama, mistral, qwen2, qwen3, gemma3_text"
+#define XLARUN__ARCH_CLASSES "LlamaForCausalLM, MistralForCausalLM, Qwen2ForCausalLM, Qwen3ForCausalLM, Gemma3ForCausalLM, Gemma2ForCausalLM"
+#define XLARUN__ARCH_TYPES "llama, mistral, qwen2, qwen3, gemma3_text, gemma2"
 
 XLARUN_API const char *xlarun_arch_name(xlarun_arch a) {
     int k;
@@ -2225,11 +2230,20 @@ static xlarun_status xlarun__parse_gemma(const xlarun__json *j, size_t root, xla
     c->embed_scale = XLARUN__CAST(float, sqrt(XLARUN__CAST(double, c->hidden_size)));
     XLARUN__TRY(xlarun__cfg_float(j, root, "", "query_pre_attn_scalar", 0, 0.0, 1e30, 256.0, &d, err));
     c->attn_scale = XLARUN__CAST(float, pow(d, -0.5));
-    XLARUN__TRY(xlarun__cfg_float(j, root, "", "rope_local_base_freq", 0, 0.0, 1e30, 10000.0, &d, err));
-    c->rope_local_theta = XLARUN__CAST(float, d);
-    if (!xlarun__json_is_null(j, xlarun__json_get(j, root, "final_logit_softcapping"))) /* Gemma 2's; Gemma 3 has null */
-        return xlarun__fail(err, XLARUN_ERR_UNSUPPORTED, "config.json: final_logit_softcapping is not supported (Gemma 3 has null)");
-    /* attn_logit_softcapping: Gemma3Attention keeps it but never applies it (4.57, 5.23): ignored */
+    if (c->arch == XLARUN_ARCH_GEMMA2) { /* soft caps: a missing key is Gemma2Config's (30, 50), null none */
+        XLARUN__TRY(xlarun__cfg_float(j, root, "", "final_logit_softcapping", 0, 0.0, 1e30,
+                                      xlarun__json_get(j, root, "final_logit_softcapping") == XLARUN__NONE ? 30.0 : 0.0, &d, err));
+        c->final_softcap = XLARUN__CAST(float, d);
+        XLARUN__TRY(xlarun__cfg_float(j, root, "", "attn_logit_softcapping", 0, 0.0, 1e30,
+                                      xlarun__json_get(j, root, "attn_logit_softcapping") == XLARUN__NONE ? 50.0 : 0.0, &d, err));
+        c->attn_softcap = XLARUN__CAST(float, d);
+    } else {
+        XLARUN__TRY(xlarun__cfg_float(j, root, "", "rope_local_base_freq", 0, 0.0, 1e30, 10000.0, &d, err));
+        c->rope_local_theta = XLARUN__CAST(float, d);
+        if (!xlarun__json_is_null(j, xlarun__json_get(j, root, "final_logit_softcapping"))) /* Gemma 2's; Gemma 3 has null */
+            return xlarun__fail(err, XLARUN_ERR_UNSUPPORTED, "config.json: final_logit_softcapping is not supported with Gemma3ForCausalLM (Gemma 3 has null)");
+        /* attn_logit_softcapping: Gemma3Attention keeps it but never applies it (4.57, 5.23): ignored */
+    }
     XLARUN__TRY(xlarun__cfg_bool(j, root, "use_bidirectional_attention", 0, &b, err));
     if (b) return xlarun__fail(err, XLARUN_ERR_UNSUPPORTED, "config.json: use_bidirectional_attention true (an embedding model) is not supported");
     XLARUN__TRY(xlarun__cfg_uint(j, root, "sliding_window", 0, 1, XLARUN_MAX_POSITIONS, 4096, &c->sliding_window, err));
@@ -2237,6 +2251,10 @@ static xlarun_status xlarun__parse_gemma(const xlarun__json *j, size_t root, xla
        sliding_window_pattern (default 6): layer l is local unless (l + 1) % pattern == 0. xlarun
        keeps the pattern, so a layer_types list must be one. */
     v = xlarun__json_get(j, root, "layer_types");
+    if (xlarun__json_is_null(j, v) && c->arch == XLARUN_ARCH_GEMMA2) { /* Gemma2Config: every other layer local, from 0 */
+        c->sliding_pattern = 2;
+        return XLARUN_OK;
+    }
     if (xlarun__json_is_null(j, v)) {
         if ((v = xlarun__json_get(j, root, "sliding_window_pattern")) != XLARUN__NONE && xlarun__json_is_null(j, v))
             return xlarun__fail(err, XLARUN_ERR_FORMAT, "config.json: 'sliding_window_pattern' is null and there is no 'layer_types'");
@@ -2309,7 +2327,7 @@ static xlarun_status xlarun__parse_config(const char *text, size_t len, xlarun_c
     if (by_cls < 0) /* no name (or an empty list) */
         return xlarun__fail(err, XLARUN_ERR_FORMAT, "config.json: neither 'architectures' nor 'model_type' says what model this is");
     c->arch = xlarun__archs[by_cls].arch;
-    gemma = c->arch == XLARUN_ARCH_GEMMA3;
+    gemma = c->arch == XLARUN_ARCH_GEMMA3 || c->arch == XLARUN_ARCH_GEMMA2;
     /* the activation: Gemma's MLP reads hidden_activation (and ignores hidden_act), the others hidden_act */
     v = xlarun__json_get(&j, root, gemma ? "hidden_activation" : "hidden_act");
     if (gemma && v != XLARUN__NONE && xlarun__json_is_null(&j, v)) /* transformers fails on it */
@@ -2327,7 +2345,7 @@ static xlarun_status xlarun__parse_config(const char *text, size_t len, xlarun_c
         if (c->arch == XLARUN_ARCH_LLAMA) XLARUN__TRY(xlarun__cfg_bool(&j, root, "mlp_bias", 0, &c->mlp_bias, err));
     } else if (c->arch == XLARUN_ARCH_QWEN2)
         c->qkv_bias = 1;
-    c->qk_norm = c->arch == XLARUN_ARCH_QWEN3 || gemma;
+    c->qk_norm = c->arch == XLARUN_ARCH_QWEN3 || c->arch == XLARUN_ARCH_GEMMA3;
     if (c->arch == XLARUN_ARCH_QWEN2 || c->arch == XLARUN_ARCH_QWEN3) {
         XLARUN__TRY(xlarun__cfg_bool(&j, root, "use_sliding_window", 0, &b, err));
         if (b) /* a window on layers max_window_layers.. only; transformers' own paths disagree on it */
@@ -2379,8 +2397,8 @@ static xlarun_status xlarun__parse_config(const char *text, size_t len, xlarun_c
     if (!xlarun__json_is_null(&j, rope) && text[rope] != '{')
         return xlarun__fail(err, XLARUN_ERR_FORMAT, "config.json: 'rope_parameters' must be an object");
     where = "rope_parameters.";
-    theta_def = gemma ? 1e6 : 10000.0; /* Gemma3TextConfig's rope_theta */
-    if (gemma && !xlarun__json_is_null(&j, rope)) {
+    theta_def = c->arch == XLARUN_ARCH_GEMMA3 ? 1e6 : 10000.0; /* Gemma3TextConfig's rope_theta */
+    if (c->arch == XLARUN_ARCH_GEMMA3 && !xlarun__json_is_null(&j, rope)) {
         /* transformers 5's Gemma 3: one object per layer type, the local one unscaled; a theta
            either lacks comes from the top-level key (rope_theta, rope_local_base_freq), then
            the class default. 4.x ignores rope_parameters and 5.x reads only this form. */
@@ -3419,7 +3437,7 @@ static void xlarun__attn_task(void *ctx, uint32_t t, uint32_t nt) {
         size_t kvh = w / c->n, i = w % c->n, hk = c->layer * nkv + kvh, n_keys = s->pos + i + 1;
         size_t j0 = win && n_keys > win ? n_keys - win : 0;
         xlarun_k_attend(s->kvt, s->q + i * qd + kvh * group * hd, group, s->kc + hk * hd * lds * s->kvsz,
-                        s->vc + hk * s->n_ctx * hd * s->kvsz, j0, n_keys, hd, cf->attn_scale,
+                        s->vc + hk * s->n_ctx * hd * s->kvsz, j0, n_keys, hd, cf->attn_scale, cf->attn_softcap,
                         s->scores + XLARUN__CAST(size_t, t) * group * lds, lds, s->att + i * qd + kvh * group * hd);
     }
 }
@@ -3500,7 +3518,7 @@ static void xlarun__forward(xlarun_session *s, const int32_t *ids, size_t n) {
     }
     xlarun_k_rmsnorm(s->xb, s->x + (n - 1) * H, m->final_norm, H, c->rms_norm_eps);
     xlarun__matmul(s, &m->lm_head, NULL, c->vocab_size, H, s->xb, 1, s->logits);
-
+    if (c->final_softcap > 0.0f) xlarun_k_softcap(s->logits, c->vocab_size, c->final_softcap); /* Gemma 2 */
     s->pos += n;
     s->has_logits = 1;
 }

@@ -19,7 +19,8 @@
      xlarun_k_matmul(t, W, K, r0, r1, X, ldx, n, Y, ldy)                  GEMV (n == 1) / GEMM
      xlarun_k_rmsnorm(out, x, w, n, eps)
      xlarun_k_rope(x, n_heads, hd, cos_, sin_)                            HF rotate_half
-     xlarun_k_attend(t, q, nq, kt, v, j0, n_keys, hd, scale, scores, lds, out)  a GQA group
+     xlarun_k_attend(t, q, nq, kt, v, j0, n_keys, hd, scale, cap, scores, lds, out)  a GQA group
+     xlarun_k_softcap(x, n, cap)                                          cap * tanh(x / cap)
      xlarun_k_kv_store(t, src, dst, n, stride)                          f32 into an f32/f16/bf16 cache
      xlarun_k_exp(x, n), xlarun_k_softmax(x, n), xlarun_k_silu_mul(g, u, n), xlarun_k_add(y, x, n)
      xlarun_k_gelu_mul(g, u, n)                                           GELU (tanh form) * mul
@@ -951,6 +952,16 @@ XLARUN_K__FN void xlarun_k_softmax(float *x, size_t n) {
 }
 
 /* ======================================================================================
+   softcap: x[i] = cap * tanh(x[i] / cap), each step rounded to f32 with libm tanhf, as torch's
+   soft capping writes it (x / cap, tanh, * cap). Scalar in every variant: it runs once per
+   score or logit, a few percent of a step's time, and matches torch's steps exactly.
+   ====================================================================================== */
+XLARUN_K__FN void xlarun_k_softcap(float *x, size_t n, float cap) {
+    size_t i;
+    for (i = 0; i < n; i++) x[i] = tanhf(x[i] / cap) * cap;
+}
+
+/* ======================================================================================
    attend: nq queries that share one KV head (a GQA group: one token's heads), keys and values
    at positions j0..n_keys-1 (j0 > 0: a sliding window), both of dtype t (f32, or f16/bf16 for a half-size cache; any
    alignment), widened exactly to f32 as they are read. Keys are stored in blocks of B =
@@ -959,6 +970,7 @@ XLARUN_K__FN void xlarun_k_softmax(float *x, size_t n) {
      key j, dim d at kt[(j/B)*B*hd + d*B + j%B]   (XLARUN_K_KEY_AT(j, d, hd))
      value j, dim d at v[j*hd + d];   query g, dim d at q[g*hd + d]
      scores[g*lds + j] = (sum over d = 0, 1, 2, ... of q[g*hd+d] * key(j, d)) * scale
+     then, when cap > 0 (Gemma 2's attn_logit_softcapping), xlarun_k_softcap of them
      p = softmax of scores[g*lds + j0 .. g*lds + n_keys)
      out[g*hd + d] = sum over j = j0, j0+1, ... of p[j] * v[j*hd + d]   (one chain per element)
    A key block holds whole vectors of keys per dimension, so each score is a plain FMA chain
@@ -1009,8 +1021,8 @@ XLARUN_K__FN void xlarun_k_kv_store(xlarun_k_type t, const float *src, void *dst
 }
 
 XLARUN_K__FN void xlarun_k_attend_ref(xlarun_k_type t, const float *q, size_t nq, const void *kt, const void *v,
-                                      size_t j0, size_t n_keys, size_t hd, float scale, float *scores, size_t lds,
-                                      float *out) {
+                                      size_t j0, size_t n_keys, size_t hd, float scale, float cap, float *scores,
+                                      size_t lds, float *out) {
     const unsigned char *kp = (const unsigned char *)kt, *vp = (const unsigned char *)v;
     size_t g, j, d, es = xlarun_k_type_size(t);
     if (j0 > n_keys) j0 = n_keys;
@@ -1025,6 +1037,7 @@ XLARUN_K__FN void xlarun_k_attend_ref(xlarun_k_type t, const float *q, size_t nq
             }
             p[j] = s * scale;
         }
+        if (cap > 0.0f) xlarun_k_softcap(p + j0, n_keys - j0, cap);
         xlarun_k_softmax_ref(p + j0, n_keys - j0);
         for (d = 0; d < hd; d++) o[d] = 0.0f;
         for (j = j0; j < n_keys; j++)
@@ -1115,12 +1128,14 @@ XLARUN_K__AI void xlarun_k__pv(xlarun_k_type t, const float *p, size_t lds, cons
 
 /* one group of NG (1..4) queries: all its scores, softmax, then out */
 XLARUN_K__AI void xlarun_k__attend_g(xlarun_k_type t, const float *q, const unsigned char *kt, const unsigned char *v,
-                                     size_t j0, size_t n_keys, size_t hd, float scale, float *scores, size_t lds,
-                                     float *out, int NG) {
+                                     size_t j0, size_t n_keys, size_t hd, float scale, float cap, float *scores,
+                                     size_t lds, float *out, int NG) {
     size_t j, d0 = 0, rest;
     int g;
     for (j = j0 - j0 % XLARUN_K_KEY_BLOCK; j < n_keys; j += XLARUN_K_KEY_BLOCK)
         xlarun_k__qk(t, q, hd, kt, j, scale, scores, lds, NG);
+    if (cap > 0.0f)
+        for (g = 0; g < NG; g++) xlarun_k_softcap(scores + (size_t)g * lds + j0, n_keys - j0, cap);
     for (g = 0; g < NG; g++) xlarun_k_softmax_simd(scores + (size_t)g * lds + j0, n_keys - j0);
     for (; d0 + XA_DB * XK_VL <= hd; d0 += XA_DB * XK_VL)
         xlarun_k__pv(t, scores, lds, v, hd, j0, n_keys, d0, XK_VL, out, NG, XA_DB);
@@ -1141,36 +1156,36 @@ XLARUN_K__AI void xlarun_k__attend_g(xlarun_k_type t, const float *q, const unsi
 /* all nq queries in groups of 4, then the 1-3 left; t is a constant in each copy */
 XLARUN_K__AI void xlarun_k__attend_t(xlarun_k_type t, const float *q, size_t nq, const unsigned char *kt,
                                      const unsigned char *v, size_t j0, size_t n_keys, size_t hd, float scale,
-                                     float *scores, size_t lds, float *out) {
+                                     float cap, float *scores, size_t lds, float *out) {
     size_t g = 0;
-    for (; g + 4 <= nq; g += 4) xlarun_k__attend_g(t, q + g * hd, kt, v, j0, n_keys, hd, scale, scores + g * lds, lds, out + g * hd, 4);
-    if (nq - g == 3) xlarun_k__attend_g(t, q + g * hd, kt, v, j0, n_keys, hd, scale, scores + g * lds, lds, out + g * hd, 3);
-    else if (nq - g == 2) xlarun_k__attend_g(t, q + g * hd, kt, v, j0, n_keys, hd, scale, scores + g * lds, lds, out + g * hd, 2);
-    else if (nq - g == 1) xlarun_k__attend_g(t, q + g * hd, kt, v, j0, n_keys, hd, scale, scores + g * lds, lds, out + g * hd, 1);
+    for (; g + 4 <= nq; g += 4) xlarun_k__attend_g(t, q + g * hd, kt, v, j0, n_keys, hd, scale, cap, scores + g * lds, lds, out + g * hd, 4);
+    if (nq - g == 3) xlarun_k__attend_g(t, q + g * hd, kt, v, j0, n_keys, hd, scale, cap, scores + g * lds, lds, out + g * hd, 3);
+    else if (nq - g == 2) xlarun_k__attend_g(t, q + g * hd, kt, v, j0, n_keys, hd, scale, cap, scores + g * lds, lds, out + g * hd, 2);
+    else if (nq - g == 1) xlarun_k__attend_g(t, q + g * hd, kt, v, j0, n_keys, hd, scale, cap, scores + g * lds, lds, out + g * hd, 1);
 }
 
 XLARUN_K__FN void xlarun_k_attend_simd(xlarun_k_type t, const float *q, size_t nq, const void *kt, const void *v,
-                                       size_t j0, size_t n_keys, size_t hd, float scale, float *scores, size_t lds,
-                                       float *out) {
+                                       size_t j0, size_t n_keys, size_t hd, float scale, float cap, float *scores,
+                                       size_t lds, float *out) {
     const unsigned char *kp = (const unsigned char *)kt, *vp = (const unsigned char *)v;
     if (j0 >= n_keys) {
         size_t i;
         for (i = 0; i < nq * hd; i++) out[i] = 0.0f;
         return;
     }
-    if (t == XLARUN_K_BF16) xlarun_k__attend_t(XLARUN_K_BF16, q, nq, kp, vp, j0, n_keys, hd, scale, scores, lds, out);
-    else if (t == XLARUN_K_F16) xlarun_k__attend_t(XLARUN_K_F16, q, nq, kp, vp, j0, n_keys, hd, scale, scores, lds, out);
-    else xlarun_k__attend_t(XLARUN_K_F32, q, nq, kp, vp, j0, n_keys, hd, scale, scores, lds, out);
+    if (t == XLARUN_K_BF16) xlarun_k__attend_t(XLARUN_K_BF16, q, nq, kp, vp, j0, n_keys, hd, scale, cap, scores, lds, out);
+    else if (t == XLARUN_K_F16) xlarun_k__attend_t(XLARUN_K_F16, q, nq, kp, vp, j0, n_keys, hd, scale, cap, scores, lds, out);
+    else xlarun_k__attend_t(XLARUN_K_F32, q, nq, kp, vp, j0, n_keys, hd, scale, cap, scores, lds, out);
 }
 #endif
 
 XLARUN_K__FN void xlarun_k_attend(xlarun_k_type t, const float *q, size_t nq, const void *kt, const void *v,
-                                  size_t j0, size_t n_keys, size_t hd, float scale, float *scores, size_t lds,
+                                  size_t j0, size_t n_keys, size_t hd, float scale, float cap, float *scores, size_t lds,
                                   float *out) {
 #if defined(XLARUN_K__SIMD)
-    xlarun_k_attend_simd(t, q, nq, kt, v, j0, n_keys, hd, scale, scores, lds, out);
+    xlarun_k_attend_simd(t, q, nq, kt, v, j0, n_keys, hd, scale, cap, scores, lds, out);
 #else
-    xlarun_k_attend_ref(t, q, nq, kt, v, j0, n_keys, hd, scale, scores, lds, out);
+    xlarun_k_attend_ref(t, q, nq, kt, v, j0, n_keys, hd, scale, cap, scores, lds, out);
 #endif
 }
 

@@ -845,7 +845,7 @@ static void test_model_config(void) {
 
     /* what kind of model */
     CFG(NULL, "\"architectures\": [\"GemmaForCausalLM\"]", XLARUN_ERR_UNSUPPORTED,
-        "config.json: architecture 'GemmaForCausalLM' is not supported (supported: LlamaForCausalLM, MistralForCausalLM, Qwen2ForCausalLM, Qwen3ForCausalLM, Gemma3ForCausalLM)");
+        "config.json: architecture 'GemmaForCausalLM' is not supported (supported: LlamaForCausalLM, MistralForCausalLM, Qwen2ForCausalLM, Qwen3ForCausalLM, Gemma3ForCausalLM, Gemma2ForCausalLM)");
     CFG(NULL, "\"architectures\": [\"Qwen2ForCausalLM\"]", XLARUN_ERR_FORMAT,
         "config.json: model_type 'llama' and 'architectures' name different models");
     CFG(NULL, "\"architectures\": [\"LlamaForCausalLM\", \"MistralForCausalLM\"]", XLARUN_ERR_FORMAT,
@@ -903,7 +903,7 @@ static void test_model_config(void) {
     CFG(NULL, "\"architectures\": [\"LlamaForCausalLM\", \"LlamaForSequenceClassification\"]", XLARUN_ERR_UNSUPPORTED,
         "architecture 'LlamaForSequenceClassification' is not supported");
     CFG(NULL, "\"architectures\": \"LlamaForCausalLM\"", XLARUN_ERR_FORMAT, "config.json: 'architectures' must be a list");
-    CFG(NULL, "\"model_type\": \"gemma\"", XLARUN_ERR_UNSUPPORTED, "config.json: model_type 'gemma' is not supported (supported: llama, mistral, qwen2, qwen3, gemma3_text)");
+    CFG(NULL, "\"model_type\": \"gemma\"", XLARUN_ERR_UNSUPPORTED, "config.json: model_type 'gemma' is not supported (supported: llama, mistral, qwen2, qwen3, gemma3_text, gemma2)");
     /* Qwen2: names that agree, head_dim as transformers 4.46 derives it, no per-layer window,
        Qwen2Config's 32 KV heads when the key is missing (MistralConfig's 8 for Mistral) */
 #define QWEN2 "\"model_type\": \"qwen2\", \"architectures\": [\"Qwen2ForCausalLM\"]"
@@ -1317,7 +1317,7 @@ static void test_model_gemma(void) {
     /* Gemma3Attention keeps attn_logit_softcapping but applies it nowhere: read past */
     CHECK(gem_config(base, "\"attn_logit_softcapping\": null", "\"attn_logit_softcapping\": 50.0", &c) && !memcmp(&c, &ref, sizeof c));
     gem_case(base, "\"final_logit_softcapping\": null", "\"final_logit_softcapping\": 30.0", XLARUN_ERR_UNSUPPORTED,
-             "config.json: final_logit_softcapping is not supported (Gemma 3 has null)", __LINE__);
+             "config.json: final_logit_softcapping is not supported with Gemma3ForCausalLM (Gemma 3 has null)", __LINE__);
     gem_case(base, "\"use_bidirectional_attention\": false", "\"use_bidirectional_attention\": true", XLARUN_ERR_UNSUPPORTED,
              "config.json: use_bidirectional_attention true (an embedding model) is not supported", __LINE__);
     /* nulls transformers cannot run */
@@ -1337,7 +1337,7 @@ static void test_model_gemma(void) {
     gem_case(base, "\"hidden_activation\": \"gelu_pytorch_tanh\"", "\"hidden_activation\": \"gelu\"", XLARUN_ERR_UNSUPPORTED,
              "config.json: hidden_activation 'gelu' is not supported (supported: gelu_pytorch_tanh)", __LINE__);
     gem_case(base, "\"model_type\": \"gemma3_text\"", "\"model_type\": \"gemma3\"", XLARUN_ERR_UNSUPPORTED,
-             "config.json: model_type 'gemma3' is not supported (supported: llama, mistral, qwen2, qwen3, gemma3_text)", __LINE__);
+             "config.json: model_type 'gemma3' is not supported (supported: llama, mistral, qwen2, qwen3, gemma3_text, gemma2)", __LINE__);
     gem_case(base, "\"query_pre_attn_scalar\": 24", "\"query_pre_attn_scalar\": 0", XLARUN_ERR_FORMAT,
              "config.json: 'query_pre_attn_scalar' must be a number in (0, 1e+30), found 0", __LINE__);
     /* the norms around the MLP are needed */
@@ -1358,6 +1358,25 @@ static void test_model_gemma(void) {
                  "mg: missing tensor 'model.layers.3.self_attn.q_norm.weight' (Gemma3ForCausalLM normalizes each head of q and k)");
     free(w);
     free(f);
+    free(base);
+    /* Gemma 2: soft caps (missing: Gemma2Config's 50 and 30; null: none), every other layer local
+       when there is no layer_types, no head norms, no local RoPE base */
+    w = slurp(FIX "gemma2-f32/model.safetensors", &n);
+    base = (char *)slurp(FIX "gemma2-f32/config.json", &nc);
+    spit(tpath("mg/model.safetensors"), w, n);
+    if (gem_config(base, NULL, NULL, &ref)) {
+        CHECK(ref.arch == XLARUN_ARCH_GEMMA2 && ref.attn_softcap == 5.0f && ref.final_softcap == 10.0f && ref.sliding_pattern == 2);
+        CHECK(!ref.qk_norm && ref.rope_local_theta == 0.0f && ref.sandwich_norms && ref.norm_plus_one && ref.act == XLARUN_ACT_GELU_TANH);
+        CHECK(gem_config(base, "  \"layer_types\": [\n    \"sliding_attention\",\n    \"full_attention\",\n    \"sliding_attention\",\n    \"full_attention\"\n  ],\n", "", &c) &&
+              !memcmp(&c, &ref, sizeof c));
+        CHECK(gem_config(base, "  \"attn_logit_softcapping\": 5.0,\n", "", &c) && c.attn_softcap == 50.0f);
+        CHECK(gem_config(base, "  \"final_logit_softcapping\": 10.0,\n", "", &c) && c.final_softcap == 30.0f);
+        CHECK(gem_config(base, "\"attn_logit_softcapping\": 5.0", "\"attn_logit_softcapping\": null", &c) && c.attn_softcap == 0.0f);
+        CHECK(gem_config(base, "\"final_logit_softcapping\": 10.0", "\"final_logit_softcapping\": null", &c) && c.final_softcap == 0.0f);
+        gem_case(base, "\"attn_logit_softcapping\": 5.0", "\"attn_logit_softcapping\": -1", XLARUN_ERR_FORMAT,
+                 "config.json: 'attn_logit_softcapping' must be a number in (0, 1e+30), found -1", __LINE__);
+    }
+    free(w);
     free(base);
 }
 

@@ -85,7 +85,7 @@ has "model.embed_tokens.weight"
 copy llama32-bf16 arch
 sed 's/LlamaForCausalLM/GemmaForCausalLM/' $F/llama32-bf16/config.json >"$T/arch/config.json"
 run "$T/arch" 1
-has "architecture 'GemmaForCausalLM' is not supported (supported: LlamaForCausalLM, MistralForCausalLM, Qwen2ForCausalLM, Qwen3ForCausalLM, Gemma3ForCausalLM) (unsupported model)"
+has "architecture 'GemmaForCausalLM' is not supported (supported: LlamaForCausalLM, MistralForCausalLM, Qwen2ForCausalLM, Qwen3ForCausalLM, Gemma3ForCausalLM, Gemma2ForCausalLM) (unsupported model)"
 
 # a Mistral model: the architecture and its sliding window are named
 run $F/mistral-bf16 0

@@ -11,7 +11,7 @@
                                     bound for a K-term f32 sum; lane-split sums are tighter)
      rmsnorm:                       3e-7 relative (r, x*r, w*xn: three roundings)
      rope:                          bit-exact vs per-operation rounded products and sums
-     softmax / attend p:            2e-5 relative per probability
+     softmax / attend p:            2e-5 relative per probability (with and without soft capping)
      attend out:                    2e-5 * sum_j p_j |v_jd|
      silu_mul:                      1e-6 relative + 1e-36 absolute (subnormal results)
      gelu_mul:                      1e-6 relative + 2^-23 |x u| (torch's 1 + tanh cancels for
@@ -503,7 +503,7 @@ static void test_attend(void) {
                 float *sc2 = (float *)malloc(nq * lds * sizeof(float)), *out = (float *)malloc(nq * hd * sizeof(float));
                 float *out2 = (float *)malloc(nq * hd * sizeof(float)), *out1 = (float *)malloc(hd * sizeof(float));
                 double *p = (double *)malloc(nk * sizeof(double));
-                float scale = 1.0f / sqrtf((float)hd);
+                float scale = 1.0f / sqrtf((float)hd), cap = hi % 2 ? 2.0f : 0.0f; /* soft capping on half the sizes */
                 for (j = 0; j < nq * hd; j++) q[j] = frand() * 3.0f;
                 for (j = 0; j < ldk; j++) /* kf: key j's dimensions in a row, padding past nk */
                     for (d = 0; d < hd; d++) kf[j * hd + d] = j < nk ? frand() : (j & 1 ? NAN : 1e30f);
@@ -513,17 +513,18 @@ static void test_attend(void) {
                 for (j = 0; j < ldk; j++) /* what the cache holds */
                     for (d = 0; d < hd; d++) kf[j * hd + d] = stored(t, kt, XLARUN_K_KEY_AT(j, d, hd));
                 for (j = 0; j < nk * hd; j++) vf[j] = stored(t, vv, j);
-                xlarun_k_attend(t, q, nq, kt, vv, j0, nk, hd, scale, sc, lds, out);
-                xlarun_k_attend_ref(t, q, nq, kt, vv, j0, nk, hd, scale, sc2, lds, out2);
+                xlarun_k_attend(t, q, nq, kt, vv, j0, nk, hd, scale, cap, sc, lds, out);
+                xlarun_k_attend_ref(t, q, nq, kt, vv, j0, nk, hd, scale, cap, sc2, lds, out2);
                 for (g = 0; g < nq; g++) {
                     double m = -INFINITY, sum = 0;
-                    xlarun_k_attend(t, q + g * hd, 1, kt, vv, j0, nk, hd, scale, sc2, lds, out1);
+                    xlarun_k_attend(t, q + g * hd, 1, kt, vv, j0, nk, hd, scale, cap, sc2, lds, out1);
                     if (memcmp(out1, out + g * hd, hd * sizeof(float))) bad_alone++;
-                    xlarun_k_attend(t, q, nq, kt, vv, j0, nk, hd, scale, sc, lds, out); /* sc holds p again */
+                    xlarun_k_attend(t, q, nq, kt, vv, j0, nk, hd, scale, cap, sc, lds, out); /* sc holds p again */
                     for (j = j0; j < nk; j++) {
                         double s = 0;
                         for (d = 0; d < hd; d++) s += (double)q[g * hd + d] * kf[j * hd + d];
                         p[j] = s * scale;
+                        if (cap > 0.0f) p[j] = tanh(p[j] / cap) * cap;
                         if (p[j] > m) m = p[j];
                     }
                     for (j = j0; j < nk; j++) sum += (p[j] = exp(p[j] - m));
@@ -551,13 +552,13 @@ static void test_attend(void) {
     CHECKF(bad_alone == 0, "attend: %ld queries differ when computed outside their group", bad_alone);
     {   /* no keys: out = 0, also for an empty window */
         float q0[4] = {1, 2, 3, 4}, o0[4] = {9, 9, 9, 9}, kt0[32] = {0}, sc0[32];
-        xlarun_k_attend(XLARUN_K_F32, q0, 1, kt0, kt0, 0, 0, 4, 0.5f, sc0, 32, o0);
+        xlarun_k_attend(XLARUN_K_F32, q0, 1, kt0, kt0, 0, 0, 4, 0.5f, 0.0f, sc0, 32, o0);
         CHECK(o0[0] == 0.0f && o0[3] == 0.0f);
         o0[0] = o0[3] = 9;
-        xlarun_k_attend(XLARUN_K_F32, q0, 1, kt0, kt0, 5, 5, 4, 0.5f, sc0, 32, o0);
+        xlarun_k_attend(XLARUN_K_F32, q0, 1, kt0, kt0, 5, 5, 4, 0.5f, 0.0f, sc0, 32, o0);
         CHECK(o0[0] == 0.0f && o0[3] == 0.0f);
         o0[0] = o0[3] = 9;
-        xlarun_k_attend_ref(XLARUN_K_F32, q0, 1, kt0, kt0, 5, 5, 4, 0.5f, sc0, 32, o0);
+        xlarun_k_attend_ref(XLARUN_K_F32, q0, 1, kt0, kt0, 5, 5, 4, 0.5f, 0.0f, sc0, 32, o0);
         CHECK(o0[0] == 0.0f && o0[3] == 0.0f);
     }
 }

@@ -47,12 +47,12 @@ try:   # transformers >= 4.51 (the qwen3 family only)
 except ImportError:
     Qwen3Config = Qwen3ForCausalLM = None
 try:   # transformers >= 4.53 (the gemma3 family only: layer_types and sliding-window caches)
-    from transformers import Gemma3TextConfig, Gemma3ForCausalLM
+    from transformers import Gemma3TextConfig, Gemma3ForCausalLM, Gemma2Config, Gemma2ForCausalLM
     import transformers.models.gemma3.modeling_gemma3 as _g3
     if not hasattr(_g3, "create_sliding_window_causal_mask"):
-        Gemma3TextConfig = Gemma3ForCausalLM = None
+        Gemma3TextConfig = Gemma3ForCausalLM = Gemma2Config = Gemma2ForCausalLM = None
 except ImportError:
-    Gemma3TextConfig = Gemma3ForCausalLM = None
+    Gemma3TextConfig = Gemma3ForCausalLM = Gemma2Config = Gemma2ForCausalLM = None
 from transformers.cache_utils import DynamicCache
 
 VERSIONS = {
@@ -153,14 +153,25 @@ CONFIGS = {
                     sliding_window_pattern=3, attention_bias=False, rms_norm_eps=1e-6,
                     max_position_embeddings=256, bos_token_id=2, eos_token_id=[1, 106], pad_token_id=0),
                31, 9000, 99, 3.0),
+    # Gemma 2 (Gemma2ForCausalLM, transformers 4.57.1): 4 layers, even ones local (Gemma2Config's
+    # layer_types) with a window of 20; soft caps on the scores and the logits, set low (5 and
+    # 10; the hub's are 50 and 30) so they shape this small model's scores and logits; no head
+    # norms; GQA; head_dim 32 != H/nh; query_pre_attn_scalar 24; tied.
+    "gemma2": (dict(vocab_size=320, hidden_size=96, intermediate_size=160, num_hidden_layers=4,
+                    num_attention_heads=4, num_key_value_heads=2, head_dim=32, query_pre_attn_scalar=24,
+                    tie_word_embeddings=True, rope_theta=10000.0, sliding_window=20,
+                    attn_logit_softcapping=5.0, final_logit_softcapping=10.0, attention_bias=False,
+                    rms_norm_eps=1e-6, max_position_embeddings=256, bos_token_id=2, eos_token_id=[1, 107],
+                    pad_token_id=0),
+               29, 9500, 111, 3.0),
 }
 ARCH = {"mistral": (MistralConfig, MistralForCausalLM), "qwen2": (Qwen2Config, Qwen2ForCausalLM),
         "qwen3": (Qwen3Config, Qwen3ForCausalLM),
-        "gemma3": (Gemma3TextConfig, Gemma3ForCausalLM)}   # the rest: Llama
+        "gemma3": (Gemma3TextConfig, Gemma3ForCausalLM), "gemma2": (Gemma2Config, Gemma2ForCausalLM)}   # the rest: Llama
 # families whose model class needs other versions than PINNED: made only with --only, under these
 # (python3 -m venv --system-site-packages V && V/bin/pip install transformers==4.51.3;
 #  V/bin/python tools/make_fixtures.py --only qwen3; the same with 4.57.1 and --only gemma3)
-FAMILY_PINS = {"qwen3": {"transformers": "4.51.3"}, "gemma3": {"transformers": "4.57.1"}}
+FAMILY_PINS = {"qwen3": {"transformers": "4.51.3"}, "gemma3": {"transformers": "4.57.1"}, "gemma2": {"transformers": "4.57.1"}}
 SHARDED = {("llama2", "f32")}   # folders saved as exactly two shards + index
 
 
@@ -175,8 +186,8 @@ def check_versions(pins):
 
 
 def make_config(name, kw):
-    if name == "gemma3":   # its MLP reads hidden_activation (default gelu_pytorch_tanh), not hidden_act
-        cfg = Gemma3TextConfig(**kw)
+    if name in ("gemma3", "gemma2"):   # their MLP reads hidden_activation (default gelu_pytorch_tanh), not hidden_act
+        cfg = ARCH[name][0](**kw)
     elif name in ARCH:
         cfg = ARCH[name][0](hidden_act="silu", **kw)
     else:
@@ -203,7 +214,7 @@ def fill_weights(model, cfg, seed, logit_std):
     """
     rng = np.random.default_rng(seed)
     H = cfg.hidden_size
-    gemma = np.float32(cfg.model_type == "gemma3_text")
+    gemma = np.float32(cfg.model_type in ("gemma3_text", "gemma2"))
     with torch.no_grad():
         for name, p in model.named_parameters():   # tied lm_head is not listed separately
             shape = tuple(p.shape)
@@ -398,7 +409,7 @@ def numpy_reference(folder):
     H, nh, nkv = cfg["hidden_size"], cfg["num_attention_heads"], cfg["num_key_value_heads"]
     hd = cfg.get("head_dim") or H // nh
     eps = cfg["rms_norm_eps"]
-    gemma = cfg.get("model_type") == "gemma3_text"
+    gemma = cfg.get("model_type") in ("gemma3_text", "gemma2")
     inv = 1.0 / (cfg["rope_theta"] ** (np.arange(0, hd, 2) / hd))
     rs = cfg.get("rope_scaling")
     if rs:
@@ -423,7 +434,7 @@ def numpy_reference(folder):
     rms = lambda x, w: (1.0 + w if gemma else w) * x / np.sqrt((x * x).mean(-1, keepdims=True) + eps)
     rope = lambda x, cs: x * cs[0] + np.concatenate([-x[..., hd // 2:], x[..., :hd // 2]], -1) * cs[1]
     glob = cos_sin(inv)
-    local = cos_sin(1.0 / (cfg["rope_local_base_freq"] ** (np.arange(0, hd, 2) / hd))) if gemma else glob
+    local = cos_sin(1.0 / (cfg["rope_local_base_freq"] ** (np.arange(0, hd, 2) / hd))) if "rope_local_base_freq" in cfg else glob
     types = cfg.get("layer_types") or ["sliding_attention" if cfg.get("sliding_window") else "full_attention"] * cfg["num_hidden_layers"]
     scale = cfg["query_pre_attn_scalar"] ** -0.5 if gemma else 1 / math.sqrt(hd)
     h = W["model.embed_tokens.weight"][seq] * (math.sqrt(H) if gemma else 1.0)
@@ -442,6 +453,8 @@ def numpy_reference(folder):
         for hh in range(nh):
             g = hh // (nh // nkv)
             S = q[:, hh] @ k[:, g].T * scale
+            if cfg.get("attn_logit_softcapping") and cfg.get("model_type") == "gemma2":   # Gemma 2 only
+                S = np.tanh(S / cfg["attn_logit_softcapping"]) * cfg["attn_logit_softcapping"]
             S[np.triu_indices(T, 1)] = -np.inf
             if types[l] == "sliding_attention":
                 S[np.tril_indices(T, -cfg["sliding_window"])] = -np.inf
@@ -460,7 +473,8 @@ def numpy_reference(folder):
         h = h + lin(gt / (1 + np.exp(-gt)) * lin(x, "mlp.up_proj"), "mlp.down_proj")
     head = W.get("lm_head.weight", W["model.embed_tokens.weight"])
     lg = (rms(h, W["model.norm.weight"]) @ head.T)[len(prompt) - 1:]
-    assert not cfg.get("final_logit_softcapping")
+    if cfg.get("final_logit_softcapping"):
+        lg = np.tanh(lg / cfg["final_logit_softcapping"]) * cfg["final_logit_softcapping"]
     return float(np.abs(lg - o["logits"].to(torch.float64).numpy()).max()), bool((lg.argmax(1) == np.array(toks)).all())
 
 
