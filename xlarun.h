@@ -341,7 +341,7 @@ typedef struct xlarun_config {      /* config.json, checked; read-only */
     float rope_local_theta;         /* Gemma 3: the sliding layers' RoPE base (rope_local_base_freq,
                                        never scaled); 0: every layer uses rope_theta */
     float attn_softcap;             /* Gemma 2: scores = cap * tanh(scores / cap) before the softmax; 0: none */
-    float final_softcap;            /* Gemma 2: logits = cap * tanh(logits / cap); 0: none */
+    float final_softcap;            /* Gemma 2 and 3: logits = cap * tanh(logits / cap); 0: none */
     int32_t bos_token_id;           /* -1 when absent */
     uint32_t n_eos;
     int32_t eos_token_ids[XLARUN_MAX_EOS];
@@ -2212,7 +2212,7 @@ static void xlarun__rope_type(const xlarun__json *j, size_t obj, char *buf, size
 }
 
 /* Gemma3ForCausalLM's own keys (SPEC.md section 2): the local / global layer pattern, the local
-   RoPE base, the attention scale (the final soft cap refused), and its fixed changes to the Llama block */
+   RoPE base, the attention scale, the soft caps, and its fixed changes to the Llama block (Gemma 2 and 3) */
 static xlarun_status xlarun__parse_gemma(const xlarun__json *j, size_t root, xlarun_config *c, xlarun_error *err) {
     size_t v, it, e;
     double d;
@@ -2230,19 +2230,18 @@ static xlarun_status xlarun__parse_gemma(const xlarun__json *j, size_t root, xla
     c->embed_scale = XLARUN__CAST(float, sqrt(XLARUN__CAST(double, c->hidden_size)));
     XLARUN__TRY(xlarun__cfg_float(j, root, "", "query_pre_attn_scalar", 0, 0.0, 1e30, 256.0, &d, err));
     c->attn_scale = XLARUN__CAST(float, pow(d, -0.5));
-    if (c->arch == XLARUN_ARCH_GEMMA2) { /* soft caps: a missing key is Gemma2Config's (30, 50), null none */
-        XLARUN__TRY(xlarun__cfg_float(j, root, "", "final_logit_softcapping", 0, 0.0, 1e30,
-                                      xlarun__json_get(j, root, "final_logit_softcapping") == XLARUN__NONE ? 30.0 : 0.0, &d, err));
-        c->final_softcap = XLARUN__CAST(float, d);
+    /* soft caps, null for none: a missing key is Gemma2Config's 30 and 50, Gemma3TextConfig's none */
+    XLARUN__TRY(xlarun__cfg_float(j, root, "", "final_logit_softcapping", 0, 0.0, 1e30,
+                                  c->arch == XLARUN_ARCH_GEMMA2 && xlarun__json_get(j, root, "final_logit_softcapping") == XLARUN__NONE ? 30.0 : 0.0,
+                                  &d, err));
+    c->final_softcap = XLARUN__CAST(float, d);
+    if (c->arch == XLARUN_ARCH_GEMMA2) {
         XLARUN__TRY(xlarun__cfg_float(j, root, "", "attn_logit_softcapping", 0, 0.0, 1e30,
                                       xlarun__json_get(j, root, "attn_logit_softcapping") == XLARUN__NONE ? 50.0 : 0.0, &d, err));
         c->attn_softcap = XLARUN__CAST(float, d);
-    } else {
+    } else { /* Gemma 3: attn_logit_softcapping is kept but never applied by its attention (4.57, 5.23): ignored */
         XLARUN__TRY(xlarun__cfg_float(j, root, "", "rope_local_base_freq", 0, 0.0, 1e30, 10000.0, &d, err));
         c->rope_local_theta = XLARUN__CAST(float, d);
-        if (!xlarun__json_is_null(j, xlarun__json_get(j, root, "final_logit_softcapping"))) /* Gemma 2's; Gemma 3 has null */
-            return xlarun__fail(err, XLARUN_ERR_UNSUPPORTED, "config.json: final_logit_softcapping is not supported with Gemma3ForCausalLM (Gemma 3 has null)");
-        /* attn_logit_softcapping: Gemma3Attention keeps it but never applies it (4.57, 5.23): ignored */
     }
     XLARUN__TRY(xlarun__cfg_bool(j, root, "use_bidirectional_attention", 0, &b, err));
     if (b) return xlarun__fail(err, XLARUN_ERR_UNSUPPORTED, "config.json: use_bidirectional_attention true (an embedding model) is not supported");
@@ -2425,8 +2424,10 @@ static xlarun_status xlarun__parse_config(const char *text, size_t len, xlarun_c
         rope = xlarun__json_get(&j, root, "rope_scaling");
         if (!xlarun__json_is_null(&j, rope) && text[rope] != '{')
             return xlarun__fail(err, XLARUN_ERR_FORMAT, "config.json: 'rope_scaling' must be an object or null");
-    } else
+    } else { /* a theta rope_parameters lacks: the top-level rope_theta's, as transformers 5 reads it */
+        XLARUN__TRY(xlarun__cfg_float(&j, root, "", "rope_theta", 0, 0.0, 1e30, theta_def, &theta_def, err));
         XLARUN__TRY(xlarun__cfg_float(&j, rope, where, "rope_theta", 0, 0.0, 1e30, theta_def, &d, err));
+    }
     c->rope_theta = XLARUN__CAST(float, d);
     c->rope_type = XLARUN_ROPE_DEFAULT;
     c->rope_factor = 1.0f;
@@ -3518,7 +3519,7 @@ static void xlarun__forward(xlarun_session *s, const int32_t *ids, size_t n) {
     }
     xlarun_k_rmsnorm(s->xb, s->x + (n - 1) * H, m->final_norm, H, c->rms_norm_eps);
     xlarun__matmul(s, &m->lm_head, NULL, c->vocab_size, H, s->xb, 1, s->logits);
-    if (c->final_softcap > 0.0f) xlarun_k_softcap(s->logits, c->vocab_size, c->final_softcap); /* Gemma 2 */
+    if (c->final_softcap > 0.0f) xlarun_k_softcap(s->logits, c->vocab_size, c->final_softcap); /* Gemma */
     s->pos += n;
     s->has_logits = 1;
 }

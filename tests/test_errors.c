@@ -1316,8 +1316,8 @@ static void test_model_gemma(void) {
     /* refused by name */
     /* Gemma3Attention keeps attn_logit_softcapping but applies it nowhere: read past */
     CHECK(gem_config(base, "\"attn_logit_softcapping\": null", "\"attn_logit_softcapping\": 50.0", &c) && !memcmp(&c, &ref, sizeof c));
-    gem_case(base, "\"final_logit_softcapping\": null", "\"final_logit_softcapping\": 30.0", XLARUN_ERR_UNSUPPORTED,
-             "config.json: final_logit_softcapping is not supported with Gemma3ForCausalLM (Gemma 3 has null)", __LINE__);
+    CHECK(gem_config(base, "\"final_logit_softcapping\": null", "\"final_logit_softcapping\": 30.0", &c) && c.final_softcap == 30.0f &&
+          c.attn_softcap == 0.0f); /* applied by Gemma3ForCausalLM as by Gemma 2's (the gemma2 fixture checks it) */
     gem_case(base, "\"use_bidirectional_attention\": false", "\"use_bidirectional_attention\": true", XLARUN_ERR_UNSUPPORTED,
              "config.json: use_bidirectional_attention true (an embedding model) is not supported", __LINE__);
     /* nulls transformers cannot run */
@@ -1373,6 +1373,11 @@ static void test_model_gemma(void) {
         CHECK(gem_config(base, "  \"final_logit_softcapping\": 10.0,\n", "", &c) && c.final_softcap == 30.0f);
         CHECK(gem_config(base, "\"attn_logit_softcapping\": 5.0", "\"attn_logit_softcapping\": null", &c) && c.attn_softcap == 0.0f);
         CHECK(gem_config(base, "\"final_logit_softcapping\": 10.0", "\"final_logit_softcapping\": null", &c) && c.final_softcap == 0.0f);
+        /* a theta rope_parameters lacks is the top-level rope_theta's (transformers 5) */
+        CHECK(gem_config(base, "\"rope_theta\": 10000.0", "\"rope_theta\": 5000.0, \"rope_parameters\": {\"rope_type\": \"default\"}", &c) &&
+              c.rope_theta == 5000.0f);
+        CHECK(gem_config(base, "\"rope_theta\": 10000.0", "\"rope_theta\": 5000.0, \"rope_parameters\": {\"rope_type\": \"default\", \"rope_theta\": 7.0}", &c) &&
+              c.rope_theta == 7.0f);
         gem_case(base, "\"attn_logit_softcapping\": 5.0", "\"attn_logit_softcapping\": -1", XLARUN_ERR_FORMAT,
                  "config.json: 'attn_logit_softcapping' must be a number in (0, 1e+30), found -1", __LINE__);
     }
