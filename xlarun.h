@@ -2223,7 +2223,6 @@ static xlarun_status xlarun__parse_gemma(const xlarun__json *j, size_t root, xla
     for (l = 0; l < 2; l++) /* keys whose null transformers cannot run (the window: its mask) */
         if ((v = xlarun__json_get(j, root, no_null[l])) != XLARUN__NONE && xlarun__json_is_null(j, v))
             return xlarun__fail(err, XLARUN_ERR_FORMAT, "config.json: '%s' is null (expected a number)", no_null[l]);
-    l = 0;
     c->norm_plus_one = 1;
     c->sandwich_norms = 1;
     /* Gemma3TextScaledWordEmbedding: a float32 scalar tensor of hidden_size ** 0.5 */
@@ -2260,7 +2259,7 @@ static xlarun_status xlarun__parse_gemma(const xlarun__json *j, size_t root, xla
         return xlarun__cfg_uint(j, root, "sliding_window_pattern", 0, 1, XLARUN_MAX_LAYERS + 1, 6, &c->sliding_pattern, err);
     }
     if (j->s[v] != '[') return xlarun__fail(err, XLARUN_ERR_FORMAT, "config.json: 'layer_types' must be a list");
-    for (it = v; xlarun__json_next(j, &it, NULL, &e); l++) {
+    for (l = 0, it = v; xlarun__json_next(j, &it, NULL, &e); l++) {
         int full;
         if (j->s[e] != '"' || xlarun__json_str(j, e, buf, sizeof buf) == XLARUN__NONE) strcpy(buf, "?");
         if (l >= c->n_layers)
@@ -2415,19 +2414,17 @@ static xlarun_status xlarun__parse_config(const char *text, size_t len, xlarun_c
                                 "config.json: rope type '%s' in rope_parameters.sliding_attention is not supported (supported: default)", buf);
         XLARUN__TRY(xlarun__cfg_float(&j, root, "", "rope_local_base_freq", 0, 0.0, 1e30, 10000.0, &local_def, err));
         XLARUN__TRY(xlarun__cfg_float(&j, loc, "rope_parameters.sliding_attention.", "rope_theta", 0, 0.0, 1e30, local_def, &local_theta, err));
-        XLARUN__TRY(xlarun__cfg_float(&j, root, "", "rope_theta", 0, 0.0, 1e30, theta_def, &theta_def, err));
         where = "rope_parameters.full_attention.";
     }
+    /* the top-level rope_theta: v4's, and the default of a theta rope_parameters lacks (as transformers 5 reads it) */
+    XLARUN__TRY(xlarun__cfg_float(&j, root, "", "rope_theta", 0, 0.0, 1e30, theta_def, &d, err));
     if (xlarun__json_is_null(&j, rope)) {
         where = "rope_scaling.";
-        XLARUN__TRY(xlarun__cfg_float(&j, root, "", "rope_theta", 0, 0.0, 1e30, theta_def, &d, err));
         rope = xlarun__json_get(&j, root, "rope_scaling");
         if (!xlarun__json_is_null(&j, rope) && text[rope] != '{')
             return xlarun__fail(err, XLARUN_ERR_FORMAT, "config.json: 'rope_scaling' must be an object or null");
-    } else { /* a theta rope_parameters lacks: the top-level rope_theta's, as transformers 5 reads it */
-        XLARUN__TRY(xlarun__cfg_float(&j, root, "", "rope_theta", 0, 0.0, 1e30, theta_def, &theta_def, err));
-        XLARUN__TRY(xlarun__cfg_float(&j, rope, where, "rope_theta", 0, 0.0, 1e30, theta_def, &d, err));
-    }
+    } else
+        XLARUN__TRY(xlarun__cfg_float(&j, rope, where, "rope_theta", 0, 0.0, 1e30, d, &d, err));
     c->rope_theta = XLARUN__CAST(float, d);
     c->rope_type = XLARUN_ROPE_DEFAULT;
     c->rope_factor = 1.0f;

@@ -1313,11 +1313,11 @@ static void test_model_gemma(void) {
     gem_case(base, "    \"sliding_attention\",\n", "    \"local\",\n", XLARUN_ERR_FORMAT,
              "config.json: layer_types[0] is 'local' (expected sliding_attention or full_attention)", __LINE__);
     gem_case(base, GEM_TYPES, "  \"layer_types\": 3,\n", XLARUN_ERR_FORMAT, "config.json: 'layer_types' must be a list", __LINE__);
-    /* refused by name */
     /* Gemma3Attention keeps attn_logit_softcapping but applies it nowhere: read past */
     CHECK(gem_config(base, "\"attn_logit_softcapping\": null", "\"attn_logit_softcapping\": 50.0", &c) && !memcmp(&c, &ref, sizeof c));
     CHECK(gem_config(base, "\"final_logit_softcapping\": null", "\"final_logit_softcapping\": 30.0", &c) && c.final_softcap == 30.0f &&
           c.attn_softcap == 0.0f); /* applied by Gemma3ForCausalLM as by Gemma 2's (the gemma2 fixture checks it) */
+    /* refused by name */
     gem_case(base, "\"use_bidirectional_attention\": false", "\"use_bidirectional_attention\": true", XLARUN_ERR_UNSUPPORTED,
              "config.json: use_bidirectional_attention true (an embedding model) is not supported", __LINE__);
     /* nulls transformers cannot run */
