@@ -1340,6 +1340,18 @@ static void test_model_gemma(void) {
              "config.json: model_type 'gemma3' is not supported (supported: llama, mistral, qwen2, qwen3, gemma3_text, gemma2)", __LINE__);
     gem_case(base, "\"query_pre_attn_scalar\": 24", "\"query_pre_attn_scalar\": 0", XLARUN_ERR_FORMAT,
              "config.json: 'query_pre_attn_scalar' must be a number in (0, 1e+30), found 0", __LINE__);
+    gem_case(base, "\"final_logit_softcapping\": null", "\"final_logit_softcapping\": 0", XLARUN_ERR_FORMAT,
+             "config.json: 'final_logit_softcapping' must be a number in (0, 1e+30), found 0", __LINE__);
+    {   /* sliding_window_pattern is read only without layer_types */
+        char *t = gem_cfg(base, GEM_TYPES, "");
+        gem_case(t, "\"sliding_window_pattern\": 3", "\"sliding_window_pattern\": 0", XLARUN_ERR_FORMAT,
+                 "config.json: 'sliding_window_pattern' must be an integer in 1..1025, found 0", __LINE__);
+        free(t);
+    }
+    gem_case(base, "\"use_bidirectional_attention\": false", "\"use_bidirectional_attention\": 1", XLARUN_ERR_FORMAT,
+             "config.json: 'use_bidirectional_attention' must be true or false", __LINE__);
+    gem_case(base, GEM_ROPE_V4, "  \"rope_parameters\": {\"sliding_attention\": {\"rope_theta\": -1}, \"full_attention\": {}},\n",
+             XLARUN_ERR_FORMAT, "config.json: 'rope_parameters.sliding_attention.rope_theta' must be a number in (0, 1e+30), found -1", __LINE__);
     /* the norms around the MLP are needed */
     {
         char *t = gem_cfg(base, NULL, NULL);
