@@ -3331,7 +3331,8 @@ struct xlarun_session {
     float *x, *xb, *q, *k, *v, *att, *tmp, *gate, *up; /* n_batch rows each */
     float *rope_cos, *rope_sin;          /* [n_batch][head_dim / 2] */
     float *rope_cos_local, *rope_sin_local; /* the same with the local layers' frequencies, or NULL */
-    float *scores;                       /* [n_threads][n_heads / n_kv_heads][lds] */
+    float *scores;                       /* [max(n_threads, n_kv_heads)][n_heads / n_kv_heads][lds]: a
+                                            thread's group, or (xlarun__attn_split_task) a KV head's */
     float *logits;                       /* [vocab_size] */
     unsigned char *xq;                   /* quantized models: n_batch int8 input rows */
     uint16_t *xb16;                      /* BF16_ACTIVATIONS: n_batch bf16 input rows */
@@ -3420,24 +3421,95 @@ static void xlarun__matmul(xlarun_session *s, const xlarun__weight *w, const flo
 typedef struct xlarun__attn {
     const xlarun_session *s;
     size_t layer, n;                     /* tokens of this chunk, at positions pos.. */
+    int phase;                           /* xlarun__attn_split_task's step: 1 scores, 2 softmax, 3 values */
 } xlarun__attn;
 
+/* the keys token i of the chunk attends in the layer: j0..n_keys-1 (j0 > 0: a sliding window) */
+static size_t xlarun__attn_keys(const xlarun__attn *c, size_t i, size_t *j0) {
+    size_t n_keys = c->s->pos + i + 1, win = c->s->m->layers[c->layer].window;
+    *j0 = win && n_keys > win ? n_keys - win : 0;
+    return n_keys;
+}
+
 /* causal GQA attention: the (KV head, token) pairs split across threads, KV head first, so a
-   thread keeps one head's keys and values in cache; each pair is that token's group of heads */
+   thread keeps one head's keys and values in cache; each pair is that token's group of heads.
+   A pair costs its keys plus a few for its fixed work, and each thread takes a contiguous run of
+   equal cost (the pairs whose middle falls in its share): in a causal chunk the last token reads
+   more keys than the first (with one KV head and a chunk at position 0, an even count of pairs
+   would give the second of two threads three quarters of the work). */
+#define XLARUN__PAIR_COST 16
 static void xlarun__attn_task(void *ctx, uint32_t t, uint32_t nt) {
     const xlarun__attn *c = XLARUN__CAST(const xlarun__attn *, ctx);
     const xlarun_session *s = c->s;
     const xlarun_config *cf = &s->m->cfg;
     size_t hd = cf->head_dim, nkv = cf->n_kv_heads, group = cf->n_heads / nkv, qd = cf->n_heads * hd;
-    size_t total = c->n * nkv, a0 = total * t / nt, a1 = total * (t + 1) / nt, w, lds = s->lds;
-    size_t win = s->m->layers[c->layer].window;
-    for (w = a0; w < a1; w++) {
-        size_t kvh = w / c->n, i = w % c->n, hk = c->layer * nkv + kvh, n_keys = s->pos + i + 1;
-        size_t j0 = win && n_keys > win ? n_keys - win : 0;
+    size_t w, i, j0, lds = s->lds;
+    uint64_t total = 0, at = 0, lo, hi;
+    for (i = 0; i < c->n; i++) total += xlarun__attn_keys(c, i, &j0) - j0 + XLARUN__PAIR_COST;
+    total *= nkv;
+    lo = total * t / nt;
+    hi = total * (t + 1) / nt;
+    for (w = 0; w < c->n * nkv; w++) {
+        size_t kvh = w / c->n, hk = c->layer * nkv + kvh, n_keys, cost;
+        i = w % c->n;
+        n_keys = xlarun__attn_keys(c, i, &j0);
+        cost = n_keys - j0 + XLARUN__PAIR_COST;
+        at += cost;
+        if (2 * at - cost < 2 * lo || 2 * at - cost >= 2 * hi) continue; /* its middle, doubled */
         xlarun_k_attend(s->kvt, s->q + i * qd + kvh * group * hd, group, s->kc + hk * hd * lds * s->kvsz,
                         s->vc + hk * s->n_ctx * hd * s->kvsz, j0, n_keys, hd, cf->attn_scale, cf->attn_softcap,
                         s->scores + XLARUN__CAST(size_t, t) * group * lds, lds, s->att + i * qd + kvh * group * hd);
     }
+}
+
+/* one token's attention with fewer KV heads than threads, or a count they do not divide (Gemma
+   3 1B has one, SmolLM2-135M three): xlarun_k_attend in its halves, each split finer than a
+   head, one pool run per step: 1, every head's scores by key blocks; 2, the capped softmax of
+   each query's row; 3, the values by runs of 16 dimensions. The bits are attend's (its contract);
+   each head's score rows are its own, in s->scores. */
+static void xlarun__attn_split_task(void *ctx, uint32_t t, uint32_t nt) {
+    const xlarun__attn *c = XLARUN__CAST(const xlarun__attn *, ctx);
+    const xlarun_session *s = c->s;
+    const xlarun_config *cf = &s->m->cfg;
+    size_t hd = cf->head_dim, nkv = cf->n_kv_heads, group = cf->n_heads / nkv, lds = s->lds, j0;
+    size_t n_keys = xlarun__attn_keys(c, 0, &j0), B = XLARUN_K_KEY_BLOCK, b0 = j0 / B;
+    size_t per = c->phase == 1 ? (n_keys + B - 1) / B - b0 : c->phase == 2 ? group : (hd + 15) / 16;
+    size_t a0 = nkv * per * t / nt, a1 = nkv * per * (t + 1) / nt, a, kvh;
+    for (a = a0; a < a1; a = (kvh + 1) * per) { /* a..e: items of KV head kvh */
+        size_t e, u0, u1, hk;
+        kvh = a / per;
+        e = (kvh + 1) * per < a1 ? (kvh + 1) * per : a1;
+        u0 = a - kvh * per;
+        u1 = e - kvh * per;
+        hk = c->layer * nkv + kvh;
+        if (c->phase == 1) {
+            size_t ja = (b0 + u0) * B, jb = (b0 + u1) * B;
+            xlarun_k_attend_qk(s->kvt, s->q + kvh * group * hd, group, s->kc + hk * hd * lds * s->kvsz, ja > j0 ? ja : j0,
+                               jb < n_keys ? jb : n_keys, hd, cf->attn_scale, s->scores + kvh * group * lds, lds);
+        } else if (c->phase == 2) {
+            size_t g;
+            for (g = u0; g < u1; g++) {
+                float *p = s->scores + (kvh * group + g) * lds + j0;
+                if (cf->attn_softcap > 0.0f) xlarun_k_softcap(p, n_keys - j0, cf->attn_softcap);
+                xlarun_k_softmax(p, n_keys - j0);
+            }
+        } else
+            xlarun_k_attend_pv(s->kvt, s->scores + kvh * group * lds, group, lds, s->vc + hk * s->n_ctx * hd * s->kvsz, j0,
+                               n_keys, hd, u0 * 16, u1 * 16 < hd ? u1 * 16 : hd, s->att + kvh * group * hd);
+    }
+}
+
+/* the attention of the chunk's n tokens, whose q, keys and values are in place */
+static void xlarun__attention(xlarun_session *s, size_t layer, size_t n) {
+    xlarun__attn at;
+    at.s = s;
+    at.layer = layer;
+    at.n = n;
+    at.phase = 0;
+    if (n == 1 && s->pool.n > 1 && s->m->cfg.n_kv_heads % s->pool.n)
+        for (at.phase = 1; at.phase <= 3; at.phase++) xlarun__pool_run(&s->pool, xlarun__attn_split_task, &at);
+    else
+        xlarun__pool_run(&s->pool, xlarun__attn_task, &at);
 }
 
 /* n tokens (n <= n_batch) at positions pos..pos+n-1; logits of the last one */
@@ -3471,7 +3543,6 @@ static void xlarun__forward(xlarun_session *s, const int32_t *ids, size_t n) {
         const xlarun__layer *L = &m->layers[l];
         const float *rc = L->local_rope ? s->rope_cos_local : s->rope_cos, *rs = L->local_rope ? s->rope_sin_local : s->rope_sin;
         xlarun__mm mm;
-        xlarun__attn at;
         /* attention block */
         for (i = 0; i < n; i++) xlarun_k_rmsnorm(s->xb + i * H, s->x + i * H, L->attn_norm, H, c->rms_norm_eps);
         memset(&mm, 0, sizeof mm);
@@ -3495,8 +3566,7 @@ static void xlarun__forward(xlarun_session *s, const int32_t *ids, size_t n) {
                 xlarun_k_kv_store(s->kvt, s->v + i * kvd + h * hd, s->vc + (hk * s->n_ctx + p) * hd * s->kvsz, hd, 1);
             }
         }
-        at.s = s; at.layer = l; at.n = n;
-        xlarun__pool_run(&s->pool, xlarun__attn_task, &at);
+        xlarun__attention(s, l, n);
         xlarun__matmul(s, &L->o, L->bias[XLARUN__L_O], H, qd, s->att, n, s->tmp);
         if (L->pre_ffn_norm) /* Gemma 3: the attention's output normalized (post_attention_layernorm) */
             for (i = 0; i < n; i++) xlarun_k_rmsnorm(s->tmp + i * H, s->tmp + i * H, L->mlp_norm, H, c->rms_norm_eps);
@@ -3581,7 +3651,7 @@ static xlarun_status xlarun__session_build(xlarun__arena *a, const xlarun_model 
         s->rope_sin_local = XLARUN__CAST(float *, xlarun__alloc_ex(a, XLARUN__CAST(size_t, nb) * (c->head_dim / 2) * sizeof(float), 0, 1));
         if (!xlarun__measuring(a) && (!s->rope_cos_local || !s->rope_sin_local)) return xlarun__no_room(a, "session", err);
     }
-    s->scores = XLARUN__CAST(float *, xlarun__alloc_ex(a, XLARUN__CAST(size_t, nt) * (c->n_heads / c->n_kv_heads) * s->lds * sizeof(float), 0, 1));
+    s->scores = XLARUN__CAST(float *, xlarun__alloc_ex(a, XLARUN__CAST(size_t, nt > c->n_kv_heads ? nt : c->n_kv_heads) * (c->n_heads / c->n_kv_heads) * s->lds * sizeof(float), 0, 1));
     s->logits = XLARUN__CAST(float *, xlarun__alloc_ex(a, XLARUN__CAST(size_t, c->vocab_size) * sizeof(float), 0, 1));
     if (m->quantized) { /* int8 input rows for the widest K: hidden, intermediate or q width */
         size_t kmax = c->hidden_size > c->intermediate_size ? c->hidden_size : c->intermediate_size;

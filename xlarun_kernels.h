@@ -20,6 +20,8 @@
      xlarun_k_rmsnorm(out, x, w, n, eps)
      xlarun_k_rope(x, n_heads, hd, cos_, sin_)                            HF rotate_half
      xlarun_k_attend(t, q, nq, kt, v, j0, n_keys, hd, scale, cap, scores, lds, out)  a GQA group
+     xlarun_k_attend_qk(t, q, nq, kt, ja, jb, hd, scale, scores, lds)     its scores, a key range
+     xlarun_k_attend_pv(t, p, nq, lds, v, j0, n_keys, hd, d0, d1, out)    its out, a dimension range
      xlarun_k_softcap(x, n, cap)                                          cap * tanh(x / cap)
      xlarun_k_kv_store(t, src, dst, n, stride)                          f32 into an f32/f16/bf16 cache
      xlarun_k_exp(x, n), xlarun_k_softmax(x, n), xlarun_k_silu_mul(g, u, n), xlarun_k_add(y, x, n)
@@ -981,6 +983,17 @@ XLARUN_K__FN void xlarun_k_softcap(float *x, size_t n, float cap) {
    query of the group at once.
    Each query's bits do not depend on nq (a query alone or in its group gives the same out), so
    prefill equals token-by-token decode.
+   attend is made of two halves, for a caller that splits one KV head across threads (decode of
+   a model with fewer KV heads than threads):
+     attend_qk(t, q, nq, kt, ja, jb, hd, scale, scores, lds): the scores (before the cap) of the
+       keys ja..jb-1. It may write the whole key blocks that hold them (from ja rounded down to a
+       multiple of XLARUN_K_KEY_BLOCK to jb rounded up); the extra scores mean nothing.
+     attend_pv(t, p, nq, lds, v, j0, n_keys, hd, d0, d1, out): out[g*hd + d] for d0 <= d < d1
+       only, from the probabilities p (rows lds apart).
+   attend = attend_qk(j0, n_keys), softcap (cap > 0), softmax of each row from j0, attend_pv(0,
+   hd). Every score and every out element is its own chain, so key ranges split at multiples of
+   XLARUN_K_KEY_BLOCK and dimension ranges split anywhere give attend's bits exactly (with the
+   softmax run once per row over the whole range, by the dispatcher of the same build).
    The last key block is read whole: kt holds XLARUN_K_KEY_PAD(n_keys) * hd elements, the keys
    past n_keys never used (their scores land in the padding of the score rows), and so is the
    first block of a window, from its start (the scores before j0 are computed and not used).
@@ -1020,29 +1033,32 @@ XLARUN_K__FN void xlarun_k_kv_store(xlarun_k_type t, const float *src, void *dst
     }
 }
 
-XLARUN_K__FN void xlarun_k_attend_ref(xlarun_k_type t, const float *q, size_t nq, const void *kt, const void *v,
-                                      size_t j0, size_t n_keys, size_t hd, float scale, float cap, float *scores,
-                                      size_t lds, float *out) {
-    const unsigned char *kp = (const unsigned char *)kt, *vp = (const unsigned char *)v;
+XLARUN_K__FN void xlarun_k_attend_qk_ref(xlarun_k_type t, const float *q, size_t nq, const void *kt, size_t ja,
+                                         size_t jb, size_t hd, float scale, float *scores, size_t lds) {
+    const unsigned char *kp = (const unsigned char *)kt;
     size_t g, j, d, es = xlarun_k_type_size(t);
-    if (j0 > n_keys) j0 = n_keys;
-    for (g = 0; g < nq; g++) {
-        float *p = scores + g * lds, *o = out + g * hd;
-        for (j = j0; j < n_keys; j++) {
+    for (g = 0; g < nq; g++)
+        for (j = ja; j < jb; j++) {
             float s = 0.0f;
             for (d = 0; d < hd; d++) {
                 float qk = q[g * hd + d] * xlarun_k__wval(t, kp + XLARUN_K_KEY_AT(j, d, hd) * es);
                 XLARUN_K__KEEP(qk);
                 s += qk;
             }
-            p[j] = s * scale;
+            scores[g * lds + j] = s * scale;
         }
-        if (cap > 0.0f) xlarun_k_softcap(p + j0, n_keys - j0, cap);
-        xlarun_k_softmax_ref(p + j0, n_keys - j0);
-        for (d = 0; d < hd; d++) o[d] = 0.0f;
+}
+
+XLARUN_K__FN void xlarun_k_attend_pv_ref(xlarun_k_type t, const float *p, size_t nq, size_t lds, const void *v,
+                                         size_t j0, size_t n_keys, size_t hd, size_t d0, size_t d1, float *out) {
+    const unsigned char *vp = (const unsigned char *)v;
+    size_t g, j, d, es = xlarun_k_type_size(t);
+    for (g = 0; g < nq; g++) {
+        float *o = out + g * hd;
+        for (d = d0; d < d1; d++) o[d] = 0.0f;
         for (j = j0; j < n_keys; j++)
-            for (d = 0; d < hd; d++) {
-                float pv = p[j] * xlarun_k__wval(t, vp + (j * hd + d) * es);
+            for (d = d0; d < d1; d++) {
+                float pv = p[g * lds + j] * xlarun_k__wval(t, vp + (j * hd + d) * es);
                 XLARUN_K__KEEP(pv);
                 o[d] += pv;
             }
@@ -1126,56 +1142,131 @@ XLARUN_K__AI void xlarun_k__pv(xlarun_k_type t, const float *p, size_t lds, cons
 #undef XA_PFMA
 #undef XA_PST
 
-/* one group of NG (1..4) queries: all its scores, softmax, then out */
-XLARUN_K__AI void xlarun_k__attend_g(xlarun_k_type t, const float *q, const unsigned char *kt, const unsigned char *v,
-                                     size_t j0, size_t n_keys, size_t hd, float scale, float cap, float *scores,
-                                     size_t lds, float *out, int NG) {
-    size_t j, d0 = 0, rest;
-    int g;
-    for (j = j0 - j0 % XLARUN_K_KEY_BLOCK; j < n_keys; j += XLARUN_K_KEY_BLOCK)
-        xlarun_k__qk(t, q, hd, kt, j, scale, scores, lds, NG);
-    if (cap > 0.0f)
-        for (g = 0; g < NG; g++) xlarun_k_softcap(scores + (size_t)g * lds + j0, n_keys - j0, cap);
-    for (g = 0; g < NG; g++) xlarun_k_softmax_simd(scores + (size_t)g * lds + j0, n_keys - j0);
-    for (; d0 + XA_DB * XK_VL <= hd; d0 += XA_DB * XK_VL)
-        xlarun_k__pv(t, scores, lds, v, hd, j0, n_keys, d0, XK_VL, out, NG, XA_DB);
-    rest = hd - d0; /* fewer than XA_DB vectors: nb of them, m lanes in the last */
+/* the scores of every block from ja's to jb's, 4 queries at a time, then the 1-3 left; t is a
+   constant in each copy */
+XLARUN_K__AI void xlarun_k__qk_t(xlarun_k_type t, const float *q, size_t nq, const unsigned char *kt, size_t ja,
+                                 size_t jb, size_t hd, float scale, float *scores, size_t lds) {
+    size_t g, j;
+    if (ja >= jb) return;
+    for (g = 0; g < nq; g += 4)
+        for (j = ja - ja % XLARUN_K_KEY_BLOCK; j < jb; j += XLARUN_K_KEY_BLOCK) {
+            if (nq - g >= 4) xlarun_k__qk(t, q + g * hd, hd, kt, j, scale, scores + g * lds, lds, 4);
+            else if (nq - g == 3) xlarun_k__qk(t, q + g * hd, hd, kt, j, scale, scores + g * lds, lds, 3);
+            else if (nq - g == 2) xlarun_k__qk(t, q + g * hd, hd, kt, j, scale, scores + g * lds, lds, 2);
+            else xlarun_k__qk(t, q + g * hd, hd, kt, j, scale, scores + g * lds, lds, 1);
+        }
+}
+
+XLARUN_K__FN void xlarun_k_attend_qk_simd(xlarun_k_type t, const float *q, size_t nq, const void *kt, size_t ja,
+                                          size_t jb, size_t hd, float scale, float *scores, size_t lds) {
+    const unsigned char *kp = (const unsigned char *)kt;
+    if (t == XLARUN_K_BF16) xlarun_k__qk_t(XLARUN_K_BF16, q, nq, kp, ja, jb, hd, scale, scores, lds);
+    else if (t == XLARUN_K_F16) xlarun_k__qk_t(XLARUN_K_F16, q, nq, kp, ja, jb, hd, scale, scores, lds);
+    else xlarun_k__qk_t(XLARUN_K_F32, q, nq, kp, ja, jb, hd, scale, scores, lds);
+}
+
+/* out of NG (1..4) queries for dimensions d0..d1-1: passes of XA_DB whole vectors, then one of
+   the vectors left (m lanes in the last) */
+XLARUN_K__AI void xlarun_k__pv_g(xlarun_k_type t, const float *p, size_t lds, const unsigned char *v, size_t hd,
+                                 size_t j0, size_t n_keys, size_t d0, size_t d1, float *out, int NG) {
+    size_t rest;
+    for (; d0 + XA_DB * XK_VL <= d1; d0 += XA_DB * XK_VL)
+        xlarun_k__pv(t, p, lds, v, hd, j0, n_keys, d0, XK_VL, out, NG, XA_DB);
+    rest = d1 - d0; /* fewer than XA_DB vectors: nb of them, m lanes in the last */
     if (rest) {
         size_t nb = (rest + XK_VL - 1) / XK_VL, m = rest - (nb - 1) * XK_VL;
 #if XA_DB > 2
-        if (nb == 4) xlarun_k__pv(t, scores, lds, v, hd, j0, n_keys, d0, m, out, NG, 4);
-        else if (nb == 3) xlarun_k__pv(t, scores, lds, v, hd, j0, n_keys, d0, m, out, NG, 3);
+        if (nb == 4) xlarun_k__pv(t, p, lds, v, hd, j0, n_keys, d0, m, out, NG, 4);
+        else if (nb == 3) xlarun_k__pv(t, p, lds, v, hd, j0, n_keys, d0, m, out, NG, 3);
         else
 #endif
-        if (nb == 2) xlarun_k__pv(t, scores, lds, v, hd, j0, n_keys, d0, m, out, NG, 2);
-        else xlarun_k__pv(t, scores, lds, v, hd, j0, n_keys, d0, m, out, NG, 1);
+        if (nb == 2) xlarun_k__pv(t, p, lds, v, hd, j0, n_keys, d0, m, out, NG, 2);
+        else xlarun_k__pv(t, p, lds, v, hd, j0, n_keys, d0, m, out, NG, 1);
     }
 }
 #undef XA_DB
 
-/* all nq queries in groups of 4, then the 1-3 left; t is a constant in each copy */
-XLARUN_K__AI void xlarun_k__attend_t(xlarun_k_type t, const float *q, size_t nq, const unsigned char *kt,
-                                     const unsigned char *v, size_t j0, size_t n_keys, size_t hd, float scale,
-                                     float cap, float *scores, size_t lds, float *out) {
-    size_t g = 0;
-    for (; g + 4 <= nq; g += 4) xlarun_k__attend_g(t, q + g * hd, kt, v, j0, n_keys, hd, scale, cap, scores + g * lds, lds, out + g * hd, 4);
-    if (nq - g == 3) xlarun_k__attend_g(t, q + g * hd, kt, v, j0, n_keys, hd, scale, cap, scores + g * lds, lds, out + g * hd, 3);
-    else if (nq - g == 2) xlarun_k__attend_g(t, q + g * hd, kt, v, j0, n_keys, hd, scale, cap, scores + g * lds, lds, out + g * hd, 2);
-    else if (nq - g == 1) xlarun_k__attend_g(t, q + g * hd, kt, v, j0, n_keys, hd, scale, cap, scores + g * lds, lds, out + g * hd, 1);
+XLARUN_K__AI void xlarun_k__pv_t(xlarun_k_type t, const float *p, size_t nq, size_t lds, const unsigned char *v,
+                                 size_t j0, size_t n_keys, size_t hd, size_t d0, size_t d1, float *out) {
+    size_t g;
+    for (g = 0; g < nq; g += 4) {
+        const float *pg = p + g * lds;
+        float *og = out + g * hd;
+        if (nq - g >= 4) xlarun_k__pv_g(t, pg, lds, v, hd, j0, n_keys, d0, d1, og, 4);
+        else if (nq - g == 3) xlarun_k__pv_g(t, pg, lds, v, hd, j0, n_keys, d0, d1, og, 3);
+        else if (nq - g == 2) xlarun_k__pv_g(t, pg, lds, v, hd, j0, n_keys, d0, d1, og, 2);
+        else xlarun_k__pv_g(t, pg, lds, v, hd, j0, n_keys, d0, d1, og, 1);
+    }
 }
 
+XLARUN_K__FN void xlarun_k_attend_pv_simd(xlarun_k_type t, const float *p, size_t nq, size_t lds, const void *v,
+                                          size_t j0, size_t n_keys, size_t hd, size_t d0, size_t d1, float *out) {
+    const unsigned char *vp = (const unsigned char *)v;
+    if (t == XLARUN_K_BF16) xlarun_k__pv_t(XLARUN_K_BF16, p, nq, lds, vp, j0, n_keys, hd, d0, d1, out);
+    else if (t == XLARUN_K_F16) xlarun_k__pv_t(XLARUN_K_F16, p, nq, lds, vp, j0, n_keys, hd, d0, d1, out);
+    else xlarun_k__pv_t(XLARUN_K_F32, p, nq, lds, vp, j0, n_keys, hd, d0, d1, out);
+}
+#endif
+
+XLARUN_K__FN void xlarun_k_attend_qk(xlarun_k_type t, const float *q, size_t nq, const void *kt, size_t ja, size_t jb,
+                                     size_t hd, float scale, float *scores, size_t lds) {
+#if defined(XLARUN_K__SIMD)
+    xlarun_k_attend_qk_simd(t, q, nq, kt, ja, jb, hd, scale, scores, lds);
+#else
+    xlarun_k_attend_qk_ref(t, q, nq, kt, ja, jb, hd, scale, scores, lds);
+#endif
+}
+
+XLARUN_K__FN void xlarun_k_attend_pv(xlarun_k_type t, const float *p, size_t nq, size_t lds, const void *v, size_t j0,
+                                     size_t n_keys, size_t hd, size_t d0, size_t d1, float *out) {
+#if defined(XLARUN_K__SIMD)
+    xlarun_k_attend_pv_simd(t, p, nq, lds, v, j0, n_keys, hd, d0, d1, out);
+#else
+    xlarun_k_attend_pv_ref(t, p, nq, lds, v, j0, n_keys, hd, d0, d1, out);
+#endif
+}
+
+/* attend from its halves: simd selects the variant of each (qk, softmax, pv) */
+XLARUN_K__AI void xlarun_k__attend(int simd, xlarun_k_type t, const float *q, size_t nq, const void *kt, const void *v,
+                                   size_t j0, size_t n_keys, size_t hd, float scale, float cap, float *scores,
+                                   size_t lds, float *out) {
+    size_t g;
+    (void)simd; /* scalar builds have only the _ref halves */
+    if (j0 >= n_keys) {
+        for (g = 0; g < nq * hd; g++) out[g] = 0.0f;
+        return;
+    }
+#if defined(XLARUN_K__SIMD)
+    if (simd) xlarun_k_attend_qk_simd(t, q, nq, kt, j0, n_keys, hd, scale, scores, lds);
+    else
+#endif
+    xlarun_k_attend_qk_ref(t, q, nq, kt, j0, n_keys, hd, scale, scores, lds);
+    for (g = 0; g < nq; g++) {
+        if (cap > 0.0f) xlarun_k_softcap(scores + g * lds + j0, n_keys - j0, cap);
+#if defined(XLARUN_K__SIMD)
+        if (simd) xlarun_k_softmax_simd(scores + g * lds + j0, n_keys - j0);
+        else
+#endif
+        xlarun_k_softmax_ref(scores + g * lds + j0, n_keys - j0);
+    }
+#if defined(XLARUN_K__SIMD)
+    if (simd) xlarun_k_attend_pv_simd(t, scores, nq, lds, v, j0, n_keys, hd, 0, hd, out);
+    else
+#endif
+    xlarun_k_attend_pv_ref(t, scores, nq, lds, v, j0, n_keys, hd, 0, hd, out);
+}
+
+XLARUN_K__FN void xlarun_k_attend_ref(xlarun_k_type t, const float *q, size_t nq, const void *kt, const void *v,
+                                      size_t j0, size_t n_keys, size_t hd, float scale, float cap, float *scores,
+                                      size_t lds, float *out) {
+    xlarun_k__attend(0, t, q, nq, kt, v, j0, n_keys, hd, scale, cap, scores, lds, out);
+}
+
+#if defined(XLARUN_K__SIMD)
 XLARUN_K__FN void xlarun_k_attend_simd(xlarun_k_type t, const float *q, size_t nq, const void *kt, const void *v,
                                        size_t j0, size_t n_keys, size_t hd, float scale, float cap, float *scores,
                                        size_t lds, float *out) {
-    const unsigned char *kp = (const unsigned char *)kt, *vp = (const unsigned char *)v;
-    if (j0 >= n_keys) {
-        size_t i;
-        for (i = 0; i < nq * hd; i++) out[i] = 0.0f;
-        return;
-    }
-    if (t == XLARUN_K_BF16) xlarun_k__attend_t(XLARUN_K_BF16, q, nq, kp, vp, j0, n_keys, hd, scale, cap, scores, lds, out);
-    else if (t == XLARUN_K_F16) xlarun_k__attend_t(XLARUN_K_F16, q, nq, kp, vp, j0, n_keys, hd, scale, cap, scores, lds, out);
-    else xlarun_k__attend_t(XLARUN_K_F32, q, nq, kp, vp, j0, n_keys, hd, scale, cap, scores, lds, out);
+    xlarun_k__attend(1, t, q, nq, kt, v, j0, n_keys, hd, scale, cap, scores, lds, out);
 }
 #endif
 

@@ -470,7 +470,8 @@ static void test_softmax(void) {
    into the results), values by row, in each cache dtype (written by kv_store, a key at a time
    with stride XLARUN_K_KEY_BLOCK as the session writes them; the double-precision reference
    uses the stored values widened back), score rows lds apart. Each query's results must not
-   depend on its group: query g computed alone (nq = 1) gives the same bits. */
+   depend on its group: query g computed alone (nq = 1) gives the same bits; nor on a split into
+   attend_qk over two key ranges (cut at a block), softmax, attend_pv over three dimension ranges. */
 static float stored(xlarun_k_type t, const unsigned char *p, size_t j) { /* element j, widened */
     float f;
     xlarun_k_to_f32_ref(t, p + j * xlarun_k_type_size(t), &f, 1);
@@ -486,7 +487,7 @@ static void test_attend(void) {
     static const size_t nqs[] = {1, 3, 4, 6, 8};
     static const xlarun_k_type types[] = {XLARUN_K_F32, XLARUN_K_F16, XLARUN_K_BF16};
     size_t ti, ki, hi, qi, j, d, g;
-    long bad = 0, bad_ref = 0, bad_alone = 0;
+    long bad = 0, bad_ref = 0, bad_alone = 0, bad_split = 0;
     for (ti = 0; ti < 3; ti++)
     for (ki = 0; ki < sizeof nks / sizeof nks[0]; ki++)
         for (hi = 0; hi < sizeof hds / sizeof hds[0]; hi++)
@@ -515,6 +516,31 @@ static void test_attend(void) {
                 for (j = 0; j < nk * hd; j++) vf[j] = stored(t, vv, j);
                 xlarun_k_attend(t, q, nq, kt, vv, j0, nk, hd, scale, cap, sc, lds, out);
                 xlarun_k_attend_ref(t, q, nq, kt, vv, j0, nk, hd, scale, cap, sc2, lds, out2);
+                for (j = 0; j < 2; j++) { /* the halves, keys and dimensions split as a caller splits them
+                                             across threads (j = 1: the _ref ones) give attend's bits */
+                    size_t nb = (nk - j0 % XLARUN_K_KEY_BLOCK + XLARUN_K_KEY_BLOCK - 1) / XLARUN_K_KEY_BLOCK, r;
+                    size_t cut = j0 - j0 % XLARUN_K_KEY_BLOCK + nb / 2 * XLARUN_K_KEY_BLOCK, dcut[4];
+                    float *ps = (float *)malloc(nq * lds * sizeof(float)), *os = (float *)malloc(nq * hd * sizeof(float));
+                    dcut[0] = 0; dcut[1] = hd / 3; dcut[2] = (hd * 3 + 1) / 4; dcut[3] = hd; /* off the vectors */
+                    if (cut < j0) cut = j0;
+                    if (cut > nk) cut = nk;
+                    (j ? xlarun_k_attend_qk_ref : xlarun_k_attend_qk)(t, q, nq, kt, cut, nk, hd, scale, ps, lds);
+                    (j ? xlarun_k_attend_qk_ref : xlarun_k_attend_qk)(t, q, nq, kt, j0, cut, hd, scale, ps, lds);
+                    for (g = 0; g < nq; g++) {
+                        if (cap > 0.0f) xlarun_k_softcap(ps + g * lds + j0, nk - j0, cap);
+                        (j ? xlarun_k_softmax_ref : xlarun_k_softmax)(ps + g * lds + j0, nk - j0);
+                    }
+                    for (r = 0; r < 3; r++) { /* the middle range, then the first, then the last: a range
+                                                 that writes outside itself, either way, shows */
+                        size_t rr = r == 0 ? 1 : r == 1 ? 0 : 2;
+                        (j ? xlarun_k_attend_pv_ref : xlarun_k_attend_pv)(t, ps, nq, lds, vv, j0, nk, hd, dcut[rr], dcut[rr + 1], os);
+                    }
+                    for (g = 0; g < nq; g++)
+                        if (memcmp(os + g * hd, (j ? out2 : out) + g * hd, hd * sizeof(float)) ||
+                            memcmp(ps + g * lds + j0, (j ? sc2 : sc) + g * lds + j0, (nk - j0) * sizeof(float)))
+                            bad_split++;
+                    free(ps); free(os);
+                }
                 for (g = 0; g < nq; g++) {
                     double m = -INFINITY, sum = 0;
                     xlarun_k_attend(t, q + g * hd, 1, kt, vv, j0, nk, hd, scale, cap, sc2, lds, out1);
@@ -550,6 +576,7 @@ static void test_attend(void) {
     CHECKF(bad == 0, "attend: %ld values outside tolerance", bad);
     CHECKF(bad_ref == 0, "attend_ref: %ld values outside tolerance", bad_ref);
     CHECKF(bad_alone == 0, "attend: %ld queries differ when computed outside their group", bad_alone);
+    CHECKF(bad_split == 0, "attend_qk/attend_pv: %ld queries differ from attend when split", bad_split);
     {   /* no keys: out = 0, also for an empty window */
         float q0[4] = {1, 2, 3, 4}, o0[4] = {9, 9, 9, 9}, kt0[32] = {0}, sc0[32];
         xlarun_k_attend(XLARUN_K_F32, q0, 1, kt0, kt0, 0, 0, 4, 0.5f, 0.0f, sc0, 32, o0);

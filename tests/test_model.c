@@ -219,6 +219,9 @@ static void test_invariants(const char *name) {
     for (k = 0; k < sizeof threads / sizeof *threads; k++) {
         run_logits(m, ids, n, 16, threads[k], n, got);
         CHECKF(!memcmp(ref, got, V * sizeof(float)), "%s: %u threads differ from 1", dir, threads[k]);
+        /* decode: a KV head split across threads when they do not divide the heads */
+        run_logits(m, ids, n, 16, threads[k], 0, got);
+        CHECKF(!memcmp(ref, got, V * sizeof(float)), "%s: decode on %u threads differs from 1", dir, threads[k]);
     }
     memset(&mo, 0, sizeof mo);
     mo.no_mmap = 1;

@@ -103,6 +103,7 @@ int main(void) {
     memset(&o, 0, sizeof o);
     check_model(FIX "demo", &o, tok);            /* mapped bf16, with the tokenizer */
     check_model(FIX "llama32-f32", &o, NULL);    /* mapped f32, tied embeddings */
+    check_model(FIX "odd-f16", &o, NULL);        /* 3 KV heads on 2 threads: decode splits a head */
     o.no_mmap = 1;
     check_model(FIX "llama2-f16", &o, NULL);     /* streamed f16, untied */
     xlarun_tokenizer_close(tok);
