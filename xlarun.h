@@ -411,6 +411,10 @@ typedef struct xlarun_session_options { /* zero-initialised means defaults */
     void *alloc_user;
     xlarun_precision precision;     /* 0: exact */
     xlarun_kv_type kv_type;         /* 0: f32 */
+    int kv_full;                    /* 1: the sliding-window layers (Mistral, Gemma 2/3) keep all n_ctx
+                                       positions, so that truncate can go back any distance; 0: they
+                                       keep the last W + n_batch - 1 (in whole key blocks), which is
+                                       all they attend */
 } xlarun_session_options;
 
 typedef struct xlarun_session xlarun_session;
@@ -428,7 +432,9 @@ XLARUN_API xlarun_status xlarun_session_create(const xlarun_model *m,
 XLARUN_API void xlarun_session_free(xlarun_session *s);
 XLARUN_API void xlarun_session_reset(xlarun_session *s);           /* empty the context */
 /* keep the first n_keep tokens of the context and forget the rest (to continue from a shared
-   prefix); the logits stay available only when nothing is dropped */
+   prefix); the logits stay available only when nothing is dropped. With a sliding window and
+   without kv_full, the window's layers keep only their last positions: n_keep must be 0, or
+   recent enough that the W - 1 before it are still kept (XLARUN_ERR_ARGUMENT otherwise). */
 XLARUN_API xlarun_status xlarun_session_truncate(xlarun_session *s, size_t n_keep, xlarun_error *err);
 /* Run tokens through the model after those already in the context; on success the logits of
    the last one are ready. On any error the session is unchanged. */
@@ -3322,12 +3328,16 @@ struct xlarun_session {
     uint32_t n_ctx, n_batch;
     size_t pos;                          /* tokens in the KV cache */
     int has_logits;
-    unsigned char *kc, *vc;              /* keys [n_layers][n_kv_heads][lds * head_dim] (blocks of
+    unsigned char *kc, *vc;              /* keys [n_layers][n_kv_heads][slots * head_dim] (blocks of
                                             XLARUN_K_KEY_BLOCK keys, see xlarun_k_attend), values
-                                            [n_layers][n_kv_heads][n_ctx][head_dim] */
+                                            [n_layers][n_kv_heads][slots][head_dim]; position p in
+                                            slot p % slots, a layer's slots xlarun__slots */
+    size_t *kv_at;                       /* [n_layers]: where a layer's keys (values) start, elements */
+    size_t ring;                         /* the slots of a sliding-window layer: lds, or fewer when
+                                            it keeps only what it attends (a ring) */
     xlarun_k_type kvt;                   /* their dtype: f32, f16 or bf16 */
     size_t kvsz;                         /* bytes per element of kvt */
-    size_t lds;                          /* XLARUN_K_KEY_PAD(n_ctx): key slots, a score row */
+    size_t lds;                          /* XLARUN_K_KEY_PAD(n_ctx): a full layer's slots, a score row */
     float *x, *xb, *q, *k, *v, *att, *tmp, *gate, *up; /* n_batch rows each */
     float *rope_cos, *rope_sin;          /* [n_batch][head_dim / 2] */
     float *rope_cos_local, *rope_sin_local; /* the same with the local layers' frequencies, or NULL */
@@ -3424,6 +3434,15 @@ typedef struct xlarun__attn {
     int phase;                           /* xlarun__attn_split_task's step: 1 scores, 2 softmax, 3 values */
 } xlarun__attn;
 
+/* layer l's KV cache slots, and where head kvh's keys and values start */
+static size_t xlarun__slots(const xlarun_session *s, size_t l) { return s->m->layers[l].window ? s->ring : s->lds; }
+static unsigned char *xlarun__kc(const xlarun_session *s, size_t l, size_t kvh) {
+    return s->kc + (s->kv_at[l] + kvh * xlarun__slots(s, l) * s->m->cfg.head_dim) * s->kvsz;
+}
+static unsigned char *xlarun__vc(const xlarun_session *s, size_t l, size_t kvh) {
+    return s->vc + (s->kv_at[l] + kvh * xlarun__slots(s, l) * s->m->cfg.head_dim) * s->kvsz;
+}
+
 /* the keys token i of the chunk attends in the layer: j0..n_keys-1 (j0 > 0: a sliding window) */
 static size_t xlarun__attn_keys(const xlarun__attn *c, size_t i, size_t *j0) {
     size_t n_keys = c->s->pos + i + 1, win = c->s->m->layers[c->layer].window;
@@ -3450,15 +3469,16 @@ static void xlarun__attn_task(void *ctx, uint32_t t, uint32_t nt) {
     lo = total * t / nt;
     hi = total * (t + 1) / nt;
     for (w = 0; w < c->n * nkv; w++) {
-        size_t kvh = w / c->n, hk = c->layer * nkv + kvh, n_keys, cost;
+        size_t kvh = w / c->n, n_keys, cost;
         i = w % c->n;
         n_keys = xlarun__attn_keys(c, i, &j0);
         cost = n_keys - j0 + XLARUN__PAIR_COST;
         at += cost;
         if (2 * at - cost < 2 * lo || 2 * at - cost >= 2 * hi) continue; /* its middle, doubled */
-        xlarun_k_attend(s->kvt, s->q + i * qd + kvh * group * hd, group, s->kc + hk * hd * lds * s->kvsz,
-                        s->vc + hk * s->n_ctx * hd * s->kvsz, j0, n_keys, hd, cf->attn_scale, cf->attn_softcap,
-                        s->scores + XLARUN__CAST(size_t, t) * group * lds, lds, s->att + i * qd + kvh * group * hd);
+        xlarun_k_attend(s->kvt, s->q + i * qd + kvh * group * hd, group, xlarun__kc(s, c->layer, kvh),
+                        xlarun__vc(s, c->layer, kvh), xlarun__slots(s, c->layer), j0, n_keys, hd, cf->attn_scale,
+                        cf->attn_softcap, s->scores + XLARUN__CAST(size_t, t) * group * lds, lds,
+                        s->att + i * qd + kvh * group * hd);
     }
 }
 
@@ -3474,28 +3494,28 @@ static void xlarun__attn_split_task(void *ctx, uint32_t t, uint32_t nt) {
     size_t hd = cf->head_dim, nkv = cf->n_kv_heads, group = cf->n_heads / nkv, lds = s->lds, j0;
     size_t n_keys = xlarun__attn_keys(c, 0, &j0), B = XLARUN_K_KEY_BLOCK, b0 = j0 / B;
     size_t per = c->phase == 1 ? (n_keys + B - 1) / B - b0 : c->phase == 2 ? group : (hd + 15) / 16;
-    size_t a0 = nkv * per * t / nt, a1 = nkv * per * (t + 1) / nt, a, kvh;
+    size_t a0 = nkv * per * t / nt, a1 = nkv * per * (t + 1) / nt, a, kvh, ring = xlarun__slots(s, c->layer);
     for (a = a0; a < a1; a = (kvh + 1) * per) { /* a..e: items of KV head kvh */
-        size_t e, u0, u1, hk;
+        size_t e, u0, u1;
         kvh = a / per;
         e = (kvh + 1) * per < a1 ? (kvh + 1) * per : a1;
         u0 = a - kvh * per;
         u1 = e - kvh * per;
-        hk = c->layer * nkv + kvh;
         if (c->phase == 1) {
             size_t ja = (b0 + u0) * B, jb = (b0 + u1) * B;
-            xlarun_k_attend_qk(s->kvt, s->q + kvh * group * hd, group, s->kc + hk * hd * lds * s->kvsz, ja > j0 ? ja : j0,
-                               jb < n_keys ? jb : n_keys, hd, cf->attn_scale, s->scores + kvh * group * lds, lds);
+            xlarun_k_attend_qk(s->kvt, s->q + kvh * group * hd, group, xlarun__kc(s, c->layer, kvh), ring, j0,
+                               ja > j0 ? ja : j0, jb < n_keys ? jb : n_keys, hd, cf->attn_scale,
+                               s->scores + kvh * group * lds, lds);
         } else if (c->phase == 2) {
             size_t g;
             for (g = u0; g < u1; g++) {
-                float *p = s->scores + (kvh * group + g) * lds + j0;
+                float *p = s->scores + (kvh * group + g) * lds + j0 % B; /* the row from j0's block */
                 if (cf->attn_softcap > 0.0f) xlarun_k_softcap(p, n_keys - j0, cf->attn_softcap);
                 xlarun_k_softmax(p, n_keys - j0);
             }
         } else
-            xlarun_k_attend_pv(s->kvt, s->scores + kvh * group * lds, group, lds, s->vc + hk * s->n_ctx * hd * s->kvsz, j0,
-                               n_keys, hd, u0 * 16, u1 * 16 < hd ? u1 * 16 : hd, s->att + kvh * group * hd);
+            xlarun_k_attend_pv(s->kvt, s->scores + kvh * group * lds, group, lds, xlarun__vc(s, c->layer, kvh), ring,
+                               j0, n_keys, hd, u0 * 16, u1 * 16 < hd ? u1 * 16 : hd, s->att + kvh * group * hd);
     }
 }
 
@@ -3561,9 +3581,9 @@ static void xlarun__forward(xlarun_session *s, const int32_t *ids, size_t n) {
             xlarun_k_rope(s->q + i * qd, c->n_heads, hd, rc + i * half, rs + i * half);
             xlarun_k_rope(s->k + i * kvd, c->n_kv_heads, hd, rc + i * half, rs + i * half);
             for (h = 0; h < c->n_kv_heads; h++) { /* the key down its block's column, the value a row */
-                size_t hk = l * c->n_kv_heads + h;
-                xlarun_k_kv_store(s->kvt, s->k + i * kvd + h * hd, s->kc + (hk * hd * s->lds + XLARUN_K_KEY_AT(p, 0, hd)) * s->kvsz, hd, XLARUN_K_KEY_BLOCK);
-                xlarun_k_kv_store(s->kvt, s->v + i * kvd + h * hd, s->vc + (hk * s->n_ctx + p) * hd * s->kvsz, hd, 1);
+                size_t slot = p % xlarun__slots(s, l);
+                xlarun_k_kv_store(s->kvt, s->k + i * kvd + h * hd, xlarun__kc(s, l, h) + XLARUN_K_KEY_AT(slot, 0, hd) * s->kvsz, hd, XLARUN_K_KEY_BLOCK);
+                xlarun_k_kv_store(s->kvt, s->v + i * kvd + h * hd, xlarun__vc(s, l, h) + slot * hd * s->kvsz, hd, 1);
             }
         }
         xlarun__attention(s, l, n);
@@ -3624,13 +3644,24 @@ static xlarun_status xlarun__session_build(xlarun__arena *a, const xlarun_model 
                             XLARUN__CAST(int, o->kv_type));
     s->kvsz = xlarun_k_type_size(s->kvt);
     s->lds = XLARUN_K_KEY_PAD(XLARUN__CAST(size_t, n_ctx)); /* keys in whole blocks */
-    /* sizes: all products of values bounded above, checked anyway. One position of every layer
-       is per_pos bytes; the keys hold lds positions, the values n_ctx (<= lds). */
-    per_pos = XLARUN__CAST(uint64_t, c->n_layers) * kvd * s->kvsz;
-    if (!xlarun__mul_u64(per_pos, s->lds, &cache) || cache > SIZE_MAX / 4)
-        return xlarun__fail(err, XLARUN_ERR_MEMORY, "a KV cache of %u tokens is too large for this machine", n_ctx);
+    /* a sliding-window layer keeps the positions a chunk attends: the chunk's n_batch and the
+       W - 1 before it (xlarun__forward stores the chunk's keys, then attends) */
+    s->ring = s->lds;
+    for (i = 0; i < XLARUN__CAST(int, c->n_layers); i++)
+        if (m->layers[i].window && !o->kv_full && XLARUN_K_KEY_PAD(XLARUN__CAST(size_t, m->layers[i].window) + nb - 1) < s->lds)
+            s->ring = XLARUN_K_KEY_PAD(XLARUN__CAST(size_t, m->layers[i].window) + nb - 1);
+    s->kv_at = XLARUN__CAST(size_t *, xlarun__alloc_ex(a, c->n_layers * sizeof(size_t), 0, 0));
+    /* sizes: all products of values bounded above, checked anyway. A slot of every head of a
+       layer is per_pos bytes. */
+    per_pos = kvd * s->kvsz;
+    for (cache = 0, i = 0; i < XLARUN__CAST(int, c->n_layers); i++) {
+        uint64_t bytes;
+        if (s->kv_at) s->kv_at[i] = XLARUN__CAST(size_t, cache / s->kvsz);
+        if (!xlarun__mul_u64(per_pos, xlarun__slots(s, XLARUN__CAST(size_t, i)), &bytes) || (cache += bytes) > SIZE_MAX / 4)
+            return xlarun__fail(err, XLARUN_ERR_MEMORY, "a KV cache of %u tokens is too large for this machine", n_ctx);
+    }
     s->kc = XLARUN__CAST(unsigned char *, xlarun__alloc_ex(a, XLARUN__CAST(size_t, cache), 0, 1));
-    s->vc = XLARUN__CAST(unsigned char *, xlarun__alloc_ex(a, XLARUN__CAST(size_t, per_pos * n_ctx), 0, 1));
+    s->vc = XLARUN__CAST(unsigned char *, xlarun__alloc_ex(a, XLARUN__CAST(size_t, cache), 0, 1));
     bufs[0] = &s->x; cols[0] = width;
     bufs[1] = &s->xb; cols[1] = width;
     bufs[2] = &s->q; cols[2] = qd;
@@ -3667,7 +3698,7 @@ static xlarun_status xlarun__session_build(xlarun__arena *a, const xlarun_model 
     } else if (o->precision != XLARUN_PRECISION_EXACT)
         return xlarun__fail(err, XLARUN_ERR_ARGUMENT, "unknown precision %d (XLARUN_PRECISION_EXACT or _BF16_ACTIVATIONS)",
                             XLARUN__CAST(int, o->precision));
-    if (!xlarun__measuring(a) && (!s->kc || !s->vc || !s->rope_cos || !s->rope_sin || !s->scores || !s->logits))
+    if (!xlarun__measuring(a) && (!s->kc || !s->vc || !s->kv_at || !s->rope_cos || !s->rope_sin || !s->scores || !s->logits))
         return xlarun__no_room(a, "session", err);
 #if !defined(XLARUN_NO_THREADS)
     if (nt > 1) {
@@ -3682,7 +3713,7 @@ static xlarun_status xlarun__session_build(xlarun__arena *a, const xlarun_model 
 }
 
 static const xlarun_session_options *xlarun__session_opts(const xlarun_session_options *o) {
-    static const xlarun_session_options defaults = {0, 0, 0, NULL, XLARUN_PRECISION_EXACT, XLARUN_KV_F32};
+    static const xlarun_session_options defaults = {0, 0, 0, NULL, XLARUN_PRECISION_EXACT, XLARUN_KV_F32, 0};
     return o ? o : &defaults;
 }
 
@@ -3758,12 +3789,28 @@ XLARUN_API void xlarun_session_reset(xlarun_session *s) {
     s->has_logits = 0;
 }
 
+/* the W - 1 positions before n_keep (n_keep <= pos), which the next token attends on a sliding-
+   window layer, are all still in its ring: its slots hold the last s->ring positions */
+static int xlarun__can_keep(const xlarun_session *s, size_t n_keep) {
+    size_t l, w = 0;
+    if (s->ring == s->lds || n_keep == s->pos || s->pos <= s->ring) return 1;
+    for (l = 0; l < s->m->cfg.n_layers; l++)
+        if (s->m->layers[l].window > w) w = s->m->layers[l].window;
+    return (n_keep + 1 > w ? n_keep + 1 - w : 0) + s->ring >= s->pos;
+}
+
 XLARUN_API xlarun_status xlarun_session_truncate(xlarun_session *s, size_t n_keep, xlarun_error *err) {
     if (!xlarun__session_ok(s))
         return xlarun__fail(err, XLARUN_ERR_ARGUMENT, "xlarun_session_truncate: NULL or freed session, or its model was closed");
     if (n_keep > s->pos)
         return xlarun__fail(err, XLARUN_ERR_ARGUMENT, "cannot keep %lu tokens: the context holds %lu",
                             XLARUN__CAST(unsigned long, n_keep), XLARUN__CAST(unsigned long, s->pos));
+    if (n_keep && !xlarun__can_keep(s, n_keep))
+        return xlarun__fail(err, XLARUN_ERR_ARGUMENT,
+                            "cannot keep %lu tokens: the sliding-window layers keep only the last %lu of the %lu positions, "
+                            "not the window before token %lu (keep 0, or create the session with kv_full)",
+                            XLARUN__CAST(unsigned long, n_keep), XLARUN__CAST(unsigned long, s->ring),
+                            XLARUN__CAST(unsigned long, s->pos), XLARUN__CAST(unsigned long, n_keep));
     if (n_keep < s->pos) s->has_logits = 0; /* the KV entries past n_keep are overwritten later */
     s->pos = n_keep;
     xlarun__ok(err);
@@ -7893,6 +7940,7 @@ XLARUN_API xlarun_status xlarun_generate_ids(xlarun_generator *g, const int32_t 
     keep = 0;
     while (keep < g->n_ids && keep < n && g->ids[keep] == ids[keep]) keep++;
     if (keep == n) keep = n - 1;
+    if (!xlarun__can_keep(s, keep)) keep = 0; /* a sliding window's ring no longer holds it */
     /* the ids and their fit were checked above, so from here nothing can fail on input */
     XLARUN__TRY(xlarun_session_truncate(s, keep, err));
     XLARUN__TRY(xlarun_session_prefill(s, ids + keep, n - keep, err));

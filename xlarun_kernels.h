@@ -19,9 +19,9 @@
      xlarun_k_matmul(t, W, K, r0, r1, X, ldx, n, Y, ldy)                  GEMV (n == 1) / GEMM
      xlarun_k_rmsnorm(out, x, w, n, eps)
      xlarun_k_rope(x, n_heads, hd, cos_, sin_)                            HF rotate_half
-     xlarun_k_attend(t, q, nq, kt, v, j0, n_keys, hd, scale, cap, scores, lds, out)  a GQA group
-     xlarun_k_attend_qk(t, q, nq, kt, ja, jb, hd, scale, scores, lds)     its scores, a key range
-     xlarun_k_attend_pv(t, p, nq, lds, v, j0, n_keys, hd, d0, d1, out)    its out, a dimension range
+     xlarun_k_attend(t, q, nq, kt, v, ring, j0, n_keys, hd, scale, cap, scores, lds, out)  a GQA group
+     xlarun_k_attend_qk(t, q, nq, kt, ring, j0, ja, jb, hd, scale, scores, lds)   its scores, a key range
+     xlarun_k_attend_pv(t, p, nq, lds, v, ring, j0, n_keys, hd, d0, d1, out)      its out, a dimension range
      xlarun_k_softcap(x, n, cap)                                          cap * tanh(x / cap)
      xlarun_k_kv_store(t, src, dst, n, stride)                          f32 into an f32/f16/bf16 cache
      xlarun_k_exp(x, n), xlarun_k_softmax(x, n), xlarun_k_silu_mul(g, u, n), xlarun_k_add(y, x, n)
@@ -965,48 +965,52 @@ XLARUN_K__FN void xlarun_k_softcap(float *x, size_t n, float cap) {
 
 /* ======================================================================================
    attend: nq queries that share one KV head (a GQA group: one token's heads), keys and values
-   at positions j0..n_keys-1 (j0 > 0: a sliding window), both of dtype t (f32, or f16/bf16 for a half-size cache; any
-   alignment), widened exactly to f32 as they are read. Keys are stored in blocks of B =
-   XLARUN_K_KEY_BLOCK keys (32 on AVX-512, else 16: two vectors, four on NEON), each block
+   at positions j0..n_keys-1 (j0 > 0: a sliding window), both of dtype t (f32, or f16/bf16 for a
+   half-size cache; any alignment), widened exactly to f32 as they are read. Position j is kept
+   in slot j % ring of the cache (ring, a multiple of B = XLARUN_K_KEY_BLOCK: the cache of a
+   sliding window keeps only its last ring positions), or slot j when ring is 0. Keys are stored
+   in blocks of B slots (B = 32 on AVX-512, else 16: two vectors, four on NEON), each block
    transposed (its B keys side by side for every dimension); values by row:
-     key j, dim d at kt[(j/B)*B*hd + d*B + j%B]   (XLARUN_K_KEY_AT(j, d, hd))
-     value j, dim d at v[j*hd + d];   query g, dim d at q[g*hd + d]
-     scores[g*lds + j] = (sum over d = 0, 1, 2, ... of q[g*hd+d] * key(j, d)) * scale
+     slot i's key, dim d at kt[(i/B)*B*hd + d*B + i%B]   (XLARUN_K_KEY_AT(i, d, hd))
+     slot i's value, dim d at v[i*hd + d];   query g, dim d at q[g*hd + d]
+   The score rows start at the block of j0: position j's at scores[g*lds + j - jb], jb = j0 - j0 % B.
+     score(g, j) = (sum over d = 0, 1, 2, ... of q[g*hd+d] * key(j, d)) * scale
      then, when cap > 0 (Gemma 2's attn_logit_softcapping), xlarun_k_softcap of them
-     p = softmax of scores[g*lds + j0 .. g*lds + n_keys)
-     out[g*hd + d] = sum over j = j0, j0+1, ... of p[j] * v[j*hd + d]   (one chain per element)
+     p = softmax of the scores of j0..n_keys-1
+     out[g*hd + d] = sum over j = j0, j0+1, ... of p(g, j) * value(j, d)   (one chain per element)
    A key block holds whole vectors of keys per dimension, so each score is a plain FMA chain
    over d with no horizontal sum, and the scores of a block read it as one forward stream. (One
    thread's decode scores at 4,000 keys, f32, measured on Zen 5: keys in rows of all n_ctx per
    dimension, 64 streams at once, 15 GB/s; blocks of 16 read two at a time, 18; one block of 32
    at a time, 34.) The values are read a row (up to 4 vectors, 2 on AVX2) at a time for every
-   query of the group at once.
+   query of the group at once. The sums run over positions in order, wherever the ring puts them.
    Each query's bits do not depend on nq (a query alone or in its group gives the same out), so
-   prefill equals token-by-token decode.
+   prefill equals token-by-token decode; nor on ring.
    attend is made of two halves, for a caller that splits one KV head across threads (decode of
    a model with fewer KV heads than threads):
-     attend_qk(t, q, nq, kt, ja, jb, hd, scale, scores, lds): the scores (before the cap) of the
-       keys ja..jb-1. It may write the whole key blocks that hold them (from ja rounded down to a
-       multiple of XLARUN_K_KEY_BLOCK to jb rounded up); the extra scores mean nothing.
-     attend_pv(t, p, nq, lds, v, j0, n_keys, hd, d0, d1, out): out[g*hd + d] for d0 <= d < d1
-       only, from the probabilities p (rows lds apart).
-   attend = attend_qk(j0, n_keys), softcap (cap > 0), softmax of each row from j0, attend_pv(0,
-   hd). Every score and every out element is its own chain, so key ranges split at multiples of
-   XLARUN_K_KEY_BLOCK and dimension ranges split anywhere give attend's bits exactly (with the
+     attend_qk(t, q, nq, kt, ring, j0, ja, jb, hd, scale, scores, lds): the scores (before the
+       cap) of the keys ja..jb-1, j0 <= ja, into rows that start at j0's block. It may write the
+       whole key blocks that hold them (from ja rounded down to a multiple of B to jb rounded up);
+       the extra scores mean nothing.
+     attend_pv(t, p, nq, lds, v, ring, j0, n_keys, hd, d0, d1, out): out[g*hd + d] for d0 <= d <
+       d1 only, from the probabilities p (rows lds apart, starting at j0's block).
+   attend = attend_qk(j0, j0, n_keys), softcap (cap > 0), softmax of each row from j0,
+   attend_pv(0, hd). Every score and every out element is its own chain, so key ranges split at
+   multiples of B and dimension ranges split anywhere give attend's bits exactly (with the
    softmax run once per row over the whole range, by the dispatcher of the same build).
-   The last key block is read whole: kt holds XLARUN_K_KEY_PAD(n_keys) * hd elements, the keys
-   past n_keys never used (their scores land in the padding of the score rows), and so is the
-   first block of a window, from its start (the scores before j0 are computed and not used).
-   scores is caller scratch of nq rows of lds >= XLARUN_K_KEY_PAD(n_keys) floats (left holding
-   p at j0..n_keys-1). out must not overlap q, kt, v. Causal masking is the caller's choice of
-   j0 and n_keys; j0 >= n_keys (no keys) gives out = 0.
+   Key blocks are read whole: the last one past n_keys, the first from its start before j0
+   (scores computed and never used, from whatever those slots hold). So kt holds ring * hd
+   elements (ring 0: XLARUN_K_KEY_PAD(n_keys) * hd), and ring must be at least n_keys - j0.
+   scores is caller scratch of nq rows of lds >= XLARUN_K_KEY_PAD(n_keys) - jb floats (left
+   holding the p). out must not overlap q, kt, v. Causal masking is the caller's choice of j0
+   and n_keys; j0 >= n_keys (no keys) gives out = 0.
 
    kv_store writes n f32 values into a cache of dtype t, at dst + i*stride elements: f32 as is,
    bf16 and f16 rounded to nearest even, finite values past their range saturated to their
    largest finite value (f16 +-65504, bf16 +-3.3895e38): an inf in the cache would turn every
    later score of the head into NaN. inf and NaN stay what they are.
-   Key j of a head goes to stride XLARUN_K_KEY_BLOCK from XLARUN_K_KEY_AT(j, 0, hd), its value
-   to stride 1.
+   Position j's key goes to stride XLARUN_K_KEY_BLOCK from XLARUN_K_KEY_AT(j % ring, 0, hd), its
+   value to stride 1 from (j % ring) * hd.
    ====================================================================================== */
 #if defined(XLARUN_K__AVX512)
 #define XLARUN_K_KEY_BLOCK 32
@@ -1033,40 +1037,45 @@ XLARUN_K__FN void xlarun_k_kv_store(xlarun_k_type t, const float *src, void *dst
     }
 }
 
-XLARUN_K__FN void xlarun_k_attend_qk_ref(xlarun_k_type t, const float *q, size_t nq, const void *kt, size_t ja,
-                                         size_t jb, size_t hd, float scale, float *scores, size_t lds) {
+XLARUN_K__FN void xlarun_k_attend_qk_ref(xlarun_k_type t, const float *q, size_t nq, const void *kt, size_t ring,
+                                         size_t j0, size_t ja, size_t jb, size_t hd, float scale, float *scores,
+                                         size_t lds) {
     const unsigned char *kp = (const unsigned char *)kt;
-    size_t g, j, d, es = xlarun_k_type_size(t);
+    size_t g, j, d, es = xlarun_k_type_size(t), j0b = j0 - j0 % XLARUN_K_KEY_BLOCK;
     for (g = 0; g < nq; g++)
         for (j = ja; j < jb; j++) {
+            size_t slot = ring ? j % ring : j;
             float s = 0.0f;
             for (d = 0; d < hd; d++) {
-                float qk = q[g * hd + d] * xlarun_k__wval(t, kp + XLARUN_K_KEY_AT(j, d, hd) * es);
+                float qk = q[g * hd + d] * xlarun_k__wval(t, kp + XLARUN_K_KEY_AT(slot, d, hd) * es);
                 XLARUN_K__KEEP(qk);
                 s += qk;
             }
-            scores[g * lds + j] = s * scale;
+            scores[g * lds + j - j0b] = s * scale;
         }
 }
 
 XLARUN_K__FN void xlarun_k_attend_pv_ref(xlarun_k_type t, const float *p, size_t nq, size_t lds, const void *v,
-                                         size_t j0, size_t n_keys, size_t hd, size_t d0, size_t d1, float *out) {
+                                         size_t ring, size_t j0, size_t n_keys, size_t hd, size_t d0, size_t d1,
+                                         float *out) {
     const unsigned char *vp = (const unsigned char *)v;
-    size_t g, j, d, es = xlarun_k_type_size(t);
+    size_t g, j, d, es = xlarun_k_type_size(t), j0b = j0 - j0 % XLARUN_K_KEY_BLOCK;
     for (g = 0; g < nq; g++) {
         float *o = out + g * hd;
         for (d = d0; d < d1; d++) o[d] = 0.0f;
-        for (j = j0; j < n_keys; j++)
+        for (j = j0; j < n_keys; j++) {
+            size_t slot = ring ? j % ring : j;
             for (d = d0; d < d1; d++) {
-                float pv = p[g * lds + j] * xlarun_k__wval(t, vp + (j * hd + d) * es);
+                float pv = p[g * lds + j - j0b] * xlarun_k__wval(t, vp + (slot * hd + d) * es);
                 XLARUN_K__KEEP(pv);
                 o[d] += pv;
             }
+        }
     }
 }
 
 #if defined(XLARUN_K__SIMD)
-/* scores of NG queries for the key block at key j: NG*KB independent FMA chains over d (KB =
+/* scores of NG queries for the key block at kd (into scores, rows lds apart): NG*KB independent FMA chains over d (KB =
    vectors per block), in registers (written out for g, b < 4; NG is a constant after inlining,
    so the guards fold away). All KB vectors are stored: lanes past n_keys go to the padding. */
 #define XA_KB (XLARUN_K_KEY_BLOCK / XK_VL)
@@ -1077,12 +1086,11 @@ XLARUN_K__FN void xlarun_k_attend_pv_ref(xlarun_k_type t, const float *p, size_t
 #define XA_KLOAD(b) if (XA_KB > b) { k##b = xlarun_k__wload(t, kd + (size_t)b * XK_VL * es); XK_PIN(k##b); }
 #define XA_QSET(g) if (NG > g) q##g = XK_SET1(q[(size_t)g * hd + d]);
 #define XA_OUT(g, b) if (NG > g && XA_KB > b) \
-    XK_STORE(scores + (size_t)g * lds + j + (size_t)b * XK_VL, XK_MUL(a##g##b, XK_SET1(scale)));
-XLARUN_K__AI void xlarun_k__qk(xlarun_k_type t, const float *q, size_t hd, const unsigned char *kt, size_t j,
-                               float scale, float *scores, size_t lds, int NG) {
+    XK_STORE(scores + (size_t)g * lds + (size_t)b * XK_VL, XK_MUL(a##g##b, XK_SET1(scale)));
+XLARUN_K__AI void xlarun_k__qk(xlarun_k_type t, const float *q, size_t hd, const unsigned char *kd, float scale,
+                               float *scores, size_t lds, int NG) {
     xlarun_k__v k0, k1, k2, k3, q0 = XK_ZERO(), q1 = q0, q2 = q0, q3 = q0; /* k0..k(KB-1) loaded before use */
     size_t d, es = xlarun_k_type_size(t);
-    const unsigned char *kd = kt + XLARUN_K_KEY_AT(j, 0, hd) * es;
     XA_ALL(XA_DECL)
     for (d = 0; d < hd; d++, kd += XLARUN_K_KEY_BLOCK * es) {
         XA_KLOAD(0) XA_KLOAD(1) XA_KLOAD(2) XA_KLOAD(3)
@@ -1122,12 +1130,13 @@ XLARUN_K__AI void xlarun_k__qk(xlarun_k_type t, const float *q, size_t hd, const
         else xlarun_k__store_part(o_, c##g##b, m);                                             \
     }
 XLARUN_K__AI void xlarun_k__pv(xlarun_k_type t, const float *p, size_t lds, const unsigned char *v, size_t hd,
-                               size_t j0, size_t n_keys, size_t d0, size_t m, float *out, int NG, int DB) {
+                               size_t ring, size_t j0, size_t n_keys, size_t d0, size_t m, float *out, int NG, int DB) {
     xlarun_k__v v0 = XK_ZERO(), v1 = v0, v2 = v0, v3 = v0, p0 = v0, p1 = v0, p2 = v0, p3 = v0;
-    size_t j, es = xlarun_k_type_size(t);
+    size_t j, es = xlarun_k_type_size(t), slot = ring ? j0 % ring : j0;
     XA_ALL(XA_PDECL)
-    for (j = j0; j < n_keys; j++) {
-        const unsigned char *vj = v + (j * hd + d0) * es;
+    p += j0 % XLARUN_K_KEY_BLOCK;
+    for (j = 0; j < n_keys - j0; j++, slot = slot + 1 == ring ? 0 : slot + 1) {
+        const unsigned char *vj = v + (slot * hd + d0) * es;
         XA_VLD(0) XA_VLD(1) XA_VLD(2) XA_VLD(3)
         XA_PSET(0) XA_PSET(1) XA_PSET(2) XA_PSET(3)
         XA_ALL(XA_PFMA)
@@ -1144,139 +1153,144 @@ XLARUN_K__AI void xlarun_k__pv(xlarun_k_type t, const float *p, size_t lds, cons
 
 /* the scores of every block from ja's to jb's, 4 queries at a time, then the 1-3 left; t is a
    constant in each copy */
-XLARUN_K__AI void xlarun_k__qk_t(xlarun_k_type t, const float *q, size_t nq, const unsigned char *kt, size_t ja,
-                                 size_t jb, size_t hd, float scale, float *scores, size_t lds) {
-    size_t g, j;
+XLARUN_K__AI void xlarun_k__qk_t(xlarun_k_type t, const float *q, size_t nq, const unsigned char *kt, size_t ring,
+                                 size_t j0, size_t ja, size_t jb, size_t hd, float scale, float *scores, size_t lds) {
+    size_t g, j, es = xlarun_k_type_size(t), j0b = j0 - j0 % XLARUN_K_KEY_BLOCK;
     if (ja >= jb) return;
     for (g = 0; g < nq; g += 4)
         for (j = ja - ja % XLARUN_K_KEY_BLOCK; j < jb; j += XLARUN_K_KEY_BLOCK) {
-            if (nq - g >= 4) xlarun_k__qk(t, q + g * hd, hd, kt, j, scale, scores + g * lds, lds, 4);
-            else if (nq - g == 3) xlarun_k__qk(t, q + g * hd, hd, kt, j, scale, scores + g * lds, lds, 3);
-            else if (nq - g == 2) xlarun_k__qk(t, q + g * hd, hd, kt, j, scale, scores + g * lds, lds, 2);
-            else xlarun_k__qk(t, q + g * hd, hd, kt, j, scale, scores + g * lds, lds, 1);
+            const unsigned char *kd = kt + XLARUN_K_KEY_AT(ring ? j % ring : j, 0, hd) * es;
+            float *sr = scores + g * lds + (j - j0b);
+            if (nq - g >= 4) xlarun_k__qk(t, q + g * hd, hd, kd, scale, sr, lds, 4);
+            else if (nq - g == 3) xlarun_k__qk(t, q + g * hd, hd, kd, scale, sr, lds, 3);
+            else if (nq - g == 2) xlarun_k__qk(t, q + g * hd, hd, kd, scale, sr, lds, 2);
+            else xlarun_k__qk(t, q + g * hd, hd, kd, scale, sr, lds, 1);
         }
 }
 
-XLARUN_K__FN void xlarun_k_attend_qk_simd(xlarun_k_type t, const float *q, size_t nq, const void *kt, size_t ja,
-                                          size_t jb, size_t hd, float scale, float *scores, size_t lds) {
+XLARUN_K__FN void xlarun_k_attend_qk_simd(xlarun_k_type t, const float *q, size_t nq, const void *kt, size_t ring,
+                                          size_t j0, size_t ja, size_t jb, size_t hd, float scale, float *scores,
+                                          size_t lds) {
     const unsigned char *kp = (const unsigned char *)kt;
-    if (t == XLARUN_K_BF16) xlarun_k__qk_t(XLARUN_K_BF16, q, nq, kp, ja, jb, hd, scale, scores, lds);
-    else if (t == XLARUN_K_F16) xlarun_k__qk_t(XLARUN_K_F16, q, nq, kp, ja, jb, hd, scale, scores, lds);
-    else xlarun_k__qk_t(XLARUN_K_F32, q, nq, kp, ja, jb, hd, scale, scores, lds);
+    if (t == XLARUN_K_BF16) xlarun_k__qk_t(XLARUN_K_BF16, q, nq, kp, ring, j0, ja, jb, hd, scale, scores, lds);
+    else if (t == XLARUN_K_F16) xlarun_k__qk_t(XLARUN_K_F16, q, nq, kp, ring, j0, ja, jb, hd, scale, scores, lds);
+    else xlarun_k__qk_t(XLARUN_K_F32, q, nq, kp, ring, j0, ja, jb, hd, scale, scores, lds);
 }
 
 /* out of NG (1..4) queries for dimensions d0..d1-1: passes of XA_DB whole vectors, then one of
    the vectors left (m lanes in the last) */
 XLARUN_K__AI void xlarun_k__pv_g(xlarun_k_type t, const float *p, size_t lds, const unsigned char *v, size_t hd,
-                                 size_t j0, size_t n_keys, size_t d0, size_t d1, float *out, int NG) {
+                                 size_t ring, size_t j0, size_t n_keys, size_t d0, size_t d1, float *out, int NG) {
     size_t rest;
     for (; d0 + XA_DB * XK_VL <= d1; d0 += XA_DB * XK_VL)
-        xlarun_k__pv(t, p, lds, v, hd, j0, n_keys, d0, XK_VL, out, NG, XA_DB);
+        xlarun_k__pv(t, p, lds, v, hd, ring, j0, n_keys, d0, XK_VL, out, NG, XA_DB);
     rest = d1 - d0; /* fewer than XA_DB vectors: nb of them, m lanes in the last */
     if (rest) {
         size_t nb = (rest + XK_VL - 1) / XK_VL, m = rest - (nb - 1) * XK_VL;
 #if XA_DB > 2
-        if (nb == 4) xlarun_k__pv(t, p, lds, v, hd, j0, n_keys, d0, m, out, NG, 4);
-        else if (nb == 3) xlarun_k__pv(t, p, lds, v, hd, j0, n_keys, d0, m, out, NG, 3);
+        if (nb == 4) xlarun_k__pv(t, p, lds, v, hd, ring, j0, n_keys, d0, m, out, NG, 4);
+        else if (nb == 3) xlarun_k__pv(t, p, lds, v, hd, ring, j0, n_keys, d0, m, out, NG, 3);
         else
 #endif
-        if (nb == 2) xlarun_k__pv(t, p, lds, v, hd, j0, n_keys, d0, m, out, NG, 2);
-        else xlarun_k__pv(t, p, lds, v, hd, j0, n_keys, d0, m, out, NG, 1);
+        if (nb == 2) xlarun_k__pv(t, p, lds, v, hd, ring, j0, n_keys, d0, m, out, NG, 2);
+        else xlarun_k__pv(t, p, lds, v, hd, ring, j0, n_keys, d0, m, out, NG, 1);
     }
 }
 #undef XA_DB
 
 XLARUN_K__AI void xlarun_k__pv_t(xlarun_k_type t, const float *p, size_t nq, size_t lds, const unsigned char *v,
-                                 size_t j0, size_t n_keys, size_t hd, size_t d0, size_t d1, float *out) {
+                                 size_t ring, size_t j0, size_t n_keys, size_t hd, size_t d0, size_t d1, float *out) {
     size_t g;
+    if (j0 >= n_keys) return;
     for (g = 0; g < nq; g += 4) {
         const float *pg = p + g * lds;
         float *og = out + g * hd;
-        if (nq - g >= 4) xlarun_k__pv_g(t, pg, lds, v, hd, j0, n_keys, d0, d1, og, 4);
-        else if (nq - g == 3) xlarun_k__pv_g(t, pg, lds, v, hd, j0, n_keys, d0, d1, og, 3);
-        else if (nq - g == 2) xlarun_k__pv_g(t, pg, lds, v, hd, j0, n_keys, d0, d1, og, 2);
-        else xlarun_k__pv_g(t, pg, lds, v, hd, j0, n_keys, d0, d1, og, 1);
+        if (nq - g >= 4) xlarun_k__pv_g(t, pg, lds, v, hd, ring, j0, n_keys, d0, d1, og, 4);
+        else if (nq - g == 3) xlarun_k__pv_g(t, pg, lds, v, hd, ring, j0, n_keys, d0, d1, og, 3);
+        else if (nq - g == 2) xlarun_k__pv_g(t, pg, lds, v, hd, ring, j0, n_keys, d0, d1, og, 2);
+        else xlarun_k__pv_g(t, pg, lds, v, hd, ring, j0, n_keys, d0, d1, og, 1);
     }
 }
 
 XLARUN_K__FN void xlarun_k_attend_pv_simd(xlarun_k_type t, const float *p, size_t nq, size_t lds, const void *v,
-                                          size_t j0, size_t n_keys, size_t hd, size_t d0, size_t d1, float *out) {
+                                          size_t ring, size_t j0, size_t n_keys, size_t hd, size_t d0, size_t d1,
+                                          float *out) {
     const unsigned char *vp = (const unsigned char *)v;
-    if (t == XLARUN_K_BF16) xlarun_k__pv_t(XLARUN_K_BF16, p, nq, lds, vp, j0, n_keys, hd, d0, d1, out);
-    else if (t == XLARUN_K_F16) xlarun_k__pv_t(XLARUN_K_F16, p, nq, lds, vp, j0, n_keys, hd, d0, d1, out);
-    else xlarun_k__pv_t(XLARUN_K_F32, p, nq, lds, vp, j0, n_keys, hd, d0, d1, out);
+    if (t == XLARUN_K_BF16) xlarun_k__pv_t(XLARUN_K_BF16, p, nq, lds, vp, ring, j0, n_keys, hd, d0, d1, out);
+    else if (t == XLARUN_K_F16) xlarun_k__pv_t(XLARUN_K_F16, p, nq, lds, vp, ring, j0, n_keys, hd, d0, d1, out);
+    else xlarun_k__pv_t(XLARUN_K_F32, p, nq, lds, vp, ring, j0, n_keys, hd, d0, d1, out);
 }
 #endif
 
-XLARUN_K__FN void xlarun_k_attend_qk(xlarun_k_type t, const float *q, size_t nq, const void *kt, size_t ja, size_t jb,
-                                     size_t hd, float scale, float *scores, size_t lds) {
+XLARUN_K__FN void xlarun_k_attend_qk(xlarun_k_type t, const float *q, size_t nq, const void *kt, size_t ring, size_t j0,
+                                     size_t ja, size_t jb, size_t hd, float scale, float *scores, size_t lds) {
 #if defined(XLARUN_K__SIMD)
-    xlarun_k_attend_qk_simd(t, q, nq, kt, ja, jb, hd, scale, scores, lds);
+    xlarun_k_attend_qk_simd(t, q, nq, kt, ring, j0, ja, jb, hd, scale, scores, lds);
 #else
-    xlarun_k_attend_qk_ref(t, q, nq, kt, ja, jb, hd, scale, scores, lds);
+    xlarun_k_attend_qk_ref(t, q, nq, kt, ring, j0, ja, jb, hd, scale, scores, lds);
 #endif
 }
 
-XLARUN_K__FN void xlarun_k_attend_pv(xlarun_k_type t, const float *p, size_t nq, size_t lds, const void *v, size_t j0,
-                                     size_t n_keys, size_t hd, size_t d0, size_t d1, float *out) {
+XLARUN_K__FN void xlarun_k_attend_pv(xlarun_k_type t, const float *p, size_t nq, size_t lds, const void *v, size_t ring,
+                                     size_t j0, size_t n_keys, size_t hd, size_t d0, size_t d1, float *out) {
 #if defined(XLARUN_K__SIMD)
-    xlarun_k_attend_pv_simd(t, p, nq, lds, v, j0, n_keys, hd, d0, d1, out);
+    xlarun_k_attend_pv_simd(t, p, nq, lds, v, ring, j0, n_keys, hd, d0, d1, out);
 #else
-    xlarun_k_attend_pv_ref(t, p, nq, lds, v, j0, n_keys, hd, d0, d1, out);
+    xlarun_k_attend_pv_ref(t, p, nq, lds, v, ring, j0, n_keys, hd, d0, d1, out);
 #endif
 }
 
 /* attend from its halves: simd selects the variant of each (qk, softmax, pv) */
 XLARUN_K__AI void xlarun_k__attend(int simd, xlarun_k_type t, const float *q, size_t nq, const void *kt, const void *v,
-                                   size_t j0, size_t n_keys, size_t hd, float scale, float cap, float *scores,
-                                   size_t lds, float *out) {
-    size_t g;
+                                   size_t ring, size_t j0, size_t n_keys, size_t hd, float scale, float cap,
+                                   float *scores, size_t lds, float *out) {
+    size_t g, o = j0 % XLARUN_K_KEY_BLOCK; /* the row's first probability */
     (void)simd; /* scalar builds have only the _ref halves */
     if (j0 >= n_keys) {
         for (g = 0; g < nq * hd; g++) out[g] = 0.0f;
         return;
     }
 #if defined(XLARUN_K__SIMD)
-    if (simd) xlarun_k_attend_qk_simd(t, q, nq, kt, j0, n_keys, hd, scale, scores, lds);
+    if (simd) xlarun_k_attend_qk_simd(t, q, nq, kt, ring, j0, j0, n_keys, hd, scale, scores, lds);
     else
 #endif
-    xlarun_k_attend_qk_ref(t, q, nq, kt, j0, n_keys, hd, scale, scores, lds);
+    xlarun_k_attend_qk_ref(t, q, nq, kt, ring, j0, j0, n_keys, hd, scale, scores, lds);
     for (g = 0; g < nq; g++) {
-        if (cap > 0.0f) xlarun_k_softcap(scores + g * lds + j0, n_keys - j0, cap);
+        if (cap > 0.0f) xlarun_k_softcap(scores + g * lds + o, n_keys - j0, cap);
 #if defined(XLARUN_K__SIMD)
-        if (simd) xlarun_k_softmax_simd(scores + g * lds + j0, n_keys - j0);
+        if (simd) xlarun_k_softmax_simd(scores + g * lds + o, n_keys - j0);
         else
 #endif
-        xlarun_k_softmax_ref(scores + g * lds + j0, n_keys - j0);
+        xlarun_k_softmax_ref(scores + g * lds + o, n_keys - j0);
     }
 #if defined(XLARUN_K__SIMD)
-    if (simd) xlarun_k_attend_pv_simd(t, scores, nq, lds, v, j0, n_keys, hd, 0, hd, out);
+    if (simd) xlarun_k_attend_pv_simd(t, scores, nq, lds, v, ring, j0, n_keys, hd, 0, hd, out);
     else
 #endif
-    xlarun_k_attend_pv_ref(t, scores, nq, lds, v, j0, n_keys, hd, 0, hd, out);
+    xlarun_k_attend_pv_ref(t, scores, nq, lds, v, ring, j0, n_keys, hd, 0, hd, out);
 }
 
 XLARUN_K__FN void xlarun_k_attend_ref(xlarun_k_type t, const float *q, size_t nq, const void *kt, const void *v,
-                                      size_t j0, size_t n_keys, size_t hd, float scale, float cap, float *scores,
-                                      size_t lds, float *out) {
-    xlarun_k__attend(0, t, q, nq, kt, v, j0, n_keys, hd, scale, cap, scores, lds, out);
+                                      size_t ring, size_t j0, size_t n_keys, size_t hd, float scale, float cap,
+                                      float *scores, size_t lds, float *out) {
+    xlarun_k__attend(0, t, q, nq, kt, v, ring, j0, n_keys, hd, scale, cap, scores, lds, out);
 }
 
 #if defined(XLARUN_K__SIMD)
 XLARUN_K__FN void xlarun_k_attend_simd(xlarun_k_type t, const float *q, size_t nq, const void *kt, const void *v,
-                                       size_t j0, size_t n_keys, size_t hd, float scale, float cap, float *scores,
-                                       size_t lds, float *out) {
-    xlarun_k__attend(1, t, q, nq, kt, v, j0, n_keys, hd, scale, cap, scores, lds, out);
+                                       size_t ring, size_t j0, size_t n_keys, size_t hd, float scale, float cap,
+                                       float *scores, size_t lds, float *out) {
+    xlarun_k__attend(1, t, q, nq, kt, v, ring, j0, n_keys, hd, scale, cap, scores, lds, out);
 }
 #endif
 
-XLARUN_K__FN void xlarun_k_attend(xlarun_k_type t, const float *q, size_t nq, const void *kt, const void *v,
+XLARUN_K__FN void xlarun_k_attend(xlarun_k_type t, const float *q, size_t nq, const void *kt, const void *v, size_t ring,
                                   size_t j0, size_t n_keys, size_t hd, float scale, float cap, float *scores, size_t lds,
                                   float *out) {
 #if defined(XLARUN_K__SIMD)
-    xlarun_k_attend_simd(t, q, nq, kt, v, j0, n_keys, hd, scale, cap, scores, lds, out);
+    xlarun_k_attend_simd(t, q, nq, kt, v, ring, j0, n_keys, hd, scale, cap, scores, lds, out);
 #else
-    xlarun_k_attend_ref(t, q, nq, kt, v, j0, n_keys, hd, scale, cap, scores, lds, out);
+    xlarun_k_attend_ref(t, q, nq, kt, v, ring, j0, n_keys, hd, scale, cap, scores, lds, out);
 #endif
 }
 

@@ -779,6 +779,57 @@ done:
     xlarun_model_close(model);
 }
 
+/* a sliding window's ring (tests/fixtures/gemma3-f32: window 20, and a ring of 32 slots with
+   n_batch 8): a prompt whose shared prefix the ring no longer holds is prefilled from the start,
+   with the ids of a fresh session; one that extends the last is continued */
+static void test_generate_ring(void) {
+    xlarun_model *m = NULL;
+    xlarun_tokenizer *tok = NULL;
+    xlarun_session *s[2] = {NULL, NULL};
+    xlarun_generator *g[2] = {NULL, NULL};
+    xlarun_session_options so;
+    xlarun_generator_options go;
+    xlarun_generate_result res, res2;
+    xlarun_error err;
+    int32_t a[70], b[70];
+    const int32_t *ids;
+    size_t i, n1, n2;
+    int k;
+    if (xlarun_model_open("tests/fixtures/gemma3-f32", NULL, &m, &err) != XLARUN_OK) { CHECKF(0, "%s", err.message); return; }
+    if (xlarun_tokenizer_open(DEMO, NULL, &tok, &err) != XLARUN_OK) { CHECKF(0, "%s", err.message); goto out; }
+    memset(&so, 0, sizeof so);
+    so.n_ctx = 128;
+    so.n_batch = 8;
+    memset(&go, 0, sizeof go); /* greedy */
+    for (k = 0; k < 2; k++) {
+        CHECK(xlarun_session_create(m, &so, &s[k], &err) == XLARUN_OK);
+        CHECK(s[k] && xlarun_generator_create(s[k], tok, &go, &g[k], &err) == XLARUN_OK);
+    }
+    if (!g[0] || !g[1]) goto out;
+    for (i = 0; i < 70; i++) a[i] = b[i] = (int32_t)(7 + i * 13 % 300);
+    for (i = 25; i < 70; i++) b[i] = (int32_t)(11 + i * 17 % 300);
+    CHECK(xlarun_generate_ids(g[0], a, 60, 4, NULL, NULL, &res, &err) == XLARUN_OK);
+    CHECK(xlarun_generate_ids(g[0], b, 60, 4, NULL, NULL, &res, &err) == XLARUN_OK);
+    CHECKF(res.n_reused == 0 && res.n_prefilled == 60, "the ring no longer holds the prefix: reused %lu, prefilled %lu",
+           (unsigned long)res.n_reused, (unsigned long)res.n_prefilled);
+    CHECK(xlarun_generate_ids(g[1], b, 60, 4, NULL, NULL, &res2, &err) == XLARUN_OK);
+    ids = xlarun_generator_ids(g[0], &n1);
+    CHECK(ids && n1 == 60 + res.n_generated);
+    if (ids) memcpy(a, ids, n1 * sizeof(int32_t));
+    ids = xlarun_generator_ids(g[1], &n2);
+    CHECKF(n1 == n2 && ids && !memcmp(a, ids, n1 * sizeof(int32_t)), "after a restart the ids differ from a fresh session's");
+    if (n1 < 66) { /* the conversation goes on: everything the session holds is reused */
+        a[n1] = 5;
+        CHECK(xlarun_generate_ids(g[0], a, n1 + 1, 2, NULL, NULL, &res, &err) == XLARUN_OK);
+        CHECKF(res.n_reused == n1 - 1 && res.n_prefilled == 2, "continued: reused %lu, prefilled %lu",
+               (unsigned long)res.n_reused, (unsigned long)res.n_prefilled);
+    }
+out:
+    for (k = 0; k < 2; k++) { xlarun_generator_free(g[k]); xlarun_session_free(s[k]); }
+    xlarun_tokenizer_close(tok);
+    xlarun_model_close(m);
+}
+
 int main(void) {
     test_sampling_check();
     test_sampler();
@@ -788,5 +839,6 @@ int main(void) {
     test_chat_fixtures();
     test_chat_errors();
     test_generate_demo();
+    test_generate_ring();
     return test_report("generate");
 }

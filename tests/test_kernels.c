@@ -471,7 +471,8 @@ static void test_softmax(void) {
    with stride XLARUN_K_KEY_BLOCK as the session writes them; the double-precision reference
    uses the stored values widened back), score rows lds apart. Each query's results must not
    depend on its group: query g computed alone (nq = 1) gives the same bits; nor on a split into
-   attend_qk over two key ranges (cut at a block), softmax, attend_pv over three dimension ranges. */
+   attend_qk over two key ranges (cut at a block), softmax, attend_pv over three dimension ranges;
+   nor on keeping the positions in a ring of slots. */
 static float stored(xlarun_k_type t, const unsigned char *p, size_t j) { /* element j, widened */
     float f;
     xlarun_k_to_f32_ref(t, p + j * xlarun_k_type_size(t), &f, 1);
@@ -487,7 +488,7 @@ static void test_attend(void) {
     static const size_t nqs[] = {1, 3, 4, 6, 8};
     static const xlarun_k_type types[] = {XLARUN_K_F32, XLARUN_K_F16, XLARUN_K_BF16};
     size_t ti, ki, hi, qi, j, d, g;
-    long bad = 0, bad_ref = 0, bad_alone = 0, bad_split = 0;
+    long bad = 0, bad_ref = 0, bad_alone = 0, bad_split = 0, bad_ring = 0;
     for (ti = 0; ti < 3; ti++)
     for (ki = 0; ki < sizeof nks / sizeof nks[0]; ki++)
         for (hi = 0; hi < sizeof hds / sizeof hds[0]; hi++)
@@ -497,7 +498,7 @@ static void test_attend(void) {
                 /* a sliding window from j0 in most cases: inside a key block, at a block edge (16 or
                    32), the last key alone; none in the rest */
                 size_t j0 = qi % 2 ? nk * 2 / 5 : qi == 2 ? (nk > 16 ? 16 : 0) : qi == 4 ? (nk > 32 ? 32 : nk - 1) : 0;
-                size_t es = xlarun_k_type_size(t);
+                size_t es = xlarun_k_type_size(t), o = j0 % XLARUN_K_KEY_BLOCK; /* the rows' first p */
                 float *q = (float *)malloc(nq * hd * sizeof(float)), *kf = (float *)malloc(hd * ldk * sizeof(float));
                 float *vf = (float *)malloc(nk * hd * sizeof(float)), *sc = (float *)malloc(nq * lds * sizeof(float));
                 unsigned char *kt = (unsigned char *)malloc(hd * ldk * es), *vv = (unsigned char *)malloc(nk * hd * es);
@@ -514,8 +515,8 @@ static void test_attend(void) {
                 for (j = 0; j < ldk; j++) /* what the cache holds */
                     for (d = 0; d < hd; d++) kf[j * hd + d] = stored(t, kt, XLARUN_K_KEY_AT(j, d, hd));
                 for (j = 0; j < nk * hd; j++) vf[j] = stored(t, vv, j);
-                xlarun_k_attend(t, q, nq, kt, vv, j0, nk, hd, scale, cap, sc, lds, out);
-                xlarun_k_attend_ref(t, q, nq, kt, vv, j0, nk, hd, scale, cap, sc2, lds, out2);
+                xlarun_k_attend(t, q, nq, kt, vv, 0, j0, nk, hd, scale, cap, sc, lds, out);
+                xlarun_k_attend_ref(t, q, nq, kt, vv, 0, j0, nk, hd, scale, cap, sc2, lds, out2);
                 for (j = 0; j < 2; j++) { /* the halves, keys and dimensions split as a caller splits them
                                              across threads (j = 1: the _ref ones) give attend's bits */
                     size_t nb = (nk - j0 % XLARUN_K_KEY_BLOCK + XLARUN_K_KEY_BLOCK - 1) / XLARUN_K_KEY_BLOCK, r;
@@ -524,28 +525,52 @@ static void test_attend(void) {
                     dcut[0] = 0; dcut[1] = hd / 3; dcut[2] = (hd * 3 + 1) / 4; dcut[3] = hd; /* off the vectors */
                     if (cut < j0) cut = j0;
                     if (cut > nk) cut = nk;
-                    (j ? xlarun_k_attend_qk_ref : xlarun_k_attend_qk)(t, q, nq, kt, cut, nk, hd, scale, ps, lds);
-                    (j ? xlarun_k_attend_qk_ref : xlarun_k_attend_qk)(t, q, nq, kt, j0, cut, hd, scale, ps, lds);
+                    (j ? xlarun_k_attend_qk_ref : xlarun_k_attend_qk)(t, q, nq, kt, 0, j0, cut, nk, hd, scale, ps, lds);
+                    (j ? xlarun_k_attend_qk_ref : xlarun_k_attend_qk)(t, q, nq, kt, 0, j0, j0, cut, hd, scale, ps, lds);
                     for (g = 0; g < nq; g++) {
-                        if (cap > 0.0f) xlarun_k_softcap(ps + g * lds + j0, nk - j0, cap);
-                        (j ? xlarun_k_softmax_ref : xlarun_k_softmax)(ps + g * lds + j0, nk - j0);
+                        if (cap > 0.0f) xlarun_k_softcap(ps + g * lds + o, nk - j0, cap);
+                        (j ? xlarun_k_softmax_ref : xlarun_k_softmax)(ps + g * lds + o, nk - j0);
                     }
                     for (r = 0; r < 3; r++) { /* the middle range, then the first, then the last: a range
                                                  that writes outside itself, either way, shows */
                         size_t rr = r == 0 ? 1 : r == 1 ? 0 : 2;
-                        (j ? xlarun_k_attend_pv_ref : xlarun_k_attend_pv)(t, ps, nq, lds, vv, j0, nk, hd, dcut[rr], dcut[rr + 1], os);
+                        (j ? xlarun_k_attend_pv_ref : xlarun_k_attend_pv)(t, ps, nq, lds, vv, 0, j0, nk, hd, dcut[rr], dcut[rr + 1], os);
                     }
                     for (g = 0; g < nq; g++)
                         if (memcmp(os + g * hd, (j ? out2 : out) + g * hd, hd * sizeof(float)) ||
-                            memcmp(ps + g * lds + j0, (j ? sc2 : sc) + g * lds + j0, (nk - j0) * sizeof(float)))
+                            memcmp(ps + g * lds + o, (j ? sc2 : sc) + g * lds + o, (nk - j0) * sizeof(float)))
                             bad_split++;
                     free(ps); free(os);
                 }
+                { /* the same positions kept in a ring of slots (a sliding window's cache): written in
+                     order from position 0, so each slot holds its last position; the slots never
+                     written hold junk. Both variants must give the bits they give without a ring. */
+                    size_t R = XLARUN_K_KEY_PAD(nk - j0) + XLARUN_K_KEY_BLOCK * (hi % 2), r;
+                    unsigned char *kr = (unsigned char *)malloc(R * hd * es), *vr = (unsigned char *)malloc(R * hd * es);
+                    float *sr = (float *)malloc(nq * lds * sizeof(float)), *orr = (float *)malloc(nq * hd * sizeof(float));
+                    float junk[128];
+                    for (d = 0; d < hd; d++) junk[d] = d & 1 ? NAN : -1e30f;
+                    for (j = 0; j < R; j++) {
+                        xlarun_k_kv_store(t, junk, kr + XLARUN_K_KEY_AT(j, 0, hd) * es, hd, XLARUN_K_KEY_BLOCK);
+                        xlarun_k_kv_store(t, junk, vr + j * hd * es, hd, 1);
+                    }
+                    for (j = 0; j < nk; j++) {
+                        xlarun_k_kv_store(t, kf + j * hd, kr + XLARUN_K_KEY_AT(j % R, 0, hd) * es, hd, XLARUN_K_KEY_BLOCK);
+                        xlarun_k_kv_store(t, vf + j * hd, vr + (j % R) * hd * es, hd, 1);
+                    }
+                    for (r = 0; r < 2; r++) {
+                        (r ? xlarun_k_attend_ref : xlarun_k_attend)(t, q, nq, kr, vr, R, j0, nk, hd, scale, cap, sr, lds, orr);
+                        if (memcmp(orr, r ? out2 : out, nq * hd * sizeof(float))) bad_ring++;
+                        for (g = 0; g < nq; g++)
+                            if (memcmp(sr + g * lds + o, (r ? sc2 : sc) + g * lds + o, (nk - j0) * sizeof(float))) bad_ring++;
+                    }
+                    free(kr); free(vr); free(sr); free(orr);
+                }
                 for (g = 0; g < nq; g++) {
                     double m = -INFINITY, sum = 0;
-                    xlarun_k_attend(t, q + g * hd, 1, kt, vv, j0, nk, hd, scale, cap, sc2, lds, out1);
+                    xlarun_k_attend(t, q + g * hd, 1, kt, vv, 0, j0, nk, hd, scale, cap, sc2, lds, out1);
                     if (memcmp(out1, out + g * hd, hd * sizeof(float))) bad_alone++;
-                    xlarun_k_attend(t, q, nq, kt, vv, j0, nk, hd, scale, cap, sc, lds, out); /* sc holds p again */
+                    xlarun_k_attend(t, q, nq, kt, vv, 0, j0, nk, hd, scale, cap, sc, lds, out); /* sc holds p again */
                     for (j = j0; j < nk; j++) {
                         double s = 0;
                         for (d = 0; d < hd; d++) s += (double)q[g * hd + d] * kf[j * hd + d];
@@ -555,7 +580,7 @@ static void test_attend(void) {
                     }
                     for (j = j0; j < nk; j++) sum += (p[j] = exp(p[j] - m));
                     for (j = j0; j < nk; j++) {
-                        double e = fabs(sc[g * lds + j] - p[j] / sum) / (p[j] / sum);
+                        double e = fabs(sc[g * lds + j - j0 + o] - p[j] / sum) / (p[j] / sum);
                         if (e > max_soft_err) max_soft_err = e;
                         if (e > 2e-5) bad++;
                     }
@@ -577,15 +602,16 @@ static void test_attend(void) {
     CHECKF(bad_ref == 0, "attend_ref: %ld values outside tolerance", bad_ref);
     CHECKF(bad_alone == 0, "attend: %ld queries differ when computed outside their group", bad_alone);
     CHECKF(bad_split == 0, "attend_qk/attend_pv: %ld queries differ from attend when split", bad_split);
+    CHECKF(bad_ring == 0, "attend: %ld results differ when the positions are kept in a ring", bad_ring);
     {   /* no keys: out = 0, also for an empty window */
         float q0[4] = {1, 2, 3, 4}, o0[4] = {9, 9, 9, 9}, kt0[32] = {0}, sc0[32];
-        xlarun_k_attend(XLARUN_K_F32, q0, 1, kt0, kt0, 0, 0, 4, 0.5f, 0.0f, sc0, 32, o0);
+        xlarun_k_attend(XLARUN_K_F32, q0, 1, kt0, kt0, 0, 0, 0, 4, 0.5f, 0.0f, sc0, 32, o0);
         CHECK(o0[0] == 0.0f && o0[3] == 0.0f);
         o0[0] = o0[3] = 9;
-        xlarun_k_attend(XLARUN_K_F32, q0, 1, kt0, kt0, 5, 5, 4, 0.5f, 0.0f, sc0, 32, o0);
+        xlarun_k_attend(XLARUN_K_F32, q0, 1, kt0, kt0, 0, 5, 5, 4, 0.5f, 0.0f, sc0, 32, o0);
         CHECK(o0[0] == 0.0f && o0[3] == 0.0f);
         o0[0] = o0[3] = 9;
-        xlarun_k_attend_ref(XLARUN_K_F32, q0, 1, kt0, kt0, 5, 5, 4, 0.5f, 0.0f, sc0, 32, o0);
+        xlarun_k_attend_ref(XLARUN_K_F32, q0, 1, kt0, kt0, 0, 5, 5, 4, 0.5f, 0.0f, sc0, 32, o0);
         CHECK(o0[0] == 0.0f && o0[3] == 0.0f);
     }
 }

@@ -345,6 +345,72 @@ static void test_win32_files(void) {
 }
 #endif
 
+/* a sliding window's layers keep only the positions they attend (a ring of key blocks): the
+   memory is smaller by exactly their other slots, the logits are those of a full cache (kv_full)
+   bit for bit through prefill chunks and decode, and truncate keeps what the ring still holds and
+   refuses the rest with a message, the session unchanged */
+static void test_ring(const char *name, size_t n_local) {
+    char dir[256];
+    oracle o;
+    xlarun_model *m;
+    xlarun_session *s[2] = {NULL, NULL};
+    xlarun_session_options so;
+    xlarun_error err;
+    int32_t ids[256 + N_GEN];
+    size_t bytes[2], n, i, k, V, ring, lds, kvd, w;
+    float *want = NULL;
+    snprintf(dir, sizeof dir, FIX "%s", name);
+    if (!load_oracle(dir, &o)) return;
+    memcpy(ids, o.prompt, o.n_prompt * sizeof(int32_t));
+    memcpy(ids + o.n_prompt, o.greedy, N_GEN * sizeof(int32_t));
+    n = o.n_prompt + 30;
+    V = o.vocab;
+    if (xlarun_model_open(dir, NULL, &m, &err) != XLARUN_OK) { CHECKF(0, "%s", err.message); free(o.logits); return; }
+    w = xlarun_model_config(m)->sliding_window;
+    kvd = (size_t)xlarun_model_config(m)->n_kv_heads * xlarun_model_config(m)->head_dim;
+    memset(&so, 0, sizeof so);
+    so.n_ctx = (uint32_t)n + 40;
+    so.n_batch = 8;
+    so.n_threads = 2;
+    ring = XLARUN_K_KEY_PAD(w + so.n_batch - 1);
+    lds = XLARUN_K_KEY_PAD(so.n_ctx);
+    CHECKF(ring < lds && n > ring + 8, "%s: the test needs a ring shorter than the context", dir);
+    for (k = 0; k < 2; k++) {
+        so.kv_full = (int)k;
+        CHECK(xlarun_session_memory(m, &so, &bytes[k], &err) == XLARUN_OK);
+        CHECK(xlarun_session_create(m, &so, &s[k], &err) == XLARUN_OK);
+    }
+    CHECKF(bytes[1] - bytes[0] == n_local * (lds - ring) * kvd * 4 * 2, "%s: the ring saves %lu bytes, not %lu", dir,
+           (unsigned long)(bytes[1] - bytes[0]), (unsigned long)(n_local * (lds - ring) * kvd * 4 * 2));
+    if (!s[0] || !s[1]) goto out;
+    want = (float *)malloc(V * sizeof(float));
+    for (k = 0; k < 2; k++) { /* a prompt in chunks, then decode */
+        CHECK(xlarun_session_prefill(s[k], ids, 21, &err) == XLARUN_OK);
+        for (i = 21; i < n; i++) CHECK(xlarun_session_decode(s[k], ids[i], &err) == XLARUN_OK);
+    }
+    CHECKF(!memcmp(xlarun_session_logits(s[0]), xlarun_session_logits(s[1]), V * sizeof(float)), "%s: the ring's logits differ", dir);
+    memcpy(want, xlarun_session_logits(s[1]), V * sizeof(float));
+    /* the ring holds positions n - ring .. n - 1: keeping k needs k - w + 1 .. k - 1 */
+    k = n - ring + w - 1;
+    CHECK(xlarun_session_truncate(s[0], k - 1, &err) == XLARUN_ERR_ARGUMENT);
+    CHECK_CONTAINS(err.message, "sliding-window layers keep only the last");
+    CHECK(xlarun_session_position(s[0]) == n && xlarun_session_logits(s[0]) != NULL);
+    CHECK(xlarun_session_truncate(s[0], k, &err) == XLARUN_OK);
+    CHECK(xlarun_session_prefill(s[0], ids + k, n - k, &err) == XLARUN_OK);
+    CHECKF(!memcmp(xlarun_session_logits(s[0]), want, V * sizeof(float)), "%s: truncated to %lu and run again, the logits differ", dir, (unsigned long)k);
+    CHECK(xlarun_session_truncate(s[1], 5, &err) == XLARUN_OK); /* a full cache goes back anywhere */
+    CHECK(xlarun_session_prefill(s[1], ids + 5, n - 5, &err) == XLARUN_OK);
+    CHECKF(!memcmp(xlarun_session_logits(s[1]), want, V * sizeof(float)), "%s: kv_full truncated to 5, the logits differ", dir);
+    CHECK(xlarun_session_truncate(s[0], 0, &err) == XLARUN_OK); /* nothing kept: always possible */
+    CHECK(xlarun_session_prefill(s[0], ids, n, &err) == XLARUN_OK);
+    CHECKF(!memcmp(xlarun_session_logits(s[0]), want, V * sizeof(float)), "%s: from 0 again, the logits differ", dir);
+out:
+    for (k = 0; k < 2; k++) xlarun_session_free(s[k]);
+    xlarun_model_close(m);
+    free(want);
+    free(o.logits);
+}
+
 int main(void) {
     static const char *names[] = {"llama32", "llama2", "mqa", "odd", "mistral", "qwen2", "biased", "qwen3", "gemma3", "gemma2"};
     static const char *dtypes[] = {"f32", "bf16", "f16"};
@@ -363,6 +429,9 @@ int main(void) {
     test_invariants("qwen3-f32");    /* the head norms */
     test_invariants("gemma3-bf16");  /* local and global layers, chunks across the window */
     test_invariants("gemma2-f16");   /* soft caps */
+    test_ring("mistral-f32", 2);     /* both layers local */
+    test_ring("gemma3-f32", 3);      /* layers 0, 1 and 3 of 4 */
+    test_ring("gemma2-f32", 2);      /* every other layer */
     {   /* the lower-precision options: measured agreement, and the same bitwise invariants */
         static const char *bf[] = {"llama32-bf16", "llama2-bf16", "mqa-bf16", "odd-bf16", "mistral-bf16", "qwen2-bf16", "biased-bf16",
                                    "qwen3-bf16", "gemma3-bf16", "gemma2-bf16"};
