@@ -306,13 +306,16 @@ typedef enum xlarun_arch {          /* config.json's architectures / model_type 
                                        of q and k before RoPE (q_norm, k_norm) */
     XLARUN_ARCH_GEMMA3,             /* Gemma3ForCausalLM, gemma3_text: Qwen3's head norms, norms
                                        after attention and MLP too, GELU, local and global layers */
-    XLARUN_ARCH_GEMMA2              /* Gemma2ForCausalLM, gemma2: Gemma 3 without the head norms and the
+    XLARUN_ARCH_GEMMA2,             /* Gemma2ForCausalLM, gemma2: Gemma 3 without the head norms and the
                                        local RoPE base, with soft caps on the scores and the logits */
+    XLARUN_ARCH_GEMMA               /* GemmaForCausalLM, gemma: Llama with norms of 1 + w, the
+                                       embedding scaled by sqrt(hidden_size), GELU (hidden_act) */
 } xlarun_arch;
 
 typedef enum xlarun_act {           /* the MLP's activation: down(act(gate(x)) * up(x)) */
     XLARUN_ACT_SILU = 0,            /* hidden_act "silu" */
-    XLARUN_ACT_GELU_TANH            /* hidden_activation "gelu_pytorch_tanh" */
+    XLARUN_ACT_GELU_TANH,           /* hidden_activation "gelu_pytorch_tanh" (Gemma 1: hidden_act) */
+    XLARUN_ACT_GELU                 /* Gemma 1's hidden_act "gelu": the exact (erf) form */
 } xlarun_act;
 
 typedef struct xlarun_config {      /* config.json, checked; read-only */
@@ -2190,10 +2193,11 @@ static const struct xlarun__arch_info {
     {"Qwen3ForCausalLM", "qwen3", XLARUN_ARCH_QWEN3, 32, 32768, 128, 0},
     {"Gemma3ForCausalLM", "gemma3_text", XLARUN_ARCH_GEMMA3, 4, 131072, 256, 1},
     {"Gemma2ForCausalLM", "gemma2", XLARUN_ARCH_GEMMA2, 4, 8192, 256, 1},
+    {"GemmaForCausalLM", "gemma", XLARUN_ARCH_GEMMA, 16, 8192, 256, 1},
 };
 #define XLARUN__N_ARCH XLARUN__CAST(int, sizeof xlarun__archs / sizeof *xlarun__archs)
-#define XLARUN__ARCH_CLASSES "LlamaForCausalLM, MistralForCausalLM, Qwen2ForCausalLM, Qwen3ForCausalLM, Gemma3ForCausalLM, Gemma2ForCausalLM"
-#define XLARUN__ARCH_TYPES "llama, mistral, qwen2, qwen3, gemma3_text, gemma2"
+#define XLARUN__ARCH_CLASSES "LlamaForCausalLM, MistralForCausalLM, Qwen2ForCausalLM, Qwen3ForCausalLM, Gemma3ForCausalLM, Gemma2ForCausalLM, GemmaForCausalLM"
+#define XLARUN__ARCH_TYPES "llama, mistral, qwen2, qwen3, gemma3_text, gemma2, gemma"
 
 XLARUN_API const char *xlarun_arch_name(xlarun_arch a) {
     int k;
@@ -2332,18 +2336,23 @@ static xlarun_status xlarun__parse_config(const char *text, size_t len, xlarun_c
         return xlarun__fail(err, XLARUN_ERR_FORMAT, "config.json: neither 'architectures' nor 'model_type' says what model this is");
     c->arch = xlarun__archs[by_cls].arch;
     gemma = c->arch == XLARUN_ARCH_GEMMA3 || c->arch == XLARUN_ARCH_GEMMA2;
-    /* the activation: Gemma's MLP reads hidden_activation (and ignores hidden_act), the others hidden_act */
+    /* the activation: Gemma 2 and 3's MLP reads hidden_activation (and ignores hidden_act), the
+       others hidden_act; Gemma 1's the exact GELU for "gelu" (transformers >= 4.46 reads
+       hidden_act, which the hub's configs give as "gelu", and ignores hidden_activation) */
     v = xlarun__json_get(&j, root, gemma ? "hidden_activation" : "hidden_act");
-    if (gemma && v != XLARUN__NONE && xlarun__json_is_null(&j, v)) /* transformers fails on it */
-        return xlarun__fail(err, XLARUN_ERR_FORMAT, "config.json: 'hidden_activation' is null (expected \"gelu_pytorch_tanh\")");
+    if ((gemma || c->arch == XLARUN_ARCH_GEMMA) && v != XLARUN__NONE && xlarun__json_is_null(&j, v)) /* transformers fails on it */
+        return xlarun__fail(err, XLARUN_ERR_FORMAT, "config.json: '%s' is null (expected \"gelu_pytorch_tanh\")",
+                            gemma ? "hidden_activation" : "hidden_act");
+    c->act = gemma || c->arch == XLARUN_ARCH_GEMMA ? XLARUN_ACT_GELU_TANH : XLARUN_ACT_SILU;
     if (!xlarun__json_is_null(&j, v)) {
         if (text[v] != '"' || xlarun__json_str(&j, v, buf, sizeof buf) == XLARUN__NONE) strcpy(buf, "?");
-        if (strcmp(buf, gemma ? "gelu_pytorch_tanh" : "silu"))
+        if (c->arch == XLARUN_ARCH_GEMMA && !strcmp(buf, "gelu")) c->act = XLARUN_ACT_GELU;
+        else if (strcmp(buf, c->act == XLARUN_ACT_GELU_TANH ? "gelu_pytorch_tanh" : "silu"))
             return xlarun__fail(err, XLARUN_ERR_UNSUPPORTED, "config.json: %s '%s' is not supported (supported: %s)",
-                                gemma ? "hidden_activation" : "hidden_act", buf, gemma ? "gelu_pytorch_tanh" : "silu");
+                                gemma ? "hidden_activation" : "hidden_act", buf,
+                                gemma ? "gelu_pytorch_tanh" : c->arch == XLARUN_ARCH_GEMMA ? "gelu, gelu_pytorch_tanh" : "silu");
     }
-    c->act = gemma ? XLARUN_ACT_GELU_TANH : XLARUN_ACT_SILU;
-    if (c->arch == XLARUN_ARCH_LLAMA || c->arch == XLARUN_ARCH_QWEN3 || gemma) { /* their bias switches */
+    if (c->arch == XLARUN_ARCH_LLAMA || c->arch == XLARUN_ARCH_QWEN3 || gemma || c->arch == XLARUN_ARCH_GEMMA) { /* their bias switches */
         XLARUN__TRY(xlarun__cfg_bool(&j, root, "attention_bias", 0, &c->qkv_bias, err));
         c->o_bias = c->qkv_bias;
         if (c->arch == XLARUN_ARCH_LLAMA) XLARUN__TRY(xlarun__cfg_bool(&j, root, "mlp_bias", 0, &c->mlp_bias, err));
@@ -2469,6 +2478,11 @@ static xlarun_status xlarun__parse_config(const char *text, size_t len, xlarun_c
                                      xlarun__json_get(&j, root, "sliding_window") == XLARUN__NONE ? 4096 : 0,
                                      &c->sliding_window, err));
     if (gemma) XLARUN__TRY(xlarun__parse_gemma(&j, root, c, err));
+    if (c->arch == XLARUN_ARCH_GEMMA) { /* GemmaRMSNorm's 1 + w; the embedding times a tensor of
+                                           hidden_size ** 0.5 in the activations' dtype (f32) */
+        c->norm_plus_one = 1;
+        c->embed_scale = XLARUN__CAST(float, sqrt(XLARUN__CAST(double, c->hidden_size)));
+    }
     if (local_theta > 0.0) c->rope_local_theta = XLARUN__CAST(float, local_theta);
     XLARUN__TRY(xlarun__cfg_ids(&j, root, "bos_token_id", bos, XLARUN_MAX_EOS, &nbos, err));
     c->bos_token_id = nbos ? bos[0] : -1;
@@ -3392,7 +3406,7 @@ static void xlarun__mm_task(void *ctx, uint32_t t, uint32_t nt) {
         size_t r0, r1, i2;
         xlarun__split(c->rows[0], t, nt, &r0, &r1);
         for (i2 = 0; i2 < c->n && r0 < r1; i2++)
-            (c->act == 1 + XLARUN_ACT_GELU_TANH ? xlarun_k_gelu_mul : xlarun_k_silu_mul)(
+            (c->act == 1 + XLARUN_ACT_GELU_TANH ? xlarun_k_gelu_mul : c->act == 1 + XLARUN_ACT_GELU ? xlarun_k_gelu_erf_mul : xlarun_k_silu_mul)(
                 c->y[0] + i2 * c->rows[0] + r0, c->y[1] + i2 * c->rows[1] + r0, r1 - r0);
     }
 }

@@ -844,8 +844,8 @@ static void test_model_config(void) {
     }
 
     /* what kind of model */
-    CFG(NULL, "\"architectures\": [\"GemmaForCausalLM\"]", XLARUN_ERR_UNSUPPORTED,
-        "config.json: architecture 'GemmaForCausalLM' is not supported (supported: LlamaForCausalLM, MistralForCausalLM, Qwen2ForCausalLM, Qwen3ForCausalLM, Gemma3ForCausalLM, Gemma2ForCausalLM)");
+    CFG(NULL, "\"architectures\": [\"Phi3ForCausalLM\"]", XLARUN_ERR_UNSUPPORTED,
+        "config.json: architecture 'Phi3ForCausalLM' is not supported (supported: LlamaForCausalLM, MistralForCausalLM, Qwen2ForCausalLM, Qwen3ForCausalLM, Gemma3ForCausalLM, Gemma2ForCausalLM, GemmaForCausalLM)");
     CFG(NULL, "\"architectures\": [\"Qwen2ForCausalLM\"]", XLARUN_ERR_FORMAT,
         "config.json: model_type 'llama' and 'architectures' name different models");
     CFG(NULL, "\"architectures\": [\"LlamaForCausalLM\", \"MistralForCausalLM\"]", XLARUN_ERR_FORMAT,
@@ -903,7 +903,7 @@ static void test_model_config(void) {
     CFG(NULL, "\"architectures\": [\"LlamaForCausalLM\", \"LlamaForSequenceClassification\"]", XLARUN_ERR_UNSUPPORTED,
         "architecture 'LlamaForSequenceClassification' is not supported");
     CFG(NULL, "\"architectures\": \"LlamaForCausalLM\"", XLARUN_ERR_FORMAT, "config.json: 'architectures' must be a list");
-    CFG(NULL, "\"model_type\": \"gemma\"", XLARUN_ERR_UNSUPPORTED, "config.json: model_type 'gemma' is not supported (supported: llama, mistral, qwen2, qwen3, gemma3_text, gemma2)");
+    CFG(NULL, "\"model_type\": \"phi3\"", XLARUN_ERR_UNSUPPORTED, "config.json: model_type 'phi3' is not supported (supported: llama, mistral, qwen2, qwen3, gemma3_text, gemma2, gemma)");
     /* Qwen2: names that agree, head_dim as transformers 4.46 derives it, no per-layer window,
        Qwen2Config's 32 KV heads when the key is missing (MistralConfig's 8 for Mistral) */
 #define QWEN2 "\"model_type\": \"qwen2\", \"architectures\": [\"Qwen2ForCausalLM\"]"
@@ -1337,7 +1337,7 @@ static void test_model_gemma(void) {
     gem_case(base, "\"hidden_activation\": \"gelu_pytorch_tanh\"", "\"hidden_activation\": \"gelu\"", XLARUN_ERR_UNSUPPORTED,
              "config.json: hidden_activation 'gelu' is not supported (supported: gelu_pytorch_tanh)", __LINE__);
     gem_case(base, "\"model_type\": \"gemma3_text\"", "\"model_type\": \"gemma3\"", XLARUN_ERR_UNSUPPORTED,
-             "config.json: model_type 'gemma3' is not supported (supported: llama, mistral, qwen2, qwen3, gemma3_text, gemma2)", __LINE__);
+             "config.json: model_type 'gemma3' is not supported (supported: llama, mistral, qwen2, qwen3, gemma3_text, gemma2, gemma)", __LINE__);
     gem_case(base, "\"query_pre_attn_scalar\": 24", "\"query_pre_attn_scalar\": 0", XLARUN_ERR_FORMAT,
              "config.json: 'query_pre_attn_scalar' must be a number in (0, 1e+30), found 0", __LINE__);
     gem_case(base, "\"final_logit_softcapping\": null", "\"final_logit_softcapping\": 0", XLARUN_ERR_FORMAT,
@@ -1392,6 +1392,36 @@ static void test_model_gemma(void) {
               c.rope_theta == 7.0f);
         gem_case(base, "\"attn_logit_softcapping\": 5.0", "\"attn_logit_softcapping\": -1", XLARUN_ERR_FORMAT,
                  "config.json: 'attn_logit_softcapping' must be a number in (0, 1e+30), found -1", __LINE__);
+    }
+    free(w);
+    free(base);
+    /* Gemma 1: hidden_act picks the GELU (transformers >= 4.46 reads it and ignores
+       hidden_activation; GemmaConfig's default is gelu_pytorch_tanh); GemmaConfig's 16 KV heads,
+       head_dim 256 and tied embeddings when the keys are missing; none of Gemma 2's or 3's keys
+       read */
+    w = slurp(FIX "gemma-f32/model.safetensors", &n);
+    base = (char *)slurp(FIX "gemma-f32/config.json", &nc);
+    spit(tpath("mg/model.safetensors"), w, n);
+    if (gem_config(base, NULL, NULL, &ref)) {
+        CHECK(ref.arch == XLARUN_ARCH_GEMMA && ref.act == XLARUN_ACT_GELU && ref.norm_plus_one && !ref.sandwich_norms && !ref.qk_norm);
+        CHECK(ref.embed_scale == (float)sqrt(96.0) && ref.attn_scale == (float)(1.0 / sqrt(32.0)) && ref.sliding_window == 0);
+        CHECK(ref.attn_softcap == 0.0f && ref.final_softcap == 0.0f && ref.rope_theta == 10000.0f && ref.tie_word_embeddings);
+        CHECK(gem_config(base, "  \"hidden_act\": \"gelu\",\n", "", &c) && c.act == XLARUN_ACT_GELU_TANH);
+        CHECK(gem_config(base, "\"hidden_act\": \"gelu\"", "\"hidden_act\": \"gelu_pytorch_tanh\"", &c) && c.act == XLARUN_ACT_GELU_TANH);
+        CHECK(gem_config(base, "\"hidden_activation\": null", "\"hidden_activation\": \"gelu_pytorch_tanh\"", &c) && c.act == XLARUN_ACT_GELU);
+        CHECK(gem_config(base, "  \"rope_theta\": 10000.0,\n", "  \"sliding_window\": 4, \"final_logit_softcapping\": 3.0, \"query_pre_attn_scalar\": 5,\n", &c) &&
+              c.sliding_window == 0 && c.final_softcap == 0.0f && c.attn_scale == ref.attn_scale && c.rope_theta == 10000.0f);
+        gem_case(base, "\"hidden_act\": \"gelu\"", "\"hidden_act\": \"gelu_new\"", XLARUN_ERR_UNSUPPORTED,
+                 "config.json: hidden_act 'gelu_new' is not supported (supported: gelu, gelu_pytorch_tanh)", __LINE__);
+        gem_case(base, "\"hidden_act\": \"gelu\"", "\"hidden_act\": null", XLARUN_ERR_FORMAT,
+                 "config.json: 'hidden_act' is null (expected \"gelu_pytorch_tanh\")", __LINE__);
+        gem_case(base, "\"hidden_act\": \"gelu\"", "\"hidden_act\": \"silu\"", XLARUN_ERR_UNSUPPORTED,
+                 "config.json: hidden_act 'silu' is not supported (supported: gelu, gelu_pytorch_tanh)", __LINE__);
+        /* the class defaults: 16 KV heads, head_dim 256 (this file has 1 KV head of 32) */
+        gem_case(base, "  \"num_key_value_heads\": 1,\n", "", XLARUN_ERR_FORMAT,
+                 "config.json: num_attention_heads 4 is not a multiple of num_key_value_heads 16", __LINE__);
+        gem_case(base, "  \"head_dim\": 32,\n", "", XLARUN_ERR_MODEL,
+                 "tensor 'model.layers.0.self_attn.k_proj.weight' has shape [32,96], but config.json implies [256,96]", __LINE__);
     }
     free(w);
     free(base);

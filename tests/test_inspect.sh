@@ -83,9 +83,14 @@ has "model.embed_tokens.weight"
 
 # an unsupported architecture is refused by name
 copy llama32-bf16 arch
-sed 's/LlamaForCausalLM/GemmaForCausalLM/' $F/llama32-bf16/config.json >"$T/arch/config.json"
+sed 's/LlamaForCausalLM/Phi3ForCausalLM/' $F/llama32-bf16/config.json >"$T/arch/config.json"
 run "$T/arch" 1
-has "architecture 'GemmaForCausalLM' is not supported (supported: LlamaForCausalLM, MistralForCausalLM, Qwen2ForCausalLM, Qwen3ForCausalLM, Gemma3ForCausalLM, Gemma2ForCausalLM) (unsupported model)"
+has "architecture 'Phi3ForCausalLM' is not supported (supported: LlamaForCausalLM, MistralForCausalLM, Qwen2ForCausalLM, Qwen3ForCausalLM, Gemma3ForCausalLM, Gemma2ForCausalLM, GemmaForCausalLM) (unsupported model)"
+
+# Gemma 1: the exact GELU, the 1 + w norms and the embedding scale are named
+run $F/gemma-f32 0
+has "config.json: GemmaForCausalLM"; has "MLP activation: gelu (the exact, erf form)"; has "RMSNorm weights used as 1 + w"
+has "embeddings scaled by 9.79795933"
 
 # a Mistral model: the architecture and its sliding window are named
 run $F/mistral-bf16 0

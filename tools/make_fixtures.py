@@ -41,7 +41,7 @@ import transformers
 import safetensors
 from safetensors.torch import save_file, load_file
 from transformers import LlamaConfig, LlamaForCausalLM, MistralConfig, MistralForCausalLM
-from transformers import Qwen2Config, Qwen2ForCausalLM
+from transformers import Qwen2Config, Qwen2ForCausalLM, GemmaConfig, GemmaForCausalLM
 try:   # transformers >= 4.51 (the qwen3 family only)
     from transformers import Qwen3Config, Qwen3ForCausalLM
 except ImportError:
@@ -164,14 +164,26 @@ CONFIGS = {
                     rms_norm_eps=1e-6, max_position_embeddings=256, bos_token_id=2, eos_token_id=[1, 107],
                     pad_token_id=0),
                29, 9500, 111, 3.0),
+    # Gemma 1 (GemmaForCausalLM, transformers 4.57.1, which reads hidden_act): the exact GELU
+    # ("gelu", as the hub's gemma-2b/7b configs say); norms times 1 + w, the embedding times
+    # sqrt(H) with H = 96 (not exact in f32), scores times head_dim^-0.5, no window; MQA (as
+    # 2B); head_dim 32 != H/nh (as 7B's 256 x 16 != 3072); tied.
+    "gemma": (dict(vocab_size=320, hidden_size=96, intermediate_size=160, num_hidden_layers=3,
+                   num_attention_heads=4, num_key_value_heads=1, head_dim=32, hidden_act="gelu",
+                   tie_word_embeddings=True, rope_theta=10000.0, attention_bias=False,
+                   rms_norm_eps=1e-6, max_position_embeddings=256, bos_token_id=2, eos_token_id=1,
+                   pad_token_id=0),
+              27, 9700, 121, 3.0),
 }
 ARCH = {"mistral": (MistralConfig, MistralForCausalLM), "qwen2": (Qwen2Config, Qwen2ForCausalLM),
+        "gemma": (GemmaConfig, GemmaForCausalLM),
         "qwen3": (Qwen3Config, Qwen3ForCausalLM),
         "gemma3": (Gemma3TextConfig, Gemma3ForCausalLM), "gemma2": (Gemma2Config, Gemma2ForCausalLM)}   # the rest: Llama
 # families whose model class needs other versions than PINNED: made only with --only, under these
 # (python3 -m venv --system-site-packages V && V/bin/pip install transformers==4.51.3;
 #  V/bin/python tools/make_fixtures.py --only qwen3; the same with 4.57.1 and --only gemma3)
-FAMILY_PINS = {"qwen3": {"transformers": "4.51.3"}, "gemma3": {"transformers": "4.57.1"}, "gemma2": {"transformers": "4.57.1"}}
+FAMILY_PINS = {"qwen3": {"transformers": "4.51.3"}, "gemma3": {"transformers": "4.57.1"}, "gemma2": {"transformers": "4.57.1"},
+               "gemma": {"transformers": "4.57.1"}}
 SHARDED = {("llama2", "f32")}   # folders saved as exactly two shards + index
 
 
@@ -186,7 +198,7 @@ def check_versions(pins):
 
 
 def make_config(name, kw):
-    if name in ("gemma3", "gemma2"):   # their MLP reads hidden_activation (default gelu_pytorch_tanh), not hidden_act
+    if name in ("gemma3", "gemma2", "gemma"):   # 2, 3: hidden_activation (default gelu_pytorch_tanh); 1: hidden_act in kw
         cfg = ARCH[name][0](**kw)
     elif name in ARCH:
         cfg = ARCH[name][0](hidden_act="silu", **kw)
@@ -209,18 +221,19 @@ def fill_weights(model, cfg, seed, logit_std):
     residual stream; otherwise tied models just repeat their last token) and 1.0 for v/gate/up;
     norms: 1 + 0.1*N(0,1) (Qwen3's q_norm/k_norm twice that; Gemma's norms multiply by 1 + w, so
     theirs are stored 1 less, and its norms on the attention's and the MLP's output scale by
-    about 9, so the layers, not the sqrt(H)-scaled embedding, decide the next token); biases: N(0, 0.5^2) (1.0 for k_proj, as Qwen's k biases are large).
+    about 9, so the layers, not the sqrt(H)-scaled embedding, decide the next token; Gemma 1,
+    without those norms, gets o_proj/down_proj gains of 24 for the same reason); biases: N(0, 0.5^2) (1.0 for k_proj, as Qwen's k biases are large).
     Tied models use the embedding for both.
     """
     rng = np.random.default_rng(seed)
     H = cfg.hidden_size
-    gemma = np.float32(cfg.model_type in ("gemma3_text", "gemma2"))
+    gemma = np.float32(cfg.model_type in ("gemma3_text", "gemma2", "gemma"))
     with torch.no_grad():
         for name, p in model.named_parameters():   # tied lm_head is not listed separately
             shape = tuple(p.shape)
             if name.endswith(("q_norm.weight", "k_norm.weight")):   # peaked attention after the head norms
                 w = 2.0 * (1.0 + 0.1 * rng.standard_normal(shape, dtype=np.float32)) - gemma
-            elif gemma and name.endswith(("post_attention_layernorm.weight", "post_feedforward_layernorm.weight")):
+            elif gemma and cfg.model_type != "gemma" and name.endswith(("post_attention_layernorm.weight", "post_feedforward_layernorm.weight")):
                 w = 8.0 + 0.1 * rng.standard_normal(shape, dtype=np.float32)   # 9x: the layers outweigh the scaled embedding
             elif name.endswith("norm.weight"):
                 w = 1.0 + 0.1 * rng.standard_normal(shape, dtype=np.float32) - gemma
@@ -230,7 +243,7 @@ def fill_weights(model, cfg, seed, logit_std):
                 w = (logit_std / math.sqrt(H)) * rng.standard_normal(shape, dtype=np.float32)
             else:
                 gain = (1.5 if ("q_proj" in name or "k_proj" in name) else
-                        3.0 if ("o_proj" in name or "down_proj" in name) else 1.0)
+                        (24.0 if cfg.model_type == "gemma" else 3.0) if ("o_proj" in name or "down_proj" in name) else 1.0)
                 w = (gain / math.sqrt(shape[1])) * rng.standard_normal(shape, dtype=np.float32)
             p.copy_(torch.from_numpy(w))
     if cfg.tie_word_embeddings:
@@ -395,7 +408,8 @@ def numpy_reference(folder):
     tied head, each projection's bias when the file has one, Qwen3's per-head q/k norms; Gemma 3:
     norms times 1 + w, embeddings times sqrt(hidden), scores times query_pre_attn_scalar^-0.5,
     local layers (layer_types) with their own RoPE base and the window, norms after attention and
-    around the MLP, GELU (tanh)). Returns max |logit - oracle| over the 48 rows
+    around the MLP, GELU (tanh); Gemma 1: the 1 + w, the sqrt(hidden) and the exact GELU on the
+    Llama block). Returns max |logit - oracle| over the 48 rows
     and whether its argmax reproduces greedy. A cross-check of the spec, not of the oracle."""
     from safetensors import safe_open
     with open(os.path.join(folder, "config.json")) as f:
@@ -410,6 +424,7 @@ def numpy_reference(folder):
     hd = cfg.get("head_dim") or H // nh
     eps = cfg["rms_norm_eps"]
     gemma = cfg.get("model_type") in ("gemma3_text", "gemma2")
+    gemma1 = cfg.get("model_type") == "gemma"
     inv = 1.0 / (cfg["rope_theta"] ** (np.arange(0, hd, 2) / hd))
     rs = cfg.get("rope_scaling")
     if rs:
@@ -431,13 +446,13 @@ def numpy_reference(folder):
     def cos_sin(inv):
         ang = np.outer(np.arange(T), inv)
         return np.cos(np.concatenate([ang, ang], 1))[:, None], np.sin(np.concatenate([ang, ang], 1))[:, None]
-    rms = lambda x, w: (1.0 + w if gemma else w) * x / np.sqrt((x * x).mean(-1, keepdims=True) + eps)
+    rms = lambda x, w: (1.0 + w if gemma or gemma1 else w) * x / np.sqrt((x * x).mean(-1, keepdims=True) + eps)
     rope = lambda x, cs: x * cs[0] + np.concatenate([-x[..., hd // 2:], x[..., :hd // 2]], -1) * cs[1]
     glob = cos_sin(inv)
     local = cos_sin(1.0 / (cfg["rope_local_base_freq"] ** (np.arange(0, hd, 2) / hd))) if "rope_local_base_freq" in cfg else glob
     types = cfg.get("layer_types") or ["sliding_attention" if cfg.get("sliding_window") else "full_attention"] * cfg["num_hidden_layers"]
     scale = cfg["query_pre_attn_scalar"] ** -0.5 if gemma else 1 / math.sqrt(hd)
-    h = W["model.embed_tokens.weight"][seq] * (math.sqrt(H) if gemma else 1.0)
+    h = W["model.embed_tokens.weight"][seq] * (math.sqrt(H) if gemma or gemma1 else 1.0)
     for l in range(cfg["num_hidden_layers"]):
         p = "model.layers.%d." % l
         cs = local if types[l] == "sliding_attention" else glob
@@ -470,7 +485,11 @@ def numpy_reference(folder):
         h = h + lin(att.reshape(T, nh * hd), "self_attn.o_proj")
         x = rms(h, W[p + "post_attention_layernorm.weight"])
         gt = lin(x, "mlp.gate_proj")
-        h = h + lin(gt / (1 + np.exp(-gt)) * lin(x, "mlp.up_proj"), "mlp.down_proj")
+        if gemma1:   # GELU, exact: x Phi(x)
+            act = gt * 0.5 * np.vectorize(math.erfc)(-gt / math.sqrt(2.0))
+        else:
+            act = gt / (1 + np.exp(-gt))
+        h = h + lin(act * lin(x, "mlp.up_proj"), "mlp.down_proj")
     head = W.get("lm_head.weight", W["model.embed_tokens.weight"])
     lg = (rms(h, W["model.norm.weight"]) @ head.T)[len(prompt) - 1:]
     if cfg.get("final_logit_softcapping"):
