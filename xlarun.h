@@ -2337,8 +2337,9 @@ static xlarun_status xlarun__parse_config(const char *text, size_t len, xlarun_c
     c->arch = xlarun__archs[by_cls].arch;
     gemma = c->arch == XLARUN_ARCH_GEMMA3 || c->arch == XLARUN_ARCH_GEMMA2;
     /* the activation: Gemma 2 and 3's MLP reads hidden_activation (and ignores hidden_act), the
-       others hidden_act; Gemma 1's the exact GELU for "gelu" (transformers >= 4.46 reads
-       hidden_act, which the hub's configs give as "gelu", and ignores hidden_activation) */
+       others hidden_act. Gemma 1's too, as transformers 4.51.3, 4.57.1 and 5.23.0 read it: the
+       hub's "gelu" is the exact GELU there. (4.46.3 read hidden_activation, the tanh form when
+       null: the versions disagree on these checkpoints, and xlarun follows the later ones.) */
     v = xlarun__json_get(&j, root, gemma ? "hidden_activation" : "hidden_act");
     if ((gemma || c->arch == XLARUN_ARCH_GEMMA) && v != XLARUN__NONE && xlarun__json_is_null(&j, v)) /* transformers fails on it */
         return xlarun__fail(err, XLARUN_ERR_FORMAT, "config.json: '%s' is null (expected \"gelu_pytorch_tanh\")",
