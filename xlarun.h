@@ -3345,11 +3345,14 @@ struct xlarun_session {
     int has_logits;
     unsigned char *kc, *vc;              /* keys [n_layers][n_kv_heads][slots * head_dim] (blocks of
                                             XLARUN_K_KEY_BLOCK keys, see xlarun_k_attend), values
-                                            [n_layers][n_kv_heads][slots][head_dim]; position p in
-                                            slot p % slots, a layer's slots xlarun__slots */
-    size_t *kv_at;                       /* [n_layers]: where a layer's keys (values) start, elements */
+                                            [n_layers][n_kv_heads][rows][head_dim]; position p in
+                                            slot p % slots (a layer's slots: xlarun__slots; its
+                                            value rows n_ctx on a full layer, else as many) */
+    size_t *kv_at;                       /* [2][n_layers]: where a layer's keys, then values, start (elements) */
     size_t ring;                         /* the slots of a sliding-window layer: lds, or fewer when
                                             it keeps only what it attends (a ring) */
+    size_t ring_lo;                      /* with a ring: its layers hold every position from this
+                                            one to pos (each write of p loses p - ring) */
     xlarun_k_type kvt;                   /* their dtype: f32, f16 or bf16 */
     size_t kvsz;                         /* bytes per element of kvt */
     size_t lds;                          /* XLARUN_K_KEY_PAD(n_ctx): a full layer's slots, a score row */
@@ -3451,11 +3454,12 @@ typedef struct xlarun__attn {
 
 /* layer l's KV cache slots, and where head kvh's keys and values start */
 static size_t xlarun__slots(const xlarun_session *s, size_t l) { return s->m->layers[l].window ? s->ring : s->lds; }
+static size_t xlarun__vrows(const xlarun_session *s, size_t l) { return s->m->layers[l].window ? s->ring : s->n_ctx; }
 static unsigned char *xlarun__kc(const xlarun_session *s, size_t l, size_t kvh) {
     return s->kc + (s->kv_at[l] + kvh * xlarun__slots(s, l) * s->m->cfg.head_dim) * s->kvsz;
 }
 static unsigned char *xlarun__vc(const xlarun_session *s, size_t l, size_t kvh) {
-    return s->vc + (s->kv_at[l] + kvh * xlarun__slots(s, l) * s->m->cfg.head_dim) * s->kvsz;
+    return s->vc + (s->kv_at[s->m->cfg.n_layers + l] + kvh * xlarun__vrows(s, l) * s->m->cfg.head_dim) * s->kvsz;
 }
 
 /* the keys token i of the chunk attends in the layer: j0..n_keys-1 (j0 > 0: a sliding window) */
@@ -3622,6 +3626,7 @@ static void xlarun__forward(xlarun_session *s, const int32_t *ids, size_t n) {
     xlarun_k_rmsnorm(s->xb, s->x + (n - 1) * H, m->final_norm, H, c->rms_norm_eps);
     xlarun__matmul(s, &m->lm_head, NULL, c->vocab_size, H, s->xb, 1, s->logits);
     if (c->final_softcap > 0.0f) xlarun_k_softcap(s->logits, c->vocab_size, c->final_softcap); /* Gemma */
+    if (s->ring < s->lds && s->pos + n > s->ring + s->ring_lo) s->ring_lo = s->pos + n - s->ring; /* overwritten */
     s->pos += n;
     s->has_logits = 1;
 }
@@ -3634,10 +3639,10 @@ static xlarun_status xlarun__session_build(xlarun__arena *a, const xlarun_model 
     uint32_t n_ctx = o->n_ctx ? o->n_ctx : (c->max_position_embeddings < 4096 ? c->max_position_embeddings : 4096);
     uint32_t nb = o->n_batch ? o->n_batch : 256, nt = o->n_threads ? o->n_threads : 1;
     uint64_t kvd = XLARUN__CAST(uint64_t, c->n_kv_heads) * c->head_dim, qd = XLARUN__CAST(uint64_t, c->n_heads) * c->head_dim;
-    uint64_t width = c->hidden_size, cache, per_pos;
+    uint64_t width = c->hidden_size, cache = 0, key_bytes = 0, per_pos;
     float **bufs[9];
     uint64_t cols[9];
-    int i;
+    int i, k;
     if (n_ctx > XLARUN_MAX_POSITIONS)
         return xlarun__fail(err, XLARUN_ERR_ARGUMENT, "n_ctx %u is over the limit of %u tokens", n_ctx, XLARUN_MAX_POSITIONS);
     if (nt > 512) return xlarun__fail(err, XLARUN_ERR_ARGUMENT, "n_threads %u is over the limit of 512", nt);
@@ -3665,17 +3670,19 @@ static xlarun_status xlarun__session_build(xlarun__arena *a, const xlarun_model 
     for (i = 0; i < XLARUN__CAST(int, c->n_layers); i++)
         if (m->layers[i].window && !o->kv_full && XLARUN_K_KEY_PAD(XLARUN__CAST(size_t, m->layers[i].window) + nb - 1) < s->lds)
             s->ring = XLARUN_K_KEY_PAD(XLARUN__CAST(size_t, m->layers[i].window) + nb - 1);
-    s->kv_at = XLARUN__CAST(size_t *, xlarun__alloc_ex(a, c->n_layers * sizeof(size_t), 0, 0));
+    s->kv_at = XLARUN__CAST(size_t *, xlarun__alloc_ex(a, 2 * c->n_layers * sizeof(size_t), 0, 0));
     /* sizes: all products of values bounded above, checked anyway. A slot of every head of a
-       layer is per_pos bytes. */
+       layer is per_pos bytes; cache: the bytes of the keys (k = 0), then of the values */
     per_pos = kvd * s->kvsz;
-    for (cache = 0, i = 0; i < XLARUN__CAST(int, c->n_layers); i++) {
-        uint64_t bytes;
-        if (s->kv_at) s->kv_at[i] = XLARUN__CAST(size_t, cache / s->kvsz);
-        if (!xlarun__mul_u64(per_pos, xlarun__slots(s, XLARUN__CAST(size_t, i)), &bytes) || (cache += bytes) > SIZE_MAX / 4)
-            return xlarun__fail(err, XLARUN_ERR_MEMORY, "a KV cache of %u tokens is too large for this machine", n_ctx);
-    }
-    s->kc = XLARUN__CAST(unsigned char *, xlarun__alloc_ex(a, XLARUN__CAST(size_t, cache), 0, 1));
+    for (k = 0; k < 2; k++)
+        for (key_bytes = cache, cache = 0, i = 0; i < XLARUN__CAST(int, c->n_layers); i++) {
+            uint64_t bytes;
+            size_t l = XLARUN__CAST(size_t, i);
+            if (s->kv_at) s->kv_at[k * c->n_layers + l] = XLARUN__CAST(size_t, cache / s->kvsz);
+            if (!xlarun__mul_u64(per_pos, k ? xlarun__vrows(s, l) : xlarun__slots(s, l), &bytes) || (cache += bytes) > SIZE_MAX / 4)
+                return xlarun__fail(err, XLARUN_ERR_MEMORY, "a KV cache of %u tokens is too large for this machine", n_ctx);
+        }
+    s->kc = XLARUN__CAST(unsigned char *, xlarun__alloc_ex(a, XLARUN__CAST(size_t, key_bytes), 0, 1));
     s->vc = XLARUN__CAST(unsigned char *, xlarun__alloc_ex(a, XLARUN__CAST(size_t, cache), 0, 1));
     bufs[0] = &s->x; cols[0] = width;
     bufs[1] = &s->xb; cols[1] = width;
@@ -3697,7 +3704,9 @@ static xlarun_status xlarun__session_build(xlarun__arena *a, const xlarun_model 
         s->rope_sin_local = XLARUN__CAST(float *, xlarun__alloc_ex(a, XLARUN__CAST(size_t, nb) * (c->head_dim / 2) * sizeof(float), 0, 1));
         if (!xlarun__measuring(a) && (!s->rope_cos_local || !s->rope_sin_local)) return xlarun__no_room(a, "session", err);
     }
-    s->scores = XLARUN__CAST(float *, xlarun__alloc_ex(a, XLARUN__CAST(size_t, nt > c->n_kv_heads ? nt : c->n_kv_heads) * (c->n_heads / c->n_kv_heads) * s->lds * sizeof(float), 0, 1));
+    /* a thread's group, or every KV head's when xlarun__attention splits one across threads */
+    s->scores = XLARUN__CAST(float *, xlarun__alloc_ex(a, XLARUN__CAST(size_t, nt > 1 && c->n_kv_heads % nt && c->n_kv_heads > nt ? c->n_kv_heads : nt) *
+                                                          (c->n_heads / c->n_kv_heads) * s->lds * sizeof(float), 0, 1));
     s->logits = XLARUN__CAST(float *, xlarun__alloc_ex(a, XLARUN__CAST(size_t, c->vocab_size) * sizeof(float), 0, 1));
     if (m->quantized) { /* int8 input rows for the widest K: hidden, intermediate or q width */
         size_t kmax = c->hidden_size > c->intermediate_size ? c->hidden_size : c->intermediate_size;
@@ -3801,17 +3810,19 @@ XLARUN_API void xlarun_session_free(xlarun_session *s) {
 XLARUN_API void xlarun_session_reset(xlarun_session *s) {
     if (!s || s->magic != XLARUN__SESSION_MAGIC) return;
     s->pos = 0;
+    s->ring_lo = 0;
     s->has_logits = 0;
 }
 
 /* the W - 1 positions before n_keep (n_keep <= pos), which the next token attends on a sliding-
-   window layer, are all still in its ring: its slots hold the last s->ring positions */
+   window layer, are all still in its ring (from ring_lo: truncating does not bring back what a
+   later position overwrote, so it is a property of the writes, not of pos) */
 static int xlarun__can_keep(const xlarun_session *s, size_t n_keep) {
     size_t l, w = 0;
-    if (s->ring == s->lds || n_keep == s->pos || s->pos <= s->ring) return 1;
+    if (s->ring == s->lds || n_keep == s->pos || n_keep == 0) return 1;
     for (l = 0; l < s->m->cfg.n_layers; l++)
         if (s->m->layers[l].window > w) w = s->m->layers[l].window;
-    return (n_keep + 1 > w ? n_keep + 1 - w : 0) + s->ring >= s->pos;
+    return (n_keep + 1 > w ? n_keep + 1 - w : 0) >= s->ring_lo;
 }
 
 XLARUN_API xlarun_status xlarun_session_truncate(xlarun_session *s, size_t n_keep, xlarun_error *err) {
@@ -3828,6 +3839,7 @@ XLARUN_API xlarun_status xlarun_session_truncate(xlarun_session *s, size_t n_kee
                             XLARUN__CAST(unsigned long, s->pos), XLARUN__CAST(unsigned long, n_keep));
     if (n_keep < s->pos) s->has_logits = 0; /* the KV entries past n_keep are overwritten later */
     s->pos = n_keep;
+    if (n_keep == 0) s->ring_lo = 0; /* nothing is kept, nothing can be missing */
     xlarun__ok(err);
     return XLARUN_OK;
 }

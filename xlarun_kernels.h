@@ -974,7 +974,7 @@ XLARUN_K__FN void xlarun_k_softcap(float *x, size_t n, float cap) {
    transposed (its B keys side by side for every dimension); values by row:
      slot i's key, dim d at kt[(i/B)*B*hd + d*B + i%B]   (XLARUN_K_KEY_AT(i, d, hd))
      slot i's value, dim d at v[i*hd + d];   query g, dim d at q[g*hd + d]
-   The score rows start at the block of j0: position j's at scores[g*lds + j - jb], jb = j0 - j0 % B.
+   The score rows start at the block of j0: position j's at scores[g*lds + j - j0b], j0b = j0 - j0 % B.
      score(g, j) = (sum over d = 0, 1, 2, ... of q[g*hd+d] * key(j, d)) * scale
      then, when cap > 0 (Gemma 2's attn_logit_softcapping), xlarun_k_softcap of them
      p = softmax of the scores of j0..n_keys-1
@@ -1002,7 +1002,7 @@ XLARUN_K__FN void xlarun_k_softcap(float *x, size_t n, float cap) {
    Key blocks are read whole: the last one past n_keys, the first from its start before j0
    (scores computed and never used, from whatever those slots hold). So kt holds ring * hd
    elements (ring 0: XLARUN_K_KEY_PAD(n_keys) * hd), and ring must be at least n_keys - j0.
-   scores is caller scratch of nq rows of lds >= XLARUN_K_KEY_PAD(n_keys) - jb floats (left
+   scores is caller scratch of nq rows of lds >= XLARUN_K_KEY_PAD(n_keys) - j0b floats (left
    holding the p). out must not overlap q, kt, v. Causal masking is the caller's choice of j0
    and n_keys; j0 >= n_keys (no keys) gives out = 0.
 
@@ -1133,10 +1133,10 @@ XLARUN_K__AI void xlarun_k__qk(xlarun_k_type t, const float *q, size_t hd, const
 XLARUN_K__AI void xlarun_k__pv(xlarun_k_type t, const float *p, size_t lds, const unsigned char *v, size_t hd,
                                size_t ring, size_t j0, size_t n_keys, size_t d0, size_t m, float *out, int NG, int DB) {
     xlarun_k__v v0 = XK_ZERO(), v1 = v0, v2 = v0, v3 = v0, p0 = v0, p1 = v0, p2 = v0, p3 = v0;
-    size_t j, es = xlarun_k_type_size(t), slot = ring ? j0 % ring : j0;
+    size_t j, es = xlarun_k_type_size(t), slot = ring ? j0 % ring : j0, count = n_keys > j0 ? n_keys - j0 : 0;
     XA_ALL(XA_PDECL)
     p += j0 % XLARUN_K_KEY_BLOCK;
-    for (j = 0; j < n_keys - j0; j++, slot = slot + 1 == ring ? 0 : slot + 1) {
+    for (j = 0; j < count; j++, slot = slot + 1 == ring ? 0 : slot + 1) {
         const unsigned char *vj = v + (slot * hd + d0) * es;
         XA_VLD(0) XA_VLD(1) XA_VLD(2) XA_VLD(3)
         XA_PSET(0) XA_PSET(1) XA_PSET(2) XA_PSET(3)
@@ -1202,7 +1202,6 @@ XLARUN_K__AI void xlarun_k__pv_g(xlarun_k_type t, const float *p, size_t lds, co
 XLARUN_K__AI void xlarun_k__pv_t(xlarun_k_type t, const float *p, size_t nq, size_t lds, const unsigned char *v,
                                  size_t ring, size_t j0, size_t n_keys, size_t hd, size_t d0, size_t d1, float *out) {
     size_t g;
-    if (j0 >= n_keys) return;
     for (g = 0; g < nq; g += 4) {
         const float *pg = p + g * lds;
         float *og = out + g * hd;

@@ -818,6 +818,24 @@ static void test_generate_ring(void) {
     if (ids) memcpy(a, ids, n1 * sizeof(int32_t));
     ids = xlarun_generator_ids(g[1], &n2);
     CHECKF(n1 == n2 && ids && !memcmp(a, ids, n1 * sizeof(int32_t)), "after a restart the ids differ from a fresh session's");
+    {   /* back twice: 50 reused of 60 + 4 (positions 31..62 held), then 45 of those 51 + 4:
+           although the session is at 54 and the ring holds 32, the window before 45 (26..44)
+           lost 26..30 to positions 58..62, so from the start, with a fresh session's ids */
+        memcpy(a, b, sizeof a);
+        a[50] = 3;
+        CHECK(xlarun_generate_ids(g[0], a, 51, 4, NULL, NULL, &res, &err) == XLARUN_OK);
+        CHECKF(res.n_reused == 50, "back to 50: reused %lu", (unsigned long)res.n_reused);
+        a[45] = 4;
+        CHECK(xlarun_generate_ids(g[0], a, 46, 4, NULL, NULL, &res, &err) == XLARUN_OK);
+        CHECKF(res.n_reused == 0, "back to 45: reused %lu", (unsigned long)res.n_reused);
+        CHECK(xlarun_generate_ids(g[1], a, 46, 4, NULL, NULL, &res2, &err) == XLARUN_OK);
+        ids = xlarun_generator_ids(g[0], &n1);
+        if (ids) memcpy(b, ids, n1 * sizeof(int32_t));
+        ids = xlarun_generator_ids(g[1], &n2);
+        CHECKF(n1 == n2 && ids && !memcmp(b, ids, n1 * sizeof(int32_t)), "back twice: the ids differ from a fresh session's");
+        ids = xlarun_generator_ids(g[0], &n1);
+        if (ids) memcpy(a, ids, n1 * sizeof(int32_t));
+    }
     if (n1 < 66) { /* the conversation goes on: everything the session holds is reused */
         a[n1] = 5;
         CHECK(xlarun_generate_ids(g[0], a, n1 + 1, 2, NULL, NULL, &res, &err) == XLARUN_OK);

@@ -613,6 +613,12 @@ static void test_attend(void) {
         o0[0] = o0[3] = 9;
         xlarun_k_attend_ref(XLARUN_K_F32, q0, 1, kt0, kt0, 0, 5, 5, 4, 0.5f, 0.0f, sc0, 32, o0);
         CHECK(o0[0] == 0.0f && o0[3] == 0.0f);
+        o0[0] = o0[1] = o0[3] = 9; /* attend_pv alone: its dimensions 0 when there are no keys */
+        xlarun_k_attend_pv(XLARUN_K_F32, sc0, 1, 32, kt0, 0, 7, 5, 4, 0, 2, o0);
+        CHECK(o0[0] == 0.0f && o0[1] == 0.0f && o0[3] == 9.0f);
+        o0[0] = o0[1] = 9;
+        xlarun_k_attend_pv_ref(XLARUN_K_F32, sc0, 1, 32, kt0, 0, 7, 5, 4, 0, 2, o0);
+        CHECK(o0[0] == 0.0f && o0[1] == 0.0f && o0[3] == 9.0f);
     }
 }
 

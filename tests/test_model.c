@@ -404,6 +404,23 @@ static void test_ring(const char *name, size_t n_local) {
     CHECK(xlarun_session_truncate(s[0], 0, &err) == XLARUN_OK); /* nothing kept: always possible */
     CHECK(xlarun_session_prefill(s[0], ids, n, &err) == XLARUN_OK);
     CHECKF(!memcmp(xlarun_session_logits(s[0]), want, V * sizeof(float)), "%s: from 0 again, the logits differ", dir);
+    /* truncating twice: what a later position overwrote stays lost, whatever the position is
+       now (positions n - ring .. n - 1 are held; from n - 10 the window is there, from k - 1
+       it is not, although n - 10 - ring would allow it) */
+    CHECK(xlarun_session_truncate(s[0], n - 10, &err) == XLARUN_OK);
+    CHECK(xlarun_session_truncate(s[0], k - 1, &err) == XLARUN_ERR_ARGUMENT);
+    CHECK_CONTAINS(err.message, "sliding-window layers keep only the last");
+    CHECK(xlarun_session_position(s[0]) == n - 10);
+    CHECK(xlarun_session_truncate(s[0], k, &err) == XLARUN_OK);
+    CHECK(xlarun_session_prefill(s[0], ids + k, n - k, &err) == XLARUN_OK);
+    CHECKF(!memcmp(xlarun_session_logits(s[0]), want, V * sizeof(float)), "%s: truncated twice, the logits differ", dir);
+    /* nor does a context shorter than the ring hold everything once a longer one overwrote it:
+       ring + 8 positions, back to ring - 5 (the window from ring - 5 - w + 1 >= 8 is held), then
+       to 5 (positions 0..4 were overwritten by ring..ring + 4) */
+    xlarun_session_reset(s[0]);
+    CHECK(xlarun_session_prefill(s[0], ids, ring + 8, &err) == XLARUN_OK);
+    CHECK(xlarun_session_truncate(s[0], ring - 5, &err) == XLARUN_OK);
+    CHECK(xlarun_session_truncate(s[0], 5, &err) == XLARUN_ERR_ARGUMENT);
 out:
     for (k = 0; k < 2; k++) xlarun_session_free(s[k]);
     xlarun_model_close(m);
