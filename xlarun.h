@@ -308,8 +308,10 @@ typedef enum xlarun_arch {          /* config.json's architectures / model_type 
                                        after attention and MLP too, GELU, local and global layers */
     XLARUN_ARCH_GEMMA2,             /* Gemma2ForCausalLM, gemma2: Gemma 3 without the head norms and the
                                        local RoPE base, with soft caps on the scores and the logits */
-    XLARUN_ARCH_GEMMA               /* GemmaForCausalLM, gemma: Llama with norms of 1 + w, the
+    XLARUN_ARCH_GEMMA,              /* GemmaForCausalLM, gemma: Llama with norms of 1 + w, the
                                        embedding scaled by sqrt(hidden_size), GELU (hidden_act) */
+    XLARUN_ARCH_PHI3                /* Phi3ForCausalLM, phi3: Mistral with q, k and v in one matrix
+                                       (qkv_proj) and gate and up in one (gate_up_proj) */
 } xlarun_arch;
 
 typedef enum xlarun_act {           /* the MLP's activation: down(act(gate(x)) * up(x)) */
@@ -335,6 +337,7 @@ typedef struct xlarun_config {      /* config.json, checked; read-only */
     int o_bias;                     /* o_proj adds one: Llama's attention_bias */
     int mlp_bias;                   /* gate_proj, up_proj, down_proj add one: Llama's mlp_bias */
     int qk_norm;                    /* Qwen3, Gemma 3: q and k are RMS-normalized per head (q_norm, k_norm) */
+    int fused;                      /* Phi-3: q, k, v are the rows of qkv_proj, gate and up of gate_up_proj */
     xlarun_act act;
     int norm_plus_one;              /* Gemma: every RMSNorm multiplies by 1 + weight */
     int sandwich_norms;             /* Gemma 3: post_attention_layernorm normalizes the attention's
@@ -2047,6 +2050,14 @@ static const char *const xlarun__layer_names[XLARUN__L_COUNT] = {
     "self_attn.q_norm.weight", "self_attn.k_norm.weight", "pre_feedforward_layernorm.weight",
     "post_feedforward_layernorm.weight"};
 
+/* layer slot kind k's tensor name under this config: Phi-3's q and gate slots hold the fused
+   qkv_proj and gate_up_proj (its k, v and up slots are views into them, never read) */
+static const char *xlarun__layer_name(int fused, int k) {
+    if (fused && k == XLARUN__L_Q) return "self_attn.qkv_proj.weight";
+    if (fused && k == XLARUN__L_GATE) return "mlp.gate_up_proj.weight";
+    return xlarun__layer_names[k];
+}
+
 typedef struct xlarun__slot {
     const void *data;            /* mapped or streamed bytes (f32 copy for norms) */
     xlarun_dtype dtype;
@@ -2194,10 +2205,11 @@ static const struct xlarun__arch_info {
     {"Gemma3ForCausalLM", "gemma3_text", XLARUN_ARCH_GEMMA3, 4, 131072, 256, 1},
     {"Gemma2ForCausalLM", "gemma2", XLARUN_ARCH_GEMMA2, 4, 8192, 256, 1},
     {"GemmaForCausalLM", "gemma", XLARUN_ARCH_GEMMA, 16, 8192, 256, 1},
+    {"Phi3ForCausalLM", "phi3", XLARUN_ARCH_PHI3, 0, 4096, 0, 0},
 };
 #define XLARUN__N_ARCH XLARUN__CAST(int, sizeof xlarun__archs / sizeof *xlarun__archs)
-#define XLARUN__ARCH_CLASSES "LlamaForCausalLM, MistralForCausalLM, Qwen2ForCausalLM, Qwen3ForCausalLM, Gemma3ForCausalLM, Gemma2ForCausalLM, GemmaForCausalLM"
-#define XLARUN__ARCH_TYPES "llama, mistral, qwen2, qwen3, gemma3_text, gemma2, gemma"
+#define XLARUN__ARCH_CLASSES "LlamaForCausalLM, MistralForCausalLM, Qwen2ForCausalLM, Qwen3ForCausalLM, Gemma3ForCausalLM, Gemma2ForCausalLM, GemmaForCausalLM, Phi3ForCausalLM"
+#define XLARUN__ARCH_TYPES "llama, mistral, qwen2, qwen3, gemma3_text, gemma2, gemma, phi3"
 
 XLARUN_API const char *xlarun_arch_name(xlarun_arch a) {
     int k;
@@ -2392,15 +2404,15 @@ static xlarun_status xlarun__parse_config(const char *text, size_t len, xlarun_c
         return xlarun__fail(err, XLARUN_ERR_FORMAT,
                             "config.json: num_attention_heads %u is not a multiple of num_key_value_heads %u",
                             c->n_heads, c->n_kv_heads);
-    if (c->arch == XLARUN_ARCH_QWEN2 && c->head_dim * c->n_heads != c->hidden_size) /* transformers versions differ */
+    if ((c->arch == XLARUN_ARCH_QWEN2 || c->arch == XLARUN_ARCH_PHI3) && c->head_dim * c->n_heads != c->hidden_size) /* transformers versions differ */
         return xlarun__fail(err, XLARUN_ERR_UNSUPPORTED,
-                            "config.json: head_dim %u with Qwen2ForCausalLM is not supported (it must be hidden_size / num_attention_heads, %u)",
-                            c->head_dim, c->hidden_size / c->n_heads);
+                            "config.json: head_dim %u with %s is not supported (it must be hidden_size / num_attention_heads, %u)",
+                            c->head_dim, xlarun__archs[by_cls].cls, c->hidden_size / c->n_heads);
     if (XLARUN__CAST(uint64_t, c->n_heads) * c->head_dim > (1u << 20))
         return xlarun__fail(err, XLARUN_ERR_FORMAT, "config.json: num_attention_heads x head_dim is over %u", 1u << 20);
     XLARUN__TRY(xlarun__cfg_uint(&j, root, "max_position_embeddings", 0, 1, XLARUN_MAX_POSITIONS, xlarun__archs[by_cls].max_pos,
                                  &c->max_position_embeddings, err));
-    XLARUN__TRY(xlarun__cfg_float(&j, root, "", "rms_norm_eps", 0, 0.0, 1.0, 1e-6, &d, err));
+    XLARUN__TRY(xlarun__cfg_float(&j, root, "", "rms_norm_eps", 0, 0.0, 1.0, c->arch == XLARUN_ARCH_PHI3 ? 1e-5 : 1e-6, &d, err));
     c->rms_norm_eps = XLARUN__CAST(float, d);
     XLARUN__TRY(xlarun__cfg_bool(&j, root, "tie_word_embeddings", xlarun__archs[by_cls].tie, &c->tie_word_embeddings, err));
     c->embed_scale = 1.0f;
@@ -2449,6 +2461,9 @@ static xlarun_status xlarun__parse_config(const char *text, size_t len, xlarun_c
         if (c->arch == XLARUN_ARCH_MISTRAL && strcmp(buf, "default")) /* transformers' Mistral applies none */
             return xlarun__fail(err, XLARUN_ERR_UNSUPPORTED,
                                 "config.json: rope type '%s' with MistralForCausalLM is not supported (it takes no RoPE scaling)", buf);
+        if (c->arch == XLARUN_ARCH_PHI3 && strcmp(buf, "default")) /* Phi-3 128k, 3.5, 4-mini: longrope */
+            return xlarun__fail(err, XLARUN_ERR_UNSUPPORTED,
+                                "config.json: rope type '%s' with Phi3ForCausalLM is not supported (xlarun runs the 4k models, without RoPE scaling)", buf);
         if (!strcmp(buf, "linear")) {
             c->rope_type = XLARUN_ROPE_LINEAR;
             XLARUN__TRY(xlarun__cfg_float(&j, rope, where, "factor", 1, 0.0, 1e9, 1.0, &d, err));
@@ -2474,10 +2489,17 @@ static xlarun_status xlarun__parse_config(const char *text, size_t len, xlarun_c
             return xlarun__fail(err, XLARUN_ERR_UNSUPPORTED,
                                 "config.json: rope type '%s' is not supported (supported: default, linear, llama3)", buf);
     }
-    if (c->arch == XLARUN_ARCH_MISTRAL) /* the window: null is none; a missing key is MistralConfig's, 4096 */
+    if (c->arch == XLARUN_ARCH_MISTRAL || c->arch == XLARUN_ARCH_PHI3) /* the window: null is none; a missing key is
+                                                                          MistralConfig's 4096, Phi3Config's none */
         XLARUN__TRY(xlarun__cfg_uint(&j, root, "sliding_window", 0, 1, XLARUN_MAX_POSITIONS,
-                                     xlarun__json_get(&j, root, "sliding_window") == XLARUN__NONE ? 4096 : 0,
+                                     c->arch == XLARUN_ARCH_MISTRAL && xlarun__json_get(&j, root, "sliding_window") == XLARUN__NONE ? 4096 : 0,
                                      &c->sliding_window, err));
+    if (c->arch == XLARUN_ARCH_PHI3) { /* Phi-4-mini's partial RoPE is not run; its biases keys are never read */
+        XLARUN__TRY(xlarun__cfg_float(&j, root, "", "partial_rotary_factor", 0, 0.0, 2.0, 1.0, &d, err));
+        if (d != 1.0)
+            return xlarun__fail(err, XLARUN_ERR_UNSUPPORTED, "config.json: partial_rotary_factor %g with Phi3ForCausalLM is not supported (only 1)", d);
+        c->fused = 1;
+    }
     if (gemma) XLARUN__TRY(xlarun__parse_gemma(&j, root, c, err));
     if (c->arch == XLARUN_ARCH_GEMMA) { /* GemmaRMSNorm's 1 + w; the embedding times a tensor of
                                            hidden_size ** 0.5 in the activations' dtype (f32) */
@@ -2534,6 +2556,7 @@ static int xlarun__is_norm_slot(int slot) {
 /* whether the model reads layer slot kind k: the norms and matrices always, a bias when
    config.json gives the matrix one, the head norms for Qwen3 */
 static int xlarun__layer_slot_used(const xlarun_config *c, int k) {
+    if (c->fused && (k == XLARUN__L_K || k == XLARUN__L_V || k == XLARUN__L_UP)) return 0;
     if (k <= XLARUN__L_DOWN) return 1;
     if (k >= XLARUN__L_PRE_FFN_NORM) return c->sandwich_norms;
     if (k >= XLARUN__L_Q_NORM) return c->qk_norm;
@@ -2561,16 +2584,16 @@ static int xlarun__slot_of(const xlarun_config *c, const char *name) {
     }
     if (*p++ != '.') return -1;
     for (k = 0; k < XLARUN__L_COUNT; k++)
-        if (xlarun__layer_slot_used(c, k) && !strcmp(p, xlarun__layer_names[k]))
+        if (xlarun__layer_slot_used(c, k) && !strcmp(p, xlarun__layer_name(c->fused, k)))
             return layer < c->n_layers ? XLARUN__CAST(int, XLARUN__T_GLOBAL + layer * XLARUN__L_COUNT) + k : -2;
     return -1;
 }
 
-static void xlarun__slot_name(int slot, char *buf, size_t cap) {
+static void xlarun__slot_name(const xlarun_config *c, int slot, char *buf, size_t cap) {
     if (slot < XLARUN__T_GLOBAL) snprintf(buf, cap, "%s", xlarun__global_names[slot]);
     else
         snprintf(buf, cap, "model.layers.%d.%s", (slot - XLARUN__T_GLOBAL) / XLARUN__L_COUNT,
-                 xlarun__layer_names[(slot - XLARUN__T_GLOBAL) % XLARUN__L_COUNT]);
+                 xlarun__layer_name(c->fused, (slot - XLARUN__T_GLOBAL) % XLARUN__L_COUNT));
 }
 
 /* the shape config.json implies for a slot: [rows, cols], or [rows] for norms and biases */
@@ -2584,10 +2607,10 @@ static int xlarun__slot_shape(const xlarun_config *c, int slot, uint64_t shape[2
     if (k >= XLARUN__L_Q_NORM) { shape[0] = c->head_dim; return 1; }
     if (bias) k -= XLARUN__L_BIAS; /* a bias: [rows] of its matrix */
     switch (k) {
-    case XLARUN__L_Q: shape[0] = Q; break;
+    case XLARUN__L_Q: shape[0] = c->fused && !bias ? Q + 2 * KV : Q; break;
     case XLARUN__L_K: case XLARUN__L_V: shape[0] = KV; break;
     case XLARUN__L_O: shape[0] = H; shape[1] = Q; break;
-    case XLARUN__L_GATE: case XLARUN__L_UP: shape[0] = I; break;
+    case XLARUN__L_GATE: case XLARUN__L_UP: shape[0] = c->fused && !bias && k == XLARUN__L_GATE ? 2 * I : I; break;
     default: shape[0] = H; shape[1] = I; break;
     }
     return bias ? 1 : 2;
@@ -2717,7 +2740,7 @@ static xlarun_status xlarun__take(xlarun__loader *L, int shard, const xlarun_st_
     }
     if (s->found) {
         char name[160];
-        xlarun__slot_name(slot, name, sizeof name);
+        xlarun__slot_name(&L->m->cfg, slot, name, sizeof name);
         return xlarun__fail(err, XLARUN_ERR_MODEL, "%s: tensor '%s' is also in an earlier shard", path, name);
     }
     s->found = 1;
@@ -2888,6 +2911,16 @@ static uint64_t xlarun__view(xlarun_model *m, const xlarun__slot *sl, int slot, 
     return shape[0] * shape[1] * xlarun_k_type_size(w->type);
 }
 
+/* the view of w from row r0 on (rows of K weights): *out shares w's storage */
+static void xlarun__rows(const xlarun__weight *w, size_t r0, size_t K, xlarun__weight *out) {
+    *out = *w;
+    if (w->scale) {
+        out->data = XLARUN__CAST(const char *, w->data) + r0 * xlarun_k_qrow_bytes(w->qtype, K);
+        out->scale = XLARUN__CAST(const char *, w->scale) + r0 * (K / XLARUN_K_QBLOCK) * 2;
+    } else
+        out->data = XLARUN__CAST(const char *, w->data) + r0 * K * xlarun_k_type_size(w->type);
+}
+
 /* after every shard: slot i was found (unless a tied lm_head), in the shard the index names,
    with its block scales exactly when it is quantized */
 static xlarun_status xlarun__check_slot(const xlarun__loader *L, int i, const char *const *names, xlarun_error *err) {
@@ -2897,7 +2930,7 @@ static xlarun_status xlarun__check_slot(const xlarun__loader *L, int i, const ch
     int k = i < XLARUN__T_GLOBAL ? -1 : (i - XLARUN__T_GLOBAL) % XLARUN__L_COUNT;
     if (i == XLARUN__T_LM_HEAD && c->tie_word_embeddings) return XLARUN_OK;
     if (k >= 0 && !xlarun__layer_slot_used(c, k)) return XLARUN_OK;
-    xlarun__slot_name(i, name, sizeof name);
+    xlarun__slot_name(c, i, name, sizeof name);
     if (!sl->found) {
         if (k >= XLARUN__L_PRE_FFN_NORM)
             return xlarun__fail(err, XLARUN_ERR_MODEL, "%s: missing tensor '%s' (%s normalizes the MLP's input and output)",
@@ -3012,9 +3045,16 @@ static xlarun_status xlarun__model_build(xlarun__arena *a, const char *dir,
         ly->window = m->cfg.sliding_pattern && (l + 1) % m->cfg.sliding_pattern == 0 ? 0 : m->cfg.sliding_window;
         ly->local_rope = ly->window && m->cfg.rope_local_theta > 0.0f;
         for (k = 0; k <= XLARUN__L_DOWN; k++) {
-            if (k == XLARUN__L_ATTN_NORM || k == XLARUN__L_MLP_NORM) continue;
+            ly->bias[k] = NULL;
+            if (k == XLARUN__L_ATTN_NORM || k == XLARUN__L_MLP_NORM || !xlarun__layer_slot_used(&m->cfg, k)) continue;
             m->weight_bytes += xlarun__view(m, &sl[k], XLARUN__T_GLOBAL + XLARUN__CAST(int, l) * XLARUN__L_COUNT + k, w[k]);
             ly->bias[k] = xlarun__layer_slot_used(&m->cfg, XLARUN__L_BIAS + k) ? XLARUN__CAST(const float *, sl[XLARUN__L_BIAS + k].data) : NULL;
+        }
+        if (m->cfg.fused) { /* Phi-3: k and v are rows of qkv_proj after q's, up rows of gate_up_proj after gate's */
+            size_t qd = XLARUN__CAST(size_t, m->cfg.n_heads) * m->cfg.head_dim, kvd = XLARUN__CAST(size_t, m->cfg.n_kv_heads) * m->cfg.head_dim;
+            xlarun__rows(&ly->q, qd, m->cfg.hidden_size, &ly->k);
+            xlarun__rows(&ly->q, qd + kvd, m->cfg.hidden_size, &ly->v);
+            xlarun__rows(&ly->gate, m->cfg.intermediate_size, m->cfg.hidden_size, &ly->up);
         }
     }
     xlarun__rope_freqs(&m->cfg, m->inv_freq);

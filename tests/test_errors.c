@@ -844,8 +844,8 @@ static void test_model_config(void) {
     }
 
     /* what kind of model */
-    CFG(NULL, "\"architectures\": [\"Phi3ForCausalLM\"]", XLARUN_ERR_UNSUPPORTED,
-        "config.json: architecture 'Phi3ForCausalLM' is not supported (supported: LlamaForCausalLM, MistralForCausalLM, Qwen2ForCausalLM, Qwen3ForCausalLM, Gemma3ForCausalLM, Gemma2ForCausalLM, GemmaForCausalLM)");
+    CFG(NULL, "\"architectures\": [\"PhiForCausalLM\"]", XLARUN_ERR_UNSUPPORTED,
+        "config.json: architecture 'PhiForCausalLM' is not supported (supported: LlamaForCausalLM, MistralForCausalLM, Qwen2ForCausalLM, Qwen3ForCausalLM, Gemma3ForCausalLM, Gemma2ForCausalLM, GemmaForCausalLM, Phi3ForCausalLM)");
     CFG(NULL, "\"architectures\": [\"Qwen2ForCausalLM\"]", XLARUN_ERR_FORMAT,
         "config.json: model_type 'llama' and 'architectures' name different models");
     CFG(NULL, "\"architectures\": [\"LlamaForCausalLM\", \"MistralForCausalLM\"]", XLARUN_ERR_FORMAT,
@@ -903,7 +903,7 @@ static void test_model_config(void) {
     CFG(NULL, "\"architectures\": [\"LlamaForCausalLM\", \"LlamaForSequenceClassification\"]", XLARUN_ERR_UNSUPPORTED,
         "architecture 'LlamaForSequenceClassification' is not supported");
     CFG(NULL, "\"architectures\": \"LlamaForCausalLM\"", XLARUN_ERR_FORMAT, "config.json: 'architectures' must be a list");
-    CFG(NULL, "\"model_type\": \"phi3\"", XLARUN_ERR_UNSUPPORTED, "config.json: model_type 'phi3' is not supported (supported: llama, mistral, qwen2, qwen3, gemma3_text, gemma2, gemma)");
+    CFG(NULL, "\"model_type\": \"phi\"", XLARUN_ERR_UNSUPPORTED, "config.json: model_type 'phi' is not supported (supported: llama, mistral, qwen2, qwen3, gemma3_text, gemma2, gemma, phi3)");
     /* Qwen2: names that agree, head_dim as transformers 4.46 derives it, no per-layer window,
        Qwen2Config's 32 KV heads when the key is missing (MistralConfig's 8 for Mistral) */
 #define QWEN2 "\"model_type\": \"qwen2\", \"architectures\": [\"Qwen2ForCausalLM\"]"
@@ -1337,7 +1337,7 @@ static void test_model_gemma(void) {
     gem_case(base, "\"hidden_activation\": \"gelu_pytorch_tanh\"", "\"hidden_activation\": \"gelu\"", XLARUN_ERR_UNSUPPORTED,
              "config.json: hidden_activation 'gelu' is not supported (supported: gelu_pytorch_tanh)", __LINE__);
     gem_case(base, "\"model_type\": \"gemma3_text\"", "\"model_type\": \"gemma3\"", XLARUN_ERR_UNSUPPORTED,
-             "config.json: model_type 'gemma3' is not supported (supported: llama, mistral, qwen2, qwen3, gemma3_text, gemma2, gemma)", __LINE__);
+             "config.json: model_type 'gemma3' is not supported (supported: llama, mistral, qwen2, qwen3, gemma3_text, gemma2, gemma, phi3)", __LINE__);
     gem_case(base, "\"query_pre_attn_scalar\": 24", "\"query_pre_attn_scalar\": 0", XLARUN_ERR_FORMAT,
              "config.json: 'query_pre_attn_scalar' must be a number in (0, 1e+30), found 0", __LINE__);
     gem_case(base, "\"final_logit_softcapping\": null", "\"final_logit_softcapping\": 0", XLARUN_ERR_FORMAT,
@@ -1422,6 +1422,46 @@ static void test_model_gemma(void) {
                  "config.json: num_attention_heads 4 is not a multiple of num_key_value_heads 16", __LINE__);
         gem_case(base, "  \"head_dim\": 32,\n", "", XLARUN_ERR_MODEL,
                  "tensor 'model.layers.0.self_attn.k_proj.weight' has shape [32,96], but config.json implies [256,96]", __LINE__);
+    }
+    free(w);
+    free(base);
+    /* Phi-3: the fused matrices by their own names and shapes, the window (none when missing or
+       null), Phi3Config's eps; longrope, a partial rotary factor and a head_dim that is not
+       hidden / heads (transformers versions differ on reading it) refused by name */
+    w = slurp(FIX "phi3-f32/model.safetensors", &n);
+    base = (char *)slurp(FIX "phi3-f32/config.json", &nc);
+    spit(tpath("mg/model.safetensors"), w, n);
+    if (gem_config(base, NULL, NULL, &ref)) {
+        CHECK(ref.arch == XLARUN_ARCH_PHI3 && ref.fused && ref.sliding_window == 20 && ref.rms_norm_eps == 1e-5f && !ref.tie_word_embeddings);
+        CHECK(!ref.norm_plus_one && ref.embed_scale == 1.0f && ref.act == XLARUN_ACT_SILU && !ref.qkv_bias && ref.n_kv_heads == 2);
+        CHECK(gem_config(base, "  \"sliding_window\": 20,\n", "", &c) && c.sliding_window == 0);
+        CHECK(gem_config(base, "\"sliding_window\": 20", "\"sliding_window\": null", &c) && c.sliding_window == 0);
+        CHECK(gem_config(base, "  \"rms_norm_eps\": 1e-05,\n", "", &c) && c.rms_norm_eps == 1e-5f);
+        CHECK(gem_config(base, "\"partial_rotary_factor\": 1.0", "\"attention_bias\": true, \"mlp_bias\": true", &c) && !c.qkv_bias && !c.mlp_bias);
+        gem_case(base, "\"rope_scaling\": null", "\"rope_scaling\": {\"type\": \"longrope\", \"short_factor\": [1, 1, 1, 1, 1, 1, 1, 1], \"long_factor\": [2, 2, 2, 2, 2, 2, 2, 2]}",
+                 XLARUN_ERR_UNSUPPORTED, "config.json: rope type 'longrope' with Phi3ForCausalLM is not supported (xlarun runs the 4k models, without RoPE scaling)", __LINE__);
+        gem_case(base, "\"partial_rotary_factor\": 1.0", "\"partial_rotary_factor\": 0.75", XLARUN_ERR_UNSUPPORTED,
+                 "config.json: partial_rotary_factor 0.75 with Phi3ForCausalLM is not supported (only 1)", __LINE__);
+        gem_case(base, "\"partial_rotary_factor\": 1.0", "\"partial_rotary_factor\": 0", XLARUN_ERR_FORMAT,
+                 "config.json: 'partial_rotary_factor' must be a number in (0, 2), found 0", __LINE__);
+        gem_case(base, "\"partial_rotary_factor\": 1.0", "\"head_dim\": 32", XLARUN_ERR_UNSUPPORTED,
+                 "config.json: head_dim 32 with Phi3ForCausalLM is not supported (it must be hidden_size / num_attention_heads, 16)", __LINE__);
+        gem_case(base, "\"num_key_value_heads\": 2", "\"num_key_value_heads\": 4", XLARUN_ERR_MODEL,
+                 "tensor 'model.layers.0.self_attn.qkv_proj.weight' has shape [128,64], but config.json implies [192,64]", __LINE__);
+        gem_case(base, "\"intermediate_size\": 112", "\"intermediate_size\": 56", XLARUN_ERR_MODEL,
+                 "tensor 'model.layers.0.mlp.down_proj.weight' has shape [64,112], but config.json implies [64,56]", __LINE__);
+        {   /* layer 0's gate_up_proj under another name (same length, so the offsets hold): missing, by name */
+            char *h = (char *)w, *at = NULL;
+            size_t i;
+            for (i = 0; i + 32 < n && i < 65536 && !at; i++)
+                if (!memcmp(h + i, "layers.0.mlp.gate_up_proj.weight", 32)) at = h + i;
+            CHECK(at != NULL);
+            if (at) {
+                at[24] = 'X'; /* gate_up_proX */
+                spit(tpath("mg/model.safetensors"), w, n);
+                gem_case(base, NULL, NULL, XLARUN_ERR_MODEL, "missing tensor 'model.layers.0.mlp.gate_up_proj.weight'", __LINE__);
+            }
+        }
     }
     free(w);
     free(base);

@@ -83,14 +83,19 @@ has "model.embed_tokens.weight"
 
 # an unsupported architecture is refused by name
 copy llama32-bf16 arch
-sed 's/LlamaForCausalLM/Phi3ForCausalLM/' $F/llama32-bf16/config.json >"$T/arch/config.json"
+sed 's/LlamaForCausalLM/PhiForCausalLM/' $F/llama32-bf16/config.json >"$T/arch/config.json"
 run "$T/arch" 1
-has "architecture 'Phi3ForCausalLM' is not supported (supported: LlamaForCausalLM, MistralForCausalLM, Qwen2ForCausalLM, Qwen3ForCausalLM, Gemma3ForCausalLM, Gemma2ForCausalLM, GemmaForCausalLM) (unsupported model)"
+has "architecture 'PhiForCausalLM' is not supported (supported: LlamaForCausalLM, MistralForCausalLM, Qwen2ForCausalLM, Qwen3ForCausalLM, Gemma3ForCausalLM, Gemma2ForCausalLM, GemmaForCausalLM, Phi3ForCausalLM) (unsupported model)"
 
 # Gemma 1: the exact GELU, the 1 + w norms and the embedding scale are named
 run $F/gemma-f32 0
 has "config.json: GemmaForCausalLM"; has "MLP activation: gelu (the exact, erf form)"; has "RMSNorm weights used as 1 + w"
 has "embeddings scaled by 9.79795933"
+
+# Phi-3: the fused matrices are listed by their own names
+run $F/phi3-f32 0
+has "config.json: Phi3ForCausalLM"; has "model.layers.1.self_attn.qkv_proj.weight"; has "model.layers.0.mlp.gate_up_proj.weight"
+has "sliding_window 20 (position i attends to i-19..i)"
 
 # a Mistral model: the architecture and its sliding window are named
 run $F/mistral-bf16 0

@@ -429,7 +429,7 @@ out:
 }
 
 int main(void) {
-    static const char *names[] = {"llama32", "llama2", "mqa", "odd", "mistral", "qwen2", "biased", "qwen3", "gemma3", "gemma2", "gemma"};
+    static const char *names[] = {"llama32", "llama2", "mqa", "odd", "mistral", "qwen2", "biased", "qwen3", "gemma3", "gemma2", "gemma", "phi3"};
     static const char *dtypes[] = {"f32", "bf16", "f16"};
     double worst = 0;
     size_t i, j;
@@ -450,9 +450,11 @@ int main(void) {
     test_ring("mistral-f32", 2);     /* both layers local */
     test_ring("gemma3-f32", 3);      /* layers 0, 1 and 3 of 4 */
     test_ring("gemma2-f32", 2);      /* every other layer */
+    test_ring("phi3-f32", 2);        /* both layers, k and v views into qkv_proj */
+    test_invariants("phi3-f16");     /* the fused matrices split by rows across threads */
     {   /* the lower-precision options: measured agreement, and the same bitwise invariants */
         static const char *bf[] = {"llama32-bf16", "llama2-bf16", "mqa-bf16", "odd-bf16", "mistral-bf16", "qwen2-bf16", "biased-bf16",
-                                   "qwen3-bf16", "gemma3-bf16", "gemma2-bf16", "gemma-bf16"};
+                                   "qwen3-bf16", "gemma3-bf16", "gemma2-bf16", "gemma-bf16", "phi3-bf16"};
         static const struct { xlarun_precision prec; xlarun_kv_type kv; const char *label; } modes[] = {
             {XLARUN_PRECISION_BF16_ACTIVATIONS, XLARUN_KV_F32, "bf16-activations"},
             {XLARUN_PRECISION_EXACT, XLARUN_KV_F16, "f16 KV cache"},

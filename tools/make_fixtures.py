@@ -41,7 +41,7 @@ import transformers
 import safetensors
 from safetensors.torch import save_file, load_file
 from transformers import LlamaConfig, LlamaForCausalLM, MistralConfig, MistralForCausalLM
-from transformers import Qwen2Config, Qwen2ForCausalLM, GemmaConfig, GemmaForCausalLM
+from transformers import Qwen2Config, Qwen2ForCausalLM, GemmaConfig, GemmaForCausalLM, Phi3Config, Phi3ForCausalLM
 try:   # transformers >= 4.51 (the qwen3 family only)
     from transformers import Qwen3Config, Qwen3ForCausalLM
 except ImportError:
@@ -174,16 +174,26 @@ CONFIGS = {
                    rms_norm_eps=1e-6, max_position_embeddings=256, bos_token_id=2, eos_token_id=1,
                    pad_token_id=0),
               27, 9700, 121, 3.0),
+    # Phi-3 (Phi3ForCausalLM, transformers 4.57.1): q, k and v in one matrix (qkv_proj, rows in
+    # that order) and gate and up in one (gate_up_proj); a sliding window of 20 under the
+    # 31-token prompt (Phi-3-mini-4k's is 2047); GQA (as Phi-3-medium); head_dim derived; untied;
+    # eps 1e-5 (Phi3Config's default); no RoPE scaling (the 4k models).
+    "phi3": (dict(vocab_size=320, hidden_size=64, intermediate_size=112, num_hidden_layers=2,
+                  num_attention_heads=4, num_key_value_heads=2, tie_word_embeddings=False,
+                  rope_theta=10000.0, rope_scaling=None, sliding_window=20, rms_norm_eps=1e-5,
+                  max_position_embeddings=256, original_max_position_embeddings=256,
+                  bos_token_id=1, eos_token_id=2, pad_token_id=0),
+             31, 9800, 131, 4.0),
 }
 ARCH = {"mistral": (MistralConfig, MistralForCausalLM), "qwen2": (Qwen2Config, Qwen2ForCausalLM),
-        "gemma": (GemmaConfig, GemmaForCausalLM),
+        "gemma": (GemmaConfig, GemmaForCausalLM), "phi3": (Phi3Config, Phi3ForCausalLM),
         "qwen3": (Qwen3Config, Qwen3ForCausalLM),
         "gemma3": (Gemma3TextConfig, Gemma3ForCausalLM), "gemma2": (Gemma2Config, Gemma2ForCausalLM)}   # the rest: Llama
 # families whose model class needs other versions than PINNED: made only with --only, under these
 # (python3 -m venv --system-site-packages V && V/bin/pip install transformers==4.51.3;
 #  V/bin/python tools/make_fixtures.py --only qwen3; the same with 4.57.1 and --only gemma3)
 FAMILY_PINS = {"qwen3": {"transformers": "4.51.3"}, "gemma3": {"transformers": "4.57.1"}, "gemma2": {"transformers": "4.57.1"},
-               "gemma": {"transformers": "4.57.1"}}
+               "gemma": {"transformers": "4.57.1"}, "phi3": {"transformers": "4.57.1"}}
 SHARDED = {("llama2", "f32")}   # folders saved as exactly two shards + index
 
 
@@ -404,7 +414,8 @@ def oracle(folder, name, dn, seed, prompt, check_generate):
 def numpy_reference(folder):
     """Independent float64 numpy forward pass written from SPEC.md section 2 (RMSNorm, rotate_half
     RoPE with default/linear/llama3 inv_freq, GQA by contiguous blocks, causal softmax attention
-    scaled by 1/sqrt(head_dim), Mistral's sliding window (position i sees i-W+1..i), SwiGLU,
+    scaled by 1/sqrt(head_dim), Mistral's (and Phi-3's) sliding window (position i sees
+    i-W+1..i), Phi-3's fused qkv_proj and gate_up_proj split by rows, SwiGLU,
     tied head, each projection's bias when the file has one, Qwen3's per-head q/k norms; Gemma 3:
     norms times 1 + w, embeddings times sqrt(hidden), scores times query_pre_attn_scalar^-0.5,
     local layers (layer_types) with their own RoPE base and the window, norms after attention and
@@ -422,6 +433,12 @@ def numpy_reference(folder):
                     W[k] = st.get_tensor(k).to(torch.float64).numpy()
     H, nh, nkv = cfg["hidden_size"], cfg["num_attention_heads"], cfg["num_key_value_heads"]
     hd = cfg.get("head_dim") or H // nh
+    for k in [k for k in W if k.endswith("qkv_proj.weight")]:   # Phi-3: q, k, v rows in one matrix
+        p = k[:-len("qkv_proj.weight")]
+        W[p + "q_proj.weight"], W[p + "k_proj.weight"], W[p + "v_proj.weight"] = np.split(W.pop(k), [nh * hd, (nh + nkv) * hd])
+    for k in [k for k in W if k.endswith("gate_up_proj.weight")]:   # gate rows, then up rows
+        p = k[:-len("gate_up_proj.weight")]
+        W[p + "gate_proj.weight"], W[p + "up_proj.weight"] = np.split(W.pop(k), 2)
     eps = cfg["rms_norm_eps"]
     gemma = cfg.get("model_type") in ("gemma3_text", "gemma2")
     gemma1 = cfg.get("model_type") == "gemma"
