@@ -292,8 +292,11 @@ XLARUN_API int xlarun_st_metadata(const xlarun_st_reader *r, const char *key, ch
 
 /* ---- model ---------------------------------------------------------------------------------- */
 
+#define XLARUN_MAX_ROPE_FACTORS 512 /* head_dim / 2 at most */
 typedef enum xlarun_rope_type {
-    XLARUN_ROPE_DEFAULT = 0, XLARUN_ROPE_LINEAR, XLARUN_ROPE_LLAMA3
+    XLARUN_ROPE_DEFAULT = 0, XLARUN_ROPE_LINEAR, XLARUN_ROPE_LLAMA3,
+    XLARUN_ROPE_LONGROPE            /* Phi-3's: per-frequency factors (the short ones: sessions stay
+                                       within original_max_position_embeddings) */
 } xlarun_rope_type;
 
 #define XLARUN_MAX_EOS 8
@@ -329,6 +332,11 @@ typedef struct xlarun_config {      /* config.json, checked; read-only */
     xlarun_rope_type rope_type;
     float rope_factor, rope_low_freq_factor, rope_high_freq_factor;
     uint32_t rope_original_max_position_embeddings;
+    uint32_t rope_dim;              /* the rotated dimensions of a head: head_dim, or Phi-3's
+                                       int(head_dim * partial_rotary_factor) (the first ones) */
+    float rope_attn_factor;         /* cos and sin are multiplied by it: 1, longrope's
+                                       sqrt(1 + ln(max / original max) / ln(original max)) */
+    float rope_ext[XLARUN_MAX_ROPE_FACTORS]; /* longrope: short_factor, rope_dim / 2 of them */
     int tie_word_embeddings;
     uint32_t sliding_window;        /* position i attends to i-W+1..i (on the sliding layers); 0: none */
     uint32_t sliding_pattern;       /* which layers slide: 0 all (Mistral); P: all but those with
@@ -2301,6 +2309,55 @@ static xlarun_status xlarun__parse_gemma(const xlarun__json *j, size_t root, xla
     return XLARUN_OK;
 }
 
+/* Phi3ForCausalLM's own keys: the rotated part of each head (partial_rotary_factor, at the top
+   or, transformers 5, in rope_parameters), and longrope's short factors and attention factor
+   (rope: the rope_scaling / rope_parameters object, or XLARUN__NONE). Its attention_bias and
+   mlp_bias (Phi-4-mini's config has them) are never read by transformers, nor here. */
+static xlarun_status xlarun__parse_phi3(const xlarun__json *j, size_t root, size_t rope, const char *where,
+                                        xlarun_config *c, xlarun_error *err) {
+    double d, rd;
+    size_t v, it, e, obj = root;
+    uint32_t n = 0, k;
+    uint64_t om;
+    c->fused = 1;
+    if (xlarun__json_is_null(j, xlarun__json_get(j, root, "partial_rotary_factor")) && !xlarun__json_is_null(j, rope)) obj = rope;
+    XLARUN__TRY(xlarun__cfg_float(j, obj, obj == root ? "" : where, "partial_rotary_factor", 0, 0.0, 1.0 + 1e-9, 1.0, &d, err));
+    rd = floor(XLARUN__CAST(double, c->head_dim) * d); /* Python's int(head_dim * factor) */
+    if (rd < 2.0 || XLARUN__CAST(uint32_t, rd) % 2)
+        return xlarun__fail(err, XLARUN_ERR_FORMAT, "config.json: partial_rotary_factor %g leaves %g rotated dimensions of head_dim %u (expected an even number > 0)",
+                            d, rd, c->head_dim);
+    c->rope_dim = XLARUN__CAST(uint32_t, rd);
+    /* original_max_position_embeddings: the top-level key (transformers 4), or rope_parameters' */
+    v = xlarun__json_get(j, root, "original_max_position_embeddings");
+    if (xlarun__json_is_null(j, v) && !xlarun__json_is_null(j, rope)) v = xlarun__json_get(j, rope, "original_max_position_embeddings");
+    if (xlarun__json_is_null(j, v)) om = 4096;
+    else if (!xlarun__json_uint(j, v, XLARUN_MAX_POSITIONS, &om) || om < 2)
+        return xlarun__fail(err, XLARUN_ERR_FORMAT, "config.json: 'original_max_position_embeddings' must be an integer of at least 2");
+    c->rope_original_max_position_embeddings = XLARUN__CAST(uint32_t, om);
+    if (c->rope_type != XLARUN_ROPE_LONGROPE) return XLARUN_OK;
+    if (!xlarun__json_is_null(j, xlarun__json_get(j, rope, "factor")) || !xlarun__json_is_null(j, xlarun__json_get(j, rope, "attention_factor")))
+        return xlarun__fail(err, XLARUN_ERR_UNSUPPORTED,
+                            "config.json: a longrope 'factor' or 'attention_factor' is not supported (transformers 4 refuses them, 5 reads them)");
+    for (k = 0; k < 2; k++) { /* short_factor (used), long_factor (checked: transformers 4 requires it) */
+        const char *key = k ? "long_factor" : "short_factor";
+        v = xlarun__json_get(j, rope, key);
+        if (xlarun__json_is_null(j, v) || j->s[v] != '[')
+            return xlarun__fail(err, XLARUN_ERR_FORMAT, "config.json: '%s%s' must be a list of %u numbers", where, key, c->rope_dim / 2);
+        for (n = 0, it = v; xlarun__json_next(j, &it, NULL, &e); n++) {
+            double f = xlarun__json_is_number(j, e) ? xlarun__json_double(j, e) : -1.0;
+            if (!(f > 0.0 && f < 1e30) || n >= c->rope_dim / 2)
+                return xlarun__fail(err, XLARUN_ERR_FORMAT, "config.json: '%s%s' must be a list of %u positive numbers", where, key, c->rope_dim / 2);
+            if (!k) c->rope_ext[n] = XLARUN__CAST(float, f);
+        }
+        if (n != c->rope_dim / 2)
+            return xlarun__fail(err, XLARUN_ERR_FORMAT, "config.json: '%s%s' has %u numbers, expected %u (one per rotated frequency)", where, key, n, c->rope_dim / 2);
+    }
+    /* the attention factor, from max_position_embeddings over the original */
+    d = XLARUN__CAST(double, c->max_position_embeddings) / XLARUN__CAST(double, om);
+    c->rope_attn_factor = d <= 1.0 ? 1.0f : XLARUN__CAST(float, sqrt(1.0 + log(d) / log(XLARUN__CAST(double, om))));
+    return XLARUN_OK;
+}
+
 static xlarun_status xlarun__parse_config(const char *text, size_t len, xlarun_config *c,
                                           xlarun_error *err) {
     xlarun__json j;
@@ -2417,6 +2474,8 @@ static xlarun_status xlarun__parse_config(const char *text, size_t len, xlarun_c
     XLARUN__TRY(xlarun__cfg_bool(&j, root, "tie_word_embeddings", xlarun__archs[by_cls].tie, &c->tie_word_embeddings, err));
     c->embed_scale = 1.0f;
     c->attn_scale = XLARUN__CAST(float, 1.0 / sqrt(XLARUN__CAST(double, c->head_dim)));
+    c->rope_dim = c->head_dim;
+    c->rope_attn_factor = 1.0f;
 
     /* RoPE: v4 keys rope_theta + rope_scaling, v5 folds them into rope_parameters */
     rope = xlarun__json_get(&j, root, "rope_parameters");
@@ -2461,10 +2520,12 @@ static xlarun_status xlarun__parse_config(const char *text, size_t len, xlarun_c
         if (c->arch == XLARUN_ARCH_MISTRAL && strcmp(buf, "default")) /* transformers' Mistral applies none */
             return xlarun__fail(err, XLARUN_ERR_UNSUPPORTED,
                                 "config.json: rope type '%s' with MistralForCausalLM is not supported (it takes no RoPE scaling)", buf);
-        if (c->arch == XLARUN_ARCH_PHI3 && strcmp(buf, "default")) /* Phi-3 128k, 3.5, 4-mini: longrope */
+        if (c->arch == XLARUN_ARCH_PHI3 && (!strcmp(buf, "longrope") || !strcmp(buf, "su"))) /* 4.x renames su */
+            c->rope_type = XLARUN_ROPE_LONGROPE;
+        else if (c->arch == XLARUN_ARCH_PHI3 && strcmp(buf, "default"))
             return xlarun__fail(err, XLARUN_ERR_UNSUPPORTED,
-                                "config.json: rope type '%s' with Phi3ForCausalLM is not supported (xlarun runs the 4k models, without RoPE scaling)", buf);
-        if (!strcmp(buf, "linear")) {
+                                "config.json: rope type '%s' with Phi3ForCausalLM is not supported (supported: default, longrope)", buf);
+        else if (!strcmp(buf, "linear")) {
             c->rope_type = XLARUN_ROPE_LINEAR;
             XLARUN__TRY(xlarun__cfg_float(&j, rope, where, "factor", 1, 0.0, 1e9, 1.0, &d, err));
             c->rope_factor = XLARUN__CAST(float, d);
@@ -2485,7 +2546,7 @@ static xlarun_status xlarun__parse_config(const char *text, size_t len, xlarun_c
             if (!(c->rope_high_freq_factor > c->rope_low_freq_factor))
                 return xlarun__fail(err, XLARUN_ERR_FORMAT,
                                     "config.json: %shigh_freq_factor must be larger than low_freq_factor", where);
-        } else if (strcmp(buf, "default"))
+        } else if (strcmp(buf, "default") && c->rope_type != XLARUN_ROPE_LONGROPE)
             return xlarun__fail(err, XLARUN_ERR_UNSUPPORTED,
                                 "config.json: rope type '%s' is not supported (supported: default, linear, llama3)", buf);
     }
@@ -2494,12 +2555,7 @@ static xlarun_status xlarun__parse_config(const char *text, size_t len, xlarun_c
         XLARUN__TRY(xlarun__cfg_uint(&j, root, "sliding_window", 0, 1, XLARUN_MAX_POSITIONS,
                                      c->arch == XLARUN_ARCH_MISTRAL && xlarun__json_get(&j, root, "sliding_window") == XLARUN__NONE ? 4096 : 0,
                                      &c->sliding_window, err));
-    if (c->arch == XLARUN_ARCH_PHI3) { /* Phi-4-mini's partial RoPE is not run; its biases keys are never read */
-        XLARUN__TRY(xlarun__cfg_float(&j, root, "", "partial_rotary_factor", 0, 0.0, 2.0, 1.0, &d, err));
-        if (d != 1.0)
-            return xlarun__fail(err, XLARUN_ERR_UNSUPPORTED, "config.json: partial_rotary_factor %g with Phi3ForCausalLM is not supported (only 1)", d);
-        c->fused = 1;
-    }
+    if (c->arch == XLARUN_ARCH_PHI3) XLARUN__TRY(xlarun__parse_phi3(&j, root, rope, where, c, err));
     if (gemma) XLARUN__TRY(xlarun__parse_gemma(&j, root, c, err));
     if (c->arch == XLARUN_ARCH_GEMMA) { /* GemmaRMSNorm's 1 + w; the embedding times a tensor of
                                            hidden_size ** 0.5 in the activations' dtype (f32) */
@@ -2515,10 +2571,10 @@ static xlarun_status xlarun__parse_config(const char *text, size_t len, xlarun_c
 
 /* transformers' inv_freq, step by step in f32 (SPEC.md section 2) */
 static void xlarun__rope_freqs(const xlarun_config *c, float *inv) {
-    uint32_t j, half = c->head_dim / 2;
+    uint32_t j, half = c->rope_dim / 2;
     for (j = 0; j < half; j++) {
-        float e = XLARUN__CAST(float, 2 * j) / XLARUN__CAST(float, c->head_dim);
-        inv[j] = 1.0f / powf(c->rope_theta, e);
+        float e = XLARUN__CAST(float, 2 * j) / XLARUN__CAST(float, c->rope_dim);
+        inv[j] = 1.0f / (c->rope_type == XLARUN_ROPE_LONGROPE ? c->rope_ext[j] * powf(c->rope_theta, e) : powf(c->rope_theta, e));
     }
     if (c->rope_type == XLARUN_ROPE_LINEAR)
         for (j = 0; j < half; j++) inv[j] = inv[j] / c->rope_factor;
@@ -3595,7 +3651,7 @@ static void xlarun__attention(xlarun_session *s, size_t layer, size_t n) {
 static void xlarun__forward(xlarun_session *s, const int32_t *ids, size_t n) {
     const xlarun_model *m = s->m;
     const xlarun_config *c = &m->cfg;
-    size_t H = c->hidden_size, I = c->intermediate_size, hd = c->head_dim, half = hd / 2;
+    size_t H = c->hidden_size, I = c->intermediate_size, hd = c->head_dim, half = c->rope_dim / 2;
     size_t qd = XLARUN__CAST(size_t, c->n_heads) * hd, kvd = XLARUN__CAST(size_t, c->n_kv_heads) * hd;
     size_t esz = xlarun_k_type_size(m->embed.type), i, j, l;
     for (i = 0; i < n; i++)
@@ -3610,8 +3666,8 @@ static void xlarun__forward(xlarun_session *s, const int32_t *ids, size_t n) {
     for (i = 0; i < n; i++) /* angle = f32(pos) * inv_freq, one f32 product as in transformers */
         for (j = 0; j < half; j++) {
             float ang = XLARUN__CAST(float, s->pos + i) * m->inv_freq[j];
-            s->rope_cos[i * half + j] = cosf(ang);
-            s->rope_sin[i * half + j] = sinf(ang);
+            s->rope_cos[i * half + j] = cosf(ang) * c->rope_attn_factor; /* longrope's factor: both, in f32 */
+            s->rope_sin[i * half + j] = sinf(ang) * c->rope_attn_factor;
             if (m->inv_freq_local) {
                 ang = XLARUN__CAST(float, s->pos + i) * m->inv_freq_local[j];
                 s->rope_cos_local[i * half + j] = cosf(ang);
@@ -3637,8 +3693,13 @@ static void xlarun__forward(xlarun_session *s, const int32_t *ids, size_t n) {
                     float *v = h < c->n_heads ? s->q + i * qd + h * hd : s->k + i * kvd + (h - c->n_heads) * hd;
                     xlarun_k_rmsnorm(v, v, h < c->n_heads ? L->q_norm : L->k_norm, hd, c->rms_norm_eps);
                 }
-            xlarun_k_rope(s->q + i * qd, c->n_heads, hd, rc + i * half, rs + i * half);
-            xlarun_k_rope(s->k + i * kvd, c->n_kv_heads, hd, rc + i * half, rs + i * half);
+            if (c->rope_dim == hd) {
+                xlarun_k_rope(s->q + i * qd, c->n_heads, hd, rc + i * half, rs + i * half);
+                xlarun_k_rope(s->k + i * kvd, c->n_kv_heads, hd, rc + i * half, rs + i * half);
+            } else /* Phi-3's partial rotary: the first rope_dim of each head, paired i, i + rope_dim / 2 */
+                for (h = 0; h < c->n_heads + c->n_kv_heads; h++)
+                    xlarun_k_rope(h < c->n_heads ? s->q + i * qd + h * hd : s->k + i * kvd + (h - c->n_heads) * hd, 1,
+                                  c->rope_dim, rc + i * half, rs + i * half);
             for (h = 0; h < c->n_kv_heads; h++) { /* the key down its block's column, the value a row */
                 size_t slot = p % xlarun__slots(s, l);
                 xlarun_k_kv_store(s->kvt, s->k + i * kvd + h * hd, xlarun__kc(s, l, h) + XLARUN_K_KEY_AT(slot, 0, hd) * s->kvsz, hd, XLARUN_K_KEY_BLOCK);
@@ -3677,6 +3738,7 @@ static xlarun_status xlarun__session_build(xlarun__arena *a, const xlarun_model 
     const xlarun_config *c = &m->cfg;
     xlarun_session *s;
     uint32_t n_ctx = o->n_ctx ? o->n_ctx : (c->max_position_embeddings < 4096 ? c->max_position_embeddings : 4096);
+    uint32_t long_at = c->rope_type == XLARUN_ROPE_LONGROPE ? c->rope_original_max_position_embeddings : 0;
     uint32_t nb = o->n_batch ? o->n_batch : 256, nt = o->n_threads ? o->n_threads : 1;
     uint64_t kvd = XLARUN__CAST(uint64_t, c->n_kv_heads) * c->head_dim, qd = XLARUN__CAST(uint64_t, c->n_heads) * c->head_dim;
     uint64_t width = c->hidden_size, cache = 0, key_bytes = 0, per_pos;
@@ -3685,6 +3747,11 @@ static xlarun_status xlarun__session_build(xlarun__arena *a, const xlarun_model 
     int i, k;
     if (n_ctx > XLARUN_MAX_POSITIONS)
         return xlarun__fail(err, XLARUN_ERR_ARGUMENT, "n_ctx %u is over the limit of %u tokens", n_ctx, XLARUN_MAX_POSITIONS);
+    if (long_at && !o->n_ctx && n_ctx > long_at) n_ctx = long_at;
+    if (long_at && n_ctx > long_at) /* transformers recomputes every position with long_factor past it */
+        return xlarun__fail(err, XLARUN_ERR_ARGUMENT,
+                            "n_ctx %u is past original_max_position_embeddings %u: longrope's long factors (which transformers switches every position to past it) are not supported",
+                            n_ctx, long_at);
     if (nt > 512) return xlarun__fail(err, XLARUN_ERR_ARGUMENT, "n_threads %u is over the limit of 512", nt);
     if (nb > n_ctx) nb = n_ctx;
     if (nb > 65536) nb = 65536;

@@ -1438,12 +1438,43 @@ static void test_model_gemma(void) {
         CHECK(gem_config(base, "\"sliding_window\": 20", "\"sliding_window\": null", &c) && c.sliding_window == 0);
         CHECK(gem_config(base, "  \"rms_norm_eps\": 1e-05,\n", "", &c) && c.rms_norm_eps == 1e-5f);
         CHECK(gem_config(base, "\"partial_rotary_factor\": 1.0", "\"attention_bias\": true, \"mlp_bias\": true", &c) && !c.qkv_bias && !c.mlp_bias);
-        gem_case(base, "\"rope_scaling\": null", "\"rope_scaling\": {\"type\": \"longrope\", \"short_factor\": [1, 1, 1, 1, 1, 1, 1, 1], \"long_factor\": [2, 2, 2, 2, 2, 2, 2, 2]}",
-                 XLARUN_ERR_UNSUPPORTED, "config.json: rope type 'longrope' with Phi3ForCausalLM is not supported (xlarun runs the 4k models, without RoPE scaling)", __LINE__);
-        gem_case(base, "\"partial_rotary_factor\": 1.0", "\"partial_rotary_factor\": 0.75", XLARUN_ERR_UNSUPPORTED,
-                 "config.json: partial_rotary_factor 0.75 with Phi3ForCausalLM is not supported (only 1)", __LINE__);
-        gem_case(base, "\"partial_rotary_factor\": 1.0", "\"partial_rotary_factor\": 0", XLARUN_ERR_FORMAT,
-                 "config.json: 'partial_rotary_factor' must be a number in (0, 2), found 0", __LINE__);
+#define LR(s, l) "\"rope_scaling\": {\"type\": \"longrope\", \"short_factor\": [" s "], \"long_factor\": [" l "]}"
+        /* longrope: the short factors, one per rotated frequency; the attention factor from
+           max_position_embeddings over original_max_position_embeddings (none at 256 / 256) */
+        CHECK(gem_config(base, "\"rope_scaling\": null", LR("1, 1.5, 2, 3, 4, 5, 6, 7", "2, 2, 2, 2, 2, 2, 2, 2"), &c) &&
+              c.rope_type == XLARUN_ROPE_LONGROPE && c.rope_ext[1] == 1.5f && c.rope_ext[7] == 7.0f && c.rope_attn_factor == 1.0f &&
+              c.rope_original_max_position_embeddings == 256 && c.rope_dim == 16);
+        CHECK(gem_config(base, "\"rope_scaling\": null", "\"rope_scaling\": {\"type\": \"su\", \"short_factor\": [1, 1, 1, 1, 1, 1, 1, 1], \"long_factor\": [2, 2, 2, 2, 2, 2, 2, 2]}", &c) &&
+              c.rope_type == XLARUN_ROPE_LONGROPE);
+        {
+            char *t = gem_cfg(base, "\"max_position_embeddings\": 256", "\"max_position_embeddings\": 1024");
+            CHECK(gem_config(t, "\"rope_scaling\": null", LR("1, 1, 1, 1, 1, 1, 1, 1", "2, 2, 2, 2, 2, 2, 2, 2"), &c) &&
+                  c.rope_attn_factor == (float)sqrt(1.0 + log(4.0) / log(256.0)));
+            free(t);
+        }
+        CHECK(gem_config(base, "\"partial_rotary_factor\": 1.0", "\"partial_rotary_factor\": 0.75", &c) && c.rope_dim == 12);
+        CHECK(gem_config(base, "\"partial_rotary_factor\": 1.0", "\"partial_rotary_factor\": 0.3", &c) && c.rope_dim == 4);
+        gem_case(base, "\"rope_scaling\": null", LR("1, 1, 1", "2, 2, 2"), XLARUN_ERR_FORMAT,
+                 "config.json: 'rope_scaling.short_factor' has 3 numbers, expected 8 (one per rotated frequency)", __LINE__);
+        gem_case(base, "\"rope_scaling\": null", LR("1, 1, 1, 1, 1, 1, 1, 1", "2, 2, 2, 2, 2, 2, 2, 2, 2"), XLARUN_ERR_FORMAT,
+                 "config.json: 'rope_scaling.long_factor' must be a list of 8 positive numbers", __LINE__);
+        gem_case(base, "\"rope_scaling\": null", LR("1, 1, 1, 0, 1, 1, 1, 1", "2, 2, 2, 2, 2, 2, 2, 2"), XLARUN_ERR_FORMAT,
+                 "config.json: 'rope_scaling.short_factor' must be a list of 8 positive numbers", __LINE__);
+        gem_case(base, "\"rope_scaling\": null", "\"rope_scaling\": {\"type\": \"longrope\", \"long_factor\": [1, 1, 1, 1, 1, 1, 1, 1]}", XLARUN_ERR_FORMAT,
+                 "config.json: 'rope_scaling.short_factor' must be a list of 8 numbers", __LINE__);
+        gem_case(base, "\"rope_scaling\": null", "\"rope_scaling\": {\"type\": \"longrope\", \"factor\": 4, \"short_factor\": [1, 1, 1, 1, 1, 1, 1, 1], \"long_factor\": [2, 2, 2, 2, 2, 2, 2, 2]}",
+                 XLARUN_ERR_UNSUPPORTED, "config.json: a longrope 'factor' or 'attention_factor' is not supported", __LINE__);
+        gem_case(base, "\"rope_scaling\": null", "\"rope_scaling\": {\"type\": \"dynamic\", \"factor\": 2}", XLARUN_ERR_UNSUPPORTED,
+                 "config.json: rope type 'dynamic' with Phi3ForCausalLM is not supported (supported: default, longrope)", __LINE__);
+        gem_case(base, "\"partial_rotary_factor\": 1.0", "\"partial_rotary_factor\": 0.1", XLARUN_ERR_FORMAT,
+                 "config.json: partial_rotary_factor 0.1 leaves 1 rotated dimensions of head_dim 16 (expected an even number > 0)", __LINE__);
+        gem_case(base, "\"partial_rotary_factor\": 1.0", "\"partial_rotary_factor\": 0.5625", XLARUN_ERR_FORMAT,
+                 "config.json: partial_rotary_factor 0.5625 leaves 9 rotated dimensions of head_dim 16", __LINE__);
+        gem_case(base, "\"partial_rotary_factor\": 1.0", "\"partial_rotary_factor\": 1.5", XLARUN_ERR_FORMAT,
+                 "config.json: 'partial_rotary_factor' must be a number in (0, 1)", __LINE__);
+        gem_case(base, "\"original_max_position_embeddings\": 256", "\"original_max_position_embeddings\": 1", XLARUN_ERR_FORMAT,
+                 "config.json: 'original_max_position_embeddings' must be an integer of at least 2", __LINE__);
+#undef LR
         gem_case(base, "\"partial_rotary_factor\": 1.0", "\"head_dim\": 32", XLARUN_ERR_UNSUPPORTED,
                  "config.json: head_dim 32 with Phi3ForCausalLM is not supported (it must be hidden_size / num_attention_heads, 16)", __LINE__);
         gem_case(base, "\"num_key_value_heads\": 2", "\"num_key_value_heads\": 4", XLARUN_ERR_MODEL,

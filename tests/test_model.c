@@ -428,8 +428,34 @@ out:
     free(o.logits);
 }
 
+/* longrope (phi3lr: original_max_position_embeddings 128): a session stays within it, by
+   default and by refusal, since transformers switches every position to the long factors past it */
+static void test_longrope_ctx(void) {
+    xlarun_model *m;
+    xlarun_session *s = NULL;
+    xlarun_session_options so;
+    xlarun_error err;
+    int32_t ids[130];
+    size_t i;
+    if (xlarun_model_open(FIX "phi3lr-f32", NULL, &m, &err) != XLARUN_OK) { CHECKF(0, "%s", err.message); return; }
+    memset(&so, 0, sizeof so);
+    so.n_ctx = 129;
+    CHECK(xlarun_session_create(m, &so, &s, &err) == XLARUN_ERR_ARGUMENT && s == NULL);
+    CHECK_CONTAINS(err.message, "n_ctx 129 is past original_max_position_embeddings 128: longrope's long factors");
+    so.n_ctx = 0; /* the default: min(4096, max_position_embeddings 512, 128) */
+    CHECK(xlarun_session_create(m, &so, &s, &err) == XLARUN_OK);
+    for (i = 0; i < 130; i++) ids[i] = (int32_t)(i % 300);
+    if (s) {
+        CHECK(xlarun_session_prefill(s, ids, 129, &err) == XLARUN_ERR_CONTEXT);
+        CHECK_CONTAINS(err.message, "the context holds 128");
+        CHECK(xlarun_session_prefill(s, ids, 128, &err) == XLARUN_OK);
+        xlarun_session_free(s);
+    }
+    xlarun_model_close(m);
+}
+
 int main(void) {
-    static const char *names[] = {"llama32", "llama2", "mqa", "odd", "mistral", "qwen2", "biased", "qwen3", "gemma3", "gemma2", "gemma", "phi3"};
+    static const char *names[] = {"llama32", "llama2", "mqa", "odd", "mistral", "qwen2", "biased", "qwen3", "gemma3", "gemma2", "gemma", "phi3", "phi3lr"};
     static const char *dtypes[] = {"f32", "bf16", "f16"};
     double worst = 0;
     size_t i, j;
@@ -451,10 +477,12 @@ int main(void) {
     test_ring("gemma3-f32", 3);      /* layers 0, 1 and 3 of 4 */
     test_ring("gemma2-f32", 2);      /* every other layer */
     test_ring("phi3-f32", 2);        /* both layers, k and v views into qkv_proj */
+    test_longrope_ctx();
+    test_invariants("phi3lr-bf16");  /* partial rotary, longrope's attention factor */
     test_invariants("phi3-f16");     /* the fused matrices split by rows across threads */
     {   /* the lower-precision options: measured agreement, and the same bitwise invariants */
         static const char *bf[] = {"llama32-bf16", "llama2-bf16", "mqa-bf16", "odd-bf16", "mistral-bf16", "qwen2-bf16", "biased-bf16",
-                                   "qwen3-bf16", "gemma3-bf16", "gemma2-bf16", "gemma-bf16", "phi3-bf16"};
+                                   "qwen3-bf16", "gemma3-bf16", "gemma2-bf16", "gemma-bf16", "phi3-bf16", "phi3lr-bf16"};
         static const struct { xlarun_precision prec; xlarun_kv_type kv; const char *label; } modes[] = {
             {XLARUN_PRECISION_BF16_ACTIVATIONS, XLARUN_KV_F32, "bf16-activations"},
             {XLARUN_PRECISION_EXACT, XLARUN_KV_F16, "f16 KV cache"},

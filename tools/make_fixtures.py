@@ -184,16 +184,27 @@ CONFIGS = {
                   max_position_embeddings=256, original_max_position_embeddings=256,
                   bos_token_id=1, eos_token_id=2, pad_token_id=0),
              31, 9800, 131, 4.0),
+    # Phi-3.5 / Phi-4-mini style (Phi3ForCausalLM, transformers 4.57.1): longrope with its short
+    # factors (prompt + 48 stay within original_max_position_embeddings 128; max 512 gives the
+    # attention factor sqrt(1 + ln 4 / ln 128) on cos and sin), a partial_rotary_factor of 0.5
+    # (the first 8 of 16 dimensions rotate, as Phi-4-mini's 0.75), tied (as Phi-4-mini), MHA.
+    "phi3lr": (dict(vocab_size=320, hidden_size=64, intermediate_size=96, num_hidden_layers=2,
+                    num_attention_heads=4, num_key_value_heads=4, tie_word_embeddings=True,
+                    rope_theta=10000.0, partial_rotary_factor=0.5,
+                    rope_scaling={"type": "longrope", "short_factor": [1.0, 1.7, 3.1, 5.3], "long_factor": [2.0, 4.0, 8.0, 16.0]},
+                    sliding_window=None, rms_norm_eps=1e-5, max_position_embeddings=512,
+                    original_max_position_embeddings=128, bos_token_id=1, eos_token_id=2, pad_token_id=0),
+               29, 9900, 141, 4.0),
 }
 ARCH = {"mistral": (MistralConfig, MistralForCausalLM), "qwen2": (Qwen2Config, Qwen2ForCausalLM),
-        "gemma": (GemmaConfig, GemmaForCausalLM), "phi3": (Phi3Config, Phi3ForCausalLM),
+        "gemma": (GemmaConfig, GemmaForCausalLM), "phi3": (Phi3Config, Phi3ForCausalLM), "phi3lr": (Phi3Config, Phi3ForCausalLM),
         "qwen3": (Qwen3Config, Qwen3ForCausalLM),
         "gemma3": (Gemma3TextConfig, Gemma3ForCausalLM), "gemma2": (Gemma2Config, Gemma2ForCausalLM)}   # the rest: Llama
 # families whose model class needs other versions than PINNED: made only with --only, under these
 # (python3 -m venv --system-site-packages V && V/bin/pip install transformers==4.51.3;
 #  V/bin/python tools/make_fixtures.py --only qwen3; the same with 4.57.1 and --only gemma3)
 FAMILY_PINS = {"qwen3": {"transformers": "4.51.3"}, "gemma3": {"transformers": "4.57.1"}, "gemma2": {"transformers": "4.57.1"},
-               "gemma": {"transformers": "4.57.1"}, "phi3": {"transformers": "4.57.1"}}
+               "gemma": {"transformers": "4.57.1"}, "phi3": {"transformers": "4.57.1"}, "phi3lr": {"transformers": "4.57.1"}}
 SHARDED = {("llama2", "f32")}   # folders saved as exactly two shards + index
 
 
@@ -442,11 +453,18 @@ def numpy_reference(folder):
     eps = cfg["rms_norm_eps"]
     gemma = cfg.get("model_type") in ("gemma3_text", "gemma2")
     gemma1 = cfg.get("model_type") == "gemma"
-    inv = 1.0 / (cfg["rope_theta"] ** (np.arange(0, hd, 2) / hd))
+    rot = int(hd * cfg.get("partial_rotary_factor", 1.0))   # Phi-3: the first rot dims of a head rotate
+    inv = 1.0 / (cfg["rope_theta"] ** (np.arange(0, rot, 2) / rot))
+    mscale = 1.0
     rs = cfg.get("rope_scaling")
     if rs:
         kind = rs.get("rope_type", rs.get("type"))
-        if kind == "linear":
+        if kind == "longrope":   # the short factors (the sequence stays within the original max)
+            om = cfg["original_max_position_embeddings"]
+            inv = inv / np.array(rs["short_factor"])
+            s = cfg["max_position_embeddings"] / om
+            mscale = math.sqrt(1 + math.log(s) / math.log(om)) if s > 1 else 1.0
+        elif kind == "linear":
             inv = inv / rs["factor"]
         elif kind == "llama3":
             fa, lo, hi = rs["factor"], rs["low_freq_factor"], rs["high_freq_factor"]
@@ -462,9 +480,10 @@ def numpy_reference(folder):
     T = len(seq)
     def cos_sin(inv):
         ang = np.outer(np.arange(T), inv)
-        return np.cos(np.concatenate([ang, ang], 1))[:, None], np.sin(np.concatenate([ang, ang], 1))[:, None]
+        return (np.cos(np.concatenate([ang, ang], 1)) * mscale)[:, None], (np.sin(np.concatenate([ang, ang], 1)) * mscale)[:, None]
     rms = lambda x, w: (1.0 + w if gemma or gemma1 else w) * x / np.sqrt((x * x).mean(-1, keepdims=True) + eps)
-    rope = lambda x, cs: x * cs[0] + np.concatenate([-x[..., hd // 2:], x[..., :hd // 2]], -1) * cs[1]
+    rope = lambda x, cs: np.concatenate([x[..., :rot] * cs[0] + np.concatenate([-x[..., rot // 2:rot], x[..., :rot // 2]], -1) * cs[1],
+                                         x[..., rot:]], -1)
     glob = cos_sin(inv)
     local = cos_sin(1.0 / (cfg["rope_local_base_freq"] ** (np.arange(0, hd, 2) / hd))) if "rope_local_base_freq" in cfg else glob
     types = cfg.get("layer_types") or ["sliding_attention" if cfg.get("sliding_window") else "full_attention"] * cfg["num_hidden_layers"]
