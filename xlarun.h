@@ -319,8 +319,8 @@ typedef enum xlarun_arch {          /* config.json's architectures / model_type 
 
 typedef enum xlarun_act {           /* the MLP's activation: down(act(gate(x)) * up(x)) */
     XLARUN_ACT_SILU = 0,            /* hidden_act "silu" */
-    XLARUN_ACT_GELU_TANH,           /* hidden_activation "gelu_pytorch_tanh" (Gemma 1: hidden_act) */
-    XLARUN_ACT_GELU                 /* Gemma 1's hidden_act "gelu": the exact (erf) form */
+    XLARUN_ACT_GELU_TANH            /* hidden_activation "gelu_pytorch_tanh" (Gemma 1: hidden_act, its
+                                       "gelu" read as this too) */
 } xlarun_act;
 
 typedef struct xlarun_config {      /* config.json, checked; read-only */
@@ -2406,9 +2406,10 @@ static xlarun_status xlarun__parse_config(const char *text, size_t len, xlarun_c
     c->arch = xlarun__archs[by_cls].arch;
     gemma = c->arch == XLARUN_ARCH_GEMMA3 || c->arch == XLARUN_ARCH_GEMMA2;
     /* the activation: Gemma 2 and 3's MLP reads hidden_activation (and ignores hidden_act), the
-       others hidden_act. Gemma 1's too, as transformers 4.51.3, 4.57.1 and 5.23.0 read it: the
-       hub's "gelu" is the exact GELU there. (4.46.3 read hidden_activation, the tanh form when
-       null: the versions disagree on these checkpoints, and xlarun follows the later ones.) */
+       others hidden_act. Gemma 1's hub configs say "gelu", meant as the tanh form: transformers
+       5.23.0's GemmaConfig rewrites it to gelu_pytorch_tanh (calling the exact form a bug), 4.46.3
+       read hidden_activation (tanh when null); only 4.51 to 4.57 ran the exact GELU. xlarun
+       runs the tanh form for both names. */
     v = xlarun__json_get(&j, root, gemma ? "hidden_activation" : "hidden_act");
     if ((gemma || c->arch == XLARUN_ARCH_GEMMA) && v != XLARUN__NONE && xlarun__json_is_null(&j, v)) /* transformers fails on it */
         return xlarun__fail(err, XLARUN_ERR_FORMAT, "config.json: '%s' is null (expected \"gelu_pytorch_tanh\")",
@@ -2416,8 +2417,7 @@ static xlarun_status xlarun__parse_config(const char *text, size_t len, xlarun_c
     c->act = gemma || c->arch == XLARUN_ARCH_GEMMA ? XLARUN_ACT_GELU_TANH : XLARUN_ACT_SILU;
     if (!xlarun__json_is_null(&j, v)) {
         if (text[v] != '"' || xlarun__json_str(&j, v, buf, sizeof buf) == XLARUN__NONE) strcpy(buf, "?");
-        if (c->arch == XLARUN_ARCH_GEMMA && !strcmp(buf, "gelu")) c->act = XLARUN_ACT_GELU;
-        else if (strcmp(buf, c->act == XLARUN_ACT_GELU_TANH ? "gelu_pytorch_tanh" : "silu"))
+        if (strcmp(buf, c->act == XLARUN_ACT_GELU_TANH ? "gelu_pytorch_tanh" : "silu") && (c->arch != XLARUN_ARCH_GEMMA || strcmp(buf, "gelu")))
             return xlarun__fail(err, XLARUN_ERR_UNSUPPORTED, "config.json: %s '%s' is not supported (supported: %s)",
                                 gemma ? "hidden_activation" : "hidden_act", buf,
                                 gemma ? "gelu_pytorch_tanh" : c->arch == XLARUN_ARCH_GEMMA ? "gelu, gelu_pytorch_tanh" : "silu");
@@ -2520,6 +2520,9 @@ static xlarun_status xlarun__parse_config(const char *text, size_t len, xlarun_c
         if (c->arch == XLARUN_ARCH_MISTRAL && strcmp(buf, "default")) /* transformers' Mistral applies none */
             return xlarun__fail(err, XLARUN_ERR_UNSUPPORTED,
                                 "config.json: rope type '%s' with MistralForCausalLM is not supported (it takes no RoPE scaling)", buf);
+        if (c->arch == XLARUN_ARCH_GEMMA && strcmp(buf, "default")) /* 4.46.3's Gemma ignores it, later ones apply it */
+            return xlarun__fail(err, XLARUN_ERR_UNSUPPORTED,
+                                "config.json: rope type '%s' with GemmaForCausalLM is not supported (transformers versions disagree on applying it)", buf);
         if (c->arch == XLARUN_ARCH_PHI3 && (!strcmp(buf, "longrope") || !strcmp(buf, "su"))) /* 4.x renames su */
             c->rope_type = XLARUN_ROPE_LONGROPE;
         else if (c->arch == XLARUN_ARCH_PHI3 && strcmp(buf, "default"))
@@ -3506,7 +3509,7 @@ static void xlarun__mm_task(void *ctx, uint32_t t, uint32_t nt) {
         size_t r0, r1, i2;
         xlarun__split(c->rows[0], t, nt, &r0, &r1);
         for (i2 = 0; i2 < c->n && r0 < r1; i2++)
-            (c->act == 1 + XLARUN_ACT_GELU_TANH ? xlarun_k_gelu_mul : c->act == 1 + XLARUN_ACT_GELU ? xlarun_k_gelu_erf_mul : xlarun_k_silu_mul)(
+            (c->act == 1 + XLARUN_ACT_GELU_TANH ? xlarun_k_gelu_mul : xlarun_k_silu_mul)(
                 c->y[0] + i2 * c->rows[0] + r0, c->y[1] + i2 * c->rows[1] + r0, r1 - r0);
     }
 }

@@ -26,7 +26,6 @@
      xlarun_k_kv_store(t, src, dst, n, stride)                          f32 into an f32/f16/bf16 cache
      xlarun_k_exp(x, n), xlarun_k_softmax(x, n), xlarun_k_silu_mul(g, u, n), xlarun_k_add(y, x, n)
      xlarun_k_gelu_mul(g, u, n)                                           GELU (tanh form) * mul
-     xlarun_k_gelu_erf_mul(g, u, n)                                       GELU (erf form) * mul
      xlarun_k_argmax(x, n)                                                first index of the max
      xlarun_k_f32_to_bf16_row, xlarun_k_dot_bf16_bf16                     opt-in, lower precision
      xlarun_k_quantize_row, xlarun_k_qdequant, xlarun_k_qact_bytes, xlarun_k_quantize_act,
@@ -1368,63 +1367,6 @@ XLARUN_K__FN void xlarun_k_gelu_mul(float *g, const float *u, size_t n) {
     xlarun_k_gelu_mul_simd(g, u, n);
 #else
     xlarun_k_gelu_mul_ref(g, u, n);
-#endif
-}
-
-/* ======================================================================================
-   gelu_erf_mul: g[i] = gelu(g[i]) * u[i], GELU exactly (torch's default, transformers' "gelu"):
-   x * 0.5 * (1 + erf(x / sqrt 2)), i.e. x * Phi(x).
-   Reference: that formula with libm erff, as torch writes it (for x < 0, 1 + erf cancels as in
-   torch). SIMD: Phi from erfc(|x| / sqrt 2), computed as t exp(-z^2 - 1.26551223 + P(t)) with
-   t = 1 / (1 + z / 2) (Numerical Recipes' erfcc, relative error below 1.2e-7 for every z >= 0)
-   on xlarun_k__expv, z^2 split into two floats so its rounding does not reach the exponent;
-   then Phi = erfc / 2 for x < 0 and 1 - erfc / 2 otherwise, so the tail keeps its precision. z
-   is held at 11 (erfc(11) / 2 = 7e-55, 0 in f32): -inf gives NaN (-inf * 0) as torch does.
-   ====================================================================================== */
-XLARUN_K__FN void xlarun_k_gelu_erf_mul_ref(float *g, const float *u, size_t n) {
-    size_t i;
-    for (i = 0; i < n; i++) {
-        float x = g[i];
-        g[i] = x * 0.5f * (1.0f + erff(x * 0.70710678118654752f)) * u[i];
-    }
-}
-
-#if defined(XLARUN_K__SIMD)
-XLARUN_K__AI xlarun_k__v xlarun_k__gelu_erf_mulv(xlarun_k__v x, xlarun_k__v u) {
-    xlarun_k__v z = XK_MIN(XK_MUL(XK_MAX(x, XK_SUB(XK_ZERO(), x)), XK_SET1(0.70710678118654752f)), XK_SET1(11.0f));
-    xlarun_k__v t = XK_DIV(XK_SET1(1.0f), XK_FMA(z, XK_SET1(0.5f), XK_SET1(1.0f)));
-    xlarun_k__v p = XK_SET1(0.17087277f), hi = XK_MUL(z, z), lo = XK_FMA(z, z, XK_SUB(XK_ZERO(), hi)), h, s;
-    p = XK_FMA(p, t, XK_SET1(-0.82215223f));
-    p = XK_FMA(p, t, XK_SET1(1.48851587f));
-    p = XK_FMA(p, t, XK_SET1(-1.13520398f));
-    p = XK_FMA(p, t, XK_SET1(0.27886807f));
-    p = XK_FMA(p, t, XK_SET1(-0.18628806f));
-    p = XK_FMA(p, t, XK_SET1(0.09678418f));
-    p = XK_FMA(p, t, XK_SET1(0.37409196f));
-    p = XK_FMA(p, t, XK_SET1(1.00002368f));
-    p = XK_FMA(p, t, XK_SET1(-1.26551223f));
-    /* h = erfc(z) / 2 = Phi(-|x|): exp(-hi - lo) as exp(-hi) (1 - lo) */
-    h = XK_MUL(XK_MUL(XK_MUL(t, XK_SET1(0.5f)), xlarun_k__expv(XK_SUB(p, hi))), XK_SUB(XK_SET1(1.0f), lo));
-    /* s = 1 for x >= 0 (any x past 2^-100), 0 below (and for NaN): Phi = h + s (1 - 2h) */
-    s = XK_MIN(XK_MAX(XK_MUL(x, XK_SET1(1.2676506e30f)), XK_ZERO()), XK_SET1(1.0f));
-    return XK_MUL(XK_MUL(x, XK_FMA(s, XK_FMA(h, XK_SET1(-2.0f), XK_SET1(1.0f)), h)), u);
-}
-XLARUN_K__FN void xlarun_k_gelu_erf_mul_simd(float *g, const float *u, size_t n) {
-    size_t i;
-    for (i = 0; i + XK_VL <= n; i += XK_VL) XK_STORE(g + i, xlarun_k__gelu_erf_mulv(XK_LOAD(g + i), XK_LOAD(u + i)));
-    if (i < n) {
-        xlarun_k__v r = xlarun_k__gelu_erf_mulv(xlarun_k__load_part(g + i, n - i, 0.0f),
-                                                xlarun_k__load_part(u + i, n - i, 0.0f));
-        xlarun_k__store_part(g + i, r, n - i);
-    }
-}
-#endif
-
-XLARUN_K__FN void xlarun_k_gelu_erf_mul(float *g, const float *u, size_t n) {
-#if defined(XLARUN_K__SIMD)
-    xlarun_k_gelu_erf_mul_simd(g, u, n);
-#else
-    xlarun_k_gelu_erf_mul_ref(g, u, n);
 #endif
 }
 

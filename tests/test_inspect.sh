@@ -87,9 +87,9 @@ sed 's/LlamaForCausalLM/PhiForCausalLM/' $F/llama32-bf16/config.json >"$T/arch/c
 run "$T/arch" 1
 has "architecture 'PhiForCausalLM' is not supported (supported: LlamaForCausalLM, MistralForCausalLM, Qwen2ForCausalLM, Qwen3ForCausalLM, Gemma3ForCausalLM, Gemma2ForCausalLM, GemmaForCausalLM, Phi3ForCausalLM) (unsupported model)"
 
-# Gemma 1: the exact GELU, the 1 + w norms and the embedding scale are named
+# Gemma 1: the GELU, the 1 + w norms and the embedding scale are named
 run $F/gemma-f32 0
-has "config.json: GemmaForCausalLM"; has "MLP activation: gelu (the exact, erf form)"; has "RMSNorm weights used as 1 + w"
+has "config.json: GemmaForCausalLM"; has "MLP activation: gelu_pytorch_tanh"; has "RMSNorm weights used as 1 + w"
 has "embeddings scaled by 9.79795933"
 
 # Phi-3: the fused matrices are listed by their own names

@@ -55,7 +55,6 @@ static void print_config(const xlarun_config *c) {
     else if (c->sliding_window) printf("  sliding_window %u (position i attends to i-%u..i)\n", c->sliding_window, c->sliding_window - 1);
     if (c->rope_local_theta > 0.0f) printf("  local layers' rope: theta %g, default\n", (double)c->rope_local_theta);
     if (c->act == XLARUN_ACT_GELU_TANH) printf("  MLP activation: gelu_pytorch_tanh\n");
-    if (c->act == XLARUN_ACT_GELU) printf("  MLP activation: gelu (the exact, erf form)\n");
     if (c->attn_softcap > 0.0f) printf("  attention scores soft-capped at %g\n", (double)c->attn_softcap);
     if (c->final_softcap > 0.0f) printf("  logits soft-capped at %g\n", (double)c->final_softcap);
     if (c->norm_plus_one) printf("  RMSNorm weights used as 1 + w%s\n", c->sandwich_norms ? "; norms also after attention and around the MLP" : "");

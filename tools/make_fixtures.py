@@ -164,12 +164,13 @@ CONFIGS = {
                     rms_norm_eps=1e-6, max_position_embeddings=256, bos_token_id=2, eos_token_id=[1, 107],
                     pad_token_id=0),
                29, 9500, 111, 3.0),
-    # Gemma 1 (GemmaForCausalLM, transformers 4.57.1, which reads hidden_act): the exact GELU
-    # ("gelu", as the hub's gemma-2b/7b configs say); norms times 1 + w, the embedding times
+    # Gemma 1 (GemmaForCausalLM, transformers 4.57.1): GELU in its tanh form, named
+    # gelu_pytorch_tanh, which every version reads alike (the hub's "gelu" is the exact form in
+    # 4.51-4.57 only, the tanh form in 4.46 and 5.x); norms times 1 + w, the embedding times
     # sqrt(H) with H = 96 (not exact in f32), scores times head_dim^-0.5, no window; MQA (as
     # 2B); head_dim 32 != H/nh (as 7B's 256 x 16 != 3072); tied.
     "gemma": (dict(vocab_size=320, hidden_size=96, intermediate_size=160, num_hidden_layers=3,
-                   num_attention_heads=4, num_key_value_heads=1, head_dim=32, hidden_act="gelu",
+                   num_attention_heads=4, num_key_value_heads=1, head_dim=32, hidden_act="gelu_pytorch_tanh",
                    tie_word_embeddings=True, rope_theta=10000.0, attention_bias=False,
                    rms_norm_eps=1e-6, max_position_embeddings=256, bos_token_id=2, eos_token_id=1,
                    pad_token_id=0),
@@ -430,8 +431,9 @@ def numpy_reference(folder):
     tied head, each projection's bias when the file has one, Qwen3's per-head q/k norms; Gemma 3:
     norms times 1 + w, embeddings times sqrt(hidden), scores times query_pre_attn_scalar^-0.5,
     local layers (layer_types) with their own RoPE base and the window, norms after attention and
-    around the MLP, GELU (tanh); Gemma 1: the 1 + w, the sqrt(hidden) and the exact GELU on the
-    Llama block). Returns max |logit - oracle| over the 48 rows
+    around the MLP, GELU (tanh); Gemma 1: the 1 + w, the sqrt(hidden) and GELU (tanh) on the
+    Llama block; Phi-3: partial rotary, longrope's short factors and attention factor). Returns
+    max |logit - oracle| over the 48 rows
     and whether its argmax reproduces greedy. A cross-check of the spec, not of the oracle."""
     from safetensors import safe_open
     with open(os.path.join(folder, "config.json")) as f:
@@ -521,8 +523,8 @@ def numpy_reference(folder):
         h = h + lin(att.reshape(T, nh * hd), "self_attn.o_proj")
         x = rms(h, W[p + "post_attention_layernorm.weight"])
         gt = lin(x, "mlp.gate_proj")
-        if gemma1:   # GELU, exact: x Phi(x)
-            act = gt * 0.5 * np.vectorize(math.erfc)(-gt / math.sqrt(2.0))
+        if gemma1:   # GELU, tanh form
+            act = 0.5 * gt * (1 + np.tanh(math.sqrt(2 / math.pi) * (gt + 0.044715 * gt ** 3)))
         else:
             act = gt / (1 + np.exp(-gt))
         h = h + lin(act * lin(x, "mlp.up_proj"), "mlp.down_proj")
