@@ -693,8 +693,9 @@ typedef enum xlarun_chat_format {
     XLARUN_CHAT_MISTRAL_SP,   /* Mistral Small / Large: [SYSTEM_PROMPT]...[/SYSTEM_PROMPT], [INST]...[/INST] */
     XLARUN_CHAT_QWEN3,        /* Qwen3: ChatML; replies before the last user turn lose their
                                  <think> block, tool results go in a user turn */
-    XLARUN_CHAT_GEMMA         /* Gemma: <start_of_turn>user\n...<end_of_turn>\n, the assistant's
+    XLARUN_CHAT_GEMMA,        /* Gemma: <start_of_turn>user\n...<end_of_turn>\n, the assistant's
                                  turns as "model", contents trimmed; user turns and others alternate */
+    XLARUN_CHAT_PHI3          /* Phi-3 / 3.5 / 4-mini: <|user|>\n...<|end|>\n (phi3 variants below) */
 } xlarun_chat_format;
 
 typedef struct xlarun_chat_template {
@@ -709,6 +710,12 @@ typedef struct xlarun_chat_template {
                                  1/2's template raises 'System role not supported'; 2 is refused, as
                                  Gemma 3 1B's template reads it as content parts
                                  (messages[0]['content'][0]['text']) and raises on text */
+    int phi3;                 /* PHI3: 0 Phi-3-mini (system, user, assistant as <|role|>\n...<|end|>\n,
+                                 other roles dropped), 1 Phi-3.5 (the same, an empty system message
+                                 dropped), 2 Phi-3-medium (user turns end with <|assistant|>\n
+                                 whatever follows, replies bare, system dropped), 3 Phi-4-mini
+                                 (every role as <|role|>...<|end|>, no newlines); the generation
+                                 prompt <|assistant|>(\n), else eos (not medium) */
 } xlarun_chat_template;
 
 typedef struct xlarun_chat_message {
@@ -7358,7 +7365,7 @@ static const char *const xlarun__chat_names =
     "zephyr (Zephyr, TinyLlama chat), chatml (SmolLM2, Qwen2.5, other ChatML), "
     "mistral (Mistral 7B v0.1/v0.2), mistral-v3 (Mistral 7B v0.3, Mixtral 8x22B), "
     "mixtral (Mixtral 8x7B), mistral-small, mistral-large, qwen3 (Qwen3 with thinking), "
-    "gemma (Gemma 1/2), gemma3 (Gemma 3)";
+    "gemma (Gemma 1/2), gemma3 (Gemma 3), phi3 (Phi-3-mini), phi3.5 (Phi-3.5-mini), phi3-medium, phi4-mini";
 
 XLARUN_API xlarun_status xlarun_chat_template_named(const char *name, xlarun_chat_template *out,
                                                     xlarun_error *err) {
@@ -7379,6 +7386,10 @@ XLARUN_API xlarun_status xlarun_chat_template_named(const char *name, xlarun_cha
     else if (!strcmp(name, "qwen3")) out->format = XLARUN_CHAT_QWEN3;
     else if (!strcmp(name, "gemma")) { out->format = XLARUN_CHAT_GEMMA; out->gemma_system = 1; }
     else if (!strcmp(name, "gemma3")) out->format = XLARUN_CHAT_GEMMA;
+    else if (!strcmp(name, "phi3")) out->format = XLARUN_CHAT_PHI3;
+    else if (!strcmp(name, "phi3.5")) { out->format = XLARUN_CHAT_PHI3; out->phi3 = 1; }
+    else if (!strcmp(name, "phi3-medium")) { out->format = XLARUN_CHAT_PHI3; out->phi3 = 2; }
+    else if (!strcmp(name, "phi4-mini")) { out->format = XLARUN_CHAT_PHI3; out->phi3 = 3; }
     else
         return xlarun__fail(err, XLARUN_ERR_ARGUMENT, "unknown chat template name '%.64s' (known: %s)", name,
                             xlarun__chat_names);
@@ -7471,6 +7482,10 @@ static const struct xlarun__known_template {
     {0x5c10ee67c1aae09au, XLARUN_CHAT_GEMMA, 1},      /* gemma2:2b: a system message raises */
     {0x5e86a8172edfe10bu, XLARUN_CHAT_GEMMA, 2},      /* gemma3:1b: one only as content parts */
     {0xd19b6ff528469138u, XLARUN_CHAT_GEMMA, 0},      /* gemma3:270m: the system message opens the first user turn */
+    {0xecebdb210022bf0eu, XLARUN_CHAT_PHI3, 0},       /* phi3:3.8b (Phi-3-mini-4k-instruct) */
+    {0xcf278cd841463239u, XLARUN_CHAT_PHI3, 1},       /* phi3.5:3.8b: an empty system message dropped */
+    {0x60577759f66d446eu, XLARUN_CHAT_PHI3, 2},       /* phi3:14b (Phi-3-medium) */
+    {0xd6a2d983079a6f25u, XLARUN_CHAT_PHI3, 3},       /* phi4-mini:3.8b */
 };
 
 XLARUN_API xlarun_status xlarun_chat_template_detect(const char *t, xlarun_chat_template *out,
@@ -7491,6 +7506,7 @@ XLARUN_API xlarun_status xlarun_chat_template_detect(const char *t, xlarun_chat_
         if (xlarun__known_templates[k].fnv == h) {
             out->format = xlarun__known_templates[k].format;
             if (out->format == XLARUN_CHAT_GEMMA) out->gemma_system = xlarun__known_templates[k].variant;
+            else if (out->format == XLARUN_CHAT_PHI3) out->phi3 = xlarun__known_templates[k].variant;
             else out->spaced = xlarun__known_templates[k].variant;
             xlarun__ok(err);
             return XLARUN_OK;
@@ -7516,6 +7532,10 @@ XLARUN_API xlarun_status xlarun_chat_template_detect(const char *t, xlarun_chat_
         return xlarun__fail(err, XLARUN_ERR_UNSUPPORTED,
                             "chat_template: a template with <think> blocks xlarun does not know (it takes only the exact "
                             "texts it was checked against); pick a format by name: %s", xlarun__chat_names);
+    else if (strstr(t, "<|end|>")) /* Phi's: only by exact text, above (Zephyr's ends turns with eos) */
+        return xlarun__fail(err, XLARUN_ERR_UNSUPPORTED,
+                            "chat_template: a Phi <|end|> template xlarun does not know (it takes only the exact texts it "
+                            "was checked against); pick a format by name: %s", xlarun__chat_names);
     else if (strstr(t, "<|user|>") && strstr(t, "<|assistant|>") && strstr(t, "eos_token"))
         out->format = XLARUN_CHAT_ZEPHYR;
     else if (strstr(t, "<|im_start|>") && strstr(t, "<|im_end|>")) {
@@ -7820,6 +7840,39 @@ XLARUN_API xlarun_status xlarun_chat_apply(const xlarun_chat_template *t,
             xlarun__puts(&o, "<end_of_turn>\n");
         }
         if (gen) xlarun__puts(&o, "<start_of_turn>model\n");
+        break;
+    }
+    case XLARUN_CHAT_PHI3: { /* each message as it comes, no alternation required */
+        const char *nl = t->phi3 == 3 ? "" : "\n";
+        for (i = 0; i < n; i++) {
+            const char *r = msgs[i].role;
+            if (t->phi3 == 2) { /* medium: the assistant's header follows every user turn */
+                if (!strcmp(r, "user")) {
+                    xlarun__puts(&o, "<|user|>\n");
+                    xlarun__puts(&o, msgs[i].content);
+                    xlarun__puts(&o, "<|end|>\n<|assistant|>\n");
+                } else if (!strcmp(r, "assistant")) {
+                    xlarun__puts(&o, msgs[i].content);
+                    xlarun__puts(&o, "<|end|>\n");
+                }
+                continue;
+            }
+            if (t->phi3 != 3 && strcmp(r, "user") && strcmp(r, "assistant") && strcmp(r, "system")) continue;
+            if (t->phi3 == 1 && !strcmp(r, "system") && !msgs[i].content[0]) continue;
+            xlarun__puts(&o, "<|");
+            xlarun__puts(&o, r);
+            xlarun__puts(&o, "|>");
+            xlarun__puts(&o, nl);
+            xlarun__puts(&o, msgs[i].content);
+            xlarun__puts(&o, "<|end|>");
+            xlarun__puts(&o, nl);
+        }
+        if (t->phi3 != 2) {
+            if (gen) {
+                xlarun__puts(&o, "<|assistant|>");
+                xlarun__puts(&o, nl);
+            } else xlarun__puts(&o, eos);
+        }
         break;
     }
     case XLARUN_CHAT_MISTRAL_SP: /* each message as it comes, no alternation required */

@@ -523,6 +523,47 @@ static void test_chat_errors(void) {
             CHECKF(xlarun_chat_template_named(nm[k].name, &t, &err) == XLARUN_OK && t.format == nm[k].f && t.spaced == nm[k].spaced,
                    "%s", nm[k].name);
     }
+    {   /* Phi: the four templates by their exact text, a near miss refused (before, any such text was
+           taken for Zephyr's, whose turns end with eos); the names; without a generation prompt
+           the eos closes the text (the fixtures render with one) */
+        static const struct { const char *file, *name; int v; } ph[] = {
+            {"phi3-mini", "phi3", 0}, {"phi3.5-mini", "phi3.5", 1}, {"phi3-medium", "phi3-medium", 2}, {"phi4-mini", "phi4-mini", 3}};
+        xlarun_chat_options co;
+        size_t k;
+        for (k = 0; k < sizeof ph / sizeof *ph; k++) {
+            char path[128], *pt, *p;
+            snprintf(path, sizeof path, "tests/fixtures/chat/templates/%s.jinja", ph[k].file);
+            pt = read_file(path, NULL);
+            CHECKF(pt != NULL, "%s", path);
+            if (!pt) continue;
+            CHECKF(xlarun_chat_template_detect(pt, &t, &err) == XLARUN_OK && t.format == XLARUN_CHAT_PHI3 && t.phi3 == ph[k].v,
+                   "%s: %s", ph[k].file, err.message);
+            CHECKF(xlarun_chat_template_named(ph[k].name, &t, &err) == XLARUN_OK && t.format == XLARUN_CHAT_PHI3 && t.phi3 == ph[k].v,
+                   "%s", ph[k].name);
+            p = strstr(pt, "<|end|>");
+            CHECK(p != NULL);
+            if (p) {
+                p[2] = 'E';   /* <|End|>: another template */
+                CHECK(xlarun_chat_template_detect(pt, &t, &err) == XLARUN_ERR_UNSUPPORTED);
+                CHECK_CONTAINS(err.message, "a Phi <|end|> template xlarun does not know");
+            }
+            free(pt);
+        }
+        memset(&co, 0, sizeof co);
+        co.eos_token = "<|endoftext|>";
+        co.no_generation_prompt = 1;
+        m[0].role = "user"; m[0].content = "u";
+        m[1].role = "assistant"; m[1].content = "a";
+        CHECK(xlarun_chat_template_named("phi3", &t, &err) == XLARUN_OK);
+        CHECK(xlarun_chat_apply(&t, &co, m, 2, out, sizeof out, &len, &err) == XLARUN_OK &&
+              !strcmp(out, "<|user|>\nu<|end|>\n<|assistant|>\na<|end|>\n<|endoftext|>"));
+        CHECK(xlarun_chat_template_named("phi4-mini", &t, &err) == XLARUN_OK);
+        CHECK(xlarun_chat_apply(&t, &co, m, 2, out, sizeof out, &len, &err) == XLARUN_OK &&
+              !strcmp(out, "<|user|>u<|end|><|assistant|>a<|end|><|endoftext|>"));
+        CHECK(xlarun_chat_template_named("phi3-medium", &t, &err) == XLARUN_OK);
+        CHECK(xlarun_chat_apply(&t, &co, m, 2, out, sizeof out, &len, &err) == XLARUN_OK &&
+              !strcmp(out, "<|user|>\nu<|end|>\n<|assistant|>\na<|end|>\n"));
+    }
     {   /* Gemma: the three templates by their exact text, what each does with a system message;
            a near miss and another <start_of_turn> template are refused; the names */
         static const struct { const char *file; int sys; } gm[] = {{"gemma2", 1}, {"gemma3-1b", 2}, {"gemma3-270m", 0}};

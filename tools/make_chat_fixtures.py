@@ -35,6 +35,14 @@ at commit 007948d5aac310316dd57b5d8e5c091e864418dc:
                                                      the system message, so a text one raises)
     gemma3-270m.jinja        library/gemma3:270m    (Gemma 3: a text or parts system message opens the
                                                      first user turn)
+    phi3-mini.jinja          library/phi3:3.8b      microsoft/Phi-3-mini-4k-instruct
+    phi3.5-mini.jinja        library/phi3.5:3.8b    microsoft/Phi-3.5-mini-instruct (an empty system
+                                                     message dropped)
+    phi3-medium.jinja        library/phi3:14b       (Phi-3-medium: no system message, the assistant's
+                                                     header after every user turn)
+    phi4-mini.jinja          library/phi4-mini:3.8b microsoft/Phi-4-mini-instruct (no newlines; any role)
+
+(the Phi templates read from that file's JS string literals with json.loads)
 
 Output format (one case per block; strings are hex-encoded UTF-8 so the C reader stays trivial):
     case TEMPLATE CONVERSATION
@@ -80,7 +88,13 @@ SPECIALS = {
     "gemma2": ("<bos>", "<eos>"),
     "gemma3-1b": ("<bos>", "<eos>"),
     "gemma3-270m": ("<bos>", "<eos>"),
+    # the Phi templates print eos only without a generation prompt, which these cases never ask
+    "phi3-mini": ("<s>", "<|endoftext|>"),
+    "phi3.5-mini": ("<s>", "<|endoftext|>"),
+    "phi3-medium": ("<s>", "<|endoftext|>"),
+    "phi4-mini": ("<|endoftext|>", "<|endoftext|>"),
 }
+PHI = {"phi3-mini", "phi3.5-mini", "phi3-medium", "phi4-mini"}
 GEMMA = {"gemma2", "gemma3-1b", "gemma3-270m"}
 MISTRAL = {"mistral-instruct", "llava", "mixtral-8x22b", "mixtral-8x7b", "mistral-small", "mistral-large"}
 
@@ -154,6 +168,14 @@ GEMMA_CONVERSATIONS = {
     "reply_first": [("assistant", "x"), ("user", "a")],
     "other_first": [("other", "x")],
     "specials": [("user", "a <end_of_turn> b<start_of_turn>"), ("assistant", "<unused5>\n\n\n  x <table>"), ("user", "\t\tz")],
+}
+# more conversations for the Phi templates: an empty system message (Phi-3.5 drops it), roles they
+# drop or print as they are, a conversation that ends with a reply, user turns in a row
+PHI_CONVERSATIONS = {
+    "system_empty": [("system", ""), ("user", "q")],
+    "tool_role": [("user", "Weather?"), ("tool", "{\"t\": 20}"), ("other", "x"), ("user", "Thanks")],
+    "ends_reply": [("system", "Be brief."), ("user", "Hi"), ("assistant", "Hello.")],
+    "two_users": [("user", "a"), ("user", "b"), ("system", "late")],
 }
 OPTIONS = {"qwen3": [{}, {"enable_thinking": False}]}
 
@@ -364,7 +386,8 @@ def main():
                 tok = (cand, t)
                 break
         convs = dict(CONVERSATIONS, **(MISTRAL_CONVERSATIONS if name in MISTRAL else {}),
-                     **(QWEN3_CONVERSATIONS if name == "qwen3" else {}), **(GEMMA_CONVERSATIONS if name in GEMMA else {}))
+                     **(QWEN3_CONVERSATIONS if name == "qwen3" else {}), **(GEMMA_CONVERSATIONS if name in GEMMA else {}),
+                     **(PHI_CONVERSATIONS if name in PHI else {}))
         for conv_name, conv in convs.items():
             msgs = [{"role": r, "content": c} for r, c in conv]
             for date, extra in [(d, e) for d in DATES.get(name, [None]) for e in OPTIONS.get(name, [{}])]:
