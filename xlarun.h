@@ -2316,8 +2316,9 @@ static xlarun_status xlarun__parse_gemma(const xlarun__json *j, size_t root, xla
     return XLARUN_OK;
 }
 
-/* Phi3ForCausalLM's own keys: the rotated part of each head (partial_rotary_factor, at the top
-   or, transformers 5, in rope_parameters), and longrope's short factors and attention factor
+/* Phi3ForCausalLM's own keys: the rotated part of each head (partial_rotary_factor: rope_parameters'
+   when it has one, as transformers 5 reads it, else the top-level key, as 4.x), and longrope's
+   short factors and attention factor
    (rope: the rope_scaling / rope_parameters object, or XLARUN__NONE). Its attention_bias and
    mlp_bias (Phi-4-mini's config has them) are never read by transformers, nor here. */
 static xlarun_status xlarun__parse_phi3(const xlarun__json *j, size_t root, size_t rope, const char *where,
@@ -2327,16 +2328,16 @@ static xlarun_status xlarun__parse_phi3(const xlarun__json *j, size_t root, size
     uint32_t n = 0, k;
     uint64_t om;
     c->fused = 1;
-    if (xlarun__json_is_null(j, xlarun__json_get(j, root, "partial_rotary_factor")) && !xlarun__json_is_null(j, rope)) obj = rope;
+    if (!xlarun__json_is_null(j, rope) && !xlarun__json_is_null(j, xlarun__json_get(j, rope, "partial_rotary_factor"))) obj = rope;
     XLARUN__TRY(xlarun__cfg_float(j, obj, obj == root ? "" : where, "partial_rotary_factor", 0, 0.0, 1.0 + 1e-9, 1.0, &d, err));
     rd = floor(XLARUN__CAST(double, c->head_dim) * d); /* Python's int(head_dim * factor) */
     if (rd < 2.0 || XLARUN__CAST(uint32_t, rd) % 2)
         return xlarun__fail(err, XLARUN_ERR_FORMAT, "config.json: partial_rotary_factor %g leaves %g rotated dimensions of head_dim %u (expected an even number > 0)",
                             d, rd, c->head_dim);
     c->rope_dim = XLARUN__CAST(uint32_t, rd);
-    /* original_max_position_embeddings: the top-level key (transformers 4), or rope_parameters' */
+    /* original_max_position_embeddings: the top-level key (transformers 5 writes it there too, and
+       its top-level default of 4096 wins over a copy in rope_parameters) */
     v = xlarun__json_get(j, root, "original_max_position_embeddings");
-    if (xlarun__json_is_null(j, v) && !xlarun__json_is_null(j, rope)) v = xlarun__json_get(j, rope, "original_max_position_embeddings");
     if (xlarun__json_is_null(j, v)) om = 4096;
     else if (!xlarun__json_uint(j, v, XLARUN_MAX_POSITIONS, &om) || om < 2)
         return xlarun__fail(err, XLARUN_ERR_FORMAT, "config.json: 'original_max_position_embeddings' must be an integer of at least 2");
@@ -2530,7 +2531,7 @@ static xlarun_status xlarun__parse_config(const char *text, size_t len, xlarun_c
         if (c->arch == XLARUN_ARCH_GEMMA && strcmp(buf, "default")) /* 4.46.3's Gemma ignores it, later ones apply it */
             return xlarun__fail(err, XLARUN_ERR_UNSUPPORTED,
                                 "config.json: rope type '%s' with GemmaForCausalLM is not supported (transformers versions disagree on applying it)", buf);
-        if (c->arch == XLARUN_ARCH_PHI3 && (!strcmp(buf, "longrope") || !strcmp(buf, "su"))) /* 4.x renames su */
+        if (c->arch == XLARUN_ARCH_PHI3 && (!strcmp(buf, "longrope") || !strcmp(buf, "su") || !strcmp(buf, "yarn"))) /* renamed by transformers */
             c->rope_type = XLARUN_ROPE_LONGROPE;
         else if (c->arch == XLARUN_ARCH_PHI3 && strcmp(buf, "default"))
             return xlarun__fail(err, XLARUN_ERR_UNSUPPORTED,
@@ -3009,6 +3010,9 @@ static xlarun_status xlarun__check_slot(const xlarun__loader *L, int i, const ch
                                 c->arch == XLARUN_ARCH_QWEN2 ? "Qwen2ForCausalLM has q, k and v biases"
                                 : k - XLARUN__L_BIAS <= XLARUN__L_O ? "config.json has attention_bias true"
                                                                     : "config.json has mlp_bias true");
+        if (c->fused && (k == XLARUN__L_Q || k == XLARUN__L_GATE))
+            return xlarun__fail(err, XLARUN_ERR_MODEL, "%s: missing tensor '%s' (Phi3ForCausalLM keeps %s in one matrix; separate ones are not read)",
+                                L->dir, name, k == XLARUN__L_Q ? "q, k and v" : "gate and up");
         if (i >= XLARUN__T_GLOBAL)
             return xlarun__fail(err, XLARUN_ERR_MODEL, "%s: missing tensor '%s' (config.json has num_hidden_layers %u)",
                                 L->dir, name, c->n_layers);

@@ -1448,6 +1448,17 @@ static void test_model_gemma(void) {
               c.rope_original_max_position_embeddings == 256 && c.rope_dim == 16);
         CHECK(gem_config(base, "\"rope_scaling\": null", "\"rope_scaling\": {\"type\": \"su\", \"short_factor\": [1, 1, 1, 1, 1, 1, 1, 1], \"long_factor\": [2, 2, 2, 2, 2, 2, 2, 2]}", &c) &&
               c.rope_type == XLARUN_ROPE_LONGROPE);
+        CHECK(gem_config(base, "\"rope_scaling\": null", "\"rope_scaling\": {\"type\": \"yarn\", \"short_factor\": [1, 1, 1, 1, 1, 1, 1, 1], \"long_factor\": [2, 2, 2, 2, 2, 2, 2, 2]}", &c) &&
+              c.rope_type == XLARUN_ROPE_LONGROPE);
+        /* transformers 5's form: partial_rotary_factor from rope_parameters over the top-level
+           key; original_max_position_embeddings only from the top level */
+        {
+            char *t = gem_cfg(base, "\"rope_scaling\": null", "\"rope_parameters\": {\"rope_type\": \"longrope\", \"rope_theta\": 500.0, \"partial_rotary_factor\": 0.5, "
+                                                             "\"original_max_position_embeddings\": 64, \"short_factor\": [1, 2, 3, 4], \"long_factor\": [1, 1, 1, 1]}");
+            CHECK(gem_config(t, NULL, NULL, &c) && c.rope_dim == 8 && c.rope_theta == 500.0f && c.rope_original_max_position_embeddings == 256 &&
+                  c.rope_ext[3] == 4.0f);
+            free(t);
+        }
         {
             char *t = gem_cfg(base, "\"max_position_embeddings\": 256", "\"max_position_embeddings\": 1024");
             CHECK(gem_config(t, "\"rope_scaling\": null", LR("1, 1, 1, 1, 1, 1, 1, 1", "2, 2, 2, 2, 2, 2, 2, 2"), &c) &&
@@ -1492,7 +1503,8 @@ static void test_model_gemma(void) {
             if (at) {
                 at[24] = 'X'; /* gate_up_proX */
                 spit(tpath("mg/model.safetensors"), w, n);
-                gem_case(base, NULL, NULL, XLARUN_ERR_MODEL, "missing tensor 'model.layers.0.mlp.gate_up_proj.weight'", __LINE__);
+                gem_case(base, NULL, NULL, XLARUN_ERR_MODEL,
+                         "missing tensor 'model.layers.0.mlp.gate_up_proj.weight' (Phi3ForCausalLM keeps gate and up in one matrix; separate ones are not read)", __LINE__);
             }
         }
     }

@@ -44,7 +44,11 @@ static void print_config(const xlarun_config *c) {
         printf("llama3, factor %g, low_freq_factor %g, high_freq_factor %g, original_max_position_embeddings %u\n",
                (double)c->rope_factor, (double)c->rope_low_freq_factor, (double)c->rope_high_freq_factor,
                c->rope_original_max_position_embeddings);
+    else if (c->rope_type == XLARUN_ROPE_LONGROPE)
+        printf("longrope, its short factors (sessions stay within original_max_position_embeddings %u), cos and sin times %.9g\n",
+               c->rope_original_max_position_embeddings, (double)c->rope_attn_factor);
     else printf("default\n");
+    if (c->rope_dim != c->head_dim) printf("  rope on the first %u of each head's %u dimensions\n", c->rope_dim, c->head_dim);
     if (c->qkv_bias || c->o_bias || c->mlp_bias)
         printf("  biases:%s%s%s\n", c->qkv_bias ? " q_proj k_proj v_proj" : "", c->o_bias ? " o_proj" : "",
                c->mlp_bias ? " gate_proj up_proj down_proj" : "");
