@@ -738,7 +738,8 @@ XLARUN_API xlarun_status xlarun_chat_template_detect(const char *chat_template,
                                                      xlarun_chat_template *out, xlarun_error *err);
 /* "llama3", "llama3.1", "llama3.2" (today's date by default), "llama2", "zephyr", "chatml",
    "mistral", "mistral-v3", "mixtral", "mistral-small", "mistral-large", "qwen3", "gemma" (Gemma 1/2:
-   a system message is refused), "gemma3" (it opens the first user turn) */
+   a system message is refused), "gemma3" (it opens the first user turn), "phi3" (Phi-3-mini),
+   "phi3.5" (an empty system message dropped), "phi3-medium" (no system message), "phi4-mini" */
 XLARUN_API xlarun_status xlarun_chat_template_named(const char *name, xlarun_chat_template *out,
                                                     xlarun_error *err);
 /* Renders msgs into out (cap bytes, NUL-terminated); *len gets the length. out may be NULL (or
