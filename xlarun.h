@@ -295,8 +295,9 @@ XLARUN_API int xlarun_st_metadata(const xlarun_st_reader *r, const char *key, ch
 #define XLARUN_MAX_ROPE_FACTORS 512 /* head_dim / 2 at most */
 typedef enum xlarun_rope_type {
     XLARUN_ROPE_DEFAULT = 0, XLARUN_ROPE_LINEAR, XLARUN_ROPE_LLAMA3,
-    XLARUN_ROPE_LONGROPE            /* Phi-3's: per-frequency factors (the short ones: sessions stay
-                                       within original_max_position_embeddings) */
+    XLARUN_ROPE_LONGROPE            /* Phi-3's: per-frequency factors, the short ones, or the long
+                                       ones for a prefill or decode call that reaches past
+                                       original_max_position_embeddings (as transformers) */
 } xlarun_rope_type;
 
 #define XLARUN_MAX_EOS 8
@@ -337,6 +338,7 @@ typedef struct xlarun_config {      /* config.json, checked; read-only */
     float rope_attn_factor;         /* cos and sin are multiplied by it: 1, longrope's
                                        sqrt(1 + ln(max / original max) / ln(original max)) */
     float rope_ext[XLARUN_MAX_ROPE_FACTORS]; /* longrope: short_factor, rope_dim / 2 of them */
+    float rope_ext_long[XLARUN_MAX_ROPE_FACTORS]; /* longrope: long_factor, as many */
     int tie_word_embeddings;
     uint32_t sliding_window;        /* position i attends to i-W+1..i (on the sliding layers); 0: none */
     uint32_t sliding_pattern;       /* which layers slide: 0 all (Mistral); P: all but those with
@@ -451,7 +453,10 @@ XLARUN_API void xlarun_session_reset(xlarun_session *s);           /* empty the 
    recent enough that the W - 1 before it are still kept (XLARUN_ERR_ARGUMENT otherwise). */
 XLARUN_API xlarun_status xlarun_session_truncate(xlarun_session *s, size_t n_keep, xlarun_error *err);
 /* Run tokens through the model after those already in the context; on success the logits of
-   the last one are ready. On any error the session is unchanged. */
+   the last one are ready. On any error the session is unchanged. Longrope (Phi-3's 128k models):
+   the call that takes the context past original_max_position_embeddings, or back within it
+   after a truncate, first runs the tokens held again with the other factors (once, as long as a
+   prefill of them), so the logits are those of one forward over the whole context. */
 XLARUN_API xlarun_status xlarun_session_prefill(xlarun_session *s, const int32_t *ids, size_t n,
                                                 xlarun_error *err);
 XLARUN_API xlarun_status xlarun_session_decode(xlarun_session *s, int32_t id, xlarun_error *err);
@@ -2106,6 +2111,7 @@ struct xlarun_model {
     xlarun__layer *layers;
     float *inv_freq;             /* head_dim/2 RoPE frequencies, f32 as transformers makes them */
     float *inv_freq_local;       /* Gemma 3's local layers' (rope_local_base_freq), or NULL */
+    float *inv_freq_long;        /* longrope's with the long factors, or NULL */
     xlarun__map *maps;
     uint32_t n_maps;
     uint64_t mapped_bytes, weight_bytes;
@@ -2347,7 +2353,7 @@ static xlarun_status xlarun__parse_phi3(const xlarun__json *j, size_t root, size
     if (!xlarun__json_is_null(j, xlarun__json_get(j, rope, "factor")) || !xlarun__json_is_null(j, xlarun__json_get(j, rope, "attention_factor")))
         return xlarun__fail(err, XLARUN_ERR_UNSUPPORTED,
                             "config.json: a longrope 'factor' or 'attention_factor' is not supported (transformers 4 refuses them, 5 reads them)");
-    for (k = 0; k < 2; k++) { /* short_factor (used), long_factor (checked: transformers 4 requires it) */
+    for (k = 0; k < 2; k++) { /* short_factor, long_factor */
         const char *key = k ? "long_factor" : "short_factor";
         v = xlarun__json_get(j, rope, key);
         if (xlarun__json_is_null(j, v) || j->s[v] != '[')
@@ -2356,7 +2362,7 @@ static xlarun_status xlarun__parse_phi3(const xlarun__json *j, size_t root, size
             double f = xlarun__json_is_number(j, e) ? xlarun__json_double(j, e) : -1.0;
             if (!(f > 0.0 && f < 1e30) || n >= c->rope_dim / 2)
                 return xlarun__fail(err, XLARUN_ERR_FORMAT, "config.json: '%s%s' must be a list of %u positive numbers", where, key, c->rope_dim / 2);
-            if (!k) c->rope_ext[n] = XLARUN__CAST(float, f);
+            (k ? c->rope_ext_long : c->rope_ext)[n] = XLARUN__CAST(float, f); /* torch.tensor(.., float32) */
         }
         if (n != c->rope_dim / 2)
             return xlarun__fail(err, XLARUN_ERR_FORMAT, "config.json: '%s%s' has %u numbers, expected %u (one per rotated frequency)", where, key, n, c->rope_dim / 2);
@@ -2581,12 +2587,14 @@ static xlarun_status xlarun__parse_config(const char *text, size_t len, xlarun_c
     return XLARUN_OK;
 }
 
-/* transformers' inv_freq, step by step in f32 (SPEC.md section 2) */
-static void xlarun__rope_freqs(const xlarun_config *c, float *inv) {
+/* transformers' inv_freq, step by step in f32 (SPEC.md section 2); longrope's with its long
+   factors when lng */
+static void xlarun__rope_freqs(const xlarun_config *c, float *inv, int lng) {
     uint32_t j, half = c->rope_dim / 2;
+    const float *ext = lng ? c->rope_ext_long : c->rope_ext;
     for (j = 0; j < half; j++) {
         float e = XLARUN__CAST(float, 2 * j) / XLARUN__CAST(float, c->rope_dim);
-        inv[j] = 1.0f / (c->rope_type == XLARUN_ROPE_LONGROPE ? c->rope_ext[j] * powf(c->rope_theta, e) : powf(c->rope_theta, e));
+        inv[j] = 1.0f / (c->rope_type == XLARUN_ROPE_LONGROPE ? ext[j] * powf(c->rope_theta, e) : powf(c->rope_theta, e));
     }
     if (c->rope_type == XLARUN_ROPE_LINEAR)
         for (j = 0; j < half; j++) inv[j] = inv[j] / c->rope_factor;
@@ -3096,6 +3104,10 @@ static xlarun_status xlarun__model_build(xlarun__arena *a, const char *dir,
         m->inv_freq_local = XLARUN__CAST(float *, xlarun__alloc_ex(a, sizeof(float) * (m->cfg.head_dim / 2), 0, 0));
         if (!m->inv_freq_local) return xlarun__fail(err, XLARUN_ERR_MEMORY, "model memory too small");
     }
+    if (m->cfg.rope_type == XLARUN_ROPE_LONGROPE) {
+        m->inv_freq_long = XLARUN__CAST(float *, xlarun__alloc_ex(a, sizeof(float) * (m->cfg.head_dim / 2), 0, 0));
+        if (!m->inv_freq_long) return xlarun__fail(err, XLARUN_ERR_MEMORY, "model memory too small");
+    }
     xlarun__view(m, &L.slots[XLARUN__T_EMBED], XLARUN__T_EMBED, &m->embed);
     i = m->cfg.tie_word_embeddings ? XLARUN__T_EMBED : XLARUN__T_LM_HEAD;
     m->weight_bytes = xlarun__view(m, &L.slots[i], i, &m->lm_head);
@@ -3128,12 +3140,13 @@ static xlarun_status xlarun__model_build(xlarun__arena *a, const char *dir,
             xlarun__rows(&ly->gate, m->cfg.intermediate_size, m->cfg.hidden_size, &ly->up);
         }
     }
-    xlarun__rope_freqs(&m->cfg, m->inv_freq);
+    xlarun__rope_freqs(&m->cfg, m->inv_freq, 0);
+    if (m->inv_freq_long) xlarun__rope_freqs(&m->cfg, m->inv_freq_long, 1);
     if (m->inv_freq_local) { /* Gemma 3's local layers: rope_local_base_freq, default RoPE */
         xlarun_config lc = m->cfg;
         lc.rope_theta = m->cfg.rope_local_theta;
         lc.rope_type = XLARUN_ROPE_DEFAULT;
-        xlarun__rope_freqs(&lc, m->inv_freq_local);
+        xlarun__rope_freqs(&lc, m->inv_freq_local, 0);
     }
     m->magic = XLARUN__MODEL_MAGIC;
     return XLARUN_OK;
@@ -3464,6 +3477,9 @@ struct xlarun_session {
                                             it keeps only what it attends (a ring) */
     size_t ring_lo;                      /* with a ring: its layers hold every position from this
                                             one to pos (each write of p loses p - ring) */
+    int32_t *hist;                       /* longrope: the n_ctx ids of the positions held, to run
+                                            them again with the other factors; else NULL */
+    int rope_long;                       /* longrope: the cache's keys have the long factors */
     xlarun_k_type kvt;                   /* their dtype: f32, f16 or bf16 */
     size_t kvsz;                         /* bytes per element of kvt */
     size_t lds;                          /* XLARUN_K_KEY_PAD(n_ctx): a full layer's slots, a score row */
@@ -3662,13 +3678,15 @@ static void xlarun__attention(xlarun_session *s, size_t layer, size_t n) {
         xlarun__pool_run(&s->pool, xlarun__attn_task, &at);
 }
 
-/* n tokens (n <= n_batch) at positions pos..pos+n-1; logits of the last one */
-static void xlarun__forward(xlarun_session *s, const int32_t *ids, size_t n) {
+/* n tokens (n <= n_batch) at positions pos..pos+n-1; logits of the last one. lng: longrope's
+   long factors (the call reaches past the original max) */
+static void xlarun__forward(xlarun_session *s, const int32_t *ids, size_t n, int lng) {
     const xlarun_model *m = s->m;
     const xlarun_config *c = &m->cfg;
     size_t H = c->hidden_size, I = c->intermediate_size, hd = c->head_dim, half = c->rope_dim / 2;
     size_t qd = XLARUN__CAST(size_t, c->n_heads) * hd, kvd = XLARUN__CAST(size_t, c->n_kv_heads) * hd;
     size_t esz = xlarun_k_type_size(m->embed.type), i, j, l;
+    const float *inv = lng ? m->inv_freq_long : m->inv_freq;
     for (i = 0; i < n; i++)
         if (m->embed.scale) /* a quantized embedding: dequantize the row */
             xlarun_k_qdequant(m->embed.qtype, XLARUN__CAST(const char *, m->embed.data) + XLARUN__CAST(size_t, ids[i]) * xlarun_k_qrow_bytes(m->embed.qtype, H),
@@ -3680,7 +3698,7 @@ static void xlarun__forward(xlarun_session *s, const int32_t *ids, size_t n) {
         for (i = 0; i < n * H; i++) s->x[i] *= c->embed_scale;
     for (i = 0; i < n; i++) /* angle = f32(pos) * inv_freq, one f32 product as in transformers */
         for (j = 0; j < half; j++) {
-            float ang = XLARUN__CAST(float, s->pos + i) * m->inv_freq[j];
+            float ang = XLARUN__CAST(float, s->pos + i) * inv[j];
             s->rope_cos[i * half + j] = cosf(ang) * c->rope_attn_factor; /* longrope's factor: both, in f32 */
             s->rope_sin[i * half + j] = sinf(ang) * c->rope_attn_factor;
             if (m->inv_freq_local) {
@@ -3753,7 +3771,6 @@ static xlarun_status xlarun__session_build(xlarun__arena *a, const xlarun_model 
     const xlarun_config *c = &m->cfg;
     xlarun_session *s;
     uint32_t n_ctx = o->n_ctx ? o->n_ctx : (c->max_position_embeddings < 4096 ? c->max_position_embeddings : 4096);
-    uint32_t long_at = c->rope_type == XLARUN_ROPE_LONGROPE ? c->rope_original_max_position_embeddings : 0;
     uint32_t nb = o->n_batch ? o->n_batch : 256, nt = o->n_threads ? o->n_threads : 1;
     uint64_t kvd = XLARUN__CAST(uint64_t, c->n_kv_heads) * c->head_dim, qd = XLARUN__CAST(uint64_t, c->n_heads) * c->head_dim;
     uint64_t width = c->hidden_size, cache = 0, key_bytes = 0, per_pos;
@@ -3762,11 +3779,6 @@ static xlarun_status xlarun__session_build(xlarun__arena *a, const xlarun_model 
     int i, k;
     if (n_ctx > XLARUN_MAX_POSITIONS)
         return xlarun__fail(err, XLARUN_ERR_ARGUMENT, "n_ctx %u is over the limit of %u tokens", n_ctx, XLARUN_MAX_POSITIONS);
-    if (long_at && !o->n_ctx && n_ctx > long_at) n_ctx = long_at;
-    if (long_at && n_ctx > long_at) /* transformers recomputes every position with long_factor past it */
-        return xlarun__fail(err, XLARUN_ERR_ARGUMENT,
-                            "n_ctx %u is past original_max_position_embeddings %u: longrope's long factors (which transformers switches every position to past it) are not supported",
-                            n_ctx, long_at);
     if (nt > 512) return xlarun__fail(err, XLARUN_ERR_ARGUMENT, "n_threads %u is over the limit of 512", nt);
     if (nb > n_ctx) nb = n_ctx;
     if (nb > 65536) nb = 65536;
@@ -3825,6 +3837,10 @@ static xlarun_status xlarun__session_build(xlarun__arena *a, const xlarun_model 
         s->rope_cos_local = XLARUN__CAST(float *, xlarun__alloc_ex(a, XLARUN__CAST(size_t, nb) * (c->head_dim / 2) * sizeof(float), 0, 1));
         s->rope_sin_local = XLARUN__CAST(float *, xlarun__alloc_ex(a, XLARUN__CAST(size_t, nb) * (c->head_dim / 2) * sizeof(float), 0, 1));
         if (!xlarun__measuring(a) && (!s->rope_cos_local || !s->rope_sin_local)) return xlarun__no_room(a, "session", err);
+    }
+    if (m->inv_freq_long) {
+        s->hist = XLARUN__CAST(int32_t *, xlarun__alloc_ex(a, XLARUN__CAST(size_t, n_ctx) * sizeof(int32_t), 0, 1));
+        if (!s->hist && !xlarun__measuring(a)) return xlarun__no_room(a, "session", err);
     }
     /* a thread's group, or every KV head's when xlarun__attention splits one across threads */
     s->scores = XLARUN__CAST(float *, xlarun__alloc_ex(a, XLARUN__CAST(size_t, nt > 1 && c->n_kv_heads % nt && c->n_kv_heads > nt ? c->n_kv_heads : nt) *
@@ -3979,8 +3995,24 @@ XLARUN_API xlarun_status xlarun_session_prefill(xlarun_session *s, const int32_t
         if (ids[i] < 0 || XLARUN__CAST(uint32_t, ids[i]) >= s->m->cfg.vocab_size)
             return xlarun__fail(err, XLARUN_ERR_ARGUMENT, "token id %ld at position %lu is outside the vocabulary (vocab_size %u)",
                                 XLARUN__CAST(long, ids[i]), XLARUN__CAST(unsigned long, i), s->m->cfg.vocab_size);
+    /* longrope: the long factors when the sequence reaches past the original max, the short ones
+       within it, for every position, as one forward over the whole sequence (transformers'
+       generate() drops its cache at the crossing to run it again): the positions held are run
+       again with the other factors first */
+    if (s->hist) {
+        int lng = s->pos + n > s->m->cfg.rope_original_max_position_embeddings;
+        size_t held = s->pos;
+        memcpy(s->hist + held, ids, n * sizeof *ids);
+        if (lng != s->rope_long && held) {
+            s->pos = 0;
+            s->ring_lo = 0;
+            ids = s->hist;
+            n += held;
+        }
+        s->rope_long = lng;
+    }
     for (i = 0; i < n; i += s->n_batch)
-        xlarun__forward(s, ids + i, n - i < s->n_batch ? n - i : s->n_batch);
+        xlarun__forward(s, ids + i, n - i < s->n_batch ? n - i : s->n_batch, s->rope_long);
     xlarun__ok(err);
     return XLARUN_OK;
 }
@@ -8136,6 +8168,8 @@ XLARUN_API xlarun_status xlarun_generate_ids(xlarun_generator *g, const int32_t 
     while (keep < g->n_ids && keep < n && g->ids[keep] == ids[keep]) keep++;
     if (keep == n) keep = n - 1;
     if (!xlarun__can_keep(s, keep)) keep = 0; /* a sliding window's ring no longer holds it */
+    if (s->hist && (n > s->m->cfg.rope_original_max_position_embeddings) != s->rope_long)
+        keep = 0; /* longrope: the prompt has the other factors, so every position is run again */
     /* the ids and their fit were checked above, so from here nothing can fail on input */
     XLARUN__TRY(xlarun_session_truncate(s, keep, err));
     XLARUN__TRY(xlarun_session_prefill(s, ids + keep, n - keep, err));

@@ -1445,7 +1445,9 @@ static void test_model_gemma(void) {
            max_position_embeddings over original_max_position_embeddings (none at 256 / 256) */
         CHECK(gem_config(base, "\"rope_scaling\": null", LR("1, 1.5, 2, 3, 4, 5, 6, 7", "2, 2, 2, 2, 2, 2, 2, 2"), &c) &&
               c.rope_type == XLARUN_ROPE_LONGROPE && c.rope_ext[1] == 1.5f && c.rope_ext[7] == 7.0f && c.rope_attn_factor == 1.0f &&
-              c.rope_original_max_position_embeddings == 256 && c.rope_dim == 16);
+              c.rope_ext_long[0] == 2.0f && c.rope_original_max_position_embeddings == 256 && c.rope_dim == 16);
+        CHECK(gem_config(base, "\"rope_scaling\": null", LR("1, 1, 1, 1, 1, 1, 1, 1", "2, 2, 2, 2, 2, 2, 2, 0.1"), &c) &&
+              c.rope_ext_long[6] == 2.0f && c.rope_ext_long[7] == 0.1f);
         CHECK(gem_config(base, "\"rope_scaling\": null", "\"rope_scaling\": {\"type\": \"su\", \"short_factor\": [1, 1, 1, 1, 1, 1, 1, 1], \"long_factor\": [2, 2, 2, 2, 2, 2, 2, 2]}", &c) &&
               c.rope_type == XLARUN_ROPE_LONGROPE);
         CHECK(gem_config(base, "\"rope_scaling\": null", "\"rope_scaling\": {\"type\": \"yarn\", \"short_factor\": [1, 1, 1, 1, 1, 1, 1, 1], \"long_factor\": [2, 2, 2, 2, 2, 2, 2, 2]}", &c) &&
@@ -1456,7 +1458,7 @@ static void test_model_gemma(void) {
             char *t = gem_cfg(base, "\"rope_scaling\": null", "\"rope_parameters\": {\"rope_type\": \"longrope\", \"rope_theta\": 500.0, \"partial_rotary_factor\": 0.5, "
                                                              "\"original_max_position_embeddings\": 64, \"short_factor\": [1, 2, 3, 4], \"long_factor\": [1, 1, 1, 1]}");
             CHECK(gem_config(t, NULL, NULL, &c) && c.rope_dim == 8 && c.rope_theta == 500.0f && c.rope_original_max_position_embeddings == 256 &&
-                  c.rope_ext[3] == 4.0f);
+                  c.rope_ext[3] == 4.0f && c.rope_ext_long[3] == 1.0f);
             free(t);
         }
         {

@@ -889,6 +889,72 @@ out:
     xlarun_model_close(m);
 }
 
+/* longrope (tests/fixtures/phi3lr-f32, original max 128): a reply that crosses 128 gives the ids
+   of the session's own greedy loop (which runs the held positions again with the long factors,
+   as one forward over the sequence would have them); a prompt past 128 after a conversation held
+   within it is prefilled from the start, reuse reported as none, with a fresh generator's ids;
+   once past, a longer prompt reuses what is held */
+static void test_generate_longrope(void) {
+    xlarun_model *m = NULL;
+    xlarun_tokenizer *tok = NULL;
+    xlarun_session *s[2] = {NULL, NULL};
+    xlarun_generator *g[2] = {NULL, NULL};
+    xlarun_session_options so;
+    xlarun_generator_options go;
+    xlarun_generate_result res, res2;
+    xlarun_error err;
+    int32_t a[300], want[64];
+    const int32_t *ids;
+    size_t i, n1, n2;
+    int k;
+    if (xlarun_model_open("tests/fixtures/phi3lr-f32", NULL, &m, &err) != XLARUN_OK) { CHECKF(0, "%s", err.message); return; }
+    if (xlarun_tokenizer_open(DEMO, NULL, &tok, &err) != XLARUN_OK) { CHECKF(0, "%s", err.message); goto out; }
+    memset(&so, 0, sizeof so);
+    so.n_ctx = 300;
+    so.n_batch = 16;
+    memset(&go, 0, sizeof go); /* greedy */
+    go.ignore_eos = 1;
+    for (k = 0; k < 2; k++) {
+        CHECK(xlarun_session_create(m, &so, &s[k], &err) == XLARUN_OK);
+        CHECK(s[k] && xlarun_generator_create(s[k], tok, &go, &g[k], &err) == XLARUN_OK);
+    }
+    if (!g[0] || !g[1]) goto out;
+    for (i = 0; i < 300; i++) a[i] = (int32_t)(5 + (i * 29) % 310);
+    /* the session's greedy loop from 110 tokens, 40 steps: past 128 at the 19th */
+    CHECK(xlarun_session_prefill(s[1], a, 110, &err) == XLARUN_OK);
+    for (i = 0; i < 40; i++) {
+        want[i] = xlarun_session_argmax(s[1]);
+        if (i + 1 < 40) CHECK(xlarun_session_decode(s[1], want[i], &err) == XLARUN_OK);
+    }
+    xlarun_session_reset(s[1]);
+    CHECK(xlarun_generate_ids(g[0], a, 110, 40, NULL, NULL, &res, &err) == XLARUN_OK);
+    ids = xlarun_generator_ids(g[0], &n1);
+    CHECKF(ids && n1 == 150 && !memcmp(ids + 110, want, 40 * sizeof(int32_t)), "longrope: the generator's reply across 128 differs from the greedy loop");
+    /* a conversation held within 128, then a prompt past it: from the start */
+    CHECK(xlarun_generate_ids(g[0], a, 100, 10, NULL, NULL, &res, &err) == XLARUN_OK);
+    ids = xlarun_generator_ids(g[0], &n1);
+    if (ids && n1 == 110) {
+        memcpy(a, ids, 110 * sizeof(int32_t));
+        CHECK(xlarun_generate_ids(g[0], a, 140, 8, NULL, NULL, &res, &err) == XLARUN_OK);
+        CHECKF(res.n_reused == 0 && res.n_prefilled == 140, "longrope: past 128 after a conversation within it: reused %lu, prefilled %lu",
+               (unsigned long)res.n_reused, (unsigned long)res.n_prefilled);
+        CHECK(xlarun_generate_ids(g[1], a, 140, 8, NULL, NULL, &res2, &err) == XLARUN_OK);
+        ids = xlarun_generator_ids(g[0], &n1);
+        if (ids) memcpy(a, ids, n1 * sizeof(int32_t));
+        ids = xlarun_generator_ids(g[1], &n2);
+        CHECKF(n1 == 148 && n2 == 148 && ids && !memcmp(a, ids, n1 * sizeof(int32_t)), "longrope: the ids differ from a fresh generator's");
+        /* past 128 already: the next turn reuses it all */
+        a[148] = 9;
+        CHECK(xlarun_generate_ids(g[0], a, 149, 2, NULL, NULL, &res, &err) == XLARUN_OK);
+        CHECKF(res.n_reused == 147 && res.n_prefilled == 2, "longrope: continued past 128: reused %lu, prefilled %lu",
+               (unsigned long)res.n_reused, (unsigned long)res.n_prefilled);
+    } else CHECK(0);
+out:
+    for (k = 0; k < 2; k++) { xlarun_generator_free(g[k]); xlarun_session_free(s[k]); }
+    xlarun_tokenizer_close(tok);
+    xlarun_model_close(m);
+}
+
 int main(void) {
     test_sampling_check();
     test_sampler();
@@ -899,5 +965,6 @@ int main(void) {
     test_chat_errors();
     test_generate_demo();
     test_generate_ring();
+    test_generate_longrope();
     return test_report("generate");
 }

@@ -97,7 +97,7 @@ run $F/phi3-f32 0
 has "config.json: Phi3ForCausalLM"; has "model.layers.1.self_attn.qkv_proj.weight"; has "model.layers.0.mlp.gate_up_proj.weight"
 has "sliding_window 20 (position i attends to i-19..i)"
 run $F/phi3lr-f32 0
-has "rope: theta 10000, longrope, its short factors (sessions stay within original_max_position_embeddings 128), cos and sin times 1.13389337"
+has "rope: theta 10000, longrope, short factors within original_max_position_embeddings 128 and long ones past it, cos and sin times 1.13389337"
 has "rope on the first 8 of each head's 16 dimensions"
 
 # a Mistral model: the architecture and its sliding window are named

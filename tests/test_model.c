@@ -428,34 +428,60 @@ out:
     free(o.logits);
 }
 
-/* longrope (phi3lr: original_max_position_embeddings 128): a session stays within it, by
-   default and by refusal, since transformers switches every position to the long factors past it */
-static void test_longrope_ctx(void) {
+/* longrope (original_max_position_embeddings 128): every logit is that of one forward over the
+   whole sequence, with the long factors once it is longer than 128, the short ones within it.
+   The session runs what it holds again when a call crosses 128 either way (up by prefill or
+   decode, down after a truncate); that must give the bits of a fresh session's one prefill. */
+static void test_longrope_switch(void) {
     xlarun_model *m;
     xlarun_session *s = NULL;
     xlarun_session_options so;
     xlarun_error err;
-    int32_t ids[130];
-    size_t i;
+    int32_t ids[200];
+    float *ref, *got;
+    size_t i, V;
     if (xlarun_model_open(FIX "phi3lr-f32", NULL, &m, &err) != XLARUN_OK) { CHECKF(0, "%s", err.message); return; }
+    V = xlarun_model_config(m)->vocab_size;
+    ref = (float *)malloc(V * sizeof(float));
+    got = (float *)malloc(V * sizeof(float));
+    for (i = 0; i < 200; i++) ids[i] = (int32_t)((i * 37 + 11) % V);
     memset(&so, 0, sizeof so);
-    so.n_ctx = 129;
-    CHECK(xlarun_session_create(m, &so, &s, &err) == XLARUN_ERR_ARGUMENT && s == NULL);
-    CHECK_CONTAINS(err.message, "n_ctx 129 is past original_max_position_embeddings 128: longrope's long factors");
-    so.n_ctx = 0; /* the default: min(4096, max_position_embeddings 512, 128) */
-    CHECK(xlarun_session_create(m, &so, &s, &err) == XLARUN_OK);
-    for (i = 0; i < 130; i++) ids[i] = (int32_t)(i % 300);
-    if (s) {
-        CHECK(xlarun_session_prefill(s, ids, 129, &err) == XLARUN_ERR_CONTEXT);
-        CHECK_CONTAINS(err.message, "the context holds 128");
+    so.n_batch = 16;
+    CHECK(xlarun_session_create(m, &so, &s, &err) == XLARUN_OK); /* default n_ctx: max_position_embeddings 512, past 128 */
+    if (s && ref && got) {
+        /* up by decode: 128 short positions, then the 129th */
         CHECK(xlarun_session_prefill(s, ids, 128, &err) == XLARUN_OK);
-        xlarun_session_free(s);
+        memcpy(got, xlarun_session_logits(s), V * sizeof(float));
+        CHECK(run_logits(m, ids, 128, 64, 1, 128, ref) && !memcmp(ref, got, V * sizeof(float)));
+        CHECK(xlarun_session_decode(s, ids[128], &err) == XLARUN_OK);
+        memcpy(got, xlarun_session_logits(s), V * sizeof(float));
+        CHECK(run_logits(m, ids, 129, 64, 1, 129, ref));
+        CHECKF(!memcmp(ref, got, V * sizeof(float)), "longrope: decoding past the original max differs from one prefill");
+        /* up by one prefill from inside, then further decode steps */
+        xlarun_session_reset(s);
+        CHECK(xlarun_session_prefill(s, ids, 100, &err) == XLARUN_OK);
+        CHECK(xlarun_session_prefill(s, ids + 100, 50, &err) == XLARUN_OK);
+        for (i = 150; i < 160; i++) CHECK(xlarun_session_decode(s, ids[i], &err) == XLARUN_OK);
+        CHECK(run_logits(m, ids, 160, 16, 1, 160, ref));
+        CHECKF(!memcmp(ref, xlarun_session_logits(s), V * sizeof(float)), "longrope: a prefill across the original max differs");
+        /* down: truncate to 120 (the cache holds long keys), then 5 more: all short again */
+        CHECK(xlarun_session_truncate(s, 120, &err) == XLARUN_OK);
+        CHECK(xlarun_session_prefill(s, ids + 120, 5, &err) == XLARUN_OK);
+        CHECK(run_logits(m, ids, 125, 7, 1, 125, ref));
+        CHECKF(!memcmp(ref, xlarun_session_logits(s), V * sizeof(float)), "longrope: back within the original max differs");
+        /* and up again, two threads */
+        CHECK(xlarun_session_prefill(s, ids + 125, 75, &err) == XLARUN_OK);
+        CHECK(run_logits(m, ids, 200, 16, 2, 200, ref));
+        CHECKF(!memcmp(ref, xlarun_session_logits(s), V * sizeof(float)), "longrope: across again differs");
     }
+    xlarun_session_free(s);
+    free(ref);
+    free(got);
     xlarun_model_close(m);
 }
 
 int main(void) {
-    static const char *names[] = {"llama32", "llama2", "mqa", "odd", "mistral", "qwen2", "biased", "qwen3", "gemma3", "gemma2", "gemma", "phi3", "phi3lr"};
+    static const char *names[] = {"llama32", "llama2", "mqa", "odd", "mistral", "qwen2", "biased", "qwen3", "gemma3", "gemma2", "gemma", "phi3", "phi3lr", "phi3mix", "phi3long"};
     static const char *dtypes[] = {"f32", "bf16", "f16"};
     double worst = 0;
     size_t i, j;
@@ -477,12 +503,13 @@ int main(void) {
     test_ring("gemma3-f32", 3);      /* layers 0, 1 and 3 of 4 */
     test_ring("gemma2-f32", 2);      /* every other layer */
     test_ring("phi3-f32", 2);        /* both layers, k and v views into qkv_proj */
-    test_longrope_ctx();
+    test_longrope_switch();
+    test_invariants("phi3long-bf16"); /* token by token crosses the original max, one prefill does not */
     test_invariants("phi3lr-bf16");  /* partial rotary, longrope's attention factor */
     test_invariants("phi3-f16");     /* the fused matrices split by rows across threads */
     {   /* the lower-precision options: measured agreement, and the same bitwise invariants */
         static const char *bf[] = {"llama32-bf16", "llama2-bf16", "mqa-bf16", "odd-bf16", "mistral-bf16", "qwen2-bf16", "biased-bf16",
-                                   "qwen3-bf16", "gemma3-bf16", "gemma2-bf16", "gemma-bf16", "phi3-bf16", "phi3lr-bf16"};
+                                   "qwen3-bf16", "gemma3-bf16", "gemma2-bf16", "gemma-bf16", "phi3-bf16", "phi3lr-bf16", "phi3mix-bf16", "phi3long-bf16"};
         static const struct { xlarun_precision prec; xlarun_kv_type kv; const char *label; } modes[] = {
             {XLARUN_PRECISION_BF16_ACTIVATIONS, XLARUN_KV_F32, "bf16-activations"},
             {XLARUN_PRECISION_EXACT, XLARUN_KV_F16, "f16 KV cache"},

@@ -275,7 +275,7 @@ static float *run_seq(const char *dir, const seqdata *s, uint32_t threads, int n
     memset(&mo, 0, sizeof mo);
     memset(&so, 0, sizeof so);
     mo.no_mmap = no_mmap;
-    so.n_ctx = 128; /* the sequences are shorter; phi3lr's longrope allows no more */
+    so.n_ctx = 128; /* the sequences are shorter */
     so.n_threads = threads;
     so.n_batch = 64;
     if (xlarun_model_open(dir, &mo, &m, &err) != XLARUN_OK) { CHECKF(0, "%s: %s", dir, err.message); return NULL; }

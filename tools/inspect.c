@@ -45,7 +45,7 @@ static void print_config(const xlarun_config *c) {
                (double)c->rope_factor, (double)c->rope_low_freq_factor, (double)c->rope_high_freq_factor,
                c->rope_original_max_position_embeddings);
     else if (c->rope_type == XLARUN_ROPE_LONGROPE)
-        printf("longrope, its short factors (sessions stay within original_max_position_embeddings %u), cos and sin times %.9g\n",
+        printf("longrope, short factors within original_max_position_embeddings %u and long ones past it, cos and sin times %.9g\n",
                c->rope_original_max_position_embeddings, (double)c->rope_attn_factor);
     else printf("default\n");
     if (c->rope_dim != c->head_dim) printf("  rope on the first %u of each head's %u dimensions\n", c->rope_dim, c->head_dim);

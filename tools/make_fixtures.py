@@ -197,15 +197,30 @@ CONFIGS = {
                     original_max_position_embeddings=128, bos_token_id=1, eos_token_id=2, pad_token_id=0),
                29, 9900, 141, 4.0),
 }
+# longrope past the original max (transformers picks the factors per forward call, by its last
+# position: the long ones when it passes original_max_position_embeddings; cached keys keep
+# theirs). phi3mix: a 100-token prompt under the short factors, then decode steps from position
+# 128 on under the long ones (a mixed cache); phi3long: a 150-token prompt, all long.
+PHI3LR = CONFIGS["phi3lr"][0]
+CONFIGS["phi3mix"] = (PHI3LR, 100, 9950, 151, 4.0)
+CONFIGS["phi3long"] = (PHI3LR, 150, 9970, 161, 4.0)
+# q and k rows of qkv_proj times this after fill_weights: over 100+ positions attention at the
+# usual gain averages the context away and greedy settles on one id (no seed of 200 passed)
+QK_SCALE = {"phi3mix": 3.0, "phi3long": 3.0}
 ARCH = {"mistral": (MistralConfig, MistralForCausalLM), "qwen2": (Qwen2Config, Qwen2ForCausalLM),
         "gemma": (GemmaConfig, GemmaForCausalLM), "phi3": (Phi3Config, Phi3ForCausalLM), "phi3lr": (Phi3Config, Phi3ForCausalLM),
+        "phi3mix": (Phi3Config, Phi3ForCausalLM), "phi3long": (Phi3Config, Phi3ForCausalLM),
         "qwen3": (Qwen3Config, Qwen3ForCausalLM),
         "gemma3": (Gemma3TextConfig, Gemma3ForCausalLM), "gemma2": (Gemma2Config, Gemma2ForCausalLM)}   # the rest: Llama
 # families whose model class needs other versions than PINNED: made only with --only, under these
 # (python3 -m venv --system-site-packages V && V/bin/pip install transformers==4.51.3;
 #  V/bin/python tools/make_fixtures.py --only qwen3; the same with 4.57.1 and --only gemma3)
 FAMILY_PINS = {"qwen3": {"transformers": "4.51.3"}, "gemma3": {"transformers": "4.57.1"}, "gemma2": {"transformers": "4.57.1"},
-               "gemma": {"transformers": "4.57.1"}, "phi3": {"transformers": "4.57.1"}, "phi3lr": {"transformers": "4.57.1"}}
+               "gemma": {"transformers": "4.57.1"}, "phi3": {"transformers": "4.57.1"}, "phi3lr": {"transformers": "4.57.1"},
+               "phi3long": {"transformers": "4.57.1"},
+               # 4.57.1's generate() drops the cache at the crossing but not its cache_position and
+               # then matches neither this loop nor a forward over the sequence; 5.23.0's matches
+               "phi3mix": {"transformers": "5.23.0", "torch": "2.6.0", "safetensors": "0.8.0"}}
 SHARDED = {("llama2", "f32")}   # folders saved as exactly two shards + index
 
 
@@ -234,7 +249,7 @@ def model_class(name):
     return ARCH[name][1] if name in ARCH else LlamaForCausalLM
 
 
-def fill_weights(model, cfg, seed, logit_std):
+def fill_weights(model, cfg, seed, logit_std, qk_scale=1.0):
     """Deterministic weights with spread-out logits.
 
     embeddings / lm_head: N(0, (logit_std/sqrt(H))^2) -> logits std ~ logit_std (RMSNorm output
@@ -245,7 +260,8 @@ def fill_weights(model, cfg, seed, logit_std):
     theirs are stored 1 less, and its norms on the attention's and the MLP's output scale by
     about 9, so the layers, not the sqrt(H)-scaled embedding, decide the next token; Gemma 1,
     without those norms, gets o_proj/down_proj gains of 24 for the same reason); biases: N(0, 0.5^2) (1.0 for k_proj, as Qwen's k biases are large).
-    Tied models use the embedding for both.
+    Tied models use the embedding for both. qk_scale multiplies the q and k rows of a fused
+    qkv_proj (QK_SCALE).
     """
     rng = np.random.default_rng(seed)
     H = cfg.hidden_size
@@ -267,6 +283,8 @@ def fill_weights(model, cfg, seed, logit_std):
                 gain = (1.5 if ("q_proj" in name or "k_proj" in name) else
                         (24.0 if cfg.model_type == "gemma" else 3.0) if ("o_proj" in name or "down_proj" in name) else 1.0)
                 w = (gain / math.sqrt(shape[1])) * rng.standard_normal(shape, dtype=np.float32)
+            if name.endswith("qkv_proj.weight"):   # q's and k's rows, before v's
+                w[:(cfg.num_attention_heads + cfg.num_key_value_heads) * (cfg.hidden_size // cfg.num_attention_heads)] *= qk_scale
             p.copy_(torch.from_numpy(w))
     if cfg.tie_word_embeddings:
         assert model.lm_head.weight.data_ptr() == model.model.embed_tokens.weight.data_ptr()
@@ -274,17 +292,27 @@ def fill_weights(model, cfg, seed, logit_std):
 
 @torch.no_grad()
 def greedy(model, prompt, n=N_NEW):
-    """KV-cached greedy decoding as generate(do_sample=False) does it, never stopping."""
-    out = model(input_ids=torch.tensor([prompt]), past_key_values=DynamicCache(), use_cache=True)
+    """KV-cached greedy decoding as generate(do_sample=False) does it, never stopping. longrope
+    (Phi3ForCausalLM.prepare_inputs_for_generation): the step whose sequence first passes
+    original_max_position_embeddings drops the cache and runs the whole sequence again, now with
+    the long factors, so each row is the last row of one forward over the whole sequence."""
+    rs = getattr(model.config, "rope_scaling", None) or {}
+    om = getattr(model.config, "original_max_position_embeddings", None) if rs.get("rope_type", rs.get("type")) == "longrope" else None
+    seq = list(prompt)
+    out = model(input_ids=torch.tensor([seq]), past_key_values=DynamicCache(), use_cache=True)
     rows, toks = [], []
     for i in range(n):
         logits = out.logits[0, -1].to(torch.float32)
         t = int(torch.argmax(logits))
         rows.append(logits.clone())
         toks.append(t)
+        seq.append(t)
         if i + 1 < n:
-            out = model(input_ids=torch.tensor([[t]]), past_key_values=out.past_key_values,
-                        use_cache=True)
+            if om and len(seq) == om + 1 and len(prompt) <= om:   # the crossing: all again
+                out = model(input_ids=torch.tensor([seq]), past_key_values=DynamicCache(), use_cache=True)
+            else:
+                out = model(input_ids=torch.tensor([[t]]), past_key_values=out.past_key_values,
+                            use_cache=True)
     return toks, torch.stack(rows)
 
 
@@ -312,7 +340,7 @@ def choose_seed(name, kw, plen, base_seed, prompt_seed, logit_std):
     rejected = []
     for seed in range(base_seed, base_seed + MAX_SEED_TRIES):
         model = model_class(name)(cfg)
-        fill_weights(model, cfg, seed, logit_std)
+        fill_weights(model, cfg, seed, logit_std, QK_SCALE.get(name, 1.0))
         model.eval()
         ok, worst = True, []
         for dn, dt in DTYPES:
@@ -432,7 +460,8 @@ def numpy_reference(folder):
     norms times 1 + w, embeddings times sqrt(hidden), scores times query_pre_attn_scalar^-0.5,
     local layers (layer_types) with their own RoPE base and the window, norms after attention and
     around the MLP, GELU (tanh); Gemma 1: the 1 + w, the sqrt(hidden) and GELU (tanh) on the
-    Llama block; Phi-3: partial rotary, longrope's short factors and attention factor). Returns
+    Llama block; Phi-3: partial rotary, longrope's factors (the long ones for the positions of a
+    call whose last position passes the original max) and attention factor). Returns
     max |logit - oracle| over the 48 rows
     and whether its argmax reproduces greedy. A cross-check of the spec, not of the oracle."""
     from safetensors import safe_open
@@ -456,14 +485,18 @@ def numpy_reference(folder):
     gemma = cfg.get("model_type") in ("gemma3_text", "gemma2")
     gemma1 = cfg.get("model_type") == "gemma"
     rot = int(hd * cfg.get("partial_rotary_factor", 1.0))   # Phi-3: the first rot dims of a head rotate
-    inv = 1.0 / (cfg["rope_theta"] ** (np.arange(0, rot, 2) / rot))
+    rp = cfg.get("rope_parameters") or {}   # transformers 5 writes theta and the scaling there
+    inv = 1.0 / (cfg.get("rope_theta", rp.get("rope_theta")) ** (np.arange(0, rot, 2) / rot))
+    inv_long = long_from = None
     mscale = 1.0
-    rs = cfg.get("rope_scaling")
+    rs = cfg.get("rope_scaling") or (rp if rp.get("rope_type", "default") != "default" else None)
     if rs:
         kind = rs.get("rope_type", rs.get("type"))
-        if kind == "longrope":   # the short factors (the sequence stays within the original max)
+        if kind == "longrope":   # short factors; long ones for calls that pass the original max
             om = cfg["original_max_position_embeddings"]
+            inv_long = inv / np.array(rs["long_factor"])
             inv = inv / np.array(rs["short_factor"])
+            long_from = om
             s = cfg["max_position_embeddings"] / om
             mscale = math.sqrt(1 + math.log(s) / math.log(om)) if s > 1 else 1.0
         elif kind == "linear":
@@ -486,52 +519,57 @@ def numpy_reference(folder):
     rms = lambda x, w: (1.0 + w if gemma or gemma1 else w) * x / np.sqrt((x * x).mean(-1, keepdims=True) + eps)
     rope = lambda x, cs: np.concatenate([x[..., :rot] * cs[0] + np.concatenate([-x[..., rot // 2:rot], x[..., :rot // 2]], -1) * cs[1],
                                          x[..., rot:]], -1)
-    glob = cos_sin(inv)
-    local = cos_sin(1.0 / (cfg["rope_local_base_freq"] ** (np.arange(0, hd, 2) / hd))) if "rope_local_base_freq" in cfg else glob
-    types = cfg.get("layer_types") or ["sliding_attention" if cfg.get("sliding_window") else "full_attention"] * cfg["num_hidden_layers"]
-    scale = cfg["query_pre_attn_scalar"] ** -0.5 if gemma else 1 / math.sqrt(hd)
-    h = W["model.embed_tokens.weight"][seq] * (math.sqrt(H) if gemma or gemma1 else 1.0)
-    for l in range(cfg["num_hidden_layers"]):
-        p = "model.layers.%d." % l
-        cs = local if types[l] == "sliding_attention" else glob
-        x = rms(h, W[p + "input_layernorm.weight"])
-        lin = lambda x, n: x @ W[p + n + ".weight"].T + W.get(p + n + ".bias", 0.0)
-        qn, kn = W.get(p + "self_attn.q_norm.weight"), W.get(p + "self_attn.k_norm.weight")
-        q = lin(x, "self_attn.q_proj").reshape(T, nh, hd)
-        k = lin(x, "self_attn.k_proj").reshape(T, nkv, hd)
-        q = rope(q if qn is None else rms(q, qn), cs)   # Qwen3, Gemma 3: per head, before RoPE
-        k = rope(k if kn is None else rms(k, kn), cs)
-        v = lin(x, "self_attn.v_proj").reshape(T, nkv, hd)
-        att = np.zeros((T, nh, hd))
-        for hh in range(nh):
-            g = hh // (nh // nkv)
-            S = q[:, hh] @ k[:, g].T * scale
-            if cfg.get("attn_logit_softcapping") and cfg.get("model_type") == "gemma2":   # Gemma 2 only
-                S = np.tanh(S / cfg["attn_logit_softcapping"]) * cfg["attn_logit_softcapping"]
-            S[np.triu_indices(T, 1)] = -np.inf
-            if types[l] == "sliding_attention":
-                S[np.tril_indices(T, -cfg["sliding_window"])] = -np.inf
-            P = np.exp(S - S.max(1, keepdims=True))
-            att[:, hh] = (P / P.sum(1, keepdims=True)) @ v[:, g]
-        if gemma:   # norms after attention and around the MLP; GELU (tanh form)
-            h = h + rms(lin(att.reshape(T, nh * hd), "self_attn.o_proj"), W[p + "post_attention_layernorm.weight"])
-            x = rms(h, W[p + "pre_feedforward_layernorm.weight"])
+    def forward(glob):   # logits at every position of one forward over seq
+        local = cos_sin(1.0 / (cfg["rope_local_base_freq"] ** (np.arange(0, hd, 2) / hd))) if "rope_local_base_freq" in cfg else glob
+        types = cfg.get("layer_types") or ["sliding_attention" if cfg.get("sliding_window") else "full_attention"] * cfg["num_hidden_layers"]
+        scale = cfg["query_pre_attn_scalar"] ** -0.5 if gemma else 1 / math.sqrt(hd)
+        h = W["model.embed_tokens.weight"][seq] * (math.sqrt(H) if gemma or gemma1 else 1.0)
+        for l in range(cfg["num_hidden_layers"]):
+            p = "model.layers.%d." % l
+            cs = local if types[l] == "sliding_attention" else glob
+            x = rms(h, W[p + "input_layernorm.weight"])
+            lin = lambda x, n: x @ W[p + n + ".weight"].T + W.get(p + n + ".bias", 0.0)
+            qn, kn = W.get(p + "self_attn.q_norm.weight"), W.get(p + "self_attn.k_norm.weight")
+            q = lin(x, "self_attn.q_proj").reshape(T, nh, hd)
+            k = lin(x, "self_attn.k_proj").reshape(T, nkv, hd)
+            q = rope(q if qn is None else rms(q, qn), cs)   # Qwen3, Gemma 3: per head, before RoPE
+            k = rope(k if kn is None else rms(k, kn), cs)
+            v = lin(x, "self_attn.v_proj").reshape(T, nkv, hd)
+            att = np.zeros((T, nh, hd))
+            for hh in range(nh):
+                g = hh // (nh // nkv)
+                S = q[:, hh] @ k[:, g].T * scale
+                if cfg.get("attn_logit_softcapping") and cfg.get("model_type") == "gemma2":   # Gemma 2 only
+                    S = np.tanh(S / cfg["attn_logit_softcapping"]) * cfg["attn_logit_softcapping"]
+                S[np.triu_indices(T, 1)] = -np.inf
+                if types[l] == "sliding_attention":
+                    S[np.tril_indices(T, -cfg["sliding_window"])] = -np.inf
+                P = np.exp(S - S.max(1, keepdims=True))
+                att[:, hh] = (P / P.sum(1, keepdims=True)) @ v[:, g]
+            if gemma:   # norms after attention and around the MLP; GELU (tanh form)
+                h = h + rms(lin(att.reshape(T, nh * hd), "self_attn.o_proj"), W[p + "post_attention_layernorm.weight"])
+                x = rms(h, W[p + "pre_feedforward_layernorm.weight"])
+                gt = lin(x, "mlp.gate_proj")
+                act = 0.5 * gt * (1 + np.tanh(math.sqrt(2 / math.pi) * (gt + 0.044715 * gt ** 3)))
+                h = h + rms(lin(act * lin(x, "mlp.up_proj"), "mlp.down_proj"), W[p + "post_feedforward_layernorm.weight"])
+                continue
+            h = h + lin(att.reshape(T, nh * hd), "self_attn.o_proj")
+            x = rms(h, W[p + "post_attention_layernorm.weight"])
             gt = lin(x, "mlp.gate_proj")
-            act = 0.5 * gt * (1 + np.tanh(math.sqrt(2 / math.pi) * (gt + 0.044715 * gt ** 3)))
-            h = h + rms(lin(act * lin(x, "mlp.up_proj"), "mlp.down_proj"), W[p + "post_feedforward_layernorm.weight"])
-            continue
-        h = h + lin(att.reshape(T, nh * hd), "self_attn.o_proj")
-        x = rms(h, W[p + "post_attention_layernorm.weight"])
-        gt = lin(x, "mlp.gate_proj")
-        if gemma1:   # GELU, tanh form
-            act = 0.5 * gt * (1 + np.tanh(math.sqrt(2 / math.pi) * (gt + 0.044715 * gt ** 3)))
-        else:
-            act = gt / (1 + np.exp(-gt))
-        h = h + lin(act * lin(x, "mlp.up_proj"), "mlp.down_proj")
-    head = W.get("lm_head.weight", W["model.embed_tokens.weight"])
-    lg = (rms(h, W["model.norm.weight"]) @ head.T)[len(prompt) - 1:]
-    if cfg.get("final_logit_softcapping"):
-        lg = np.tanh(lg / cfg["final_logit_softcapping"]) * cfg["final_logit_softcapping"]
+            if gemma1:   # GELU, tanh form
+                act = 0.5 * gt * (1 + np.tanh(math.sqrt(2 / math.pi) * (gt + 0.044715 * gt ** 3)))
+            else:
+                act = gt / (1 + np.exp(-gt))
+            h = h + lin(act * lin(x, "mlp.up_proj"), "mlp.down_proj")
+        head = W.get("lm_head.weight", W["model.embed_tokens.weight"])
+        lg = rms(h, W["model.norm.weight"]) @ head.T
+        if cfg.get("final_logit_softcapping"):
+            lg = np.tanh(lg / cfg["final_logit_softcapping"]) * cfg["final_logit_softcapping"]
+        return lg
+    lg = forward(cos_sin(inv))
+    if inv_long is not None:   # the positions p with p + 1 > original max: a forward with the long factors
+        lg = np.where((np.arange(T) + 1 > long_from)[:, None], forward(cos_sin(inv_long)), lg)
+    lg = lg[len(prompt) - 1:]
     return float(np.abs(lg - o["logits"].to(torch.float64).numpy()).max()), bool((lg.argmax(1) == np.array(toks)).all())
 
 

@@ -68,9 +68,7 @@ static int open_runner(const char *dir, uint32_t threads, runner *r, xlarun_erro
     memset(&so, 0, sizeof so);
     so.n_threads = threads;
     if (xlarun_model_open(dir, NULL, &r->m, err) != XLARUN_OK) return 0;
-    so.n_ctx = MAX_SEQ; /* a longrope model's sessions stay within its original max */
-    if (xlarun_model_config(r->m)->rope_type == XLARUN_ROPE_LONGROPE && xlarun_model_config(r->m)->rope_original_max_position_embeddings < MAX_SEQ)
-        so.n_ctx = xlarun_model_config(r->m)->rope_original_max_position_embeddings;
+    so.n_ctx = MAX_SEQ;
     if (xlarun_session_create(r->m, &so, &r->s, err) != XLARUN_OK) return 0;
     r->V = xlarun_model_config(r->m)->vocab_size;
     return 1;
