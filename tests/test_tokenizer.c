@@ -53,6 +53,7 @@ typedef struct bytes { unsigned char *p; size_t n; } bytes;
 static bytes *corpus;
 static size_t n_corpus, n_main;   /* corpus.txt's cases, then corpus_nfc.txt's (the qwen2 family's) */
 static size_t n_nfc_end;          /* then corpus_gemma.txt's (the gemma family's), from here */
+static size_t n_gemma_end;        /* then corpus_case.txt's (the o200k and tekken families'), from here */
 
 static void load_corpus(const char *path) {
     size_t len, cap = 16384;
@@ -850,7 +851,7 @@ static void test_bad_input(void) {
                        "pre_tokenizer ByteLevel 'add_prefix_space true' is not supported");
     expect_bad_variant("\"pre_tokenizer\": {", "\"pre_tokenizer\": {\"type\": \"Split\", \"pattern\": {\"Regex\": \"\\\\s+\"}, "
                        "\"behavior\": \"Isolated\", \"invert\": false}, \"x\": {", XLARUN_ERR_UNSUPPORTED,
-                       "pre_tokenizer Split 'with this pattern' is not supported (xlarun knows the Llama 3 and Qwen2 patterns");
+                       "pre_tokenizer Split 'with this pattern' is not supported (xlarun knows the Llama 3, Qwen2, o200k and Tekken patterns");
     {   /* Split(" ", MergedWithPrevious), Gemma's, alone: each space ends its piece; the ids are
            what tokenizers 0.20.3 gives for this file (with the merges in one format) */
         static const char *const split_space = "{\"type\": \"Split\", \"pattern\": {\"String\": \" \"}, \"behavior\": \"MergedWithPrevious\", \"invert\": false}";
@@ -863,14 +864,14 @@ static void test_bad_input(void) {
             {"{\"type\": \"Split\", \"pattern\": {\"String\": \" \"}, \"behavior\": \"MergedWithPrevious\", \"invert\": true}", "F",
              "pre_tokenizer Split(\" \") 'with this behavior or invert' is not supported"},
             {"{\"type\": \"Split\", \"pattern\": {\"String\": \"\\n\"}, \"behavior\": \"MergedWithPrevious\", \"invert\": false}", "F",
-             "pre_tokenizer Split 'with this pattern' is not supported (xlarun knows the Llama 3 and Qwen2 patterns of SPEC.md, and the string \" \" as Gemma's)"},
+             "pre_tokenizer Split 'with this pattern' is not supported (xlarun knows the Llama 3, Qwen2, o200k and Tekken patterns, and the string \" \" as Gemma's)"},
             {"{\"type\": \"Sequence\", \"pretokenizers\": [{\"type\": \"Split\", \"pattern\": {\"String\": \" \"}, \"behavior\": "
              "\"MergedWithPrevious\", \"invert\": false}, {\"type\": \"ByteLevel\", \"add_prefix_space\": false}]}", "S",
              "pre_tokenizer 'a step after Split(\" \")' is not supported"},
             {"{\"type\": \"Sequence\", \"pretokenizers\": [{\"type\": \"Digits\", \"individual_digits\": true}, {\"type\": \"Split\", "
              "\"pattern\": {\"String\": \" \"}, \"behavior\": \"MergedWithPrevious\", \"invert\": false}]}", "S",
              "pre_tokenizer 'Split(\" \") after another step' is not supported (xlarun knows null, Metaspace, ByteLevel, Digits then "
-             "ByteLevel, Split(Llama 3 or Qwen2 pattern) then ByteLevel, and Split(\" \", MergedWithPrevious) alone)"}};
+             "ByteLevel, Split(Llama 3, Qwen2, o200k or Tekken pattern) then ByteLevel, and Split(\" \", MergedWithPrevious) alone)"}};
         static const char *const from = "\"pre_tokenizer\": {\"type\": \"ByteLevel\", \"add_prefix_space\": false, \"trim_offsets\": true, \"use_regex\": true}";
         size_t b, k;
         for (b = 0; b < 2; b++) {   /* alone, and alone in a Sequence */
@@ -996,14 +997,52 @@ static void test_bad_input(void) {
     }
 }
 
+/* the o200k / Tekken Split alone against tokenizers' pieces of each case (pieces.txt): BPE ids
+   can hide a wrong boundary where no merge crosses it */
+static void test_pieces(const char *name, int digits, int contr) {
+    char path[300], *text, *line, *next;
+    size_t len, cases = 0, agree = 0;
+    snprintf(path, sizeof path, FIX "%s/pieces.txt", name);
+    text = read_file(path, &len);
+    CHECKF(text != NULL, "cannot read %s", path);
+    if (!text) return;
+    for (line = text; *line; line = next) {
+        size_t idx, i, j, k, n, want[4096], ok = 1;
+        char *end;
+        bytes r;
+        next = strchr(line, '\n');
+        next = next ? next + 1 : line + strlen(line);
+        if (line[0] == '#') continue;
+        idx = (size_t)strtoul(line, &end, 10);
+        for (n = 0; n < 4096 && *end == ' '; n++) want[n] = (size_t)strtoul(end + 1, &end, 10);
+        if (idx >= n_main + (n_corpus - n_gemma_end)) { CHECKF(0, "%s: case %lu out of range", name, (unsigned long)idx); break; }
+        r = replaced(corpus[idx < n_main ? idx : n_gemma_end + (idx - n_main)]);
+        for (i = 0, k = 0; i < r.n; i = j, k++) {
+            j = xlarun__split_o200k(r.p, r.n, i, digits, contr);
+            if (j <= i || k >= n || j - i != want[k]) { ok = 0; break; }
+        }
+        if (ok && k != n) ok = 0;
+        cases++;
+        if (ok) agree++;
+        else CHECKF(0, "%s: case %lu: piece %lu differs from tokenizers'", name, (unsigned long)idx, (unsigned long)k);
+        free(r.p);
+    }
+    printf("%-7s %lu cases: the Split's pieces agree on %lu\n", name, (unsigned long)cases, (unsigned long)agree);
+    CHECKF(cases >= 4000, "%s: %lu cases in pieces.txt", name, (unsigned long)cases);
+    free(text);
+}
+
 int main(void) {
     load_corpus(FIX "corpus.txt");
     n_main = n_corpus;
     load_corpus(FIX "corpus_nfc.txt");
     n_nfc_end = n_corpus;
     load_corpus(FIX "corpus_gemma.txt");
-    CHECKF(n_main >= 2000 && n_nfc_end >= n_main + 2500 && n_corpus >= n_nfc_end + 800, "corpus has %lu + %lu + %lu cases",
-           (unsigned long)n_main, (unsigned long)(n_nfc_end - n_main), (unsigned long)(n_corpus - n_nfc_end));
+    n_gemma_end = n_corpus;
+    load_corpus(FIX "corpus_case.txt");
+    CHECKF(n_main >= 2000 && n_nfc_end >= n_main + 2500 && n_gemma_end >= n_nfc_end + 800 && n_corpus >= n_gemma_end + 1500,
+           "corpus has %lu + %lu + %lu + %lu cases", (unsigned long)n_main, (unsigned long)(n_nfc_end - n_main),
+           (unsigned long)(n_gemma_end - n_nfc_end), (unsigned long)(n_corpus - n_gemma_end));
     oracle_family("llama3", n_main, 0);
     oracle_family("sp", n_main, 0);
     oracle_family("gpt2", n_main, 0);
@@ -1011,7 +1050,11 @@ int main(void) {
     oracle_family("ms2", n_main, 0);
     oracle_family("v5sp", n_main, 0);
     oracle_family("qwen2", n_nfc_end, n_main);
-    oracle_family("gemma", n_main + (n_corpus - n_nfc_end), n_nfc_end);
+    oracle_family("gemma", n_main + (n_gemma_end - n_nfc_end), n_nfc_end);
+    oracle_family("o200k", n_main + (n_corpus - n_gemma_end), n_gemma_end);
+    oracle_family("tekken", n_main + (n_corpus - n_gemma_end), n_gemma_end);
+    test_pieces("o200k", 3, 1);
+    test_pieces("tekken", 1, 0);
     test_nfc();
     test_lookups();
     test_qwen2();

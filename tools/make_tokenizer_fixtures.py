@@ -42,6 +42,12 @@ supports, and records what `tokenizers` gives for a test corpus of a few thousan
           Strip, a <bos> TemplateProcessing) and saved; that step runs in its own environment
           (GEMMA_PINNED below). Its cases are corpus.txt's and then corpus_gemma.txt's (numbered
           on from corpus.txt's last).
+  o200k   Phi-4-mini / gpt-oss: Split with tiktoken's o200k_base pattern (case-aware words with a
+          contraction after them, '/' after punctuation), Isolated, then ByteLevel without regex;
+          no BOS; ignore_merges false. Its cases are corpus.txt's and then corpus_case.txt's, and
+          pieces.txt records the Split alone on each.
+  tekken  Mistral Nemo / Mistral Small 3: the Tekken pattern (o200k's without the contractions,
+          one digit per piece); ignore_merges true; a <s> BOS template. Cases as o200k's.
 
 Files written (all small; no Python is needed to use them):
   corpus.txt            one test case per line, the hex of its bytes (some are invalid UTF-8)
@@ -104,6 +110,14 @@ LLAMA3_PATTERN = (r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{
                   r" ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+")
 # Qwen2 / Qwen2.5 (their tokenizer.json): one digit per piece
 QWEN2_PATTERN = LLAMA3_PATTERN.replace(r"\p{N}{1,3}", r"\p{N}")
+# o200k (tiktoken's o200k_base: Phi-4-mini, gpt-oss) and Tekken (Mistral Nemo, Mistral Small 3,
+# Nemotron): case-aware words, a '/' after punctuation; Tekken without the contractions and with
+# one digit per piece
+_UP, _LO = r"[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]", r"[\p{Ll}\p{Lm}\p{Lo}\p{M}]"
+_CONTR = r"(?i:'s|'t|'re|'ve|'m|'ll|'d)?"
+O200K_PATTERN = (_UP + "*" + _LO + "+" + _CONTR + "|" + _UP + "+" + _LO + "*" + _CONTR +
+                 r"|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n/]*|\s*[\r\n]+|\s+(?!\S)|\s+")
+TEKKEN_PATTERN = O200K_PATTERN.replace(_CONTR, "").replace(r"\p{N}{1,3}", r"\p{N}")
 assert QWEN2_PATTERN != LLAMA3_PATTERN
 
 # ---- the corpus ------------------------------------------------------------------------------
@@ -877,7 +891,104 @@ def write_corpus(path, cases, what):
             f.write(raw.hex() + "\n")
 
 
-FAMILIES = (("llama3", llama3), ("sp", sp), ("gpt2", gpt2), ("ms", ms), ("ms2", ms2), ("qwen2", qwen2), ("gemma", gemma))
+def case_corpus():
+    """corpus_case.txt: the cases of the o200k and tekken families after corpus.txt's: upper,
+    lower, title-case, modifier and other letters and marks in every order, contractions after
+    words in any case, '/' and newlines after punctuation, digits, white space"""
+    rng = random.Random(2026)
+    pools = {
+        "Lu": "ABCXYZÀÉÑΩΣЯЖǄǇ", "Lt": "ǅǈᾈᾼ", "Ll": "abcxyzéñßſωσяжǆǉ", "Lm": "ʰʲˆーᵃ々",
+        "Lo": "中文あカאاกªº", "M": "\u0301\u0308\u0323\u0903\u20dd\u0e31",
+        "N": "0123456789٣Ⅻ½", "P": "'.,-/\\!?\"()_@#+=:;", "WS": " \t\n\r\u00a0\u3000",
+    }
+    fixed = ["HELLOworld", "helloWORLD", "HelloWorld", "McDonald's", "DON'T", "don't", "Don'T",
+             "I'M", "we'RE", "it'ſ", "IT'ſ", "they've'll", "'s", "'S'", "a'", "A'd", "ǅemal ǄEMAL ǆemal",
+             "ʰello", "aʰB", "ABʰ", "ʰʰ", "A\u0301B", "A\u0301b", "\u0301abc", "\u0301ABC", " \u0301ABC",
+             ".\u0301ABC", "x\u0301", "X\u0301\u0301Y", "ABC\u0301DEF", "AB\u0301CDe", "中文ABC", "ABC中文",
+             "中文abc", "あいうAIU", "x/y\n/", "a.b//\n", "..//", "it's/they're", "path/to/File.TXT",
+             "http://Example.COM/Path", "1/2/3", "12345678", "٣٣٣٣", "ⅫⅫⅫⅫ", "½½½½", "A1B2c3",
+             "\r\n/", "?!/\r/\n", " /", "  //  ", "'\n'", "(ABC)def", "\"Quote\"", "x''s", "X'''S",
+             "ABCDEFGHIJKLMNOPQRSTUVWXYZ" * 3, "ǅǅǅǅ", "ᾈᾈa", "aᾈ", "Lo中Lu", "naïve CAFÉ Ñandú",
+             "Straße STRASSE", "ΣΊΣΥΦΟΣ σίσυφος", "ЖЖжж", "ªº", "e\u0301e\u0301E\u0301", "A\u20ddB",
+             "\u00a0ABC\u00a0", "\u3000中文\u3000", "\u0301", "\u0301\u0301A", "'\u0301s", ".\u0301'S",
+             "a.\n/b", ".\r\n//x", "!\n/\n/x", "x;\n\n/ y", "}\r/", "//\n//\n", "a /\n/ b", "é.\n/É"]
+    out = [f.encode("utf-8") for f in fixed]
+    names = list(pools)
+    weights = [6, 2, 8, 2, 3, 3, 3, 5, 4]
+    for k in range(1500):
+        n = rng.randint(1, 24)
+        chars = []
+        for _ in range(n):
+            cls = rng.choices(names, weights)[0]
+            if cls == "P" and rng.random() < 0.3:   # an apostrophe and a contraction's letters
+                chars.append("'" + rng.choice(["s", "t", "re", "ve", "m", "ll", "d", "S", "T", "RE", "Ve", "LL", "D", "ſ", "x"]))
+            else:
+                chars.append(rng.choice(pools[cls]))
+        out.append("".join(chars).encode("utf-8"))
+    return out
+
+
+def byte_level_bpe(train, pattern, vocab_size, ignore_merges, n_extra):
+    tok = Tokenizer(models.BPE(ignore_merges=ignore_merges))
+    tok.pre_tokenizer = pre_tokenizers.Sequence([
+        pre_tokenizers.Split(Regex(pattern), behavior="isolated", invert=False),
+        pre_tokenizers.ByteLevel(add_prefix_space=False, trim_offsets=True, use_regex=False)])
+    tok.decoder = decoders.ByteLevel(add_prefix_space=True, trim_offsets=True, use_regex=True)
+    tr = trainers.BpeTrainer(vocab_size=vocab_size, min_frequency=2, show_progress=False,
+                             initial_alphabet=pre_tokenizers.ByteLevel.alphabet())
+    tok.train_from_iterator(train, tr)
+    extra = extra_words(tok, train[-4000:], n_extra, None)
+
+    def edit(j):
+        v = j["model"]["vocab"]
+        for w in extra:
+            v[w] = len(v)
+        j["model"]["ignore_merges"] = ignore_merges
+    return with_json(tok, edit)
+
+
+def o200k(train):
+    """Phi-4-mini's layout: the o200k Split, no BOS, <|endoftext|> and the Phi chat tokens
+    special, ignore_merges false with 20 vocab entries merges cannot reach"""
+    tok = byte_level_bpe(train, O200K_PATTERN, 1500, False, 20)
+    names = ["<|endoftext|>", "<|system|>", "<|user|>", "<|assistant|>", "<|end|>", "<|tool|>", "<|/tool|>"]
+    tok.add_special_tokens([AddedToken(n, special=True, normalized=False) for n in names])
+    eot, end = tok.token_to_id("<|endoftext|>"), tok.token_to_id("<|end|>")
+    cfg = {"add_bos_token": False, "bos_token": "<|endoftext|>", "eos_token": "<|endoftext|>",
+           "clean_up_tokenization_spaces": False, "model_max_length": 131072, "tokenizer_class": "GPT2Tokenizer"}
+    gen = {"bos_token_id": eot, "eos_token_id": [eot, end]}
+    return tok, cfg, gen, "pairs"
+
+
+def tekken(train):
+    """Mistral Nemo's layout: the Tekken Split, <unk> <s> </s> and [INST] tokens special,
+    ignore_merges true with 40 whole-word entries, a <s> TemplateProcessing BOS"""
+    tok = byte_level_bpe(train, TEKKEN_PATTERN, 1400, True, 40)
+    names = ["<unk>", "<s>", "</s>", "[INST]", "[/INST]", "[AVAILABLE_TOOLS]", "[/AVAILABLE_TOOLS]"]
+    tok.add_special_tokens([AddedToken(n, special=True, normalized=False) for n in names])
+    bos, eos = tok.token_to_id("<s>"), tok.token_to_id("</s>")
+    tok.post_processor = processors.TemplateProcessing(single="<s> $A", pair="<s> $A <s> $B:1", special_tokens=[("<s>", bos)])
+    cfg = {"bos_token": "<s>", "eos_token": "</s>", "unk_token": "<unk>", "clean_up_tokenization_spaces": False,
+           "model_max_length": 1024000, "tokenizer_class": "PreTrainedTokenizerFast"}
+    gen = {"bos_token_id": bos, "eos_token_id": eos}
+    return tok, cfg, gen, "pairs"
+
+
+def record_pieces(pattern, corpus, path):
+    """pieces.txt: the Split regex alone, as tokenizers runs it on each case's text: "i" and the
+    UTF-8 byte lengths of the pieces (a direct check of the pattern; BPE ids can hide a wrong
+    boundary where no merge crosses it)"""
+    sp = pre_tokenizers.Split(Regex(pattern), behavior="isolated", invert=False)
+    with open(path, "w", encoding="ascii", newline="\n") as f:
+        f.write("# the Split pattern's pieces of each case (UTF-8 byte lengths), tokenizers %s\n" % tokenizers.__version__)
+        for i, raw in enumerate(corpus):
+            pieces = [p for p, _ in sp.pre_tokenize_str(raw.decode("utf-8", errors="replace"))]
+            assert "".join(pieces) == raw.decode("utf-8", errors="replace")
+            f.write(("%d %s" % (i, " ".join(str(len(p.encode("utf-8"))) for p in pieces))).rstrip() + "\n")
+
+
+FAMILIES = (("llama3", llama3), ("sp", sp), ("gpt2", gpt2), ("ms", ms), ("ms2", ms2), ("qwen2", qwen2), ("gemma", gemma),
+            ("o200k", o200k), ("tekken", tekken))
 
 
 def main():
@@ -894,11 +1005,13 @@ def main():
     for name in only:
         if name not in dict(FAMILIES):
             raise SystemExit("--only: no family %r (%s)" % (name, ", ".join(n for n, _ in FAMILIES)))
-    corpus, nfc_corpus, gemma_corpus = make_corpus(), make_nfc_corpus(), make_gemma_corpus()
+    corpus, nfc_corpus, gemma_corpus, cases_case = make_corpus(), make_nfc_corpus(), make_gemma_corpus(), case_corpus()
     os.makedirs(args.out, exist_ok=True)
     write_corpus(os.path.join(args.out, "corpus.txt"), corpus, "")
     write_corpus(os.path.join(args.out, "corpus_nfc.txt"), nfc_corpus, " of NFC cases (the qwen2 family, after corpus.txt's)")
     write_corpus(os.path.join(args.out, "corpus_gemma.txt"), gemma_corpus, " of Gemma cases (the gemma family, after corpus.txt's)")
+    write_corpus(os.path.join(args.out, "corpus_case.txt"), cases_case,
+                 " of letter-case cases (the o200k and tekken families, after corpus.txt's)")
     n, newer = write_nfc_table(os.path.join(args.out, "nfc.txt"))
     print("nfc.txt  %d strings, tokenizers' NFC = Unicode 9.0.0's on all; Unicode %s differs on %d"
           % (n, unicodedata.unidata_version, newer))
@@ -906,8 +1019,8 @@ def main():
     for name, fn in FAMILIES:
         if name not in only:
             continue
-        cases = corpus + {"qwen2": nfc_corpus, "gemma": gemma_corpus}.get(name, [])
-        tok, cfg, gen, merges = fn(training_text(cases) if name == "qwen2" else train)
+        cases = corpus + {"qwen2": nfc_corpus, "gemma": gemma_corpus, "o200k": cases_case, "tekken": cases_case}.get(name, [])
+        tok, cfg, gen, merges = fn(training_text(cases) if name in ("qwen2", "o200k", "tekken") else train)
         d = os.path.join(args.out, name)
         os.makedirs(d, exist_ok=True)
         j = json.loads(tok.to_str())
@@ -932,6 +1045,8 @@ def main():
                 json.dump(gen, f, indent=2)
                 f.write("\n")
         st = record(name, tok, cases, d)
+        if name in ("o200k", "tekken"):
+            record_pieces(O200K_PATTERN if name == "o200k" else TEKKEN_PATTERN, cases, os.path.join(d, "pieces.txt"))
         print("%-7s vocab %5d  merges %5d  cases %d (valid %d, invalid %d), decode(encode(x)) == x on %d valid, "
               "special-as-text differs on %d" % (name, tok.get_vocab_size(), len(j["model"]["merges"]), st["cases"],
                                                 st["valid"], st["invalid"], st["roundtrip"], st["special_diff"]))
