@@ -2327,7 +2327,7 @@ static xlarun_status xlarun__parse_gemma(const xlarun__json *j, size_t root, xla
 
 /* Phi3ForCausalLM's own keys: the rotated part of each head (partial_rotary_factor: rope_parameters'
    when it has one, as transformers 5 reads it, else the top-level key, as 4.x), and longrope's
-   short factors and attention factor
+   short and long factors and attention factor
    (rope: the rope_scaling / rope_parameters object, or XLARUN__NONE). Its attention_bias and
    mlp_bias (Phi-4-mini's config has them) are never read by transformers, nor here. */
 static xlarun_status xlarun__parse_phi3(const xlarun__json *j, size_t root, size_t rope, const char *where,
@@ -3840,7 +3840,7 @@ static xlarun_status xlarun__session_build(xlarun__arena *a, const xlarun_model 
         s->rope_sin_local = XLARUN__CAST(float *, xlarun__alloc_ex(a, XLARUN__CAST(size_t, nb) * (c->head_dim / 2) * sizeof(float), 0, 1));
         if (!xlarun__measuring(a) && (!s->rope_cos_local || !s->rope_sin_local)) return xlarun__no_room(a, "session", err);
     }
-    if (m->inv_freq_long) {
+    if (m->inv_freq_long && n_ctx > c->rope_original_max_position_embeddings) { /* else it never crosses */
         s->hist = XLARUN__CAST(int32_t *, xlarun__alloc_ex(a, XLARUN__CAST(size_t, n_ctx) * sizeof(int32_t), 0, 1));
         if (!s->hist && !xlarun__measuring(a)) return xlarun__no_room(a, "session", err);
     }

@@ -1441,7 +1441,7 @@ static void test_model_gemma(void) {
         CHECK(gem_config(base, "  \"rms_norm_eps\": 1e-05,\n", "", &c) && c.rms_norm_eps == 1e-5f);
         CHECK(gem_config(base, "\"partial_rotary_factor\": 1.0", "\"attention_bias\": true, \"mlp_bias\": true", &c) && !c.qkv_bias && !c.mlp_bias);
 #define LR(s, l) "\"rope_scaling\": {\"type\": \"longrope\", \"short_factor\": [" s "], \"long_factor\": [" l "]}"
-        /* longrope: the short factors, one per rotated frequency; the attention factor from
+        /* longrope: the short and long factors, one per rotated frequency; the attention factor from
            max_position_embeddings over original_max_position_embeddings (none at 256 / 256) */
         CHECK(gem_config(base, "\"rope_scaling\": null", LR("1, 1.5, 2, 3, 4, 5, 6, 7", "2, 2, 2, 2, 2, 2, 2, 2"), &c) &&
               c.rope_type == XLARUN_ROPE_LONGROPE && c.rope_ext[1] == 1.5f && c.rope_ext[7] == 7.0f && c.rope_attn_factor == 1.0f &&

@@ -197,10 +197,11 @@ CONFIGS = {
                     original_max_position_embeddings=128, bos_token_id=1, eos_token_id=2, pad_token_id=0),
                29, 9900, 141, 4.0),
 }
-# longrope past the original max (transformers picks the factors per forward call, by its last
-# position: the long ones when it passes original_max_position_embeddings; cached keys keep
-# theirs). phi3mix: a 100-token prompt under the short factors, then decode steps from position
-# 128 on under the long ones (a mixed cache); phi3long: a 150-token prompt, all long.
+# longrope past the original max: transformers picks the factors per forward by its last position,
+# the long ones past original_max_position_embeddings, and Phi-3's generate() runs the whole
+# sequence again at the crossing, so every row is that of one forward over the sequence (greedy()
+# does the same). phi3mix: a 100-token prompt under the short factors, its decode step at position
+# 128 runs all 129 again with the long ones; phi3long: a 150-token prompt, all long.
 PHI3LR = CONFIGS["phi3lr"][0]
 CONFIGS["phi3mix"] = (PHI3LR, 100, 9950, 151, 4.0)
 CONFIGS["phi3long"] = (PHI3LR, 150, 9970, 161, 4.0)
@@ -218,8 +219,9 @@ ARCH = {"mistral": (MistralConfig, MistralForCausalLM), "qwen2": (Qwen2Config, Q
 FAMILY_PINS = {"qwen3": {"transformers": "4.51.3"}, "gemma3": {"transformers": "4.57.1"}, "gemma2": {"transformers": "4.57.1"},
                "gemma": {"transformers": "4.57.1"}, "phi3": {"transformers": "4.57.1"}, "phi3lr": {"transformers": "4.57.1"},
                "phi3long": {"transformers": "4.57.1"},
-               # 4.57.1's generate() drops the cache at the crossing but not its cache_position and
-               # then matches neither this loop nor a forward over the sequence; 5.23.0's matches
+               # 4.57.1's generate() with eager attention drops the cache at the crossing but not its
+               # cache_position and then matches neither this loop nor a forward over the sequence
+               # (with sdpa it matches); 5.23.0's matches with either
                "phi3mix": {"transformers": "5.23.0", "torch": "2.6.0", "safetensors": "0.8.0"}}
 SHARDED = {("llama2", "f32")}   # folders saved as exactly two shards + index
 
@@ -460,8 +462,8 @@ def numpy_reference(folder):
     norms times 1 + w, embeddings times sqrt(hidden), scores times query_pre_attn_scalar^-0.5,
     local layers (layer_types) with their own RoPE base and the window, norms after attention and
     around the MLP, GELU (tanh); Gemma 1: the 1 + w, the sqrt(hidden) and GELU (tanh) on the
-    Llama block; Phi-3: partial rotary, longrope's factors (the long ones for the positions of a
-    call whose last position passes the original max) and attention factor). Returns
+    Llama block; Phi-3: partial rotary, longrope's factors (a row whose sequence is longer than
+    the original max from one forward with the long ones) and attention factor). Returns
     max |logit - oracle| over the 48 rows
     and whether its argmax reproduces greedy. A cross-check of the spec, not of the oracle."""
     from safetensors import safe_open
