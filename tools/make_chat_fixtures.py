@@ -195,6 +195,7 @@ TOKENIZERS = {
     "qwen2.5-instruct": ["gpt2"],
     **{name: ["sp"] for name in ("mistral-instruct", "llava", "mixtral-8x22b", "mixtral-8x7b", "mistral-small", "mistral-large")},
     "qwen3": ["qwen2"],
+    "phi4-mini": ["o200k"],   # Phi-4-mini's o200k split and its chat tokens
     **{name: ["gemma"] for name in GEMMA},
 }
 
