@@ -74,8 +74,8 @@
    NUMERICS
        Activations are f32, and so is the KV cache by default; weights are read in their stored
        dtype and widened exactly. The reference is Hugging Face transformers' LlamaForCausalLM
-       (MistralForCausalLM, Qwen2ForCausalLM, Qwen3ForCausalLM, Gemma3ForCausalLM, Gemma2ForCausalLM) in
-       float32 with eager attention; the per-head q/k norms of Qwen3 and Gemma 3 use the RMSNorm
+       (MistralForCausalLM, Qwen2ForCausalLM, Qwen3ForCausalLM, Gemma3ForCausalLM, Gemma2ForCausalLM,
+       GemmaForCausalLM, Phi3ForCausalLM, SmolLM3ForCausalLM) in float32 with eager attention; the per-head q/k norms of Qwen3 and Gemma 3 use the RMSNorm
        kernel of the layer norms (Gemma's norm weights are stored once as 1 + w, in f32); biases
        (Qwen2's q, k, v; Llama's attention_bias and mlp_bias) are added in f32 after the product,
        and stay float in quantized checkpoints, like the norms. See README.md for the
@@ -295,6 +295,7 @@ XLARUN_API int xlarun_st_metadata(const xlarun_st_reader *r, const char *key, ch
 /* ---- model ---------------------------------------------------------------------------------- */
 
 #define XLARUN_MAX_ROPE_FACTORS 512 /* head_dim / 2 at most */
+#define XLARUN_MAX_LAYERS 1024u     /* num_hidden_layers at most */
 typedef enum xlarun_rope_type {
     XLARUN_ROPE_DEFAULT = 0, XLARUN_ROPE_LINEAR, XLARUN_ROPE_LLAMA3,
     XLARUN_ROPE_LONGROPE            /* Phi-3's: per-frequency factors, the short ones, or the long
@@ -316,8 +317,10 @@ typedef enum xlarun_arch {          /* config.json's architectures / model_type 
                                        local RoPE base, with soft caps on the scores and the logits */
     XLARUN_ARCH_GEMMA,              /* GemmaForCausalLM, gemma: Llama with norms of 1 + w, the
                                        embedding scaled by sqrt(hidden_size), GELU (hidden_act) */
-    XLARUN_ARCH_PHI3                /* Phi3ForCausalLM, phi3: Mistral with q, k and v in one matrix
+    XLARUN_ARCH_PHI3,               /* Phi3ForCausalLM, phi3: Mistral with q, k and v in one matrix
                                        (qkv_proj) and gate and up in one (gate_up_proj) */
+    XLARUN_ARCH_SMOLLM3             /* SmolLM3ForCausalLM, smollm3: Llama with no RoPE on some layers
+                                       (no_rope_layers; every 4th in SmolLM3-3B) */
 } xlarun_arch;
 
 typedef enum xlarun_act {           /* the MLP's activation: down(act(gate(x)) * up(x)) */
@@ -349,6 +352,7 @@ typedef struct xlarun_config {      /* config.json, checked; read-only */
     int o_bias;                     /* o_proj adds one: Llama's attention_bias */
     int mlp_bias;                   /* gate_proj, up_proj, down_proj add one: Llama's mlp_bias */
     int qk_norm;                    /* Qwen3, Gemma 3: q and k are RMS-normalized per head (q_norm, k_norm) */
+    unsigned char no_rope[XLARUN_MAX_LAYERS]; /* 1: layer l applies no RoPE (SmolLM3's no_rope_layers 0) */
     int fused;                      /* Phi-3: q, k, v are the rows of qkv_proj, gate and up of gate_up_proj */
     xlarun_act act;
     int norm_plus_one;              /* Gemma: every RMSNorm multiplies by 1 + weight */
@@ -2100,6 +2104,7 @@ typedef struct xlarun__layer {
     const float *pre_ffn_norm, *post_ffn_norm; /* Gemma 3's (its mlp_norm is the post-attention one) */
     uint32_t window;                     /* the sliding window of this layer; 0: none */
     int local_rope;                      /* RoPE with the model's inv_freq_local */
+    int no_rope;                         /* no RoPE on q and k (SmolLM3) */
 } xlarun__layer;
 
 #define XLARUN__MODEL_MAGIC 0x584C4D4Fu
@@ -2126,7 +2131,6 @@ struct xlarun_model {
 #define XLARUN_MAX_VOCAB (1u << 24)
 #define XLARUN_MAX_HIDDEN (1u << 16)
 #define XLARUN_MAX_INTERMEDIATE (1u << 20)
-#define XLARUN_MAX_LAYERS 1024u
 #define XLARUN_MAX_HEADS 1024u
 #define XLARUN_MAX_HEAD_DIM 1024u
 #define XLARUN_MAX_POSITIONS (1u << 24)
@@ -2230,10 +2234,11 @@ static const struct xlarun__arch_info {
     {"Gemma2ForCausalLM", "gemma2", XLARUN_ARCH_GEMMA2, 4, 8192, 256, 1},
     {"GemmaForCausalLM", "gemma", XLARUN_ARCH_GEMMA, 16, 8192, 256, 1},
     {"Phi3ForCausalLM", "phi3", XLARUN_ARCH_PHI3, 0, 4096, 0, 0},
+    {"SmolLM3ForCausalLM", "smollm3", XLARUN_ARCH_SMOLLM3, 4, 32768, 0, 1},
 };
 #define XLARUN__N_ARCH XLARUN__CAST(int, sizeof xlarun__archs / sizeof *xlarun__archs)
-#define XLARUN__ARCH_CLASSES "LlamaForCausalLM, MistralForCausalLM, Qwen2ForCausalLM, Qwen3ForCausalLM, Gemma3ForCausalLM, Gemma2ForCausalLM, GemmaForCausalLM, Phi3ForCausalLM"
-#define XLARUN__ARCH_TYPES "llama, mistral, qwen2, qwen3, gemma3_text, gemma2, gemma, phi3"
+#define XLARUN__ARCH_CLASSES "LlamaForCausalLM, MistralForCausalLM, Qwen2ForCausalLM, Qwen3ForCausalLM, Gemma3ForCausalLM, Gemma2ForCausalLM, GemmaForCausalLM, Phi3ForCausalLM, SmolLM3ForCausalLM"
+#define XLARUN__ARCH_TYPES "llama, mistral, qwen2, qwen3, gemma3_text, gemma2, gemma, phi3, smollm3"
 
 XLARUN_API const char *xlarun_arch_name(xlarun_arch a) {
     int k;
@@ -2375,6 +2380,34 @@ static xlarun_status xlarun__parse_phi3(const xlarun__json *j, size_t root, size
     return XLARUN_OK;
 }
 
+/* SmolLM3ForCausalLM's own keys: the layers without RoPE (no_rope_layers, a 0 or 1 per layer,
+   1: RoPE; else every no_rope_layer_interval-th layer, default 4, has none), and its window,
+   which transformers puts on those layers only with use_sliding_window and a sliding_window */
+static xlarun_status xlarun__parse_smollm3(const xlarun__json *j, size_t root, xlarun_config *c, xlarun_error *err) {
+    size_t v = xlarun__json_get(j, root, "no_rope_layers"), it, e;
+    uint32_t l = 0, p;
+    int b;
+    if (xlarun__json_is_null(j, v)) {
+        XLARUN__TRY(xlarun__cfg_uint(j, root, "no_rope_layer_interval", 0, 1, XLARUN_MAX_LAYERS + 1, 4, &p, err));
+        for (l = 0; l < c->n_layers; l++) c->no_rope[l] = (l + 1) % p == 0;
+    } else {
+        if (j->s[v] != '[')
+            return xlarun__fail(err, XLARUN_ERR_FORMAT, "config.json: 'no_rope_layers' must be a list of %u numbers 0 or 1", c->n_layers);
+        for (it = v; xlarun__json_next(j, &it, NULL, &e); l++) {
+            uint64_t x;
+            if (l >= c->n_layers || !xlarun__json_uint(j, e, 1, &x))
+                return xlarun__fail(err, XLARUN_ERR_FORMAT, "config.json: 'no_rope_layers' must be a list of %u numbers 0 or 1 (one per layer; 1: RoPE)", c->n_layers);
+            c->no_rope[l] = x == 0;
+        }
+        if (l != c->n_layers)
+            return xlarun__fail(err, XLARUN_ERR_FORMAT, "config.json: 'no_rope_layers' has %u entries, expected %u (one per layer)", l, c->n_layers);
+    }
+    XLARUN__TRY(xlarun__cfg_bool(j, root, "use_sliding_window", 0, &b, err));
+    if (b && !xlarun__json_is_null(j, xlarun__json_get(j, root, "sliding_window")))
+        return xlarun__fail(err, XLARUN_ERR_UNSUPPORTED, "config.json: use_sliding_window true with a sliding_window (SmolLM3's window on its layers without RoPE) is not supported");
+    return XLARUN_OK;
+}
+
 static xlarun_status xlarun__parse_config(const char *text, size_t len, xlarun_config *c,
                                           xlarun_error *err) {
     xlarun__json j;
@@ -2439,10 +2472,12 @@ static xlarun_status xlarun__parse_config(const char *text, size_t len, xlarun_c
                                 gemma ? "hidden_activation" : "hidden_act", buf,
                                 gemma ? "gelu_pytorch_tanh" : c->arch == XLARUN_ARCH_GEMMA ? "gelu, gelu_pytorch_tanh" : "silu");
     }
-    if (c->arch == XLARUN_ARCH_LLAMA || c->arch == XLARUN_ARCH_QWEN3 || gemma || c->arch == XLARUN_ARCH_GEMMA) { /* their bias switches */
+    if (c->arch == XLARUN_ARCH_LLAMA || c->arch == XLARUN_ARCH_QWEN3 || gemma || c->arch == XLARUN_ARCH_GEMMA ||
+        c->arch == XLARUN_ARCH_SMOLLM3) { /* their bias switches */
         XLARUN__TRY(xlarun__cfg_bool(&j, root, "attention_bias", 0, &c->qkv_bias, err));
         c->o_bias = c->qkv_bias;
-        if (c->arch == XLARUN_ARCH_LLAMA) XLARUN__TRY(xlarun__cfg_bool(&j, root, "mlp_bias", 0, &c->mlp_bias, err));
+        if (c->arch == XLARUN_ARCH_LLAMA || c->arch == XLARUN_ARCH_SMOLLM3)
+            XLARUN__TRY(xlarun__cfg_bool(&j, root, "mlp_bias", 0, &c->mlp_bias, err));
     } else if (c->arch == XLARUN_ARCH_QWEN2)
         c->qkv_bias = 1;
     c->qk_norm = c->arch == XLARUN_ARCH_QWEN3 || c->arch == XLARUN_ARCH_GEMMA3;
@@ -2499,7 +2534,7 @@ static xlarun_status xlarun__parse_config(const char *text, size_t len, xlarun_c
     if (!xlarun__json_is_null(&j, rope) && text[rope] != '{')
         return xlarun__fail(err, XLARUN_ERR_FORMAT, "config.json: 'rope_parameters' must be an object");
     where = "rope_parameters.";
-    theta_def = c->arch == XLARUN_ARCH_GEMMA3 ? 1e6 : 10000.0; /* Gemma3TextConfig's rope_theta */
+    theta_def = c->arch == XLARUN_ARCH_GEMMA3 ? 1e6 : c->arch == XLARUN_ARCH_SMOLLM3 ? 2e6 : 10000.0; /* the classes' rope_theta */
     if (c->arch == XLARUN_ARCH_GEMMA3 && !xlarun__json_is_null(&j, rope)) {
         /* transformers 5's Gemma 3: one object per layer type, the local one unscaled; a theta
            either lacks comes from the top-level key (rope_theta, rope_local_base_freq), then
@@ -2576,6 +2611,7 @@ static xlarun_status xlarun__parse_config(const char *text, size_t len, xlarun_c
                                      c->arch == XLARUN_ARCH_MISTRAL && xlarun__json_get(&j, root, "sliding_window") == XLARUN__NONE ? 4096 : 0,
                                      &c->sliding_window, err));
     if (c->arch == XLARUN_ARCH_PHI3) XLARUN__TRY(xlarun__parse_phi3(&j, root, rope, where, c, err));
+    if (c->arch == XLARUN_ARCH_SMOLLM3) XLARUN__TRY(xlarun__parse_smollm3(&j, root, c, err));
     if (gemma) XLARUN__TRY(xlarun__parse_gemma(&j, root, c, err));
     if (c->arch == XLARUN_ARCH_GEMMA) { /* GemmaRMSNorm's 1 + w; the embedding times a tensor of
                                            hidden_size ** 0.5 in the activations' dtype (f32) */
@@ -3129,6 +3165,7 @@ static xlarun_status xlarun__model_build(xlarun__arena *a, const char *dir,
         ly->post_ffn_norm = m->cfg.sandwich_norms ? XLARUN__CAST(const float *, sl[XLARUN__L_POST_FFN_NORM].data) : NULL;
         ly->window = m->cfg.sliding_pattern && (l + 1) % m->cfg.sliding_pattern == 0 ? 0 : m->cfg.sliding_window;
         ly->local_rope = ly->window && m->cfg.rope_local_theta > 0.0f;
+        ly->no_rope = m->cfg.no_rope[l];
         for (k = 0; k <= XLARUN__L_DOWN; k++) {
             ly->bias[k] = NULL;
             if (k == XLARUN__L_ATTN_NORM || k == XLARUN__L_MLP_NORM || !xlarun__layer_slot_used(&m->cfg, k)) continue;
@@ -3728,7 +3765,8 @@ static void xlarun__forward(xlarun_session *s, const int32_t *ids, size_t n, int
                     float *v = h < c->n_heads ? s->q + i * qd + h * hd : s->k + i * kvd + (h - c->n_heads) * hd;
                     xlarun_k_rmsnorm(v, v, h < c->n_heads ? L->q_norm : L->k_norm, hd, c->rms_norm_eps);
                 }
-            if (c->rope_dim == hd) {
+            if (L->no_rope) { /* SmolLM3: this layer's q and k as they are */
+            } else if (c->rope_dim == hd) {
                 xlarun_k_rope(s->q + i * qd, c->n_heads, hd, rc + i * half, rs + i * half);
                 xlarun_k_rope(s->k + i * kvd, c->n_kv_heads, hd, rc + i * half, rs + i * half);
             } else /* Phi-3's partial rotary: the first rope_dim of each head, paired i, i + rope_dim / 2 */

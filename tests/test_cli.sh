@@ -6,7 +6,7 @@
 B=${1:-build}
 TOOL=gen; ERR=$B/cli.err; LABEL=cli; NAME=cli
 . tests/cli.sh
-for d in llama32-bf16 llama2-f32 odd-f16 mistral-f16 qwen2-bf16 biased-f32 qwen3-f16 phi3mix-f32 phi3long-bf16; do
+for d in llama32-bf16 llama2-f32 odd-f16 mistral-f16 qwen2-bf16 biased-f32 qwen3-f16 phi3mix-f32 phi3long-bf16 smollm3-bf16; do
     dir=tests/fixtures/$d
     prompt=$("$B/oracle_ids" "$dir" | sed -n 1p)
     want=$("$B/oracle_ids" "$dir" | sed -n 2p)

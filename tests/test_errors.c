@@ -845,7 +845,7 @@ static void test_model_config(void) {
 
     /* what kind of model */
     CFG(NULL, "\"architectures\": [\"PhiForCausalLM\"]", XLARUN_ERR_UNSUPPORTED,
-        "config.json: architecture 'PhiForCausalLM' is not supported (supported: LlamaForCausalLM, MistralForCausalLM, Qwen2ForCausalLM, Qwen3ForCausalLM, Gemma3ForCausalLM, Gemma2ForCausalLM, GemmaForCausalLM, Phi3ForCausalLM)");
+        "config.json: architecture 'PhiForCausalLM' is not supported (supported: LlamaForCausalLM, MistralForCausalLM, Qwen2ForCausalLM, Qwen3ForCausalLM, Gemma3ForCausalLM, Gemma2ForCausalLM, GemmaForCausalLM, Phi3ForCausalLM, SmolLM3ForCausalLM)");
     CFG(NULL, "\"architectures\": [\"Qwen2ForCausalLM\"]", XLARUN_ERR_FORMAT,
         "config.json: model_type 'llama' and 'architectures' name different models");
     CFG(NULL, "\"architectures\": [\"LlamaForCausalLM\", \"MistralForCausalLM\"]", XLARUN_ERR_FORMAT,
@@ -903,7 +903,7 @@ static void test_model_config(void) {
     CFG(NULL, "\"architectures\": [\"LlamaForCausalLM\", \"LlamaForSequenceClassification\"]", XLARUN_ERR_UNSUPPORTED,
         "architecture 'LlamaForSequenceClassification' is not supported");
     CFG(NULL, "\"architectures\": \"LlamaForCausalLM\"", XLARUN_ERR_FORMAT, "config.json: 'architectures' must be a list");
-    CFG(NULL, "\"model_type\": \"phi\"", XLARUN_ERR_UNSUPPORTED, "config.json: model_type 'phi' is not supported (supported: llama, mistral, qwen2, qwen3, gemma3_text, gemma2, gemma, phi3)");
+    CFG(NULL, "\"model_type\": \"phi\"", XLARUN_ERR_UNSUPPORTED, "config.json: model_type 'phi' is not supported (supported: llama, mistral, qwen2, qwen3, gemma3_text, gemma2, gemma, phi3, smollm3)");
     /* Qwen2: names that agree, head_dim as transformers 4.46 derives it, no per-layer window,
        Qwen2Config's 32 KV heads when the key is missing (MistralConfig's 8 for Mistral) */
 #define QWEN2 "\"model_type\": \"qwen2\", \"architectures\": [\"Qwen2ForCausalLM\"]"
@@ -1337,7 +1337,7 @@ static void test_model_gemma(void) {
     gem_case(base, "\"hidden_activation\": \"gelu_pytorch_tanh\"", "\"hidden_activation\": \"gelu\"", XLARUN_ERR_UNSUPPORTED,
              "config.json: hidden_activation 'gelu' is not supported (supported: gelu_pytorch_tanh)", __LINE__);
     gem_case(base, "\"model_type\": \"gemma3_text\"", "\"model_type\": \"gemma3\"", XLARUN_ERR_UNSUPPORTED,
-             "config.json: model_type 'gemma3' is not supported (supported: llama, mistral, qwen2, qwen3, gemma3_text, gemma2, gemma, phi3)", __LINE__);
+             "config.json: model_type 'gemma3' is not supported (supported: llama, mistral, qwen2, qwen3, gemma3_text, gemma2, gemma, phi3, smollm3)", __LINE__);
     gem_case(base, "\"query_pre_attn_scalar\": 24", "\"query_pre_attn_scalar\": 0", XLARUN_ERR_FORMAT,
              "config.json: 'query_pre_attn_scalar' must be a number in (0, 1e+30), found 0", __LINE__);
     gem_case(base, "\"final_logit_softcapping\": null", "\"final_logit_softcapping\": 0", XLARUN_ERR_FORMAT,
@@ -1508,6 +1508,57 @@ static void test_model_gemma(void) {
                 gem_case(base, NULL, NULL, XLARUN_ERR_MODEL,
                          "missing tensor 'model.layers.0.mlp.gate_up_proj.weight' (Phi3ForCausalLM keeps gate and up in one matrix; separate ones are not read)", __LINE__);
             }
+        }
+    }
+    free(w);
+    free(base);
+    /* SmolLM3: no_rope_layers (1: RoPE), else every no_rope_layer_interval-th layer (default 4)
+       without; SmolLM3Config's defaults (4 KV heads, tied, theta 2e6); its window refused */
+    w = slurp(FIX "smollm3-f32/model.safetensors", &n);
+    base = (char *)slurp(FIX "smollm3-f32/config.json", &nc);
+    spit(tpath("mg/model.safetensors"), w, n);
+    if (gem_config(base, NULL, NULL, &ref)) {
+        CHECK(ref.arch == XLARUN_ARCH_SMOLLM3 && !ref.no_rope[0] && ref.no_rope[1] && !ref.no_rope[2] && ref.tie_word_embeddings);
+        CHECK(ref.n_kv_heads == 2 && ref.rope_theta == 10000.0f && ref.sliding_window == 0 && !ref.qkv_bias && !ref.mlp_bias);
+        CHECK(gem_config(base, "\"no_rope_layers\": [\n    1,\n    0,\n    1\n  ]", "\"no_rope_layers\": null", &c) &&
+              !c.no_rope[0] && !c.no_rope[1] && !c.no_rope[2]); /* every 4th: none of 3 */
+        CHECK(gem_config(base, "\"no_rope_layers\": [\n    1,\n    0,\n    1\n  ]", "\"no_rope_layers\": null, \"no_rope_layer_interval\": 1", &c) &&
+              c.no_rope[0] && c.no_rope[1] && c.no_rope[2]);
+        {
+            char *t = gem_cfg(base, "\"no_rope_layer_interval\": 4", "\"no_rope_layer_interval\": 2");
+            CHECK(gem_config(t, "\"no_rope_layers\": [\n    1,\n    0,\n    1\n  ]", "\"no_rope_layers\": null", &c) &&
+                  !c.no_rope[0] && c.no_rope[1] && !c.no_rope[2]);
+            free(t);
+        }
+        CHECK(gem_config(base, "  \"rope_theta\": 10000.0,\n", "", &c) && c.rope_theta == 2e6f);
+        CHECK(gem_config(base, "\"use_sliding_window\": false", "\"use_sliding_window\": true", &c) && c.sliding_window == 0); /* no window given */
+        gem_case(base, "\"use_sliding_window\": false", "\"use_sliding_window\": false, \"tie_word_embeddings\": false", XLARUN_ERR_MODEL,
+                 "missing tensor 'lm_head.weight'", __LINE__);
+        gem_case(base, "\"num_key_value_heads\": 2", "\"num_key_value_heads\": null", XLARUN_ERR_MODEL,
+                 "tensor 'model.layers.0.self_attn.k_proj.weight' has shape [32,64], but config.json implies [64,64]", __LINE__);
+        gem_case(base, "  \"num_key_value_heads\": 2,\n", "", XLARUN_ERR_MODEL, /* SmolLM3Config's 4 */
+                 "tensor 'model.layers.0.self_attn.k_proj.weight' has shape [32,64], but config.json implies [64,64]", __LINE__);
+        CHECK(gem_config(base, "\"sliding_window\": null", "\"sliding_window\": 16", &c) && c.sliding_window == 0); /* without use_sliding_window: none */
+        {
+            char *t = gem_cfg(base, "\"sliding_window\": null", "\"sliding_window\": 16");
+            gem_case(t, "\"use_sliding_window\": false", "\"use_sliding_window\": true", XLARUN_ERR_UNSUPPORTED,
+                     "config.json: use_sliding_window true with a sliding_window (SmolLM3's window on its layers without RoPE) is not supported", __LINE__);
+            free(t);
+        }
+        gem_case(base, "\"no_rope_layers\": [\n    1,\n    0,\n    1\n  ]", "\"no_rope_layers\": [1, 0]", XLARUN_ERR_FORMAT,
+                 "config.json: 'no_rope_layers' has 2 entries, expected 3 (one per layer)", __LINE__);
+        gem_case(base, "\"no_rope_layers\": [\n    1,\n    0,\n    1\n  ]", "\"no_rope_layers\": [1, 0, 1, 1]", XLARUN_ERR_FORMAT,
+                 "config.json: 'no_rope_layers' must be a list of 3 numbers 0 or 1 (one per layer; 1: RoPE)", __LINE__);
+        gem_case(base, "\"no_rope_layers\": [\n    1,\n    0,\n    1\n  ]", "\"no_rope_layers\": [1, 2, 1]", XLARUN_ERR_FORMAT,
+                 "config.json: 'no_rope_layers' must be a list of 3 numbers 0 or 1 (one per layer; 1: RoPE)", __LINE__);
+        gem_case(base, "\"no_rope_layers\": [\n    1,\n    0,\n    1\n  ]", "\"no_rope_layers\": [1, true, 1]", XLARUN_ERR_FORMAT,
+                 "config.json: 'no_rope_layers' must be a list of 3 numbers 0 or 1 (one per layer; 1: RoPE)", __LINE__);
+        gem_case(base, "\"no_rope_layers\": [\n    1,\n    0,\n    1\n  ]", "\"no_rope_layers\": 1", XLARUN_ERR_FORMAT,
+                 "config.json: 'no_rope_layers' must be a list of 3 numbers 0 or 1", __LINE__);
+        {
+            char *t = gem_cfg(base, "\"no_rope_layers\": [\n    1,\n    0,\n    1\n  ]", "\"no_rope_layers\": null");
+            gem_case(t, "\"no_rope_layer_interval\": 4", "\"no_rope_layer_interval\": 0", XLARUN_ERR_FORMAT, "no_rope_layer_interval", __LINE__);
+            free(t);
         }
     }
     free(w);

@@ -85,7 +85,7 @@ has "model.embed_tokens.weight"
 copy llama32-bf16 arch
 sed 's/LlamaForCausalLM/PhiForCausalLM/' $F/llama32-bf16/config.json >"$T/arch/config.json"
 run "$T/arch" 1
-has "architecture 'PhiForCausalLM' is not supported (supported: LlamaForCausalLM, MistralForCausalLM, Qwen2ForCausalLM, Qwen3ForCausalLM, Gemma3ForCausalLM, Gemma2ForCausalLM, GemmaForCausalLM, Phi3ForCausalLM) (unsupported model)"
+has "architecture 'PhiForCausalLM' is not supported (supported: LlamaForCausalLM, MistralForCausalLM, Qwen2ForCausalLM, Qwen3ForCausalLM, Gemma3ForCausalLM, Gemma2ForCausalLM, GemmaForCausalLM, Phi3ForCausalLM, SmolLM3ForCausalLM) (unsupported model)"
 
 # Gemma 1: the GELU, the 1 + w norms and the embedding scale are named
 run $F/gemma-f32 0
@@ -99,6 +99,10 @@ has "sliding_window 20 (position i attends to i-19..i)"
 run $F/phi3lr-f32 0
 has "rope: theta 10000, longrope, short factors within original_max_position_embeddings 128 and long ones past it, cos and sin times 1.13389337"
 has "rope on the first 8 of each head's 16 dimensions"
+
+# SmolLM3: the layers without RoPE are named
+run $F/smollm3-f32 0
+has "config.json: SmolLM3ForCausalLM"; has "no RoPE on layers 1"
 
 # a Mistral model: the architecture and its sliding window are named
 run $F/mistral-bf16 0

@@ -32,7 +32,7 @@ static void problem(const xlarun_error *e) {
 }
 
 static void print_config(const xlarun_config *c) {
-    uint32_t i;
+    uint32_t i, k;
     printf("config.json: %s\n", xlarun_arch_name(c->arch));
     printf("  vocab_size %u, hidden_size %u, intermediate_size %u, num_hidden_layers %u\n", c->vocab_size,
            c->hidden_size, c->intermediate_size, c->n_layers);
@@ -58,6 +58,9 @@ static void print_config(const xlarun_config *c) {
                c->sliding_window - 1, c->sliding_pattern, c->sliding_pattern == 1 ? "st" : c->sliding_pattern == 2 ? "nd" : c->sliding_pattern == 3 ? "rd" : "th");
     else if (c->sliding_window) printf("  sliding_window %u (position i attends to i-%u..i)\n", c->sliding_window, c->sliding_window - 1);
     if (c->rope_local_theta > 0.0f) printf("  local layers' rope: theta %g, default\n", (double)c->rope_local_theta);
+    for (i = 0, k = 0; i < c->n_layers; i++)
+        if (c->no_rope[i]) printf(k++ ? " %u" : "  no RoPE on layers %u", (unsigned)i);
+    if (k) printf("\n");
     if (c->act == XLARUN_ACT_GELU_TANH) printf("  MLP activation: gelu_pytorch_tanh\n");
     if (c->attn_softcap > 0.0f) printf("  attention scores soft-capped at %g\n", (double)c->attn_softcap);
     if (c->final_softcap > 0.0f) printf("  logits soft-capped at %g\n", (double)c->final_softcap);

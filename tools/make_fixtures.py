@@ -53,6 +53,10 @@ try:   # transformers >= 4.53 (the gemma3 family only: layer_types and sliding-w
         Gemma3TextConfig = Gemma3ForCausalLM = Gemma2Config = Gemma2ForCausalLM = None
 except ImportError:
     Gemma3TextConfig = Gemma3ForCausalLM = Gemma2Config = Gemma2ForCausalLM = None
+try:   # transformers >= 4.53 (the smollm3 family only)
+    from transformers import SmolLM3Config, SmolLM3ForCausalLM
+except ImportError:
+    SmolLM3Config = SmolLM3ForCausalLM = None
 from transformers.cache_utils import DynamicCache
 
 VERSIONS = {
@@ -202,6 +206,13 @@ CONFIGS = {
 # sequence again at the crossing, so every row is that of one forward over the sequence (greedy()
 # does the same). phi3mix: a 100-token prompt under the short factors, its decode step at position
 # 128 runs all 129 again with the long ones; phi3long: a 150-token prompt, all long.
+# SmolLM3 (SmolLM3ForCausalLM, transformers 4.57.1): Llama with no RoPE on the layers whose
+# no_rope_layers entry is 0 (SmolLM3-3B: every 4th), here the middle one of three; GQA, tied (the
+# class default), theta 1e4 so that RoPE matters at these positions
+CONFIGS["smollm3"] = (dict(vocab_size=320, hidden_size=64, intermediate_size=112, num_hidden_layers=3,
+                           num_attention_heads=4, num_key_value_heads=2, no_rope_layers=[1, 0, 1], rope_theta=10000.0,
+                           rms_norm_eps=1e-6, max_position_embeddings=256, bos_token_id=1, eos_token_id=2, pad_token_id=0),
+                      31, 9990, 171, 4.0)
 PHI3LR = CONFIGS["phi3lr"][0]
 CONFIGS["phi3mix"] = (PHI3LR, 100, 9950, 151, 4.0)
 CONFIGS["phi3long"] = (PHI3LR, 150, 9970, 161, 4.0)
@@ -211,14 +222,14 @@ QK_SCALE = {"phi3mix": 3.0, "phi3long": 3.0}
 ARCH = {"mistral": (MistralConfig, MistralForCausalLM), "qwen2": (Qwen2Config, Qwen2ForCausalLM),
         "gemma": (GemmaConfig, GemmaForCausalLM), "phi3": (Phi3Config, Phi3ForCausalLM), "phi3lr": (Phi3Config, Phi3ForCausalLM),
         "phi3mix": (Phi3Config, Phi3ForCausalLM), "phi3long": (Phi3Config, Phi3ForCausalLM),
-        "qwen3": (Qwen3Config, Qwen3ForCausalLM),
+        "qwen3": (Qwen3Config, Qwen3ForCausalLM), "smollm3": (SmolLM3Config, SmolLM3ForCausalLM),
         "gemma3": (Gemma3TextConfig, Gemma3ForCausalLM), "gemma2": (Gemma2Config, Gemma2ForCausalLM)}   # the rest: Llama
 # families whose model class needs other versions than PINNED: made only with --only, under these
 # (python3 -m venv --system-site-packages V && V/bin/pip install transformers==4.51.3;
 #  V/bin/python tools/make_fixtures.py --only qwen3; the same with 4.57.1 and --only gemma3)
 FAMILY_PINS = {"qwen3": {"transformers": "4.51.3"}, "gemma3": {"transformers": "4.57.1"}, "gemma2": {"transformers": "4.57.1"},
                "gemma": {"transformers": "4.57.1"}, "phi3": {"transformers": "4.57.1"}, "phi3lr": {"transformers": "4.57.1"},
-               "phi3long": {"transformers": "4.57.1"},
+               "phi3long": {"transformers": "4.57.1"}, "smollm3": {"transformers": "4.57.1"},
                # 4.57.1's generate() with eager attention drops the cache at the crossing but not its
                # cache_position and then matches neither this loop nor a forward over the sequence
                # (with sdpa it matches); 5.23.0's matches with either
@@ -462,7 +473,7 @@ def numpy_reference(folder):
     norms times 1 + w, embeddings times sqrt(hidden), scores times query_pre_attn_scalar^-0.5,
     local layers (layer_types) with their own RoPE base and the window, norms after attention and
     around the MLP, GELU (tanh); Gemma 1: the 1 + w, the sqrt(hidden) and GELU (tanh) on the
-    Llama block; Phi-3: partial rotary, longrope's factors (a row whose sequence is longer than
+    Llama block; SmolLM3: no RoPE on the layers no_rope_layers gives 0; Phi-3: partial rotary, longrope's factors (a row whose sequence is longer than
     the original max from one forward with the long ones) and attention factor). Returns
     max |logit - oracle| over the 48 rows
     and whether its argmax reproduces greedy. A cross-check of the spec, not of the oracle."""
@@ -534,8 +545,10 @@ def numpy_reference(folder):
             qn, kn = W.get(p + "self_attn.q_norm.weight"), W.get(p + "self_attn.k_norm.weight")
             q = lin(x, "self_attn.q_proj").reshape(T, nh, hd)
             k = lin(x, "self_attn.k_proj").reshape(T, nkv, hd)
-            q = rope(q if qn is None else rms(q, qn), cs)   # Qwen3, Gemma 3: per head, before RoPE
-            k = rope(k if kn is None else rms(k, kn), cs)
+            nope = not (cfg.get("no_rope_layers") or [1] * cfg["num_hidden_layers"])[l]   # SmolLM3: no RoPE here
+            q = q if qn is None else rms(q, qn)   # Qwen3, Gemma 3: per head, before RoPE
+            k = k if kn is None else rms(k, kn)
+            q, k = (q, k) if nope else (rope(q, cs), rope(k, cs))
             v = lin(x, "self_attn.v_proj").reshape(T, nkv, hd)
             att = np.zeros((T, nh, hd))
             for hh in range(nh):
