@@ -75,7 +75,8 @@
        Activations are f32, and so is the KV cache by default; weights are read in their stored
        dtype and widened exactly. The reference is Hugging Face transformers' LlamaForCausalLM
        (MistralForCausalLM, Qwen2ForCausalLM, Qwen3ForCausalLM, Gemma3ForCausalLM, Gemma2ForCausalLM,
-       GemmaForCausalLM, Phi3ForCausalLM, SmolLM3ForCausalLM) in float32 with eager attention; the per-head q/k norms of Qwen3 and Gemma 3 use the RMSNorm
+       GemmaForCausalLM, Phi3ForCausalLM, SmolLM3ForCausalLM, GraniteForCausalLM) in float32 with
+       eager attention; the per-head q/k norms of Qwen3 and Gemma 3 use the RMSNorm
        kernel of the layer norms (Gemma's norm weights are stored once as 1 + w, in f32); biases
        (Qwen2's q, k, v; Llama's attention_bias and mlp_bias) are added in f32 after the product,
        and stay float in quantized checkpoints, like the norms. See README.md for the
@@ -319,8 +320,10 @@ typedef enum xlarun_arch {          /* config.json's architectures / model_type 
                                        embedding scaled by sqrt(hidden_size), GELU (hidden_act) */
     XLARUN_ARCH_PHI3,               /* Phi3ForCausalLM, phi3: Mistral with q, k and v in one matrix
                                        (qkv_proj) and gate and up in one (gate_up_proj) */
-    XLARUN_ARCH_SMOLLM3             /* SmolLM3ForCausalLM, smollm3: Llama with no RoPE on some layers
+    XLARUN_ARCH_SMOLLM3,            /* SmolLM3ForCausalLM, smollm3: Llama with no RoPE on some layers
                                        (no_rope_layers; every 4th in SmolLM3-3B) */
+    XLARUN_ARCH_GRANITE             /* GraniteForCausalLM, granite: Llama with multipliers on the
+                                       embedding, the scores, the residual branches and the logits */
 } xlarun_arch;
 
 typedef enum xlarun_act {           /* the MLP's activation: down(act(gate(x)) * up(x)) */
@@ -359,7 +362,11 @@ typedef struct xlarun_config {      /* config.json, checked; read-only */
     int sandwich_norms;             /* Gemma 3: post_attention_layernorm normalizes the attention's
                                        output, pre_ and post_feedforward_layernorm the MLP's input and output */
     float embed_scale;              /* embedding rows are multiplied by it: 1, Gemma's f32(sqrt(hidden_size)) */
-    float attn_scale;               /* q.k is multiplied by it: 1/sqrt(head_dim), Gemma's query_pre_attn_scalar^-0.5 */
+    float attn_scale;               /* q.k is multiplied by it: 1/sqrt(head_dim), Gemma's query_pre_attn_scalar^-0.5,
+                                       Granite's attention_multiplier */
+    float residual_scale;           /* Granite: each attention and MLP output times it before it is
+                                       added (residual_multiplier); 1 */
+    float logit_scale;              /* Granite: logits divided by it (logits_scaling); 1 */
     float rope_local_theta;         /* Gemma 3: the sliding layers' RoPE base (rope_local_base_freq,
                                        never scaled); 0: every layer uses rope_theta */
     float attn_softcap;             /* Gemma 2: scores = cap * tanh(scores / cap) before the softmax; 0: none */
@@ -2235,10 +2242,11 @@ static const struct xlarun__arch_info {
     {"GemmaForCausalLM", "gemma", XLARUN_ARCH_GEMMA, 16, 8192, 256, 1},
     {"Phi3ForCausalLM", "phi3", XLARUN_ARCH_PHI3, 0, 4096, 0, 0},
     {"SmolLM3ForCausalLM", "smollm3", XLARUN_ARCH_SMOLLM3, 4, 32768, 0, 1},
+    {"GraniteForCausalLM", "granite", XLARUN_ARCH_GRANITE, 0, 2048, 0, 0},
 };
 #define XLARUN__N_ARCH XLARUN__CAST(int, sizeof xlarun__archs / sizeof *xlarun__archs)
-#define XLARUN__ARCH_CLASSES "LlamaForCausalLM, MistralForCausalLM, Qwen2ForCausalLM, Qwen3ForCausalLM, Gemma3ForCausalLM, Gemma2ForCausalLM, GemmaForCausalLM, Phi3ForCausalLM, SmolLM3ForCausalLM"
-#define XLARUN__ARCH_TYPES "llama, mistral, qwen2, qwen3, gemma3_text, gemma2, gemma, phi3, smollm3"
+#define XLARUN__ARCH_CLASSES "LlamaForCausalLM, MistralForCausalLM, Qwen2ForCausalLM, Qwen3ForCausalLM, Gemma3ForCausalLM, Gemma2ForCausalLM, GemmaForCausalLM, Phi3ForCausalLM, SmolLM3ForCausalLM, GraniteForCausalLM"
+#define XLARUN__ARCH_TYPES "llama, mistral, qwen2, qwen3, gemma3_text, gemma2, gemma, phi3, smollm3, granite"
 
 XLARUN_API const char *xlarun_arch_name(xlarun_arch a) {
     int k;
@@ -2473,10 +2481,10 @@ static xlarun_status xlarun__parse_config(const char *text, size_t len, xlarun_c
                                 gemma ? "gelu_pytorch_tanh" : c->arch == XLARUN_ARCH_GEMMA ? "gelu, gelu_pytorch_tanh" : "silu");
     }
     if (c->arch == XLARUN_ARCH_LLAMA || c->arch == XLARUN_ARCH_QWEN3 || gemma || c->arch == XLARUN_ARCH_GEMMA ||
-        c->arch == XLARUN_ARCH_SMOLLM3) { /* their bias switches */
+        c->arch == XLARUN_ARCH_SMOLLM3 || c->arch == XLARUN_ARCH_GRANITE) { /* their bias switches */
         XLARUN__TRY(xlarun__cfg_bool(&j, root, "attention_bias", 0, &c->qkv_bias, err));
         c->o_bias = c->qkv_bias;
-        if (c->arch == XLARUN_ARCH_LLAMA || c->arch == XLARUN_ARCH_SMOLLM3)
+        if (c->arch == XLARUN_ARCH_LLAMA || c->arch == XLARUN_ARCH_SMOLLM3 || c->arch == XLARUN_ARCH_GRANITE)
             XLARUN__TRY(xlarun__cfg_bool(&j, root, "mlp_bias", 0, &c->mlp_bias, err));
     } else if (c->arch == XLARUN_ARCH_QWEN2)
         c->qkv_bias = 1;
@@ -2513,7 +2521,8 @@ static xlarun_status xlarun__parse_config(const char *text, size_t len, xlarun_c
         return xlarun__fail(err, XLARUN_ERR_FORMAT,
                             "config.json: num_attention_heads %u is not a multiple of num_key_value_heads %u",
                             c->n_heads, c->n_kv_heads);
-    if ((c->arch == XLARUN_ARCH_QWEN2 || c->arch == XLARUN_ARCH_PHI3) && c->head_dim * c->n_heads != c->hidden_size) /* transformers versions differ */
+    if ((c->arch == XLARUN_ARCH_QWEN2 || c->arch == XLARUN_ARCH_PHI3 || c->arch == XLARUN_ARCH_GRANITE) &&
+        c->head_dim * c->n_heads != c->hidden_size) /* transformers versions differ */
         return xlarun__fail(err, XLARUN_ERR_UNSUPPORTED,
                             "config.json: head_dim %u with %s is not supported (it must be hidden_size / num_attention_heads, %u)",
                             c->head_dim, xlarun__archs[by_cls].cls, c->hidden_size / c->n_heads);
@@ -2526,6 +2535,7 @@ static xlarun_status xlarun__parse_config(const char *text, size_t len, xlarun_c
     XLARUN__TRY(xlarun__cfg_bool(&j, root, "tie_word_embeddings", xlarun__archs[by_cls].tie, &c->tie_word_embeddings, err));
     c->embed_scale = 1.0f;
     c->attn_scale = XLARUN__CAST(float, 1.0 / sqrt(XLARUN__CAST(double, c->head_dim)));
+    c->residual_scale = c->logit_scale = 1.0f;
     c->rope_dim = c->head_dim;
     c->rope_attn_factor = 1.0f;
 
@@ -2612,6 +2622,17 @@ static xlarun_status xlarun__parse_config(const char *text, size_t len, xlarun_c
                                      &c->sliding_window, err));
     if (c->arch == XLARUN_ARCH_PHI3) XLARUN__TRY(xlarun__parse_phi3(&j, root, rope, where, c, err));
     if (c->arch == XLARUN_ARCH_SMOLLM3) XLARUN__TRY(xlarun__parse_smollm3(&j, root, c, err));
+    if (c->arch == XLARUN_ARCH_GRANITE) { /* GraniteConfig's multipliers, each 1 when missing; applied
+                                            in f32 as Python floats are on f32 tensors */
+        static const char *const keys[4] = {"embedding_multiplier", "attention_multiplier", "residual_multiplier", "logits_scaling"};
+        float *at[4];
+        int k;
+        at[0] = &c->embed_scale; at[1] = &c->attn_scale; at[2] = &c->residual_scale; at[3] = &c->logit_scale;
+        for (k = 0; k < 4; k++) {
+            XLARUN__TRY(xlarun__cfg_float(&j, root, "", keys[k], 0, 0.0, 1e30, 1.0, &d, err));
+            *at[k] = XLARUN__CAST(float, d);
+        }
+    }
     if (gemma) XLARUN__TRY(xlarun__parse_gemma(&j, root, c, err));
     if (c->arch == XLARUN_ARCH_GEMMA) { /* GemmaRMSNorm's 1 + w; the embedding times a tensor of
                                            hidden_size ** 0.5 in the activations' dtype (f32) */
@@ -3733,7 +3754,7 @@ static void xlarun__forward(xlarun_session *s, const int32_t *ids, size_t n, int
         else
             xlarun_k_to_f32(m->embed.type, XLARUN__CAST(const char *, m->embed.data) + XLARUN__CAST(size_t, ids[i]) * H * esz,
                             s->x + i * H, H);
-    if (c->embed_scale != 1.0f) /* Gemma: the row times f32(sqrt(hidden_size)) */
+    if (c->embed_scale != 1.0f) /* Gemma: the row times f32(sqrt(hidden_size)); Granite's embedding_multiplier */
         for (i = 0; i < n * H; i++) s->x[i] *= c->embed_scale;
     for (i = 0; i < n; i++) /* angle = f32(pos) * inv_freq, one f32 product as in transformers */
         for (j = 0; j < half; j++) {
@@ -3783,6 +3804,8 @@ static void xlarun__forward(xlarun_session *s, const int32_t *ids, size_t n, int
         xlarun__matmul(s, &L->o, L->bias[XLARUN__L_O], H, qd, s->att, n, s->tmp);
         if (L->pre_ffn_norm) /* Gemma 3: the attention's output normalized (post_attention_layernorm) */
             for (i = 0; i < n; i++) xlarun_k_rmsnorm(s->tmp + i * H, s->tmp + i * H, L->mlp_norm, H, c->rms_norm_eps);
+        if (c->residual_scale != 1.0f) /* Granite: the branch times residual_multiplier, then added */
+            for (i = 0; i < n * H; i++) s->tmp[i] *= c->residual_scale;
         xlarun_k_add(s->x, s->tmp, n * H);
         /* MLP block: down(act(gate(x)) * up(x)) */
         for (i = 0; i < n; i++)
@@ -3795,10 +3818,14 @@ static void xlarun__forward(xlarun_session *s, const int32_t *ids, size_t n, int
         xlarun__matmul(s, &L->down, L->bias[XLARUN__L_DOWN], H, I, s->gate, n, s->tmp);
         if (L->post_ffn_norm)
             for (i = 0; i < n; i++) xlarun_k_rmsnorm(s->tmp + i * H, s->tmp + i * H, L->post_ffn_norm, H, c->rms_norm_eps);
+        if (c->residual_scale != 1.0f)
+            for (i = 0; i < n * H; i++) s->tmp[i] *= c->residual_scale;
         xlarun_k_add(s->x, s->tmp, n * H);
     }
     xlarun_k_rmsnorm(s->xb, s->x + (n - 1) * H, m->final_norm, H, c->rms_norm_eps);
     xlarun__matmul(s, &m->lm_head, NULL, c->vocab_size, H, s->xb, 1, s->logits);
+    if (c->logit_scale != 1.0f) /* Granite: logits / logits_scaling, a true division as torch's */
+        for (i = 0; i < c->vocab_size; i++) s->logits[i] /= c->logit_scale;
     if (c->final_softcap > 0.0f) xlarun_k_softcap(s->logits, c->vocab_size, c->final_softcap); /* Gemma */
     if (s->ring < s->lds && s->pos + n > s->ring + s->ring_lo) s->ring_lo = s->pos + n - s->ring; /* overwritten */
     s->pos += n;

@@ -845,7 +845,7 @@ static void test_model_config(void) {
 
     /* what kind of model */
     CFG(NULL, "\"architectures\": [\"PhiForCausalLM\"]", XLARUN_ERR_UNSUPPORTED,
-        "config.json: architecture 'PhiForCausalLM' is not supported (supported: LlamaForCausalLM, MistralForCausalLM, Qwen2ForCausalLM, Qwen3ForCausalLM, Gemma3ForCausalLM, Gemma2ForCausalLM, GemmaForCausalLM, Phi3ForCausalLM, SmolLM3ForCausalLM)");
+        "config.json: architecture 'PhiForCausalLM' is not supported (supported: LlamaForCausalLM, MistralForCausalLM, Qwen2ForCausalLM, Qwen3ForCausalLM, Gemma3ForCausalLM, Gemma2ForCausalLM, GemmaForCausalLM, Phi3ForCausalLM, SmolLM3ForCausalLM, GraniteForCausalLM)");
     CFG(NULL, "\"architectures\": [\"Qwen2ForCausalLM\"]", XLARUN_ERR_FORMAT,
         "config.json: model_type 'llama' and 'architectures' name different models");
     CFG(NULL, "\"architectures\": [\"LlamaForCausalLM\", \"MistralForCausalLM\"]", XLARUN_ERR_FORMAT,
@@ -903,7 +903,7 @@ static void test_model_config(void) {
     CFG(NULL, "\"architectures\": [\"LlamaForCausalLM\", \"LlamaForSequenceClassification\"]", XLARUN_ERR_UNSUPPORTED,
         "architecture 'LlamaForSequenceClassification' is not supported");
     CFG(NULL, "\"architectures\": \"LlamaForCausalLM\"", XLARUN_ERR_FORMAT, "config.json: 'architectures' must be a list");
-    CFG(NULL, "\"model_type\": \"phi\"", XLARUN_ERR_UNSUPPORTED, "config.json: model_type 'phi' is not supported (supported: llama, mistral, qwen2, qwen3, gemma3_text, gemma2, gemma, phi3, smollm3)");
+    CFG(NULL, "\"model_type\": \"phi\"", XLARUN_ERR_UNSUPPORTED, "config.json: model_type 'phi' is not supported (supported: llama, mistral, qwen2, qwen3, gemma3_text, gemma2, gemma, phi3, smollm3, granite)");
     /* Qwen2: names that agree, head_dim as transformers 4.46 derives it, no per-layer window,
        Qwen2Config's 32 KV heads when the key is missing (MistralConfig's 8 for Mistral) */
 #define QWEN2 "\"model_type\": \"qwen2\", \"architectures\": [\"Qwen2ForCausalLM\"]"
@@ -1337,7 +1337,7 @@ static void test_model_gemma(void) {
     gem_case(base, "\"hidden_activation\": \"gelu_pytorch_tanh\"", "\"hidden_activation\": \"gelu\"", XLARUN_ERR_UNSUPPORTED,
              "config.json: hidden_activation 'gelu' is not supported (supported: gelu_pytorch_tanh)", __LINE__);
     gem_case(base, "\"model_type\": \"gemma3_text\"", "\"model_type\": \"gemma3\"", XLARUN_ERR_UNSUPPORTED,
-             "config.json: model_type 'gemma3' is not supported (supported: llama, mistral, qwen2, qwen3, gemma3_text, gemma2, gemma, phi3, smollm3)", __LINE__);
+             "config.json: model_type 'gemma3' is not supported (supported: llama, mistral, qwen2, qwen3, gemma3_text, gemma2, gemma, phi3, smollm3, granite)", __LINE__);
     gem_case(base, "\"query_pre_attn_scalar\": 24", "\"query_pre_attn_scalar\": 0", XLARUN_ERR_FORMAT,
              "config.json: 'query_pre_attn_scalar' must be a number in (0, 1e+30), found 0", __LINE__);
     gem_case(base, "\"final_logit_softcapping\": null", "\"final_logit_softcapping\": 0", XLARUN_ERR_FORMAT,
@@ -1560,6 +1560,28 @@ static void test_model_gemma(void) {
             gem_case(t, "\"no_rope_layer_interval\": 4", "\"no_rope_layer_interval\": 0", XLARUN_ERR_FORMAT, "no_rope_layer_interval", __LINE__);
             free(t);
         }
+    }
+    free(w);
+    free(base);
+    /* Granite: its four multipliers (1 when missing, positive), untied by default, head_dim only
+       hidden / heads */
+    w = slurp(FIX "granite-f32/model.safetensors", &n);
+    base = (char *)slurp(FIX "granite-f32/config.json", &nc);
+    spit(tpath("mg/model.safetensors"), w, n);
+    if (gem_config(base, NULL, NULL, &ref)) {
+        CHECK(ref.arch == XLARUN_ARCH_GRANITE && ref.embed_scale == 3.0f && ref.attn_scale == 0.3f && ref.residual_scale == 0.7f &&
+              ref.logit_scale == 1.5f && !ref.tie_word_embeddings && ref.n_kv_heads == 2);
+        CHECK(gem_config(base, "  \"attention_multiplier\": 0.3,\n", "", &c) && c.attn_scale == 1.0f);
+        CHECK(gem_config(base, "  \"embedding_multiplier\": 3.0,\n", "", &c) && c.embed_scale == 1.0f);
+        CHECK(gem_config(base, "  \"logits_scaling\": 1.5,\n", "", &c) && c.logit_scale == 1.0f);
+        CHECK(gem_config(base, "  \"residual_multiplier\": 0.7,\n", "", &c) && c.residual_scale == 1.0f);
+        gem_case(base, "\"residual_multiplier\": 0.7", "\"residual_multiplier\": 0", XLARUN_ERR_FORMAT,
+                 "config.json: 'residual_multiplier' must be a number in (0, 1e+30), found 0", __LINE__);
+        gem_case(base, "\"logits_scaling\": 1.5", "\"logits_scaling\": -2", XLARUN_ERR_FORMAT, "logits_scaling", __LINE__);
+        gem_case(base, "\"attention_multiplier\": 0.3", "\"attention_multiplier\": \"x\"", XLARUN_ERR_FORMAT, "attention_multiplier", __LINE__);
+        gem_case(base, "\"num_key_value_heads\": 2", "\"num_key_value_heads\": 2, \"head_dim\": 8", XLARUN_ERR_UNSUPPORTED,
+                 "config.json: head_dim 8 with GraniteForCausalLM is not supported (it must be hidden_size / num_attention_heads, 16)", __LINE__);
+        CHECK(gem_config(base, "  \"tie_word_embeddings\": false,\n", "", &c) && !c.tie_word_embeddings); /* GraniteConfig's default */
     }
     free(w);
     free(base);

@@ -67,6 +67,8 @@ static void print_config(const xlarun_config *c) {
     if (c->norm_plus_one) printf("  RMSNorm weights used as 1 + w%s\n", c->sandwich_norms ? "; norms also after attention and around the MLP" : "");
     if (c->embed_scale != 1.0f) printf("  embeddings scaled by %.9g\n", (double)c->embed_scale);
     if (c->attn_scale != (float)(1.0 / sqrt((double)c->head_dim))) printf("  attention scores scaled by %.9g\n", (double)c->attn_scale);
+    if (c->residual_scale != 1.0f) printf("  attention and MLP outputs scaled by %.9g before the residual add\n", (double)c->residual_scale);
+    if (c->logit_scale != 1.0f) printf("  logits divided by %.9g\n", (double)c->logit_scale);
     printf("  tie_word_embeddings %s, bos %d, eos", c->tie_word_embeddings ? "true" : "false", (int)c->bos_token_id);
     if (!c->n_eos) printf(" none");
     for (i = 0; i < c->n_eos; i++) printf(" %d", (int)c->eos_token_ids[i]);

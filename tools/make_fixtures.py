@@ -42,6 +42,7 @@ import safetensors
 from safetensors.torch import save_file, load_file
 from transformers import LlamaConfig, LlamaForCausalLM, MistralConfig, MistralForCausalLM
 from transformers import Qwen2Config, Qwen2ForCausalLM, GemmaConfig, GemmaForCausalLM, Phi3Config, Phi3ForCausalLM
+from transformers import GraniteConfig, GraniteForCausalLM
 try:   # transformers >= 4.51 (the qwen3 family only)
     from transformers import Qwen3Config, Qwen3ForCausalLM
 except ImportError:
@@ -213,6 +214,15 @@ CONFIGS["smollm3"] = (dict(vocab_size=320, hidden_size=64, intermediate_size=112
                            num_attention_heads=4, num_key_value_heads=2, no_rope_layers=[1, 0, 1], rope_theta=10000.0,
                            rms_norm_eps=1e-6, max_position_embeddings=256, bos_token_id=1, eos_token_id=2, pad_token_id=0),
                       31, 9990, 171, 4.0)
+# Granite 3 (GraniteForCausalLM, transformers 4.46.3): Llama with the embedding times
+# embedding_multiplier, scores times attention_multiplier (not 1/sqrt(head_dim)), each attention
+# and MLP output times residual_multiplier before it is added, the logits divided by
+# logits_scaling; GQA, untied (the class default)
+CONFIGS["granite"] = (dict(vocab_size=320, hidden_size=64, intermediate_size=96, num_hidden_layers=2,
+                           num_attention_heads=4, num_key_value_heads=2, rope_theta=10000.0, rms_norm_eps=1e-6,
+                           max_position_embeddings=256, embedding_multiplier=3.0, attention_multiplier=0.3,
+                           residual_multiplier=0.7, logits_scaling=1.5, bos_token_id=1, eos_token_id=2, pad_token_id=0),
+                      31, 9995, 181, 4.0)
 PHI3LR = CONFIGS["phi3lr"][0]
 CONFIGS["phi3mix"] = (PHI3LR, 100, 9950, 151, 4.0)
 CONFIGS["phi3long"] = (PHI3LR, 150, 9970, 161, 4.0)
@@ -223,6 +233,7 @@ ARCH = {"mistral": (MistralConfig, MistralForCausalLM), "qwen2": (Qwen2Config, Q
         "gemma": (GemmaConfig, GemmaForCausalLM), "phi3": (Phi3Config, Phi3ForCausalLM), "phi3lr": (Phi3Config, Phi3ForCausalLM),
         "phi3mix": (Phi3Config, Phi3ForCausalLM), "phi3long": (Phi3Config, Phi3ForCausalLM),
         "qwen3": (Qwen3Config, Qwen3ForCausalLM), "smollm3": (SmolLM3Config, SmolLM3ForCausalLM),
+        "granite": (GraniteConfig, GraniteForCausalLM),
         "gemma3": (Gemma3TextConfig, Gemma3ForCausalLM), "gemma2": (Gemma2Config, Gemma2ForCausalLM)}   # the rest: Llama
 # families whose model class needs other versions than PINNED: made only with --only, under these
 # (python3 -m venv --system-site-packages V && V/bin/pip install transformers==4.51.3;
@@ -473,7 +484,7 @@ def numpy_reference(folder):
     norms times 1 + w, embeddings times sqrt(hidden), scores times query_pre_attn_scalar^-0.5,
     local layers (layer_types) with their own RoPE base and the window, norms after attention and
     around the MLP, GELU (tanh); Gemma 1: the 1 + w, the sqrt(hidden) and GELU (tanh) on the
-    Llama block; SmolLM3: no RoPE on the layers no_rope_layers gives 0; Phi-3: partial rotary, longrope's factors (a row whose sequence is longer than
+    Llama block; Granite: its four multipliers; SmolLM3: no RoPE on the layers no_rope_layers gives 0; Phi-3: partial rotary, longrope's factors (a row whose sequence is longer than
     the original max from one forward with the long ones) and attention factor). Returns
     max |logit - oracle| over the 48 rows
     and whether its argmax reproduces greedy. A cross-check of the spec, not of the oracle."""
@@ -535,8 +546,9 @@ def numpy_reference(folder):
     def forward(glob):   # logits at every position of one forward over seq
         local = cos_sin(1.0 / (cfg["rope_local_base_freq"] ** (np.arange(0, hd, 2) / hd))) if "rope_local_base_freq" in cfg else glob
         types = cfg.get("layer_types") or ["sliding_attention" if cfg.get("sliding_window") else "full_attention"] * cfg["num_hidden_layers"]
-        scale = cfg["query_pre_attn_scalar"] ** -0.5 if gemma else 1 / math.sqrt(hd)
-        h = W["model.embed_tokens.weight"][seq] * (math.sqrt(H) if gemma or gemma1 else 1.0)
+        scale = cfg["query_pre_attn_scalar"] ** -0.5 if gemma else cfg.get("attention_multiplier", 1 / math.sqrt(hd))
+        rm = cfg.get("residual_multiplier", 1.0)   # Granite's multipliers (1 elsewhere)
+        h = W["model.embed_tokens.weight"][seq] * (math.sqrt(H) if gemma or gemma1 else cfg.get("embedding_multiplier", 1.0))
         for l in range(cfg["num_hidden_layers"]):
             p = "model.layers.%d." % l
             cs = local if types[l] == "sliding_attention" else glob
@@ -568,16 +580,16 @@ def numpy_reference(folder):
                 act = 0.5 * gt * (1 + np.tanh(math.sqrt(2 / math.pi) * (gt + 0.044715 * gt ** 3)))
                 h = h + rms(lin(act * lin(x, "mlp.up_proj"), "mlp.down_proj"), W[p + "post_feedforward_layernorm.weight"])
                 continue
-            h = h + lin(att.reshape(T, nh * hd), "self_attn.o_proj")
+            h = h + rm * lin(att.reshape(T, nh * hd), "self_attn.o_proj")
             x = rms(h, W[p + "post_attention_layernorm.weight"])
             gt = lin(x, "mlp.gate_proj")
             if gemma1:   # GELU, tanh form
                 act = 0.5 * gt * (1 + np.tanh(math.sqrt(2 / math.pi) * (gt + 0.044715 * gt ** 3)))
             else:
                 act = gt / (1 + np.exp(-gt))
-            h = h + lin(act * lin(x, "mlp.up_proj"), "mlp.down_proj")
+            h = h + rm * lin(act * lin(x, "mlp.up_proj"), "mlp.down_proj")
         head = W.get("lm_head.weight", W["model.embed_tokens.weight"])
-        lg = rms(h, W["model.norm.weight"]) @ head.T
+        lg = rms(h, W["model.norm.weight"]) @ head.T / cfg.get("logits_scaling", 1.0)
         if cfg.get("final_logit_softcapping"):
             lg = np.tanh(lg / cfg["final_logit_softcapping"]) * cfg["final_logit_softcapping"]
         return lg
