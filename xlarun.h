@@ -75,8 +75,8 @@
        Activations are f32, and so is the KV cache by default; weights are read in their stored
        dtype and widened exactly. The reference is Hugging Face transformers' LlamaForCausalLM
        (MistralForCausalLM, Qwen2ForCausalLM, Qwen3ForCausalLM, Gemma3ForCausalLM, Gemma2ForCausalLM,
-       GemmaForCausalLM, Phi3ForCausalLM, SmolLM3ForCausalLM, GraniteForCausalLM) in float32 with
-       eager attention; the per-head q/k norms of Qwen3 and Gemma 3 use the RMSNorm
+       GemmaForCausalLM, Phi3ForCausalLM, SmolLM3ForCausalLM, GraniteForCausalLM, Olmo2ForCausalLM) in
+       float32 with eager attention; the per-head q/k norms of Qwen3 and Gemma 3 use the RMSNorm
        kernel of the layer norms (Gemma's norm weights are stored once as 1 + w, in f32); biases
        (Qwen2's q, k, v; Llama's attention_bias and mlp_bias) are added in f32 after the product,
        and stay float in quantized checkpoints, like the norms. See README.md for the
@@ -322,8 +322,10 @@ typedef enum xlarun_arch {          /* config.json's architectures / model_type 
                                        (qkv_proj) and gate and up in one (gate_up_proj) */
     XLARUN_ARCH_SMOLLM3,            /* SmolLM3ForCausalLM, smollm3: Llama with no RoPE on some layers
                                        (no_rope_layers; every 4th in SmolLM3-3B) */
-    XLARUN_ARCH_GRANITE             /* GraniteForCausalLM, granite: Llama with multipliers on the
+    XLARUN_ARCH_GRANITE,            /* GraniteForCausalLM, granite: Llama with multipliers on the
                                        embedding, the scores, the residual branches and the logits */
+    XLARUN_ARCH_OLMO2               /* Olmo2ForCausalLM, olmo2: Llama with its norms after attention
+                                       and MLP instead of before, and q and k RMS-normalized whole */
 } xlarun_arch;
 
 typedef enum xlarun_act {           /* the MLP's activation: down(act(gate(x)) * up(x)) */
@@ -354,7 +356,10 @@ typedef struct xlarun_config {      /* config.json, checked; read-only */
     int qkv_bias;                   /* q_proj, k_proj, v_proj add a bias: Qwen2, Llama's attention_bias */
     int o_bias;                     /* o_proj adds one: Llama's attention_bias */
     int mlp_bias;                   /* gate_proj, up_proj, down_proj add one: Llama's mlp_bias */
-    int qk_norm;                    /* Qwen3, Gemma 3: q and k are RMS-normalized per head (q_norm, k_norm) */
+    int qk_norm;                    /* Qwen3, Gemma 3: q and k are RMS-normalized per head (q_norm, k_norm);
+                                       2: OLMo 2, all heads' q (k) as one vector */
+    int post_norms;                 /* OLMo 2: no input_layernorm; post_attention_layernorm normalizes
+                                       the attention's output, post_feedforward_layernorm the MLP's */
     unsigned char no_rope[XLARUN_MAX_LAYERS]; /* 1: layer l applies no RoPE (SmolLM3's no_rope_layers 0) */
     int fused;                      /* Phi-3: q, k, v are the rows of qkv_proj, gate and up of gate_up_proj */
     xlarun_act act;
@@ -2243,10 +2248,11 @@ static const struct xlarun__arch_info {
     {"Phi3ForCausalLM", "phi3", XLARUN_ARCH_PHI3, 0, 4096, 0, 0},
     {"SmolLM3ForCausalLM", "smollm3", XLARUN_ARCH_SMOLLM3, 4, 32768, 0, 1},
     {"GraniteForCausalLM", "granite", XLARUN_ARCH_GRANITE, 0, 2048, 0, 0},
+    {"Olmo2ForCausalLM", "olmo2", XLARUN_ARCH_OLMO2, 0, 2048, 0, 0},
 };
 #define XLARUN__N_ARCH XLARUN__CAST(int, sizeof xlarun__archs / sizeof *xlarun__archs)
-#define XLARUN__ARCH_CLASSES "LlamaForCausalLM, MistralForCausalLM, Qwen2ForCausalLM, Qwen3ForCausalLM, Gemma3ForCausalLM, Gemma2ForCausalLM, GemmaForCausalLM, Phi3ForCausalLM, SmolLM3ForCausalLM, GraniteForCausalLM"
-#define XLARUN__ARCH_TYPES "llama, mistral, qwen2, qwen3, gemma3_text, gemma2, gemma, phi3, smollm3, granite"
+#define XLARUN__ARCH_CLASSES "LlamaForCausalLM, MistralForCausalLM, Qwen2ForCausalLM, Qwen3ForCausalLM, Gemma3ForCausalLM, Gemma2ForCausalLM, GemmaForCausalLM, Phi3ForCausalLM, SmolLM3ForCausalLM, GraniteForCausalLM, Olmo2ForCausalLM"
+#define XLARUN__ARCH_TYPES "llama, mistral, qwen2, qwen3, gemma3_text, gemma2, gemma, phi3, smollm3, granite, olmo2"
 
 XLARUN_API const char *xlarun_arch_name(xlarun_arch a) {
     int k;
@@ -2481,14 +2487,15 @@ static xlarun_status xlarun__parse_config(const char *text, size_t len, xlarun_c
                                 gemma ? "gelu_pytorch_tanh" : c->arch == XLARUN_ARCH_GEMMA ? "gelu, gelu_pytorch_tanh" : "silu");
     }
     if (c->arch == XLARUN_ARCH_LLAMA || c->arch == XLARUN_ARCH_QWEN3 || gemma || c->arch == XLARUN_ARCH_GEMMA ||
-        c->arch == XLARUN_ARCH_SMOLLM3 || c->arch == XLARUN_ARCH_GRANITE) { /* their bias switches */
+        c->arch == XLARUN_ARCH_SMOLLM3 || c->arch == XLARUN_ARCH_GRANITE || c->arch == XLARUN_ARCH_OLMO2) { /* their bias switches */
         XLARUN__TRY(xlarun__cfg_bool(&j, root, "attention_bias", 0, &c->qkv_bias, err));
         c->o_bias = c->qkv_bias;
         if (c->arch == XLARUN_ARCH_LLAMA || c->arch == XLARUN_ARCH_SMOLLM3 || c->arch == XLARUN_ARCH_GRANITE)
             XLARUN__TRY(xlarun__cfg_bool(&j, root, "mlp_bias", 0, &c->mlp_bias, err));
     } else if (c->arch == XLARUN_ARCH_QWEN2)
         c->qkv_bias = 1;
-    c->qk_norm = c->arch == XLARUN_ARCH_QWEN3 || c->arch == XLARUN_ARCH_GEMMA3;
+    c->qk_norm = c->arch == XLARUN_ARCH_QWEN3 || c->arch == XLARUN_ARCH_GEMMA3 ? 1 : c->arch == XLARUN_ARCH_OLMO2 ? 2 : 0;
+    c->post_norms = c->arch == XLARUN_ARCH_OLMO2;
     if (c->arch == XLARUN_ARCH_QWEN2 || c->arch == XLARUN_ARCH_QWEN3) {
         XLARUN__TRY(xlarun__cfg_bool(&j, root, "use_sliding_window", 0, &b, err));
         if (b) /* a window on layers max_window_layers.. only; transformers' own paths disagree on it */
@@ -2530,7 +2537,8 @@ static xlarun_status xlarun__parse_config(const char *text, size_t len, xlarun_c
         return xlarun__fail(err, XLARUN_ERR_FORMAT, "config.json: num_attention_heads x head_dim is over %u", 1u << 20);
     XLARUN__TRY(xlarun__cfg_uint(&j, root, "max_position_embeddings", 0, 1, XLARUN_MAX_POSITIONS, xlarun__archs[by_cls].max_pos,
                                  &c->max_position_embeddings, err));
-    XLARUN__TRY(xlarun__cfg_float(&j, root, "", "rms_norm_eps", 0, 0.0, 1.0, c->arch == XLARUN_ARCH_PHI3 ? 1e-5 : 1e-6, &d, err));
+    XLARUN__TRY(xlarun__cfg_float(&j, root, "", "rms_norm_eps", 0, 0.0, 1.0,
+                                  c->arch == XLARUN_ARCH_PHI3 || c->arch == XLARUN_ARCH_OLMO2 ? 1e-5 : 1e-6, &d, err));
     c->rms_norm_eps = XLARUN__CAST(float, d);
     XLARUN__TRY(xlarun__cfg_bool(&j, root, "tie_word_embeddings", xlarun__archs[by_cls].tie, &c->tie_word_embeddings, err));
     c->embed_scale = 1.0f;
@@ -2692,7 +2700,9 @@ static int xlarun__is_norm_slot(int slot) {
    config.json gives the matrix one, the head norms for Qwen3 */
 static int xlarun__layer_slot_used(const xlarun_config *c, int k) {
     if (c->fused && (k == XLARUN__L_K || k == XLARUN__L_V || k == XLARUN__L_UP)) return 0;
+    if (k == XLARUN__L_ATTN_NORM) return !c->post_norms;
     if (k <= XLARUN__L_DOWN) return 1;
+    if (k == XLARUN__L_POST_FFN_NORM) return c->sandwich_norms || c->post_norms;
     if (k >= XLARUN__L_PRE_FFN_NORM) return c->sandwich_norms;
     if (k >= XLARUN__L_Q_NORM) return c->qk_norm;
     switch (k - XLARUN__L_BIAS) {
@@ -2739,7 +2749,7 @@ static int xlarun__slot_shape(const xlarun_config *c, int slot, uint64_t shape[2
     shape[1] = H;
     if (slot == XLARUN__T_EMBED || slot == XLARUN__T_LM_HEAD) { shape[0] = V; return 2; }
     if (slot == XLARUN__T_NORM || k == XLARUN__L_ATTN_NORM || k == XLARUN__L_MLP_NORM || k >= XLARUN__L_PRE_FFN_NORM) { shape[0] = H; return 1; }
-    if (k >= XLARUN__L_Q_NORM) { shape[0] = c->head_dim; return 1; }
+    if (k >= XLARUN__L_Q_NORM) { shape[0] = c->qk_norm == 2 ? (k == XLARUN__L_Q_NORM ? Q : KV) : c->head_dim; return 1; }
     if (bias) k -= XLARUN__L_BIAS; /* a bias: [rows] of its matrix */
     switch (k) {
     case XLARUN__L_Q: shape[0] = c->fused && !bias ? Q + 2 * KV : Q; break;
@@ -3068,11 +3078,11 @@ static xlarun_status xlarun__check_slot(const xlarun__loader *L, int i, const ch
     xlarun__slot_name(c, i, name, sizeof name);
     if (!sl->found) {
         if (k >= XLARUN__L_PRE_FFN_NORM)
-            return xlarun__fail(err, XLARUN_ERR_MODEL, "%s: missing tensor '%s' (%s normalizes the MLP's input and output)",
-                                L->dir, name, xlarun_arch_name(c->arch));
+            return xlarun__fail(err, XLARUN_ERR_MODEL, "%s: missing tensor '%s' (%s normalizes the MLP's %s)",
+                                L->dir, name, xlarun_arch_name(c->arch), c->post_norms ? "output" : "input and output");
         if (k >= XLARUN__L_Q_NORM)
-            return xlarun__fail(err, XLARUN_ERR_MODEL, "%s: missing tensor '%s' (%s normalizes each head of q and k)",
-                                L->dir, name, xlarun_arch_name(c->arch));
+            return xlarun__fail(err, XLARUN_ERR_MODEL, "%s: missing tensor '%s' (%s normalizes %s of q and k)",
+                                L->dir, name, xlarun_arch_name(c->arch), c->qk_norm == 2 ? "the whole" : "each head");
         if (k > XLARUN__L_DOWN)
             return xlarun__fail(err, XLARUN_ERR_MODEL, "%s: missing tensor '%s' (%s)", L->dir, name,
                                 c->arch == XLARUN_ARCH_QWEN2 ? "Qwen2ForCausalLM has q, k and v biases"
@@ -3178,12 +3188,12 @@ static xlarun_status xlarun__model_build(xlarun__arena *a, const char *dir,
         int k;
         w[XLARUN__L_Q] = &ly->q; w[XLARUN__L_K] = &ly->k; w[XLARUN__L_V] = &ly->v; w[XLARUN__L_O] = &ly->o;
         w[XLARUN__L_GATE] = &ly->gate; w[XLARUN__L_UP] = &ly->up; w[XLARUN__L_DOWN] = &ly->down;
-        ly->attn_norm = XLARUN__CAST(const float *, sl[XLARUN__L_ATTN_NORM].data);
+        ly->attn_norm = m->cfg.post_norms ? NULL : XLARUN__CAST(const float *, sl[XLARUN__L_ATTN_NORM].data);
         ly->mlp_norm = XLARUN__CAST(const float *, sl[XLARUN__L_MLP_NORM].data);
         ly->q_norm = m->cfg.qk_norm ? XLARUN__CAST(const float *, sl[XLARUN__L_Q_NORM].data) : NULL;
         ly->k_norm = m->cfg.qk_norm ? XLARUN__CAST(const float *, sl[XLARUN__L_K_NORM].data) : NULL;
         ly->pre_ffn_norm = m->cfg.sandwich_norms ? XLARUN__CAST(const float *, sl[XLARUN__L_PRE_FFN_NORM].data) : NULL;
-        ly->post_ffn_norm = m->cfg.sandwich_norms ? XLARUN__CAST(const float *, sl[XLARUN__L_POST_FFN_NORM].data) : NULL;
+        ly->post_ffn_norm = m->cfg.sandwich_norms || m->cfg.post_norms ? XLARUN__CAST(const float *, sl[XLARUN__L_POST_FFN_NORM].data) : NULL;
         ly->window = m->cfg.sliding_pattern && (l + 1) % m->cfg.sliding_pattern == 0 ? 0 : m->cfg.sliding_window;
         ly->local_rope = ly->window && m->cfg.rope_local_theta > 0.0f;
         ly->no_rope = m->cfg.no_rope[l];
@@ -3771,17 +3781,21 @@ static void xlarun__forward(xlarun_session *s, const int32_t *ids, size_t n, int
         const xlarun__layer *L = &m->layers[l];
         const float *rc = L->local_rope ? s->rope_cos_local : s->rope_cos, *rs = L->local_rope ? s->rope_sin_local : s->rope_sin;
         xlarun__mm mm;
-        /* attention block */
-        for (i = 0; i < n; i++) xlarun_k_rmsnorm(s->xb + i * H, s->x + i * H, L->attn_norm, H, c->rms_norm_eps);
+        /* attention block (OLMo 2: on x itself) */
+        if (L->attn_norm)
+            for (i = 0; i < n; i++) xlarun_k_rmsnorm(s->xb + i * H, s->x + i * H, L->attn_norm, H, c->rms_norm_eps);
         memset(&mm, 0, sizeof mm);
         mm.w[0] = &L->q; mm.b[0] = L->bias[XLARUN__L_Q]; mm.y[0] = s->q; mm.rows[0] = qd;
         mm.w[1] = &L->k; mm.b[1] = L->bias[XLARUN__L_K]; mm.y[1] = s->k; mm.rows[1] = kvd;
         mm.w[2] = &L->v; mm.b[2] = L->bias[XLARUN__L_V]; mm.y[2] = s->v; mm.rows[2] = kvd;
-        mm.count = 3; mm.K = H; mm.n = n; mm.x = s->xb;
+        mm.count = 3; mm.K = H; mm.n = n; mm.x = L->attn_norm ? s->xb : s->x;
         xlarun__mm_run(s, &mm);
         for (i = 0; i < n; i++) {
             size_t p = s->pos + i, h;
-            if (L->q_norm) /* Qwen3, Gemma 3: each head of q and k RMS-normalized before RoPE */
+            if (L->q_norm && c->qk_norm == 2) { /* OLMo 2: q and k each RMS-normalized whole */
+                xlarun_k_rmsnorm(s->q + i * qd, s->q + i * qd, L->q_norm, qd, c->rms_norm_eps);
+                xlarun_k_rmsnorm(s->k + i * kvd, s->k + i * kvd, L->k_norm, kvd, c->rms_norm_eps);
+            } else if (L->q_norm) /* Qwen3, Gemma 3: each head of q and k RMS-normalized before RoPE */
                 for (h = 0; h < c->n_heads + c->n_kv_heads; h++) {
                     float *v = h < c->n_heads ? s->q + i * qd + h * hd : s->k + i * kvd + (h - c->n_heads) * hd;
                     xlarun_k_rmsnorm(v, v, h < c->n_heads ? L->q_norm : L->k_norm, hd, c->rms_norm_eps);
@@ -3802,18 +3816,19 @@ static void xlarun__forward(xlarun_session *s, const int32_t *ids, size_t n, int
         }
         xlarun__attention(s, l, n);
         xlarun__matmul(s, &L->o, L->bias[XLARUN__L_O], H, qd, s->att, n, s->tmp);
-        if (L->pre_ffn_norm) /* Gemma 3: the attention's output normalized (post_attention_layernorm) */
+        if (L->pre_ffn_norm || c->post_norms) /* Gemma 3, OLMo 2: the attention's output normalized (post_attention_layernorm) */
             for (i = 0; i < n; i++) xlarun_k_rmsnorm(s->tmp + i * H, s->tmp + i * H, L->mlp_norm, H, c->rms_norm_eps);
         if (c->residual_scale != 1.0f) /* Granite: the branch times residual_multiplier, then added */
             for (i = 0; i < n * H; i++) s->tmp[i] *= c->residual_scale;
         xlarun_k_add(s->x, s->tmp, n * H);
-        /* MLP block: down(act(gate(x)) * up(x)) */
-        for (i = 0; i < n; i++)
-            xlarun_k_rmsnorm(s->xb + i * H, s->x + i * H, L->pre_ffn_norm ? L->pre_ffn_norm : L->mlp_norm, H, c->rms_norm_eps);
+        /* MLP block: down(act(gate(x)) * up(x)), x normalized first (OLMo 2: not) */
+        if (!c->post_norms)
+            for (i = 0; i < n; i++)
+                xlarun_k_rmsnorm(s->xb + i * H, s->x + i * H, L->pre_ffn_norm ? L->pre_ffn_norm : L->mlp_norm, H, c->rms_norm_eps);
         memset(&mm, 0, sizeof mm);
         mm.w[0] = &L->gate; mm.b[0] = L->bias[XLARUN__L_GATE]; mm.y[0] = s->gate; mm.rows[0] = I;
         mm.w[1] = &L->up; mm.b[1] = L->bias[XLARUN__L_UP]; mm.y[1] = s->up; mm.rows[1] = I;
-        mm.count = 2; mm.act = 1 + XLARUN__CAST(int, c->act); mm.K = H; mm.n = n; mm.x = s->xb;
+        mm.count = 2; mm.act = 1 + XLARUN__CAST(int, c->act); mm.K = H; mm.n = n; mm.x = c->post_norms ? s->x : s->xb;
         xlarun__mm_run(s, &mm);
         xlarun__matmul(s, &L->down, L->bias[XLARUN__L_DOWN], H, I, s->gate, n, s->tmp);
         if (L->post_ffn_norm)
@@ -6560,8 +6575,12 @@ static xlarun_status xlarun__tk_pretok(xlarun__tload *L, size_t v, xlarun_error 
             else if (xlarun__tk_is(j, r, XLARUN__TEKKEN)) { split = XLARUN__PRE_O200K; t->split_digits = 1; }
             else return xlarun__tk_unsupported(L, "pre_tokenizer Split", "with this pattern",
                                                 "the Llama 3, Qwen2, o200k and Tekken patterns, and the string \" \" as Gemma's", err);
-            if (!xlarun__tk_is(j, xlarun__json_get(j, e, "behavior"), "Isolated") || xlarun__tk_bool(j, e, "invert", 0) != 0)
-                return xlarun__tk_unsupported(L, "pre_tokenizer Split", "with this behavior or invert", "Isolated, invert false", err);
+            /* each of these patterns matches every character, so keeping the matches and removing
+               what is between them (Removed, inverted, as some hub files write it) is Isolated */
+            if (!(xlarun__tk_is(j, xlarun__json_get(j, e, "behavior"), "Isolated") && xlarun__tk_bool(j, e, "invert", 0) == 0) &&
+                !(xlarun__tk_is(j, xlarun__json_get(j, e, "behavior"), "Removed") && xlarun__tk_bool(j, e, "invert", 0) == 1))
+                return xlarun__tk_unsupported(L, "pre_tokenizer Split", "with this behavior or invert",
+                                              "Isolated with invert false, or Removed with invert true", err);
         } else if (!strcmp(type, "Digits") && !split && !t->digits) {
             int ind = xlarun__tk_bool(j, e, "individual_digits", 0);
             if (ind < 0) return xlarun__tk_bad(L, XLARUN_ERR_FORMAT, "pre_tokenizer Digits.individual_digits", xlarun__json_get(j, e, "individual_digits"), "true or false", err);

@@ -845,7 +845,7 @@ static void test_model_config(void) {
 
     /* what kind of model */
     CFG(NULL, "\"architectures\": [\"PhiForCausalLM\"]", XLARUN_ERR_UNSUPPORTED,
-        "config.json: architecture 'PhiForCausalLM' is not supported (supported: LlamaForCausalLM, MistralForCausalLM, Qwen2ForCausalLM, Qwen3ForCausalLM, Gemma3ForCausalLM, Gemma2ForCausalLM, GemmaForCausalLM, Phi3ForCausalLM, SmolLM3ForCausalLM, GraniteForCausalLM)");
+        "config.json: architecture 'PhiForCausalLM' is not supported (supported: LlamaForCausalLM, MistralForCausalLM, Qwen2ForCausalLM, Qwen3ForCausalLM, Gemma3ForCausalLM, Gemma2ForCausalLM, GemmaForCausalLM, Phi3ForCausalLM, SmolLM3ForCausalLM, GraniteForCausalLM, Olmo2ForCausalLM)");
     CFG(NULL, "\"architectures\": [\"Qwen2ForCausalLM\"]", XLARUN_ERR_FORMAT,
         "config.json: model_type 'llama' and 'architectures' name different models");
     CFG(NULL, "\"architectures\": [\"LlamaForCausalLM\", \"MistralForCausalLM\"]", XLARUN_ERR_FORMAT,
@@ -903,7 +903,7 @@ static void test_model_config(void) {
     CFG(NULL, "\"architectures\": [\"LlamaForCausalLM\", \"LlamaForSequenceClassification\"]", XLARUN_ERR_UNSUPPORTED,
         "architecture 'LlamaForSequenceClassification' is not supported");
     CFG(NULL, "\"architectures\": \"LlamaForCausalLM\"", XLARUN_ERR_FORMAT, "config.json: 'architectures' must be a list");
-    CFG(NULL, "\"model_type\": \"phi\"", XLARUN_ERR_UNSUPPORTED, "config.json: model_type 'phi' is not supported (supported: llama, mistral, qwen2, qwen3, gemma3_text, gemma2, gemma, phi3, smollm3, granite)");
+    CFG(NULL, "\"model_type\": \"phi\"", XLARUN_ERR_UNSUPPORTED, "config.json: model_type 'phi' is not supported (supported: llama, mistral, qwen2, qwen3, gemma3_text, gemma2, gemma, phi3, smollm3, granite, olmo2)");
     /* Qwen2: names that agree, head_dim as transformers 4.46 derives it, no per-layer window,
        Qwen2Config's 32 KV heads when the key is missing (MistralConfig's 8 for Mistral) */
 #define QWEN2 "\"model_type\": \"qwen2\", \"architectures\": [\"Qwen2ForCausalLM\"]"
@@ -1337,7 +1337,7 @@ static void test_model_gemma(void) {
     gem_case(base, "\"hidden_activation\": \"gelu_pytorch_tanh\"", "\"hidden_activation\": \"gelu\"", XLARUN_ERR_UNSUPPORTED,
              "config.json: hidden_activation 'gelu' is not supported (supported: gelu_pytorch_tanh)", __LINE__);
     gem_case(base, "\"model_type\": \"gemma3_text\"", "\"model_type\": \"gemma3\"", XLARUN_ERR_UNSUPPORTED,
-             "config.json: model_type 'gemma3' is not supported (supported: llama, mistral, qwen2, qwen3, gemma3_text, gemma2, gemma, phi3, smollm3, granite)", __LINE__);
+             "config.json: model_type 'gemma3' is not supported (supported: llama, mistral, qwen2, qwen3, gemma3_text, gemma2, gemma, phi3, smollm3, granite, olmo2)", __LINE__);
     gem_case(base, "\"query_pre_attn_scalar\": 24", "\"query_pre_attn_scalar\": 0", XLARUN_ERR_FORMAT,
              "config.json: 'query_pre_attn_scalar' must be a number in (0, 1e+30), found 0", __LINE__);
     gem_case(base, "\"final_logit_softcapping\": null", "\"final_logit_softcapping\": 0", XLARUN_ERR_FORMAT,
@@ -1582,6 +1582,31 @@ static void test_model_gemma(void) {
         gem_case(base, "\"num_key_value_heads\": 2", "\"num_key_value_heads\": 2, \"head_dim\": 8", XLARUN_ERR_UNSUPPORTED,
                  "config.json: head_dim 8 with GraniteForCausalLM is not supported (it must be hidden_size / num_attention_heads, 16)", __LINE__);
         CHECK(gem_config(base, "  \"tie_word_embeddings\": false,\n", "", &c) && !c.tie_word_embeddings); /* GraniteConfig's default */
+    }
+    free(w);
+    free(base);
+    /* OLMo 2: the whole-vector q/k norms by shape, the norms after by name, its defaults */
+    w = slurp(FIX "olmo2-f32/model.safetensors", &n);
+    base = (char *)slurp(FIX "olmo2-f32/config.json", &nc);
+    spit(tpath("mg/model.safetensors"), w, n);
+    if (gem_config(base, NULL, NULL, &ref)) {
+        CHECK(ref.arch == XLARUN_ARCH_OLMO2 && ref.qk_norm == 2 && ref.post_norms && !ref.sandwich_norms && !ref.tie_word_embeddings);
+        CHECK(gem_config(base, "  \"rms_norm_eps\": 1e-06,\n", "", &c) && c.rms_norm_eps == 1e-5f); /* Olmo2Config's */
+        gem_case(base, "\"num_key_value_heads\": 2", "\"num_key_value_heads\": 4", XLARUN_ERR_MODEL,
+                 "tensor 'model.layers.0.self_attn.k_norm.weight' has shape [32], but config.json implies [64]", __LINE__);
+        {   /* layer 1's post_feedforward_layernorm under another name (same length): missing, by name */
+            char *h = (char *)w, *at = NULL;
+            size_t i;
+            for (i = 0; i + 36 < n && i < 65536 && !at; i++)
+                if (!memcmp(h + i, "layers.1.post_feedforward_layernorm.", 36)) at = h + i;
+            CHECK(at != NULL);
+            if (at) {
+                at[9] = 'q'; /* qost_feedforward_layernorm */
+                spit(tpath("mg/model.safetensors"), w, n);
+                gem_case(base, NULL, NULL, XLARUN_ERR_MODEL,
+                         "missing tensor 'model.layers.1.post_feedforward_layernorm.weight' (Olmo2ForCausalLM normalizes the MLP's output)", __LINE__);
+            }
+        }
     }
     free(w);
     free(base);

@@ -85,7 +85,7 @@ has "model.embed_tokens.weight"
 copy llama32-bf16 arch
 sed 's/LlamaForCausalLM/PhiForCausalLM/' $F/llama32-bf16/config.json >"$T/arch/config.json"
 run "$T/arch" 1
-has "architecture 'PhiForCausalLM' is not supported (supported: LlamaForCausalLM, MistralForCausalLM, Qwen2ForCausalLM, Qwen3ForCausalLM, Gemma3ForCausalLM, Gemma2ForCausalLM, GemmaForCausalLM, Phi3ForCausalLM, SmolLM3ForCausalLM, GraniteForCausalLM) (unsupported model)"
+has "architecture 'PhiForCausalLM' is not supported (supported: LlamaForCausalLM, MistralForCausalLM, Qwen2ForCausalLM, Qwen3ForCausalLM, Gemma3ForCausalLM, Gemma2ForCausalLM, GemmaForCausalLM, Phi3ForCausalLM, SmolLM3ForCausalLM, GraniteForCausalLM, Olmo2ForCausalLM) (unsupported model)"
 
 # Gemma 1: the GELU, the 1 + w norms and the embedding scale are named
 run $F/gemma-f32 0
@@ -99,6 +99,11 @@ has "sliding_window 20 (position i attends to i-19..i)"
 run $F/phi3lr-f32 0
 has "rope: theta 10000, longrope, short factors within original_max_position_embeddings 128 and long ones past it, cos and sin times 1.13389337"
 has "rope on the first 8 of each head's 16 dimensions"
+
+# OLMo 2: its norms are named
+run $F/olmo2-f32 0
+has "config.json: Olmo2ForCausalLM"; has "q_norm and k_norm: q and k, all heads at once, RMS-normalized before RoPE"
+has "no norm before attention or the MLP; their outputs normalized before the residual add"
 
 # Granite: its multipliers are named
 run $F/granite-f32 0

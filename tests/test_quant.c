@@ -351,7 +351,7 @@ static int all_finite(const float *x, size_t n) {
    (2..3 blocks) and many near-ties, the worst case for block quantization; the measured values
    are printed, and README.md has those of a Llama-3.2-1B-shaped model */
 static void test_models(void) {
-    static const char *names[] = {"llama32", "llama2", "mqa", "odd", "mistral", "qwen2", "biased", "qwen3", "gemma3", "gemma2", "gemma", "phi3", "phi3lr", "smollm3", "granite"};
+    static const char *names[] = {"llama32", "llama2", "mqa", "odd", "mistral", "qwen2", "biased", "qwen3", "gemma3", "gemma2", "gemma", "phi3", "phi3lr", "smollm3", "granite", "olmo2"};
     int f, q;
     printf("quant: accuracy vs bf16, teacher-forced on prompt + greedy ids (top-1 agreement, mean KL)\n");
     for (f = 0; f < (int)(sizeof names / sizeof *names); f++) {

@@ -952,6 +952,29 @@ static void test_bad_input(void) {
             free(j);
         }
     }
+    {   /* the Split's behavior: Isolated, or Removed inverted (the same for these patterns); no other */
+        static const char *const beh[][3] = {{"Isolated", "false", "ok"}, {"Removed", "true", "ok"}, {"Removed", "false", NULL},
+                                             {"Isolated", "true", NULL}, {"MergedWithNext", "false", NULL}, {"Contiguous", "false", NULL},
+                                             {"MergedWithPrevious", "false", NULL}};
+        size_t b;
+        for (b = 0; b < sizeof beh / sizeof beh[0]; b++) {
+            char v[700], *j;
+            snprintf(v, sizeof v, "\"pre_tokenizer\": {\"type\": \"Sequence\", \"pretokenizers\": [{\"type\": \"Split\", "
+                     "\"pattern\": {\"Regex\": \"%s\"}, \"behavior\": \"%s\", \"invert\": %s}, {\"type\": \"ByteLevel\", "
+                     "\"add_prefix_space\": false, \"trim_offsets\": false, \"use_regex\": false}]}, \"x\": {",
+                     "(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\\\r\\\\n\\\\p{L}\\\\p{N}]?\\\\p{L}+|\\\\p{N}{1,3}| "
+                     "?[^\\\\s\\\\p{L}\\\\p{N}]+[\\\\r\\\\n]*|\\\\s*[\\\\r\\\\n]+|\\\\s+(?!\\\\S)|\\\\s+", beh[b][0], beh[b][1]);
+            j = variant("\"pre_tokenizer\": {", v);
+            if (beh[b][2]) {
+                if (open_mem(j, NULL, NULL, &t, &err) == XLARUN_OK) {
+                    CHECK(t->pre == XLARUN__PRE_LLAMA3 && t->split_digits == 3);
+                    xlarun_tokenizer_close(t);
+                } else CHECKF(0, "Split %s invert %s: %s", beh[b][0], beh[b][1], err.message);
+            } else expect_bad(j, XLARUN_ERR_UNSUPPORTED, "pre_tokenizer Split 'with this behavior or invert' is not supported "
+                                                         "(xlarun knows Isolated with invert false, or Removed with invert true)");
+            free(j);
+        }
+    }
     expect_bad_variant("\"decoder\": {\"type\": \"ByteLevel\"}", "\"decoder\": {\"type\": \"WordPiece\"}", XLARUN_ERR_UNSUPPORTED,
                        "decoder 'WordPiece' is not supported");
     expect_bad_variant("\"ids\": [9]", "\"ids\": [99]", XLARUN_ERR_FORMAT,
@@ -995,6 +1018,53 @@ static void test_bad_input(void) {
         } else CHECK(err.message[0] != 0);
         free(s);
     }
+}
+
+/* a family's tokenizer.json with its Split as (Removed, invert true), which tokenizers reads as
+   Isolated for these patterns (make_tokenizer_fixtures.py checks the ids on every case): the
+   same ids as expected.txt's */
+static void test_removed_inverted(const char *name, size_t n_cases, size_t extra) {
+    char path[300], *json, *text, *line, *next, *at, *ed;
+    static const char *from = "\"behavior\": \"Isolated\",\n    \"invert\": false", *to = "\"behavior\": \"Removed\",\n    \"invert\": true";
+    size_t len, agree = 0, cases = 0;
+    xlarun_tokenizer *t = NULL;
+    xlarun_error err;
+    int32_t *ids = (int32_t *)malloc(sizeof(int32_t) * 65536), *want = (int32_t *)malloc(sizeof(int32_t) * 65536);
+    snprintf(path, sizeof path, FIX "%s/tokenizer.json", name);
+    json = read_file(path, &len);
+    snprintf(path, sizeof path, FIX "%s/expected.txt", name);
+    text = read_file(path, NULL);
+    at = json ? strstr(json, from) : NULL;
+    CHECKF(at != NULL && text != NULL, "%s: no Split(Isolated, invert false) in tokenizer.json", name);
+    if (!at || !text) { free(json); free(text); free(ids); free(want); return; }
+    ed = (char *)malloc(len + 16);
+    memcpy(ed, json, (size_t)(at - json));
+    strcpy(ed + (at - json), to);
+    strcat(ed, at + strlen(from));
+    CHECKF(open_mem(ed, NULL, NULL, &t, &err) == XLARUN_OK, "%s Removed/invert: %s", name, err.message);
+    for (line = text; t && *line; line = next) {
+        size_t i, n = 0, nw;
+        bytes r;
+        next = strchr(line, '\n');
+        next = next ? next + 1 : line + strlen(line);
+        if (line[0] != 'n') continue;
+        i = (size_t)strtoul(line + 2, &at, 10);
+        nw = *at == ' ' ? parse_ids(at + 1, want, 65536, ' ') : 0;
+        if (i >= n_cases) continue;
+        r = corpus[i < n_main ? i : extra + (i - n_main)];
+        cases++;
+        if (xlarun_tokenizer_encode(t, (const char *)r.p, r.n, XLARUN_ENCODE_NO_BOS | XLARUN_ENCODE_REPLACE_INVALID, ids, 65536, &n,
+                                    NULL, 0, &err) == XLARUN_OK && same_ids(ids, n, want, nw)) agree++;
+        else CHECKF(0, "%s Removed/invert: case %lu differs", name, (unsigned long)i);
+    }
+    printf("%-7s Split(Removed, invert true): ids agree on %lu of the %lu cases\n", name, (unsigned long)agree, (unsigned long)cases);
+    CHECKF(agree == cases && cases >= 2000, "%s Removed/invert: %lu of %lu", name, (unsigned long)agree, (unsigned long)cases);
+    xlarun_tokenizer_close(t);
+    free(ed);
+    free(json);
+    free(text);
+    free(ids);
+    free(want);
 }
 
 /* the o200k / Tekken Split alone against tokenizers' pieces of each case (pieces.txt): BPE ids
@@ -1053,6 +1123,8 @@ int main(void) {
     oracle_family("gemma", n_main + (n_gemma_end - n_nfc_end), n_nfc_end);
     oracle_family("o200k", n_main + (n_corpus - n_gemma_end), n_gemma_end);
     oracle_family("tekken", n_main + (n_corpus - n_gemma_end), n_gemma_end);
+    test_removed_inverted("llama3", n_main, 0);
+    test_removed_inverted("o200k", n_main + (n_corpus - n_gemma_end), n_gemma_end);
     test_pieces("o200k", 3, 1);
     test_pieces("tekken", 1, 0);
     test_nfc();

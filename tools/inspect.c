@@ -52,7 +52,8 @@ static void print_config(const xlarun_config *c) {
     if (c->qkv_bias || c->o_bias || c->mlp_bias)
         printf("  biases:%s%s%s\n", c->qkv_bias ? " q_proj k_proj v_proj" : "", c->o_bias ? " o_proj" : "",
                c->mlp_bias ? " gate_proj up_proj down_proj" : "");
-    if (c->qk_norm) printf("  q_norm and k_norm: each head of q and k RMS-normalized before RoPE\n");
+    if (c->qk_norm) printf("  q_norm and k_norm: %s RMS-normalized before RoPE\n", c->qk_norm == 2 ? "q and k, all heads at once," : "each head of q and k");
+    if (c->post_norms) printf("  no norm before attention or the MLP; their outputs normalized before the residual add\n");
     if (c->sliding_window && c->sliding_pattern)
         printf("  sliding_window %u on the local layers (position i attends to i-%u..i); every %u%s layer global\n", c->sliding_window,
                c->sliding_window - 1, c->sliding_pattern, c->sliding_pattern == 1 ? "st" : c->sliding_pattern == 2 ? "nd" : c->sliding_pattern == 3 ? "rd" : "th");

@@ -54,6 +54,10 @@ try:   # transformers >= 4.53 (the gemma3 family only: layer_types and sliding-w
         Gemma3TextConfig = Gemma3ForCausalLM = Gemma2Config = Gemma2ForCausalLM = None
 except ImportError:
     Gemma3TextConfig = Gemma3ForCausalLM = Gemma2Config = Gemma2ForCausalLM = None
+try:   # transformers >= 4.47 (the olmo2 family only)
+    from transformers import Olmo2Config, Olmo2ForCausalLM
+except ImportError:
+    Olmo2Config = Olmo2ForCausalLM = None
 try:   # transformers >= 4.53 (the smollm3 family only)
     from transformers import SmolLM3Config, SmolLM3ForCausalLM
 except ImportError:
@@ -223,6 +227,13 @@ CONFIGS["granite"] = (dict(vocab_size=320, hidden_size=64, intermediate_size=96,
                            max_position_embeddings=256, embedding_multiplier=3.0, attention_multiplier=0.3,
                            residual_multiplier=0.7, logits_scaling=1.5, bos_token_id=1, eos_token_id=2, pad_token_id=0),
                       31, 9995, 181, 4.0)
+# OLMo 2 (Olmo2ForCausalLM, transformers 4.57.1): no norm before attention or the MLP; their
+# outputs normalized (post_attention_layernorm, post_feedforward_layernorm) before the residual
+# add; q and k RMS-normalized over all heads at once before RoPE; GQA, untied
+CONFIGS["olmo2"] = (dict(vocab_size=320, hidden_size=64, intermediate_size=112, num_hidden_layers=2,
+                         num_attention_heads=4, num_key_value_heads=2, rope_theta=10000.0, rms_norm_eps=1e-6,
+                         max_position_embeddings=256, bos_token_id=1, eos_token_id=2, pad_token_id=0),
+                    31, 10010, 191, 4.0)
 PHI3LR = CONFIGS["phi3lr"][0]
 CONFIGS["phi3mix"] = (PHI3LR, 100, 9950, 151, 4.0)
 CONFIGS["phi3long"] = (PHI3LR, 150, 9970, 161, 4.0)
@@ -233,14 +244,14 @@ ARCH = {"mistral": (MistralConfig, MistralForCausalLM), "qwen2": (Qwen2Config, Q
         "gemma": (GemmaConfig, GemmaForCausalLM), "phi3": (Phi3Config, Phi3ForCausalLM), "phi3lr": (Phi3Config, Phi3ForCausalLM),
         "phi3mix": (Phi3Config, Phi3ForCausalLM), "phi3long": (Phi3Config, Phi3ForCausalLM),
         "qwen3": (Qwen3Config, Qwen3ForCausalLM), "smollm3": (SmolLM3Config, SmolLM3ForCausalLM),
-        "granite": (GraniteConfig, GraniteForCausalLM),
+        "granite": (GraniteConfig, GraniteForCausalLM), "olmo2": (Olmo2Config, Olmo2ForCausalLM),
         "gemma3": (Gemma3TextConfig, Gemma3ForCausalLM), "gemma2": (Gemma2Config, Gemma2ForCausalLM)}   # the rest: Llama
 # families whose model class needs other versions than PINNED: made only with --only, under these
 # (python3 -m venv --system-site-packages V && V/bin/pip install transformers==4.51.3;
 #  V/bin/python tools/make_fixtures.py --only qwen3; the same with 4.57.1 and --only gemma3)
 FAMILY_PINS = {"qwen3": {"transformers": "4.51.3"}, "gemma3": {"transformers": "4.57.1"}, "gemma2": {"transformers": "4.57.1"},
                "gemma": {"transformers": "4.57.1"}, "phi3": {"transformers": "4.57.1"}, "phi3lr": {"transformers": "4.57.1"},
-               "phi3long": {"transformers": "4.57.1"}, "smollm3": {"transformers": "4.57.1"},
+               "phi3long": {"transformers": "4.57.1"}, "smollm3": {"transformers": "4.57.1"}, "olmo2": {"transformers": "4.57.1"},
                # 4.57.1's generate() with eager attention drops the cache at the crossing but not its
                # cache_position and then matches neither this loop nor a forward over the sequence
                # (with sdpa it matches); 5.23.0's matches with either
@@ -484,7 +495,8 @@ def numpy_reference(folder):
     norms times 1 + w, embeddings times sqrt(hidden), scores times query_pre_attn_scalar^-0.5,
     local layers (layer_types) with their own RoPE base and the window, norms after attention and
     around the MLP, GELU (tanh); Gemma 1: the 1 + w, the sqrt(hidden) and GELU (tanh) on the
-    Llama block; Granite: its four multipliers; SmolLM3: no RoPE on the layers no_rope_layers gives 0; Phi-3: partial rotary, longrope's factors (a row whose sequence is longer than
+    Llama block; Granite: its four multipliers; OLMo 2: norms after attention and MLP only, q and
+    k normalized whole; SmolLM3: no RoPE on the layers no_rope_layers gives 0; Phi-3: partial rotary, longrope's factors (a row whose sequence is longer than
     the original max from one forward with the long ones) and attention factor). Returns
     max |logit - oracle| over the 48 rows
     and whether its argmax reproduces greedy. A cross-check of the spec, not of the oracle."""
@@ -508,6 +520,7 @@ def numpy_reference(folder):
     eps = cfg["rms_norm_eps"]
     gemma = cfg.get("model_type") in ("gemma3_text", "gemma2")
     gemma1 = cfg.get("model_type") == "gemma"
+    olmo2 = cfg.get("model_type") == "olmo2"   # norms after attention and MLP only; q, k normalized whole
     rot = int(hd * cfg.get("partial_rotary_factor", 1.0))   # Phi-3: the first rot dims of a head rotate
     rp = cfg.get("rope_parameters") or {}   # transformers 5 writes theta and the scaling there
     inv = 1.0 / (cfg.get("rope_theta", rp.get("rope_theta")) ** (np.arange(0, rot, 2) / rot))
@@ -552,11 +565,14 @@ def numpy_reference(folder):
         for l in range(cfg["num_hidden_layers"]):
             p = "model.layers.%d." % l
             cs = local if types[l] == "sliding_attention" else glob
-            x = rms(h, W[p + "input_layernorm.weight"])
+            x = h if olmo2 else rms(h, W[p + "input_layernorm.weight"])
             lin = lambda x, n: x @ W[p + n + ".weight"].T + W.get(p + n + ".bias", 0.0)
             qn, kn = W.get(p + "self_attn.q_norm.weight"), W.get(p + "self_attn.k_norm.weight")
-            q = lin(x, "self_attn.q_proj").reshape(T, nh, hd)
-            k = lin(x, "self_attn.k_proj").reshape(T, nkv, hd)
+            q = lin(x, "self_attn.q_proj")
+            k = lin(x, "self_attn.k_proj")
+            if olmo2:
+                q, k, qn, kn = rms(q, qn), rms(k, kn), None, None
+            q, k = q.reshape(T, nh, hd), k.reshape(T, nkv, hd)
             nope = not (cfg.get("no_rope_layers") or [1] * cfg["num_hidden_layers"])[l]   # SmolLM3: no RoPE here
             q = q if qn is None else rms(q, qn)   # Qwen3, Gemma 3: per head, before RoPE
             k = k if kn is None else rms(k, kn)
@@ -579,6 +595,11 @@ def numpy_reference(folder):
                 gt = lin(x, "mlp.gate_proj")
                 act = 0.5 * gt * (1 + np.tanh(math.sqrt(2 / math.pi) * (gt + 0.044715 * gt ** 3)))
                 h = h + rms(lin(act * lin(x, "mlp.up_proj"), "mlp.down_proj"), W[p + "post_feedforward_layernorm.weight"])
+                continue
+            if olmo2:
+                h = h + rms(lin(att.reshape(T, nh * hd), "self_attn.o_proj"), W[p + "post_attention_layernorm.weight"])
+                gt = lin(h, "mlp.gate_proj")
+                h = h + rms(lin(gt / (1 + np.exp(-gt)) * lin(h, "mlp.up_proj"), "mlp.down_proj"), W[p + "post_feedforward_layernorm.weight"])
                 continue
             h = h + rm * lin(att.reshape(T, nh * hd), "self_attn.o_proj")
             x = rms(h, W[p + "post_attention_layernorm.weight"])

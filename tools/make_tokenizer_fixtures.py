@@ -974,6 +974,19 @@ def tekken(train):
     return tok, cfg, gen, "pairs"
 
 
+def removed_inverted_agree(text, corpus):
+    """how many cases the tokenizer whose Split is (Removed, invert true) encodes to the ids of the
+    saved one (Isolated, invert false): the same for a pattern that matches every character
+    (test_tokenizer.c loads the edited file and checks it against expected.txt)"""
+    j = json.loads(text)
+    sp = j["pre_tokenizer"]["pretokenizers"][0]
+    assert sp["type"] == "Split" and sp["behavior"] == "Isolated" and sp["invert"] is False
+    sp["behavior"], sp["invert"] = "Removed", True
+    a, b = Tokenizer.from_str(text), Tokenizer.from_str(json.dumps(j, ensure_ascii=False))
+    return sum(a.encode(raw.decode("utf-8", errors="replace"), add_special_tokens=False).ids ==
+               b.encode(raw.decode("utf-8", errors="replace"), add_special_tokens=False).ids for raw in corpus)
+
+
 def record_pieces(pattern, corpus, path):
     """pieces.txt: the Split regex alone, as tokenizers runs it on each case's text: "i" and the
     UTF-8 byte lengths of the pieces (a direct check of the pattern; BPE ids can hide a wrong
@@ -1045,6 +1058,10 @@ def main():
                 json.dump(gen, f, indent=2)
                 f.write("\n")
         st = record(name, tok, cases, d)
+        if name in ("llama3", "o200k", "tekken"):   # Split(Removed, invert true) gives the same ids
+            k = removed_inverted_agree(text, cases)
+            print("%-7s Split(Removed, invert true): the same ids as Isolated on %d of %d cases" % (name, k, len(cases)))
+            assert k == len(cases)
         if name in ("o200k", "tekken"):
             record_pieces(O200K_PATTERN if name == "o200k" else TEKKEN_PATTERN, cases, os.path.join(d, "pieces.txt"))
         print("%-7s vocab %5d  merges %5d  cases %d (valid %d, invalid %d), decode(encode(x)) == x on %d valid, "
