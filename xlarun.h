@@ -218,7 +218,7 @@ typedef enum xlarun_status {
 
 typedef struct xlarun_error {
     xlarun_status status;
-    char message[512];
+    char message[1024];     /* one line, NUL-terminated; names the file, tensor or key */
 } xlarun_error;
 
 XLARUN_API const char *xlarun_status_name(xlarun_status s);
@@ -718,7 +718,9 @@ typedef enum xlarun_chat_format {
                                  <think> block, tool results go in a user turn */
     XLARUN_CHAT_GEMMA,        /* Gemma: <start_of_turn>user\n...<end_of_turn>\n, the assistant's
                                  turns as "model", contents trimmed; user turns and others alternate */
-    XLARUN_CHAT_PHI3          /* Phi-3 / 3.5 / 4-mini: <|user|>\n...<|end|>\n (phi3 variants below) */
+    XLARUN_CHAT_PHI3,         /* Phi-3 / 3.5 / 4-mini: <|user|>\n...<|end|>\n (phi3 variants below) */
+    XLARUN_CHAT_OLMO2         /* OLMo 2 Instruct (Tulu): BOS, then <|system|>, <|user|> turns as
+                                 <|role|>\n...\n, replies <|assistant|>\n...eos (\n unless last) */
 } xlarun_chat_format;
 
 typedef struct xlarun_chat_template {
@@ -7681,7 +7683,8 @@ static const char *const xlarun__chat_names =
     "zephyr (Zephyr, TinyLlama chat), chatml (SmolLM2, Qwen2.5, other ChatML), "
     "mistral (Mistral 7B v0.1/v0.2), mistral-v3 (Mistral 7B v0.3, Mixtral 8x22B), "
     "mixtral (Mixtral 8x7B), mistral-small, mistral-large, qwen3 (Qwen3 with thinking), "
-    "gemma (Gemma 1/2), gemma3 (Gemma 3), phi3 (Phi-3-mini), phi3.5 (Phi-3.5-mini), phi3-medium, phi4-mini";
+    "gemma (Gemma 1/2), gemma3 (Gemma 3), phi3 (Phi-3-mini), phi3.5 (Phi-3.5-mini), phi3-medium, phi4-mini, "
+    "olmo2 (OLMo 2 Instruct)";
 
 XLARUN_API xlarun_status xlarun_chat_template_named(const char *name, xlarun_chat_template *out,
                                                     xlarun_error *err) {
@@ -7706,6 +7709,7 @@ XLARUN_API xlarun_status xlarun_chat_template_named(const char *name, xlarun_cha
     else if (!strcmp(name, "phi3.5")) { out->format = XLARUN_CHAT_PHI3; out->phi3 = 1; }
     else if (!strcmp(name, "phi3-medium")) { out->format = XLARUN_CHAT_PHI3; out->phi3 = 2; }
     else if (!strcmp(name, "phi4-mini")) { out->format = XLARUN_CHAT_PHI3; out->phi3 = 3; }
+    else if (!strcmp(name, "olmo2")) out->format = XLARUN_CHAT_OLMO2;
     else
         return xlarun__fail(err, XLARUN_ERR_ARGUMENT, "unknown chat template name '%.64s' (known: %s)", name,
                             xlarun__chat_names);
@@ -7802,6 +7806,7 @@ static const struct xlarun__known_template {
     {0xcf278cd841463239u, XLARUN_CHAT_PHI3, 1},       /* phi3.5:3.8b: an empty system message dropped */
     {0x60577759f66d446eu, XLARUN_CHAT_PHI3, 2},       /* phi3:14b (Phi-3-medium) */
     {0xd6a2d983079a6f25u, XLARUN_CHAT_PHI3, 3},       /* phi4-mini:3.8b */
+    {0x413797f8644a4136u, XLARUN_CHAT_OLMO2, 0},      /* olmo2:7b (OLMo 2 Instruct) */
 };
 
 XLARUN_API xlarun_status xlarun_chat_template_detect(const char *t, xlarun_chat_template *out,
@@ -7852,8 +7857,13 @@ XLARUN_API xlarun_status xlarun_chat_template_detect(const char *t, xlarun_chat_
         return xlarun__fail(err, XLARUN_ERR_UNSUPPORTED,
                             "chat_template: a Phi <|end|> template xlarun does not know (it takes only the exact texts it "
                             "was checked against); pick a format by name: %s", xlarun__chat_names);
-    else if (strstr(t, "<|user|>") && strstr(t, "<|assistant|>") && strstr(t, "eos_token"))
-        out->format = XLARUN_CHAT_ZEPHYR;
+    else if (strstr(t, "'<|user|>\n' + message['content'] + eos_token") && strstr(t, "<|assistant|>"))
+        out->format = XLARUN_CHAT_ZEPHYR; /* eos after each turn (OLMo 2's <|user|> turns end with a newline) */
+    else if (strstr(t, "<|user|>") && strstr(t, "<|assistant|>"))
+        return xlarun__fail(err, XLARUN_ERR_UNSUPPORTED,
+                            "chat_template: a <|user|> <|assistant|> template xlarun does not know (Zephyr's ends each turn "
+                            "with eos, OLMo 2's with a newline; others are taken only by exact text); pick a format by name: %s",
+                            xlarun__chat_names);
     else if (strstr(t, "<|im_start|>") && strstr(t, "<|im_end|>")) {
         out->format = XLARUN_CHAT_CHATML;
         xlarun__chatml_default(t, out->default_system, sizeof out->default_system);
@@ -8014,6 +8024,21 @@ XLARUN_API xlarun_status xlarun_chat_apply(const xlarun_chat_template *t,
                 xlarun__puts(&o, msgs[i].content);
                 xlarun__puts(&o, eos);
                 xlarun__puts(&o, "\n");
+            }
+            if (i + 1 == n && gen) xlarun__puts(&o, "<|assistant|>\n");
+        }
+        break;
+    case XLARUN_CHAT_OLMO2: /* roles other than these three print nothing */
+        xlarun__puts(&o, bos);
+        for (i = 0; i < n; i++) {
+            const char *r = msgs[i].role;
+            if (!strcmp(r, "user") || !strcmp(r, "system") || !strcmp(r, "assistant")) {
+                xlarun__puts(&o, "<|");
+                xlarun__puts(&o, r);
+                xlarun__puts(&o, "|>\n");
+                xlarun__puts(&o, msgs[i].content);
+                if (!strcmp(r, "assistant")) xlarun__puts(&o, eos);
+                if (strcmp(r, "assistant") || i + 1 < n) xlarun__puts(&o, "\n");
             }
             if (i + 1 == n && gen) xlarun__puts(&o, "<|assistant|>\n");
         }

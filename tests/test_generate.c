@@ -564,6 +564,42 @@ static void test_chat_errors(void) {
         CHECK(xlarun_chat_apply(&t, &co, m, 2, out, sizeof out, &len, &err) == XLARUN_OK &&
               !strcmp(out, "<|user|>\nu<|end|>\n<|assistant|>\na<|end|>\n"));
     }
+    {   /* OLMo 2: by its exact text; before, it was taken for Zephyr's (<|user|>, <|assistant|> and
+           eos_token in it), whose user turns end with eos: a near miss is refused now, while a
+           Zephyr template that is not TinyLlama's exact text is still read as Zephyr's; without
+           a generation prompt the last reply ends with eos and no newline */
+        char *ot = read_file("tests/fixtures/chat/templates/olmo2.jinja", NULL), *zt = read_file("tests/fixtures/chat/templates/tinyllama-chat.jinja", NULL), *p;
+        xlarun_chat_options co;
+        CHECK(ot != NULL && zt != NULL);
+        if (ot && zt) {
+            CHECKF(xlarun_chat_template_detect(ot, &t, &err) == XLARUN_OK && t.format == XLARUN_CHAT_OLMO2, "olmo2: %s", err.message);
+            p = strstr(ot, "<|system|>");
+            CHECK(p != NULL);
+            if (p) {
+                p[2] = 'S'; /* <|System|>: another template */
+                CHECK(xlarun_chat_template_detect(ot, &t, &err) == XLARUN_ERR_UNSUPPORTED);
+                CHECK_CONTAINS(err.message, "a <|user|> <|assistant|> template xlarun does not know (Zephyr's ends each turn with eos, "
+                                            "OLMo 2's with a newline; others are taken only by exact text)");
+                CHECK_CONTAINS(err.message, "olmo2 (OLMo 2 Instruct)");
+            }
+            p = strstr(zt, "<|system|>");
+            CHECK(p != NULL);
+            if (p) {
+                p[2] = 'S';
+                CHECK(xlarun_chat_template_detect(zt, &t, &err) == XLARUN_OK && t.format == XLARUN_CHAT_ZEPHYR);
+            }
+        }
+        free(ot);
+        free(zt);
+        CHECK(xlarun_chat_template_named("olmo2", &t, &err) == XLARUN_OK && t.format == XLARUN_CHAT_OLMO2);
+        memset(&co, 0, sizeof co);
+        co.bos_token = "<B>";
+        co.eos_token = "<E>";
+        co.no_generation_prompt = 1;
+        m[0].role = "user"; m[0].content = "u";
+        m[1].role = "assistant"; m[1].content = "a";
+        CHECK(xlarun_chat_apply(&t, &co, m, 2, out, sizeof out, &len, &err) == XLARUN_OK && !strcmp(out, "<B><|user|>\nu\n<|assistant|>\na<E>"));
+    }
     {   /* Gemma: the three templates by their exact text, what each does with a system message;
            a near miss and another <start_of_turn> template are refused; the names */
         static const struct { const char *file; int sys; } gm[] = {{"gemma2", 1}, {"gemma3-1b", 2}, {"gemma3-270m", 0}};

@@ -41,8 +41,10 @@ at commit 007948d5aac310316dd57b5d8e5c091e864418dc:
     phi3-medium.jinja        library/phi3:14b       (Phi-3-medium: no system message, the assistant's
                                                      header after every user turn)
     phi4-mini.jinja          library/phi4-mini:3.8b microsoft/Phi-4-mini-instruct (no newlines; any role)
+    olmo2.jinja              library/olmo2:7b       (OLMo 2 Instruct, Tulu's format: <|user|> turns end
+                                                     with a newline, replies with eos)
 
-(the Phi templates read from that file's JS string literals with json.loads)
+(the Phi and OLMo 2 templates read from that file's JS string literals with json.loads)
 
 Output format (one case per block; strings are hex-encoded UTF-8 so the C reader stays trivial):
     case TEMPLATE CONVERSATION
@@ -93,6 +95,7 @@ SPECIALS = {
     "phi3.5-mini": ("<s>", "<|endoftext|>"),
     "phi3-medium": ("<s>", "<|endoftext|>"),
     "phi4-mini": ("<|endoftext|>", "<|endoftext|>"),
+    "olmo2": ("<|endoftext|>", "<|endoftext|>"),
 }
 PHI = {"phi3-mini", "phi3.5-mini", "phi3-medium", "phi4-mini"}
 GEMMA = {"gemma2", "gemma3-1b", "gemma3-270m"}
@@ -388,7 +391,7 @@ def main():
                 break
         convs = dict(CONVERSATIONS, **(MISTRAL_CONVERSATIONS if name in MISTRAL else {}),
                      **(QWEN3_CONVERSATIONS if name == "qwen3" else {}), **(GEMMA_CONVERSATIONS if name in GEMMA else {}),
-                     **(PHI_CONVERSATIONS if name in PHI else {}))
+                     **(PHI_CONVERSATIONS if name in PHI or name == "olmo2" else {}))
         for conv_name, conv in convs.items():
             msgs = [{"role": r, "content": c} for r, c in conv]
             for date, extra in [(d, e) for d in DATES.get(name, [None]) for e in OPTIONS.get(name, [{}])]:
