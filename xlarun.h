@@ -2396,31 +2396,51 @@ static xlarun_status xlarun__parse_phi3(const xlarun__json *j, size_t root, size
     return XLARUN_OK;
 }
 
-/* SmolLM3ForCausalLM's own keys: the layers without RoPE (no_rope_layers, a 0 or 1 per layer,
-   1: RoPE; else every no_rope_layer_interval-th layer, default 4, has none), and its window,
-   which transformers puts on those layers only with use_sliding_window and a sliding_window */
+/* SmolLM3ForCausalLM's own keys: the layers without RoPE (no_rope_layers, a number per layer, 0:
+   none, as Python's truth; entries past the layers unread; else every no_rope_layer_interval-th
+   layer, default 4, has none), and its window: on the layers layer_types calls sliding_attention
+   (without the key, those without RoPE when use_sliding_window and a sliding_window are set),
+   which is refused */
 static xlarun_status xlarun__parse_smollm3(const xlarun__json *j, size_t root, xlarun_config *c, xlarun_error *err) {
     size_t v = xlarun__json_get(j, root, "no_rope_layers"), it, e;
-    uint32_t l = 0, p;
-    int b;
+    uint32_t l = 0, p, slide = 0;
+    int b, win = !xlarun__json_is_null(j, xlarun__json_get(j, root, "sliding_window"));
     if (xlarun__json_is_null(j, v)) {
-        XLARUN__TRY(xlarun__cfg_uint(j, root, "no_rope_layer_interval", 0, 1, XLARUN_MAX_LAYERS + 1, 4, &p, err));
+        XLARUN__TRY(xlarun__cfg_uint(j, root, "no_rope_layer_interval", 0, 1, 0xFFFFFFFFu, 4, &p, err));
         for (l = 0; l < c->n_layers; l++) c->no_rope[l] = (l + 1) % p == 0;
     } else {
         if (j->s[v] != '[')
             return xlarun__fail(err, XLARUN_ERR_FORMAT, "config.json: 'no_rope_layers' must be a list of %u numbers 0 or 1", c->n_layers);
         for (it = v; xlarun__json_next(j, &it, NULL, &e); l++) {
             uint64_t x;
-            if (l >= c->n_layers || !xlarun__json_uint(j, e, 1, &x))
+            if (!xlarun__json_uint(j, e, 0xFFFFFFFFu, &x)) /* transformers 4 and 5 disagree on true and 1.0 */
                 return xlarun__fail(err, XLARUN_ERR_FORMAT, "config.json: 'no_rope_layers' must be a list of %u numbers 0 or 1 (one per layer; 1: RoPE)", c->n_layers);
-            c->no_rope[l] = x == 0;
+            if (l < c->n_layers) c->no_rope[l] = x == 0;
         }
-        if (l != c->n_layers)
+        if (l < c->n_layers)
             return xlarun__fail(err, XLARUN_ERR_FORMAT, "config.json: 'no_rope_layers' has %u entries, expected %u (one per layer)", l, c->n_layers);
     }
     XLARUN__TRY(xlarun__cfg_bool(j, root, "use_sliding_window", 0, &b, err));
-    if (b && !xlarun__json_is_null(j, xlarun__json_get(j, root, "sliding_window")))
-        return xlarun__fail(err, XLARUN_ERR_UNSUPPORTED, "config.json: use_sliding_window true with a sliding_window (SmolLM3's window on its layers without RoPE) is not supported");
+    v = xlarun__json_get(j, root, "layer_types");
+    if (xlarun__json_is_null(j, v)) {
+        for (l = 0; l < c->n_layers; l++) slide += b && win && c->no_rope[l];
+    } else {
+        if (j->s[v] != '[')
+            return xlarun__fail(err, XLARUN_ERR_FORMAT, "config.json: 'layer_types' must be a list of %u strings", c->n_layers);
+        for (l = 0, it = v; xlarun__json_next(j, &it, NULL, &e); l++) {
+            if (j->s[e] == '"' && xlarun__json_eq(j, e, "sliding_attention")) slide++;
+            else if (!(j->s[e] == '"' && xlarun__json_eq(j, e, "full_attention")))
+                return xlarun__fail(err, XLARUN_ERR_UNSUPPORTED,
+                                    "config.json: layer_types entry %u is not supported (expected \"full_attention\" or \"sliding_attention\")", l);
+        }
+        if (l != c->n_layers)
+            return xlarun__fail(err, XLARUN_ERR_FORMAT, "config.json: 'layer_types' has %u entries, expected %u (one per layer)", l, c->n_layers);
+        if (slide && !win) /* transformers fails on it */
+            return xlarun__fail(err, XLARUN_ERR_FORMAT, "config.json: layer_types has sliding_attention layers but sliding_window is null");
+    }
+    if (slide)
+        return xlarun__fail(err, XLARUN_ERR_UNSUPPORTED,
+                            "config.json: SmolLM3's sliding window (%u layers sliding_attention, with use_sliding_window or layer_types) is not supported", slide);
     return XLARUN_OK;
 }
 
@@ -2639,6 +2659,9 @@ static xlarun_status xlarun__parse_config(const char *text, size_t len, xlarun_c
         int k;
         at[0] = &c->embed_scale; at[1] = &c->attn_scale; at[2] = &c->residual_scale; at[3] = &c->logit_scale;
         for (k = 0; k < 4; k++) {
+            v = xlarun__json_get(&j, root, keys[k]);
+            if (v != XLARUN__NONE && xlarun__json_is_null(&j, v)) /* transformers fails on it */
+                return xlarun__fail(err, XLARUN_ERR_FORMAT, "config.json: '%s' is null (expected a positive number)", keys[k]);
             XLARUN__TRY(xlarun__cfg_float(&j, root, "", keys[k], 0, 0.0, 1e30, 1.0, &d, err));
             *at[k] = XLARUN__CAST(float, d);
         }

@@ -1539,17 +1539,33 @@ static void test_model_gemma(void) {
         gem_case(base, "  \"num_key_value_heads\": 2,\n", "", XLARUN_ERR_MODEL, /* SmolLM3Config's 4 */
                  "tensor 'model.layers.0.self_attn.k_proj.weight' has shape [32,64], but config.json implies [64,64]", __LINE__);
         CHECK(gem_config(base, "\"sliding_window\": null", "\"sliding_window\": 16", &c) && c.sliding_window == 0); /* without use_sliding_window: none */
-        {
-            char *t = gem_cfg(base, "\"sliding_window\": null", "\"sliding_window\": 16");
-            gem_case(t, "\"use_sliding_window\": false", "\"use_sliding_window\": true", XLARUN_ERR_UNSUPPORTED,
-                     "config.json: use_sliding_window true with a sliding_window (SmolLM3's window on its layers without RoPE) is not supported", __LINE__);
+        {   /* the window: on the layers layer_types calls sliding_attention (this file's are all full,
+               so use_sliding_window changes nothing, as in transformers); without layer_types, on
+               those without RoPE when use_sliding_window and a window are set: refused */
+            char *t = gem_cfg(base, "\"sliding_window\": null", "\"sliding_window\": 16"), *t2 = gem_cfg(t, "\"use_sliding_window\": false", "\"use_sliding_window\": true");
+            char *t3 = gem_cfg(t2, "\"layer_types\": [\n    \"full_attention\",\n    \"full_attention\",\n    \"full_attention\"\n  ]", "\"layer_types\": null");
+            CHECK(gem_config(t2, NULL, NULL, &c) && c.sliding_window == 0);
+            gem_case(t3, NULL, NULL, XLARUN_ERR_UNSUPPORTED,
+                     "config.json: SmolLM3's sliding window (1 layers sliding_attention, with use_sliding_window or layer_types) is not supported", __LINE__);
+            gem_case(t, "\"full_attention\",\n    \"full_attention\"\n", "\"full_attention\",\n    \"sliding_attention\"\n", XLARUN_ERR_UNSUPPORTED,
+                     "config.json: SmolLM3's sliding window (1 layers sliding_attention", __LINE__);
+            gem_case(base, "\"full_attention\",\n    \"full_attention\"\n", "\"full_attention\",\n    \"sliding_attention\"\n", XLARUN_ERR_FORMAT,
+                     "config.json: layer_types has sliding_attention layers but sliding_window is null", __LINE__);
+            gem_case(base, "\"full_attention\",\n    \"full_attention\"\n", "\"full_attention\",\n    \"chunked_attention\"\n", XLARUN_ERR_UNSUPPORTED,
+                     "config.json: layer_types entry 2 is not supported (expected \"full_attention\" or \"sliding_attention\")", __LINE__);
+            gem_case(base, "\"layer_types\": [\n    \"full_attention\",\n    \"full_attention\",\n    \"full_attention\"\n  ]", "\"layer_types\": [\"full_attention\"]", XLARUN_ERR_FORMAT,
+                     "config.json: 'layer_types' has 1 entries, expected 3 (one per layer)", __LINE__);
             free(t);
+            free(t2);
+            free(t3);
         }
         gem_case(base, "\"no_rope_layers\": [\n    1,\n    0,\n    1\n  ]", "\"no_rope_layers\": [1, 0]", XLARUN_ERR_FORMAT,
                  "config.json: 'no_rope_layers' has 2 entries, expected 3 (one per layer)", __LINE__);
-        gem_case(base, "\"no_rope_layers\": [\n    1,\n    0,\n    1\n  ]", "\"no_rope_layers\": [1, 0, 1, 1]", XLARUN_ERR_FORMAT,
-                 "config.json: 'no_rope_layers' must be a list of 3 numbers 0 or 1 (one per layer; 1: RoPE)", __LINE__);
-        gem_case(base, "\"no_rope_layers\": [\n    1,\n    0,\n    1\n  ]", "\"no_rope_layers\": [1, 2, 1]", XLARUN_ERR_FORMAT,
+        CHECK(gem_config(base, "\"no_rope_layers\": [\n    1,\n    0,\n    1\n  ]", "\"no_rope_layers\": [1, 0, 1, 0]", &c) &&
+              !c.no_rope[0] && c.no_rope[1] && !c.no_rope[2] && !c.no_rope[3]); /* entries past the layers unread */
+        CHECK(gem_config(base, "\"no_rope_layers\": [\n    1,\n    0,\n    1\n  ]", "\"no_rope_layers\": [2, 0, 7]", &c) &&
+              !c.no_rope[0] && c.no_rope[1] && !c.no_rope[2]); /* Python's truth: RoPE */
+        gem_case(base, "\"no_rope_layers\": [\n    1,\n    0,\n    1\n  ]", "\"no_rope_layers\": [1, 1.0, 1]", XLARUN_ERR_FORMAT,
                  "config.json: 'no_rope_layers' must be a list of 3 numbers 0 or 1 (one per layer; 1: RoPE)", __LINE__);
         gem_case(base, "\"no_rope_layers\": [\n    1,\n    0,\n    1\n  ]", "\"no_rope_layers\": [1, true, 1]", XLARUN_ERR_FORMAT,
                  "config.json: 'no_rope_layers' must be a list of 3 numbers 0 or 1 (one per layer; 1: RoPE)", __LINE__);
@@ -1578,6 +1594,8 @@ static void test_model_gemma(void) {
         gem_case(base, "\"residual_multiplier\": 0.7", "\"residual_multiplier\": 0", XLARUN_ERR_FORMAT,
                  "config.json: 'residual_multiplier' must be a number in (0, 1e+30), found 0", __LINE__);
         gem_case(base, "\"logits_scaling\": 1.5", "\"logits_scaling\": -2", XLARUN_ERR_FORMAT, "logits_scaling", __LINE__);
+        gem_case(base, "\"embedding_multiplier\": 3.0", "\"embedding_multiplier\": null", XLARUN_ERR_FORMAT, /* transformers fails on it */
+                 "config.json: 'embedding_multiplier' is null (expected a positive number)", __LINE__);
         gem_case(base, "\"attention_multiplier\": 0.3", "\"attention_multiplier\": \"x\"", XLARUN_ERR_FORMAT, "attention_multiplier", __LINE__);
         gem_case(base, "\"num_key_value_heads\": 2", "\"num_key_value_heads\": 2, \"head_dim\": 8", XLARUN_ERR_UNSUPPORTED,
                  "config.json: head_dim 8 with GraniteForCausalLM is not supported (it must be hidden_size / num_attention_heads, 16)", __LINE__);
