@@ -764,7 +764,8 @@ XLARUN_API xlarun_status xlarun_chat_template_detect(const char *chat_template,
 /* "llama3", "llama3.1", "llama3.2" (today's date by default), "llama2", "zephyr", "chatml",
    "mistral", "mistral-v3", "mixtral", "mistral-small", "mistral-large", "qwen3", "gemma" (Gemma 1/2:
    a system message is refused), "gemma3" (it opens the first user turn), "phi3" (Phi-3-mini),
-   "phi3.5" (an empty system message dropped), "phi3-medium" (no system message), "phi4-mini" */
+   "phi3.5" (an empty system message dropped), "phi3-medium" (no system message), "phi4-mini",
+   "olmo2" (OLMo 2 Instruct) */
 XLARUN_API xlarun_status xlarun_chat_template_named(const char *name, xlarun_chat_template *out,
                                                     xlarun_error *err);
 /* Renders msgs into out (cap bytes, NUL-terminated); *len gets the length. out may be NULL (or
@@ -7804,7 +7805,7 @@ static void xlarun__strip(const char *s, const char **b, size_t *n) {
     *n = e - i;
 }
 
-/* The Mistral [INST] templates, Qwen3's and Gemma's are known by their exact text (one trailing
+/* The Mistral [INST] templates, Qwen3's, Gemma's, Phi's, OLMo 2's and Zephyr's are known by their exact text (one trailing
    newline aside, which Jinja drops; other white space at the ends would be printed): the Mistral variants differ only in where a space or the system message
    goes, Qwen3's in what it keeps of <think> blocks, Gemma's in what a system message does, which
    no marker shows reliably; a wrong guess would change the prompt silently. xlarun__tk_hash
@@ -7830,6 +7831,7 @@ static const struct xlarun__known_template {
     {0x60577759f66d446eu, XLARUN_CHAT_PHI3, 2},       /* phi3:14b (Phi-3-medium) */
     {0xd6a2d983079a6f25u, XLARUN_CHAT_PHI3, 3},       /* phi4-mini:3.8b */
     {0x413797f8644a4136u, XLARUN_CHAT_OLMO2, 0},      /* olmo2:7b (OLMo 2 Instruct) */
+    {0xcd8b490661ea642cu, XLARUN_CHAT_ZEPHYR, 0},     /* tinyllama:1.1b (TinyLlama chat, in Zephyr's format) */
 };
 
 XLARUN_API xlarun_status xlarun_chat_template_detect(const char *t, xlarun_chat_template *out,
@@ -7880,12 +7882,11 @@ XLARUN_API xlarun_status xlarun_chat_template_detect(const char *t, xlarun_chat_
         return xlarun__fail(err, XLARUN_ERR_UNSUPPORTED,
                             "chat_template: a Phi <|end|> template xlarun does not know (it takes only the exact texts it "
                             "was checked against); pick a format by name: %s", xlarun__chat_names);
-    else if (strstr(t, "'<|user|>\n' + message['content'] + eos_token") && strstr(t, "<|assistant|>"))
-        out->format = XLARUN_CHAT_ZEPHYR; /* eos after each turn (OLMo 2's <|user|> turns end with a newline) */
-    else if (strstr(t, "<|user|>") && strstr(t, "<|assistant|>"))
+    else if (strstr(t, "<|user|>") && strstr(t, "<|assistant|>")) /* Zephyr's and OLMo 2's: only by exact text, above */
         return xlarun__fail(err, XLARUN_ERR_UNSUPPORTED,
                             "chat_template: a <|user|> <|assistant|> template xlarun does not know (Zephyr's ends each turn "
-                            "with eos, OLMo 2's with a newline; others are taken only by exact text); pick a format by name: %s",
+                            "with eos, OLMo 2's with a newline, others print other roles their own way; these are taken "
+                            "only by exact text); pick a format by name: %s",
                             xlarun__chat_names);
     else if (strstr(t, "<|im_start|>") && strstr(t, "<|im_end|>")) {
         out->format = XLARUN_CHAT_CHATML;

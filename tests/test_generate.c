@@ -564,10 +564,10 @@ static void test_chat_errors(void) {
         CHECK(xlarun_chat_apply(&t, &co, m, 2, out, sizeof out, &len, &err) == XLARUN_OK &&
               !strcmp(out, "<|user|>\nu<|end|>\n<|assistant|>\na<|end|>\n"));
     }
-    {   /* OLMo 2: by its exact text; before, it was taken for Zephyr's (<|user|>, <|assistant|> and
-           eos_token in it), whose user turns end with eos: a near miss is refused now, while a
-           Zephyr template that is not TinyLlama's exact text is still read as Zephyr's; without
-           a generation prompt the last reply ends with eos and no newline */
+    {   /* OLMo 2 and Zephyr: by their exact texts; before, OLMo 2's was taken for Zephyr's (<|user|>,
+           <|assistant|> and eos_token in it), whose user turns end with eos: a near miss of
+           either is refused now; without a generation prompt the last reply ends with eos and
+           no newline */
         char *ot = read_file("tests/fixtures/chat/templates/olmo2.jinja", NULL), *zt = read_file("tests/fixtures/chat/templates/tinyllama-chat.jinja", NULL), *p;
         xlarun_chat_options co;
         CHECK(ot != NULL && zt != NULL);
@@ -579,14 +579,16 @@ static void test_chat_errors(void) {
                 p[2] = 'S'; /* <|System|>: another template */
                 CHECK(xlarun_chat_template_detect(ot, &t, &err) == XLARUN_ERR_UNSUPPORTED);
                 CHECK_CONTAINS(err.message, "a <|user|> <|assistant|> template xlarun does not know (Zephyr's ends each turn with eos, "
-                                            "OLMo 2's with a newline; others are taken only by exact text)");
+                                            "OLMo 2's with a newline, others print other roles their own way; these are taken only by exact text)");
                 CHECK_CONTAINS(err.message, "olmo2 (OLMo 2 Instruct)");
             }
+            CHECK(xlarun_chat_template_detect(zt, &t, &err) == XLARUN_OK && t.format == XLARUN_CHAT_ZEPHYR);
             p = strstr(zt, "<|system|>");
             CHECK(p != NULL);
             if (p) {
-                p[2] = 'S';
-                CHECK(xlarun_chat_template_detect(zt, &t, &err) == XLARUN_OK && t.format == XLARUN_CHAT_ZEPHYR);
+                p[2] = 'S'; /* would print <|System|>: another template */
+                CHECK(xlarun_chat_template_detect(zt, &t, &err) == XLARUN_ERR_UNSUPPORTED);
+                CHECK_CONTAINS(err.message, "zephyr (Zephyr, TinyLlama chat)");
             }
         }
         free(ot);
