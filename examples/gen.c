@@ -451,9 +451,10 @@ int main(int argc, char **argv) {
             if (tmpl_name) {
                 if (xlarun_chat_template_named(tmpl_name, &tmpl, &err) != XLARUN_OK) goto error;
             } else if (xlarun_chat_template_detect(xlarun_tokenizer_chat_template(tok), &tmpl, &err) != XLARUN_OK) {
-                char m2[600];
+                char m2[sizeof err.message + 32];
                 snprintf(m2, sizeof m2, "%s (--chat-template NAME)", err.message);
-                strcpy(err.message, m2);
+                memcpy(err.message, m2, sizeof err.message - 1); /* the end cut if it is that long */
+                err.message[sizeof err.message - 1] = 0;
                 goto error;
             }
             xlarun_chat_options_from_tokenizer(tok, &co);

@@ -143,9 +143,8 @@ int main(int argc, char **argv) {
         if (!ids || !scratch) rc = fail("out of memory");
         else if (xlarun_tokenizer_encode(t, text, len, flags, ids, cap, &n, scratch, xlarun_tokenizer_scratch_bytes(t, len),
                                          &err) != XLARUN_OK) {
-            char msg[700];
-            snprintf(msg, sizeof msg, "%s%s%s", file ? file : "", file ? ": " : "", err.message);
-            rc = fail(msg);
+            fprintf(stderr, "xlarun: error: %s%s%s\n", file ? file : "", file ? ": " : "", err.message);
+            rc = 1;
         } else {
             for (k = 0; k < n; k++) printf(k ? " %d" : "%d", ids[k]);
             printf("\n");
