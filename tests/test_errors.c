@@ -1555,6 +1555,8 @@ static void test_model_gemma(void) {
                      "config.json: layer_types entry 2 is not supported (expected \"full_attention\" or \"sliding_attention\")", __LINE__);
             gem_case(base, "\"layer_types\": [\n    \"full_attention\",\n    \"full_attention\",\n    \"full_attention\"\n  ]", "\"layer_types\": [\"full_attention\"]", XLARUN_ERR_FORMAT,
                      "config.json: 'layer_types' has 1 entries, expected 3 (one per layer)", __LINE__);
+            gem_case(base, "\"layer_types\": [\n    \"full_attention\",\n    \"full_attention\",\n    \"full_attention\"\n  ]", "\"layer_types\": \"full_attention\"", XLARUN_ERR_FORMAT,
+                     "config.json: 'layer_types' must be a list of 3 strings", __LINE__);
             free(t);
             free(t2);
             free(t3);
@@ -1612,6 +1614,21 @@ static void test_model_gemma(void) {
         CHECK(gem_config(base, "  \"rms_norm_eps\": 1e-06,\n", "", &c) && c.rms_norm_eps == 1e-5f); /* Olmo2Config's */
         gem_case(base, "\"num_key_value_heads\": 2", "\"num_key_value_heads\": 4", XLARUN_ERR_MODEL,
                  "tensor 'model.layers.0.self_attn.k_norm.weight' has shape [32], but config.json implies [64]", __LINE__);
+        {   /* layer 0's q_norm under another name (same length): missing, by name */
+            char *h = (char *)w, *at = NULL;
+            size_t i;
+            for (i = 0; i + 26 < n && i < 65536 && !at; i++)
+                if (!memcmp(h + i, "layers.0.self_attn.q_norm.", 26)) at = h + i;
+            CHECK(at != NULL);
+            if (at) {
+                at[19] = 'x'; /* x_norm */
+                spit(tpath("mg/model.safetensors"), w, n);
+                gem_case(base, NULL, NULL, XLARUN_ERR_MODEL,
+                         "missing tensor 'model.layers.0.self_attn.q_norm.weight' (Olmo2ForCausalLM normalizes the whole of q and k)", __LINE__);
+                at[19] = 'q';
+                spit(tpath("mg/model.safetensors"), w, n);
+            }
+        }
         {   /* layer 1's post_feedforward_layernorm under another name (same length): missing, by name */
             char *h = (char *)w, *at = NULL;
             size_t i;
