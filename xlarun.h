@@ -297,6 +297,7 @@ XLARUN_API int xlarun_st_metadata(const xlarun_st_reader *r, const char *key, ch
 
 #define XLARUN_MAX_ROPE_FACTORS 512 /* head_dim / 2 at most */
 #define XLARUN_MAX_LAYERS 1024u     /* num_hidden_layers at most */
+#define XLARUN_MAX_EXPERTS 1024u    /* experts of a mixture-of-experts layer at most */
 typedef enum xlarun_rope_type {
     XLARUN_ROPE_DEFAULT = 0, XLARUN_ROPE_LINEAR, XLARUN_ROPE_LLAMA3,
     XLARUN_ROPE_LONGROPE            /* Phi-3's: per-frequency factors, the short ones, or the long
@@ -324,8 +325,14 @@ typedef enum xlarun_arch {          /* config.json's architectures / model_type 
                                        (no_rope_layers; every 4th in SmolLM3-3B) */
     XLARUN_ARCH_GRANITE,            /* GraniteForCausalLM, granite: Llama with multipliers on the
                                        embedding, the scores, the residual branches and the logits */
-    XLARUN_ARCH_OLMO2               /* Olmo2ForCausalLM, olmo2: Llama with its norms after attention
+    XLARUN_ARCH_OLMO2,              /* Olmo2ForCausalLM, olmo2: Llama with its norms after attention
                                        and MLP instead of before, and q and k RMS-normalized whole */
+    XLARUN_ARCH_MIXTRAL,            /* MixtralForCausalLM, mixtral: Mistral whose MLP is a mixture of
+                                       experts (block_sparse_moe: a router and experts w1, w3, w2) */
+    XLARUN_ARCH_QWEN3_MOE,          /* Qwen3MoeForCausalLM, qwen3_moe: Qwen3 whose MLP is a mixture of
+                                       experts on the layers decoder_sparse_step and mlp_only_layers give */
+    XLARUN_ARCH_OLMOE               /* OlmoeForCausalLM, olmoe: Llama with q and k RMS-normalized whole
+                                       (as OLMo 2) and a mixture-of-experts MLP */
 } xlarun_arch;
 
 typedef enum xlarun_act {           /* the MLP's activation: down(act(gate(x)) * up(x)) */
@@ -361,6 +368,14 @@ typedef struct xlarun_config {      /* config.json, checked; read-only */
     int post_norms;                 /* OLMo 2: no input_layernorm; post_attention_layernorm normalizes
                                        the attention's output, post_feedforward_layernorm the MLP's */
     unsigned char no_rope[XLARUN_MAX_LAYERS]; /* 1: layer l applies no RoPE (SmolLM3's no_rope_layers 0) */
+    uint32_t n_experts;             /* mixture of experts: the experts of a sparse layer (Mixtral's
+                                       num_local_experts, num_experts); 0: a dense model */
+    uint32_t n_experts_used;        /* num_experts_per_tok: each token runs the experts with the
+                                       largest router probabilities */
+    uint32_t moe_intermediate_size; /* an expert's intermediate size (Mixtral: intermediate_size) */
+    int moe_norm_topk;              /* the chosen experts' probabilities divided by their sum (Mixtral
+                                       always; norm_topk_prob) */
+    unsigned char moe[XLARUN_MAX_LAYERS]; /* 1: layer l's MLP is the mixture of experts */
     int fused;                      /* Phi-3: q, k, v are the rows of qkv_proj, gate and up of gate_up_proj */
     xlarun_act act;
     int norm_plus_one;              /* Gemma: every RMSNorm multiplies by 1 + weight */
@@ -2120,6 +2135,9 @@ typedef struct xlarun__layer {
     uint32_t window;                     /* the sliding window of this layer; 0: none */
     int local_rope;                      /* RoPE with the model's inv_freq_local */
     int no_rope;                         /* no RoPE on q and k (SmolLM3) */
+    xlarun__weight router;               /* a sparse layer's: router logits [n_experts] of x */
+    xlarun__weight *experts;             /* a sparse layer's gate, up, down of each expert
+                                            ([3 * n_experts]); NULL: a dense MLP */
 } xlarun__layer;
 
 #define XLARUN__MODEL_MAGIC 0x584C4D4Fu
@@ -2252,10 +2270,13 @@ static const struct xlarun__arch_info {
     {"SmolLM3ForCausalLM", "smollm3", XLARUN_ARCH_SMOLLM3, 4, 32768, 0, 1},
     {"GraniteForCausalLM", "granite", XLARUN_ARCH_GRANITE, 0, 2048, 0, 0},
     {"Olmo2ForCausalLM", "olmo2", XLARUN_ARCH_OLMO2, 0, 2048, 0, 0},
+    {"MixtralForCausalLM", "mixtral", XLARUN_ARCH_MIXTRAL, 8, 4096 * 32, 0, 0},
+    {"Qwen3MoeForCausalLM", "qwen3_moe", XLARUN_ARCH_QWEN3_MOE, 4, 32768, 0, 0},
+    {"OlmoeForCausalLM", "olmoe", XLARUN_ARCH_OLMOE, 0, 4096, 0, 0},
 };
 #define XLARUN__N_ARCH XLARUN__CAST(int, sizeof xlarun__archs / sizeof *xlarun__archs)
-#define XLARUN__ARCH_CLASSES "LlamaForCausalLM, MistralForCausalLM, Qwen2ForCausalLM, Qwen3ForCausalLM, Gemma3ForCausalLM, Gemma2ForCausalLM, GemmaForCausalLM, Phi3ForCausalLM, SmolLM3ForCausalLM, GraniteForCausalLM, Olmo2ForCausalLM"
-#define XLARUN__ARCH_TYPES "llama, mistral, qwen2, qwen3, gemma3_text, gemma2, gemma, phi3, smollm3, granite, olmo2"
+#define XLARUN__ARCH_CLASSES "LlamaForCausalLM, MistralForCausalLM, Qwen2ForCausalLM, Qwen3ForCausalLM, Gemma3ForCausalLM, Gemma2ForCausalLM, GemmaForCausalLM, Phi3ForCausalLM, SmolLM3ForCausalLM, GraniteForCausalLM, Olmo2ForCausalLM, MixtralForCausalLM, Qwen3MoeForCausalLM, OlmoeForCausalLM"
+#define XLARUN__ARCH_TYPES "llama, mistral, qwen2, qwen3, gemma3_text, gemma2, gemma, phi3, smollm3, granite, olmo2, mixtral, qwen3_moe, olmoe"
 
 XLARUN_API const char *xlarun_arch_name(xlarun_arch a) {
     int k;
@@ -2445,6 +2466,42 @@ static xlarun_status xlarun__parse_smollm3(const xlarun__json *j, size_t root, x
     return XLARUN_OK;
 }
 
+/* the mixture of experts (Mixtral, Qwen3-MoE, OLMoE): how many experts, how many a token runs,
+   their size, whether the chosen probabilities are renormalized, and which layers are sparse
+   (Qwen3-MoE: not in mlp_only_layers, and (l + 1) % decoder_sparse_step == 0; the others: all) */
+static xlarun_status xlarun__parse_moe(const xlarun__json *j, size_t root, xlarun_config *c, xlarun_error *err) {
+    int mixtral = c->arch == XLARUN_ARCH_MIXTRAL, qwen = c->arch == XLARUN_ARCH_QWEN3_MOE;
+    const char *ne = mixtral ? "num_local_experts" : "num_experts";
+    uint32_t step = 1, l;
+    size_t v, it, e;
+    uint64_t x;
+    XLARUN__TRY(xlarun__cfg_uint(j, root, ne, 0, qwen ? 0 : 1, XLARUN_MAX_EXPERTS, mixtral ? 8 : qwen ? 128 : 64, &c->n_experts, err));
+    XLARUN__TRY(xlarun__cfg_uint(j, root, "num_experts_per_tok", 0, 1, XLARUN_MAX_EXPERTS, mixtral ? 2 : 8, &c->n_experts_used, err));
+    if (c->n_experts && c->n_experts_used > c->n_experts)
+        return xlarun__fail(err, XLARUN_ERR_FORMAT, "config.json: num_experts_per_tok %u is more than %s %u",
+                            c->n_experts_used, ne, c->n_experts);
+    c->moe_intermediate_size = c->intermediate_size;
+    c->moe_norm_topk = 1;
+    if (!mixtral) XLARUN__TRY(xlarun__cfg_bool(j, root, "norm_topk_prob", 0, &c->moe_norm_topk, err));
+    if (qwen) {
+        XLARUN__TRY(xlarun__cfg_uint(j, root, "moe_intermediate_size", 0, 1, XLARUN_MAX_INTERMEDIATE, 768, &c->moe_intermediate_size, err));
+        XLARUN__TRY(xlarun__cfg_uint(j, root, "decoder_sparse_step", 0, 1, XLARUN_MAX_LAYERS, 1, &step, err));
+    }
+    for (l = 0; l < c->n_layers; l++) c->moe[l] = c->n_experts > 0 && (l + 1) % step == 0;
+    v = qwen ? xlarun__json_get(j, root, "mlp_only_layers") : XLARUN__NONE;
+    if (!xlarun__json_is_null(j, v)) { /* dense layers; numbers past the layers name none */
+        if (j->s[v] != '[') return xlarun__fail(err, XLARUN_ERR_FORMAT, "config.json: 'mlp_only_layers' must be a list of layer numbers");
+        it = v;
+        while (xlarun__json_next(j, &it, NULL, &e)) {
+            if (!xlarun__json_uint(j, e, UINT32_MAX, &x))
+                return xlarun__fail(err, XLARUN_ERR_FORMAT, "config.json: 'mlp_only_layers' must be a list of layer numbers");
+            if (x < c->n_layers) c->moe[x] = 0;
+        }
+    }
+    if (c->n_experts == 0) c->n_experts_used = 0;
+    return XLARUN_OK;
+}
+
 static xlarun_status xlarun__parse_config(const char *text, size_t len, xlarun_config *c,
                                           xlarun_error *err) {
     xlarun__json j;
@@ -2510,16 +2567,20 @@ static xlarun_status xlarun__parse_config(const char *text, size_t len, xlarun_c
                                 gemma ? "gelu_pytorch_tanh" : c->arch == XLARUN_ARCH_GEMMA ? "gelu, gelu_pytorch_tanh" : "silu");
     }
     if (c->arch == XLARUN_ARCH_LLAMA || c->arch == XLARUN_ARCH_QWEN3 || gemma || c->arch == XLARUN_ARCH_GEMMA ||
-        c->arch == XLARUN_ARCH_SMOLLM3 || c->arch == XLARUN_ARCH_GRANITE || c->arch == XLARUN_ARCH_OLMO2) { /* their bias switches */
+        c->arch == XLARUN_ARCH_SMOLLM3 || c->arch == XLARUN_ARCH_GRANITE || c->arch == XLARUN_ARCH_OLMO2 ||
+        c->arch == XLARUN_ARCH_QWEN3_MOE || c->arch == XLARUN_ARCH_OLMOE) { /* their bias switches */
         XLARUN__TRY(xlarun__cfg_bool(&j, root, "attention_bias", 0, &c->qkv_bias, err));
         c->o_bias = c->qkv_bias;
         if (c->arch == XLARUN_ARCH_LLAMA || c->arch == XLARUN_ARCH_SMOLLM3 || c->arch == XLARUN_ARCH_GRANITE)
             XLARUN__TRY(xlarun__cfg_bool(&j, root, "mlp_bias", 0, &c->mlp_bias, err));
     } else if (c->arch == XLARUN_ARCH_QWEN2)
         c->qkv_bias = 1;
-    c->qk_norm = c->arch == XLARUN_ARCH_QWEN3 || c->arch == XLARUN_ARCH_GEMMA3 ? 1 : c->arch == XLARUN_ARCH_OLMO2 ? 2 : 0;
+    c->qk_norm = c->arch == XLARUN_ARCH_QWEN3 || c->arch == XLARUN_ARCH_GEMMA3 || c->arch == XLARUN_ARCH_QWEN3_MOE ? 1
+               : c->arch == XLARUN_ARCH_OLMO2 || c->arch == XLARUN_ARCH_OLMOE ? 2 : 0;
     c->post_norms = c->arch == XLARUN_ARCH_OLMO2;
-    if (c->arch == XLARUN_ARCH_QWEN2 || c->arch == XLARUN_ARCH_QWEN3) {
+    if (c->arch == XLARUN_ARCH_OLMOE && !xlarun__json_is_null(&j, xlarun__json_get(&j, root, "clip_qkv")))
+        return xlarun__fail(err, XLARUN_ERR_UNSUPPORTED, "config.json: clip_qkv (OLMoE's clamp of q, k and v) is not supported; null means none");
+    if (c->arch == XLARUN_ARCH_QWEN2 || c->arch == XLARUN_ARCH_QWEN3 || c->arch == XLARUN_ARCH_QWEN3_MOE) {
         XLARUN__TRY(xlarun__cfg_bool(&j, root, "use_sliding_window", 0, &b, err));
         if (b) /* a window on layers max_window_layers.. only; transformers' own paths disagree on it */
             return xlarun__fail(err, XLARUN_ERR_UNSUPPORTED, "config.json: use_sliding_window true (Qwen's window on the upper layers) is not supported");
@@ -2551,7 +2612,7 @@ static xlarun_status xlarun__parse_config(const char *text, size_t len, xlarun_c
         return xlarun__fail(err, XLARUN_ERR_FORMAT,
                             "config.json: num_attention_heads %u is not a multiple of num_key_value_heads %u",
                             c->n_heads, c->n_kv_heads);
-    if ((c->arch == XLARUN_ARCH_QWEN2 || c->arch == XLARUN_ARCH_PHI3 || c->arch == XLARUN_ARCH_GRANITE) &&
+    if ((c->arch == XLARUN_ARCH_QWEN2 || c->arch == XLARUN_ARCH_PHI3 || c->arch == XLARUN_ARCH_GRANITE || c->arch == XLARUN_ARCH_OLMOE) &&
         c->head_dim * c->n_heads != c->hidden_size) /* transformers versions differ */
         return xlarun__fail(err, XLARUN_ERR_UNSUPPORTED,
                             "config.json: head_dim %u with %s is not supported (it must be hidden_size / num_attention_heads, %u)",
@@ -2561,7 +2622,8 @@ static xlarun_status xlarun__parse_config(const char *text, size_t len, xlarun_c
     XLARUN__TRY(xlarun__cfg_uint(&j, root, "max_position_embeddings", 0, 1, XLARUN_MAX_POSITIONS, xlarun__archs[by_cls].max_pos,
                                  &c->max_position_embeddings, err));
     XLARUN__TRY(xlarun__cfg_float(&j, root, "", "rms_norm_eps", 0, 0.0, 1.0,
-                                  c->arch == XLARUN_ARCH_PHI3 || c->arch == XLARUN_ARCH_OLMO2 ? 1e-5 : 1e-6, &d, err));
+                                  c->arch == XLARUN_ARCH_PHI3 || c->arch == XLARUN_ARCH_OLMO2 || c->arch == XLARUN_ARCH_MIXTRAL ||
+                                  c->arch == XLARUN_ARCH_OLMOE ? 1e-5 : 1e-6, &d, err));
     c->rms_norm_eps = XLARUN__CAST(float, d);
     XLARUN__TRY(xlarun__cfg_bool(&j, root, "tie_word_embeddings", xlarun__archs[by_cls].tie, &c->tie_word_embeddings, err));
     c->embed_scale = 1.0f;
@@ -2575,7 +2637,7 @@ static xlarun_status xlarun__parse_config(const char *text, size_t len, xlarun_c
     if (!xlarun__json_is_null(&j, rope) && text[rope] != '{')
         return xlarun__fail(err, XLARUN_ERR_FORMAT, "config.json: 'rope_parameters' must be an object");
     where = "rope_parameters.";
-    theta_def = c->arch == XLARUN_ARCH_GEMMA3 ? 1e6 : c->arch == XLARUN_ARCH_SMOLLM3 ? 2e6 : 10000.0; /* the classes' rope_theta */
+    theta_def = c->arch == XLARUN_ARCH_GEMMA3 || c->arch == XLARUN_ARCH_MIXTRAL ? 1e6 : c->arch == XLARUN_ARCH_SMOLLM3 ? 2e6 : 10000.0; /* the classes' rope_theta */
     if (c->arch == XLARUN_ARCH_GEMMA3 && !xlarun__json_is_null(&j, rope)) {
         /* transformers 5's Gemma 3: one object per layer type, the local one unscaled; a theta
            either lacks comes from the top-level key (rope_theta, rope_local_base_freq), then
@@ -2610,9 +2672,10 @@ static xlarun_status xlarun__parse_config(const char *text, size_t len, xlarun_c
     c->rope_factor = 1.0f;
     if (!xlarun__json_is_null(&j, rope)) {
         xlarun__rope_type(&j, rope, buf, sizeof buf);
-        if (c->arch == XLARUN_ARCH_MISTRAL && strcmp(buf, "default")) /* transformers' Mistral applies none */
+        if ((c->arch == XLARUN_ARCH_MISTRAL || c->arch == XLARUN_ARCH_MIXTRAL) && strcmp(buf, "default")) /* versions differ */
             return xlarun__fail(err, XLARUN_ERR_UNSUPPORTED,
-                                "config.json: rope type '%s' with MistralForCausalLM is not supported (it takes no RoPE scaling)", buf);
+                                "config.json: rope type '%s' with %s is not supported (it takes no RoPE scaling)", buf,
+                                xlarun__archs[by_cls].cls);
         if (c->arch == XLARUN_ARCH_GEMMA && strcmp(buf, "default")) /* 4.46.3's Gemma ignores it, later ones apply it */
             return xlarun__fail(err, XLARUN_ERR_UNSUPPORTED,
                                 "config.json: rope type '%s' with GemmaForCausalLM is not supported (transformers versions disagree on applying it)", buf);
@@ -2646,13 +2709,15 @@ static xlarun_status xlarun__parse_config(const char *text, size_t len, xlarun_c
             return xlarun__fail(err, XLARUN_ERR_UNSUPPORTED,
                                 "config.json: rope type '%s' is not supported (supported: default, linear, llama3)", buf);
     }
-    if (c->arch == XLARUN_ARCH_MISTRAL || c->arch == XLARUN_ARCH_PHI3) /* the window: null is none; a missing key is
-                                                                          MistralConfig's 4096, Phi3Config's none */
+    if (c->arch == XLARUN_ARCH_MISTRAL || c->arch == XLARUN_ARCH_PHI3 || c->arch == XLARUN_ARCH_MIXTRAL) /* the window: null is
+                                                       none; a missing key is MistralConfig's 4096, the others' none */
         XLARUN__TRY(xlarun__cfg_uint(&j, root, "sliding_window", 0, 1, XLARUN_MAX_POSITIONS,
                                      c->arch == XLARUN_ARCH_MISTRAL && xlarun__json_get(&j, root, "sliding_window") == XLARUN__NONE ? 4096 : 0,
                                      &c->sliding_window, err));
     if (c->arch == XLARUN_ARCH_PHI3) XLARUN__TRY(xlarun__parse_phi3(&j, root, rope, where, c, err));
     if (c->arch == XLARUN_ARCH_SMOLLM3) XLARUN__TRY(xlarun__parse_smollm3(&j, root, c, err));
+    if (c->arch == XLARUN_ARCH_MIXTRAL || c->arch == XLARUN_ARCH_QWEN3_MOE || c->arch == XLARUN_ARCH_OLMOE)
+        XLARUN__TRY(xlarun__parse_moe(&j, root, c, err));
     if (c->arch == XLARUN_ARCH_GRANITE) { /* GraniteConfig's multipliers, each 1 when missing; applied
                                             in f32 as Python floats are on f32 tensors */
         static const char *const keys[4] = {"embedding_multiplier", "attention_multiplier", "residual_multiplier", "logits_scaling"};
@@ -2710,21 +2775,42 @@ static void xlarun__rope_freqs(const xlarun_config *c, float *inv, int lng) {
     }
 }
 
-static int xlarun__is_matrix_slot(int slot) {
-    int k = slot < XLARUN__T_GLOBAL ? -1 : (slot - XLARUN__T_GLOBAL) % XLARUN__L_COUNT;
+/* A layer's slots: the XLARUN__L_COUNT kinds above, then, in a mixture-of-experts model, the
+   router (XLARUN__L_ROUTER) and each expert's gate, up and down (kind XLARUN__L_ROUTER + 1 +
+   3 * expert + 0, 1, 2). Each layer has them all; xlarun__slot_used says which one reads. */
+#define XLARUN__L_ROUTER XLARUN__L_COUNT
+static int xlarun__stride(const xlarun_config *c) {
+    return XLARUN__L_COUNT + (c->n_experts ? 1 + 3 * XLARUN__CAST(int, c->n_experts) : 0);
+}
+static int xlarun__slot_kind(const xlarun_config *c, int slot) {
+    return slot < XLARUN__T_GLOBAL ? -1 : (slot - XLARUN__T_GLOBAL) % xlarun__stride(c);
+}
+static uint32_t xlarun__slot_layer(const xlarun_config *c, int slot) {
+    return slot < XLARUN__T_GLOBAL ? 0 : XLARUN__CAST(uint32_t, (slot - XLARUN__T_GLOBAL) / xlarun__stride(c));
+}
+/* an expert's slot kind as the dense kind it mirrors (XLARUN__L_GATE, _UP, _DOWN); others as they are */
+static int xlarun__dense_kind(int k) { return k > XLARUN__L_ROUTER ? XLARUN__L_GATE + (k - XLARUN__L_ROUTER - 1) % 3 : k; }
+
+static int xlarun__is_matrix_slot(const xlarun_config *c, int slot) {
+    int k = xlarun__slot_kind(c, slot);
     if (slot < XLARUN__T_GLOBAL) return slot != XLARUN__T_NORM;
+    if (k >= XLARUN__L_ROUTER) return 1;
     return k != XLARUN__L_ATTN_NORM && k != XLARUN__L_MLP_NORM && k <= XLARUN__L_DOWN; /* not norms, biases */
 }
 
 /* a norm's weights (not a matrix, not a bias) */
-static int xlarun__is_norm_slot(int slot) {
-    int k = slot < XLARUN__T_GLOBAL ? -1 : (slot - XLARUN__T_GLOBAL) % XLARUN__L_COUNT;
-    return slot == XLARUN__T_NORM || k == XLARUN__L_ATTN_NORM || k == XLARUN__L_MLP_NORM || k >= XLARUN__L_Q_NORM;
+static int xlarun__is_norm_slot(const xlarun_config *c, int slot) {
+    int k = xlarun__slot_kind(c, slot);
+    return slot == XLARUN__T_NORM || k == XLARUN__L_ATTN_NORM || k == XLARUN__L_MLP_NORM || (k >= XLARUN__L_Q_NORM && k < XLARUN__L_COUNT);
 }
 
-/* whether the model reads layer slot kind k: the norms and matrices always, a bias when
-   config.json gives the matrix one, the head norms for Qwen3 */
-static int xlarun__layer_slot_used(const xlarun_config *c, int k) {
+/* whether layer l reads slot kind k: the norms and matrices always, a bias when config.json
+   gives the matrix one, the head norms for Qwen3; a sparse layer its router and experts in
+   place of gate, up and down */
+static int xlarun__slot_used(const xlarun_config *c, uint32_t l, int k) {
+    int moe = l < c->n_layers && c->moe[l];
+    if (k >= XLARUN__L_ROUTER) return moe;
+    if (moe && (k == XLARUN__L_GATE || k == XLARUN__L_UP || k == XLARUN__L_DOWN)) return 0;
     if (c->fused && (k == XLARUN__L_K || k == XLARUN__L_V || k == XLARUN__L_UP)) return 0;
     if (k == XLARUN__L_ATTN_NORM) return !c->post_norms;
     if (k <= XLARUN__L_DOWN) return 1;
@@ -2734,14 +2820,25 @@ static int xlarun__layer_slot_used(const xlarun_config *c, int k) {
     switch (k - XLARUN__L_BIAS) {
     case XLARUN__L_Q: case XLARUN__L_K: case XLARUN__L_V: return c->qkv_bias;
     case XLARUN__L_O: return c->o_bias;
-    case XLARUN__L_GATE: case XLARUN__L_UP: case XLARUN__L_DOWN: return c->mlp_bias;
+    case XLARUN__L_GATE: case XLARUN__L_UP: return c->mlp_bias && !moe;
+    case XLARUN__L_DOWN: return c->mlp_bias && !moe;
     default: return 0;
     }
 }
 
+/* the name after "model.layers.N." of an expert kind (k > XLARUN__L_ROUTER) or the router */
+static void xlarun__moe_name(const xlarun_config *c, int k, char *buf, size_t cap) {
+    static const char *const mixtral[3] = {"w1", "w3", "w2"}, *const mlp[3] = {"gate_proj", "up_proj", "down_proj"};
+    int mx = c->arch == XLARUN_ARCH_MIXTRAL;
+    if (k == XLARUN__L_ROUTER) snprintf(buf, cap, "%s.gate.weight", mx ? "block_sparse_moe" : "mlp");
+    else
+        snprintf(buf, cap, "%s.experts.%d.%s.weight", mx ? "block_sparse_moe" : "mlp", (k - XLARUN__L_ROUTER - 1) / 3,
+                 (mx ? mixtral : mlp)[(k - XLARUN__L_ROUTER - 1) % 3]);
+}
+
 /* the slot of a tensor name, -1 if the model does not use it, -2 for a layer past n_layers */
 static int xlarun__slot_of(const xlarun_config *c, const char *name) {
-    int k;
+    int k, found = -1;
     const char *p;
     unsigned long layer = 0;
     for (k = 0; k < XLARUN__T_GLOBAL; k++)
@@ -2754,26 +2851,57 @@ static int xlarun__slot_of(const xlarun_config *c, const char *name) {
         if (layer > 1000000) return -2;
     }
     if (*p++ != '.') return -1;
-    for (k = 0; k < XLARUN__L_COUNT; k++)
-        if (xlarun__layer_slot_used(c, k) && !strcmp(p, xlarun__layer_name(c->fused, k)))
-            return layer < c->n_layers ? XLARUN__CAST(int, XLARUN__T_GLOBAL + layer * XLARUN__L_COUNT) + k : -2;
-    return -1;
+    for (k = 0; k < XLARUN__L_COUNT && found < 0; k++)
+        if (xlarun__layer_name(c->fused, k) && !strcmp(p, xlarun__layer_name(c->fused, k))) found = k;
+    if (found < 0 && c->n_experts) { /* the router, or "<prefix>.experts.<e>.<matrix>.weight" */
+        const char *pre = c->arch == XLARUN_ARCH_MIXTRAL ? "block_sparse_moe." : "mlp.", *q;
+        size_t np = strlen(pre);
+        unsigned long e = 0;
+        char want[96];
+        if (!strncmp(p, pre, np) && !strcmp(p + np, "gate.weight")) found = XLARUN__L_ROUTER;
+        else if (!strncmp(p, pre, np) && !strncmp(p + np, "experts.", 8)) {
+            q = p + np + 8;
+            if (*q >= '0' && *q <= '9' && (q[0] != '0' || q[1] == '.')) {
+                for (; *q >= '0' && *q <= '9' && e <= c->n_experts; q++) e = e * 10 + XLARUN__CAST(unsigned long, *q - '0');
+                for (k = 0; k < 3 && e < c->n_experts && found < 0; k++) {
+                    xlarun__moe_name(c, XLARUN__L_ROUTER + 1 + 3 * XLARUN__CAST(int, e) + k, want, sizeof want);
+                    if (!strcmp(p, want)) found = XLARUN__L_ROUTER + 1 + 3 * XLARUN__CAST(int, e) + k;
+                }
+            }
+        }
+    }
+    if (found < 0) return -1;
+    if (layer >= c->n_layers) { /* -2 when some layer reads this kind */
+        uint32_t l;
+        for (l = 0; l < c->n_layers; l++)
+            if (xlarun__slot_used(c, l, found)) return -2;
+        return -1;
+    }
+    if (!xlarun__slot_used(c, XLARUN__CAST(uint32_t, layer), found)) return -1;
+    return XLARUN__CAST(int, XLARUN__T_GLOBAL + layer * XLARUN__CAST(unsigned long, xlarun__stride(c))) + found;
 }
 
 static void xlarun__slot_name(const xlarun_config *c, int slot, char *buf, size_t cap) {
-    if (slot < XLARUN__T_GLOBAL) snprintf(buf, cap, "%s", xlarun__global_names[slot]);
-    else
-        snprintf(buf, cap, "model.layers.%d.%s", (slot - XLARUN__T_GLOBAL) / XLARUN__L_COUNT,
-                 xlarun__layer_name(c->fused, (slot - XLARUN__T_GLOBAL) % XLARUN__L_COUNT));
+    int k = xlarun__slot_kind(c, slot);
+    char tail[96];
+    if (slot < XLARUN__T_GLOBAL) { snprintf(buf, cap, "%s", xlarun__global_names[slot]); return; }
+    if (k >= XLARUN__L_ROUTER) xlarun__moe_name(c, k, tail, sizeof tail);
+    else snprintf(tail, sizeof tail, "%s", xlarun__layer_name(c->fused, k));
+    snprintf(buf, cap, "model.layers.%u.%s", xlarun__slot_layer(c, slot), tail);
 }
 
 /* the shape config.json implies for a slot: [rows, cols], or [rows] for norms and biases */
 static int xlarun__slot_shape(const xlarun_config *c, int slot, uint64_t shape[2]) {
     uint64_t H = c->hidden_size, I = c->intermediate_size, V = c->vocab_size;
     uint64_t Q = XLARUN__CAST(uint64_t, c->n_heads) * c->head_dim, KV = XLARUN__CAST(uint64_t, c->n_kv_heads) * c->head_dim;
-    int k = slot < XLARUN__T_GLOBAL ? -1 : (slot - XLARUN__T_GLOBAL) % XLARUN__L_COUNT, bias = k > XLARUN__L_DOWN;
+    int k = xlarun__slot_kind(c, slot), bias = k > XLARUN__L_DOWN && k < XLARUN__L_COUNT;
     shape[1] = H;
     if (slot == XLARUN__T_EMBED || slot == XLARUN__T_LM_HEAD) { shape[0] = V; return 2; }
+    if (k == XLARUN__L_ROUTER) { shape[0] = c->n_experts; return 2; }
+    if (k > XLARUN__L_ROUTER) { /* an expert: its own intermediate size */
+        I = c->moe_intermediate_size;
+        k = xlarun__dense_kind(k);
+    }
     if (slot == XLARUN__T_NORM || k == XLARUN__L_ATTN_NORM || k == XLARUN__L_MLP_NORM || k >= XLARUN__L_PRE_FFN_NORM) { shape[0] = H; return 1; }
     if (k >= XLARUN__L_Q_NORM) { shape[0] = c->qk_norm == 2 ? (k == XLARUN__L_Q_NORM ? Q : KV) : c->head_dim; return 1; }
     if (bias) k -= XLARUN__L_BIAS; /* a bias: [rows] of its matrix */
@@ -2827,7 +2955,7 @@ static int xlarun__scale_slot(const xlarun_config *c, const char *name) {
     memcpy(base, name, n - 6);
     base[n - 6] = 0;
     slot = xlarun__slot_of(c, base);
-    return slot == -2 || (slot >= 0 && xlarun__is_matrix_slot(slot)) ? slot : -1;
+    return slot == -2 || (slot >= 0 && xlarun__is_matrix_slot(c, slot)) ? slot : -1;
 }
 
 /* the f16 block scales of a quantized matrix: [rows, K/32] */
@@ -2918,12 +3046,12 @@ static xlarun_status xlarun__take(xlarun__loader *L, int shard, const xlarun_st_
     s->shard = shard;
     s->dtype = t->dtype;
     s->data = bytes;
-    if (!xlarun__is_matrix_slot(slot)) {
+    if (!xlarun__is_matrix_slot(&L->m->cfg, slot)) {
         size_t n = XLARUN__CAST(size_t, t->shape[0]);
         float *f = XLARUN__CAST(float *, xlarun__alloc_ex(L->a, n * sizeof(float), 0, 0));
         if (!f) return xlarun__fail(err, XLARUN_ERR_MEMORY, "model memory too small for the norm and bias weights");
         if (bytes) xlarun_k_to_f32(xlarun__ktype(t->dtype), bytes, f, n);
-        if (bytes && L->m->cfg.norm_plus_one && xlarun__is_norm_slot(slot)) { /* Gemma: x * (1 + w), 1 + w in f32 */
+        if (bytes && L->m->cfg.norm_plus_one && xlarun__is_norm_slot(&L->m->cfg, slot)) { /* Gemma: x * (1 + w), 1 + w in f32 */
             size_t i;
             for (i = 0; i < n; i++) f[i] = 1.0f + f[i];
         }
@@ -2993,7 +3121,7 @@ static xlarun_status xlarun__load_shard(xlarun__loader *L, const char *name, int
         void *dst = NULL;
         size_t got, tmark = L->a->high;
         if (slot < 0) continue;
-        temp = !sc && !xlarun__is_matrix_slot(slot);
+        temp = !sc && !xlarun__is_matrix_slot(&L->m->cfg, slot);
         if (t->nbytes > SIZE_MAX / 2 ||
             !(dst = xlarun__alloc_ex(L->a, XLARUN__CAST(size_t, t->nbytes), temp, 1))) {
             if (!xlarun__measuring(L->a))
@@ -3098,22 +3226,29 @@ static xlarun_status xlarun__check_slot(const xlarun__loader *L, int i, const ch
     char name[160];
     const xlarun__slot *sl = &L->slots[i];
     const xlarun_config *c = &L->m->cfg;
-    int k = i < XLARUN__T_GLOBAL ? -1 : (i - XLARUN__T_GLOBAL) % XLARUN__L_COUNT;
+    int k = xlarun__slot_kind(c, i);
     if (i == XLARUN__T_LM_HEAD && c->tie_word_embeddings) return XLARUN_OK;
-    if (k >= 0 && !xlarun__layer_slot_used(c, k)) return XLARUN_OK;
+    if (k >= 0 && !xlarun__slot_used(c, xlarun__slot_layer(c, i), k)) return XLARUN_OK;
     xlarun__slot_name(c, i, name, sizeof name);
     if (!sl->found) {
+        if (k >= XLARUN__L_ROUTER)
+            return xlarun__fail(err, XLARUN_ERR_MODEL, "%s: missing tensor '%s' (layer %u is a mixture of %u experts%s)",
+                                L->dir, name, xlarun__slot_layer(c, i), c->n_experts,
+                                k == XLARUN__L_ROUTER ? "; this is its router" : "");
         if (k >= XLARUN__L_PRE_FFN_NORM)
             return xlarun__fail(err, XLARUN_ERR_MODEL, "%s: missing tensor '%s' (%s normalizes the MLP's %s)",
                                 L->dir, name, xlarun_arch_name(c->arch), c->post_norms ? "output" : "input and output");
         if (k >= XLARUN__L_Q_NORM)
             return xlarun__fail(err, XLARUN_ERR_MODEL, "%s: missing tensor '%s' (%s normalizes %s of q and k)",
                                 L->dir, name, xlarun_arch_name(c->arch), c->qk_norm == 2 ? "the whole" : "each head");
-        if (k > XLARUN__L_DOWN)
+        if (k > XLARUN__L_DOWN && k < XLARUN__L_COUNT)
             return xlarun__fail(err, XLARUN_ERR_MODEL, "%s: missing tensor '%s' (%s)", L->dir, name,
                                 c->arch == XLARUN_ARCH_QWEN2 ? "Qwen2ForCausalLM has q, k and v biases"
                                 : k - XLARUN__L_BIAS <= XLARUN__L_O ? "config.json has attention_bias true"
                                                                     : "config.json has mlp_bias true");
+        if (c->n_experts && (k == XLARUN__L_GATE || k == XLARUN__L_UP || k == XLARUN__L_DOWN))
+            return xlarun__fail(err, XLARUN_ERR_MODEL, "%s: missing tensor '%s' (layer %u has a dense MLP: mlp_only_layers, decoder_sparse_step)",
+                                L->dir, name, xlarun__slot_layer(c, i));
         if (c->fused && (k == XLARUN__L_Q || k == XLARUN__L_GATE))
             return xlarun__fail(err, XLARUN_ERR_MODEL, "%s: missing tensor '%s' (Phi3ForCausalLM keeps %s in one matrix; separate ones are not read)",
                                 L->dir, name, k == XLARUN__L_Q ? "q, k and v" : "gate and up");
@@ -3161,7 +3296,7 @@ static xlarun_status xlarun__model_build(xlarun__arena *a, const char *dir,
     XLARUN__TRY(xlarun__parse_config(text, len, &m->cfg, err));
     a->high = mark;
 
-    L.n_slots = XLARUN__T_GLOBAL + XLARUN__CAST(int, m->cfg.n_layers) * XLARUN__L_COUNT;
+    L.n_slots = XLARUN__T_GLOBAL + XLARUN__CAST(int, m->cfg.n_layers) * xlarun__stride(&m->cfg);
     L.slots = XLARUN__CAST(xlarun__slot *, xlarun__alloc_ex(a, sizeof(xlarun__slot) * XLARUN__CAST(size_t, L.n_slots), 1, 0));
     names = XLARUN__CAST(const char **, xlarun__alloc_ex(a, sizeof(char *) * XLARUN__MAX_SHARDS, 1, 0));
     if (!L.slots || !names) return xlarun__fail(err, XLARUN_ERR_MEMORY, "model memory too small");
@@ -3208,10 +3343,12 @@ static xlarun_status xlarun__model_build(xlarun__arena *a, const char *dir,
     m->weight_bytes = xlarun__view(m, &L.slots[i], i, &m->lm_head);
     m->final_norm = XLARUN__CAST(const float *, L.slots[XLARUN__T_NORM].data);
     for (l = 0; l < m->cfg.n_layers; l++) {
-        xlarun__slot *sl = &L.slots[XLARUN__T_GLOBAL + l * XLARUN__L_COUNT];
+        int base = XLARUN__T_GLOBAL + XLARUN__CAST(int, l) * xlarun__stride(&m->cfg);
+        xlarun__slot *sl = &L.slots[base];
         xlarun__layer *ly = &m->layers[l];
         xlarun__weight *w[XLARUN__L_COUNT];
         int k;
+        memset(ly, 0, sizeof *ly);
         w[XLARUN__L_Q] = &ly->q; w[XLARUN__L_K] = &ly->k; w[XLARUN__L_V] = &ly->v; w[XLARUN__L_O] = &ly->o;
         w[XLARUN__L_GATE] = &ly->gate; w[XLARUN__L_UP] = &ly->up; w[XLARUN__L_DOWN] = &ly->down;
         ly->attn_norm = m->cfg.post_norms ? NULL : XLARUN__CAST(const float *, sl[XLARUN__L_ATTN_NORM].data);
@@ -3225,9 +3362,21 @@ static xlarun_status xlarun__model_build(xlarun__arena *a, const char *dir,
         ly->no_rope = m->cfg.no_rope[l];
         for (k = 0; k <= XLARUN__L_DOWN; k++) {
             ly->bias[k] = NULL;
-            if (k == XLARUN__L_ATTN_NORM || k == XLARUN__L_MLP_NORM || !xlarun__layer_slot_used(&m->cfg, k)) continue;
-            m->weight_bytes += xlarun__view(m, &sl[k], XLARUN__T_GLOBAL + XLARUN__CAST(int, l) * XLARUN__L_COUNT + k, w[k]);
-            ly->bias[k] = xlarun__layer_slot_used(&m->cfg, XLARUN__L_BIAS + k) ? XLARUN__CAST(const float *, sl[XLARUN__L_BIAS + k].data) : NULL;
+            if (k == XLARUN__L_ATTN_NORM || k == XLARUN__L_MLP_NORM || !xlarun__slot_used(&m->cfg, XLARUN__CAST(uint32_t, l), k)) continue;
+            m->weight_bytes += xlarun__view(m, &sl[k], base + k, w[k]);
+            ly->bias[k] = xlarun__slot_used(&m->cfg, XLARUN__CAST(uint32_t, l), XLARUN__L_BIAS + k) ? XLARUN__CAST(const float *, sl[XLARUN__L_BIAS + k].data) : NULL;
+        }
+        ly->experts = NULL;
+        if (m->cfg.moe[l]) { /* a token reads the router and n_experts_used experts: on average
+                                that share of all of them */
+            uint64_t all = 0;
+            int e;
+            ly->experts = XLARUN__CAST(xlarun__weight *, xlarun__alloc_ex(a, sizeof(xlarun__weight) * 3 * m->cfg.n_experts, 0, 0));
+            if (!ly->experts) return xlarun__fail(err, XLARUN_ERR_MEMORY, "model memory too small");
+            m->weight_bytes += xlarun__view(m, &sl[XLARUN__L_ROUTER], base + XLARUN__L_ROUTER, &ly->router);
+            for (e = 0; e < 3 * XLARUN__CAST(int, m->cfg.n_experts); e++)
+                all += xlarun__view(m, &sl[XLARUN__L_ROUTER + 1 + e], base + XLARUN__L_ROUTER + 1 + e, &ly->experts[e]);
+            m->weight_bytes += all / m->cfg.n_experts * m->cfg.n_experts_used;
         }
         if (m->cfg.fused) { /* Phi-3: k and v are rows of qkv_proj after q's, up rows of gate_up_proj after gate's */
             size_t qd = XLARUN__CAST(size_t, m->cfg.n_heads) * m->cfg.head_dim, kvd = XLARUN__CAST(size_t, m->cfg.n_kv_heads) * m->cfg.head_dim;
@@ -3345,10 +3494,12 @@ XLARUN_API const char *xlarun_model_dtype(const xlarun_model *m) {
     for (l = 0; l < m->cfg.n_layers; l++) {
         const xlarun__layer *ly = &m->layers[l];
         const xlarun__weight *w[7];
-        int k;
+        int k, n = ly->experts ? 4 : 7; /* the experts' matrices in place of gate, up, down */
         w[0] = &ly->q; w[1] = &ly->k; w[2] = &ly->v; w[3] = &ly->o; w[4] = &ly->gate; w[5] = &ly->up; w[6] = &ly->down;
-        for (k = 0; k < 7; k++)
+        for (k = 0; k < n; k++)
             if (strcmp(xlarun__weight_kind(w[k]), kind)) return "mixed";
+        for (k = 0; ly->experts && k < 3 * XLARUN__CAST(int, m->cfg.n_experts); k++)
+            if (strcmp(xlarun__weight_kind(&ly->experts[k]), kind)) return "mixed";
     }
     return kind;
 }
@@ -3586,6 +3737,12 @@ struct xlarun_session {
                                             thread's group, or (xlarun__attn_split_task) a KV head's */
     float *logits;                       /* [vocab_size] */
     unsigned char *xq;                   /* quantized models: n_batch int8 input rows */
+    float *router;                       /* mixture of experts: [n_batch][n_experts] router probabilities */
+    uint32_t *moe_e;                     /* [n_batch][n_experts_used]: the experts each token runs */
+    float *moe_w;                        /* [n_batch][n_experts_used]: their weights */
+    uint32_t *moe_rows;                  /* [n_batch]: the tokens of one expert */
+    float *moe_rw;                       /* [n_batch]: their weights */
+    float *moe_x, *moe_y;                /* [n_batch][hidden]: those tokens' inputs, the expert's outputs */
     uint16_t *xb16;                      /* BF16_ACTIVATIONS: n_batch bf16 input rows */
     xlarun__pool pool;
     void *own, *alloc_user;
@@ -3774,6 +3931,67 @@ static void xlarun__attention(xlarun_session *s, size_t layer, size_t n) {
         xlarun__pool_run(&s->pool, xlarun__attn_task, &at);
 }
 
+/* A sparse layer's MLP of the n rows of xin, into s->tmp, as transformers computes it: each
+   token's router logits, their softmax, the n_experts_used most probable experts (the lower
+   index first on a tie) with those probabilities as weights (divided by their sum when
+   moe_norm_topk), then from zero each expert's output times its weight added, expert by expert
+   in index order (index_add_). Each expert runs once, over the rows that chose it in token
+   order, so a prefill and token-by-token decoding give the same bits. */
+static void xlarun__moe(xlarun_session *s, const xlarun__layer *L, const float *xin, size_t n) {
+    const xlarun_config *c = &s->m->cfg;
+    size_t H = c->hidden_size, I = c->moe_intermediate_size, E = c->n_experts, K = c->n_experts_used;
+    size_t i, j, e, d;
+    xlarun__mm mm;
+    xlarun__matmul(s, &L->router, NULL, E, H, xin, n, s->router);
+    for (i = 0; i < n; i++) {
+        float *p = s->router + i * E, sum = 0.0f;
+        uint32_t *te = s->moe_e + i * K;
+        float *tw = s->moe_w + i * K;
+        xlarun_k_softmax(p, E);
+        for (j = 0; j < K; j++) { /* the largest left; taken ones are marked -1 (probabilities are >= 0) */
+            size_t best = 0;
+            for (e = 1; e < E; e++)
+                if (p[e] > p[best]) best = e;
+            te[j] = XLARUN__CAST(uint32_t, best);
+            tw[j] = p[best];
+            p[best] = -1.0f;
+            sum += tw[j];
+        }
+        if (c->moe_norm_topk)
+            for (j = 0; j < K; j++) tw[j] /= sum;
+    }
+    memset(s->tmp, 0, n * H * sizeof(float));
+    for (e = 0; e < E; e++) {
+        const float *xe = xin;
+        size_t cnt = 0, r;
+        for (i = 0; i < n; i++)
+            for (j = 0; j < K; j++)
+                if (s->moe_e[i * K + j] == e) {
+                    s->moe_rows[cnt] = XLARUN__CAST(uint32_t, i);
+                    s->moe_rw[cnt++] = s->moe_w[i * K + j];
+                }
+        if (!cnt) continue;
+        if (n > 1) { /* gather the rows */
+            for (r = 0; r < cnt; r++) memcpy(s->moe_x + r * H, xin + XLARUN__CAST(size_t, s->moe_rows[r]) * H, H * sizeof(float));
+            xe = s->moe_x;
+        }
+        memset(&mm, 0, sizeof mm);
+        mm.w[0] = &L->experts[3 * e]; mm.y[0] = s->gate; mm.rows[0] = I;
+        mm.w[1] = &L->experts[3 * e + 1]; mm.y[1] = s->up; mm.rows[1] = I;
+        mm.count = 2; mm.act = 1 + XLARUN__CAST(int, c->act); mm.K = H; mm.n = cnt; mm.x = xe;
+        xlarun__mm_run(s, &mm);
+        xlarun__matmul(s, &L->experts[3 * e + 2], NULL, H, I, s->gate, cnt, s->moe_y);
+        for (r = 0; r < cnt; r++) {
+            float *out = s->tmp + XLARUN__CAST(size_t, s->moe_rows[r]) * H, w = s->moe_rw[r];
+            const float *y = s->moe_y + r * H;
+            for (d = 0; d < H; d++) {
+                float t = y[d] * w; /* rounded, then added: index_add_ of the product */
+                out[d] += t;
+            }
+        }
+    }
+}
+
 /* n tokens (n <= n_batch) at positions pos..pos+n-1; logits of the last one. lng: longrope's
    long factors (the call reaches past the original max) */
 static void xlarun__forward(xlarun_session *s, const int32_t *ids, size_t n, int lng) {
@@ -3851,12 +4069,16 @@ static void xlarun__forward(xlarun_session *s, const int32_t *ids, size_t n, int
         if (!c->post_norms)
             for (i = 0; i < n; i++)
                 xlarun_k_rmsnorm(s->xb + i * H, s->x + i * H, L->pre_ffn_norm ? L->pre_ffn_norm : L->mlp_norm, H, c->rms_norm_eps);
-        memset(&mm, 0, sizeof mm);
-        mm.w[0] = &L->gate; mm.b[0] = L->bias[XLARUN__L_GATE]; mm.y[0] = s->gate; mm.rows[0] = I;
-        mm.w[1] = &L->up; mm.b[1] = L->bias[XLARUN__L_UP]; mm.y[1] = s->up; mm.rows[1] = I;
-        mm.count = 2; mm.act = 1 + XLARUN__CAST(int, c->act); mm.K = H; mm.n = n; mm.x = c->post_norms ? s->x : s->xb;
-        xlarun__mm_run(s, &mm);
-        xlarun__matmul(s, &L->down, L->bias[XLARUN__L_DOWN], H, I, s->gate, n, s->tmp);
+        if (L->experts) /* Mixtral, Qwen3-MoE, OLMoE: the mixture of experts */
+            xlarun__moe(s, L, c->post_norms ? s->x : s->xb, n);
+        else {
+            memset(&mm, 0, sizeof mm);
+            mm.w[0] = &L->gate; mm.b[0] = L->bias[XLARUN__L_GATE]; mm.y[0] = s->gate; mm.rows[0] = I;
+            mm.w[1] = &L->up; mm.b[1] = L->bias[XLARUN__L_UP]; mm.y[1] = s->up; mm.rows[1] = I;
+            mm.count = 2; mm.act = 1 + XLARUN__CAST(int, c->act); mm.K = H; mm.n = n; mm.x = c->post_norms ? s->x : s->xb;
+            xlarun__mm_run(s, &mm);
+            xlarun__matmul(s, &L->down, L->bias[XLARUN__L_DOWN], H, I, s->gate, n, s->tmp);
+        }
         if (L->post_ffn_norm)
             for (i = 0; i < n; i++) xlarun_k_rmsnorm(s->tmp + i * H, s->tmp + i * H, L->post_ffn_norm, H, c->rms_norm_eps);
         if (c->residual_scale != 1.0f)
@@ -3882,9 +4104,14 @@ static xlarun_status xlarun__session_build(xlarun__arena *a, const xlarun_model 
     uint32_t nb = o->n_batch ? o->n_batch : 256, nt = o->n_threads ? o->n_threads : 1;
     uint64_t kvd = XLARUN__CAST(uint64_t, c->n_kv_heads) * c->head_dim, qd = XLARUN__CAST(uint64_t, c->n_heads) * c->head_dim;
     uint64_t width = c->hidden_size, cache = 0, key_bytes = 0, per_pos;
+    /* the widest MLP (a dense layer's or an expert's), and the widest input of a matrix */
+    size_t imax = c->n_experts && c->moe_intermediate_size > c->intermediate_size ? c->moe_intermediate_size : c->intermediate_size;
+    size_t kmax = imax;
     float **bufs[9];
     uint64_t cols[9];
     int i, k;
+    if (qd > kmax) kmax = XLARUN__CAST(size_t, qd);
+    if (c->hidden_size > kmax) kmax = c->hidden_size;
     if (n_ctx > XLARUN_MAX_POSITIONS)
         return xlarun__fail(err, XLARUN_ERR_ARGUMENT, "n_ctx %u is over the limit of %u tokens", n_ctx, XLARUN_MAX_POSITIONS);
     if (nt > 512) return xlarun__fail(err, XLARUN_ERR_ARGUMENT, "n_threads %u is over the limit of 512", nt);
@@ -3933,8 +4160,8 @@ static xlarun_status xlarun__session_build(xlarun__arena *a, const xlarun_model 
     bufs[4] = &s->v; cols[4] = kvd;
     bufs[5] = &s->att; cols[5] = qd;
     bufs[6] = &s->tmp; cols[6] = width;
-    bufs[7] = &s->gate; cols[7] = c->intermediate_size;
-    bufs[8] = &s->up; cols[8] = c->intermediate_size;
+    bufs[7] = &s->gate; cols[7] = imax;
+    bufs[8] = &s->up; cols[8] = imax;
     for (i = 0; i < 9; i++) {
         *bufs[i] = XLARUN__CAST(float *, xlarun__alloc_ex(a, XLARUN__CAST(size_t, nb * cols[i] * sizeof(float)), 0, 1));
         if (!*bufs[i] && !xlarun__measuring(a)) return xlarun__no_room(a, "session", err);
@@ -3954,15 +4181,23 @@ static xlarun_status xlarun__session_build(xlarun__arena *a, const xlarun_model 
     s->scores = XLARUN__CAST(float *, xlarun__alloc_ex(a, XLARUN__CAST(size_t, nt > 1 && c->n_kv_heads % nt && c->n_kv_heads > nt ? c->n_kv_heads : nt) *
                                                           (c->n_heads / c->n_kv_heads) * s->lds * sizeof(float), 0, 1));
     s->logits = XLARUN__CAST(float *, xlarun__alloc_ex(a, XLARUN__CAST(size_t, c->vocab_size) * sizeof(float), 0, 1));
-    if (m->quantized) { /* int8 input rows for the widest K: hidden, intermediate or q width */
-        size_t kmax = c->hidden_size > c->intermediate_size ? c->hidden_size : c->intermediate_size;
-        if (qd > kmax) kmax = XLARUN__CAST(size_t, qd);
+    if (c->n_experts) { /* the routing, and one expert's tokens */
+        size_t E = c->n_experts, K = c->n_experts_used;
+        s->router = XLARUN__CAST(float *, xlarun__alloc_ex(a, XLARUN__CAST(size_t, nb) * E * sizeof(float), 0, 1));
+        s->moe_e = XLARUN__CAST(uint32_t *, xlarun__alloc_ex(a, XLARUN__CAST(size_t, nb) * K * sizeof(uint32_t), 0, 1));
+        s->moe_w = XLARUN__CAST(float *, xlarun__alloc_ex(a, XLARUN__CAST(size_t, nb) * K * sizeof(float), 0, 1));
+        s->moe_rows = XLARUN__CAST(uint32_t *, xlarun__alloc_ex(a, XLARUN__CAST(size_t, nb) * sizeof(uint32_t), 0, 1));
+        s->moe_rw = XLARUN__CAST(float *, xlarun__alloc_ex(a, XLARUN__CAST(size_t, nb) * sizeof(float), 0, 1));
+        s->moe_x = XLARUN__CAST(float *, xlarun__alloc_ex(a, XLARUN__CAST(size_t, nb * width * sizeof(float)), 0, 1));
+        s->moe_y = XLARUN__CAST(float *, xlarun__alloc_ex(a, XLARUN__CAST(size_t, nb * width * sizeof(float)), 0, 1));
+        if (!xlarun__measuring(a) && (!s->router || !s->moe_e || !s->moe_w || !s->moe_rows || !s->moe_rw || !s->moe_x || !s->moe_y))
+            return xlarun__no_room(a, "session", err);
+    }
+    if (m->quantized) { /* int8 input rows for the widest K */
         s->xq = XLARUN__CAST(unsigned char *, xlarun__alloc_ex(a, XLARUN__CAST(size_t, nb) * xlarun_k_qact_bytes(kmax), 0, 1));
         if (!s->xq && !xlarun__measuring(a)) return xlarun__no_room(a, "session", err);
     }
     if (o->precision == XLARUN_PRECISION_BF16_ACTIVATIONS) { /* bf16 input rows, widest K */
-        size_t kmax = c->hidden_size > c->intermediate_size ? c->hidden_size : c->intermediate_size;
-        if (qd > kmax) kmax = XLARUN__CAST(size_t, qd);
         s->xb16 = XLARUN__CAST(uint16_t *, xlarun__alloc_ex(a, XLARUN__CAST(size_t, nb) * kmax * sizeof(uint16_t), 0, 1));
         if (!s->xb16 && !xlarun__measuring(a)) return xlarun__no_room(a, "session", err);
     } else if (o->precision != XLARUN_PRECISION_EXACT)
@@ -8775,7 +9010,7 @@ static xlarun_status xlarun__qplan_all(xlarun__qctx *q, xlarun__qbuf *hb, xlarun
             p = &q->plan[q->n_plan++];
             memset(p, 0, sizeof *p);
             q->total += t->nbytes;
-            p->quant = slot >= 0 && xlarun__is_matrix_slot(slot) &&
+            p->quant = slot >= 0 && xlarun__is_matrix_slot(&q->m->cfg, slot) && !(xlarun__slot_kind(&q->m->cfg, slot) == XLARUN__L_ROUTER) &&
                        !(q->opt->keep_embeddings && (slot == XLARUN__T_EMBED || slot == XLARUN__T_LM_HEAD));
             if (p->quant && t->shape[1] % XLARUN_K_QBLOCK) { p->quant = 0; kept_odd = 1; }
             if (p->quant) {
@@ -9035,7 +9270,7 @@ XLARUN_API xlarun_status xlarun_quantize(const char *src, const char *dst, const
         q.shards = XLARUN__CAST(const char **, xlarun__alloc_ex(&q.a, sizeof(char *) * XLARUN__MAX_SHARDS, 0, 0));
         L.a = &q.a;
         L.m = q.m;
-        L.n_slots = XLARUN__T_GLOBAL + XLARUN__CAST(int, q.m->cfg.n_layers) * XLARUN__L_COUNT;
+        L.n_slots = XLARUN__T_GLOBAL + XLARUN__CAST(int, q.m->cfg.n_layers) * xlarun__stride(&q.m->cfg);
         L.slots = XLARUN__CAST(xlarun__slot *, xlarun__alloc_ex(&q.a, sizeof(xlarun__slot) * XLARUN__CAST(size_t, L.n_slots), 0, 0));
         if (!q.shards || !L.slots) st = xlarun__fail(err, XLARUN_ERR_MEMORY, "out of memory");
     }

@@ -845,7 +845,7 @@ static void test_model_config(void) {
 
     /* what kind of model */
     CFG(NULL, "\"architectures\": [\"PhiForCausalLM\"]", XLARUN_ERR_UNSUPPORTED,
-        "config.json: architecture 'PhiForCausalLM' is not supported (supported: LlamaForCausalLM, MistralForCausalLM, Qwen2ForCausalLM, Qwen3ForCausalLM, Gemma3ForCausalLM, Gemma2ForCausalLM, GemmaForCausalLM, Phi3ForCausalLM, SmolLM3ForCausalLM, GraniteForCausalLM, Olmo2ForCausalLM)");
+        "config.json: architecture 'PhiForCausalLM' is not supported (supported: LlamaForCausalLM, MistralForCausalLM, Qwen2ForCausalLM, Qwen3ForCausalLM, Gemma3ForCausalLM, Gemma2ForCausalLM, GemmaForCausalLM, Phi3ForCausalLM, SmolLM3ForCausalLM, GraniteForCausalLM, Olmo2ForCausalLM, MixtralForCausalLM, Qwen3MoeForCausalLM, OlmoeForCausalLM)");
     CFG(NULL, "\"architectures\": [\"Qwen2ForCausalLM\"]", XLARUN_ERR_FORMAT,
         "config.json: model_type 'llama' and 'architectures' name different models");
     CFG(NULL, "\"architectures\": [\"LlamaForCausalLM\", \"MistralForCausalLM\"]", XLARUN_ERR_FORMAT,
@@ -903,7 +903,7 @@ static void test_model_config(void) {
     CFG(NULL, "\"architectures\": [\"LlamaForCausalLM\", \"LlamaForSequenceClassification\"]", XLARUN_ERR_UNSUPPORTED,
         "architecture 'LlamaForSequenceClassification' is not supported");
     CFG(NULL, "\"architectures\": \"LlamaForCausalLM\"", XLARUN_ERR_FORMAT, "config.json: 'architectures' must be a list");
-    CFG(NULL, "\"model_type\": \"phi\"", XLARUN_ERR_UNSUPPORTED, "config.json: model_type 'phi' is not supported (supported: llama, mistral, qwen2, qwen3, gemma3_text, gemma2, gemma, phi3, smollm3, granite, olmo2)");
+    CFG(NULL, "\"model_type\": \"phi\"", XLARUN_ERR_UNSUPPORTED, "config.json: model_type 'phi' is not supported (supported: llama, mistral, qwen2, qwen3, gemma3_text, gemma2, gemma, phi3, smollm3, granite, olmo2, mixtral, qwen3_moe, olmoe)");
     /* Qwen2: names that agree, head_dim as transformers 4.46 derives it, no per-layer window,
        Qwen2Config's 32 KV heads when the key is missing (MistralConfig's 8 for Mistral) */
 #define QWEN2 "\"model_type\": \"qwen2\", \"architectures\": [\"Qwen2ForCausalLM\"]"
@@ -1337,7 +1337,7 @@ static void test_model_gemma(void) {
     gem_case(base, "\"hidden_activation\": \"gelu_pytorch_tanh\"", "\"hidden_activation\": \"gelu\"", XLARUN_ERR_UNSUPPORTED,
              "config.json: hidden_activation 'gelu' is not supported (supported: gelu_pytorch_tanh)", __LINE__);
     gem_case(base, "\"model_type\": \"gemma3_text\"", "\"model_type\": \"gemma3\"", XLARUN_ERR_UNSUPPORTED,
-             "config.json: model_type 'gemma3' is not supported (supported: llama, mistral, qwen2, qwen3, gemma3_text, gemma2, gemma, phi3, smollm3, granite, olmo2)", __LINE__);
+             "config.json: model_type 'gemma3' is not supported (supported: llama, mistral, qwen2, qwen3, gemma3_text, gemma2, gemma, phi3, smollm3, granite, olmo2, mixtral, qwen3_moe, olmoe)", __LINE__);
     gem_case(base, "\"query_pre_attn_scalar\": 24", "\"query_pre_attn_scalar\": 0", XLARUN_ERR_FORMAT,
              "config.json: 'query_pre_attn_scalar' must be a number in (0, 1e+30), found 0", __LINE__);
     gem_case(base, "\"final_logit_softcapping\": null", "\"final_logit_softcapping\": 0", XLARUN_ERR_FORMAT,
@@ -1642,6 +1642,122 @@ static void test_model_gemma(void) {
                          "missing tensor 'model.layers.1.post_feedforward_layernorm.weight' (Olmo2ForCausalLM normalizes the MLP's output)", __LINE__);
             }
         }
+    }
+    free(w);
+    free(base);
+}
+
+/* a tensor name in the first 64 KB of a safetensors file (its header), or NULL */
+static char *find_name(unsigned char *w, size_t n, const char *name) {
+    size_t i, len = strlen(name);
+    for (i = 0; i + len < n && i < 65536; i++)
+        if (!memcmp(w + i, name, len)) return (char *)w + i;
+    return NULL;
+}
+
+/* the mixtures of experts: their keys and defaults, each refusal by name, missing and misshapen
+   experts and routers by name */
+static void test_model_moe(void) {
+    size_t n, nc;
+    unsigned char *w;
+    char *base, *at;
+    xlarun_config ref, c; /* in test_model_gemma's folder mg */
+    /* Mixtral: every layer sparse, always renormalized, its names */
+    w = slurp(FIX "mixtral-f32/model.safetensors", &n);
+    base = (char *)slurp(FIX "mixtral-f32/config.json", &nc);
+    spit(tpath("mg/model.safetensors"), w, n);
+    if (gem_config(base, NULL, NULL, &ref)) {
+        CHECK(ref.arch == XLARUN_ARCH_MIXTRAL && ref.n_experts == 4 && ref.n_experts_used == 2 && ref.moe_norm_topk &&
+              ref.moe_intermediate_size == 96 && ref.moe[0] && ref.moe[1] && ref.sliding_window == 20 && !ref.qk_norm);
+        CHECK(gem_config(base, "  \"num_local_experts\": 4,\n", "  \"num_local_experts\": 4,\n  \"norm_topk_prob\": false,\n", &c) &&
+              c.moe_norm_topk); /* Mixtral has no such key: always renormalized */
+        gem_case(base, "\"num_experts_per_tok\": 2", "\"num_experts_per_tok\": 5", XLARUN_ERR_FORMAT,
+                 "config.json: num_experts_per_tok 5 is more than num_local_experts 4", __LINE__);
+        gem_case(base, "\"num_experts_per_tok\": 2", "\"num_experts_per_tok\": 0", XLARUN_ERR_FORMAT,
+                 "config.json: 'num_experts_per_tok' must be an integer in 1..1024, found 0", __LINE__);
+        gem_case(base, "\"num_local_experts\": 4", "\"num_local_experts\": 2000", XLARUN_ERR_FORMAT,
+                 "config.json: 'num_local_experts' must be an integer in 1..1024, found 2000", __LINE__);
+        gem_case(base, "\"num_local_experts\": 4", "\"num_local_experts\": 5", XLARUN_ERR_MODEL, /* the router's rows first */
+                 "tensor 'model.layers.0.block_sparse_moe.gate.weight' has shape [4,64], but config.json implies [5,64]", __LINE__);
+        gem_case(base, "\"num_local_experts\": 4", "\"num_local_experts\": 3", XLARUN_ERR_MODEL,
+                 "tensor 'model.layers.0.block_sparse_moe.gate.weight' has shape [4,64], but config.json implies [3,64]", __LINE__);
+        gem_case(base, "\"intermediate_size\": 96", "\"intermediate_size\": 64", XLARUN_ERR_MODEL,
+                 "tensor 'model.layers.0.block_sparse_moe.experts.0.w1.weight' has shape [96,64], but config.json implies [64,64]", __LINE__);
+        gem_case(base, "\"rope_theta\": 10000.0", "\"rope_theta\": 10000.0, \"rope_scaling\": {\"rope_type\": \"linear\", \"factor\": 2.0}",
+                 XLARUN_ERR_UNSUPPORTED, "config.json: rope type 'linear' with MixtralForCausalLM is not supported", __LINE__);
+        CHECK(gem_config(base, "  \"sliding_window\": 20,\n", "", &c) && c.sliding_window == 0); /* MixtralConfig's none */
+        CHECK(gem_config(base, "  \"rope_theta\": 10000.0,\n", "", &c) && c.rope_theta == 1e6f);
+        if ((at = find_name(w, n, "layers.1.block_sparse_moe.experts.3.w2.")) != NULL) {
+            at[35] = 'x'; /* experts.3xw2: not read, and w2 missing */
+            spit(tpath("mg/model.safetensors"), w, n);
+            gem_case(base, NULL, NULL, XLARUN_ERR_MODEL,
+                     "missing tensor 'model.layers.1.block_sparse_moe.experts.3.w2.weight' (layer 1 is a mixture of 4 experts)", __LINE__);
+            at[35] = '.';
+        } else CHECK(0);
+        if ((at = find_name(w, n, "layers.0.block_sparse_moe.gate.weight")) != NULL) {
+            at[26] = 'q'; /* qate */
+            spit(tpath("mg/model.safetensors"), w, n);
+            gem_case(base, NULL, NULL, XLARUN_ERR_MODEL,
+                     "missing tensor 'model.layers.0.block_sparse_moe.gate.weight' (layer 0 is a mixture of 4 experts; this is its router)", __LINE__);
+            at[26] = 'g';
+        } else CHECK(0);
+        spit(tpath("mg/model.safetensors"), w, n);
+    }
+    free(w);
+    free(base);
+    /* Qwen3-MoE: sparse and dense layers by decoder_sparse_step and mlp_only_layers */
+    w = slurp(FIX "qwen3moe-f32/model.safetensors", &n);
+    base = (char *)slurp(FIX "qwen3moe-f32/config.json", &nc);
+    spit(tpath("mg/model.safetensors"), w, n);
+    if (gem_config(base, NULL, NULL, &ref)) {
+        CHECK(ref.arch == XLARUN_ARCH_QWEN3_MOE && ref.n_experts == 8 && ref.n_experts_used == 3 && ref.moe_norm_topk &&
+              ref.moe_intermediate_size == 48 && ref.intermediate_size == 128 && ref.moe[0] && !ref.moe[1] && ref.moe[2] &&
+              ref.qk_norm == 1 && ref.head_dim == 32);
+        CHECK(gem_config(base, "\"mlp_only_layers\": [\n    1\n  ]", "\"mlp_only_layers\": [1, 7, 4000000000]", &c) && !c.moe[1] && c.moe[2]);
+        gem_case(base, "\"mlp_only_layers\": [\n    1\n  ]", "\"mlp_only_layers\": []", XLARUN_ERR_MODEL,
+                 "missing tensor 'model.layers.1.mlp.gate.weight' (layer 1 is a mixture of 8 experts; this is its router)", __LINE__);
+        gem_case(base, "\"mlp_only_layers\": [\n    1\n  ]", "\"mlp_only_layers\": [0, 1]", XLARUN_ERR_MODEL,
+                 "missing tensor 'model.layers.0.mlp.gate_proj.weight' (layer 0 has a dense MLP: mlp_only_layers, decoder_sparse_step)", __LINE__);
+        gem_case(base, "\"mlp_only_layers\": [\n    1\n  ]", "\"mlp_only_layers\": [1.5]", XLARUN_ERR_FORMAT,
+                 "config.json: 'mlp_only_layers' must be a list of layer numbers", __LINE__);
+        gem_case(base, "\"mlp_only_layers\": [\n    1\n  ]", "\"mlp_only_layers\": 1", XLARUN_ERR_FORMAT,
+                 "config.json: 'mlp_only_layers' must be a list of layer numbers", __LINE__);
+        gem_case(base, "\"decoder_sparse_step\": 1", "\"decoder_sparse_step\": 0", XLARUN_ERR_FORMAT,
+                 "config.json: 'decoder_sparse_step' must be an integer in 1..1024, found 0", __LINE__);
+        gem_case(base, "\"decoder_sparse_step\": 1", "\"decoder_sparse_step\": 2", XLARUN_ERR_MODEL, /* layer 0 dense then */
+                 "missing tensor 'model.layers.0.mlp.gate_proj.weight' (layer 0 has a dense MLP", __LINE__);
+        gem_case(base, "\"num_experts\": 8", "\"num_experts\": 0", XLARUN_ERR_MODEL, /* every layer dense */
+                 "missing tensor 'model.layers.0.mlp.gate_proj.weight'", __LINE__);
+        gem_case(base, "\"moe_intermediate_size\": 48", "\"moe_intermediate_size\": 32", XLARUN_ERR_MODEL,
+                 "tensor 'model.layers.0.mlp.experts.0.down_proj.weight' has shape [64,48], but config.json implies [64,32]", __LINE__);
+        gem_case(base, "\"use_sliding_window\": false", "\"use_sliding_window\": true", XLARUN_ERR_UNSUPPORTED,
+                 "config.json: use_sliding_window true (Qwen's window on the upper layers) is not supported", __LINE__);
+        CHECK(gem_config(base, "\"sliding_window\": null", "\"sliding_window\": 4096", &c) && c.sliding_window == 0); /* unused without use_sliding_window */
+        CHECK(gem_config(base, "  \"norm_topk_prob\": true,\n", "", &c) && !c.moe_norm_topk); /* Qwen3MoeConfig's default */
+        if ((at = find_name(w, n, "layers.2.mlp.experts.7.up_proj.")) != NULL) {
+            at[23] = 'q'; /* qp_proj */
+            spit(tpath("mg/model.safetensors"), w, n);
+            gem_case(base, NULL, NULL, XLARUN_ERR_MODEL,
+                     "missing tensor 'model.layers.2.mlp.experts.7.up_proj.weight' (layer 2 is a mixture of 8 experts)", __LINE__);
+            at[23] = 'u';
+        } else CHECK(0);
+    }
+    free(w);
+    free(base);
+    /* OLMoE: whole-vector q/k norms with the usual norms, no renormalization by default */
+    w = slurp(FIX "olmoe-f32/model.safetensors", &n);
+    base = (char *)slurp(FIX "olmoe-f32/config.json", &nc);
+    spit(tpath("mg/model.safetensors"), w, n);
+    if (gem_config(base, NULL, NULL, &ref)) {
+        CHECK(ref.arch == XLARUN_ARCH_OLMOE && ref.n_experts == 6 && ref.n_experts_used == 2 && !ref.moe_norm_topk &&
+              ref.qk_norm == 2 && !ref.post_norms && ref.moe[0] && ref.moe[1]);
+        gem_case(base, "\"clip_qkv\": null", "\"clip_qkv\": 8.0", XLARUN_ERR_UNSUPPORTED,
+                 "config.json: clip_qkv (OLMoE's clamp of q, k and v) is not supported; null means none", __LINE__);
+        gem_case(base, "\"num_key_value_heads\": 2", "\"num_key_value_heads\": 2, \"head_dim\": 8", XLARUN_ERR_UNSUPPORTED,
+                 "config.json: head_dim 8 with OlmoeForCausalLM is not supported (it must be hidden_size / num_attention_heads, 16)", __LINE__);
+        CHECK(gem_config(base, "  \"num_experts_per_tok\": 2,\n", "  \"num_experts_per_tok\": 6,\n", &c) && c.n_experts_used == 6);
+        gem_case(base, "  \"num_experts\": 6,\n", "", XLARUN_ERR_MODEL, /* OlmoeConfig's 64 */
+                 "tensor 'model.layers.0.mlp.gate.weight' has shape [6,64], but config.json implies [64,64]", __LINE__);
     }
     free(w);
     free(base);
@@ -2790,6 +2906,7 @@ int main(void) {
     test_model_tensors();
     test_model_biases();
     test_model_gemma();
+    test_model_moe();
     test_model_sharded();
     test_api_model();
     test_io();

@@ -351,7 +351,7 @@ static int all_finite(const float *x, size_t n) {
    (2..3 blocks) and many near-ties, the worst case for block quantization; the measured values
    are printed, and README.md has those of a Llama-3.2-1B-shaped model */
 static void test_models(void) {
-    static const char *names[] = {"llama32", "llama2", "mqa", "odd", "mistral", "qwen2", "biased", "qwen3", "gemma3", "gemma2", "gemma", "phi3", "phi3lr", "smollm3", "granite", "olmo2"};
+    static const char *names[] = {"llama32", "llama2", "mqa", "odd", "mistral", "qwen2", "biased", "qwen3", "gemma3", "gemma2", "gemma", "phi3", "phi3lr", "smollm3", "granite", "olmo2", "mixtral", "qwen3moe", "olmoe"};
     int f, q;
     printf("quant: accuracy vs bf16, teacher-forced on prompt + greedy ids (top-1 agreement, mean KL)\n");
     for (f = 0; f < (int)(sizeof names / sizeof *names); f++) {
@@ -420,11 +420,23 @@ static void test_models(void) {
                    agrees on 87.2% at KL 0.0168: its q8_0 weights in transformers with the inputs
                    of every Linear rounded to int8 per block of 32 as xlarun's kernels do gave
                    92.3% at KL 0.0163 over the same 78 positions (weights alone: 94.9%, 0.0090),
-                   so it gets mistral's top-1 floor */
-                int loose = !strcmp(names[f], "mistral") || !strcmp(names[f], "smollm3"), gem = !strcmp(names[f], "gemma3"), gem1 = !strcmp(names[f], "gemma");
+                   so it gets mistral's top-1 floor. The mixtures of experts move further, since
+                   rounding can choose another expert for a token; the same quantization in
+                   transformers 4.57.1 (weights as build/quantize rounds them, the router kept, every
+                   other Linear's input rounded to int8 per block of 32) gave, against the bf16
+                   model over the same 78 positions: mixtral q8 89.7% at KL 0.0241 (xlarun 88.5%,
+                   0.0219; with kept embeddings both 92.3%, 0.0271), q4 41.0% at 1.65 (xlarun the
+                   same); qwen3moe q8 82.1% at 0.127 (xlarun 83.3%, 0.126), q8 kept 84.6% at 0.0444
+                   (85.9%, 0.0442), q4 17.9% at 3.59 (16.7%, 3.56); olmoe q8 96.2% at 0.0167 (the
+                   same). So mixtral gets mistral's top-1 floor and qwen3moe, whose experts are
+                   48 wide and whose routing moves most, gemma3's q8 top-1 floor, a q8 KL floor of
+                   0.2 and a q4 floor near chance */
+                int qmoe = !strcmp(names[f], "qwen3moe");
+                int loose = !strcmp(names[f], "mistral") || !strcmp(names[f], "smollm3") || !strcmp(names[f], "mixtral");
+                int gem = !strcmp(names[f], "gemma3") || qmoe, gem1 = !strcmp(names[f], "gemma");
                 if (type == XLARUN_QUANT_Q8_0)
-                    CHECKF(top1 >= (gem ? 0.75 : loose ? 0.80 : 0.90) && kl < (gem ? 0.1 : 0.03), "%s: top-1 %.3f, KL %.3g", nm, top1, kl);
-                else CHECKF(top1 >= (gem ? 0.15 : gem1 ? 0.20 : loose ? 0.25 : 0.30) && kl < (gem ? 2.6 : 2.5), "%s: top-1 %.3f, KL %.3g", nm, top1, kl);
+                    CHECKF(top1 >= (gem ? 0.75 : loose ? 0.80 : 0.90) && kl < (qmoe ? 0.2 : gem ? 0.1 : 0.03), "%s: top-1 %.3f, KL %.3g", nm, top1, kl);
+                else CHECKF(top1 >= (qmoe ? 0.10 : gem ? 0.15 : gem1 ? 0.20 : loose ? 0.25 : 0.30) && kl < (qmoe ? 4.0 : gem ? 2.6 : 2.5), "%s: top-1 %.3f, KL %.3g", nm, top1, kl);
             }
             /* determinism: prefill pieces, threads, streamed loading: the same bits */
             for (ci = 0; ci < 4; ci++) {

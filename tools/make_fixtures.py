@@ -58,6 +58,10 @@ try:   # transformers >= 4.47 (the olmo2 family only)
     from transformers import Olmo2Config, Olmo2ForCausalLM
 except ImportError:
     Olmo2Config = Olmo2ForCausalLM = None
+try:   # mixture of experts: Qwen3-MoE from 4.51, OLMoE from 4.45 (their families are made with 4.57.1)
+    from transformers import MixtralConfig, MixtralForCausalLM, Qwen3MoeConfig, Qwen3MoeForCausalLM, OlmoeConfig, OlmoeForCausalLM
+except ImportError:
+    MixtralConfig = MixtralForCausalLM = Qwen3MoeConfig = Qwen3MoeForCausalLM = OlmoeConfig = OlmoeForCausalLM = None
 try:   # transformers >= 4.53 (the smollm3 family only)
     from transformers import SmolLM3Config, SmolLM3ForCausalLM
 except ImportError:
@@ -234,6 +238,32 @@ CONFIGS["olmo2"] = (dict(vocab_size=320, hidden_size=64, intermediate_size=112, 
                          num_attention_heads=4, num_key_value_heads=2, rope_theta=10000.0, rms_norm_eps=1e-6,
                          max_position_embeddings=256, bos_token_id=1, eos_token_id=2, pad_token_id=0),
                     31, 10010, 191, 4.0)
+# Mixtral (MixtralForCausalLM, transformers 4.57.1): Mistral (here with a window of 20 under the
+# 31-token prompt) whose MLP is a mixture of 4 experts (w1 gate, w3 up, w2 down), 2 per token,
+# their router probabilities renormalized; GQA, untied
+CONFIGS["mixtral"] = (dict(vocab_size=320, hidden_size=64, intermediate_size=96, num_hidden_layers=2,
+                           num_attention_heads=4, num_key_value_heads=2, rope_theta=10000.0, sliding_window=20,
+                           num_local_experts=4, num_experts_per_tok=2, rms_norm_eps=1e-5,
+                           max_position_embeddings=256, bos_token_id=1, eos_token_id=2, pad_token_id=0),
+                      31, 10020, 201, 4.0)
+# Qwen3-MoE (Qwen3MoeForCausalLM, transformers 4.57.1): Qwen3 (per-head q and k norms; head_dim 32
+# != H/nh, as Qwen3-30B-A3B's 128 x 32 != 2048) with 8 experts of moe_intermediate_size 48, 3 per
+# token, renormalized (norm_topk_prob, as the hub's); the middle layer of three dense
+# (mlp_only_layers, intermediate_size 128)
+CONFIGS["qwen3moe"] = (dict(vocab_size=320, hidden_size=64, intermediate_size=128, moe_intermediate_size=48,
+                            num_hidden_layers=3, num_attention_heads=4, num_key_value_heads=2, head_dim=32,
+                            num_experts=8, num_experts_per_tok=3, norm_topk_prob=True, decoder_sparse_step=1,
+                            mlp_only_layers=[1], rope_theta=10000.0, rms_norm_eps=1e-6, tie_word_embeddings=False,
+                            max_position_embeddings=256, bos_token_id=1, eos_token_id=2, pad_token_id=0),
+                       31, 10030, 211, 4.0)
+# OLMoE (OlmoeForCausalLM, transformers 4.57.1): Llama's norms, q and k RMS-normalized whole (as
+# OLMo 2), a mixture of 6 experts, 2 per token, not renormalized (norm_topk_prob false, as the
+# hub's OLMoE-1B-7B); GQA, untied
+CONFIGS["olmoe"] = (dict(vocab_size=320, hidden_size=64, intermediate_size=48, num_hidden_layers=2,
+                         num_attention_heads=4, num_key_value_heads=2, num_experts=6, num_experts_per_tok=2,
+                         norm_topk_prob=False, rope_theta=10000.0, rms_norm_eps=1e-5,
+                         max_position_embeddings=256, bos_token_id=1, eos_token_id=2, pad_token_id=0),
+                    31, 10040, 221, 4.0)
 PHI3LR = CONFIGS["phi3lr"][0]
 CONFIGS["phi3mix"] = (PHI3LR, 100, 9950, 151, 4.0)
 CONFIGS["phi3long"] = (PHI3LR, 150, 9970, 161, 4.0)
@@ -245,6 +275,8 @@ ARCH = {"mistral": (MistralConfig, MistralForCausalLM), "qwen2": (Qwen2Config, Q
         "phi3mix": (Phi3Config, Phi3ForCausalLM), "phi3long": (Phi3Config, Phi3ForCausalLM),
         "qwen3": (Qwen3Config, Qwen3ForCausalLM), "smollm3": (SmolLM3Config, SmolLM3ForCausalLM),
         "granite": (GraniteConfig, GraniteForCausalLM), "olmo2": (Olmo2Config, Olmo2ForCausalLM),
+        "mixtral": (MixtralConfig, MixtralForCausalLM), "qwen3moe": (Qwen3MoeConfig, Qwen3MoeForCausalLM),
+        "olmoe": (OlmoeConfig, OlmoeForCausalLM),
         "gemma3": (Gemma3TextConfig, Gemma3ForCausalLM), "gemma2": (Gemma2Config, Gemma2ForCausalLM)}   # the rest: Llama
 # families whose model class needs other versions than PINNED: made only with --only, under these
 # (python3 -m venv --system-site-packages V && V/bin/pip install transformers==4.51.3;
@@ -252,6 +284,7 @@ ARCH = {"mistral": (MistralConfig, MistralForCausalLM), "qwen2": (Qwen2Config, Q
 FAMILY_PINS = {"qwen3": {"transformers": "4.51.3"}, "gemma3": {"transformers": "4.57.1"}, "gemma2": {"transformers": "4.57.1"},
                "gemma": {"transformers": "4.57.1"}, "phi3": {"transformers": "4.57.1"}, "phi3lr": {"transformers": "4.57.1"},
                "phi3long": {"transformers": "4.57.1"}, "smollm3": {"transformers": "4.57.1"}, "olmo2": {"transformers": "4.57.1"},
+               "mixtral": {"transformers": "4.57.1"}, "qwen3moe": {"transformers": "4.57.1"}, "olmoe": {"transformers": "4.57.1"},
                # 4.57.1's generate() with eager attention drops the cache at the crossing but not its
                # cache_position and then matches neither this loop nor a forward over the sequence
                # (with sdpa it matches); 5.23.0's matches with either
@@ -289,7 +322,7 @@ def fill_weights(model, cfg, seed, logit_std, qk_scale=1.0):
 
     embeddings / lm_head: N(0, (logit_std/sqrt(H))^2) -> logits std ~ logit_std (RMSNorm output
     has RMS ~1); projections: N(0, (gain/sqrt(fan_in))^2), gain 1.5 for q/k (peaked attention),
-    3.0 for o_proj/down_proj (the layers, not the current token's embedding, dominate the
+    3.0 for o_proj/down_proj (Mixtral's w2; the layers, not the current token's embedding, dominate the
     residual stream; otherwise tied models just repeat their last token) and 1.0 for v/gate/up;
     norms: 1 + 0.1*N(0,1) (Qwen3's q_norm/k_norm twice that; Gemma's norms multiply by 1 + w, so
     theirs are stored 1 less, and its norms on the attention's and the MLP's output scale by
@@ -316,7 +349,7 @@ def fill_weights(model, cfg, seed, logit_std, qk_scale=1.0):
                 w = (logit_std / math.sqrt(H)) * rng.standard_normal(shape, dtype=np.float32)
             else:
                 gain = (1.5 if ("q_proj" in name or "k_proj" in name) else
-                        (24.0 if cfg.model_type == "gemma" else 3.0) if ("o_proj" in name or "down_proj" in name) else 1.0)
+                        (24.0 if cfg.model_type == "gemma" else 3.0) if ("o_proj" in name or "down_proj" in name or name.endswith(".w2.weight")) else 1.0)
                 w = (gain / math.sqrt(shape[1])) * rng.standard_normal(shape, dtype=np.float32)
             if name.endswith("qkv_proj.weight"):   # q's and k's rows, before v's
                 w[:(cfg.num_attention_heads + cfg.num_key_value_heads) * (cfg.hidden_size // cfg.num_attention_heads)] *= qk_scale
@@ -359,6 +392,25 @@ def stats(toks, logits):
                 longest_run=max(len(list(g)) for _, g in itertools.groupby(toks)))
 
 
+MIN_ROUTER_GAP = 1e-4  # mixture of experts: required gap between the last chosen and the first
+                       # unchosen expert's probability, every token and layer, every dtype
+
+
+@torch.no_grad()
+def router_gap(model, prompt, toks):
+    """Mixture of experts: the smallest gap between the num_experts_per_tok-th and the next
+    router probability over every sparse layer and position of one forward over the sequence
+    (None for a dense model). A gap near 0 would let rounding choose another expert."""
+    k = getattr(model.config, "num_experts_per_tok", None)
+    if not k:
+        return None
+    out = model(input_ids=torch.tensor([prompt + toks[:-1]]), output_router_logits=True)
+    gaps = [float((p[:, k - 1] - p[:, k]).min())
+            for p in (torch.sort(torch.softmax(r.float(), -1), -1, descending=True).values for r in out.router_logits)]
+    assert len(gaps) == sum(1 for m in model.modules() if type(m).__name__.endswith("SparseMoeBlock"))
+    return min(gaps)
+
+
 def rounded(model, dtype):
     """The model whose weights are `model`'s rounded to dtype, upcast back to f32."""
     if dtype == torch.float32:
@@ -379,9 +431,13 @@ def choose_seed(name, kw, plen, base_seed, prompt_seed, logit_std):
         model.eval()
         ok, worst = True, []
         for dn, dt in DTYPES:
-            s = stats(*greedy(rounded(model, dt), prompt))
-            worst.append((dn, round(s["min_margin"], 5), s["distinct"], s["longest_run"]))
-            if s["min_margin"] < MIN_MARGIN or s["distinct"] < MIN_DISTINCT or s["longest_run"] > MAX_RUN:
+            rm = rounded(model, dt)
+            toks, logits = greedy(rm, prompt)
+            s = stats(toks, logits)
+            gap = router_gap(rm, prompt, toks)
+            worst.append((dn, round(s["min_margin"], 5), s["distinct"], s["longest_run"]) + (() if gap is None else (gap,)))
+            if s["min_margin"] < MIN_MARGIN or s["distinct"] < MIN_DISTINCT or s["longest_run"] > MAX_RUN or \
+                    (gap is not None and gap < MIN_ROUTER_GAP):
                 ok = False
                 break
         if ok:
@@ -410,7 +466,7 @@ def save_folder(model, dt, folder, sharded, drop_head_dim):
         p = os.path.join(folder, "config.json")
         with open(p) as f:
             c = json.load(f)
-        assert c.get("head_dim", c["hidden_size"] // c["num_attention_heads"]) == c["hidden_size"] // c["num_attention_heads"]
+        assert (c.get("head_dim") or c["hidden_size"] // c["num_attention_heads"]) == c["hidden_size"] // c["num_attention_heads"]
         c.pop("head_dim", None)
         with open(p, "w") as f:
             json.dump(c, f, indent=2, sort_keys=True)
@@ -444,6 +500,7 @@ def oracle(folder, name, dn, seed, prompt, check_generate):
     assert model.config._attn_implementation == "eager"
     toks, logits = greedy(model, prompt)
     s = stats(toks, logits)
+    gap = router_gap(model, prompt, toks)
     assert torch.equal(torch.argmax(logits, dim=-1), torch.tensor(toks))
     gen_note = "not checked"
     if check_generate:
@@ -474,6 +531,8 @@ def oracle(folder, name, dn, seed, prompt, check_generate):
                      "attn_implementation=eager), KV-cached greedy, torch.argmax",
         "generate_check": gen_note,
     }
+    if gap is not None:
+        meta["min_router_gap"] = repr(gap)
     save_file({"prompt": torch.tensor(prompt, dtype=torch.int32),
                "greedy": torch.tensor(toks, dtype=torch.int32),
                "logits": logits.contiguous().to(torch.float32)},
@@ -517,10 +576,14 @@ def numpy_reference(folder):
     for k in [k for k in W if k.endswith("gate_up_proj.weight")]:   # gate rows, then up rows
         p = k[:-len("gate_up_proj.weight")]
         W[p + "gate_proj.weight"], W[p + "up_proj.weight"] = np.split(W.pop(k), 2)
+    for k in [k for k in W if ".block_sparse_moe." in k]:   # Mixtral's names: w1 gate, w3 up, w2 down
+        W[k.replace(".block_sparse_moe.", ".mlp.").replace(".w1.", ".gate_proj.").replace(".w3.", ".up_proj.")
+          .replace(".w2.", ".down_proj.")] = W.pop(k)
     eps = cfg["rms_norm_eps"]
     gemma = cfg.get("model_type") in ("gemma3_text", "gemma2")
     gemma1 = cfg.get("model_type") == "gemma"
     olmo2 = cfg.get("model_type") == "olmo2"   # norms after attention and MLP only; q, k normalized whole
+    whole_qk = cfg.get("model_type") in ("olmo2", "olmoe")   # q and k RMS-normalized whole, not per head
     rot = int(hd * cfg.get("partial_rotary_factor", 1.0))   # Phi-3: the first rot dims of a head rotate
     rp = cfg.get("rope_parameters") or {}   # transformers 5 writes theta and the scaling there
     inv = 1.0 / (cfg.get("rope_theta", rp.get("rope_theta")) ** (np.arange(0, rot, 2) / rot))
@@ -570,7 +633,7 @@ def numpy_reference(folder):
             qn, kn = W.get(p + "self_attn.q_norm.weight"), W.get(p + "self_attn.k_norm.weight")
             q = lin(x, "self_attn.q_proj")
             k = lin(x, "self_attn.k_proj")
-            if olmo2:
+            if whole_qk:
                 q, k, qn, kn = rms(q, qn), rms(k, kn), None, None
             q, k = q.reshape(T, nh, hd), k.reshape(T, nkv, hd)
             nope = not (cfg.get("no_rope_layers") or [1] * cfg["num_hidden_layers"])[l]   # SmolLM3: no RoPE here
@@ -603,12 +666,29 @@ def numpy_reference(folder):
                 continue
             h = h + rm * lin(att.reshape(T, nh * hd), "self_attn.o_proj")
             x = rms(h, W[p + "post_attention_layernorm.weight"])
-            gt = lin(x, "mlp.gate_proj")
-            if gemma1:   # GELU, tanh form
-                act = 0.5 * gt * (1 + np.tanh(math.sqrt(2 / math.pi) * (gt + 0.044715 * gt ** 3)))
+            def mlp(x, m):
+                gt = lin(x, m + "gate_proj")
+                if gemma1:   # GELU, tanh form
+                    act = 0.5 * gt * (1 + np.tanh(math.sqrt(2 / math.pi) * (gt + 0.044715 * gt ** 3)))
+                else:
+                    act = gt / (1 + np.exp(-gt))
+                return lin(act * lin(x, m + "up_proj"), m + "down_proj")
+            if p + "mlp.gate.weight" in W:   # a mixture of experts: softmax over the router's logits,
+                # the num_experts_per_tok most probable, their probabilities (renormalized: Mixtral
+                # always, the others when norm_topk_prob) weighting their outputs
+                r = lin(x, "mlp.gate")
+                P = np.exp(r - r.max(1, keepdims=True))
+                P /= P.sum(1, keepdims=True)
+                K = cfg["num_experts_per_tok"]
+                out = np.zeros_like(h)
+                for t in range(T):
+                    idx = np.argsort(-P[t], kind="stable")[:K]
+                    wt = P[t, idx] / (P[t, idx].sum() if cfg.get("model_type") == "mixtral" or cfg.get("norm_topk_prob") else 1.0)
+                    for e, we in zip(idx, wt):
+                        out[t] += we * mlp(x[t:t + 1], "mlp.experts.%d." % e)[0]
+                h = h + rm * out
             else:
-                act = gt / (1 + np.exp(-gt))
-            h = h + rm * lin(act * lin(x, "mlp.up_proj"), "mlp.down_proj")
+                h = h + rm * mlp(x, "mlp.")
         head = W.get("lm_head.weight", W["model.embed_tokens.weight"])
         lg = rms(h, W["model.norm.weight"]) @ head.T / cfg.get("logits_scaling", 1.0)
         if cfg.get("final_logit_softcapping"):
