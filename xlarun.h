@@ -2782,6 +2782,9 @@ static void xlarun__rope_freqs(const xlarun_config *c, float *inv, int lng) {
 static int xlarun__stride(const xlarun_config *c) {
     return XLARUN__L_COUNT + (c->n_experts ? 1 + 3 * XLARUN__CAST(int, c->n_experts) : 0);
 }
+static int xlarun__n_slots(const xlarun_config *c) { /* the global ones and every layer's */
+    return XLARUN__T_GLOBAL + XLARUN__CAST(int, c->n_layers) * xlarun__stride(c);
+}
 static int xlarun__slot_kind(const xlarun_config *c, int slot) {
     return slot < XLARUN__T_GLOBAL ? -1 : (slot - XLARUN__T_GLOBAL) % xlarun__stride(c);
 }
@@ -3296,7 +3299,7 @@ static xlarun_status xlarun__model_build(xlarun__arena *a, const char *dir,
     XLARUN__TRY(xlarun__parse_config(text, len, &m->cfg, err));
     a->high = mark;
 
-    L.n_slots = XLARUN__T_GLOBAL + XLARUN__CAST(int, m->cfg.n_layers) * xlarun__stride(&m->cfg);
+    L.n_slots = xlarun__n_slots(&m->cfg);
     L.slots = XLARUN__CAST(xlarun__slot *, xlarun__alloc_ex(a, sizeof(xlarun__slot) * XLARUN__CAST(size_t, L.n_slots), 1, 0));
     names = XLARUN__CAST(const char **, xlarun__alloc_ex(a, sizeof(char *) * XLARUN__MAX_SHARDS, 1, 0));
     if (!L.slots || !names) return xlarun__fail(err, XLARUN_ERR_MEMORY, "model memory too small");
@@ -9270,7 +9273,7 @@ XLARUN_API xlarun_status xlarun_quantize(const char *src, const char *dst, const
         q.shards = XLARUN__CAST(const char **, xlarun__alloc_ex(&q.a, sizeof(char *) * XLARUN__MAX_SHARDS, 0, 0));
         L.a = &q.a;
         L.m = q.m;
-        L.n_slots = XLARUN__T_GLOBAL + XLARUN__CAST(int, q.m->cfg.n_layers) * xlarun__stride(&q.m->cfg);
+        L.n_slots = xlarun__n_slots(&q.m->cfg);
         L.slots = XLARUN__CAST(xlarun__slot *, xlarun__alloc_ex(&q.a, sizeof(xlarun__slot) * XLARUN__CAST(size_t, L.n_slots), 0, 0));
         if (!q.shards || !L.slots) st = xlarun__fail(err, XLARUN_ERR_MEMORY, "out of memory");
     }

@@ -85,7 +85,7 @@ has "model.embed_tokens.weight"
 copy llama32-bf16 arch
 sed 's/LlamaForCausalLM/PhiForCausalLM/' $F/llama32-bf16/config.json >"$T/arch/config.json"
 run "$T/arch" 1
-has "architecture 'PhiForCausalLM' is not supported (supported: LlamaForCausalLM, MistralForCausalLM, Qwen2ForCausalLM, Qwen3ForCausalLM, Gemma3ForCausalLM, Gemma2ForCausalLM, GemmaForCausalLM, Phi3ForCausalLM, SmolLM3ForCausalLM, GraniteForCausalLM, Olmo2ForCausalLM) (unsupported model)"
+has "architecture 'PhiForCausalLM' is not supported (supported: LlamaForCausalLM, MistralForCausalLM, Qwen2ForCausalLM, Qwen3ForCausalLM, Gemma3ForCausalLM, Gemma2ForCausalLM, GemmaForCausalLM, Phi3ForCausalLM, SmolLM3ForCausalLM, GraniteForCausalLM, Olmo2ForCausalLM, MixtralForCausalLM, Qwen3MoeForCausalLM, OlmoeForCausalLM) (unsupported model)"
 
 # Gemma 1: the GELU, the 1 + w norms and the embedding scale are named
 run $F/gemma-f32 0
@@ -109,6 +109,19 @@ has "no norm before attention or the MLP; their outputs normalized before the re
 run $F/granite-f32 0
 has "config.json: GraniteForCausalLM"; has "embeddings scaled by 3"; has "attention scores scaled by 0.300000012"
 has "attention and MLP outputs scaled by 0.699999988 before the residual add"; has "logits divided by 1.5"
+
+# mixtures of experts: experts, routing and sparse layers named; the weight bytes a token reads
+# count the experts it runs (Mixtral: attention 49152 + router 1024 + 2 of 4 experts 73728 per
+# layer of 2, and lm_head 40960)
+run $F/mixtral-bf16 0
+has "config.json: MixtralForCausalLM"; has "mixture of 4 experts of intermediate size 96, 2 per token, their weights renormalized; sparse layers: all"
+has "model.layers.1.block_sparse_moe.experts.3.w2.weight"; has "238592 weight bytes read per token, matrices bf16"
+run $F/qwen3moe-f32 0
+has "config.json: Qwen3MoeForCausalLM"; has "mixture of 8 experts of intermediate size 48, 3 per token, their weights renormalized; sparse layers 0 2 (the others dense)"
+has "model.layers.1.mlp.gate_proj.weight"; has "model.layers.2.mlp.gate.weight"
+run $F/olmoe-f32 0
+has "config.json: OlmoeForCausalLM"; has "mixture of 6 experts of intermediate size 48, 2 per token; sparse layers: all"
+has "q_norm and k_norm: q and k, all heads at once, RMS-normalized before RoPE"
 
 # SmolLM3: the layers without RoPE are named
 run $F/smollm3-f32 0

@@ -62,6 +62,17 @@ static void print_config(const xlarun_config *c) {
     for (i = 0, k = 0; i < c->n_layers; i++)
         if (c->no_rope[i]) printf(k++ ? " %u" : "  no RoPE on layers %u", (unsigned)i);
     if (k) printf("\n");
+    if (c->n_experts) {
+        printf("  mixture of %u experts of intermediate size %u, %u per token%s; sparse layers", c->n_experts,
+               c->moe_intermediate_size, c->n_experts_used, c->moe_norm_topk ? ", their weights renormalized" : "");
+        for (k = 0, i = 0; i < c->n_layers; i++) k += c->moe[i];
+        if (k == c->n_layers) printf(": all\n");
+        else {
+            for (i = 0; i < c->n_layers; i++)
+                if (c->moe[i]) printf(" %u", (unsigned)i);
+            printf(" (the others dense)\n");
+        }
+    }
     if (c->act == XLARUN_ACT_GELU_TANH) printf("  MLP activation: gelu_pytorch_tanh\n");
     if (c->attn_softcap > 0.0f) printf("  attention scores soft-capped at %g\n", (double)c->attn_softcap);
     if (c->final_softcap > 0.0f) printf("  logits soft-capped at %g\n", (double)c->final_softcap);
@@ -179,7 +190,7 @@ int main(int argc, char **argv) {
     else {
         have_cfg = 1;
         print_config(&cfgm.cfg);
-        L.n_slots = XLARUN__T_GLOBAL + (int)cfgm.cfg.n_layers * XLARUN__L_COUNT;
+        L.n_slots = xlarun__n_slots(&cfgm.cfg);
         L.slots = (xlarun__slot *)calloc((size_t)L.n_slots, sizeof *L.slots);
         if (!L.slots) { fprintf(stderr, "inspect: out of memory\n"); return 2; }
         for (i = 0; i < L.n_slots; i++) L.slots[i].index_shard = -1;
