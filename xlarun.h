@@ -427,7 +427,8 @@ XLARUN_API void xlarun_model_close(xlarun_model *m);
 XLARUN_API const xlarun_config *xlarun_model_config(const xlarun_model *m);
 XLARUN_API uint64_t xlarun_model_mapped_bytes(const xlarun_model *m);
 XLARUN_API uint64_t xlarun_model_weight_bytes(const xlarun_model *m); /* bytes read per token */
-XLARUN_API const char *xlarun_model_dtype(const xlarun_model *m); /* layer matrices: "bf16", "q8_0"... or "mixed" */
+XLARUN_API const char *xlarun_model_dtype(const xlarun_model *m); /* layer matrices (not the routers):
+                                                                     "bf16", "q8_0"... or "mixed" */
 
 /* ---- session ------------------------------------------------------------------------------- */
 
@@ -504,8 +505,9 @@ XLARUN_API int32_t xlarun_argmax(const float *x, size_t n); /* first maximal ind
    with model.safetensors.index.json; F32/F16/BF16) into dst/model.safetensors, one file that
    xlarun_model_open maps in place like any other, and copies config.json,
    generation_config.json and the tokenizer files. Every matrix becomes q8_0 (I8 [rows,K]) or
-   q4_0 (U8 [rows,K/2]) plus "<name>_scale" (F16 [rows,K/32]); norm weights, any matrix whose K
-   is not a multiple of 32, and (keep_embeddings) embed_tokens/lm_head stay as they are, as do
+   q4_0 (U8 [rows,K/2]) plus "<name>_scale" (F16 [rows,K/32]); norm weights, the routers of a
+   mixture of experts, any matrix whose K is not a multiple of 32, and (keep_embeddings)
+   embed_tokens/lm_head stay as they are, as do
    tensors the model does not use. __metadata__: "xlarun.quant" q8_0|q4_0, "xlarun.block" 32,
    "xlarun.scale_dtype" F16, "xlarun.source_dtype", "xlarun.unquantized". It streams: memory is a
    few row blocks whatever the model's size. Then it verifies: reads the file back against
@@ -9043,11 +9045,11 @@ static xlarun_status xlarun__qplan_all(xlarun__qctx *q, xlarun__qbuf *hb, xlarun
     if (st == XLARUN_OK) {
         snprintf(tmp, sizeof tmp,
                  "{\"__metadata__\":{\"format\":\"pt\",\"xlarun.quant\":\"%s\",\"xlarun.block\":\"32\","
-                 "\"xlarun.scale_dtype\":\"F16\",\"xlarun.source_dtype\":\"%s\",\"xlarun.unquantized\":\"norms%s%s%s\"}",
+                 "\"xlarun.scale_dtype\":\"F16\",\"xlarun.source_dtype\":\"%s\",\"xlarun.unquantized\":\"norms%s%s%s%s\"}",
                  qt == XLARUN_K_Q8_0 ? "q8_0" : "q4_0",
                  src_dtype >= 0 ? xlarun_dtype_name(XLARUN__CAST(xlarun_dtype, src_dtype)) : "mixed",
                  q->m->cfg.qkv_bias || q->m->cfg.o_bias || q->m->cfg.mlp_bias ? ",biases" : "",
-                 q->opt->keep_embeddings ? ",embeddings" : "", kept_odd ? ",rows not a multiple of 32" : "");
+                 q->m->cfg.n_experts ? ",routers" : "", q->opt->keep_embeddings ? ",embeddings" : "", kept_odd ? ",rows not a multiple of 32" : "");
         xlarun__qbuf_str(hb, tmp);
         if (eb.n > 1) { xlarun__qbuf_put(hb, ",", 1); xlarun__qbuf_put(hb, eb.p + 1, eb.n - 1); }
         xlarun__qbuf_put(hb, "}", 1);

@@ -401,6 +401,38 @@ static void test_models(void) {
                 free(mem);
                 if (fp) fclose(fp);
             }
+            if (!strcmp(names[f], "mixtral") || !strcmp(names[f], "qwen3moe") || !strcmp(names[f], "olmoe")) {
+                /* the routers stay as stored, the experts are quantized (where K allows) */
+                char path[600], val[128];
+                FILE *fp;
+                xlarun_st_reader r;
+                void *mem = NULL;
+                snprintf(path, sizeof path, "%s/model.safetensors", dst);
+                fp = fopen(path, "rb");
+                CHECK(fp && xlarun_st_begin(&r, file_read, fp, path, 0, &err) == XLARUN_OK);
+                if (fp && (mem = malloc(xlarun_st_memory(&r))) && xlarun_st_read_header(&r, mem, xlarun_st_memory(&r), &err) == XLARUN_OK) {
+                    size_t ti, nr = 0, ne = 0;
+                    for (ti = 0; ti < xlarun_st_count(&r); ti++) {
+                        const xlarun_st_tensor *t = xlarun_st_tensor_at(&r, ti);
+                        size_t ln = strlen(t->name);
+                        if (ln > 12 && !strcmp(t->name + ln - 12, ".gate.weight")) {
+                            nr++;
+                            CHECKF(t->dtype == XLARUN_DTYPE_BF16, "%s: router %s is %s", nm, t->name, xlarun_dtype_name(t->dtype));
+                        }
+                        if (strstr(t->name, ".experts.") && ln > 16 &&
+                            (!strcmp(t->name + ln - 16, "gate_proj.weight") || !strcmp(t->name + ln - 10, ".w1.weight"))) {
+                            ne++; /* K = hidden 64: quantized */
+                            CHECKF(t->dtype == (type == XLARUN_QUANT_Q8_0 ? XLARUN_DTYPE_I8 : XLARUN_DTYPE_U8), "%s: %s is %s", nm,
+                                   t->name, xlarun_dtype_name(t->dtype));
+                        }
+                    }
+                    CHECKF(nr == 2, "%s: %lu routers", nm, (unsigned long)nr); /* two sparse layers each */
+                    CHECKF(ne == (!strcmp(names[f], "qwen3moe") ? 16u : !strcmp(names[f], "olmoe") ? 12u : 8u), "%s: %lu quantized expert gates", nm, (unsigned long)ne);
+                    CHECK(xlarun_st_metadata(&r, "xlarun.unquantized", val, sizeof val) == 1 && strstr(val, ",routers") != NULL);
+                } else CHECKF(0, "%s: cannot read the header", nm);
+                free(mem);
+                if (fp) fclose(fp);
+            }
             dec = run_seq(dst, &s, 1, 0, 0, &V);
             if (!dec) continue;
             CHECKF(all_finite(dec, s.n * V), "%s: non-finite logits", nm);

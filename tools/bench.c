@@ -324,21 +324,24 @@ int main(int argc, char **argv) {
             /* decode step g (1..n_gen-1) attends over n_prompt + g positions (or a local
                layer's window): keys and values of every layer, 2 or 4 bytes each; the mean is
                at g = n_gen / 2 */
-            /* FLOPs of the prompt: 2 per weight of every layer matrix per token, the lm_head once,
-               and attention (QK and PV: 4 * heads * head_dim per key, keys 1..n, or the window's) */
+            /* FLOPs of the prompt: 2 per weight of every layer matrix per token (a sparse layer:
+               its router and the experts a token runs), the lm_head once, and attention (QK and
+               PV: 4 * heads * head_dim per key, keys 1..n, or the window's) */
             {
                 double H = c->hidden_size, I = c->intermediate_size, hd = c->head_dim;
                 double qd = c->n_heads * hd, kvd = c->n_kv_heads * hd;
-                double per_layer = H * qd + 2 * H * kvd + qd * H + 3 * H * I, keys = 0, kv_pos = 0;
+                double layers = 0, keys = 0, kv_pos = 0;
                 uint32_t l, i;
                 for (l = 0; l < c->n_layers; l++) {
+                    layers += H * qd + 2 * H * kvd + qd * H +
+                              (c->moe[l] ? H * c->n_experts + 3.0 * H * c->moe_intermediate_size * c->n_experts_used : 3 * H * I);
                     double w = c->sliding_pattern && (l + 1) % c->sliding_pattern == 0 ? 0 : c->sliding_window;
                     double mid = n_prompt + n_gen / 2.0;
                     for (i = 1; i <= (uint32_t)n_prompt; i++) keys += w && i > w ? w : i;
                     kv_pos += w && mid > w ? w : mid;
                 }
                 attn = 4.0 * qd * keys;
-                flops = 2.0 * per_layer * c->n_layers * n_prompt + 2.0 * c->vocab_size * H + attn;
+                flops = 2.0 * layers * n_prompt + 2.0 * c->vocab_size * H + attn;
                 kvbytes = 2.0 * c->n_kv_heads * c->head_dim * (kv == XLARUN_KV_F32 ? 4 : 2) * kv_pos;
             }
             getrusage(RUSAGE_SELF, &ru);
