@@ -75,7 +75,8 @@
        Activations are f32, and so is the KV cache by default; weights are read in their stored
        dtype and widened exactly. The reference is Hugging Face transformers' LlamaForCausalLM
        (MistralForCausalLM, Qwen2ForCausalLM, Qwen3ForCausalLM, Gemma3ForCausalLM, Gemma2ForCausalLM,
-       GemmaForCausalLM, Phi3ForCausalLM, SmolLM3ForCausalLM, GraniteForCausalLM, Olmo2ForCausalLM) in
+       GemmaForCausalLM, Phi3ForCausalLM, SmolLM3ForCausalLM, GraniteForCausalLM, Olmo2ForCausalLM,
+       MixtralForCausalLM, Qwen3MoeForCausalLM, OlmoeForCausalLM) in
        float32 with eager attention; the per-head q/k norms of Qwen3 and Gemma 3 use the RMSNorm
        kernel of the layer norms (Gemma's norm weights are stored once as 1 + w, in f32); biases
        (Qwen2's q, k, v; Llama's attention_bias and mlp_bias) are added in f32 after the product,
@@ -2676,8 +2677,8 @@ static xlarun_status xlarun__parse_config(const char *text, size_t len, xlarun_c
         xlarun__rope_type(&j, rope, buf, sizeof buf);
         if ((c->arch == XLARUN_ARCH_MISTRAL || c->arch == XLARUN_ARCH_MIXTRAL) && strcmp(buf, "default")) /* versions differ */
             return xlarun__fail(err, XLARUN_ERR_UNSUPPORTED,
-                                "config.json: rope type '%s' with %s is not supported (it takes no RoPE scaling)", buf,
-                                xlarun__archs[by_cls].cls);
+                                "config.json: rope type '%s' with %s is not supported (%s)", buf, xlarun__archs[by_cls].cls,
+                                c->arch == XLARUN_ARCH_MISTRAL ? "it takes no RoPE scaling" : "transformers versions disagree on applying it");
         if (c->arch == XLARUN_ARCH_GEMMA && strcmp(buf, "default")) /* 4.46.3's Gemma ignores it, later ones apply it */
             return xlarun__fail(err, XLARUN_ERR_UNSUPPORTED,
                                 "config.json: rope type '%s' with GemmaForCausalLM is not supported (transformers versions disagree on applying it)", buf);
@@ -3760,15 +3761,18 @@ static void xlarun__split(size_t m, uint32_t t, uint32_t nt, size_t *r0, size_t 
     *r1 = u1 * 16 < m ? u1 * 16 : m;
 }
 
-/* up to three matrix products over the same input, each split by rows across the threads and
-   followed by its bias when it has one; act: then, after the first two (gate, up),
-   gate = act(gate) * up on the same rows (act 1 + xlarun_act: SiLU or GELU; 0 none) */
+/* up to XLARUN__MM_MAX matrix products over the same input, each split by rows across the
+   threads and followed by its bias when it has one; act: then, for each pair (gate, up) of
+   products 2j, 2j + 1, gate = act(gate) * up on the same rows (act 1 + xlarun_act: SiLU or
+   GELU; 0 none). per_row: product i reads only row i of the input (n is 1), as one decode step
+   runs the down matrices of several experts on their own inputs. */
+#define XLARUN__MM_MAX 32
 typedef struct xlarun__mm {
-    const xlarun__weight *w[3];
-    const float *b[3];                   /* biases, or NULL */
-    float *y[3];
-    size_t rows[3];
-    int count, act;
+    const xlarun__weight *w[XLARUN__MM_MAX];
+    const float *b[XLARUN__MM_MAX];      /* biases, or NULL */
+    float *y[XLARUN__MM_MAX];
+    size_t rows[XLARUN__MM_MAX];
+    int count, act, per_row;
     size_t K, n, ldy;
     const float *x;
     const void *xq;                      /* x as int8 blocks, for q8_0/q4_0 weights */
@@ -3779,24 +3783,26 @@ static void xlarun__mm_task(void *ctx, uint32_t t, uint32_t nt) {
     const xlarun__mm *c = XLARUN__CAST(const xlarun__mm *, ctx);
     int i;
     for (i = 0; i < c->count; i++) {
-        size_t r0, r1, ldy = c->ldy ? c->ldy : c->rows[i];
+        size_t r0, r1, ldy = c->ldy ? c->ldy : c->rows[i], at = c->per_row ? XLARUN__CAST(size_t, i) : 0;
+        const float *x = c->x + at * c->K;
         xlarun__split(c->rows[i], t, nt, &r0, &r1);
         if (r0 < r1 && c->w[i]->scale)
-            xlarun_k_qmatmul(c->w[i]->qtype, c->w[i]->data, c->w[i]->scale, c->K, r0, r1, c->xq, c->n, c->y[i], ldy);
+            xlarun_k_qmatmul(c->w[i]->qtype, c->w[i]->data, c->w[i]->scale, c->K, r0, r1,
+                             XLARUN__CAST(const unsigned char *, c->xq) + at * xlarun_k_qact_bytes(c->K), c->n, c->y[i], ldy);
         else if (r0 < r1 && c->xb16 && c->w[i]->type == XLARUN_K_BF16)
-            xlarun_k_matmul_bf16x(c->w[i]->data, c->K, r0, r1, c->xb16, c->K, c->n, c->y[i], ldy);
-        else if (r0 < r1) xlarun_k_matmul(c->w[i]->type, c->w[i]->data, c->K, r0, r1, c->x, c->K, c->n, c->y[i], ldy);
+            xlarun_k_matmul_bf16x(c->w[i]->data, c->K, r0, r1, c->xb16 + at * c->K, c->K, c->n, c->y[i], ldy);
+        else if (r0 < r1) xlarun_k_matmul(c->w[i]->type, c->w[i]->data, c->K, r0, r1, x, c->K, c->n, c->y[i], ldy);
         if (c->b[i]) {
             size_t i2;
             for (i2 = 0; i2 < c->n && r0 < r1; i2++) xlarun_k_add(c->y[i] + i2 * ldy + r0, c->b[i] + r0, r1 - r0);
         }
     }
-    if (c->act) {
+    for (i = 0; c->act && i + 1 < c->count; i += 2) {
         size_t r0, r1, i2;
-        xlarun__split(c->rows[0], t, nt, &r0, &r1);
+        xlarun__split(c->rows[i], t, nt, &r0, &r1);
         for (i2 = 0; i2 < c->n && r0 < r1; i2++)
             (c->act == 1 + XLARUN_ACT_GELU_TANH ? xlarun_k_gelu_mul : xlarun_k_silu_mul)(
-                c->y[0] + i2 * c->rows[0] + r0, c->y[1] + i2 * c->rows[1] + r0, r1 - r0);
+                c->y[i] + i2 * c->rows[i] + r0, c->y[i + 1] + i2 * c->rows[i + 1] + r0, r1 - r0);
     }
 }
 
@@ -3805,18 +3811,19 @@ static void xlarun__mm_task(void *ctx, uint32_t t, uint32_t nt) {
    decode), before the threads start. */
 static void xlarun__mm_run(xlarun_session *s, xlarun__mm *c) {
     int i, q = 0, b16 = 0;
+    size_t in = c->per_row ? XLARUN__CAST(size_t, c->count) : c->n; /* input rows */
     for (i = 0; i < c->count; i++) {
         q |= c->w[i]->scale != NULL;
         b16 |= s->xb16 && !c->w[i]->scale && c->w[i]->type == XLARUN_K_BF16;
     }
     if (b16) { /* BF16_ACTIVATIONS: each input row rounded once, the same for prefill and decode */
         size_t j;
-        for (j = 0; j < c->n; j++) xlarun_k_f32_to_bf16_row(c->x + j * c->K, s->xb16 + j * c->K, c->K);
+        for (j = 0; j < in; j++) xlarun_k_f32_to_bf16_row(c->x + j * c->K, s->xb16 + j * c->K, c->K);
         c->xb16 = s->xb16;
     }
     if (q) {
         size_t j, b = xlarun_k_qact_bytes(c->K);
-        for (j = 0; j < c->n; j++) xlarun_k_quantize_act(c->x + j * c->K, c->K, s->xq + j * b);
+        for (j = 0; j < in; j++) xlarun_k_quantize_act(c->x + j * c->K, c->K, s->xq + j * b);
         c->xq = s->xq;
     }
     xlarun__pool_run(&s->pool, xlarun__mm_task, c);
@@ -3937,10 +3944,12 @@ static void xlarun__attention(xlarun_session *s, size_t layer, size_t n) {
 }
 
 /* A sparse layer's MLP of the n rows of xin, into s->tmp, as transformers computes it: each
-   token's router logits, their softmax, the n_experts_used most probable experts (the lower
-   index first on a tie) with those probabilities as weights (divided by their sum when
-   moe_norm_topk), then from zero each expert's output times its weight added, expert by expert
-   in index order (index_add_). Each expert runs once, over the rows that chose it in token
+   token's router logits, their softmax, the n_experts_used most probable experts with those
+   probabilities as weights (divided by their sum when moe_norm_topk), then from zero each
+   expert's output times its weight added, expert by expert in index order (index_add_). Equal
+   probabilities go to the lower index (torch.topk's order among ties is its own), a NaN one
+   first (as torch ranks NaN); the choices are distinct whatever the values, so no expert gets
+   more rows than the buffers hold. Each expert runs once, over the rows that chose it in token
    order, so a prefill and token-by-token decoding give the same bits. */
 static void xlarun__moe(xlarun_session *s, const xlarun__layer *L, const float *xin, size_t n) {
     const xlarun_config *c = &s->m->cfg;
@@ -3953,19 +3962,52 @@ static void xlarun__moe(xlarun_session *s, const xlarun__layer *L, const float *
         uint32_t *te = s->moe_e + i * K;
         float *tw = s->moe_w + i * K;
         xlarun_k_softmax(p, E);
-        for (j = 0; j < K; j++) { /* the largest left; taken ones are marked -1 (probabilities are >= 0) */
-            size_t best = 0;
-            for (e = 1; e < E; e++)
-                if (p[e] > p[best]) best = e;
+        for (j = 0; j < K; j++) { /* the largest left; taken ones are marked -2 (probabilities are >= 0 or NaN) */
+            size_t best = E;
+            for (e = 0; e < E; e++)
+                if (p[e] != -2.0f && (best == E || p[e] > p[best] || (p[e] != p[e] && p[best] == p[best]))) best = e;
             te[j] = XLARUN__CAST(uint32_t, best);
             tw[j] = p[best];
-            p[best] = -1.0f;
+            p[best] = -2.0f;
             sum += tw[j];
         }
         if (c->moe_norm_topk)
             for (j = 0; j < K; j++) tw[j] /= sum;
     }
     memset(s->tmp, 0, n * H * sizeof(float));
+    if (n == 1 && 2 * K <= XLARUN__MM_MAX && K <= s->n_batch) {
+        /* one token: its experts' gate and up in one pool run, their downs in another, each
+           expert's rows j of s->gate, s->up and s->moe_y (the same kernels on the same rows as
+           one expert at a time, so the same bits), then added in expert order */
+        uint32_t *te = s->moe_e;
+        float *tw = s->moe_w;
+        for (j = 1; j < K; j++) { /* the experts in index order, their weights with them */
+            size_t k2 = j;
+            while (k2 > 0 && te[k2 - 1] > te[k2]) {
+                uint32_t ue = te[k2]; float uw = tw[k2];
+                te[k2] = te[k2 - 1]; tw[k2] = tw[k2 - 1];
+                te[k2 - 1] = ue; tw[k2 - 1] = uw;
+                k2--;
+            }
+        }
+        memset(&mm, 0, sizeof mm);
+        for (j = 0; j < K; j++) {
+            mm.w[2 * j] = &L->experts[3 * te[j]]; mm.y[2 * j] = s->gate + j * I; mm.rows[2 * j] = I;
+            mm.w[2 * j + 1] = &L->experts[3 * te[j] + 1]; mm.y[2 * j + 1] = s->up + j * I; mm.rows[2 * j + 1] = I;
+        }
+        mm.count = XLARUN__CAST(int, 2 * K); mm.act = 1 + XLARUN__CAST(int, c->act); mm.K = H; mm.n = 1; mm.x = xin;
+        xlarun__mm_run(s, &mm);
+        memset(&mm, 0, sizeof mm);
+        for (j = 0; j < K; j++) { mm.w[j] = &L->experts[3 * te[j] + 2]; mm.y[j] = s->moe_y + j * H; mm.rows[j] = H; }
+        mm.count = XLARUN__CAST(int, K); mm.per_row = 1; mm.K = I; mm.n = 1; mm.x = s->gate;
+        xlarun__mm_run(s, &mm);
+        for (j = 0; j < K; j++)
+            for (d = 0; d < H; d++) {
+                float t = s->moe_y[j * H + d] * tw[j];
+                s->tmp[d] += t;
+            }
+        return;
+    }
     for (e = 0; e < E; e++) {
         const float *xe = xin;
         size_t cnt = 0, r;
@@ -4109,12 +4151,16 @@ static xlarun_status xlarun__session_build(xlarun__arena *a, const xlarun_model 
     uint32_t nb = o->n_batch ? o->n_batch : 256, nt = o->n_threads ? o->n_threads : 1;
     uint64_t kvd = XLARUN__CAST(uint64_t, c->n_kv_heads) * c->head_dim, qd = XLARUN__CAST(uint64_t, c->n_heads) * c->head_dim;
     uint64_t width = c->hidden_size, cache = 0, key_bytes = 0, per_pos;
-    /* the widest MLP (a dense layer's or an expert's), and the widest input of a matrix */
-    size_t imax = c->n_experts && c->moe_intermediate_size > c->intermediate_size ? c->moe_intermediate_size : c->intermediate_size;
-    size_t kmax = imax;
+    /* the widest MLP of a layer (a dense layer's or an expert's), and the widest input of a matrix */
+    size_t imax = 0, kmax;
     float **bufs[9];
     uint64_t cols[9];
     int i, k;
+    for (i = 0; i < XLARUN__CAST(int, c->n_layers); i++) {
+        size_t w = m->layers[i].experts ? c->moe_intermediate_size : c->intermediate_size;
+        if (w > imax) imax = w;
+    }
+    kmax = imax;
     if (qd > kmax) kmax = XLARUN__CAST(size_t, qd);
     if (c->hidden_size > kmax) kmax = c->hidden_size;
     if (n_ctx > XLARUN_MAX_POSITIONS)

@@ -1701,6 +1701,38 @@ static void test_model_moe(void) {
                      "missing tensor 'model.layers.0.block_sparse_moe.gate.weight' (layer 0 is a mixture of 4 experts; this is its router)", __LINE__);
             at[26] = 'g';
         } else CHECK(0);
+        /* a router weight of +inf: every probability NaN. Each token must still choose distinct
+           experts (as many rows as the buffers hold: a prefill of a whole n_batch), run and
+           report; the logits are NaN, as transformers' */
+        if ((at = find_name(w, n, "model.layers.0.block_sparse_moe.gate.weight")) != NULL && (at = strstr(at, "\"data_offsets\":[")) != NULL) {
+            unsigned long long hl = 0, off = strtoull(at + 16, NULL, 10);
+            float inf = HUGE_VALF;
+            int k;
+            xlarun_model *m = NULL;
+            xlarun_session *s = NULL;
+            xlarun_session_options so;
+            xlarun_error e;
+            int32_t ids[32];
+            for (k = 7; k >= 0; k--) hl = hl * 256 + w[k];
+            memcpy(w + 8 + hl + off, &inf, 4);
+            spit(tpath("mg/model.safetensors"), w, n);
+            spits(tpath("mg/config.json"), base);
+            memset(&so, 0, sizeof so);
+            so.n_ctx = 64;
+            so.n_batch = 32;
+            so.n_threads = 2;
+            for (k = 0; k < 32; k++) ids[k] = (int32_t)(3 + 7 * k);
+            if (xlarun_model_open(tpath("mg"), NULL, &m, &e) == XLARUN_OK && xlarun_session_create(m, &so, &s, &e) == XLARUN_OK) {
+                CHECK(xlarun_session_prefill(s, ids, 32, &e) == XLARUN_OK);
+                CHECK(xlarun_session_logits(s)[0] != xlarun_session_logits(s)[0]);
+                CHECK(xlarun_session_prefill(s, ids, 1, &e) == XLARUN_OK); /* one token: the batched experts */
+                CHECK(xlarun_session_logits(s)[0] != xlarun_session_logits(s)[0]);
+            } else CHECKF(0, "inf router: %s", e.message);
+            xlarun_session_free(s);
+            xlarun_model_close(m);
+        } else CHECK(0);
+        free(w);
+        w = slurp(FIX "mixtral-f32/model.safetensors", &n);
         spit(tpath("mg/model.safetensors"), w, n);
     }
     free(w);
@@ -1722,6 +1754,8 @@ static void test_model_moe(void) {
                  "config.json: 'mlp_only_layers' must be a list of layer numbers", __LINE__);
         gem_case(base, "\"mlp_only_layers\": [\n    1\n  ]", "\"mlp_only_layers\": 1", XLARUN_ERR_FORMAT,
                  "config.json: 'mlp_only_layers' must be a list of layer numbers", __LINE__);
+        gem_case(base, "\"num_experts_per_tok\": 3", "\"num_experts_per_tok\": 9", XLARUN_ERR_FORMAT,
+                 "config.json: num_experts_per_tok 9 is more than num_experts 8", __LINE__);
         gem_case(base, "\"decoder_sparse_step\": 1", "\"decoder_sparse_step\": 0", XLARUN_ERR_FORMAT,
                  "config.json: 'decoder_sparse_step' must be an integer in 1..1024, found 0", __LINE__);
         gem_case(base, "\"decoder_sparse_step\": 1", "\"decoder_sparse_step\": 2", XLARUN_ERR_MODEL, /* layer 0 dense then */
@@ -1740,6 +1774,12 @@ static void test_model_moe(void) {
             gem_case(base, NULL, NULL, XLARUN_ERR_MODEL,
                      "missing tensor 'model.layers.2.mlp.experts.7.up_proj.weight' (layer 2 is a mixture of 8 experts)", __LINE__);
             at[23] = 'u';
+            at[7] = '5'; /* the expert of a layer past the last */
+            spit(tpath("mg/model.safetensors"), w, n);
+            gem_case(base, NULL, NULL, XLARUN_ERR_MODEL,
+                     "tensor 'model.layers.5.mlp.experts.7.up_proj.weight' is past num_hidden_layers 3 in config.json", __LINE__);
+            at[7] = '2';
+            spit(tpath("mg/model.safetensors"), w, n);
         } else CHECK(0);
     }
     free(w);
