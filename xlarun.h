@@ -2785,6 +2785,23 @@ static void xlarun__rope_freqs(const xlarun_config *c, float *inv, int lng) {
 static int xlarun__stride(const xlarun_config *c) {
     return XLARUN__L_COUNT + (c->n_experts ? 1 + 3 * XLARUN__CAST(int, c->n_experts) : 0);
 }
+/* the widest MLP a layer has (a dense layer's intermediate_size or an expert's), and the widest
+   input row of any matrix (that, hidden_size, or the attention's n_heads * head_dim) */
+static size_t xlarun__mlp_width(const xlarun_config *c) {
+    size_t w = 0;
+    uint32_t l;
+    for (l = 0; l < c->n_layers; l++) {
+        size_t x = c->moe[l] ? c->moe_intermediate_size : c->intermediate_size;
+        if (x > w) w = x;
+    }
+    return w;
+}
+static size_t xlarun__widest_input(const xlarun_config *c) {
+    size_t w = xlarun__mlp_width(c), q = XLARUN__CAST(size_t, c->n_heads) * c->head_dim;
+    if (q > w) w = q;
+    return c->hidden_size > w ? c->hidden_size : w;
+}
+
 static int xlarun__n_slots(const xlarun_config *c) { /* the global ones and every layer's */
     return XLARUN__T_GLOBAL + XLARUN__CAST(int, c->n_layers) * xlarun__stride(c);
 }
@@ -3744,11 +3761,13 @@ struct xlarun_session {
     float *logits;                       /* [vocab_size] */
     unsigned char *xq;                   /* quantized models: n_batch int8 input rows */
     float *router;                       /* mixture of experts: [n_batch][n_experts] router probabilities */
-    uint32_t *moe_e;                     /* [n_batch][n_experts_used]: the experts each token runs */
+    uint32_t *moe_e;                     /* [n_batch][n_experts_used]: the experts each token runs (a
+                                            decode step sorts its own by index) */
     float *moe_w;                        /* [n_batch][n_experts_used]: their weights */
     uint32_t *moe_rows;                  /* [n_batch]: the tokens of one expert */
     float *moe_rw;                       /* [n_batch]: their weights */
-    float *moe_x, *moe_y;                /* [n_batch][hidden]: those tokens' inputs, the expert's outputs */
+    float *moe_x, *moe_y;                /* [n_batch][hidden]: those tokens' inputs, the expert's outputs
+                                            (one decode step: each of its experts' output) */
     uint16_t *xb16;                      /* BF16_ACTIVATIONS: n_batch bf16 input rows */
     xlarun__pool pool;
     void *own, *alloc_user;
@@ -3807,8 +3826,8 @@ static void xlarun__mm_task(void *ctx, uint32_t t, uint32_t nt) {
 }
 
 /* run the products of c on the pool. Quantized weights read their input as int8 blocks: each
-   of the n input rows is quantized once, on its own (so a prefill chunk equals token-by-token
-   decode), before the threads start. */
+   of the n input rows (per_row: the count rows) is quantized once, on its own (so a prefill
+   chunk equals token-by-token decode), before the threads start. */
 static void xlarun__mm_run(xlarun_session *s, xlarun__mm *c) {
     int i, q = 0, b16 = 0;
     size_t in = c->per_row ? XLARUN__CAST(size_t, c->count) : c->n; /* input rows */
@@ -4151,18 +4170,10 @@ static xlarun_status xlarun__session_build(xlarun__arena *a, const xlarun_model 
     uint32_t nb = o->n_batch ? o->n_batch : 256, nt = o->n_threads ? o->n_threads : 1;
     uint64_t kvd = XLARUN__CAST(uint64_t, c->n_kv_heads) * c->head_dim, qd = XLARUN__CAST(uint64_t, c->n_heads) * c->head_dim;
     uint64_t width = c->hidden_size, cache = 0, key_bytes = 0, per_pos;
-    /* the widest MLP of a layer (a dense layer's or an expert's), and the widest input of a matrix */
-    size_t imax = 0, kmax;
+    size_t imax = xlarun__mlp_width(c), kmax = xlarun__widest_input(c);
     float **bufs[9];
     uint64_t cols[9];
     int i, k;
-    for (i = 0; i < XLARUN__CAST(int, c->n_layers); i++) {
-        size_t w = m->layers[i].experts ? c->moe_intermediate_size : c->intermediate_size;
-        if (w > imax) imax = w;
-    }
-    kmax = imax;
-    if (qd > kmax) kmax = XLARUN__CAST(size_t, qd);
-    if (c->hidden_size > kmax) kmax = c->hidden_size;
     if (n_ctx > XLARUN_MAX_POSITIONS)
         return xlarun__fail(err, XLARUN_ERR_ARGUMENT, "n_ctx %u is over the limit of %u tokens", n_ctx, XLARUN_MAX_POSITIONS);
     if (nt > 512) return xlarun__fail(err, XLARUN_ERR_ARGUMENT, "n_threads %u is over the limit of 512", nt);
@@ -4232,7 +4243,7 @@ static xlarun_status xlarun__session_build(xlarun__arena *a, const xlarun_model 
     s->scores = XLARUN__CAST(float *, xlarun__alloc_ex(a, XLARUN__CAST(size_t, nt > 1 && c->n_kv_heads % nt && c->n_kv_heads > nt ? c->n_kv_heads : nt) *
                                                           (c->n_heads / c->n_kv_heads) * s->lds * sizeof(float), 0, 1));
     s->logits = XLARUN__CAST(float *, xlarun__alloc_ex(a, XLARUN__CAST(size_t, c->vocab_size) * sizeof(float), 0, 1));
-    if (c->n_experts) { /* the routing, and one expert's tokens */
+    if (c->n_experts) { /* the routing, one expert's tokens (or one token's experts) */
         size_t E = c->n_experts, K = c->n_experts_used;
         s->router = XLARUN__CAST(float *, xlarun__alloc_ex(a, XLARUN__CAST(size_t, nb) * E * sizeof(float), 0, 1));
         s->moe_e = XLARUN__CAST(uint32_t *, xlarun__alloc_ex(a, XLARUN__CAST(size_t, nb) * K * sizeof(uint32_t), 0, 1));
@@ -9341,8 +9352,7 @@ XLARUN_API xlarun_status xlarun_quantize(const char *src, const char *dst, const
     if (st == XLARUN_OK) st = xlarun__qplan_all(&q, &hb, err);
     /* buffers: a block of whole rows of the widest matrix, at least 1 MiB */
     if (st == XLARUN_OK) {
-        maxk = q.m->cfg.hidden_size > q.m->cfg.intermediate_size ? q.m->cfg.hidden_size : q.m->cfg.intermediate_size;
-        if (XLARUN__CAST(size_t, q.m->cfg.n_heads) * q.m->cfg.head_dim > maxk) maxk = XLARUN__CAST(size_t, q.m->cfg.n_heads) * q.m->cfg.head_dim;
+        maxk = xlarun__widest_input(&q.m->cfg); /* an expert's rows too */
         q.in_cap = maxk * 4 > (1u << 20) ? maxk * 4 : (1u << 20);
         q.in = XLARUN__CAST(unsigned char *, XLARUN_MALLOC(q.in_cap, q.u));
         q.codes = XLARUN__CAST(unsigned char *, XLARUN_MALLOC(q.in_cap, q.u));

@@ -1655,6 +1655,33 @@ static char *find_name(unsigned char *w, size_t n, const char *name) {
     return NULL;
 }
 
+/* the last logits after ids[0..n) fed in chunks of `chunk` (1: token by token), or NULL */
+static float *moe_logits(const char *dir, const int32_t *ids, size_t n, uint32_t nb, uint32_t nt, size_t chunk,
+                         xlarun_precision prec, size_t *V) {
+    xlarun_model *m = NULL;
+    xlarun_session *s = NULL;
+    xlarun_session_options so;
+    xlarun_error e;
+    float *out = NULL;
+    size_t i;
+    memset(&so, 0, sizeof so);
+    so.n_ctx = 64;
+    so.n_batch = nb;
+    so.n_threads = nt;
+    so.precision = prec;
+    if (xlarun_model_open(dir, NULL, &m, &e) != XLARUN_OK || xlarun_session_create(m, &so, &s, &e) != XLARUN_OK) {
+        CHECKF(0, "%s: %s", dir, e.message);
+    } else {
+        for (i = 0; i < n; i += chunk)
+            if (xlarun_session_prefill(s, ids + i, n - i < chunk ? n - i : chunk, &e) != XLARUN_OK) { CHECKF(0, "%s", e.message); break; }
+        *V = xlarun_model_config(m)->vocab_size;
+        if (i >= n && (out = (float *)malloc(*V * sizeof(float))) != NULL) memcpy(out, xlarun_session_logits(s), *V * sizeof(float));
+    }
+    xlarun_session_free(s);
+    xlarun_model_close(m);
+    return out;
+}
+
 /* the mixtures of experts: their keys and defaults, each refusal by name, missing and misshapen
    experts and routers by name */
 static void test_model_moe(void) {
@@ -1768,6 +1795,29 @@ static void test_model_moe(void) {
                  "config.json: use_sliding_window true (Qwen's window on the upper layers) is not supported", __LINE__);
         CHECK(gem_config(base, "\"sliding_window\": null", "\"sliding_window\": 4096", &c) && c.sliding_window == 0); /* unused without use_sliding_window */
         CHECK(gem_config(base, "  \"norm_topk_prob\": true,\n", "", &c) && !c.moe_norm_topk); /* Qwen3MoeConfig's default */
+        {   /* all 8 experts per token (16 gate/up products in one decode step): token-by-token
+               decode on the batched path (n_batch >= 8, 1 and 2 threads) and on the per-expert
+               path (n_batch 1), and prefills, give the same bits, exact and with bf16 activations */
+            char *t = gem_cfg(base, "\"num_experts_per_tok\": 3", "\"num_experts_per_tok\": 8");
+            int32_t ids[21];
+            size_t k, V = 0, p;
+            static const struct { uint32_t nb, nt; size_t chunk; } runs[] = {{8, 1, 1}, {8, 2, 1}, {32, 3, 1}, {32, 2, 21}, {8, 1, 5}};
+            spits(tpath("mg/config.json"), t);
+            free(t);
+            for (k = 0; k < 21; k++) ids[k] = (int32_t)(5 + 13 * k);
+            for (p = 0; p < 2; p++) {
+                xlarun_precision prec = p ? XLARUN_PRECISION_BF16_ACTIVATIONS : XLARUN_PRECISION_EXACT;
+                float *ref = moe_logits(tpath("mg"), ids, 21, 1, 1, 1, prec, &V);
+                for (k = 0; ref && k < sizeof runs / sizeof *runs; k++) {
+                    float *got = moe_logits(tpath("mg"), ids, 21, runs[k].nb, runs[k].nt, runs[k].chunk, prec, &V);
+                    CHECKF(got && !memcmp(got, ref, V * sizeof(float)), "qwen3moe, 8 experts a token: n_batch %u, %u threads, chunks of %lu differ (%s)",
+                           runs[k].nb, runs[k].nt, (unsigned long)runs[k].chunk, p ? "bf16 activations" : "exact");
+                    free(got);
+                }
+                CHECK(ref != NULL);
+                free(ref);
+            }
+        }
         if ((at = find_name(w, n, "layers.2.mlp.experts.7.up_proj.")) != NULL) {
             at[23] = 'q'; /* qp_proj */
             spit(tpath("mg/model.safetensors"), w, n);

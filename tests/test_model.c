@@ -531,6 +531,7 @@ int main(void) {
         }
         run_precision = XLARUN_PRECISION_BF16_ACTIVATIONS;
         test_invariants("llama32-bf16");
+        test_invariants("qwen3moe-bf16"); /* each expert's input rows rounded once, either path */
         run_precision = XLARUN_PRECISION_EXACT;
         run_kv = XLARUN_KV_F16;
         test_invariants("llama32-bf16");

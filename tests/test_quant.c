@@ -22,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #define XLARUN_IMPLEMENTATION
@@ -663,12 +664,106 @@ static void test_bad_input(void) {
     CHECK(access(d, F_OK) != 0); /* nothing was created */
 }
 
+/* A mixture of experts whose experts are wider (160) than everything else (hidden, the dense
+   intermediate_size and the attention are 64): a synthetic one-layer Qwen3-MoE in f32, quantized
+   (its down rows of 160 are the widest rows the tool converts), loaded, and run: a prefill and
+   token-by-token decode give the same bits on 1 and 2 threads. */
+static void test_wide_experts(void) {
+    static const char *const kinds[3] = {"gate_proj", "up_proj", "down_proj"};
+    char dir[512], path[600], name[96], *hdr, *h;
+    size_t cap = 1 << 16, off = 0, i, nt = 0, total, V = 0;
+    struct { char name[128]; size_t r, k; } t[32];
+    unsigned char *data;
+    FILE *f;
+    int e, k;
+    seqdata sq;
+    float *dec, *other;
+    xlarun_error err;
+    snprintf(dir, sizeof dir, "%s/wide", root);
+    CHECK(mkdir(dir, 0700) == 0);
+#define WT(nm, rows, cols) (snprintf(t[nt].name, sizeof t[nt].name, "%s", nm), t[nt].r = (rows), t[nt].k = (cols), nt++)
+    WT("model.embed_tokens.weight", 64, 64);
+    WT("model.norm.weight", 64, 0);
+    WT("lm_head.weight", 64, 64);
+    WT("model.layers.0.input_layernorm.weight", 64, 0);
+    WT("model.layers.0.post_attention_layernorm.weight", 64, 0);
+    WT("model.layers.0.self_attn.q_proj.weight", 64, 64);
+    WT("model.layers.0.self_attn.k_proj.weight", 32, 64);
+    WT("model.layers.0.self_attn.v_proj.weight", 32, 64);
+    WT("model.layers.0.self_attn.o_proj.weight", 64, 64);
+    WT("model.layers.0.self_attn.q_norm.weight", 32, 0);
+    WT("model.layers.0.self_attn.k_norm.weight", 32, 0);
+    WT("model.layers.0.mlp.gate.weight", 4, 64);
+    for (e = 0; e < 4; e++)
+        for (k = 0; k < 3; k++) {
+            snprintf(name, sizeof name, "model.layers.0.mlp.experts.%d.%s.weight", e, kinds[k]);
+            WT(name, k == 2 ? 64 : 160, k == 2 ? 160 : 64);
+        }
+#undef WT
+    hdr = (char *)malloc(cap);
+    h = hdr + sprintf(hdr, "{");
+    for (i = 0; i < nt; i++) {
+        size_t bytes = t[i].r * (t[i].k ? t[i].k : 1) * 4;
+        if (t[i].k) h += sprintf(h, "%s\"%s\":{\"dtype\":\"F32\",\"shape\":[%lu,%lu],\"data_offsets\":[%lu,%lu]}", i ? "," : "", t[i].name,
+                                 (unsigned long)t[i].r, (unsigned long)t[i].k, (unsigned long)off, (unsigned long)(off + bytes));
+        else h += sprintf(h, "%s\"%s\":{\"dtype\":\"F32\",\"shape\":[%lu],\"data_offsets\":[%lu,%lu]}", i ? "," : "", t[i].name,
+                          (unsigned long)t[i].r, (unsigned long)off, (unsigned long)(off + bytes));
+        off += bytes;
+    }
+    h += sprintf(h, "}");
+    while ((size_t)(h - hdr) % 8) *h++ = ' ';
+    total = off;
+    data = (unsigned char *)malloc(total);
+    for (i = 0, off = 0; i < nt; i++) { /* norms near 1, matrices N-ish(0, 1/fan-in) */
+        size_t j, n = t[i].r * (t[i].k ? t[i].k : 1);
+        for (j = 0; j < n; j++) {
+            float v = t[i].k ? qfrand() * 1.7f / sqrtf((float)t[i].k) * (strstr(t[i].name, "embed") || strstr(t[i].name, "lm_head") ? 4.0f : 1.0f)
+                             : 1.0f + 0.1f * qfrand();
+            memcpy(data + off + 4 * j, &v, 4);
+        }
+        off += 4 * n;
+    }
+    snprintf(path, sizeof path, "%s/model.safetensors", dir);
+    if ((f = fopen(path, "wb")) != NULL) {
+        uint64_t hl = (uint64_t)(h - hdr);
+        unsigned char le[8];
+        for (k = 0; k < 8; k++) le[k] = (unsigned char)(hl >> (8 * k));
+        CHECK(fwrite(le, 1, 8, f) == 8 && fwrite(hdr, 1, (size_t)hl, f) == hl && fwrite(data, 1, total, f) == total);
+        fclose(f);
+    }
+    snprintf(path, sizeof path, "%s/config.json", dir);
+    if ((f = fopen(path, "wb")) != NULL) {
+        fputs("{\"architectures\": [\"Qwen3MoeForCausalLM\"], \"model_type\": \"qwen3_moe\", \"vocab_size\": 64, \"hidden_size\": 64,\n"
+              " \"intermediate_size\": 64, \"moe_intermediate_size\": 160, \"num_hidden_layers\": 1, \"num_attention_heads\": 2,\n"
+              " \"num_key_value_heads\": 1, \"head_dim\": 32, \"num_experts\": 4, \"num_experts_per_tok\": 2, \"norm_topk_prob\": true,\n"
+              " \"rms_norm_eps\": 1e-6, \"rope_theta\": 10000.0, \"tie_word_embeddings\": false, \"max_position_embeddings\": 64}\n", f);
+        fclose(f);
+    }
+    free(hdr);
+    free(data);
+    memset(&sq, 0, sizeof sq);
+    sq.n = 24;
+    for (i = 0; i < sq.n; i++) sq.ids[i] = (int32_t)((7 * i + 3) % 64);
+    for (k = 0; k < 2; k++) {
+        char out[600];
+        CHECKF(quantize_to(dir, k ? "wide-q4" : "wide-q8", k ? XLARUN_QUANT_Q4_0 : XLARUN_QUANT_Q8_0, 0, out, sizeof out, &err) == XLARUN_OK,
+               "wide experts: %s", err.message);
+        dec = run_seq(out, &sq, 1, 0, 0, &V);
+        CHECK(dec && all_finite(dec, sq.n * V));
+        other = run_seq(out, &sq, 2, 0, 5, &V);
+        CHECKF(dec && other && same_rows(dec, other, sq.n, V), "wide experts %s: chunks of 5 on 2 threads differ from decode", out);
+        free(dec);
+        free(other);
+    }
+}
+
 int main(void) {
     char cmd[128];
     int rc;
     test_qkernels();
     if (!mkdtemp(root)) { fprintf(stderr, "mkdtemp failed\n"); return 2; }
     test_models();
+    test_wide_experts();
     test_bad_input();
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", root);
     rc = system(cmd);
