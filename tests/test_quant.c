@@ -340,6 +340,23 @@ static int quantize_to(const char *src, const char *name, xlarun_quant type, int
     return xlarun_quantize(src, out, &o, err);
 }
 
+/* the header of dir/model.safetensors in r (its memory returned, to free), or NULL */
+static void *read_header(const char *dir, xlarun_st_reader *r) {
+    char path[600];
+    FILE *fp;
+    void *mem = NULL;
+    xlarun_error err;
+    snprintf(path, sizeof path, "%s/model.safetensors", dir);
+    fp = fopen(path, "rb");
+    CHECK(fp && xlarun_st_begin(r, file_read, fp, path, 0, &err) == XLARUN_OK);
+    if (fp && (mem = malloc(xlarun_st_memory(r))) && xlarun_st_read_header(r, mem, xlarun_st_memory(r), &err) != XLARUN_OK) {
+        free(mem);
+        mem = NULL;
+    }
+    if (fp) fclose(fp);
+    return mem;
+}
+
 static int all_finite(const float *x, size_t n) {
     size_t i;
     for (i = 0; i < n; i++)
@@ -379,14 +396,10 @@ static void test_models(void) {
                 continue;
             }
             if (!strcmp(names[f], "qwen2") || !strcmp(names[f], "biased")) { /* biases are copied as stored */
-                char path[600], val[128];
-                FILE *fp;
+                char val[128];
                 xlarun_st_reader r;
-                void *mem = NULL;
-                snprintf(path, sizeof path, "%s/model.safetensors", dst);
-                fp = fopen(path, "rb");
-                CHECK(fp && xlarun_st_begin(&r, file_read, fp, path, 0, &err) == XLARUN_OK);
-                if (fp && (mem = malloc(xlarun_st_memory(&r))) && xlarun_st_read_header(&r, mem, xlarun_st_memory(&r), &err) == XLARUN_OK) {
+                void *mem = read_header(dst, &r);
+                if (mem) {
                     size_t ti, nb = 0;
                     for (ti = 0; ti < xlarun_st_count(&r); ti++) {
                         const xlarun_st_tensor *t = xlarun_st_tensor_at(&r, ti);
@@ -400,18 +413,13 @@ static void test_models(void) {
                     CHECK(xlarun_st_metadata(&r, "xlarun.unquantized", val, sizeof val) == 1 && strstr(val, "norms,biases") == val);
                 } else CHECKF(0, "%s: cannot read the header", nm);
                 free(mem);
-                if (fp) fclose(fp);
             }
             if (!strcmp(names[f], "mixtral") || !strcmp(names[f], "qwen3moe") || !strcmp(names[f], "olmoe")) {
                 /* the routers stay as stored, the experts are quantized (where K allows) */
-                char path[600], val[128];
-                FILE *fp;
+                char val[128];
                 xlarun_st_reader r;
-                void *mem = NULL;
-                snprintf(path, sizeof path, "%s/model.safetensors", dst);
-                fp = fopen(path, "rb");
-                CHECK(fp && xlarun_st_begin(&r, file_read, fp, path, 0, &err) == XLARUN_OK);
-                if (fp && (mem = malloc(xlarun_st_memory(&r))) && xlarun_st_read_header(&r, mem, xlarun_st_memory(&r), &err) == XLARUN_OK) {
+                void *mem = read_header(dst, &r);
+                if (mem) {
                     size_t ti, nr = 0, ne = 0;
                     for (ti = 0; ti < xlarun_st_count(&r); ti++) {
                         const xlarun_st_tensor *t = xlarun_st_tensor_at(&r, ti);
@@ -432,7 +440,6 @@ static void test_models(void) {
                     CHECK(xlarun_st_metadata(&r, "xlarun.unquantized", val, sizeof val) == 1 && strstr(val, ",routers") != NULL);
                 } else CHECKF(0, "%s: cannot read the header", nm);
                 free(mem);
-                if (fp) fclose(fp);
             }
             dec = run_seq(dst, &s, 1, 0, 0, &V);
             if (!dec) continue;
