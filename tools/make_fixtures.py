@@ -9,7 +9,9 @@ shorter than prompt + 48 (mistral), one Qwen2ForCausalLM config (qwen2: q, k, v 
 Qwen3ForCausalLM config (qwen3: per-head q and k norms; made with transformers 4.51.3, see
 FAMILY_PINS) and one Gemma3ForCausalLM config (gemma3: local and global layers; transformers
 4.57.1, whose Gemma 3 masks and caches the window the same way in a forward and in generate()),
-this writes tests/fixtures/<name>-<dtype>/ for dtype in f32, bf16, f16, holding what
+and the later families in CONFIGS (gemma2, gemma, the Phi-3 ones, smollm3, granite, olmo2, and
+the mixtures of experts mixtral, qwen3moe and olmoe, whose seeds must also keep every routing
+decision MIN_ROUTER_GAP away from a tie), this writes tests/fixtures/<name>-<dtype>/ for dtype in f32, bf16, f16, holding what
 save_pretrained(safe_serialization=True) writes (config.json, generation_config.json,
 model.safetensors or shards + model.safetensors.index.json) plus oracle.safetensors:
 
@@ -20,7 +22,7 @@ model.safetensors or shards + model.safetensors.index.json) plus oracle.safetens
   metadata: versions, config, dtype, seed, min_margin, max_abs_logit, ...
 
 Each oracle is computed by loading the folder back with
-<Llama|Mistral|Qwen2|Qwen3|Gemma3>ForCausalLM.from_pretrained(folder, torch_dtype=torch.float32,
+<Llama|Mistral|Qwen2|Qwen3|Gemma3|...>ForCausalLM.from_pretrained(folder, torch_dtype=torch.float32,
 attn_implementation="eager"), so bf16/f16 weights are upcast exactly and every dtype has its
 own oracle. --only regenerates the named families and leaves the other folders alone.
 
