@@ -2843,8 +2843,7 @@ static int xlarun__slot_used(const xlarun_config *c, uint32_t l, int k) {
     switch (k - XLARUN__L_BIAS) {
     case XLARUN__L_Q: case XLARUN__L_K: case XLARUN__L_V: return c->qkv_bias;
     case XLARUN__L_O: return c->o_bias;
-    case XLARUN__L_GATE: case XLARUN__L_UP: return c->mlp_bias && !moe;
-    case XLARUN__L_DOWN: return c->mlp_bias && !moe;
+    case XLARUN__L_GATE: case XLARUN__L_UP: case XLARUN__L_DOWN: return c->mlp_bias && !moe;
     default: return 0;
     }
 }
@@ -3761,8 +3760,8 @@ struct xlarun_session {
     float *logits;                       /* [vocab_size] */
     unsigned char *xq;                   /* quantized models: n_batch int8 input rows */
     float *router;                       /* mixture of experts: [n_batch][n_experts] router probabilities */
-    uint32_t *moe_e;                     /* [n_batch][n_experts_used]: the experts each token runs (a
-                                            decode step sorts its own by index) */
+    uint32_t *moe_e;                     /* [n_batch][n_experts_used]: the experts each token runs,
+                                            in index order */
     float *moe_w;                        /* [n_batch][n_experts_used]: their weights */
     uint32_t *moe_rows;                  /* [n_batch]: the tokens of one expert */
     float *moe_rw;                       /* [n_batch]: their weights */
@@ -3970,10 +3969,18 @@ static void xlarun__attention(xlarun_session *s, size_t layer, size_t n) {
    first (as torch ranks NaN); the choices are distinct whatever the values, so no expert gets
    more rows than the buffers hold. Each expert runs once, over the rows that chose it in token
    order, so a prefill and token-by-token decoding give the same bits. */
+static void xlarun__add_weighted(float *out, const float *y, float w, size_t n) {
+    size_t d;
+    for (d = 0; d < n; d++) {
+        float t = y[d] * w; /* rounded, then added: index_add_ of the product */
+        out[d] += t;
+    }
+}
+
 static void xlarun__moe(xlarun_session *s, const xlarun__layer *L, const float *xin, size_t n) {
     const xlarun_config *c = &s->m->cfg;
     size_t H = c->hidden_size, I = c->moe_intermediate_size, E = c->n_experts, K = c->n_experts_used;
-    size_t i, j, e, d;
+    size_t i, j, e;
     xlarun__mm mm;
     xlarun__matmul(s, &L->router, NULL, E, H, xin, n, s->router);
     for (i = 0; i < n; i++) {
@@ -3990,17 +3997,9 @@ static void xlarun__moe(xlarun_session *s, const xlarun__layer *L, const float *
             p[best] = -2.0f;
             sum += tw[j];
         }
-        if (c->moe_norm_topk)
+        if (c->moe_norm_topk) /* the sum in the order picked, as torch's */
             for (j = 0; j < K; j++) tw[j] /= sum;
-    }
-    memset(s->tmp, 0, n * H * sizeof(float));
-    if (n == 1 && 2 * K <= XLARUN__MM_MAX && K <= s->n_batch) {
-        /* one token: its experts' gate and up in one pool run, their downs in another, each
-           expert's rows j of s->gate, s->up and s->moe_y (the same kernels on the same rows as
-           one expert at a time, so the same bits), then added in expert order */
-        uint32_t *te = s->moe_e;
-        float *tw = s->moe_w;
-        for (j = 1; j < K; j++) { /* the experts in index order, their weights with them */
+        for (j = 1; j < K; j++) { /* then the experts in index order, their weights with them */
             size_t k2 = j;
             while (k2 > 0 && te[k2 - 1] > te[k2]) {
                 uint32_t ue = te[k2]; float uw = tw[k2];
@@ -4009,6 +4008,13 @@ static void xlarun__moe(xlarun_session *s, const xlarun__layer *L, const float *
                 k2--;
             }
         }
+    }
+    memset(s->tmp, 0, n * H * sizeof(float));
+    if (n == 1 && 2 * K <= XLARUN__MM_MAX && K <= s->n_batch) {
+        /* one token: its experts' gate and up in one pool run, their downs in another, each
+           expert's rows j of s->gate, s->up and s->moe_y (the same kernels on the same rows as
+           one expert at a time, so the same bits), then added in expert order */
+        const uint32_t *te = s->moe_e;
         memset(&mm, 0, sizeof mm);
         for (j = 0; j < K; j++) {
             mm.w[2 * j] = &L->experts[3 * te[j]]; mm.y[2 * j] = s->gate + j * I; mm.rows[2 * j] = I;
@@ -4020,11 +4026,7 @@ static void xlarun__moe(xlarun_session *s, const xlarun__layer *L, const float *
         for (j = 0; j < K; j++) { mm.w[j] = &L->experts[3 * te[j] + 2]; mm.y[j] = s->moe_y + j * H; mm.rows[j] = H; }
         mm.count = XLARUN__CAST(int, K); mm.per_row = 1; mm.K = I; mm.n = 1; mm.x = s->gate;
         xlarun__mm_run(s, &mm);
-        for (j = 0; j < K; j++)
-            for (d = 0; d < H; d++) {
-                float t = s->moe_y[j * H + d] * tw[j];
-                s->tmp[d] += t;
-            }
+        for (j = 0; j < K; j++) xlarun__add_weighted(s->tmp, s->moe_y + j * H, s->moe_w[j], H);
         return;
     }
     for (e = 0; e < E; e++) {
@@ -4047,14 +4049,8 @@ static void xlarun__moe(xlarun_session *s, const xlarun__layer *L, const float *
         mm.count = 2; mm.act = 1 + XLARUN__CAST(int, c->act); mm.K = H; mm.n = cnt; mm.x = xe;
         xlarun__mm_run(s, &mm);
         xlarun__matmul(s, &L->experts[3 * e + 2], NULL, H, I, s->gate, cnt, s->moe_y);
-        for (r = 0; r < cnt; r++) {
-            float *out = s->tmp + XLARUN__CAST(size_t, s->moe_rows[r]) * H, w = s->moe_rw[r];
-            const float *y = s->moe_y + r * H;
-            for (d = 0; d < H; d++) {
-                float t = y[d] * w; /* rounded, then added: index_add_ of the product */
-                out[d] += t;
-            }
-        }
+        for (r = 0; r < cnt; r++)
+            xlarun__add_weighted(s->tmp + XLARUN__CAST(size_t, s->moe_rows[r]) * H, s->moe_y + r * H, s->moe_rw[r], H);
     }
 }
 

@@ -1260,6 +1260,29 @@ static int gem_config(const char *base, const char *old, const char *new_, xlaru
     return 1;
 }
 
+/* a tensor name in the first 64 KB of a safetensors file (its header), or NULL */
+static char *find_name(unsigned char *w, size_t n, const char *name) {
+    size_t i, len = strlen(name);
+    for (i = 0; i + len < n && i < 65536; i++)
+        if (!memcmp(w + i, name, len)) return (char *)w + i;
+    return NULL;
+}
+
+/* the model file w with character pos of tensor name `name` (in its header) set to ch, written to
+   mg/ and opened with the fixture's config: want and sub; then w and mg/ as they were */
+static void renamed_case(unsigned char *w, size_t n, const char *base, const char *name, size_t pos, char ch,
+                         xlarun_status want, const char *sub, int line) {
+    char *at = find_name(w, n, name), old;
+    CHECKF(at != NULL, "line %d: no '%s' in the header", line, name);
+    if (!at) return;
+    old = at[pos];
+    at[pos] = ch;
+    spit(tpath("mg/model.safetensors"), w, n);
+    gem_case(base, NULL, NULL, want, sub, line);
+    at[pos] = old;
+    spit(tpath("mg/model.safetensors"), w, n);
+}
+
 #define GEM_ROPE_V4 "  \"rope_local_base_freq\": 10000.0,\n  \"rope_scaling\": {\n    \"factor\": 8.0,\n    \"rope_type\": \"linear\"\n  },\n  \"rope_theta\": 1000000.0,\n"
 #define GEM_TYPES "  \"layer_types\": [\n    \"sliding_attention\",\n    \"sliding_attention\",\n    \"full_attention\",\n    \"sliding_attention\"\n  ],\n"
 
@@ -1496,19 +1519,9 @@ static void test_model_gemma(void) {
                  "tensor 'model.layers.0.self_attn.qkv_proj.weight' has shape [128,64], but config.json implies [192,64]", __LINE__);
         gem_case(base, "\"intermediate_size\": 112", "\"intermediate_size\": 56", XLARUN_ERR_MODEL,
                  "tensor 'model.layers.0.mlp.down_proj.weight' has shape [64,112], but config.json implies [64,56]", __LINE__);
-        {   /* layer 0's gate_up_proj under another name (same length, so the offsets hold): missing, by name */
-            char *h = (char *)w, *at = NULL;
-            size_t i;
-            for (i = 0; i + 32 < n && i < 65536 && !at; i++)
-                if (!memcmp(h + i, "layers.0.mlp.gate_up_proj.weight", 32)) at = h + i;
-            CHECK(at != NULL);
-            if (at) {
-                at[24] = 'X'; /* gate_up_proX */
-                spit(tpath("mg/model.safetensors"), w, n);
-                gem_case(base, NULL, NULL, XLARUN_ERR_MODEL,
-                         "missing tensor 'model.layers.0.mlp.gate_up_proj.weight' (Phi3ForCausalLM keeps gate and up in one matrix; separate ones are not read)", __LINE__);
-            }
-        }
+        /* layer 0's gate_up_proj under another name (same length, so the offsets hold): missing, by name */
+        renamed_case(w, n, base, "layers.0.mlp.gate_up_proj.weight", 24, 'X', XLARUN_ERR_MODEL, /* gate_up_proX */
+                     "missing tensor 'model.layers.0.mlp.gate_up_proj.weight' (Phi3ForCausalLM keeps gate and up in one matrix; separate ones are not read)", __LINE__);
     }
     free(w);
     free(base);
@@ -1614,45 +1627,14 @@ static void test_model_gemma(void) {
         CHECK(gem_config(base, "  \"rms_norm_eps\": 1e-06,\n", "", &c) && c.rms_norm_eps == 1e-5f); /* Olmo2Config's */
         gem_case(base, "\"num_key_value_heads\": 2", "\"num_key_value_heads\": 4", XLARUN_ERR_MODEL,
                  "tensor 'model.layers.0.self_attn.k_norm.weight' has shape [32], but config.json implies [64]", __LINE__);
-        {   /* layer 0's q_norm under another name (same length): missing, by name */
-            char *h = (char *)w, *at = NULL;
-            size_t i;
-            for (i = 0; i + 26 < n && i < 65536 && !at; i++)
-                if (!memcmp(h + i, "layers.0.self_attn.q_norm.", 26)) at = h + i;
-            CHECK(at != NULL);
-            if (at) {
-                at[19] = 'x'; /* x_norm */
-                spit(tpath("mg/model.safetensors"), w, n);
-                gem_case(base, NULL, NULL, XLARUN_ERR_MODEL,
-                         "missing tensor 'model.layers.0.self_attn.q_norm.weight' (Olmo2ForCausalLM normalizes the whole of q and k)", __LINE__);
-                at[19] = 'q';
-                spit(tpath("mg/model.safetensors"), w, n);
-            }
-        }
-        {   /* layer 1's post_feedforward_layernorm under another name (same length): missing, by name */
-            char *h = (char *)w, *at = NULL;
-            size_t i;
-            for (i = 0; i + 36 < n && i < 65536 && !at; i++)
-                if (!memcmp(h + i, "layers.1.post_feedforward_layernorm.", 36)) at = h + i;
-            CHECK(at != NULL);
-            if (at) {
-                at[9] = 'q'; /* qost_feedforward_layernorm */
-                spit(tpath("mg/model.safetensors"), w, n);
-                gem_case(base, NULL, NULL, XLARUN_ERR_MODEL,
-                         "missing tensor 'model.layers.1.post_feedforward_layernorm.weight' (Olmo2ForCausalLM normalizes the MLP's output)", __LINE__);
-            }
-        }
+        /* layer 0's q_norm, layer 1's post_feedforward_layernorm under other names (same length): missing, by name */
+        renamed_case(w, n, base, "layers.0.self_attn.q_norm.", 19, 'x', XLARUN_ERR_MODEL, /* x_norm */
+                     "missing tensor 'model.layers.0.self_attn.q_norm.weight' (Olmo2ForCausalLM normalizes the whole of q and k)", __LINE__);
+        renamed_case(w, n, base, "layers.1.post_feedforward_layernorm.", 9, 'q', XLARUN_ERR_MODEL, /* qost_feedforward_layernorm */
+                     "missing tensor 'model.layers.1.post_feedforward_layernorm.weight' (Olmo2ForCausalLM normalizes the MLP's output)", __LINE__);
     }
     free(w);
     free(base);
-}
-
-/* a tensor name in the first 64 KB of a safetensors file (its header), or NULL */
-static char *find_name(unsigned char *w, size_t n, const char *name) {
-    size_t i, len = strlen(name);
-    for (i = 0; i + len < n && i < 65536; i++)
-        if (!memcmp(w + i, name, len)) return (char *)w + i;
-    return NULL;
 }
 
 /* the last logits after ids[0..n) fed in chunks of `chunk` (1: token by token), or NULL */
@@ -1714,20 +1696,10 @@ static void test_model_moe(void) {
                  XLARUN_ERR_UNSUPPORTED, "config.json: rope type 'linear' with MixtralForCausalLM is not supported", __LINE__);
         CHECK(gem_config(base, "  \"sliding_window\": 20,\n", "", &c) && c.sliding_window == 0); /* MixtralConfig's none */
         CHECK(gem_config(base, "  \"rope_theta\": 10000.0,\n", "", &c) && c.rope_theta == 1e6f);
-        if ((at = find_name(w, n, "layers.1.block_sparse_moe.experts.3.w2.")) != NULL) {
-            at[35] = 'x'; /* experts.3xw2: not read, and w2 missing */
-            spit(tpath("mg/model.safetensors"), w, n);
-            gem_case(base, NULL, NULL, XLARUN_ERR_MODEL,
+        renamed_case(w, n, base, "layers.1.block_sparse_moe.experts.3.w2.", 35, 'x', XLARUN_ERR_MODEL, /* experts.3xw2: not read */
                      "missing tensor 'model.layers.1.block_sparse_moe.experts.3.w2.weight' (layer 1 is a mixture of 4 experts)", __LINE__);
-            at[35] = '.';
-        } else CHECK(0);
-        if ((at = find_name(w, n, "layers.0.block_sparse_moe.gate.weight")) != NULL) {
-            at[26] = 'q'; /* qate */
-            spit(tpath("mg/model.safetensors"), w, n);
-            gem_case(base, NULL, NULL, XLARUN_ERR_MODEL,
+        renamed_case(w, n, base, "layers.0.block_sparse_moe.gate.weight", 26, 'q', XLARUN_ERR_MODEL, /* qate */
                      "missing tensor 'model.layers.0.block_sparse_moe.gate.weight' (layer 0 is a mixture of 4 experts; this is its router)", __LINE__);
-            at[26] = 'g';
-        } else CHECK(0);
         /* a router weight of +inf: every probability NaN. Each token must still choose distinct
            experts (as many rows as the buffers hold: a prefill of a whole n_batch), run and
            report; the logits are NaN, as transformers' */
@@ -1818,19 +1790,10 @@ static void test_model_moe(void) {
                 free(ref);
             }
         }
-        if ((at = find_name(w, n, "layers.2.mlp.experts.7.up_proj.")) != NULL) {
-            at[23] = 'q'; /* qp_proj */
-            spit(tpath("mg/model.safetensors"), w, n);
-            gem_case(base, NULL, NULL, XLARUN_ERR_MODEL,
+        renamed_case(w, n, base, "layers.2.mlp.experts.7.up_proj.", 23, 'q', XLARUN_ERR_MODEL, /* qp_proj */
                      "missing tensor 'model.layers.2.mlp.experts.7.up_proj.weight' (layer 2 is a mixture of 8 experts)", __LINE__);
-            at[23] = 'u';
-            at[7] = '5'; /* the expert of a layer past the last */
-            spit(tpath("mg/model.safetensors"), w, n);
-            gem_case(base, NULL, NULL, XLARUN_ERR_MODEL,
+        renamed_case(w, n, base, "layers.2.mlp.experts.7.up_proj.", 7, '5', XLARUN_ERR_MODEL, /* an expert of a layer past the last */
                      "tensor 'model.layers.5.mlp.experts.7.up_proj.weight' is past num_hidden_layers 3 in config.json", __LINE__);
-            at[7] = '2';
-            spit(tpath("mg/model.safetensors"), w, n);
-        } else CHECK(0);
     }
     free(w);
     free(base);
