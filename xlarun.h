@@ -7764,8 +7764,39 @@ XLARUN_API void xlarun_sampler_accept(xlarun_sampler *s, const int32_t *ids, siz
             s->seen[ids[i] >> 3] = XLARUN__CAST(unsigned char, s->seen[ids[i] >> 3] | (1u << (ids[i] & 7)));
 }
 
+/* the k-th largest (k >= 1, <= n) of the candidates' logits w[idx[0..n)], counting equal values,
+   with tmp (n floats) for work. For k up to 1024, a min-heap of the k largest so far in tmp: after
+   the first k, most logits only meet one predictable comparison with its top (0.1 ms for 128k,
+   where the quickselect's unpredictable branches took 1 ms). Otherwise a quickselect with a
+   middle pivot over a copy in tmp. */
+static void xlarun__heap_down(float *h, size_t k, size_t i) {
+    for (;;) {
+        size_t c = 2 * i + 1;
+        float t;
+        if (c >= k) return;
+        if (c + 1 < k && h[c + 1] < h[c]) c++;
+        if (!(h[c] < h[i])) return;
+        t = h[i]; h[i] = h[c]; h[c] = t;
+        i = c;
+    }
+}
+
+static float xlarun__quickselect(float *x, size_t n, size_t k);
+static float xlarun__kth_largest(const float *w, const int32_t *idx, size_t n, size_t k, float *tmp) {
+    size_t i;
+    if (k > 1024) {
+        for (i = 0; i < n; i++) tmp[i] = w[idx[i]];
+        return xlarun__quickselect(tmp, n, k);
+    }
+    for (i = 0; i < k; i++) tmp[i] = w[idx[i]];
+    for (i = k / 2; i-- > 0;) xlarun__heap_down(tmp, k, i);
+    for (i = k; i < n; i++)
+        if (w[idx[i]] > tmp[0]) { tmp[0] = w[idx[i]]; xlarun__heap_down(tmp, k, 0); }
+    return tmp[0];
+}
+
 /* the k-th largest (k >= 1) of x[0..n), reordering x: quickselect with a middle pivot */
-static float xlarun__kth_largest(float *x, size_t n, size_t k) {
+static float xlarun__quickselect(float *x, size_t n, size_t k) {
     size_t lo = 0, hi = n - 1, want = k - 1;
     while (lo < hi) {
         float pivot = x[lo + (hi - lo) / 2];
@@ -7787,55 +7818,81 @@ static float xlarun__kth_largest(float *x, size_t n, size_t k) {
     return x[want];
 }
 
-/* sort ids ascending by (w[id], id) (heapsort: no recursion, no allocation). torch's sort is
-   not stable beyond 16 elements, so which of exactly tied logits at the top-p boundary stay can
-   differ from transformers; the kept values are the same. */
-static int xlarun__after(const float *w, int32_t a, int32_t b) {
-    float wa = w[a], wb = w[b];
-    return wa > wb || (wa == wb && a > b);
-}
-
-static void xlarun__sift(int32_t *a, const float *w, size_t i, size_t n) {
-    for (;;) {
-        size_t c = 2 * i + 1;
-        int32_t t;
-        if (c >= n) return;
-        if (c + 1 < n && xlarun__after(w, a[c + 1], a[c])) c++;
-        if (!xlarun__after(w, a[c], a[i])) return;
-        t = a[i]; a[i] = a[c]; a[c] = t;
-        i = c;
-    }
-}
-
-static void xlarun__sort_by(int32_t *a, const float *w, size_t n) {
-    size_t i;
-    if (n < 2) return;
-    for (i = n / 2; i-- > 0;) xlarun__sift(a, w, i, n);
-    for (i = n - 1; i > 0; i--) {
-        int32_t t = a[0]; a[0] = a[i]; a[i] = t;
-        xlarun__sift(a, w, 0, i);
-    }
-}
-
-/* probabilities of the candidates idx[0..n) into tmp[id]; returns the largest */
+/* probabilities of the candidates idx[0..n) into p[0..n), in the same order; returns the largest.
+   As torch: e^(w - max) (the kernels' exp), then times 1 / sum, with the sum in double (four
+   partial sums). The largest is e^0 / sum. About 2.5 ns an id where a pass of libm expf and
+   double divisions took 5. */
 static float xlarun__softmax_ids(const float *w, const int32_t *idx, size_t n, float *p) {
-    float mx = -HUGE_VALF, best = 0.0f;
-    double sum = 0.0;
+    float mx = -HUGE_VALF, inv;
+    double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0;
     size_t i;
-    for (i = 0; i < n; i++) if (w[idx[i]] > mx) mx = w[idx[i]];
     for (i = 0; i < n; i++) {
-        p[idx[i]] = expf(w[idx[i]] - mx);
-        sum += p[idx[i]];
+        p[i] = w[idx[i]];
+        if (p[i] > mx) mx = p[i];
     }
-    for (i = 0; i < n; i++) {
-        p[idx[i]] = XLARUN__CAST(float, p[idx[i]] / sum);
-        if (p[idx[i]] > best) best = p[idx[i]];
-    }
-    return best;
+    for (i = 0; i < n; i++) p[i] -= mx;
+    xlarun_k_exp(p, n);
+    for (i = 0; i + 4 <= n; i += 4) { s0 += p[i]; s1 += p[i + 1]; s2 += p[i + 2]; s3 += p[i + 3]; }
+    for (; i < n; i++) s0 += p[i];
+    inv = XLARUN__CAST(float, 1.0 / ((s0 + s1) + (s2 + s3)));
+    for (i = 0; i < n; i++) p[i] *= inv;
+    return inv;
 }
 
-/* steps 1-5: the processed logits in s->w and the surviving ids in s->idx (ascending id order
-   unless top-p sorted them); returns their count. Greedy: the one argmax id. */
+/* (w[a], a) before (w[b], b): transformers' ascending sort, ties in id order (torch's sort is not
+   stable beyond 16 elements, so which of exactly tied logits at the top-p boundary stay can
+   differ from transformers; the kept values are the same) */
+static int xlarun__below(const float *w, int32_t a, int32_t b) {
+    return w[a] < w[b] || (w[a] == w[b] && a < b);
+}
+
+#define XLARUN__SWAP2(idx, p, a, b)                                                            \
+    do {                                                                                       \
+        int32_t ti_ = (idx)[a]; float tp_ = (p)[a];                                            \
+        (idx)[a] = (idx)[b]; (p)[a] = (p)[b]; (idx)[b] = ti_; (p)[b] = tp_;                    \
+    } while (0)
+
+/* Top-p without sorting. transformers sorts the candidates ascending and drops each while the
+   cumulative probability (including it) is <= limit, always keeping the largest: the dropped
+   ones are the smallest d. Ids whose probability is below limit / n are among them (together
+   they weigh less than limit) and go first; a quickselect over the rest then decides each
+   partition's side by its mass (expected O(n), where sorting 128k ids took 16 ms a token). The
+   cumulative sums are in double, compared as floats, as torch's cumsum. idx[0..n) and their
+   probabilities p[0..n) are reordered; returns the smallest kept id in (w, id) order. */
+static int32_t xlarun__top_p_keep(const float *w, int32_t *idx, float *p, size_t n, float limit) {
+    double base = 0.0, low;
+    float cut = XLARUN__CAST(float, (double)limit / (double)n * 0.999);
+    size_t lo = 0, hi = n, j, m;
+    int32_t keep = -1;
+    for (j = 0; j < n; j++)
+        if (p[j] < cut) { base += p[j]; XLARUN__SWAP2(idx, p, j, lo); lo++; }
+    if (lo == n) { lo = 0; base = 0.0; } /* all below the cut (limit rounded to 1): the largest stays */
+    while (lo < hi) {
+        size_t a = lo, b = lo + (hi - lo) / 2, c = hi - 1, med = c;
+        if (hi - lo >= 3) { /* median of three as the pivot, at hi - 1 */
+            int ab = xlarun__below(w, idx[a], idx[b]), bc = xlarun__below(w, idx[b], idx[c]);
+            int ac = xlarun__below(w, idx[a], idx[c]);
+            med = ab == bc ? b : (ab == ac ? c : a);
+            if (med != c) XLARUN__SWAP2(idx, p, med, c);
+        }
+        low = 0.0;
+        m = lo;
+        for (j = lo; j < c; j++)
+            if (xlarun__below(w, idx[j], idx[c])) { low += p[j]; XLARUN__SWAP2(idx, p, j, m); m++; }
+        if (m != c) XLARUN__SWAP2(idx, p, m, c); /* the pivot at m: [lo, m) below it, (m, hi) above */
+        if (!(XLARUN__CAST(float, base + low) <= limit)) { hi = m; keep = idx[m]; continue; } /* below */
+        base += low;
+        if (m == n - 1 || !(XLARUN__CAST(float, base + p[m]) <= limit)) { keep = idx[m]; break; } /* stays */
+        base += p[m];
+        lo = m + 1;
+    }
+    /* the loop ends at a pivot that stays, or with lo == hi, where the pivot that set hi is the
+       smallest kept; NaN cumulative sums keep, as torch's "cumsum <= limit" is false for them */
+    return keep;
+}
+
+/* steps 1-5: the processed logits in s->w and the surviving ids in s->idx, in ascending id
+   order; returns their count. Greedy: the one argmax id. */
 static size_t xlarun__sampler_filter(xlarun_sampler *s, const float *logits) {
     const xlarun_sampling *p = &s->p;
     float *w = s->w, *tmp = s->tmp, pen;
@@ -7864,32 +7921,30 @@ static size_t xlarun__sampler_filter(xlarun_sampler *s, const float *logits) {
     }
     /* 3. top-k: keep logits >= the k-th largest (ties stay, as torch's scores < kth) */
     if (p->top_k > 0 && XLARUN__CAST(size_t, p->top_k) < n) {
-        float kth;
-        for (i = 0; i < n; i++) tmp[i] = w[idx[i]];
-        kth = xlarun__kth_largest(tmp, n, XLARUN__CAST(size_t, p->top_k));
+        float kth = xlarun__kth_largest(w, idx, n, XLARUN__CAST(size_t, p->top_k), tmp);
         keep = 0;
         for (i = 0; i < n; i++) if (!(w[idx[i]] < kth)) idx[keep++] = idx[i];
         n = keep;
     }
-    /* 4. top-p: ascending order, drop while the cumulative probability is <= 1 - top_p; the
-          largest always stays */
+    /* 4. top-p: in ascending order, drop while the cumulative probability is <= 1 - top_p; the
+          largest always stays. The kept ones are those at or after the boundary id in (w, id)
+          order, every one a candidate (their logits are >= a candidate's); listed again by id. */
     if (p->top_p > 0.0f && p->top_p < 1.0f && n > 1) {
-        float cum = 0.0f, limit = 1.0f - p->top_p;
-        size_t first;
-        xlarun__sort_by(idx, w, n);
+        int32_t b;
         xlarun__softmax_ids(w, idx, n, tmp);
-        for (first = 0; first + 1 < n; first++) {
-            cum += tmp[idx[first]];
-            if (cum > limit) break;
+        b = xlarun__top_p_keep(w, idx, tmp, n, 1.0f - p->top_p);
+        if (b >= 0) {
+            float wb = w[b];
+            n = 0;
+            for (i = 0; i < V; i++)
+                if (w[i] > wb || (w[i] == wb && XLARUN__CAST(int32_t, i) >= b)) idx[n++] = XLARUN__CAST(int32_t, i);
         }
-        memmove(idx, idx + first, (n - first) * sizeof *idx);
-        n -= first;
     }
     /* 5. min-p: drop p < min_p * max p, computed over the remaining candidates */
     if (p->min_p > 0.0f && n > 1) {
         float top = xlarun__softmax_ids(w, idx, n, tmp), cut = p->min_p * top;
         keep = 0;
-        for (i = 0; i < n; i++) if (!(tmp[idx[i]] < cut)) idx[keep++] = idx[i];
+        for (i = 0; i < n; i++) if (!(tmp[i] < cut)) idx[keep++] = idx[i];
         n = keep; /* >= 1: the largest has p = top >= cut */
     }
     return n;
@@ -7906,7 +7961,7 @@ XLARUN_API int32_t xlarun_sampler_sample(xlarun_sampler *s, const float *logits)
     u = XLARUN__CAST(double, xlarun__rng_next(s->rng) >> 11) * (1.0 / 9007199254740992.0);
     acc = 0.0;
     for (i = 0; i + 1 < n; i++) {
-        acc += s->tmp[s->idx[i]];
+        acc += s->tmp[i];
         if (u < acc) return s->idx[i];
     }
     return s->idx[n - 1];

@@ -14,6 +14,8 @@ check_error "threads must be 1..512" -m $M -t 0
 check_error "--precision must be exact or bf16, not 'half'" -m $M --precision half
 check_error "--kv must be f32, f16 or bf16, not 'q8'" -m $M --kv q8
 check_error "-b needs a value" -m $M -b
+check_error "sampling: top_p must be in .0, 1. (0 or 1 = off), found 2" -m $M --temp 0.8 --top-p 2
+check_error "sampling: temperature must be" -m $M --temp -1
 check_error "unknown option '--bogus'" -m $M --bogus x
 # a real run, with a prefill chunk of 1 token (the prompt in 3 chunks)
 out=$("$B/bench" -m $M -p 3 -n 2 -t 1 -r 1 -b 1 2>"$B/bench.err"); rc=$?
@@ -23,9 +25,13 @@ for key in model dtype threads n_prompt n_gen prefill_tok_s decode_tok_s weight_
     case "$out" in *"\"$key\": "*) ok ;; *) bad "bench output lacks \"$key\": $out" ;; esac
 done
 case "$out" in *'"kv_type": "f32"'*) ok ;; *) bad "bench's default cache is not f32: $out" ;; esac
+case "$out" in *'"sampling": "greedy"'*) ok ;; *) bad "bench's default decode is not greedy: $out" ;; esac
 # the KV bytes a decode step reads on average: 2 layers x 1 KV head x 16 dims x (key, value) x
 # 4 bytes x 4 positions (3 prompt tokens + 2 / 2); half that with --kv f16
 case "$out" in *'"kv_bytes_per_token": 1024,'*) ok ;; *) bad "bench -b 1: kv_bytes_per_token is not 1024: $out" ;; esac
 out=$("$B/bench" -m $M -p 3 -n 2 -t 1 -r 1 --kv f16 2>"$B/bench.err"); rc=$?
 case "$out" in *'"kv_bytes_per_token": 512,'*'"kv_type": "f16"'*) ok ;; *) bad "bench --kv f16: exit $rc, printed '$out' ($(cat "$B/bench.err"))" ;; esac
+# decode through a sampler
+out=$("$B/bench" -m $M -p 3 -n 3 -t 1 -r 1 --temp 0.8 --top-k 0 --top-p 0.9 2>"$B/bench.err"); rc=$?
+case "$out" in *'"sampling": "temp 0.8 top_k 0 top_p 0.9 min_p 0"}'*) ok ;; *) bad "bench --temp 0.8: exit $rc, printed '$out' ($(cat "$B/bench.err"))" ;; esac
 finish

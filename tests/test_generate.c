@@ -159,6 +159,34 @@ static void test_sampler(void) {
     xlarun_sampler_free(s);
 }
 
+static int cmp_float(const void *a, const void *b) {
+    float x = *(const float *)a, y = *(const float *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* whether the sampler's filter (steps 1-5 of xlarun_sampler_sample) on these logits keeps the ids
+   transformers kept (kept[0..nk)): equal as sets, except that among exactly tied logits at the
+   top-p boundary torch's unstable sort picks which stay, so the kept values are compared */
+static int same_kept(xlarun_sampler *s, const float *logits, const int *kept, int nk) {
+    size_t m = xlarun__sampler_filter(s, logits), i;
+    float *a, *b;
+    int same = (int)m == nk;
+    if (!same) {
+        printf("  %lu ids kept, transformers kept %d\n", (unsigned long)m, nk);
+        return 0;
+    }
+    a = (float *)malloc(2 * m * sizeof(float) + 1);
+    if (!a) return 0;
+    b = a + m;
+    for (i = 0; i < m; i++) { a[i] = s->w[kept[i]]; b[i] = s->w[s->idx[i]]; }
+    qsort(a, m, sizeof(float), cmp_float);
+    qsort(b, m, sizeof(float), cmp_float);
+    for (i = 0; i < m; i++) same &= a[i] == b[i];
+    for (i = 1; i < m; i++) same &= s->idx[i - 1] < s->idx[i]; /* listed by id */
+    free(a);
+    return same;
+}
+
 /* the surviving ids against transformers' processors (tests/fixtures/chat/sampling.txt); uses
    the sampler's internal filter, steps 1-5 of xlarun_sampler_sample */
 static char *read_file(const char *path, size_t *len);
@@ -194,31 +222,96 @@ static void test_sampling_fixture(void) {
         p = e;
         if (xlarun_sampler_create(&sp, 64, &s, &err) != XLARUN_OK) { CHECKF(0, "%s", err.message); break; }
         xlarun_sampler_accept(s, ctx, 12);
-        {
-            /* equal as sets, except that among exactly tied logits at the top-p boundary
-               torch's unstable sort picks which stay: compare the kept values then */
-            size_t m = xlarun__sampler_filter(s, logits);
-            float a[64], b[64];
-            same = (int)m == nk;
-            for (i = 0; same && i < nk; i++) { a[i] = s->w[kept[i]]; b[i] = s->w[s->idx[i]]; }
-            if (same) {
-                int x, y;
-                for (x = 0; x < nk; x++) for (y = x + 1; y < nk; y++) {
-                    float t2;
-                    if (a[y] < a[x]) { t2 = a[x]; a[x] = a[y]; a[y] = t2; }
-                    if (b[y] < b[x]) { t2 = b[x]; b[x] = b[y]; b[y] = t2; }
-                }
-                for (i = 0; i < nk; i++) same &= a[i] == b[i];
-            }
-            CHECKF(same, "sampling case %d (T %g k %d p %g min_p %g pen %g): %lu ids kept, transformers kept %d",
-                   cases, t, k, tp, mp, pen, (unsigned long)m, nk);
-        }
+        same = same_kept(s, logits, kept, nk);
+        CHECKF(same, "sampling case %d (T %g k %d p %g min_p %g pen %g): transformers kept %d",
+               cases, t, k, tp, mp, pen, nk);
         agree += same;
         cases++;
         xlarun_sampler_free(s);
     }
     CHECK(cases == 60);
     printf("sampling fixtures: %d of %d kept sets equal transformers'\n", agree, cases);
+    free(all);
+}
+
+/* the same processors over whole vocabularies (tests/fixtures/chat/sampling_large.txt), where the
+   filter selects without sorting; the logits are made here from integers as
+   tools/make_chat_fixtures.py's synth_logits makes them */
+static uint64_t synth_h(uint64_t seed, uint64_t k) {
+    uint64_t z = (seed << 32) + k + 0x9E3779B97F4A7C15ull;
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+static int64_t synth_u(uint64_t seed, uint64_t k) { return (int64_t)(synth_h(seed, k) >> 40) - (1 << 23); }
+static void synth_logits(const char *shape, uint64_t seed, size_t V, float *x) {
+    size_t i;
+    for (i = 0; i < V; i++) {
+        if (!strcmp(shape, "flat")) x[i] = (float)synth_u(seed, i) * (1.0f / 1048576.0f);
+        else if (!strcmp(shape, "ties")) x[i] = (float)(((synth_u(seed, i) + (1 << 23)) >> 21) - 4) * 0.25f;
+        else {
+            int64_t sum = synth_u(seed, 4 * i) + synth_u(seed, 4 * i + 1) + synth_u(seed, 4 * i + 2) + synth_u(seed, 4 * i + 3);
+            x[i] = (float)sum * (!strcmp(shape, "narrow") ? 1.0f / 16777216.0f : 1.0f / 4194304.0f);
+            if (!strcmp(shape, "peaked") && synth_h(seed, 4 * V + i) % 401 == 0) x[i] = x[i] + 16.0f;
+        }
+    }
+}
+
+static void test_sampling_large(void) {
+    char *all = read_file("tests/fixtures/chat/sampling_large.txt", NULL), *p;
+    int cases = 0, agree = 0;
+    CHECKF(all != NULL, "tests/fixtures/chat/sampling_large.txt is missing");
+    if (!all) return;
+    p = all;
+    while ((p = strstr(p, "\nlarge ")) != NULL) {
+        xlarun_sampling sp;
+        xlarun_sampler *s = NULL;
+        xlarun_error err;
+        char shape[16];
+        unsigned long seed, V, j;
+        double t, tp, mp;
+        int k, nk = 0, same = 0, *kept;
+        float *logits;
+        p += 7;
+        if (sscanf(p, "%15s %lu %lu %lf %d %lf %lf", shape, &seed, &V, &t, &k, &tp, &mp) != 7 || V > 50000) {
+            CHECKF(0, "sampling_large.txt: bad case line");
+            break;
+        }
+        p = strstr(p, "\nkept ");
+        if (!p) break;
+        p += 6;
+        while (*p != ' ') p++;
+        p++;
+        logits = (float *)malloc(V * sizeof(float));
+        kept = (int *)malloc(V * sizeof(int));
+        if (!logits || !kept) { free(logits); free(kept); CHECK(0); break; }
+        for (j = 0; j < V; j += 4) {
+            int d = p[j / 4] <= '9' ? p[j / 4] - '0' : p[j / 4] - 'a' + 10, b;
+            for (b = 0; b < 4; b++) if (d >> b & 1) kept[nk++] = (int)(j + (unsigned long)b);
+        }
+        synth_logits(shape, seed, V, logits);
+        memset(&sp, 0, sizeof sp);
+        sp.temperature = (float)t; sp.top_k = k; sp.top_p = (float)tp; sp.min_p = (float)mp;
+        if (xlarun_sampler_create(&sp, (uint32_t)V, &s, &err) == XLARUN_OK) {
+            same = same_kept(s, logits, kept, nk);
+            /* and a draw lands on a kept id */
+            if (same) {
+                int32_t id = xlarun_sampler_sample(s, logits);
+                int in = 0, x;
+                for (x = 0; x < nk; x++) in |= kept[x] == id;
+                CHECKF(in, "large sampling case %d: drew %d, not kept", cases, (int)id);
+            }
+            xlarun_sampler_free(s);
+        } else CHECKF(0, "%s", err.message);
+        CHECKF(same, "large sampling case %d (%s V %lu T %g k %d p %g min_p %g): transformers kept %d",
+               cases, shape, V, t, k, tp, mp, nk);
+        agree += same;
+        cases++;
+        free(logits);
+        free(kept);
+    }
+    CHECK(cases == 28);
+    printf("whole-vocabulary sampling fixtures: %d of %d kept sets equal transformers'\n", agree, cases);
     free(all);
 }
 
@@ -997,6 +1090,7 @@ int main(void) {
     test_sampling_check();
     test_sampler();
     test_sampling_fixture();
+    test_sampling_large();
     test_generation_config();
     test_stopper();
     test_chat_fixtures();

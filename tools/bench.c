@@ -1,9 +1,11 @@
 /* bench - measure xlarun's prefill and decode speed against what this machine can do.
 
      build/bench -m DIR [-m DIR ...] -p 256 -n 64 -t 2 [-t 1,2] [-r 5] [--no-mmap]
+                 [--temp T --top-k K --top-p P --min-p M]
 
    For each model and thread count: -r runs (after one warm-up run) of a random -p token prompt
-   followed by -n greedy tokens; one JSON object per line with the medians. In the same run, a
+   followed by -n tokens, greedy, or drawn by a sampler (seed 1) when --temp is above 0, so
+   decode_tok_s includes the sampler's time; one JSON object per line with the medians. In the same run, a
    child process measures the machine: the best multi-threaded read bandwidth over a buffer far
    larger than the caches (several passes, huge pages where the kernel gives them) and the f32
    FMA peak (independent FMA chains on every thread). Decoding reads every weight once per
@@ -224,8 +226,9 @@ static int fail(const char *msg) {
 
 static void usage(FILE *f) {
     fprintf(f, "usage: bench -m DIR [-m DIR ...] [-p 256] [-n 64] [-t 2 | -t 1,2] [-r 5] [-b N] [--no-mmap]\n"
-               "             [--precision exact|bf16] [--kv f32|f16|bf16]\n"
+               "             [--precision exact|bf16] [--kv f32|f16|bf16] [--temp T] [--top-k K] [--top-p P] [--min-p M]\n"
                "  -b: the session's prefill chunk (n_batch; default the library's, 256)\n"
+               "  --temp above 0: decode draws each token with these sampler settings (greedy by default)\n"
                "  prints one JSON object per model and thread count (medians of -r runs)\n");
 }
 
@@ -236,7 +239,11 @@ int main(int argc, char **argv) {
     xlarun_kv_type kv = XLARUN_KV_F32;
     static const char *kv_names[] = {"f32", "f16", "bf16"};
     int threads[16] = {2}, n_threads = 1;
+    xlarun_sampling sp;
+    xlarun_error serr;
     char msg[700];
+    memset(&sp, 0, sizeof sp);
+    sp.seed = 1;
     for (i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strcmp(a, "-h") || !strcmp(a, "--help")) { usage(stdout); return 0; }
@@ -248,6 +255,10 @@ int main(int argc, char **argv) {
         else if (!strcmp(a, "-n")) n_gen = atoi(v);
         else if (!strcmp(a, "-r")) reps = atoi(v);
         else if (!strcmp(a, "-b")) n_batch = atoi(v);
+        else if (!strcmp(a, "--temp")) sp.temperature = (float)atof(v);
+        else if (!strcmp(a, "--top-k")) sp.top_k = atoi(v);
+        else if (!strcmp(a, "--top-p")) sp.top_p = (float)atof(v);
+        else if (!strcmp(a, "--min-p")) sp.min_p = (float)atof(v);
         else if (!strcmp(a, "--precision")) {
             if (!strcmp(v, "exact")) precision = XLARUN_PRECISION_EXACT;
             else if (!strcmp(v, "bf16")) precision = XLARUN_PRECISION_BF16_ACTIVATIONS;
@@ -274,6 +285,7 @@ int main(int argc, char **argv) {
     if (n_batch < 0 || n_batch > 65536) return fail("-b must be 1..65536 (0: the default)");
     for (k = 0; k < n_threads; k++)
         if (threads[k] < 1 || threads[k] > 512) return fail("threads must be 1..512");
+    if (xlarun_sampling_check(&sp, &serr) != XLARUN_OK) return fail(serr.message);
 
     for (k = 0; k < n_threads; k++) {
         int nt = threads[k], d;
@@ -284,11 +296,13 @@ int main(int argc, char **argv) {
             xlarun_model_options mo;
             xlarun_session_options so;
             xlarun_session *s;
+            xlarun_sampler *smp = NULL;
             xlarun_error err;
             const xlarun_config *c;
             int32_t *ids = (int32_t *)malloc((size_t)n_prompt * sizeof(int32_t));
             double pre[101], dec[101], t0, t1, t2, flops, wbytes, kvbytes, attn, pre_tok_s, dec_tok_s;
             struct rusage ru;
+            char sampling[96];
             int r, g;
             memset(&mo, 0, sizeof mo);
             mo.no_mmap = no_mmap;
@@ -302,14 +316,19 @@ int main(int argc, char **argv) {
             so.precision = precision;
             so.kv_type = kv;
             if (xlarun_session_create(m, &so, &s, &err) != XLARUN_OK) { xlarun_model_close(m); free(ids); return fail(err.message); }
+            if (sp.temperature > 0.0f && xlarun_sampler_create(&sp, c->vocab_size, &smp, &err) != XLARUN_OK) {
+                xlarun_session_free(s); xlarun_model_close(m); free(ids); return fail(err.message);
+            }
             for (i = 0; i < n_prompt; i++) ids[i] = (int32_t)(rng_next() % c->vocab_size);
             for (r = -1; r < reps; r++) { /* run -1 warms the page cache and the caches */
                 xlarun_session_reset(s);
+                if (smp) xlarun_sampler_reset(smp);
                 t0 = now();
                 if (xlarun_session_prefill(s, ids, (size_t)n_prompt, &err) != XLARUN_OK) break;
                 t1 = now();
                 for (g = 1; g < n_gen; g++)
-                    if (xlarun_session_decode(s, xlarun_session_argmax(s), &err) != XLARUN_OK) break;
+                    if (xlarun_session_decode(s, smp ? xlarun_sampler_sample(smp, xlarun_session_logits(s))
+                                                     : xlarun_session_argmax(s), &err) != XLARUN_OK) break;
                 t2 = now();
                 if (g < n_gen) break;
                 if (r >= 0) {
@@ -317,7 +336,7 @@ int main(int argc, char **argv) {
                     dec[r] = (n_gen - 1) / (t2 - t1);
                 }
             }
-            if (r < reps) { xlarun_session_free(s); xlarun_model_close(m); free(ids); return fail(err.message); }
+            if (r < reps) { xlarun_sampler_free(smp); xlarun_session_free(s); xlarun_model_close(m); free(ids); return fail(err.message); }
             pre_tok_s = median(pre, reps);
             dec_tok_s = median(dec, reps);
             wbytes = (double)xlarun_model_weight_bytes(m);
@@ -345,18 +364,22 @@ int main(int argc, char **argv) {
                 kvbytes = 2.0 * c->n_kv_heads * c->head_dim * (kv == XLARUN_KV_F32 ? 4 : 2) * kv_pos;
             }
             getrusage(RUSAGE_SELF, &ru);
+            if (smp) snprintf(sampling, sizeof sampling, "temp %g top_k %d top_p %g min_p %g", (double)sp.temperature,
+                              (int)sp.top_k, (double)sp.top_p, (double)sp.min_p);
+            else snprintf(sampling, sizeof sampling, "greedy");
             printf("{\"model\": \"%s\", \"dtype\": \"%s\", \"threads\": %d, \"n_prompt\": %d, \"n_gen\": %d, "
                    "\"runs\": %d, \"prefill_tok_s\": %.2f, \"decode_tok_s\": %.2f, "
                    "\"weight_bytes_per_token\": %.0f, \"kv_bytes_per_token\": %.0f, \"decode_gb_s\": %.2f, \"mem_read_gb_s\": %.2f, "
                    "\"bandwidth_ratio\": %.3f, \"prefill_gflops\": %.1f, \"fma_peak_gflops\": %.1f, "
                    "\"prefill_peak_ratio\": %.3f, \"peak_rss_bytes\": %ld, \"kernels\": \"%s\", \"precision\": \"%s\", "
-                   "\"kv_type\": \"%s\"}\n",
+                   "\"kv_type\": \"%s\", \"sampling\": \"%s\"}\n",
                    dirs[d], xlarun_model_dtype(m), nt, n_prompt, n_gen, reps, pre_tok_s, dec_tok_s, wbytes, kvbytes,
                    dec_tok_s * (wbytes + kvbytes) / 1e9, mem_gb_s, dec_tok_s * (wbytes + kvbytes) / 1e9 / mem_gb_s,
                    pre_tok_s * flops / n_prompt / 1e9, peak_gflops,
                    pre_tok_s * flops / n_prompt / 1e9 / peak_gflops, ru.ru_maxrss * 1024L, XLARUN_K_ISA,
-                   precision == XLARUN_PRECISION_EXACT ? "exact" : "bf16-activations", kv_names[kv]);
+                   precision == XLARUN_PRECISION_EXACT ? "exact" : "bf16-activations", kv_names[kv], sampling);
             fflush(stdout);
+            xlarun_sampler_free(smp);
             xlarun_session_free(s);
             xlarun_model_close(m);
             free(ids);

@@ -4,11 +4,13 @@
 multi-turn conversations, with and without a system message, for each template xlarun knows.
 
 Pinned: transformers 4.46.3, tokenizers 0.20.3, jinja2 3.1.6, torch 2.5.1, numpy (python 3.11).
-It also writes tests/fixtures/chat/sampling.txt: which ids survive transformers' logits processors. Developer-time only;
+It also writes tests/fixtures/chat/sampling.txt and sampling_large.txt: which ids survive transformers' logits
+processors, on 64 logits and on whole vocabularies. Developer-time only;
 `make test` reads the committed output, tests/fixtures/chat/cases.txt.
 
     python3 tools/make_chat_fixtures.py           # chat and sampling fixtures
     python3 tools/make_chat_fixtures.py --demo    # the demo model, tests/fixtures/demo
+    python3 tools/make_chat_fixtures.py --sampling  # the sampling fixtures only
 
 The templates in tests/fixtures/chat/templates/ are the chat_template strings of the models'
 tokenizer_config.json files, taken verbatim from the "gguf" field (the chat_template that
@@ -281,6 +283,93 @@ def sampling_fixture():
     print("sampling cases:", len(out) // 4)
 
 
+# Whole-vocabulary sampling: the same processors over V = 8,192 and 50,000 logits, where xlarun's
+# sampler selects without sorting (top-p by mass-guided quickselect, top-k by a heap up to k =
+# 1,024). The logits are made from integers by splitmix64, so tests/test_generate.c makes the same
+# float32 values without reading them; written to tests/fixtures/chat/sampling_large.txt as
+#   large SHAPE SEED V TEMPERATURE TOP_K TOP_P MIN_P
+#   kept N HEX    (the kept ids as a bitmap, bit i of the hex digit i / 4, low bit first)
+# SHAPE: flat (uniform [-8, 8)), normal (a sum of four uniforms, std about 2.3), peaked (normal plus
+# 16 on every id whose hash is a multiple of 401), ties (multiples of 0.25 in [-4, 4)), narrow (the
+# normal sum at a quarter of the scale: many ids a little below and above the mean probability).
+SAMPLING_LARGE = [  # shape, V, temperature, top_k, top_p, min_p
+    ("flat", 8192, 1.0, 0, 0.9, None), ("normal", 8192, 1.0, 0, 0.9, None),
+    ("peaked", 8192, 1.0, 0, 0.9, None), ("ties", 8192, 1.0, 0, 0.9, None),
+    ("flat", 8192, 1.0, 0, 0.5, None), ("normal", 8192, 1.0, 0, 0.5, None),
+    ("peaked", 8192, 1.0, 0, 0.5, None), ("ties", 8192, 0.7, 0, 0.95, None),
+    ("normal", 8192, 0.7, 0, 0.95, None), ("flat", 8192, 1.0, 0, 0.99, None),
+    ("ties", 8192, 1.0, 0, 0.99, None), ("normal", 8192, 1.0, 2000, 0.9, None),
+    ("ties", 8192, 1.0, 2000, 0.9, None), ("peaked", 8192, 1.0, 100, 0.95, 0.05),
+    ("normal", 8192, 1.0, 100, 0.95, 0.05), ("flat", 8192, 1.0, 0, 1.0, 0.02),
+    ("ties", 8192, 1.0, 40, 1.0, None), ("normal", 8192, 1.0, 1000, 1.0, None),
+    ("peaked", 8192, 1.0, 0, 0.999, None), ("normal", 8192, 1.5, 0, 0.8, 0.1),
+    ("normal", 50000, 1.0, 0, 0.9, None), ("peaked", 50000, 0.8, 50, 0.9, 0.05),
+    ("flat", 50000, 1.0, 0, 0.95, None), ("ties", 50000, 1.0, 0, 0.7, None),
+    ("narrow", 8192, 1.0, 0, 0.5, None), ("narrow", 8192, 1.0, 0, 0.9, None),
+    ("narrow", 50000, 1.0, 0, 0.3, None), ("narrow", 8192, 1.0, 3000, 0.6, 0.5),
+]
+
+
+def synth_logits(shape, seed, V):
+    """float32 logits from integers only (tests/test_generate.c's synth_logits makes the same)"""
+    import numpy as np
+    M = (1 << 64) - 1
+
+    def h(k):  # splitmix64 of seed * 2^32 + k
+        z = ((seed << 32) + k + 0x9E3779B97F4A7C15) & M
+        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & M
+        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & M
+        return z ^ (z >> 31)
+
+    def u(k):  # an integer in [-2^23, 2^23)
+        return (h(k) >> 40) - (1 << 23)
+
+    x = np.zeros(V, dtype=np.float32)
+    for i in range(V):
+        if shape == "flat":
+            x[i] = np.float32(u(i)) * np.float32(2.0 ** -20)
+        elif shape == "ties":
+            x[i] = np.float32(u(i) >> 21) * np.float32(0.25)
+        else:
+            scale = 2.0 ** -24 if shape == "narrow" else 2.0 ** -22
+            v = np.float32(u(4 * i) + u(4 * i + 1) + u(4 * i + 2) + u(4 * i + 3)) * np.float32(scale)
+            if shape == "peaked" and h(4 * V + i) % 401 == 0:
+                v = np.float32(v + np.float32(16.0))
+            x[i] = v
+    return x
+
+
+def sampling_large_fixture():
+    import torch
+    from transformers.generation import logits_process as lp
+    out = []
+    for seed, (shape, V, t, top_k, top_p, min_p) in enumerate(SAMPLING_LARGE, 1):
+        x = synth_logits(shape, seed, V)
+        procs = []
+        if t != 1.0:
+            procs.append(lp.TemperatureLogitsWarper(t))
+        if top_k != 0:
+            procs.append(lp.TopKLogitsWarper(top_k=top_k, min_tokens_to_keep=1))
+        if top_p < 1.0:
+            procs.append(lp.TopPLogitsWarper(top_p=top_p, min_tokens_to_keep=1))
+        if min_p is not None:
+            procs.append(lp.MinPLogitsWarper(min_p=min_p, min_tokens_to_keep=1))
+        ids = torch.zeros((1, 1), dtype=torch.long)
+        scores = torch.tensor(x[None, :])
+        for pr in procs:
+            scores = pr(ids, scores)
+        kept = (scores[0] != float("-inf")).numpy()
+        digits = []
+        for d in range(0, V, 4):
+            digits.append("%x" % sum(1 << b for b in range(4) if d + b < V and kept[d + b]))
+        out.append("large %s %d %d %r %d %r %r" % (shape, seed, V, t, top_k, top_p, min_p if min_p is not None else 0.0))
+        out.append("kept %d %s" % (int(kept.sum()), "".join(digits)))
+    with open(os.path.join(FIX, "chat", "sampling_large.txt"), "w") as f:
+        f.write("# made by tools/make_chat_fixtures.py (transformers %s, torch %s)\n" % (transformers.__version__, torch.__version__))
+        f.write("\n".join(out) + "\n")
+    print("large sampling cases:", len(out) // 2)
+
+
 # The demo model (tests/fixtures/demo): a byte-level BPE tokenizer trained on a small ChatML corpus
 # (SmolLM2's special tokens and chat template), and a 2-layer Llama trained on the same corpus for
 # a few hundred steps, so that `make demo` and `gen -i` print words rather than noise. Saved in
@@ -427,10 +516,14 @@ def main():
         f.write("\n".join(out) + "\n")
     print("cases:", sum(1 for l in out if l.startswith("case ")), "with ids:", n_ids)
     sampling_fixture()
+    sampling_large_fixture()
 
 
 if __name__ == "__main__":
     if "--demo" in sys.argv:
         demo_model()
+    elif "--sampling" in sys.argv:
+        sampling_fixture()
+        sampling_large_fixture()
     else:
         main()
