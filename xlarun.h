@@ -76,7 +76,7 @@
        dtype and widened exactly. The reference is Hugging Face transformers' LlamaForCausalLM
        (MistralForCausalLM, Qwen2ForCausalLM, Qwen3ForCausalLM, Gemma3ForCausalLM, Gemma2ForCausalLM,
        GemmaForCausalLM, Phi3ForCausalLM, SmolLM3ForCausalLM, GraniteForCausalLM, Olmo2ForCausalLM,
-       MixtralForCausalLM, Qwen3MoeForCausalLM, OlmoeForCausalLM) in
+       MixtralForCausalLM, Qwen3MoeForCausalLM, OlmoeForCausalLM, Qwen2MoeForCausalLM) in
        float32 with eager attention; the per-head q/k norms of Qwen3 and Gemma 3 use the RMSNorm
        kernel of the layer norms (Gemma's norm weights are stored once as 1 + w, in f32); biases
        (Qwen2's q, k, v; Llama's attention_bias and mlp_bias) are added in f32 after the product,
@@ -332,8 +332,10 @@ typedef enum xlarun_arch {          /* config.json's architectures / model_type 
                                        experts (block_sparse_moe: a router and experts w1, w3, w2) */
     XLARUN_ARCH_QWEN3_MOE,          /* Qwen3MoeForCausalLM, qwen3_moe: Qwen3 whose MLP is a mixture of
                                        experts on the layers decoder_sparse_step and mlp_only_layers give */
-    XLARUN_ARCH_OLMOE               /* OlmoeForCausalLM, olmoe: Llama with q and k RMS-normalized whole
+    XLARUN_ARCH_OLMOE,              /* OlmoeForCausalLM, olmoe: Llama with q and k RMS-normalized whole
                                        (as OLMo 2) and a mixture-of-experts MLP */
+    XLARUN_ARCH_QWEN2_MOE           /* Qwen2MoeForCausalLM, qwen2_moe: Qwen2 (q, k, v biases) whose MLP is
+                                       a mixture of experts plus a shared expert behind a sigmoid gate */
 } xlarun_arch;
 
 typedef enum xlarun_act {           /* the MLP's activation: down(act(gate(x)) * up(x)) */
@@ -377,6 +379,9 @@ typedef struct xlarun_config {      /* config.json, checked; read-only */
     int moe_norm_topk;              /* the chosen experts' probabilities divided by their sum (Mixtral
                                        always; norm_topk_prob) */
     unsigned char moe[XLARUN_MAX_LAYERS]; /* 1: layer l's MLP is the mixture of experts */
+    uint32_t moe_shared_size;       /* Qwen2-MoE: the shared expert's intermediate size
+                                       (shared_expert_intermediate_size), run on every token of a sparse
+                                       layer and added times sigmoid(shared_expert_gate . x); 0: none */
     int fused;                      /* Phi-3: q, k, v are the rows of qkv_proj, gate and up of gate_up_proj */
     xlarun_act act;
     int norm_plus_one;              /* Gemma: every RMSNorm multiplies by 1 + weight */
@@ -2276,10 +2281,11 @@ static const struct xlarun__arch_info {
     {"MixtralForCausalLM", "mixtral", XLARUN_ARCH_MIXTRAL, 8, 4096 * 32, 0, 0},
     {"Qwen3MoeForCausalLM", "qwen3_moe", XLARUN_ARCH_QWEN3_MOE, 4, 32768, 0, 0},
     {"OlmoeForCausalLM", "olmoe", XLARUN_ARCH_OLMOE, 0, 4096, 0, 0},
+    {"Qwen2MoeForCausalLM", "qwen2_moe", XLARUN_ARCH_QWEN2_MOE, 16, 32768, 0, 0},
 };
 #define XLARUN__N_ARCH XLARUN__CAST(int, sizeof xlarun__archs / sizeof *xlarun__archs)
-#define XLARUN__ARCH_CLASSES "LlamaForCausalLM, MistralForCausalLM, Qwen2ForCausalLM, Qwen3ForCausalLM, Gemma3ForCausalLM, Gemma2ForCausalLM, GemmaForCausalLM, Phi3ForCausalLM, SmolLM3ForCausalLM, GraniteForCausalLM, Olmo2ForCausalLM, MixtralForCausalLM, Qwen3MoeForCausalLM, OlmoeForCausalLM"
-#define XLARUN__ARCH_TYPES "llama, mistral, qwen2, qwen3, gemma3_text, gemma2, gemma, phi3, smollm3, granite, olmo2, mixtral, qwen3_moe, olmoe"
+#define XLARUN__ARCH_CLASSES "LlamaForCausalLM, MistralForCausalLM, Qwen2ForCausalLM, Qwen3ForCausalLM, Gemma3ForCausalLM, Gemma2ForCausalLM, GemmaForCausalLM, Phi3ForCausalLM, SmolLM3ForCausalLM, GraniteForCausalLM, Olmo2ForCausalLM, MixtralForCausalLM, Qwen3MoeForCausalLM, OlmoeForCausalLM, Qwen2MoeForCausalLM"
+#define XLARUN__ARCH_TYPES "llama, mistral, qwen2, qwen3, gemma3_text, gemma2, gemma, phi3, smollm3, granite, olmo2, mixtral, qwen3_moe, olmoe, qwen2_moe"
 
 XLARUN_API const char *xlarun_arch_name(xlarun_arch a) {
     int k;
@@ -2469,17 +2475,20 @@ static xlarun_status xlarun__parse_smollm3(const xlarun__json *j, size_t root, x
     return XLARUN_OK;
 }
 
-/* the mixture of experts (Mixtral, Qwen3-MoE, OLMoE): how many experts, how many a token runs,
-   their size, whether the chosen probabilities are renormalized, and which layers are sparse
-   (Qwen3-MoE: not in mlp_only_layers, and (l + 1) % decoder_sparse_step == 0; the others: all) */
+/* the mixture of experts (Mixtral, Qwen3-MoE, OLMoE, Qwen2-MoE): how many experts, how many a
+   token runs, their size, whether the chosen probabilities are renormalized, which layers are
+   sparse (Qwen: not in mlp_only_layers, and (l + 1) % decoder_sparse_step == 0; the others: all),
+   and Qwen2-MoE's shared expert (Qwen2MoeConfig's defaults: 60 experts of 1408, 4 a token, a
+   shared one of 5632) */
 static xlarun_status xlarun__parse_moe(const xlarun__json *j, size_t root, xlarun_config *c, xlarun_error *err) {
-    int mixtral = c->arch == XLARUN_ARCH_MIXTRAL, qwen = c->arch == XLARUN_ARCH_QWEN3_MOE;
+    int mixtral = c->arch == XLARUN_ARCH_MIXTRAL, qwen2 = c->arch == XLARUN_ARCH_QWEN2_MOE;
+    int qwen = c->arch == XLARUN_ARCH_QWEN3_MOE || qwen2;
     const char *ne = mixtral ? "num_local_experts" : "num_experts";
     uint32_t step = 1, l;
     size_t v, it, e;
     uint64_t x;
-    XLARUN__TRY(xlarun__cfg_uint(j, root, ne, 0, qwen ? 0 : 1, XLARUN_MAX_EXPERTS, mixtral ? 8 : qwen ? 128 : 64, &c->n_experts, err));
-    XLARUN__TRY(xlarun__cfg_uint(j, root, "num_experts_per_tok", 0, 1, XLARUN_MAX_EXPERTS, mixtral ? 2 : 8, &c->n_experts_used, err));
+    XLARUN__TRY(xlarun__cfg_uint(j, root, ne, 0, qwen ? 0 : 1, XLARUN_MAX_EXPERTS, mixtral ? 8 : qwen2 ? 60 : qwen ? 128 : 64, &c->n_experts, err));
+    XLARUN__TRY(xlarun__cfg_uint(j, root, "num_experts_per_tok", 0, 1, XLARUN_MAX_EXPERTS, mixtral ? 2 : qwen2 ? 4 : 8, &c->n_experts_used, err));
     if (c->n_experts && c->n_experts_used > c->n_experts)
         return xlarun__fail(err, XLARUN_ERR_FORMAT, "config.json: num_experts_per_tok %u is more than %s %u",
                             c->n_experts_used, ne, c->n_experts);
@@ -2487,7 +2496,7 @@ static xlarun_status xlarun__parse_moe(const xlarun__json *j, size_t root, xlaru
     c->moe_norm_topk = 1;
     if (!mixtral) XLARUN__TRY(xlarun__cfg_bool(j, root, "norm_topk_prob", 0, &c->moe_norm_topk, err));
     if (qwen) {
-        XLARUN__TRY(xlarun__cfg_uint(j, root, "moe_intermediate_size", 0, 1, XLARUN_MAX_INTERMEDIATE, 768, &c->moe_intermediate_size, err));
+        XLARUN__TRY(xlarun__cfg_uint(j, root, "moe_intermediate_size", 0, 1, XLARUN_MAX_INTERMEDIATE, qwen2 ? 1408 : 768, &c->moe_intermediate_size, err));
         XLARUN__TRY(xlarun__cfg_uint(j, root, "decoder_sparse_step", 0, 1, XLARUN_MAX_LAYERS, 1, &step, err));
     }
     for (l = 0; l < c->n_layers; l++) c->moe[l] = c->n_experts > 0 && (l + 1) % step == 0;
@@ -2501,7 +2510,9 @@ static xlarun_status xlarun__parse_moe(const xlarun__json *j, size_t root, xlaru
             if (x < c->n_layers) c->moe[x] = 0;
         }
     }
-    if (c->n_experts == 0) c->n_experts_used = 0;
+    if (qwen2) /* the shared expert: always there in Qwen2MoeSparseMoeBlock */
+        XLARUN__TRY(xlarun__cfg_uint(j, root, "shared_expert_intermediate_size", 0, 1, XLARUN_MAX_INTERMEDIATE, 5632, &c->moe_shared_size, err));
+    if (c->n_experts == 0) c->n_experts_used = 0, c->moe_shared_size = 0;
     return XLARUN_OK;
 }
 
@@ -2578,12 +2589,15 @@ static xlarun_status xlarun__parse_config(const char *text, size_t len, xlarun_c
             XLARUN__TRY(xlarun__cfg_bool(&j, root, "mlp_bias", 0, &c->mlp_bias, err));
     } else if (c->arch == XLARUN_ARCH_QWEN2)
         c->qkv_bias = 1;
+    else if (c->arch == XLARUN_ARCH_QWEN2_MOE) /* Qwen2MoeConfig's qkv_bias (true when missing, as earlier versions had always) */
+        XLARUN__TRY(xlarun__cfg_bool(&j, root, "qkv_bias", 1, &c->qkv_bias, err));
     c->qk_norm = c->arch == XLARUN_ARCH_QWEN3 || c->arch == XLARUN_ARCH_GEMMA3 || c->arch == XLARUN_ARCH_QWEN3_MOE ? 1
                : c->arch == XLARUN_ARCH_OLMO2 || c->arch == XLARUN_ARCH_OLMOE ? 2 : 0;
     c->post_norms = c->arch == XLARUN_ARCH_OLMO2;
     if (c->arch == XLARUN_ARCH_OLMOE && !xlarun__json_is_null(&j, xlarun__json_get(&j, root, "clip_qkv")))
         return xlarun__fail(err, XLARUN_ERR_UNSUPPORTED, "config.json: clip_qkv (OLMoE's clamp of q, k and v) is not supported; null means none");
-    if (c->arch == XLARUN_ARCH_QWEN2 || c->arch == XLARUN_ARCH_QWEN3 || c->arch == XLARUN_ARCH_QWEN3_MOE) {
+    if (c->arch == XLARUN_ARCH_QWEN2 || c->arch == XLARUN_ARCH_QWEN3 || c->arch == XLARUN_ARCH_QWEN3_MOE ||
+        c->arch == XLARUN_ARCH_QWEN2_MOE) {
         XLARUN__TRY(xlarun__cfg_bool(&j, root, "use_sliding_window", 0, &b, err));
         if (b) /* a window on layers max_window_layers.. only; transformers' own paths disagree on it */
             return xlarun__fail(err, XLARUN_ERR_UNSUPPORTED, "config.json: use_sliding_window true (Qwen's window on the upper layers) is not supported");
@@ -2615,7 +2629,8 @@ static xlarun_status xlarun__parse_config(const char *text, size_t len, xlarun_c
         return xlarun__fail(err, XLARUN_ERR_FORMAT,
                             "config.json: num_attention_heads %u is not a multiple of num_key_value_heads %u",
                             c->n_heads, c->n_kv_heads);
-    if ((c->arch == XLARUN_ARCH_QWEN2 || c->arch == XLARUN_ARCH_PHI3 || c->arch == XLARUN_ARCH_GRANITE || c->arch == XLARUN_ARCH_OLMOE) &&
+    if ((c->arch == XLARUN_ARCH_QWEN2 || c->arch == XLARUN_ARCH_PHI3 || c->arch == XLARUN_ARCH_GRANITE || c->arch == XLARUN_ARCH_OLMOE ||
+         c->arch == XLARUN_ARCH_QWEN2_MOE) &&
         c->head_dim * c->n_heads != c->hidden_size) /* transformers versions differ */
         return xlarun__fail(err, XLARUN_ERR_UNSUPPORTED,
                             "config.json: head_dim %u with %s is not supported (it must be hidden_size / num_attention_heads, %u)",
@@ -2719,7 +2734,8 @@ static xlarun_status xlarun__parse_config(const char *text, size_t len, xlarun_c
                                      &c->sliding_window, err));
     if (c->arch == XLARUN_ARCH_PHI3) XLARUN__TRY(xlarun__parse_phi3(&j, root, rope, where, c, err));
     if (c->arch == XLARUN_ARCH_SMOLLM3) XLARUN__TRY(xlarun__parse_smollm3(&j, root, c, err));
-    if (c->arch == XLARUN_ARCH_MIXTRAL || c->arch == XLARUN_ARCH_QWEN3_MOE || c->arch == XLARUN_ARCH_OLMOE)
+    if (c->arch == XLARUN_ARCH_MIXTRAL || c->arch == XLARUN_ARCH_QWEN3_MOE || c->arch == XLARUN_ARCH_OLMOE ||
+        c->arch == XLARUN_ARCH_QWEN2_MOE)
         XLARUN__TRY(xlarun__parse_moe(&j, root, c, err));
     if (c->arch == XLARUN_ARCH_GRANITE) { /* GraniteConfig's multipliers, each 1 when missing; applied
                                             in f32 as Python floats are on f32 tensors */
@@ -2780,10 +2796,21 @@ static void xlarun__rope_freqs(const xlarun_config *c, float *inv, int lng) {
 
 /* A layer's slots: the XLARUN__L_COUNT kinds above, then, in a mixture-of-experts model, the
    router (XLARUN__L_ROUTER) and each expert's gate, up and down (kind XLARUN__L_ROUTER + 1 +
-   3 * expert + 0, 1, 2). Each layer has them all; xlarun__slot_used says which one reads. */
+   3 * expert + 0, 1, 2), then Qwen2-MoE's shared expert: its gate, up and down (from
+   xlarun__shared_kind) and its sigmoid gate (xlarun__shared_kind + 3). Each layer has them all;
+   xlarun__slot_used says which one reads. A sparse layer's experts[] holds the matrices after
+   the router in this order. */
 #define XLARUN__L_ROUTER XLARUN__L_COUNT
+static int xlarun__moe_mats(const xlarun_config *c) {
+    return 3 * XLARUN__CAST(int, c->n_experts) + (c->moe_shared_size ? 4 : 0);
+}
+static int xlarun__shared_kind(const xlarun_config *c) { return XLARUN__L_ROUTER + 1 + 3 * XLARUN__CAST(int, c->n_experts); }
+/* the router and the shared expert's gate: one row each per expert or one in all, kept float by quantize */
+static int xlarun__is_gate_kind(const xlarun_config *c, int k) {
+    return k == XLARUN__L_ROUTER || (c->moe_shared_size && k == xlarun__shared_kind(c) + 3);
+}
 static int xlarun__stride(const xlarun_config *c) {
-    return XLARUN__L_COUNT + (c->n_experts ? 1 + 3 * XLARUN__CAST(int, c->n_experts) : 0);
+    return XLARUN__L_COUNT + (c->n_experts ? 1 + xlarun__moe_mats(c) : 0);
 }
 /* the widest MLP a layer has (a dense layer's intermediate_size or an expert's), and the widest
    input row of any matrix (that, hidden_size, or the attention's n_heads * head_dim) */
@@ -2792,6 +2819,7 @@ static size_t xlarun__mlp_width(const xlarun_config *c) {
     uint32_t l;
     for (l = 0; l < c->n_layers; l++) {
         size_t x = c->moe[l] ? c->moe_intermediate_size : c->intermediate_size;
+        if (c->moe[l] && c->moe_shared_size > x) x = c->moe_shared_size;
         if (x > w) w = x;
     }
     return w;
@@ -2848,11 +2876,14 @@ static int xlarun__slot_used(const xlarun_config *c, uint32_t l, int k) {
     }
 }
 
-/* the name after "model.layers.N." of an expert kind (k > XLARUN__L_ROUTER) or the router */
+/* the name after "model.layers.N." of an expert kind (k > XLARUN__L_ROUTER), the router or the
+   shared expert's */
 static void xlarun__moe_name(const xlarun_config *c, int k, char *buf, size_t cap) {
     static const char *const mixtral[3] = {"w1", "w3", "w2"}, *const mlp[3] = {"gate_proj", "up_proj", "down_proj"};
-    int mx = c->arch == XLARUN_ARCH_MIXTRAL;
+    int mx = c->arch == XLARUN_ARCH_MIXTRAL, sk = xlarun__shared_kind(c);
     if (k == XLARUN__L_ROUTER) snprintf(buf, cap, "%s.gate.weight", mx ? "block_sparse_moe" : "mlp");
+    else if (c->moe_shared_size && k == sk + 3) snprintf(buf, cap, "mlp.shared_expert_gate.weight");
+    else if (c->moe_shared_size && k >= sk) snprintf(buf, cap, "mlp.shared_expert.%s.weight", mlp[k - sk]);
     else
         snprintf(buf, cap, "%s.experts.%d.%s.weight", mx ? "block_sparse_moe" : "mlp", (k - XLARUN__L_ROUTER - 1) / 3,
                  (mx ? mixtral : mlp)[(k - XLARUN__L_ROUTER - 1) % 3]);
@@ -2891,6 +2922,10 @@ static int xlarun__slot_of(const xlarun_config *c, const char *name) {
                 }
             }
         }
+        for (k = 0; c->moe_shared_size && k < 4 && found < 0; k++) { /* Qwen2-MoE's shared expert */
+            xlarun__moe_name(c, xlarun__shared_kind(c) + k, want, sizeof want);
+            if (!strcmp(p, want)) found = xlarun__shared_kind(c) + k;
+        }
     }
     if (found < 0) return -1;
     if (layer >= c->n_layers) { /* -2 when some layer reads this kind */
@@ -2920,8 +2955,9 @@ static int xlarun__slot_shape(const xlarun_config *c, int slot, uint64_t shape[2
     shape[1] = H;
     if (slot == XLARUN__T_EMBED || slot == XLARUN__T_LM_HEAD) { shape[0] = V; return 2; }
     if (k == XLARUN__L_ROUTER) { shape[0] = c->n_experts; return 2; }
-    if (k > XLARUN__L_ROUTER) { /* an expert: its own intermediate size */
-        I = c->moe_intermediate_size;
+    if (k > XLARUN__L_ROUTER && xlarun__is_gate_kind(c, k)) { shape[0] = 1; return 2; } /* the shared expert's gate */
+    if (k > XLARUN__L_ROUTER) { /* an expert: its own intermediate size (the shared one: its own) */
+        I = c->moe_shared_size && k >= xlarun__shared_kind(c) ? c->moe_shared_size : c->moe_intermediate_size;
         k = xlarun__dense_kind(k);
     }
     if (slot == XLARUN__T_NORM || k == XLARUN__L_ATTN_NORM || k == XLARUN__L_MLP_NORM || k >= XLARUN__L_PRE_FFN_NORM) { shape[0] = H; return 1; }
@@ -3256,7 +3292,8 @@ static xlarun_status xlarun__check_slot(const xlarun__loader *L, int i, const ch
         if (k >= XLARUN__L_ROUTER)
             return xlarun__fail(err, XLARUN_ERR_MODEL, "%s: missing tensor '%s' (layer %u is a mixture of %u experts%s)",
                                 L->dir, name, xlarun__slot_layer(c, i), c->n_experts,
-                                k == XLARUN__L_ROUTER ? "; this is its router" : "");
+                                k == XLARUN__L_ROUTER ? "; this is its router"
+                                : c->moe_shared_size && k >= xlarun__shared_kind(c) ? " and a shared expert" : "");
         if (k >= XLARUN__L_PRE_FFN_NORM)
             return xlarun__fail(err, XLARUN_ERR_MODEL, "%s: missing tensor '%s' (%s normalizes the MLP's %s)",
                                 L->dir, name, xlarun_arch_name(c->arch), c->post_norms ? "output" : "input and output");
@@ -3389,16 +3426,18 @@ static xlarun_status xlarun__model_build(xlarun__arena *a, const char *dir,
             ly->bias[k] = xlarun__slot_used(&m->cfg, XLARUN__CAST(uint32_t, l), XLARUN__L_BIAS + k) ? XLARUN__CAST(const float *, sl[XLARUN__L_BIAS + k].data) : NULL;
         }
         ly->experts = NULL;
-        if (m->cfg.moe[l]) { /* a token reads the router and n_experts_used experts: on average
-                                that share of all of them */
+        if (m->cfg.moe[l]) { /* a token reads the router, n_experts_used experts (on average that
+                                share of all of them) and the shared expert */
             uint64_t all = 0;
             int e;
-            ly->experts = XLARUN__CAST(xlarun__weight *, xlarun__alloc_ex(a, sizeof(xlarun__weight) * 3 * m->cfg.n_experts, 0, 0));
+            ly->experts = XLARUN__CAST(xlarun__weight *, xlarun__alloc_ex(a, sizeof(xlarun__weight) * XLARUN__CAST(size_t, xlarun__moe_mats(&m->cfg)), 0, 0));
             if (!ly->experts) return xlarun__fail(err, XLARUN_ERR_MEMORY, "model memory too small");
             m->weight_bytes += xlarun__view(m, &sl[XLARUN__L_ROUTER], base + XLARUN__L_ROUTER, &ly->router);
             for (e = 0; e < 3 * XLARUN__CAST(int, m->cfg.n_experts); e++)
                 all += xlarun__view(m, &sl[XLARUN__L_ROUTER + 1 + e], base + XLARUN__L_ROUTER + 1 + e, &ly->experts[e]);
             m->weight_bytes += all / m->cfg.n_experts * m->cfg.n_experts_used;
+            for (; e < xlarun__moe_mats(&m->cfg); e++)
+                m->weight_bytes += xlarun__view(m, &sl[XLARUN__L_ROUTER + 1 + e], base + XLARUN__L_ROUTER + 1 + e, &ly->experts[e]);
         }
         if (m->cfg.fused) { /* Phi-3: k and v are rows of qkv_proj after q's, up rows of gate_up_proj after gate's */
             size_t qd = XLARUN__CAST(size_t, m->cfg.n_heads) * m->cfg.head_dim, kvd = XLARUN__CAST(size_t, m->cfg.n_kv_heads) * m->cfg.head_dim;
@@ -3520,8 +3559,8 @@ XLARUN_API const char *xlarun_model_dtype(const xlarun_model *m) {
         w[0] = &ly->q; w[1] = &ly->k; w[2] = &ly->v; w[3] = &ly->o; w[4] = &ly->gate; w[5] = &ly->up; w[6] = &ly->down;
         for (k = 0; k < n; k++)
             if (strcmp(xlarun__weight_kind(w[k]), kind)) return "mixed";
-        for (k = 0; ly->experts && k < 3 * XLARUN__CAST(int, m->cfg.n_experts); k++)
-            if (strcmp(xlarun__weight_kind(&ly->experts[k]), kind)) return "mixed";
+        for (k = 0; ly->experts && k < xlarun__moe_mats(&m->cfg); k++) /* not the shared expert's gate (kept float) */
+            if (!xlarun__is_gate_kind(&m->cfg, XLARUN__L_ROUTER + 1 + k) && strcmp(xlarun__weight_kind(&ly->experts[k]), kind)) return "mixed";
     }
     return kind;
 }
@@ -3968,7 +4007,8 @@ static void xlarun__attention(xlarun_session *s, size_t layer, size_t n) {
    probabilities go to the lower index (torch.topk's order among ties is its own), a NaN one
    first (as torch ranks NaN); the choices are distinct whatever the values, so no expert gets
    more rows than the buffers hold. Each expert runs once, over the rows that chose it in token
-   order, so a prefill and token-by-token decoding give the same bits. */
+   order, so a prefill and token-by-token decoding give the same bits. Qwen2-MoE then adds its
+   shared expert's output on every row, times the sigmoid of its gate's logit (in f32, as torch). */
 static void xlarun__add_weighted(float *out, const float *y, float w, size_t n) {
     size_t d;
     for (d = 0; d < n; d++) {
@@ -4027,9 +4067,7 @@ static void xlarun__moe(xlarun_session *s, const xlarun__layer *L, const float *
         mm.count = XLARUN__CAST(int, K); mm.per_row = 1; mm.K = I; mm.n = 1; mm.x = s->gate;
         xlarun__mm_run(s, &mm);
         for (j = 0; j < K; j++) xlarun__add_weighted(s->tmp, s->moe_y + j * H, s->moe_w[j], H);
-        return;
-    }
-    for (e = 0; e < E; e++) {
+    } else for (e = 0; e < E; e++) {
         const float *xe = xin;
         size_t cnt = 0, r;
         for (i = 0; i < n; i++)
@@ -4051,6 +4089,19 @@ static void xlarun__moe(xlarun_session *s, const xlarun__layer *L, const float *
         xlarun__matmul(s, &L->experts[3 * e + 2], NULL, H, I, s->gate, cnt, s->moe_y);
         for (r = 0; r < cnt; r++)
             xlarun__add_weighted(s->tmp + XLARUN__CAST(size_t, s->moe_rows[r]) * H, s->moe_y + r * H, s->moe_rw[r], H);
+    }
+    if (c->moe_shared_size) { /* Qwen2-MoE: + sigmoid(shared_expert_gate . x) * shared_expert(x), every row */
+        const xlarun__weight *sh = L->experts + 3 * E;
+        size_t Is = c->moe_shared_size;
+        memset(&mm, 0, sizeof mm);
+        mm.w[0] = &sh[0]; mm.y[0] = s->gate; mm.rows[0] = Is;
+        mm.w[1] = &sh[1]; mm.y[1] = s->up; mm.rows[1] = Is;
+        mm.count = 2; mm.act = 1 + XLARUN__CAST(int, c->act); mm.K = H; mm.n = n; mm.x = xin;
+        xlarun__mm_run(s, &mm);
+        xlarun__matmul(s, &sh[2], NULL, H, Is, s->gate, n, s->moe_y);
+        xlarun__matmul(s, &sh[3], NULL, 1, H, xin, n, s->router); /* the routing is done with s->router */
+        for (i = 0; i < n; i++)
+            xlarun__add_weighted(s->tmp + i * H, s->moe_y + i * H, 1.0f / (1.0f + expf(-s->router[i])), H);
     }
 }
 
@@ -9123,7 +9174,7 @@ static xlarun_status xlarun__qplan_all(xlarun__qctx *q, xlarun__qbuf *hb, xlarun
             p = &q->plan[q->n_plan++];
             memset(p, 0, sizeof *p);
             q->total += t->nbytes;
-            p->quant = slot >= 0 && xlarun__is_matrix_slot(&q->m->cfg, slot) && !(xlarun__slot_kind(&q->m->cfg, slot) == XLARUN__L_ROUTER) &&
+            p->quant = slot >= 0 && xlarun__is_matrix_slot(&q->m->cfg, slot) && !xlarun__is_gate_kind(&q->m->cfg, xlarun__slot_kind(&q->m->cfg, slot)) &&
                        !(q->opt->keep_embeddings && (slot == XLARUN__T_EMBED || slot == XLARUN__T_LM_HEAD));
             if (p->quant && t->shape[1] % XLARUN_K_QBLOCK) { p->quant = 0; kept_odd = 1; }
             if (p->quant) {

@@ -482,7 +482,7 @@ static void test_longrope_switch(void) {
 
 int main(void) {
     static const char *names[] = {"llama32", "llama2", "mqa", "odd", "mistral", "qwen2", "biased", "qwen3", "gemma3", "gemma2", "gemma", "phi3", "phi3lr", "phi3mix", "phi3long", "smollm3", "granite", "olmo2",
-                                  "mixtral", "qwen3moe", "olmoe"};
+                                  "mixtral", "qwen3moe", "olmoe", "qwen2moe"};
     static const char *dtypes[] = {"f32", "bf16", "f16"};
     double worst = 0;
     size_t i, j;
@@ -514,10 +514,11 @@ int main(void) {
     test_invariants("mixtral-bf16"); /* experts: gathered rows in a prefill, one row decoding */
     test_invariants("qwen3moe-f16"); /* sparse and dense layers, experts narrower than the dense MLP */
     test_invariants("olmoe-f32");    /* unnormalized expert weights, whole-vector q/k norms */
+    test_invariants("qwen2moe-bf16"); /* the shared expert, wider than the others, on every row */
     {   /* the lower-precision options: measured agreement, and the same bitwise invariants */
         static const char *bf[] = {"llama32-bf16", "llama2-bf16", "mqa-bf16", "odd-bf16", "mistral-bf16", "qwen2-bf16", "biased-bf16",
                                    "qwen3-bf16", "gemma3-bf16", "gemma2-bf16", "gemma-bf16", "phi3-bf16", "phi3lr-bf16", "phi3mix-bf16", "phi3long-bf16", "smollm3-bf16", "granite-bf16", "olmo2-bf16",
-                                   "mixtral-bf16", "qwen3moe-bf16", "olmoe-bf16"};
+                                   "mixtral-bf16", "qwen3moe-bf16", "olmoe-bf16", "qwen2moe-bf16"};
         static const struct { xlarun_precision prec; xlarun_kv_type kv; const char *label; } modes[] = {
             {XLARUN_PRECISION_BF16_ACTIVATIONS, XLARUN_KV_F32, "bf16-activations"},
             {XLARUN_PRECISION_EXACT, XLARUN_KV_F16, "f16 KV cache"},
@@ -548,5 +549,6 @@ int main(void) {
     test_memory("llama2-f32", XLARUN_KV_F32);
     test_memory("llama32-bf16", XLARUN_KV_F16);
     test_memory("qwen3moe-bf16", XLARUN_KV_F32); /* the routing buffers, expert weight tables */
+    test_memory("qwen2moe-f16", XLARUN_KV_F32);  /* and the shared expert's */
     return test_report("model");
 }

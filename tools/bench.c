@@ -344,7 +344,7 @@ int main(int argc, char **argv) {
                layer's window): keys and values of every layer, 2 or 4 bytes each; the mean is
                at g = n_gen / 2 */
             /* FLOPs of the prompt: 2 per weight of every layer matrix per token (a sparse layer:
-               its router and the experts a token runs), the lm_head once, and attention (QK and
+               its router, the experts a token runs and a shared expert with its gate), the lm_head once, and attention (QK and
                PV: 4 * heads * head_dim per key, keys 1..n, or the window's) */
             {
                 double H = c->hidden_size, I = c->intermediate_size, hd = c->head_dim;
@@ -353,7 +353,8 @@ int main(int argc, char **argv) {
                 uint32_t l, i;
                 for (l = 0; l < c->n_layers; l++) {
                     layers += H * qd + 2 * H * kvd + qd * H +
-                              (c->moe[l] ? H * c->n_experts + 3.0 * H * c->moe_intermediate_size * c->n_experts_used : 3 * H * I);
+                              (c->moe[l] ? H * c->n_experts + 3.0 * H * c->moe_intermediate_size * c->n_experts_used +
+                                               (c->moe_shared_size ? H + 3.0 * H * c->moe_shared_size : 0) : 3 * H * I);
                     double w = c->sliding_pattern && (l + 1) % c->sliding_pattern == 0 ? 0 : c->sliding_window;
                     double mid = n_prompt + n_gen / 2.0;
                     for (i = 1; i <= (uint32_t)n_prompt; i++) keys += w && i > w ? w : i;

@@ -63,8 +63,10 @@ static void print_config(const xlarun_config *c) {
         if (c->no_rope[i]) printf(k++ ? " %u" : "  no RoPE on layers %u", (unsigned)i);
     if (k) printf("\n");
     if (c->n_experts) {
-        printf("  mixture of %u experts of intermediate size %u, %u per token%s; sparse layers", c->n_experts,
+        printf("  mixture of %u experts of intermediate size %u, %u per token%s", c->n_experts,
                c->moe_intermediate_size, c->n_experts_used, c->moe_norm_topk ? ", their weights renormalized" : "");
+        if (c->moe_shared_size) printf(", and a gated shared expert of intermediate size %u", c->moe_shared_size);
+        printf("; sparse layers");
         for (k = 0, i = 0; i < c->n_layers; i++) k += c->moe[i];
         if (k == c->n_layers) printf(": all\n");
         else {

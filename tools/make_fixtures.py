@@ -10,7 +10,7 @@ Qwen3ForCausalLM config (qwen3: per-head q and k norms; made with transformers 4
 FAMILY_PINS) and one Gemma3ForCausalLM config (gemma3: local and global layers; transformers
 4.57.1, whose Gemma 3 masks and caches the window the same way in a forward and in generate()),
 and the later families in CONFIGS (gemma2, gemma, the Phi-3 ones, smollm3, granite, olmo2, and
-the mixtures of experts mixtral, qwen3moe and olmoe, whose seeds must also keep every routing
+the mixtures of experts mixtral, qwen3moe, olmoe and qwen2moe, whose seeds must also keep every routing
 decision MIN_ROUTER_GAP away from a tie), this writes tests/fixtures/<name>-<dtype>/ for dtype in f32, bf16, f16, holding what
 save_pretrained(safe_serialization=True) writes (config.json, generation_config.json,
 model.safetensors or shards + model.safetensors.index.json) plus oracle.safetensors:
@@ -62,8 +62,10 @@ except ImportError:
     Olmo2Config = Olmo2ForCausalLM = None
 try:   # mixture of experts: Qwen3-MoE from 4.51, OLMoE from 4.45 (their families are made with 4.57.1)
     from transformers import MixtralConfig, MixtralForCausalLM, Qwen3MoeConfig, Qwen3MoeForCausalLM, OlmoeConfig, OlmoeForCausalLM
+    from transformers import Qwen2MoeConfig, Qwen2MoeForCausalLM
 except ImportError:
     MixtralConfig = MixtralForCausalLM = Qwen3MoeConfig = Qwen3MoeForCausalLM = OlmoeConfig = OlmoeForCausalLM = None
+    Qwen2MoeConfig = Qwen2MoeForCausalLM = None
 try:   # transformers >= 4.53 (the smollm3 family only)
     from transformers import SmolLM3Config, SmolLM3ForCausalLM
 except ImportError:
@@ -266,6 +268,17 @@ CONFIGS["olmoe"] = (dict(vocab_size=320, hidden_size=64, intermediate_size=48, n
                          norm_topk_prob=False, rope_theta=10000.0, rms_norm_eps=1e-5,
                          max_position_embeddings=256, bos_token_id=1, eos_token_id=2, pad_token_id=0),
                     31, 10040, 221, 4.0)
+# Qwen2-MoE (Qwen2MoeForCausalLM, transformers 4.57.1): Qwen2 (q, k and v biases) with 8 experts of
+# moe_intermediate_size 32, 2 per token, not renormalized (norm_topk_prob false, as Qwen1.5-MoE-A2.7B's),
+# plus a shared expert of 96 on every token, times the sigmoid of shared_expert_gate; the middle
+# layer of three dense (mlp_only_layers, intermediate_size 128); GQA, untied
+CONFIGS["qwen2moe"] = (dict(vocab_size=320, hidden_size=64, intermediate_size=128, moe_intermediate_size=32,
+                            shared_expert_intermediate_size=96, num_hidden_layers=3, num_attention_heads=4,
+                            num_key_value_heads=2, num_experts=8, num_experts_per_tok=2, norm_topk_prob=False,
+                            decoder_sparse_step=1, mlp_only_layers=[1], rope_theta=10000.0, rms_norm_eps=1e-6,
+                            tie_word_embeddings=False, max_position_embeddings=256, bos_token_id=1, eos_token_id=2,
+                            pad_token_id=0),
+                       31, 10050, 231, 4.0)
 PHI3LR = CONFIGS["phi3lr"][0]
 CONFIGS["phi3mix"] = (PHI3LR, 100, 9950, 151, 4.0)
 CONFIGS["phi3long"] = (PHI3LR, 150, 9970, 161, 4.0)
@@ -278,7 +291,7 @@ ARCH = {"mistral": (MistralConfig, MistralForCausalLM), "qwen2": (Qwen2Config, Q
         "qwen3": (Qwen3Config, Qwen3ForCausalLM), "smollm3": (SmolLM3Config, SmolLM3ForCausalLM),
         "granite": (GraniteConfig, GraniteForCausalLM), "olmo2": (Olmo2Config, Olmo2ForCausalLM),
         "mixtral": (MixtralConfig, MixtralForCausalLM), "qwen3moe": (Qwen3MoeConfig, Qwen3MoeForCausalLM),
-        "olmoe": (OlmoeConfig, OlmoeForCausalLM),
+        "olmoe": (OlmoeConfig, OlmoeForCausalLM), "qwen2moe": (Qwen2MoeConfig, Qwen2MoeForCausalLM),
         "gemma3": (Gemma3TextConfig, Gemma3ForCausalLM), "gemma2": (Gemma2Config, Gemma2ForCausalLM)}   # the rest: Llama
 # families whose model class needs other versions than PINNED: made only with --only, under these
 # (python3 -m venv --system-site-packages V && V/bin/pip install transformers==4.51.3;
@@ -287,6 +300,7 @@ FAMILY_PINS = {"qwen3": {"transformers": "4.51.3"}, "gemma3": {"transformers": "
                "gemma": {"transformers": "4.57.1"}, "phi3": {"transformers": "4.57.1"}, "phi3lr": {"transformers": "4.57.1"},
                "phi3long": {"transformers": "4.57.1"}, "smollm3": {"transformers": "4.57.1"}, "olmo2": {"transformers": "4.57.1"},
                "mixtral": {"transformers": "4.57.1"}, "qwen3moe": {"transformers": "4.57.1"}, "olmoe": {"transformers": "4.57.1"},
+               "qwen2moe": {"transformers": "4.57.1"},
                # 4.57.1's generate() with eager attention drops the cache at the crossing but not its
                # cache_position and then matches neither this loop nor a forward over the sequence
                # (with sdpa it matches); 5.23.0's matches with either
@@ -688,6 +702,8 @@ def numpy_reference(folder):
                     wt = P[t, idx] / (P[t, idx].sum() if cfg.get("model_type") == "mixtral" or cfg.get("norm_topk_prob") else 1.0)
                     for e, we in zip(idx, wt):
                         out[t] += we * mlp(x[t:t + 1], "mlp.experts.%d." % e)[0]
+                if p + "mlp.shared_expert_gate.weight" in W:   # Qwen2-MoE: + sigmoid(gate) * shared expert
+                    out += mlp(x, "mlp.shared_expert.") / (1 + np.exp(-lin(x, "mlp.shared_expert_gate")))
                 h = h + rm * out
             else:
                 h = h + rm * mlp(x, "mlp.")
