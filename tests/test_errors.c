@@ -845,7 +845,7 @@ static void test_model_config(void) {
 
     /* what kind of model */
     CFG(NULL, "\"architectures\": [\"PhiForCausalLM\"]", XLARUN_ERR_UNSUPPORTED,
-        "config.json: architecture 'PhiForCausalLM' is not supported (supported: LlamaForCausalLM, MistralForCausalLM, Qwen2ForCausalLM, Qwen3ForCausalLM, Gemma3ForCausalLM, Gemma2ForCausalLM, GemmaForCausalLM, Phi3ForCausalLM, SmolLM3ForCausalLM, GraniteForCausalLM, Olmo2ForCausalLM, MixtralForCausalLM, Qwen3MoeForCausalLM, OlmoeForCausalLM)");
+        "config.json: architecture 'PhiForCausalLM' is not supported (supported: LlamaForCausalLM, MistralForCausalLM, Qwen2ForCausalLM, Qwen3ForCausalLM, Gemma3ForCausalLM, Gemma2ForCausalLM, GemmaForCausalLM, Phi3ForCausalLM, SmolLM3ForCausalLM, GraniteForCausalLM, Olmo2ForCausalLM, MixtralForCausalLM, Qwen3MoeForCausalLM, OlmoeForCausalLM, Qwen2MoeForCausalLM)");
     CFG(NULL, "\"architectures\": [\"Qwen2ForCausalLM\"]", XLARUN_ERR_FORMAT,
         "config.json: model_type 'llama' and 'architectures' name different models");
     CFG(NULL, "\"architectures\": [\"LlamaForCausalLM\", \"MistralForCausalLM\"]", XLARUN_ERR_FORMAT,
@@ -903,7 +903,7 @@ static void test_model_config(void) {
     CFG(NULL, "\"architectures\": [\"LlamaForCausalLM\", \"LlamaForSequenceClassification\"]", XLARUN_ERR_UNSUPPORTED,
         "architecture 'LlamaForSequenceClassification' is not supported");
     CFG(NULL, "\"architectures\": \"LlamaForCausalLM\"", XLARUN_ERR_FORMAT, "config.json: 'architectures' must be a list");
-    CFG(NULL, "\"model_type\": \"phi\"", XLARUN_ERR_UNSUPPORTED, "config.json: model_type 'phi' is not supported (supported: llama, mistral, qwen2, qwen3, gemma3_text, gemma2, gemma, phi3, smollm3, granite, olmo2, mixtral, qwen3_moe, olmoe)");
+    CFG(NULL, "\"model_type\": \"phi\"", XLARUN_ERR_UNSUPPORTED, "config.json: model_type 'phi' is not supported (supported: llama, mistral, qwen2, qwen3, gemma3_text, gemma2, gemma, phi3, smollm3, granite, olmo2, mixtral, qwen3_moe, olmoe, qwen2_moe)");
     /* Qwen2: names that agree, head_dim as transformers 4.46 derives it, no per-layer window,
        Qwen2Config's 32 KV heads when the key is missing (MistralConfig's 8 for Mistral) */
 #define QWEN2 "\"model_type\": \"qwen2\", \"architectures\": [\"Qwen2ForCausalLM\"]"
@@ -1360,7 +1360,7 @@ static void test_model_gemma(void) {
     gem_case(base, "\"hidden_activation\": \"gelu_pytorch_tanh\"", "\"hidden_activation\": \"gelu\"", XLARUN_ERR_UNSUPPORTED,
              "config.json: hidden_activation 'gelu' is not supported (supported: gelu_pytorch_tanh)", __LINE__);
     gem_case(base, "\"model_type\": \"gemma3_text\"", "\"model_type\": \"gemma3\"", XLARUN_ERR_UNSUPPORTED,
-             "config.json: model_type 'gemma3' is not supported (supported: llama, mistral, qwen2, qwen3, gemma3_text, gemma2, gemma, phi3, smollm3, granite, olmo2, mixtral, qwen3_moe, olmoe)", __LINE__);
+             "config.json: model_type 'gemma3' is not supported (supported: llama, mistral, qwen2, qwen3, gemma3_text, gemma2, gemma, phi3, smollm3, granite, olmo2, mixtral, qwen3_moe, olmoe, qwen2_moe)", __LINE__);
     gem_case(base, "\"query_pre_attn_scalar\": 24", "\"query_pre_attn_scalar\": 0", XLARUN_ERR_FORMAT,
              "config.json: 'query_pre_attn_scalar' must be a number in (0, 1e+30), found 0", __LINE__);
     gem_case(base, "\"final_logit_softcapping\": null", "\"final_logit_softcapping\": 0", XLARUN_ERR_FORMAT,
@@ -1666,6 +1666,28 @@ static float *moe_logits(const char *dir, const int32_t *ids, size_t n, uint32_t
 
 /* the mixtures of experts: their keys and defaults, each refusal by name, missing and misshapen
    experts and routers by name */
+/* the model in mg: token-by-token decode on the batched-experts path (n_batch >= 8, 1 and 2
+   threads) and on the per-expert path (n_batch 1), and prefills, give the same bits, exact and
+   with bf16 activations */
+static void moe_bits(const char *label) {
+    int32_t ids[21];
+    size_t k, V = 0, p;
+    static const struct { uint32_t nb, nt; size_t chunk; } runs[] = {{8, 1, 1}, {8, 2, 1}, {32, 3, 1}, {32, 2, 21}, {8, 1, 5}};
+    for (k = 0; k < 21; k++) ids[k] = (int32_t)(5 + 13 * k);
+    for (p = 0; p < 2; p++) {
+        xlarun_precision prec = p ? XLARUN_PRECISION_BF16_ACTIVATIONS : XLARUN_PRECISION_EXACT;
+        float *ref = moe_logits(tpath("mg"), ids, 21, 1, 1, 1, prec, &V);
+        for (k = 0; ref && k < sizeof runs / sizeof *runs; k++) {
+            float *got = moe_logits(tpath("mg"), ids, 21, runs[k].nb, runs[k].nt, runs[k].chunk, prec, &V);
+            CHECKF(got && !memcmp(got, ref, V * sizeof(float)), "%s: n_batch %u, %u threads, chunks of %lu differ (%s)",
+                   label, runs[k].nb, runs[k].nt, (unsigned long)runs[k].chunk, p ? "bf16 activations" : "exact");
+            free(got);
+        }
+        CHECKF(ref != NULL, "%s: no reference logits", label);
+        free(ref);
+    }
+}
+
 static void test_model_moe(void) {
     size_t n, nc;
     unsigned char *w;
@@ -1767,28 +1789,11 @@ static void test_model_moe(void) {
                  "config.json: use_sliding_window true (Qwen's window on the upper layers) is not supported", __LINE__);
         CHECK(gem_config(base, "\"sliding_window\": null", "\"sliding_window\": 4096", &c) && c.sliding_window == 0); /* unused without use_sliding_window */
         CHECK(gem_config(base, "  \"norm_topk_prob\": true,\n", "", &c) && !c.moe_norm_topk); /* Qwen3MoeConfig's default */
-        {   /* all 8 experts per token (16 gate/up products in one decode step): token-by-token
-               decode on the batched path (n_batch >= 8, 1 and 2 threads) and on the per-expert
-               path (n_batch 1), and prefills, give the same bits, exact and with bf16 activations */
+        {   /* all 8 experts per token (16 gate/up products in one decode step) */
             char *t = gem_cfg(base, "\"num_experts_per_tok\": 3", "\"num_experts_per_tok\": 8");
-            int32_t ids[21];
-            size_t k, V = 0, p;
-            static const struct { uint32_t nb, nt; size_t chunk; } runs[] = {{8, 1, 1}, {8, 2, 1}, {32, 3, 1}, {32, 2, 21}, {8, 1, 5}};
             spits(tpath("mg/config.json"), t);
             free(t);
-            for (k = 0; k < 21; k++) ids[k] = (int32_t)(5 + 13 * k);
-            for (p = 0; p < 2; p++) {
-                xlarun_precision prec = p ? XLARUN_PRECISION_BF16_ACTIVATIONS : XLARUN_PRECISION_EXACT;
-                float *ref = moe_logits(tpath("mg"), ids, 21, 1, 1, 1, prec, &V);
-                for (k = 0; ref && k < sizeof runs / sizeof *runs; k++) {
-                    float *got = moe_logits(tpath("mg"), ids, 21, runs[k].nb, runs[k].nt, runs[k].chunk, prec, &V);
-                    CHECKF(got && !memcmp(got, ref, V * sizeof(float)), "qwen3moe, 8 experts a token: n_batch %u, %u threads, chunks of %lu differ (%s)",
-                           runs[k].nb, runs[k].nt, (unsigned long)runs[k].chunk, p ? "bf16 activations" : "exact");
-                    free(got);
-                }
-                CHECK(ref != NULL);
-                free(ref);
-            }
+            moe_bits("qwen3moe, 8 experts a token");
         }
         renamed_case(w, n, base, "layers.2.mlp.experts.7.up_proj.", 23, 'q', XLARUN_ERR_MODEL, /* qp_proj */
                      "missing tensor 'model.layers.2.mlp.experts.7.up_proj.weight' (layer 2 is a mixture of 8 experts)", __LINE__);
@@ -1811,6 +1816,41 @@ static void test_model_moe(void) {
         CHECK(gem_config(base, "  \"num_experts_per_tok\": 2,\n", "  \"num_experts_per_tok\": 6,\n", &c) && c.n_experts_used == 6);
         gem_case(base, "  \"num_experts\": 6,\n", "", XLARUN_ERR_MODEL, /* OlmoeConfig's 64 */
                  "tensor 'model.layers.0.mlp.gate.weight' has shape [6,64], but config.json implies [64,64]", __LINE__);
+    }
+    free(w);
+    free(base);
+    /* Qwen2-MoE: Qwen2's biases, the shared expert and its gate */
+    w = slurp(FIX "qwen2moe-f32/model.safetensors", &n);
+    base = (char *)slurp(FIX "qwen2moe-f32/config.json", &nc);
+    spit(tpath("mg/model.safetensors"), w, n);
+    if (gem_config(base, NULL, NULL, &ref)) {
+        CHECK(ref.arch == XLARUN_ARCH_QWEN2_MOE && ref.n_experts == 8 && ref.n_experts_used == 2 && !ref.moe_norm_topk &&
+              ref.moe_intermediate_size == 32 && ref.moe_shared_size == 96 && ref.intermediate_size == 128 &&
+              ref.moe[0] && !ref.moe[1] && ref.moe[2] && ref.qkv_bias && !ref.o_bias && !ref.qk_norm);
+        CHECK(gem_config(base, "  \"qkv_bias\": true,\n", "", &c) && c.qkv_bias); /* Qwen2MoeConfig's default */
+        CHECK(gem_config(base, "\"qkv_bias\": true", "\"qkv_bias\": false", &c) && !c.qkv_bias); /* the bias tensors unread */
+        gem_case(base, "\"shared_expert_intermediate_size\": 96", "\"shared_expert_intermediate_size\": 64", XLARUN_ERR_MODEL,
+                 "tensor 'model.layers.0.mlp.shared_expert.down_proj.weight' has shape [64,96], but config.json implies [64,64]", __LINE__);
+        gem_case(base, "  \"shared_expert_intermediate_size\": 96,\n", "", XLARUN_ERR_MODEL, /* Qwen2MoeConfig's 5632 */
+                 "tensor 'model.layers.0.mlp.shared_expert.down_proj.weight' has shape [64,96], but config.json implies [64,5632]", __LINE__);
+        gem_case(base, "\"shared_expert_intermediate_size\": 96", "\"shared_expert_intermediate_size\": 0", XLARUN_ERR_FORMAT,
+                 "config.json: 'shared_expert_intermediate_size' must be an integer in 1..", __LINE__);
+        gem_case(base, "\"use_sliding_window\": false", "\"use_sliding_window\": true", XLARUN_ERR_UNSUPPORTED,
+                 "config.json: use_sliding_window true (Qwen's window on the upper layers) is not supported", __LINE__);
+        gem_case(base, "\"num_key_value_heads\": 2", "\"num_key_value_heads\": 2, \"head_dim\": 8", XLARUN_ERR_UNSUPPORTED,
+                 "config.json: head_dim 8 with Qwen2MoeForCausalLM is not supported (it must be hidden_size / num_attention_heads, 16)", __LINE__);
+        gem_case(base, "\"num_experts\": 8", "\"num_experts\": 0", XLARUN_ERR_MODEL, /* every layer dense, no shared expert */
+                 "missing tensor 'model.layers.0.mlp.gate_proj.weight'", __LINE__);
+        spits(tpath("mg/config.json"), base);
+        moe_bits("qwen2moe, the shared expert");
+        renamed_case(w, n, base, "layers.2.mlp.shared_expert_gate.weight", 27, 'q', XLARUN_ERR_MODEL, /* shared_expert_qate */
+                     "missing tensor 'model.layers.2.mlp.shared_expert_gate.weight' (layer 2 is a mixture of 8 experts and a shared expert)", __LINE__);
+        renamed_case(w, n, base, "layers.0.mlp.shared_expert.down_proj.", 27, 'x', XLARUN_ERR_MODEL, /* xown_proj */
+                     "missing tensor 'model.layers.0.mlp.shared_expert.down_proj.weight' (layer 0 is a mixture of 8 experts and a shared expert)", __LINE__);
+        renamed_case(w, n, base, "layers.0.mlp.shared_expert.down_proj.", 7, '4', XLARUN_ERR_MODEL, /* past the last layer */
+                     "tensor 'model.layers.4.mlp.shared_expert.down_proj.weight' is past num_hidden_layers 3 in config.json", __LINE__);
+        renamed_case(w, n, base, "layers.2.mlp.experts.7.up_proj.", 23, 'q', XLARUN_ERR_MODEL,
+                     "missing tensor 'model.layers.2.mlp.experts.7.up_proj.weight' (layer 2 is a mixture of 8 experts)", __LINE__);
     }
     free(w);
     free(base);

@@ -85,7 +85,7 @@ has "model.embed_tokens.weight"
 copy llama32-bf16 arch
 sed 's/LlamaForCausalLM/PhiForCausalLM/' $F/llama32-bf16/config.json >"$T/arch/config.json"
 run "$T/arch" 1
-has "architecture 'PhiForCausalLM' is not supported (supported: LlamaForCausalLM, MistralForCausalLM, Qwen2ForCausalLM, Qwen3ForCausalLM, Gemma3ForCausalLM, Gemma2ForCausalLM, GemmaForCausalLM, Phi3ForCausalLM, SmolLM3ForCausalLM, GraniteForCausalLM, Olmo2ForCausalLM, MixtralForCausalLM, Qwen3MoeForCausalLM, OlmoeForCausalLM) (unsupported model)"
+has "architecture 'PhiForCausalLM' is not supported (supported: LlamaForCausalLM, MistralForCausalLM, Qwen2ForCausalLM, Qwen3ForCausalLM, Gemma3ForCausalLM, Gemma2ForCausalLM, GemmaForCausalLM, Phi3ForCausalLM, SmolLM3ForCausalLM, GraniteForCausalLM, Olmo2ForCausalLM, MixtralForCausalLM, Qwen3MoeForCausalLM, OlmoeForCausalLM, Qwen2MoeForCausalLM) (unsupported model)"
 
 # Gemma 1: the GELU, the 1 + w norms and the embedding scale are named
 run $F/gemma-f32 0
@@ -122,6 +122,12 @@ has "model.layers.1.mlp.gate_proj.weight"; has "model.layers.2.mlp.gate.weight"
 run $F/olmoe-f32 0
 has "config.json: OlmoeForCausalLM"; has "mixture of 6 experts of intermediate size 48, 2 per token; sparse layers: all"
 has "q_norm and k_norm: q and k, all heads at once, RMS-normalized before RoPE"
+# Qwen2-MoE: the shared expert counts whole (per sparse layer: attention 24576 + router 1024 + 2
+# of 8 experts 24576 + shared expert 36864 + its gate 128; the dense layer 73728; lm_head 40960)
+run $F/qwen2moe-bf16 0
+has "config.json: Qwen2MoeForCausalLM"; has "biases: q_proj k_proj v_proj"
+has "mixture of 8 experts of intermediate size 32, 2 per token, and a gated shared expert of intermediate size 96; sparse layers 0 2 (the others dense)"
+has "model.layers.2.mlp.shared_expert_gate.weight"; has "289024 weight bytes read per token, matrices bf16"
 
 # SmolLM3: the layers without RoPE are named
 run $F/smollm3-f32 0

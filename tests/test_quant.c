@@ -369,7 +369,7 @@ static int all_finite(const float *x, size_t n) {
    (2..3 blocks) and many near-ties, the worst case for block quantization; the measured values
    are printed, and README.md has those of a Llama-3.2-1B-shaped model */
 static void test_models(void) {
-    static const char *names[] = {"llama32", "llama2", "mqa", "odd", "mistral", "qwen2", "biased", "qwen3", "gemma3", "gemma2", "gemma", "phi3", "phi3lr", "smollm3", "granite", "olmo2", "mixtral", "qwen3moe", "olmoe"};
+    static const char *names[] = {"llama32", "llama2", "mqa", "odd", "mistral", "qwen2", "biased", "qwen3", "gemma3", "gemma2", "gemma", "phi3", "phi3lr", "smollm3", "granite", "olmo2", "mixtral", "qwen3moe", "olmoe", "qwen2moe"};
     int f, q;
     printf("quant: accuracy vs bf16, teacher-forced on prompt + greedy ids (top-1 agreement, mean KL)\n");
     for (f = 0; f < (int)(sizeof names / sizeof *names); f++) {
@@ -414,19 +414,26 @@ static void test_models(void) {
                 } else CHECKF(0, "%s: cannot read the header", nm);
                 free(mem);
             }
-            if (!strcmp(names[f], "mixtral") || !strcmp(names[f], "qwen3moe") || !strcmp(names[f], "olmoe")) {
-                /* the routers stay as stored, the experts are quantized (where K allows) */
+            if (!strcmp(names[f], "mixtral") || !strcmp(names[f], "qwen3moe") || !strcmp(names[f], "olmoe") || !strcmp(names[f], "qwen2moe")) {
+                /* the routers (and Qwen2-MoE's shared-expert gates) stay as stored, the experts are
+                   quantized (where K allows) */
                 char val[128];
                 xlarun_st_reader r;
                 void *mem = read_header(dst, &r);
                 if (mem) {
-                    size_t ti, nr = 0, ne = 0;
+                    size_t ti, nr = 0, ne = 0, ns = 0;
                     for (ti = 0; ti < xlarun_st_count(&r); ti++) {
                         const xlarun_st_tensor *t = xlarun_st_tensor_at(&r, ti);
                         size_t ln = strlen(t->name);
                         if (ln > 12 && !strcmp(t->name + ln - 12, ".gate.weight")) {
                             nr++;
                             CHECKF(t->dtype == XLARUN_DTYPE_BF16, "%s: router %s is %s", nm, t->name, xlarun_dtype_name(t->dtype));
+                        }
+                        if (strstr(t->name, "shared_expert") && strcmp(t->name + ln - 6, "_scale")) { /* the gate as stored, the matrices quantized */
+                            int gate = strstr(t->name, "shared_expert_gate") != NULL;
+                            ns++;
+                            CHECKF(t->dtype == (gate ? XLARUN_DTYPE_BF16 : type == XLARUN_QUANT_Q8_0 ? XLARUN_DTYPE_I8 : XLARUN_DTYPE_U8),
+                                   "%s: %s is %s", nm, t->name, xlarun_dtype_name(t->dtype));
                         }
                         if (strstr(t->name, ".experts.") && ln > 16 &&
                             (!strcmp(t->name + ln - 16, "gate_proj.weight") || !strcmp(t->name + ln - 10, ".w1.weight"))) {
@@ -436,7 +443,9 @@ static void test_models(void) {
                         }
                     }
                     CHECKF(nr == 2, "%s: %lu routers", nm, (unsigned long)nr); /* two sparse layers each */
-                    CHECKF(ne == (!strcmp(names[f], "qwen3moe") ? 16u : !strcmp(names[f], "olmoe") ? 12u : 8u), "%s: %lu quantized expert gates", nm, (unsigned long)ne);
+                    CHECKF(ne == (!strcmp(names[f], "qwen3moe") || !strcmp(names[f], "qwen2moe") ? 16u : !strcmp(names[f], "olmoe") ? 12u : 8u),
+                           "%s: %lu quantized expert gates", nm, (unsigned long)ne);
+                    CHECKF(ns == (!strcmp(names[f], "qwen2moe") ? 8u : 0u), "%s: %lu shared-expert tensors", nm, (unsigned long)ns);
                     CHECK(xlarun_st_metadata(&r, "xlarun.unquantized", val, sizeof val) == 1 && strstr(val, ",routers") != NULL);
                 } else CHECKF(0, "%s: cannot read the header", nm);
                 free(mem);

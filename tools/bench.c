@@ -344,8 +344,9 @@ int main(int argc, char **argv) {
                layer's window): keys and values of every layer, 2 or 4 bytes each; the mean is
                at g = n_gen / 2 */
             /* FLOPs of the prompt: 2 per weight of every layer matrix per token (a sparse layer:
-               its router, the experts a token runs and a shared expert with its gate), the lm_head once, and attention (QK and
-               PV: 4 * heads * head_dim per key, keys 1..n, or the window's) */
+               its router, the experts a token runs, and a shared expert with its gate), the
+               lm_head once, and attention (QK and PV: 4 * heads * head_dim per key, keys 1..n,
+               or the window's) */
             {
                 double H = c->hidden_size, I = c->intermediate_size, hd = c->head_dim;
                 double qd = c->n_heads * hd, kvd = c->n_kv_heads * hd;
