@@ -1,13 +1,13 @@
 #!/usr/bin/env python3
 """Write a random-weight mixture-of-experts checkpoint in a real model's shapes, for benchmarks.
 
-Usage: mkmoe.py OUTDIR [--preset olmoe-1b-7b|qwen3-30b-a3b|mixtral-8x7b] [--layers N] [--seed N]
+Usage: mkmoe.py OUTDIR [--preset olmoe-1b-7b|qwen3-30b-a3b|mixtral-8x7b|qwen1.5-moe-a2.7b] [--layers N] [--seed N]
 
 The companion of shared/tools/mkmodel.py (dense Llama shapes) for the mixtures of experts xlarun
 runs: OUTDIR/config.json and OUTDIR/model.safetensors in bf16, with the tensor names, shapes and
-config keys that OlmoeForCausalLM, Qwen3MoeForCausalLM and MixtralForCausalLM save. --layers
-keeps the first N layers (Qwen3-30B-A3B is 61 GB in bf16 and Mixtral-8x7B 93 GB; a few layers
-give the per-layer speed). Tensors are written one at a time, so memory stays at one tensor.
+config keys that OlmoeForCausalLM, Qwen3MoeForCausalLM, MixtralForCausalLM and Qwen2MoeForCausalLM
+save. --layers keeps the first N layers (Qwen3-30B-A3B is 61 GB in bf16, Mixtral-8x7B 93 GB and
+Qwen1.5-MoE-A2.7B 28.6 GB; a few layers give the per-layer speed). Tensors are written one at a time, so memory stays at one tensor.
 Matrices are N(0, 0.02^2) as in mkmodel.py, norms 1 + 0.1 N(0, 1): the router's logits are then
 nearly equal, so tokens spread over the experts about evenly. Needs only numpy.
 """
@@ -36,6 +36,15 @@ PRESETS = {
                          num_key_value_heads=8, vocab_size=32000, num_local_experts=8, num_experts_per_tok=2,
                          rope_theta=1000000.0, max_position_embeddings=32768, rms_norm_eps=1e-5,
                          tie_word_embeddings=False, sliding_window=None, bos_token_id=1, eos_token_id=2),
+    # Qwen/Qwen1.5-MoE-A2.7B: 60 experts of 1408, 4 per token, not renormalized, and a shared expert
+    # of 5632 behind a sigmoid gate; q, k and v biases
+    "qwen1.5-moe-a2.7b": dict(architectures=["Qwen2MoeForCausalLM"], model_type="qwen2_moe", hidden_size=2048,
+                              intermediate_size=5632, moe_intermediate_size=1408, shared_expert_intermediate_size=5632,
+                              num_hidden_layers=24, num_attention_heads=16, num_key_value_heads=16, vocab_size=151936,
+                              num_experts=60, num_experts_per_tok=4, norm_topk_prob=False, decoder_sparse_step=1,
+                              mlp_only_layers=[], rope_theta=1000000.0, max_position_embeddings=8192,
+                              rms_norm_eps=1e-6, tie_word_embeddings=False, use_sliding_window=False,
+                              sliding_window=32768, max_window_layers=21, bos_token_id=151643, eos_token_id=151643),
 }
 
 
@@ -68,6 +77,9 @@ def main():
                    (p + "self_attn.k_proj.weight", (nkv * hd, H)),
                    (p + "self_attn.v_proj.weight", (nkv * hd, H)),
                    (p + "self_attn.o_proj.weight", (H, nh * hd))]
+        if c["model_type"] == "qwen2_moe":   # q, k and v biases
+            shapes += [(p + "self_attn.q_proj.bias", (nh * hd,)), (p + "self_attn.k_proj.bias", (nkv * hd,)),
+                       (p + "self_attn.v_proj.bias", (nkv * hd,))]
         if c["model_type"] == "olmoe":   # whole-vector norms
             shapes += [(p + "self_attn.q_norm.weight", (nh * hd,)), (p + "self_attn.k_norm.weight", (nkv * hd,))]
         elif c["model_type"] == "qwen3_moe":   # per-head norms
@@ -80,6 +92,10 @@ def main():
             shapes += [(m + "experts.%d.%s.weight" % (e, names[0]), (I, H)),
                        (m + "experts.%d.%s.weight" % (e, names[1]), (I, H)),
                        (m + "experts.%d.%s.weight" % (e, names[2]), (H, I))]
+        if "shared_expert_intermediate_size" in c:   # Qwen2-MoE's shared expert and its gate
+            Is = c["shared_expert_intermediate_size"]
+            shapes += [(m + "shared_expert.gate_proj.weight", (Is, H)), (m + "shared_expert.up_proj.weight", (Is, H)),
+                       (m + "shared_expert.down_proj.weight", (H, Is)), (m + "shared_expert_gate.weight", (1, H))]
     shapes += [("model.norm.weight", (H,)), ("lm_head.weight", (V, H))]
     header, off = {"__metadata__": {"format": "pt"}}, 0
     for name, shp in shapes:
@@ -100,7 +116,7 @@ def main():
                 w *= np.float32(0.02)
             f.write(bf16(w).tobytes())
     cfg = dict(c, hidden_act="silu", attention_bias=False, initializer_range=0.02, torch_dtype="bfloat16")
-    if mixtral:
+    if mixtral or c["model_type"] == "qwen2_moe":
         cfg.pop("attention_bias")
     with open(os.path.join(a.out, "config.json"), "w") as f:
         json.dump(cfg, f, indent=2)
