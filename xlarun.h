@@ -648,8 +648,9 @@ XLARUN_API xlarun_status xlarun_tokenizer_check_model(const xlarun_tokenizer *t,
 typedef struct xlarun_sampling {
     float temperature;        /* 0: greedy (argmax, the first maximal id as torch); > 0: sample */
     int32_t top_k;            /* 0: off; keeps every id whose logit is >= the k-th largest */
-    float top_p;              /* 0 or 1: off; in (0,1): drops ids while the ascending cumulative
-                                 probability stays <= 1 - top_p (so the kept mass is > top_p) */
+    double top_p;             /* 0 or 1: off; in (0,1): drops ids while the ascending cumulative
+                                 probability stays <= 1 - top_p (so the kept mass is > top_p); a
+                                 double, as transformers computes 1 - top_p from the decimal */
     float min_p;              /* 0: off; in (0,1]: drops ids with p < min_p * (largest p) */
     float repetition_penalty; /* 0 or 1: off; > 0: each id in the context: logit / penalty when
                                  the logit is > 0, logit * penalty otherwise (once per id) */
@@ -753,6 +754,9 @@ typedef struct xlarun_chat_template {
                                  has none); MISTRAL_SP: a space after [INST] and [SYSTEM_PROMPT]
                                  and before each reply (Large; Small has none) */
     char default_system[512]; /* CHATML: the system message used when none is given ("" none) */
+    int open_reply;           /* CHATML: Qwen1.5 Chat's form: without a generation prompt the last
+                                 message gets no <|im_end|>, and after a last reply no assistant
+                                 turn is opened */
     int gemma_system;         /* GEMMA: a system message first in the conversation 0 opens the first
                                  user turn, with "\n\n" after it (Gemma 3); 1 is refused, as Gemma
                                  1/2's template raises 'System role not supported'; 2 is refused, as
@@ -7552,9 +7556,8 @@ XLARUN_API xlarun_status xlarun_sampling_check(const xlarun_sampling *p, xlarun_
     if (p->top_k < 0)
         return xlarun__fail(err, XLARUN_ERR_ARGUMENT, "sampling: top_k must be >= 0 (0 = off), found %ld",
                             XLARUN__CAST(long, p->top_k));
-    if (!xlarun__finite(p->top_p) || p->top_p < 0.0f || p->top_p > 1.0f)
-        return xlarun__fail(err, XLARUN_ERR_ARGUMENT, "sampling: top_p must be in [0, 1] (0 or 1 = off), found %g",
-                            XLARUN__CAST(double, p->top_p));
+    if (!(p->top_p >= 0.0 && p->top_p <= 1.0)) /* NaN too */
+        return xlarun__fail(err, XLARUN_ERR_ARGUMENT, "sampling: top_p must be in [0, 1] (0 or 1 = off), found %g", p->top_p);
     if (!xlarun__finite(p->min_p) || p->min_p < 0.0f || p->min_p > 1.0f)
         return xlarun__fail(err, XLARUN_ERR_ARGUMENT, "sampling: min_p must be in [0, 1] (0 = off), found %g",
                             XLARUN__CAST(double, p->min_p));
@@ -7630,7 +7633,7 @@ XLARUN_API xlarun_status xlarun_generation_config_parse(const xlarun_model *m, c
                             "generation_config.json: 'temperature' must be > 0 when 'do_sample' is true, found %g", temperature);
     out->sampling.temperature = do_sample ? XLARUN__CAST(float, temperature) : 0.0f;
     out->sampling.top_k = XLARUN__CAST(int32_t, top_k);
-    out->sampling.top_p = XLARUN__CAST(float, top_p);
+    out->sampling.top_p = top_p;
     out->sampling.min_p = XLARUN__CAST(float, min_p);
     out->sampling.repetition_penalty = XLARUN__CAST(float, rep);
     out->max_new_tokens = XLARUN__CAST(uint32_t, max_new);
@@ -7815,11 +7818,23 @@ XLARUN_API void xlarun_sampler_accept(xlarun_sampler *s, const int32_t *ids, siz
             s->seen[ids[i] >> 3] = XLARUN__CAST(unsigned char, s->seen[ids[i] >> 3] | (1u << (ids[i] & 7)));
 }
 
-/* the k-th largest (k >= 1, <= n) of the candidates' logits w[idx[0..n)], counting equal values,
+/* a pseudo-random pivot position in [lo, hi) for the selections below (xorshift64, its own state,
+   so the sampler's draws do not depend on it): structured logits (a V shape over the ids, runs
+   rising and falling) make fixed pivot positions quadratic */
+static size_t xlarun__pick(uint64_t *r, size_t lo, size_t hi) {
+    *r ^= *r << 13;
+    *r ^= *r >> 7;
+    *r ^= *r << 17;
+    return lo + XLARUN__CAST(size_t, *r % XLARUN__CAST(uint64_t, hi - lo));
+}
+
+/* The k-th largest (1 <= k < n) of the candidates' logits w[idx[0..n)], counting equal values,
    with tmp (n floats) for work. For k up to 1024, a min-heap of the k largest so far in tmp: after
-   the first k, most logits only meet one predictable comparison with its top (0.1 ms for 128k,
-   where the quickselect's unpredictable branches took 1 ms). Otherwise a quickselect with a
-   middle pivot over a copy in tmp. */
+   the first k, most logits only meet one predictable comparison with its top (0.1 ms for 128k ids
+   in random order, where the quickselect's unpredictable branches took 1 ms; logits rising with
+   the id make each one an insertion, 10 ms for 262,144 at k = 1,024). Above that, a quickselect
+   over a copy in tmp with random pivots, which falls back to the heap (O(n log k)) once it has
+   scanned more than max_work values (8n from the filter) without finishing. */
 static void xlarun__heap_down(float *h, size_t k, size_t i) {
     for (;;) {
         size_t c = 2 * i + 1;
@@ -7832,41 +7847,37 @@ static void xlarun__heap_down(float *h, size_t k, size_t i) {
     }
 }
 
-static float xlarun__quickselect(float *x, size_t n, size_t k);
-static float xlarun__kth_largest(const float *w, const int32_t *idx, size_t n, size_t k, float *tmp) {
+static float xlarun__kth_largest(const float *w, const int32_t *idx, size_t n, size_t k, float *tmp, size_t max_work) {
     size_t i;
     if (k > 1024) {
+        size_t lo = 0, hi = n - 1, want = k - 1, work = 0;
+        uint64_t r = 0x9E3779B97F4A7C15ull ^ n;
         for (i = 0; i < n; i++) tmp[i] = w[idx[i]];
-        return xlarun__quickselect(tmp, n, k);
+        while (lo < hi && work <= max_work) { /* Hoare partition around a random element of [lo, hi] */
+            float pivot = tmp[xlarun__pick(&r, lo, hi + 1)], t;
+            size_t a = lo, b = hi;
+            work += hi - lo + 1;
+            while (a <= b) {
+                while (tmp[a] > pivot) a++;
+                while (tmp[b] < pivot) b--;
+                if (a <= b) {
+                    t = tmp[a]; tmp[a] = tmp[b]; tmp[b] = t;
+                    a++;
+                    if (b == 0) break;
+                    b--;
+                }
+            }
+            if (want <= b) hi = b;
+            else if (want >= a) lo = a;
+            else return tmp[want];
+        }
+        if (lo >= hi) return tmp[want];
     }
     for (i = 0; i < k; i++) tmp[i] = w[idx[i]];
     for (i = k / 2; i-- > 0;) xlarun__heap_down(tmp, k, i);
     for (i = k; i < n; i++)
         if (w[idx[i]] > tmp[0]) { tmp[0] = w[idx[i]]; xlarun__heap_down(tmp, k, 0); }
     return tmp[0];
-}
-
-/* the k-th largest (k >= 1) of x[0..n), reordering x: quickselect with a middle pivot */
-static float xlarun__quickselect(float *x, size_t n, size_t k) {
-    size_t lo = 0, hi = n - 1, want = k - 1;
-    while (lo < hi) {
-        float pivot = x[lo + (hi - lo) / 2];
-        size_t i = lo, j = hi;
-        while (i <= j) {
-            while (x[i] > pivot) i++;
-            while (x[j] < pivot) j--;
-            if (i <= j) {
-                float t = x[i]; x[i] = x[j]; x[j] = t;
-                i++;
-                if (j == 0) break;
-                j--;
-            }
-        }
-        if (want <= j) hi = j;
-        else if (want >= i) lo = i;
-        else return x[want];
-    }
-    return x[want];
 }
 
 /* probabilities of the candidates idx[0..n) into p[0..n), in the same order; returns the largest.
@@ -7897,30 +7908,67 @@ static int xlarun__below(const float *w, int32_t a, int32_t b) {
     return w[a] < w[b] || (w[a] == w[b] && a < b);
 }
 
+/* sort idx[0..n) with their p[] ascending by (w[id], id): heapsort, the top-p selection's fallback */
+static void xlarun__sift2(const float *w, int32_t *idx, float *p, size_t i, size_t n);
+static void xlarun__sort2(const float *w, int32_t *idx, float *p, size_t n);
+
 #define XLARUN__SWAP2(idx, p, a, b)                                                            \
     do {                                                                                       \
         int32_t ti_ = (idx)[a]; float tp_ = (p)[a];                                            \
         (idx)[a] = (idx)[b]; (p)[a] = (p)[b]; (idx)[b] = ti_; (p)[b] = tp_;                    \
     } while (0)
 
+static void xlarun__sift2(const float *w, int32_t *idx, float *p, size_t i, size_t n) {
+    for (;;) {
+        size_t c = 2 * i + 1;
+        if (c >= n) return;
+        if (c + 1 < n && xlarun__below(w, idx[c], idx[c + 1])) c++;
+        if (!xlarun__below(w, idx[i], idx[c])) return;
+        XLARUN__SWAP2(idx, p, i, c);
+        i = c;
+    }
+}
+static void xlarun__sort2(const float *w, int32_t *idx, float *p, size_t n) {
+    size_t i;
+    if (n < 2) return;
+    for (i = n / 2; i-- > 0;) xlarun__sift2(w, idx, p, i, n);
+    for (i = n - 1; i > 0; i--) {
+        XLARUN__SWAP2(idx, p, 0, i);
+        xlarun__sift2(w, idx, p, 0, i);
+    }
+}
+
 /* Top-p without sorting. transformers sorts the candidates ascending and drops each while the
    cumulative probability (including it) is <= limit, always keeping the largest: the dropped
    ones are the smallest d. Ids whose probability is below limit / n are among them (together
-   they weigh less than limit) and go first; a quickselect over the rest then decides each
-   partition's side by its mass (expected O(n), where sorting 128k ids took 16 ms a token). The
-   cumulative sums are in double, compared as floats, as torch's cumsum. idx[0..n) and their
-   probabilities p[0..n) are reordered; returns the smallest kept id in (w, id) order. */
-static int32_t xlarun__top_p_keep(const float *w, int32_t *idx, float *p, size_t n, float limit) {
+   they weigh less than limit) and go first; a quickselect over the rest, its pivot the median of
+   three random elements, then decides each partition's side by its mass (expected O(n), where
+   sorting 128k ids took 16 ms a token). Once it has scanned more than max_work ids (8n from the
+   filter) without finishing, what is left is sorted and walked (O(n log n)). The cumulative sums are in double, compared as floats, as
+   torch's cumsum. idx[0..n) and their probabilities p[0..n) are reordered; returns the smallest
+   kept id in (w, id) order. */
+static int32_t xlarun__top_p_keep(const float *w, int32_t *idx, float *p, size_t n, float limit, size_t max_work) {
     double base = 0.0, low;
     float cut = XLARUN__CAST(float, (double)limit / (double)n * 0.999);
-    size_t lo = 0, hi = n, j, m;
+    size_t lo = 0, hi = n, j, m, work = 0;
+    uint64_t r = 0x9E3779B97F4A7C15ull ^ n;
     int32_t keep = -1;
     for (j = 0; j < n; j++)
         if (p[j] < cut) { base += p[j]; XLARUN__SWAP2(idx, p, j, lo); lo++; }
     if (lo == n) { lo = 0; base = 0.0; } /* all below the cut (limit rounded to 1): the largest stays */
     while (lo < hi) {
-        size_t a = lo, b = lo + (hi - lo) / 2, c = hi - 1, med = c;
-        if (hi - lo >= 3) { /* median of three as the pivot, at hi - 1 */
+        size_t c = hi - 1;
+        if (work > max_work) { /* the fallback: sort what is left and walk it */
+            xlarun__sort2(w, idx + lo, p + lo, hi - lo);
+            for (m = lo; m < hi; m++) {
+                if (m == n - 1 || !(XLARUN__CAST(float, base + p[m]) <= limit)) return idx[m];
+                base += p[m];
+            }
+            return keep; /* [lo, hi) all dropped: the pivot that set hi stays */
+        }
+        work += hi - lo;
+        if (hi - lo >= 3) { /* the median of three random elements as the pivot, at hi - 1 */
+            size_t a = xlarun__pick(&r, lo, hi), b = xlarun__pick(&r, lo, hi), med;
             int ab = xlarun__below(w, idx[a], idx[b]), bc = xlarun__below(w, idx[b], idx[c]);
             int ac = xlarun__below(w, idx[a], idx[c]);
             med = ab == bc ? b : (ab == ac ? c : a);
@@ -7972,7 +8020,7 @@ static size_t xlarun__sampler_filter(xlarun_sampler *s, const float *logits) {
     }
     /* 3. top-k: keep logits >= the k-th largest (ties stay, as torch's scores < kth) */
     if (p->top_k > 0 && XLARUN__CAST(size_t, p->top_k) < n) {
-        float kth = xlarun__kth_largest(w, idx, n, XLARUN__CAST(size_t, p->top_k), tmp);
+        float kth = xlarun__kth_largest(w, idx, n, XLARUN__CAST(size_t, p->top_k), tmp, 8 * n);
         keep = 0;
         for (i = 0; i < n; i++) if (!(w[idx[i]] < kth)) idx[keep++] = idx[i];
         n = keep;
@@ -7980,10 +8028,10 @@ static size_t xlarun__sampler_filter(xlarun_sampler *s, const float *logits) {
     /* 4. top-p: in ascending order, drop while the cumulative probability is <= 1 - top_p; the
           largest always stays. The kept ones are those at or after the boundary id in (w, id)
           order, every one a candidate (their logits are >= a candidate's); listed again by id. */
-    if (p->top_p > 0.0f && p->top_p < 1.0f && n > 1) {
+    if (p->top_p > 0.0 && p->top_p < 1.0 && n > 1) {
         int32_t b;
         xlarun__softmax_ids(w, idx, n, tmp);
-        b = xlarun__top_p_keep(w, idx, tmp, n, 1.0f - p->top_p);
+        b = xlarun__top_p_keep(w, idx, tmp, n, XLARUN__CAST(float, 1.0 - p->top_p), 8 * n); /* 1 - top_p in double, as torch */
         if (b >= 0) {
             float wb = w[b];
             n = 0;
@@ -8204,12 +8252,12 @@ static void xlarun__strip(const char *s, const char **b, size_t *n) {
     *n = e - i;
 }
 
-/* The Mistral [INST] templates, Qwen3's, Gemma's, Phi's, OLMo 2's and Zephyr's are known by their exact text (one trailing
+/* The Mistral [INST] templates, Qwen3's, Gemma's, Phi's, OLMo 2's, Zephyr's and Qwen1.5's ChatML are known by their exact text (one trailing
    newline aside, which Jinja drops; other white space at the ends would be printed): the Mistral variants differ only in where a space or the system message
    goes, Qwen3's in what it keeps of <think> blocks, Gemma's in what a system message does, which
    no marker shows reliably; a wrong guess would change the prompt silently. xlarun__tk_hash
    (FNV-1a 64, mixed) of the templates in tests/fixtures/chat/templates (huggingface.js's
-   automap). variant: MISTRAL*'s spaced, GEMMA's gemma_system. */
+   automap). variant: MISTRAL*'s spaced, GEMMA's gemma_system, PHI3's phi3, CHATML's open_reply. */
 static const struct xlarun__known_template {
     uint64_t fnv;
     xlarun_chat_format format;
@@ -8231,6 +8279,7 @@ static const struct xlarun__known_template {
     {0xd6a2d983079a6f25u, XLARUN_CHAT_PHI3, 3},       /* phi4-mini:3.8b */
     {0x413797f8644a4136u, XLARUN_CHAT_OLMO2, 0},      /* olmo2:7b (OLMo 2 Instruct) */
     {0xcd8b490661ea642cu, XLARUN_CHAT_ZEPHYR, 0},     /* tinyllama:1.1b (TinyLlama chat, in Zephyr's format) */
+    {0x893e758b62757818u, XLARUN_CHAT_CHATML, 1},     /* qwen:0.5b (Qwen1.5 Chat, also Qwen1.5-MoE-A2.7B-Chat) */
 };
 
 XLARUN_API xlarun_status xlarun_chat_template_detect(const char *t, xlarun_chat_template *out,
@@ -8252,7 +8301,10 @@ XLARUN_API xlarun_status xlarun_chat_template_detect(const char *t, xlarun_chat_
             out->format = xlarun__known_templates[k].format;
             if (out->format == XLARUN_CHAT_GEMMA) out->gemma_system = xlarun__known_templates[k].variant;
             else if (out->format == XLARUN_CHAT_PHI3) out->phi3 = xlarun__known_templates[k].variant;
-            else out->spaced = xlarun__known_templates[k].variant;
+            else if (out->format == XLARUN_CHAT_CHATML) {
+                out->open_reply = xlarun__known_templates[k].variant;
+                xlarun__chatml_default(t, out->default_system, sizeof out->default_system);
+            } else out->spaced = xlarun__known_templates[k].variant;
             xlarun__ok(err);
             return XLARUN_OK;
         }
@@ -8477,9 +8529,9 @@ XLARUN_API xlarun_status xlarun_chat_apply(const xlarun_chat_template *t,
             xlarun__puts(&o, msgs[i].role);
             xlarun__puts(&o, "\n");
             xlarun__puts(&o, msgs[i].content);
-            xlarun__puts(&o, "<|im_end|>\n");
+            if (!t->open_reply || gen || i + 1 < n) xlarun__puts(&o, "<|im_end|>\n");
         }
-        if (gen) xlarun__puts(&o, "<|im_start|>assistant\n");
+        if (gen && !(t->open_reply && !strcmp(msgs[n - 1].role, "assistant"))) xlarun__puts(&o, "<|im_start|>assistant\n");
         break;
     case XLARUN_CHAT_MISTRAL:
     case XLARUN_CHAT_MISTRAL_V3:

@@ -102,13 +102,19 @@ static int parse_uint(const char *s, unsigned long max, unsigned long *out) {
     return 1;
 }
 
-static int parse_float(const char *s, float *out) {
+static int parse_double(const char *s, double *out) {
     char *end;
     double v;
     if (!s || !*s) return 0;
     errno = 0;
     v = strtod(s, &end);
     if (errno || *end || v != v) return 0;
+    *out = v;
+    return 1;
+}
+static int parse_float(const char *s, float *out) {
+    double v;
+    if (!parse_double(s, &v)) return 0;
     *out = (float)v;
     return 1;
 }
@@ -233,7 +239,8 @@ int main(int argc, char **argv) {
     xlarun_precision precision = XLARUN_PRECISION_EXACT;
     xlarun_kv_type kv_type = XLARUN_KV_F32;
     int set_temp = 0, set_topk = 0, set_topp = 0, set_minp = 0, set_rep = 0, set_seed = 0;
-    float temp = 0, top_p = 1, min_p = 0, rep = 1;
+    float temp = 0, min_p = 0, rep = 1;
+    double top_p = 1; /* a double, as xlarun_sampling's: 1 - top_p is taken from the decimal */
     unsigned long top_k = 0, seed = 0;
     int32_t *prompt = NULL;
     char *prompt_text = NULL;
@@ -304,7 +311,7 @@ int main(int argc, char **argv) {
         }
         else if (!strcmp(a, "--temp")) { NEED_VALUE(); if (!parse_float(val, &temp)) BAD_VALUE(); set_temp = 1; }
         else if (!strcmp(a, "--top-k")) { NEED_VALUE(); if (!parse_uint(val, 0x7fffffff, &top_k)) BAD_VALUE(); set_topk = 1; }
-        else if (!strcmp(a, "--top-p")) { NEED_VALUE(); if (!parse_float(val, &top_p)) BAD_VALUE(); set_topp = 1; }
+        else if (!strcmp(a, "--top-p")) { NEED_VALUE(); if (!parse_double(val, &top_p)) BAD_VALUE(); set_topp = 1; }
         else if (!strcmp(a, "--min-p")) { NEED_VALUE(); if (!parse_float(val, &min_p)) BAD_VALUE(); set_minp = 1; }
         else if (!strcmp(a, "--repeat-penalty")) { NEED_VALUE(); if (!parse_float(val, &rep)) BAD_VALUE(); set_rep = 1; }
         else if (!strcmp(a, "--seed")) { NEED_VALUE(); if (!parse_uint(val, 0xffffffffUL, &seed)) BAD_VALUE(); set_seed = 1; }

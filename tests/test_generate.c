@@ -208,7 +208,7 @@ static void test_sampling_fixture(void) {
         p += 8;
         sscanf(p, "%lf %d %lf %lf %lf", &t, &k, &tp, &mp, &pen);
         memset(&sp, 0, sizeof sp);
-        sp.temperature = (float)t; sp.top_k = k; sp.top_p = (float)tp; sp.min_p = (float)mp;
+        sp.temperature = (float)t; sp.top_k = k; sp.top_p = tp; sp.min_p = (float)mp;
         sp.repetition_penalty = (float)pen;
         p = strstr(p, "context ") + 8;
         n = (int)strtol(p, &e, 10);
@@ -232,6 +232,68 @@ static void test_sampling_fixture(void) {
     CHECK(cases == 60);
     printf("sampling fixtures: %d of %d kept sets equal transformers'\n", agree, cases);
     free(all);
+}
+
+/* the selections on structured logits (a V shape over the ids, rising then falling, sorted, all
+   equal), where fixed pivot positions go quadratic: xlarun__top_p_keep's boundary against a sorted
+   walk over the same probabilities, and against its own sort fallback (max_work 0); the k-th
+   largest (k > 1024) against a sorted copy and against its heap fallback */
+static int cmp_desc(const void *a, const void *b) { return cmp_float(b, a); }
+static const float *g_w;
+static int cmp_wid(const void *a, const void *b) {
+    int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
+    return g_w[x] < g_w[y] ? -1 : g_w[x] > g_w[y] ? 1 : x < y ? -1 : x > y;
+}
+static void test_sampler_structured(void) {
+    enum { V = 20000 };
+    static float w[V], p[V], pid[V], tmp[V], srt[V];
+    static int32_t idx[V], ord[V];
+    static const double tops[] = {0.5, 0.9, 0.99};
+    static const size_t ks[] = {1025, 5000, V - 1};
+    int shape, bad = 0, cases = 0;
+    for (shape = 0; shape < 7; shape++) {
+        size_t i, t, k;
+        uint64_t r = 12345;
+        for (i = 0; i < V; i++) {
+            double d = (double)i - V / 2.0;
+            r ^= r << 13; r ^= r >> 7; r ^= r << 17;
+            w[i] = shape == 0 ? (float)(fabs(d) * 1e-6) : shape == 1 ? (float)(fabs(d) * 1e-4)
+                 : shape == 2 ? (float)((i < V / 2 ? (double)i : (double)(V - i)) * 1e-4)
+                 : shape == 3 ? (float)i * 1e-3f : shape == 4 ? (float)(V - i) * 1e-3f
+                 : shape == 5 ? 0.0f : (float)(r >> 40) * (1.0f / 16777216.0f) * 4.0f;
+        }
+        for (t = 0; t < sizeof tops / sizeof *tops; t++) {
+            float limit = (float)(1.0 - tops[t]);
+            double cum = 0;
+            int32_t want = -1, got, got0;
+            for (i = 0; i < V; i++) idx[i] = (int32_t)i;
+            xlarun__softmax_ids(w, idx, V, p);
+            for (i = 0; i < V; i++) { pid[i] = p[i]; ord[i] = (int32_t)i; }
+            g_w = w;
+            qsort(ord, V, sizeof *ord, cmp_wid);
+            for (i = 0; i < V && want < 0; i++) {
+                cum += pid[ord[i]];
+                if (i == V - 1 || !((float)cum <= limit)) want = ord[i];
+            }
+            got = xlarun__top_p_keep(w, idx, p, V, limit, 8 * (size_t)V);
+            for (i = 0; i < V; i++) { idx[i] = (int32_t)i; p[i] = pid[i]; }
+            got0 = xlarun__top_p_keep(w, idx, p, V, limit, 0);
+            bad += got != want || got0 != want;
+            CHECKF(got == want && got0 == want, "structured logits %d, top_p %g: boundary %d (sort fallback %d), a sorted walk %d",
+                   shape, tops[t], (int)got, (int)got0, (int)want);
+            cases++;
+        }
+        for (i = 0; i < V; i++) { idx[i] = (int32_t)i; srt[i] = w[i]; }
+        qsort(srt, V, sizeof *srt, cmp_desc);
+        for (k = 0; k < sizeof ks / sizeof *ks; k++) {
+            float a = xlarun__kth_largest(w, idx, V, ks[k], tmp, 8 * (size_t)V), b = xlarun__kth_largest(w, idx, V, ks[k], tmp, 0);
+            bad += a != srt[ks[k] - 1] || b != srt[ks[k] - 1];
+            CHECKF(a == srt[ks[k] - 1] && b == srt[ks[k] - 1], "structured logits %d: %lu-th largest %g (heap %g), sorted %g",
+                   shape, (unsigned long)ks[k], (double)a, (double)b, (double)srt[ks[k] - 1]);
+            cases++;
+        }
+    }
+    printf("structured logits: %d of %d selections equal a sort's\n", cases - bad, cases);
 }
 
 /* the same processors over whole vocabularies (tests/fixtures/chat/sampling_large.txt), where the
@@ -291,7 +353,7 @@ static void test_sampling_large(void) {
         }
         synth_logits(shape, seed, V, logits);
         memset(&sp, 0, sizeof sp);
-        sp.temperature = (float)t; sp.top_k = k; sp.top_p = (float)tp; sp.min_p = (float)mp;
+        sp.temperature = (float)t; sp.top_k = k; sp.top_p = tp; sp.min_p = (float)mp;
         if (xlarun_sampler_create(&sp, (uint32_t)V, &s, &err) == XLARUN_OK) {
             same = same_kept(s, logits, kept, nk);
             /* and a draw lands on a kept id */
@@ -324,7 +386,7 @@ static void test_generation_config(void) {
                           " \"temperature\": 0.6, \"top_p\": 0.9, \"transformers_version\": \"4.45.0.dev0\"}";
     const char *greedy = "{\"eos_token_id\": 2, \"repetition_penalty\": 1.1, \"max_new_tokens\": 64}";
     CHECK(xlarun_generation_config_parse(NULL, llama31, strlen(llama31), &g, &err) == XLARUN_OK);
-    CHECK(g.sampling.temperature == 0.6f && g.sampling.top_p == 0.9f && g.sampling.top_k == 50);
+    CHECK(g.sampling.temperature == 0.6f && g.sampling.top_p == 0.9 && g.sampling.top_k == 50);
     CHECK(g.sampling.repetition_penalty == 1.0f && g.sampling.min_p == 0.0f);
     CHECK(g.n_eos == 3 && g.eos_token_ids[0] == 128001 && g.eos_token_ids[2] == 128009);
     CHECK(xlarun_generation_config_parse(NULL, greedy, strlen(greedy), &g, &err) == XLARUN_OK);
@@ -433,7 +495,7 @@ static char *unhex(const char *h) {
 typedef struct chat_case {
     char tmpl[64], conv[64], tokenizer[64];
     char *date, *bos, *eos, *text, *error, *roles[MAX_MSGS], *contents[MAX_MSGS];
-    int n_msgs, nothink;
+    int n_msgs, nothink, nogen;
     int32_t *ids;
     size_t n_ids;
 } chat_case;
@@ -466,6 +528,7 @@ static int next_case(char **pos, chat_case *c) {
         } else if (!strncmp(line, "text ", 5)) c->text = unhex(line + 5);
         else if (!strncmp(line, "error ", 6)) c->error = unhex(line + 6);
         else if (!strcmp(line, "nothink")) c->nothink = 1;
+        else if (!strcmp(line, "nogen")) c->nogen = 1;
         else if (!strncmp(line, "tokenizer ", 10)) sscanf(line + 10, "%63s", c->tokenizer);
         else if (!strncmp(line, "ids ", 4)) {
             char *p = line + 4, *e;
@@ -501,6 +564,7 @@ static void test_chat_fixtures(void) {
         o.eos_token = c.eos;
         o.date = c.date;
         o.no_thinking = c.nothink;
+        o.no_generation_prompt = c.nogen;
         for (i = 0; i < c.n_msgs; i++) { m[i].role = c.roles[i]; m[i].content = c.contents[i]; }
         if (c.error) { /* the template raised: xlarun refuses the conversation, for the same reason */
             static const char *const reasons[][2] = {   /* the template's words, xlarun's */
@@ -1091,6 +1155,7 @@ int main(void) {
     test_sampler();
     test_sampling_fixture();
     test_sampling_large();
+    test_sampler_structured();
     test_generation_config();
     test_stopper();
     test_chat_fixtures();

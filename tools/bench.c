@@ -257,7 +257,7 @@ int main(int argc, char **argv) {
         else if (!strcmp(a, "-b")) n_batch = atoi(v);
         else if (!strcmp(a, "--temp")) sp.temperature = (float)atof(v);
         else if (!strcmp(a, "--top-k")) sp.top_k = atoi(v);
-        else if (!strcmp(a, "--top-p")) sp.top_p = (float)atof(v);
+        else if (!strcmp(a, "--top-p")) sp.top_p = atof(v);
         else if (!strcmp(a, "--min-p")) sp.min_p = (float)atof(v);
         else if (!strcmp(a, "--precision")) {
             if (!strcmp(v, "exact")) precision = XLARUN_PRECISION_EXACT;
@@ -367,7 +367,7 @@ int main(int argc, char **argv) {
             }
             getrusage(RUSAGE_SELF, &ru);
             if (smp) snprintf(sampling, sizeof sampling, "temp %g top_k %d top_p %g min_p %g", (double)sp.temperature,
-                              (int)sp.top_k, (double)sp.top_p, (double)sp.min_p);
+                              (int)sp.top_k, sp.top_p, (double)sp.min_p);
             else snprintf(sampling, sizeof sampling, "greedy");
             printf("{\"model\": \"%s\", \"dtype\": \"%s\", \"threads\": %d, \"n_prompt\": %d, \"n_gen\": %d, "
                    "\"runs\": %d, \"prefill_tok_s\": %.2f, \"decode_tok_s\": %.2f, "

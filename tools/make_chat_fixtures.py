@@ -25,6 +25,11 @@ at commit 007948d5aac310316dd57b5d8e5c091e864418dc:
     tinyllama-chat.jinja     library/tinyllama:1.1b TinyLlama/TinyLlama-1.1B-Chat-v1.0
     smollm2-instruct.jinja   library/smollm2:135m   HuggingFaceTB/SmolLM2-135M-Instruct
     qwen2.5-instruct.jinja   library/qwen2.5:0.5b   Qwen/Qwen2.5-0.5B-Instruct
+    qwen2-instruct.jinja     library/qwen2:0.5b     (Qwen2 Instruct: ChatML, default system "You are a
+                                                     helpful assistant.")
+    qwen1.5-chat.jinja       library/qwen:0.5b      (Qwen1.5 Chat, whose MoE-A2.7B-Chat Qwen2-MoE runs:
+                                                     ChatML, no <|im_end|> after a last reply, no
+                                                     assistant header after one)
     mistral-instruct.jinja   library/mistral:7b-instruct-fp16
     llava.jinja              library/llava:7b       (a Mistral 7B template without the space after </s>)
     mixtral-8x22b.jinja      library/mixtral:8x22b
@@ -56,6 +61,7 @@ Output format (one case per block; strings are hex-encoded UTF-8 so the C reader
     text HEX                     (apply_chat_template(..., add_generation_prompt=True, tokenize=False))
     error HEX                    (instead of text: the template raised this; xlarun must refuse too)
     nothink                      (before text: rendered with enable_thinking=False)
+    nogen                        (before text: rendered with add_generation_prompt=False)
     tokenizer NAME / ids N ID... (optional: the ids with tokenize=True, i.e. add_special_tokens=False)
     end
 """
@@ -98,6 +104,8 @@ SPECIALS = {
     "phi3-medium": ("<s>", "<|endoftext|>"),
     "phi4-mini": ("<|endoftext|>", "<|endoftext|>"),
     "olmo2": ("<|endoftext|>", "<|endoftext|>"),
+    "qwen2-instruct": (None, "<|im_end|>"),
+    "qwen1.5-chat": (None, "<|im_end|>"),
 }
 PHI = {"phi3-mini", "phi3.5-mini", "phi3-medium", "phi4-mini"}
 GEMMA = {"gemma2", "gemma3-1b", "gemma3-270m"}
@@ -182,7 +190,9 @@ PHI_CONVERSATIONS = {
     "ends_reply": [("system", "Be brief."), ("user", "Hi"), ("assistant", "Hello.")],
     "two_users": [("user", "a"), ("user", "b"), ("system", "late")],
 }
-OPTIONS = {"qwen3": [{}, {"enable_thinking": False}]}
+OPTIONS = {"qwen3": [{}, {"enable_thinking": False}],   # and without the generation prompt, for the
+           "qwen1.5-chat": [{}, {"add_generation_prompt": False}],   # ChatML forms that differ there
+           "qwen2-instruct": [{}, {"add_generation_prompt": False}]}
 
 # (template, conversation, date_string or None); Llama 3.2's own default is today's date, so it
 # only gets fixed dates
@@ -200,6 +210,8 @@ TOKENIZERS = {
     "qwen2.5-instruct": ["gpt2"],
     **{name: ["sp"] for name in ("mistral-instruct", "llava", "mixtral-8x22b", "mixtral-8x7b", "mistral-small", "mistral-large")},
     "qwen3": ["qwen2"],
+    "qwen2-instruct": ["qwen2"],
+    "qwen1.5-chat": ["qwen2"],
     "phi4-mini": ["o200k"],   # Phi-4-mini's o200k split and its chat tokens
     **{name: ["gemma"] for name in GEMMA},
 }
@@ -290,8 +302,9 @@ def sampling_fixture():
 #   large SHAPE SEED V TEMPERATURE TOP_K TOP_P MIN_P
 #   kept N HEX    (the kept ids as a bitmap, bit i of the hex digit i / 4, low bit first)
 # SHAPE: flat (uniform [-8, 8)), normal (a sum of four uniforms, std about 2.3), peaked (normal plus
-# 16 on every id whose hash is a multiple of 401), ties (multiples of 0.25 in [-4, 4)), narrow (the
-# normal sum at a quarter of the scale: many ids a little below and above the mean probability).
+# 16 on every id whose hash is a multiple of 401), ties (the eight multiples of 0.25 in [-1, 1)),
+# narrow (the normal sum at a quarter of the scale: many ids a little below and above the mean
+# probability).
 SAMPLING_LARGE = [  # shape, V, temperature, top_k, top_p, min_p
     ("flat", 8192, 1.0, 0, 0.9, None), ("normal", 8192, 1.0, 0, 0.9, None),
     ("peaked", 8192, 1.0, 0, 0.9, None), ("ties", 8192, 1.0, 0, 0.9, None),
@@ -480,13 +493,14 @@ def main():
                 break
         convs = dict(CONVERSATIONS, **(MISTRAL_CONVERSATIONS if name in MISTRAL else {}),
                      **(QWEN3_CONVERSATIONS if name == "qwen3" else {}), **(GEMMA_CONVERSATIONS if name in GEMMA else {}),
-                     **(PHI_CONVERSATIONS if name in PHI or name == "olmo2" else {}))
+                     **(PHI_CONVERSATIONS if name in PHI or name in ("olmo2", "qwen2-instruct", "qwen1.5-chat") else {}))
         for conv_name, conv in convs.items():
             msgs = [{"role": r, "content": c} for r, c in conv]
             for date, extra in [(d, e) for d in DATES.get(name, [None]) for e in OPTIONS.get(name, [{}])]:
                 kw = dict({"date_string": date} if date is not None else {}, **extra)
+                gen = kw.pop("add_generation_prompt", True)
                 try:
-                    text, error = dummy.apply_chat_template(msgs, tokenize=False, add_generation_prompt=True, **kw), None
+                    text, error = dummy.apply_chat_template(msgs, tokenize=False, add_generation_prompt=gen, **kw), None
                 except jinja2.exceptions.TemplateError as e:
                     text, error = None, str(e)
                 out.append(f"case {name} {conv_name}")
@@ -495,6 +509,8 @@ def main():
                 out.append("eos " + (hx(eos) if eos is not None else "-"))
                 if extra.get("enable_thinking") is False:
                     out.append("nothink")
+                if not gen:
+                    out.append("nogen")
                 for r, c in conv:
                     out.append(f"msg {r} {hx(c)}")
                 if error is not None:
@@ -503,7 +519,7 @@ def main():
                     continue
                 out.append("text " + hx(text))
                 if tok is not None:
-                    ids = tok[1].apply_chat_template(msgs, tokenize=True, add_generation_prompt=True, **kw)
+                    ids = tok[1].apply_chat_template(msgs, tokenize=True, add_generation_prompt=gen, **kw)
                     assert ids == tok[1](text, add_special_tokens=False)["input_ids"]
                     out.append("tokenizer " + tok[0])
                     out.append("ids %d %s" % (len(ids), " ".join(map(str, ids))))
