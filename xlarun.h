@@ -433,7 +433,7 @@ XLARUN_API void xlarun_model_close(xlarun_model *m);
 XLARUN_API const xlarun_config *xlarun_model_config(const xlarun_model *m);
 XLARUN_API uint64_t xlarun_model_mapped_bytes(const xlarun_model *m);
 XLARUN_API uint64_t xlarun_model_weight_bytes(const xlarun_model *m); /* bytes read per token */
-XLARUN_API const char *xlarun_model_dtype(const xlarun_model *m); /* layer matrices (not the routers):
+XLARUN_API const char *xlarun_model_dtype(const xlarun_model *m); /* layer matrices (not the MoE gates):
                                                                      "bf16", "q8_0"... or "mixed" */
 
 /* ---- session ------------------------------------------------------------------------------- */
@@ -512,7 +512,7 @@ XLARUN_API int32_t xlarun_argmax(const float *x, size_t n); /* first maximal ind
    xlarun_model_open maps in place like any other, and copies config.json,
    generation_config.json and the tokenizer files. Every matrix becomes q8_0 (I8 [rows,K]) or
    q4_0 (U8 [rows,K/2]) plus "<name>_scale" (F16 [rows,K/32]); norm weights, the routers of a
-   mixture of experts, any matrix whose K is not a multiple of 32, and (keep_embeddings)
+   mixture of experts (and Qwen2-MoE's shared-expert gates), any matrix whose K is not a multiple of 32, and (keep_embeddings)
    embed_tokens/lm_head stay as they are, as do
    tensors the model does not use. __metadata__: "xlarun.quant" q8_0|q4_0, "xlarun.block" 32,
    "xlarun.scale_dtype" F16, "xlarun.source_dtype", "xlarun.unquantized". It streams: memory is a
@@ -4012,7 +4012,7 @@ static void xlarun__attention(xlarun_session *s, size_t layer, size_t n) {
    first (as torch ranks NaN); the choices are distinct whatever the values, so no expert gets
    more rows than the buffers hold. Each expert runs once, over the rows that chose it in token
    order, so a prefill and token-by-token decoding give the same bits. Qwen2-MoE then adds its
-   shared expert's output on every row, times the sigmoid of its gate's logit (in f32, as torch). */
+   shared expert's output on every row, times the sigmoid of its gate's logit (in f32). */
 static void xlarun__add_weighted(float *out, const float *y, float w, size_t n) {
     size_t d;
     for (d = 0; d < n; d++) {
@@ -4104,7 +4104,7 @@ static void xlarun__moe(xlarun_session *s, const xlarun__layer *L, const float *
         xlarun__mm_run(s, &mm);
         xlarun__matmul(s, &sh[2], NULL, H, Is, s->gate, n, s->moe_y);
         xlarun__matmul(s, &sh[3], NULL, 1, H, xin, n, s->router); /* the routing is done with s->router */
-        for (i = 0; i < n; i++)
+        for (i = 0; i < n; i++) /* torch's vectorized sigmoid (prefills) can differ by an ulp or two */
             xlarun__add_weighted(s->tmp + i * H, s->moe_y + i * H, 1.0f / (1.0f + expf(-s->router[i])), H);
     }
 }
@@ -9256,11 +9256,12 @@ static xlarun_status xlarun__qplan_all(xlarun__qctx *q, xlarun__qbuf *hb, xlarun
     if (st == XLARUN_OK) {
         snprintf(tmp, sizeof tmp,
                  "{\"__metadata__\":{\"format\":\"pt\",\"xlarun.quant\":\"%s\",\"xlarun.block\":\"32\","
-                 "\"xlarun.scale_dtype\":\"F16\",\"xlarun.source_dtype\":\"%s\",\"xlarun.unquantized\":\"norms%s%s%s%s\"}",
+                 "\"xlarun.scale_dtype\":\"F16\",\"xlarun.source_dtype\":\"%s\",\"xlarun.unquantized\":\"norms%s%s%s%s%s\"}",
                  qt == XLARUN_K_Q8_0 ? "q8_0" : "q4_0",
                  src_dtype >= 0 ? xlarun_dtype_name(XLARUN__CAST(xlarun_dtype, src_dtype)) : "mixed",
                  q->m->cfg.qkv_bias || q->m->cfg.o_bias || q->m->cfg.mlp_bias ? ",biases" : "",
-                 q->m->cfg.n_experts ? ",routers" : "", q->opt->keep_embeddings ? ",embeddings" : "", kept_odd ? ",rows not a multiple of 32" : "");
+                 q->m->cfg.n_experts ? ",routers" : "", q->m->cfg.moe_shared_size ? ",shared expert gates" : "",
+                 q->opt->keep_embeddings ? ",embeddings" : "", kept_odd ? ",rows not a multiple of 32" : "");
         xlarun__qbuf_str(hb, tmp);
         if (eb.n > 1) { xlarun__qbuf_put(hb, ",", 1); xlarun__qbuf_put(hb, eb.p + 1, eb.n - 1); }
         xlarun__qbuf_put(hb, "}", 1);

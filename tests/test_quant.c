@@ -447,6 +447,7 @@ static void test_models(void) {
                            "%s: %lu quantized expert gates", nm, (unsigned long)ne);
                     CHECKF(ns == (!strcmp(names[f], "qwen2moe") ? 8u : 0u), "%s: %lu shared-expert tensors", nm, (unsigned long)ns);
                     CHECK(xlarun_st_metadata(&r, "xlarun.unquantized", val, sizeof val) == 1 && strstr(val, ",routers") != NULL);
+                    CHECK((strstr(val, ",shared expert gates") != NULL) == !strcmp(names[f], "qwen2moe"));
                 } else CHECKF(0, "%s: cannot read the header", nm);
                 free(mem);
             }
@@ -683,8 +684,10 @@ static void test_bad_input(void) {
 /* A mixture of experts whose experts are wider (160) than everything else (hidden, the dense
    intermediate_size and the attention are 64): a synthetic one-layer Qwen3-MoE in f32, quantized
    (its down rows of 160 are the widest rows the tool converts), loaded, and run: a prefill and
-   token-by-token decode give the same bits on 1 and 2 threads. */
-static void test_wide_experts(void) {
+   token-by-token decode give the same bits on 1 and 2 threads. shared: a Qwen2-MoE whose shared
+   expert (224, as Qwen2-57B-A14B's 20480 is wider than its 18944) is the widest, its routed
+   experts 32; the quantized model's matrices say q8_0 / q4_0 (its shared gate kept f32). */
+static void test_wide_experts(int shared) {
     static const char *const kinds[3] = {"gate_proj", "up_proj", "down_proj"};
     char dir[512], path[600], name[96], *hdr, *h;
     size_t cap = 1 << 16, off = 0, i, nt = 0, total, V = 0;
@@ -695,7 +698,8 @@ static void test_wide_experts(void) {
     seqdata sq;
     float *dec, *other;
     xlarun_error err;
-    snprintf(dir, sizeof dir, "%s/wide", root);
+    size_t EI = shared ? 32 : 160;
+    snprintf(dir, sizeof dir, "%s/%s", root, shared ? "wide2" : "wide");
     CHECK(mkdir(dir, 0700) == 0);
 #define WT(nm, rows, cols) (snprintf(t[nt].name, sizeof t[nt].name, "%s", nm), t[nt].r = (rows), t[nt].k = (cols), nt++)
     WT("model.embed_tokens.weight", 64, 64);
@@ -707,13 +711,24 @@ static void test_wide_experts(void) {
     WT("model.layers.0.self_attn.k_proj.weight", 32, 64);
     WT("model.layers.0.self_attn.v_proj.weight", 32, 64);
     WT("model.layers.0.self_attn.o_proj.weight", 64, 64);
-    WT("model.layers.0.self_attn.q_norm.weight", 32, 0);
-    WT("model.layers.0.self_attn.k_norm.weight", 32, 0);
+    if (shared) {
+        WT("model.layers.0.self_attn.q_proj.bias", 64, 0);
+        WT("model.layers.0.self_attn.k_proj.bias", 32, 0);
+        WT("model.layers.0.self_attn.v_proj.bias", 32, 0);
+        for (k = 0; k < 3; k++) {
+            snprintf(name, sizeof name, "model.layers.0.mlp.shared_expert.%s.weight", kinds[k]);
+            WT(name, k == 2 ? 64 : 224, k == 2 ? 224 : 64);
+        }
+        WT("model.layers.0.mlp.shared_expert_gate.weight", 1, 64);
+    } else {
+        WT("model.layers.0.self_attn.q_norm.weight", 32, 0);
+        WT("model.layers.0.self_attn.k_norm.weight", 32, 0);
+    }
     WT("model.layers.0.mlp.gate.weight", 4, 64);
     for (e = 0; e < 4; e++)
         for (k = 0; k < 3; k++) {
             snprintf(name, sizeof name, "model.layers.0.mlp.experts.%d.%s.weight", e, kinds[k]);
-            WT(name, k == 2 ? 64 : 160, k == 2 ? 160 : 64);
+            WT(name, k == 2 ? 64 : EI, k == 2 ? EI : 64);
         }
 #undef WT
     hdr = (char *)malloc(cap);
@@ -749,10 +764,17 @@ static void test_wide_experts(void) {
     }
     snprintf(path, sizeof path, "%s/config.json", dir);
     if ((f = fopen(path, "wb")) != NULL) {
-        fputs("{\"architectures\": [\"Qwen3MoeForCausalLM\"], \"model_type\": \"qwen3_moe\", \"vocab_size\": 64, \"hidden_size\": 64,\n"
-              " \"intermediate_size\": 64, \"moe_intermediate_size\": 160, \"num_hidden_layers\": 1, \"num_attention_heads\": 2,\n"
-              " \"num_key_value_heads\": 1, \"head_dim\": 32, \"num_experts\": 4, \"num_experts_per_tok\": 2, \"norm_topk_prob\": true,\n"
-              " \"rms_norm_eps\": 1e-6, \"rope_theta\": 10000.0, \"tie_word_embeddings\": false, \"max_position_embeddings\": 64}\n", f);
+        if (shared)
+            fputs("{\"architectures\": [\"Qwen2MoeForCausalLM\"], \"model_type\": \"qwen2_moe\", \"vocab_size\": 64, \"hidden_size\": 64,\n"
+                  " \"intermediate_size\": 64, \"moe_intermediate_size\": 32, \"shared_expert_intermediate_size\": 224,\n"
+                  " \"num_hidden_layers\": 1, \"num_attention_heads\": 2, \"num_key_value_heads\": 1, \"num_experts\": 4,\n"
+                  " \"num_experts_per_tok\": 2, \"rms_norm_eps\": 1e-6, \"rope_theta\": 10000.0, \"tie_word_embeddings\": false,\n"
+                  " \"max_position_embeddings\": 64}\n", f);
+        else
+            fputs("{\"architectures\": [\"Qwen3MoeForCausalLM\"], \"model_type\": \"qwen3_moe\", \"vocab_size\": 64, \"hidden_size\": 64,\n"
+                  " \"intermediate_size\": 64, \"moe_intermediate_size\": 160, \"num_hidden_layers\": 1, \"num_attention_heads\": 2,\n"
+                  " \"num_key_value_heads\": 1, \"head_dim\": 32, \"num_experts\": 4, \"num_experts_per_tok\": 2, \"norm_topk_prob\": true,\n"
+                  " \"rms_norm_eps\": 1e-6, \"rope_theta\": 10000.0, \"tie_word_embeddings\": false, \"max_position_embeddings\": 64}\n", f);
         fclose(f);
     }
     free(hdr);
@@ -762,8 +784,14 @@ static void test_wide_experts(void) {
     for (i = 0; i < sq.n; i++) sq.ids[i] = (int32_t)((7 * i + 3) % 64);
     for (k = 0; k < 2; k++) {
         char out[600];
-        CHECKF(quantize_to(dir, k ? "wide-q4" : "wide-q8", k ? XLARUN_QUANT_Q4_0 : XLARUN_QUANT_Q8_0, 0, out, sizeof out, &err) == XLARUN_OK,
+        static const char *const outs[2][2] = {{"wide-q8", "wide-q4"}, {"wide2-q8", "wide2-q4"}};
+        xlarun_model *m = NULL;
+        CHECKF(quantize_to(dir, outs[shared][k], k ? XLARUN_QUANT_Q4_0 : XLARUN_QUANT_Q8_0, 0, out, sizeof out, &err) == XLARUN_OK,
                "wide experts: %s", err.message);
+        if (xlarun_model_open(out, NULL, &m, &err) == XLARUN_OK) {
+            CHECKF(!strcmp(xlarun_model_dtype(m), k ? "q4_0" : "q8_0"), "%s: matrices %s", out, xlarun_model_dtype(m));
+            xlarun_model_close(m);
+        } else CHECKF(0, "%s: %s", out, err.message);
         dec = run_seq(out, &sq, 1, 0, 0, &V);
         CHECK(dec && all_finite(dec, sq.n * V));
         other = run_seq(out, &sq, 2, 0, 5, &V);
@@ -779,7 +807,8 @@ int main(void) {
     test_qkernels();
     if (!mkdtemp(root)) { fprintf(stderr, "mkdtemp failed\n"); return 2; }
     test_models();
-    test_wide_experts();
+    test_wide_experts(0);
+    test_wide_experts(1);
     test_bad_input();
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", root);
     rc = system(cmd);
