@@ -841,6 +841,9 @@ typedef struct xlarun_generate_result {
     size_t n_reused;          /* prompt ids the session already held (not prefilled again) */
     size_t n_prefilled;       /* prompt ids run through the model */
     size_t n_generated;       /* ids sampled (including a final eos) */
+    size_t n_rerun;           /* positions run again by a decode step that crossed longrope's
+                                 original_max_position_embeddings (Phi-3's 128k models): that step
+                                 took as long as a prefill of them */
 } xlarun_generate_result;
 
 /* Called once per generated id with the text that became final with it (len may be 0: bytes of
@@ -3791,6 +3794,7 @@ struct xlarun_session {
                                             one to pos (each write of p loses p - ring) */
     int32_t *hist;                       /* longrope: the n_ctx ids of the positions held, to run
                                             them again with the other factors; else NULL */
+    size_t n_rerun;                      /* longrope: positions run again so far */
     int rope_long;                       /* longrope: the cache's keys have the long factors */
     xlarun_k_type kvt;                   /* their dtype: f32, f16 or bf16 */
     size_t kvsz;                         /* bytes per element of kvt */
@@ -4464,6 +4468,7 @@ XLARUN_API xlarun_status xlarun_session_prefill(xlarun_session *s, const int32_t
             s->ring_lo = 0;
             ids = s->hist;
             n += held;
+            s->n_rerun += held;
         }
         s->rope_long = lng;
     }
@@ -8992,8 +8997,10 @@ XLARUN_API xlarun_status xlarun_generate_ids(xlarun_generator *g, const int32_t 
         if (max_new && r.n_generated >= max_new) { r.stop = XLARUN_STOP_LENGTH; break; }
         if (s->pos >= n_ctx) { r.stop = XLARUN_STOP_CONTEXT; break; }
         {
+            size_t before = s->n_rerun;
             xlarun_status st = xlarun_session_decode(s, id, err);
             if (st != XLARUN_OK) return st;
+            r.n_rerun += s->n_rerun - before;
         }
         g->n_ids++;
         g->last = -1;

@@ -244,7 +244,7 @@ int main(int argc, char **argv) {
     unsigned long top_k = 0, seed = 0;
     int32_t *prompt = NULL;
     char *prompt_text = NULL;
-    size_t n_prompt = 0, n_gen = 0, model_bytes = 0, session_bytes = 0, prompt_len = 0;
+    size_t n_prompt = 0, n_gen = 0, n_rerun = 0, model_bytes = 0, session_bytes = 0, prompt_len = 0;
     xlarun_model_options mo;
     xlarun_session_options so;
     xlarun_generation_config gc;
@@ -478,6 +478,7 @@ int main(int argc, char **argv) {
             if (xlarun_generate_ids(gen, prompt, n_prompt, (uint32_t)(n_predict > 0 ? n_predict : 0), on_token, &out, &res, &err) != XLARUN_OK)
                 goto error;
             n_prompt = res.n_prefilled;
+            n_rerun = res.n_rerun;
             printf("\n");
         } else {
             size_t turn = 0;
@@ -517,6 +518,7 @@ int main(int argc, char **argv) {
                 printf("\n");
                 fflush(stdout);
                 if (turn == 0) { t2 = out.t_first ? out.t_first : now(); n_prompt = res.n_prefilled; }
+                n_rerun += res.n_rerun;
                 if (chat && !conv_add(&conv, "assistant", out.reply ? out.reply : "")) { strcpy(err.message, "out of memory"); goto error; }
                 turn++;
                 if (!interactive) break;
@@ -530,8 +532,10 @@ int main(int argc, char **argv) {
     fprintf(stderr, "load: %.3f s\n", t1 - t0);
     fprintf(stderr, "prefill: %lu tokens, %.3f s, %.2f tok/s\n", (unsigned long)n_prompt, t2 - t1,
             t2 > t1 ? (double)n_prompt / (t2 - t1) : 0.0);
-    fprintf(stderr, "decode: %lu tokens, %.3f s, %.2f tok/s\n", (unsigned long)(n_gen ? n_gen - 1 : 0), t3 - t2,
+    fprintf(stderr, "decode: %lu tokens, %.3f s, %.2f tok/s", (unsigned long)(n_gen ? n_gen - 1 : 0), t3 - t2,
             n_gen > 1 && t3 > t2 ? (double)(n_gen - 1) / (t3 - t2) : 0.0);
+    if (n_rerun) fprintf(stderr, " (a step ran %lu positions again at the longrope crossing)", (unsigned long)n_rerun);
+    fprintf(stderr, "\n");
     fprintf(stderr, "arena: %lu bytes (model %lu, session %lu)\n", (unsigned long)(model_bytes + session_bytes),
             (unsigned long)model_bytes, (unsigned long)session_bytes);
     fprintf(stderr, "mapped: %llu bytes\n", (unsigned long long)xlarun_model_mapped_bytes(model));

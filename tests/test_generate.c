@@ -1125,14 +1125,16 @@ static void test_generate_longrope(void) {
     CHECK(xlarun_generate_ids(g[0], a, 110, 40, NULL, NULL, &res, &err) == XLARUN_OK);
     ids = xlarun_generator_ids(g[0], &n1);
     CHECKF(ids && n1 == 150 && !memcmp(ids + 110, want, 40 * sizeof(int32_t)), "longrope: the generator's reply across 128 differs from the greedy loop");
+    CHECKF(res.n_rerun == 128, "longrope: the step across 128 ran %lu positions again, not the 128 held", (unsigned long)res.n_rerun);
     /* a conversation held within 128, then a prompt past it: from the start */
     CHECK(xlarun_generate_ids(g[0], a, 100, 10, NULL, NULL, &res, &err) == XLARUN_OK);
     ids = xlarun_generator_ids(g[0], &n1);
     if (ids && n1 == 110) {
         memcpy(a, ids, 110 * sizeof(int32_t));
         CHECK(xlarun_generate_ids(g[0], a, 140, 8, NULL, NULL, &res, &err) == XLARUN_OK);
-        CHECKF(res.n_reused == 0 && res.n_prefilled == 140, "longrope: past 128 after a conversation within it: reused %lu, prefilled %lu",
-               (unsigned long)res.n_reused, (unsigned long)res.n_prefilled);
+        CHECKF(res.n_reused == 0 && res.n_prefilled == 140 && res.n_rerun == 0,
+               "longrope: past 128 after a conversation within it: reused %lu, prefilled %lu, run again %lu",
+               (unsigned long)res.n_reused, (unsigned long)res.n_prefilled, (unsigned long)res.n_rerun);
         CHECK(xlarun_generate_ids(g[1], a, 140, 8, NULL, NULL, &res2, &err) == XLARUN_OK);
         ids = xlarun_generator_ids(g[0], &n1);
         if (ids) memcpy(a, ids, n1 * sizeof(int32_t));
