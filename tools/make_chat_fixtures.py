@@ -256,10 +256,26 @@ SAMPLING = [  # temperature, top_k, top_p, min_p, repetition_penalty
 ]
 
 
+def processors(t, top_k, top_p, min_p, pen):
+    """transformers' logits processors for these settings, in generate()'s order"""
+    from transformers.generation import logits_process as lp
+    procs = []
+    if pen != 1.0:
+        procs.append(lp.RepetitionPenaltyLogitsProcessor(penalty=pen))
+    if t != 1.0:
+        procs.append(lp.TemperatureLogitsWarper(t))
+    if top_k != 0:
+        procs.append(lp.TopKLogitsWarper(top_k=top_k, min_tokens_to_keep=1))
+    if top_p < 1.0:
+        procs.append(lp.TopPLogitsWarper(top_p=top_p, min_tokens_to_keep=1))
+    if min_p is not None:
+        procs.append(lp.MinPLogitsWarper(min_p=min_p, min_tokens_to_keep=1))
+    return procs
+
+
 def sampling_fixture():
     import numpy as np
     import torch
-    from transformers.generation import logits_process as lp
     rng = np.random.default_rng(1234)
     out = []
     for k, (t, top_k, top_p, min_p, pen) in enumerate(SAMPLING):
@@ -269,17 +285,7 @@ def sampling_fixture():
             if trial % 2:  # ties, as bf16 logits have
                 x = (np.round(x * 2) / 2).astype(np.float32)
             ctx = rng.integers(0, V, 12)
-            procs = []
-            if pen != 1.0:
-                procs.append(lp.RepetitionPenaltyLogitsProcessor(penalty=pen))
-            if t != 1.0:
-                procs.append(lp.TemperatureLogitsWarper(t))
-            if top_k != 0:
-                procs.append(lp.TopKLogitsWarper(top_k=top_k, min_tokens_to_keep=1))
-            if top_p < 1.0:
-                procs.append(lp.TopPLogitsWarper(top_p=top_p, min_tokens_to_keep=1))
-            if min_p is not None:
-                procs.append(lp.MinPLogitsWarper(min_p=min_p, min_tokens_to_keep=1))
+            procs = processors(t, top_k, top_p, min_p, pen)
             ids = torch.tensor(ctx[None, :], dtype=torch.long)
             scores = torch.tensor(x[None, :])
             for pr in procs:
@@ -354,19 +360,10 @@ def synth_logits(shape, seed, V):
 
 def sampling_large_fixture():
     import torch
-    from transformers.generation import logits_process as lp
     out = []
     for seed, (shape, V, t, top_k, top_p, min_p) in enumerate(SAMPLING_LARGE, 1):
         x = synth_logits(shape, seed, V)
-        procs = []
-        if t != 1.0:
-            procs.append(lp.TemperatureLogitsWarper(t))
-        if top_k != 0:
-            procs.append(lp.TopKLogitsWarper(top_k=top_k, min_tokens_to_keep=1))
-        if top_p < 1.0:
-            procs.append(lp.TopPLogitsWarper(top_p=top_p, min_tokens_to_keep=1))
-        if min_p is not None:
-            procs.append(lp.MinPLogitsWarper(min_p=min_p, min_tokens_to_keep=1))
+        procs = processors(t, top_k, top_p, min_p, 1.0)
         ids = torch.zeros((1, 1), dtype=torch.long)
         scores = torch.tensor(x[None, :])
         for pr in procs:
