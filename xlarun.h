@@ -7910,7 +7910,8 @@ static float xlarun__softmax_ids(const float *w, const int32_t *idx, size_t n, f
    stable beyond 16 elements, so which of exactly tied logits at the top-p boundary stay can
    differ from transformers; the kept values are the same) */
 static int xlarun__below(const float *w, int32_t a, int32_t b) {
-    return w[a] < w[b] || (w[a] == w[b] && a < b);
+    float wa = w[a], wb = w[b];
+    return wa < wb || (wa == wb && a < b);
 }
 
 /* sort idx[0..n) with their p[] ascending by (w[id], id): heapsort, the top-p selection's fallback */
