@@ -293,6 +293,25 @@ static void test_sampler_structured(void) {
             cases++;
         }
     }
+    /* equal logits over a power of two of ids: every probability and cumulative sum is exact, so
+       the sum at id V/2 - 1 equals the limit 0.5 and that id goes too (cumsum <= 1 - top_p): the
+       boundary is V/2, wherever the pivots fall */
+    {
+        static const size_t vs[] = {4, 8, 64, 1024, 16384};
+        size_t v, i;
+        for (v = 0; v < sizeof vs / sizeof *vs; v++) {
+            int32_t got, got0;
+            for (i = 0; i < vs[v]; i++) { w[i] = 0.0f; idx[i] = (int32_t)i; }
+            xlarun__softmax_ids(w, idx, vs[v], p);
+            got = xlarun__top_p_keep(w, idx, p, vs[v], 0.5f, 8 * vs[v]);
+            for (i = 0; i < vs[v]; i++) { idx[i] = (int32_t)i; p[i] = 1.0f / (float)vs[v]; }
+            got0 = xlarun__top_p_keep(w, idx, p, vs[v], 0.5f, 0);
+            bad += got != (int32_t)(vs[v] / 2) || got0 != (int32_t)(vs[v] / 2);
+            CHECKF(got == (int32_t)(vs[v] / 2) && got0 == (int32_t)(vs[v] / 2), "%lu equal logits, top_p 0.5: boundary %d (sort fallback %d), not %lu",
+                   (unsigned long)vs[v], (int)got, (int)got0, (unsigned long)(vs[v] / 2));
+            cases++;
+        }
+    }
     printf("structured logits: %d of %d selections equal a sort's\n", cases - bad, cases);
 }
 
