@@ -2812,9 +2812,13 @@ static int xlarun__moe_mats(const xlarun_config *c) {
     return 3 * XLARUN__CAST(int, c->n_experts) + (c->moe_shared_size ? 4 : 0);
 }
 static int xlarun__shared_kind(const xlarun_config *c) { return XLARUN__L_ROUTER + 1 + 3 * XLARUN__CAST(int, c->n_experts); }
+/* one of the shared expert's four kinds */
+static int xlarun__is_shared_kind(const xlarun_config *c, int k) {
+    return c->moe_shared_size && k >= xlarun__shared_kind(c);
+}
 /* the router and the shared expert's gate: one row each per expert or one in all, kept float by quantize */
 static int xlarun__is_gate_kind(const xlarun_config *c, int k) {
-    return k == XLARUN__L_ROUTER || (c->moe_shared_size && k == xlarun__shared_kind(c) + 3);
+    return k == XLARUN__L_ROUTER || (xlarun__is_shared_kind(c, k) && k == xlarun__shared_kind(c) + 3);
 }
 static int xlarun__stride(const xlarun_config *c) {
     return XLARUN__L_COUNT + (c->n_experts ? 1 + xlarun__moe_mats(c) : 0);
@@ -2889,8 +2893,8 @@ static void xlarun__moe_name(const xlarun_config *c, int k, char *buf, size_t ca
     static const char *const mixtral[3] = {"w1", "w3", "w2"}, *const mlp[3] = {"gate_proj", "up_proj", "down_proj"};
     int mx = c->arch == XLARUN_ARCH_MIXTRAL, sk = xlarun__shared_kind(c);
     if (k == XLARUN__L_ROUTER) snprintf(buf, cap, "%s.gate.weight", mx ? "block_sparse_moe" : "mlp");
-    else if (c->moe_shared_size && k == sk + 3) snprintf(buf, cap, "mlp.shared_expert_gate.weight");
-    else if (c->moe_shared_size && k >= sk) snprintf(buf, cap, "mlp.shared_expert.%s.weight", mlp[k - sk]);
+    else if (xlarun__is_gate_kind(c, k)) snprintf(buf, cap, "mlp.shared_expert_gate.weight");
+    else if (xlarun__is_shared_kind(c, k)) snprintf(buf, cap, "mlp.shared_expert.%s.weight", mlp[k - sk]);
     else
         snprintf(buf, cap, "%s.experts.%d.%s.weight", mx ? "block_sparse_moe" : "mlp", (k - XLARUN__L_ROUTER - 1) / 3,
                  (mx ? mixtral : mlp)[(k - XLARUN__L_ROUTER - 1) % 3]);
@@ -2964,7 +2968,7 @@ static int xlarun__slot_shape(const xlarun_config *c, int slot, uint64_t shape[2
     if (k == XLARUN__L_ROUTER) { shape[0] = c->n_experts; return 2; }
     if (k > XLARUN__L_ROUTER && xlarun__is_gate_kind(c, k)) { shape[0] = 1; return 2; } /* the shared expert's gate */
     if (k > XLARUN__L_ROUTER) { /* an expert: its own intermediate size (the shared one: its own) */
-        I = c->moe_shared_size && k >= xlarun__shared_kind(c) ? c->moe_shared_size : c->moe_intermediate_size;
+        I = xlarun__is_shared_kind(c, k) ? c->moe_shared_size : c->moe_intermediate_size;
         k = xlarun__dense_kind(k);
     }
     if (slot == XLARUN__T_NORM || k == XLARUN__L_ATTN_NORM || k == XLARUN__L_MLP_NORM || k >= XLARUN__L_PRE_FFN_NORM) { shape[0] = H; return 1; }
@@ -3300,7 +3304,7 @@ static xlarun_status xlarun__check_slot(const xlarun__loader *L, int i, const ch
             return xlarun__fail(err, XLARUN_ERR_MODEL, "%s: missing tensor '%s' (layer %u is a mixture of %u experts%s)",
                                 L->dir, name, xlarun__slot_layer(c, i), c->n_experts,
                                 k == XLARUN__L_ROUTER ? "; this is its router"
-                                : c->moe_shared_size && k >= xlarun__shared_kind(c) ? " and a shared expert" : "");
+                                : xlarun__is_shared_kind(c, k) ? " and a shared expert" : "");
         if (k >= XLARUN__L_PRE_FFN_NORM)
             return xlarun__fail(err, XLARUN_ERR_MODEL, "%s: missing tensor '%s' (%s normalizes the MLP's %s)",
                                 L->dir, name, xlarun_arch_name(c->arch), c->post_norms ? "output" : "input and output");
@@ -7914,16 +7918,13 @@ static int xlarun__below(const float *w, int32_t a, int32_t b) {
     return wa < wb || (wa == wb && a < b);
 }
 
-/* sort idx[0..n) with their p[] ascending by (w[id], id): heapsort, the top-p selection's fallback */
-static void xlarun__sift2(const float *w, int32_t *idx, float *p, size_t i, size_t n);
-static void xlarun__sort2(const float *w, int32_t *idx, float *p, size_t n);
-
 #define XLARUN__SWAP2(idx, p, a, b)                                                            \
     do {                                                                                       \
         int32_t ti_ = (idx)[a]; float tp_ = (p)[a];                                            \
         (idx)[a] = (idx)[b]; (p)[a] = (p)[b]; (idx)[b] = ti_; (p)[b] = tp_;                    \
     } while (0)
 
+/* sort idx[0..n) with their p[] ascending by (w[id], id): heapsort, the top-p selection's fallback */
 static void xlarun__sift2(const float *w, int32_t *idx, float *p, size_t i, size_t n) {
     for (;;) {
         size_t c = 2 * i + 1;
@@ -7950,8 +7951,8 @@ static void xlarun__sort2(const float *w, int32_t *idx, float *p, size_t n) {
    they weigh less than limit) and go first; a quickselect over the rest, its pivot the median of
    three random elements, then decides each partition's side by its mass (expected O(n), where
    sorting 128k ids took 16 ms a token). Once it has scanned more than max_work ids (8n from the
-   filter) without finishing, what is left is sorted and walked (O(n log n)). The cumulative sums are in double, compared as floats, as
-   torch's cumsum. idx[0..n) and their probabilities p[0..n) are reordered; returns the smallest
+   filter) without finishing, what is left is sorted and walked (O(n log n)). The cumulative sums
+   are in double, compared as floats, as torch's cumsum. idx[0..n) and their probabilities p[0..n) are reordered; returns the smallest
    kept id in (w, id) order. */
 static int32_t xlarun__top_p_keep(const float *w, int32_t *idx, float *p, size_t n, float limit, size_t max_work) {
     double base = 0.0, low;
