@@ -596,9 +596,12 @@ XLARUN_K__AI void xlarun_k__gemv4(xlarun_k_type t, const unsigned char *w0, cons
    3 alternations): 4 tokens 95-128 -> 134-139 GFLOP/s, 16 tokens 264-276 -> 316-328, 64 tokens
    360-369 -> 388-394, 256 tokens 386-397 -> 391-399; K = 8192, 16 tokens 249 -> 296. Whole
    Llama-3.2-1B-shaped bf16 prefill, 3 alternating rounds: 16-token prompts 101-111 -> 136-140
-   tok/s, 64 tokens 174-177 -> 184-187, 256 tokens unchanged. The quantized GEMMs measured slower
-   with it (q8_0 64 tokens 516 -> 401 GFLOP/s, 256 tokens 553 -> 477; q4_0 -2 to +10%), the
-   bf16-activation GEMM +10% at 16 tokens and -5% at 64 and 256, so they pass 0. */
+   tok/s, 64 tokens 174-177 -> 184-187, 256 tokens unchanged. The faster GEMMs gain only where a
+   block has few tokens to pass over it, and lose a little above: whole 1B prefill, medians of 6
+   to 8 ABBA pairs, q8_0 +10% at 16 tokens, +5% at 32, -1.5% at 64, -2% at 256; bf16
+   activations +12% at 16, -2% at 64, -1% at 256; q4_0 level at 16 and -5% at 256. So q8_0 and
+   the bf16-activation GEMM prefetch up to XLARUN_K__PF_TOKENS tokens, q4_0 never. */
+#define XLARUN_K__PF_TOKENS 32
 #define XLARUN_K__ROW_BLOCK (256 * 1024)
 #define XLARUN_K__TOKEN_GROUP (16 * 1024)
 #define XLARUN_K__TILE_X (32 * 1024)
@@ -1612,7 +1615,8 @@ XLARUN_K__FN void xlarun_k_matmul_bf16x(const void *W, size_t K, size_t r0, size
         size_t nrows = r1 > r0 ? r1 - r0 : 0; /* from here on, row r means row r0 + r */
         Wb += r0 * K;
         Y += r0;
-        XLARUN_K__BLOCKED(nrows, K * 2, n, K * 2, 4, K, XB_VL, XLARUN_K__NO_CHUNKS, Y, ldy, o, 0, {
+        XLARUN_K__BLOCKED(nrows, K * 2, n, K * 2, 4, K, XB_VL, XLARUN_K__NO_CHUNKS, Y, ldy, o,
+                          n > XLARUN_K__PF_TOKENS ? NULL : Wb, {
             const uint16_t *xs[4];
             for (j = 0; j < 4; j++) xs[j] = Xb + ii[j] * ldx;
             xlarun_k__bx_tile(Wb + rr[0] * K, Wb + rr[1] * K, Wb + rr[2] * K, Wb + rr[3] * K, xs, K, o);
@@ -2256,7 +2260,8 @@ XLARUN_K__AI void xlarun_k__qmatmul_t(int q4, const unsigned char *W, const unsi
         for (r = 4 * nq; r < nrows; r++) Y[r] = xlarun_k__qdot1(q4, W + r * rb, S + r * sb, X, K);
         return;
     }
-    XLARUN_K__BLOCKED(nrows, rb, n, xb, XQ_NT, K, XQ_STEP, XLARUN_K__NO_CHUNKS, Y, ldy, o, 0, {
+    XLARUN_K__BLOCKED(nrows, rb, n, xb, XQ_NT, K, XQ_STEP, XLARUN_K__NO_CHUNKS, Y, ldy, o,
+                      q4 || n > XLARUN_K__PF_TOKENS ? NULL : W, {
         const unsigned char *xs[XQ_NT];
         for (j = 0; j < XQ_NT; j++) xs[j] = X + ii[j] * xb;
         XQ_GEMM_TILE(q4, W + rr[0] * rb, W + rr[1] * rb, W + rr[2] * rb, W + rr[3] * rb, S + rr[0] * sb,
