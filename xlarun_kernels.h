@@ -588,10 +588,11 @@ XLARUN_K__AI void xlarun_k__gemv4(xlarun_k_type t, const unsigned char *w0, cons
    XLARUN_K__LAST (reduce into o, else save to acc_). After the last chunk the body has left the
    results token-major, in o[token * 4 + row]; the valid ones are stored to Y here. r, i, q and
    j are the caller's variables.
-   Where pw is not null (the address of row 0), the next row block is prefetched while this one
-   is computed, a few lines before each tile, spread evenly over the block's tiles. A block's
-   first pass over its weights otherwise waits on memory: each 4 KB row is a new stream the
-   hardware prefetcher has to find, and with few tokens there are few passes to hide it behind.
+   Where pw is not null (the address of row 0), the next row block's lines (for q8_0 its codes,
+   not the scales) are prefetched while this one is computed, the same number before each tile
+   (at least one) so they end with the block or before. A block's first pass over its weights
+   otherwise waits on memory: each 4 KB row is a new stream the hardware prefetcher has to find,
+   and with few tokens there are few passes to hide it behind.
    On Zen 5, 2 threads, a 2048 x 2048 bf16 GEMM cycling through 1 GiB of such matrices (best of 5,
    3 alternations): 4 tokens 95-128 -> 134-139 GFLOP/s, 16 tokens 264-276 -> 316-328, 64 tokens
    360-369 -> 388-394, 256 tokens 386-397 -> 391-399; K = 8192, 16 tokens 249 -> 296. Whole
@@ -634,9 +635,9 @@ XLARUN_K__AI void xlarun_k__gemv4(xlarun_k_type t, const unsigned char *w0, cons
             size_t nb0_ = rb0_ + rbk_ < (nrows) ? rb0_ + rbk_ : (nrows);                       \
             size_t nb1_ = nb0_ + rbk_ < (nrows) ? nb0_ + rbk_ : (nrows);                       \
             size_t calls_ = (rbk_ / 4) * (((n) + (NT) - 1) / (NT)) * (kc_ < (K) ? ((K) + kc_ - 1) / kc_ : 1); \
-            pf_ = (uintptr_t)(pw) + nb0_ * (row_bytes);                                        \
+            pf_ = ((uintptr_t)(pw) + nb0_ * (row_bytes)) & ~(uintptr_t)63;                      \
             pfe_ = (uintptr_t)(pw) + nb1_ * (row_bytes);                                       \
-            pfn_ = (pw) && calls_ ? ((pfe_ - pf_) / 64 + calls_) / calls_ : 0;                \
+            pfn_ = (pw) && calls_ && nb1_ > nb0_ ? ((pfe_ - pf_ + 63) / 64 + calls_ - 1) / calls_ : 0; \
             for (ig_ = 0; ig_ < (n); ig_ += tg_)                                               \
                 for (k0_ = 0;; k0_ += kn_) {                                                   \
                     kn_ = (K) - k0_ < kc_ ? (K) - k0_ : kc_;                                   \
