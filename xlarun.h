@@ -7952,8 +7952,8 @@ static void xlarun__sort2(const float *w, int32_t *idx, float *p, size_t n) {
    three random elements, then decides each partition's side by its mass (expected O(n), where
    sorting 128k ids took 16 ms a token). Once it has scanned more than max_work ids (8n from the
    filter) without finishing, what is left is sorted and walked (O(n log n)). The cumulative sums
-   are in double, compared as floats, as torch's cumsum. idx[0..n) and their probabilities p[0..n) are reordered; returns the smallest
-   kept id in (w, id) order. */
+   are in double, compared as floats, as torch's cumsum. idx[0..n) and their probabilities
+   p[0..n) are reordered; returns the smallest kept id in (w, id) order. */
 static int32_t xlarun__top_p_keep(const float *w, int32_t *idx, float *p, size_t n, float limit, size_t max_work) {
     double base = 0.0, low;
     float cut = XLARUN__CAST(float, (double)limit / (double)n * 0.999);

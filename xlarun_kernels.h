@@ -617,7 +617,7 @@ XLARUN_K__AI void xlarun_k__gemv4(xlarun_k_type t, const unsigned char *w0, cons
         size_t tg_ = XLARUN_K__TOKEN_GROUP / ((token_bytes) + 1) / (NT) * (NT), kc_ = (K);      \
         float accb_[XLARUN_K__MAX_QUADS * 16 * 16], *acc_;                                     \
         uintptr_t pf_, pfe_;                                                                   \
-        size_t pfn_, pfc_;                                                                     \
+        size_t pfn_, pfc_, calls_;                                                             \
         int mode_;                                                                             \
         if ((NT) * (token_bytes) > (tile_x)) {                                                 \
             size_t bpe_ = (K) ? (token_bytes) / (K) : 1;                                       \
@@ -631,10 +631,11 @@ XLARUN_K__AI void xlarun_k__gemv4(xlarun_k_type t, const unsigned char *w0, cons
         }                                                                                      \
         if (rbk_ < 4) rbk_ = 4;                                                                \
         if (tg_ < (NT)) tg_ = (NT);                                                            \
+        /* tile bodies per full row block: its quads x the token tiles x the K chunks */       \
+        calls_ = (rbk_ / 4) * (((n) + (NT) - 1) / (NT)) * (kc_ < (K) ? ((K) + kc_ - 1) / kc_ : 1); \
         for (rb0_ = 0; rb0_ < (nrows); rb0_ += rbk_) {                                         \
             size_t nb0_ = rb0_ + rbk_ < (nrows) ? rb0_ + rbk_ : (nrows);                       \
             size_t nb1_ = nb0_ + rbk_ < (nrows) ? nb0_ + rbk_ : (nrows);                       \
-            size_t calls_ = (rbk_ / 4) * (((n) + (NT) - 1) / (NT)) * (kc_ < (K) ? ((K) + kc_ - 1) / kc_ : 1); \
             pf_ = ((uintptr_t)(pw) + nb0_ * (row_bytes)) & ~(uintptr_t)63;                      \
             pfe_ = (uintptr_t)(pw) + nb1_ * (row_bytes);                                       \
             pfn_ = (pw) && calls_ && nb1_ > nb0_ ? ((pfe_ - pf_ + 63) / 64 + calls_ - 1) / calls_ : 0; \
