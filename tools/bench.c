@@ -11,8 +11,9 @@
    FMA peak (independent FMA chains on every thread). Decoding reads every weight once per
    token, and attention the keys and values of every earlier position (kv_bytes_per_token, the
    mean over the generated tokens), so decode_gb_s = decode_tok_s * (weight_bytes_per_token +
-   kv_bytes_per_token), and bandwidth_ratio compares it with the probe. prefill_gflops counts the
-   matrix and attention FLOPs of the prompt. */
+   kv_bytes_per_token), and bandwidth_ratio compares it with the probe. run_bandwidth_ratio
+   compares each run's decode with a probe read right before and right after it (run_read_gb_s).
+   prefill_gflops counts the matrix and attention FLOPs of the prompt. */
 #define _GNU_SOURCE
 #define XLARUN_IMPLEMENTATION
 #include "../xlarun.h"
@@ -209,6 +210,72 @@ static int probe_in_child(int nt, double *gb_s, double *gflops) {
     return r[0] > 0;
 }
 
+/* A second child keeps a smaller buffer (512 MiB) and reads it whenever asked, the best of two
+   passes: the probe right before and right after each run's decode. This machine's bandwidth can
+   double from one minute to the next, so each run's decode is compared with the memory as it
+   was during that run (run_bandwidth_ratio), not only with the best the first probe saw. */
+typedef struct probe_server {
+    pid_t pid;
+    int ask, answer;
+} probe_server;
+
+static int probe_server_start(probe_server *ps, int nt) {
+    int a[2], b[2];
+    if (pipe(a) != 0) return 0;
+    if (pipe(b) != 0) { close(a[0]); close(a[1]); return 0; }
+    ps->pid = fork();
+    if (ps->pid < 0) { close(a[0]); close(a[1]); close(b[0]); close(b[1]); return 0; }
+    if (ps->pid == 0) {
+        size_t bytes = (size_t)1 << 29, slice = bytes / (size_t)nt / 256 * 256;
+        unsigned char *buf;
+        probe_job jobs[512];
+        char c;
+        int i;
+        close(a[1]);
+        close(b[0]);
+        buf = (unsigned char *)mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (buf == MAP_FAILED) _exit(1);
+#ifdef MADV_HUGEPAGE
+        madvise(buf, bytes, MADV_HUGEPAGE);
+#endif
+        memset(buf, 1, bytes);
+        while (read(a[0], &c, 1) == 1) {
+            double best = 0, r;
+            int pass;
+            for (pass = 0; pass < 2; pass++) {
+                memset(jobs, 0, sizeof jobs);
+                for (i = 0; i < nt; i++) {
+                    jobs[i].buf = buf + (size_t)i * slice;
+                    jobs[i].bytes = slice;
+                }
+                r = run_threads(nt, read_slice, jobs, (double)slice * nt / 1e9);
+                if (r > best) best = r;
+            }
+            if (write(b[1], &best, sizeof best) != (ssize_t)sizeof best) break;
+        }
+        _exit(0);
+    }
+    close(a[0]);
+    close(b[1]);
+    ps->ask = a[1];
+    ps->answer = b[0];
+    return 1;
+}
+
+/* GB/s, or 0 when the child did not answer */
+static double probe_server_read(probe_server *ps) {
+    double r = 0;
+    char c = 'p';
+    if (write(ps->ask, &c, 1) != 1 || read(ps->answer, &r, sizeof r) != (ssize_t)sizeof r) return 0;
+    return r;
+}
+
+static void probe_server_stop(probe_server *ps) {
+    close(ps->ask); /* the child's read ends, and so does the child */
+    close(ps->answer);
+    waitpid(ps->pid, NULL, 0);
+}
+
 /* ---- model runs ----------------------------------------------------------------------------- */
 
 static uint64_t rng_state = 0x9E3779B97F4A7C15ull;
@@ -290,7 +357,9 @@ int main(int argc, char **argv) {
     for (k = 0; k < n_threads; k++) {
         int nt = threads[k], d;
         double mem_gb_s, peak_gflops;
+        probe_server ps;
         if (!probe_in_child(nt, &mem_gb_s, &peak_gflops)) return fail("the machine probe failed");
+        if (!probe_server_start(&ps, nt)) return fail("the machine probe failed"); /* before any thread starts */
         for (d = 0; d < n_dirs; d++) {
             xlarun_model *m;
             xlarun_model_options mo;
@@ -300,7 +369,7 @@ int main(int argc, char **argv) {
             xlarun_error err;
             const xlarun_config *c;
             int32_t *ids = (int32_t *)malloc((size_t)n_prompt * sizeof(int32_t));
-            double pre[101], dec[101], t0, t1, t2, flops, wbytes, kvbytes, attn, pre_tok_s, dec_tok_s;
+            double pre[101], dec[101], dec_run[101], rd[101], ratio[101], t0, t1, td, t2, flops, wbytes, kvbytes, attn, pre_tok_s, dec_tok_s;
             struct rusage ru;
             char sampling[96];
             int r, g;
@@ -326,17 +395,23 @@ int main(int argc, char **argv) {
                 t0 = now();
                 if (xlarun_session_prefill(s, ids, (size_t)n_prompt, &err) != XLARUN_OK) break;
                 t1 = now();
+                if (r >= 0) rd[r] = probe_server_read(&ps);
+                td = now();
                 for (g = 1; g < n_gen; g++)
                     if (xlarun_session_decode(s, smp ? xlarun_sampler_sample(smp, xlarun_session_logits(s))
                                                      : xlarun_session_argmax(s), &err) != XLARUN_OK) break;
                 t2 = now();
                 if (g < n_gen) break;
                 if (r >= 0) {
+                    double after = probe_server_read(&ps);
+                    if (after > rd[r]) rd[r] = after;
                     pre[r] = n_prompt / (t1 - t0);
-                    dec[r] = (n_gen - 1) / (t2 - t1);
+                    dec_run[r] = dec[r] = (n_gen - 1) / (t2 - td);
                 }
             }
             if (r < reps) { xlarun_sampler_free(smp); xlarun_session_free(s); xlarun_model_close(m); free(ids); return fail(err.message); }
+            for (r = 0; r < reps && rd[r] > 0; r++) {}
+            if (r < reps) { xlarun_sampler_free(smp); xlarun_session_free(s); xlarun_model_close(m); free(ids); return fail("the machine probe failed"); }
             pre_tok_s = median(pre, reps);
             dec_tok_s = median(dec, reps);
             wbytes = (double)xlarun_model_weight_bytes(m);
@@ -365,6 +440,7 @@ int main(int argc, char **argv) {
                 flops = 2.0 * layers * n_prompt + 2.0 * c->vocab_size * H + attn;
                 kvbytes = 2.0 * c->n_kv_heads * c->head_dim * (kv == XLARUN_KV_F32 ? 4 : 2) * kv_pos;
             }
+            for (r = 0; r < reps; r++) ratio[r] = dec_run[r] * (wbytes + kvbytes) / 1e9 / rd[r];
             getrusage(RUSAGE_SELF, &ru);
             if (smp) snprintf(sampling, sizeof sampling, "temp %g top_k %d top_p %g min_p %g", (double)sp.temperature,
                               (int)sp.top_k, sp.top_p, (double)sp.min_p);
@@ -372,11 +448,12 @@ int main(int argc, char **argv) {
             printf("{\"model\": \"%s\", \"dtype\": \"%s\", \"threads\": %d, \"n_prompt\": %d, \"n_gen\": %d, "
                    "\"runs\": %d, \"prefill_tok_s\": %.2f, \"decode_tok_s\": %.2f, "
                    "\"weight_bytes_per_token\": %.0f, \"kv_bytes_per_token\": %.0f, \"decode_gb_s\": %.2f, \"mem_read_gb_s\": %.2f, "
-                   "\"bandwidth_ratio\": %.3f, \"prefill_gflops\": %.1f, \"fma_peak_gflops\": %.1f, "
+                   "\"bandwidth_ratio\": %.3f, \"run_read_gb_s\": %.2f, \"run_bandwidth_ratio\": %.3f, \"prefill_gflops\": %.1f, \"fma_peak_gflops\": %.1f, "
                    "\"prefill_peak_ratio\": %.3f, \"peak_rss_bytes\": %ld, \"kernels\": \"%s\", \"precision\": \"%s\", "
                    "\"kv_type\": \"%s\", \"sampling\": \"%s\"}\n",
                    dirs[d], xlarun_model_dtype(m), nt, n_prompt, n_gen, reps, pre_tok_s, dec_tok_s, wbytes, kvbytes,
                    dec_tok_s * (wbytes + kvbytes) / 1e9, mem_gb_s, dec_tok_s * (wbytes + kvbytes) / 1e9 / mem_gb_s,
+                   median(rd, reps), median(ratio, reps),
                    pre_tok_s * flops / n_prompt / 1e9, peak_gflops,
                    pre_tok_s * flops / n_prompt / 1e9 / peak_gflops, ru.ru_maxrss * 1024L, XLARUN_K_ISA,
                    precision == XLARUN_PRECISION_EXACT ? "exact" : "bf16-activations", kv_names[kv], sampling);
@@ -386,6 +463,7 @@ int main(int argc, char **argv) {
             xlarun_model_close(m);
             free(ids);
         }
+        probe_server_stop(&ps);
     }
     return 0;
 }
