@@ -26,6 +26,8 @@ for key in model dtype threads n_prompt n_gen prefill_tok_s decode_tok_s weight_
     case "$out" in *"\"$key\": "*) ok ;; *) bad "bench output lacks \"$key\": $out" ;; esac
 done
 case "$out" in *'"kv_type": "f32"'*) ok ;; *) bad "bench's default cache is not f32: $out" ;; esac
+# the probe beside the runs answered (a reading of 0 would mean its child never did)
+case "$out" in *'"run_read_gb_s": 0.00,'*) bad "bench: the probe beside the runs read nothing: $out" ;; *) ok ;; esac
 case "$out" in *'"sampling": "greedy"'*) ok ;; *) bad "bench's default decode is not greedy: $out" ;; esac
 # the KV bytes a decode step reads on average: 2 layers x 1 KV head x 16 dims x (key, value) x
 # 4 bytes x 4 positions (3 prompt tokens + 2 / 2); half that with --kv f16

@@ -12,13 +12,15 @@
    token, and attention the keys and values of every earlier position (kv_bytes_per_token, the
    mean over the generated tokens), so decode_gb_s = decode_tok_s * (weight_bytes_per_token +
    kv_bytes_per_token), and bandwidth_ratio compares it with the probe. run_bandwidth_ratio
-   compares each run's decode with a probe read right before and right after it (run_read_gb_s).
+   compares each run's decode with a probe read right before the run and right after its decode
+   (run_read_gb_s: the better of the two, the median over the runs).
    prefill_gflops counts the matrix and attention FLOPs of the prompt. */
 #define _GNU_SOURCE
 #define XLARUN_IMPLEMENTATION
 #include "../xlarun.h"
 
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -211,13 +213,22 @@ static int probe_in_child(int nt, double *gb_s, double *gflops) {
 }
 
 /* A second child keeps a smaller buffer (512 MiB) and reads it whenever asked, the best of two
-   passes: the probe right before and right after each run's decode. This machine's bandwidth can
-   double from one minute to the next, so each run's decode is compared with the memory as it
-   was during that run (run_bandwidth_ratio), not only with the best the first probe saw. */
+   passes: the probe right before each run (its prefill) and right after its decode. This
+   machine's bandwidth can double from one minute to the next, so each run's decode is compared
+   with the memory as it was during that run (run_bandwidth_ratio), not only with the best the
+   first probe saw. The child answers "ready" once its buffer is filled, so filling it never
+   overlaps a timed run; a child that died makes the next question fail (EPIPE, SIGPIPE being
+   ignored), not the bench. */
 typedef struct probe_server {
     pid_t pid;
     int ask, answer;
 } probe_server;
+
+static void probe_server_stop(probe_server *ps) {
+    close(ps->ask); /* the child's read ends, and so does the child */
+    close(ps->answer);
+    waitpid(ps->pid, NULL, 0);
+}
 
 static int probe_server_start(probe_server *ps, int nt) {
     int a[2], b[2];
@@ -239,6 +250,8 @@ static int probe_server_start(probe_server *ps, int nt) {
         madvise(buf, bytes, MADV_HUGEPAGE);
 #endif
         memset(buf, 1, bytes);
+        c = 'r';
+        if (write(b[1], &c, 1) != 1) _exit(1);
         while (read(a[0], &c, 1) == 1) {
             double best = 0, r;
             int pass;
@@ -259,6 +272,10 @@ static int probe_server_start(probe_server *ps, int nt) {
     close(b[1]);
     ps->ask = a[1];
     ps->answer = b[0];
+    {
+        char ready;
+        if (read(ps->answer, &ready, 1) != 1) { probe_server_stop(ps); return 0; }
+    }
     return 1;
 }
 
@@ -270,11 +287,6 @@ static double probe_server_read(probe_server *ps) {
     return r;
 }
 
-static void probe_server_stop(probe_server *ps) {
-    close(ps->ask); /* the child's read ends, and so does the child */
-    close(ps->answer);
-    waitpid(ps->pid, NULL, 0);
-}
 
 /* ---- model runs ----------------------------------------------------------------------------- */
 
@@ -289,6 +301,12 @@ static uint32_t rng_next(void) {
 static int fail(const char *msg) {
     fprintf(stderr, "xlarun: error: %s\n", msg);
     return 1;
+}
+
+/* the same, once the probe child is running: it is stopped and reaped first */
+static int fail_probed(probe_server *ps, const char *msg) {
+    probe_server_stop(ps);
+    return fail(msg);
 }
 
 static void usage(FILE *f) {
@@ -353,6 +371,7 @@ int main(int argc, char **argv) {
     for (k = 0; k < n_threads; k++)
         if (threads[k] < 1 || threads[k] > 512) return fail("threads must be 1..512");
     if (xlarun_sampling_check(&sp, &serr) != XLARUN_OK) return fail(serr.message);
+    signal(SIGPIPE, SIG_IGN); /* a probe child that died: its pipe's write fails instead */
 
     for (k = 0; k < n_threads; k++) {
         int nt = threads[k], d;
@@ -369,14 +388,14 @@ int main(int argc, char **argv) {
             xlarun_error err;
             const xlarun_config *c;
             int32_t *ids = (int32_t *)malloc((size_t)n_prompt * sizeof(int32_t));
-            double pre[101], dec[101], dec_run[101], rd[101], ratio[101], t0, t1, td, t2, flops, wbytes, kvbytes, attn, pre_tok_s, dec_tok_s;
+            double pre[101], dec[101], dec_run[101], rd[101], ratio[101], t0, t1, t2, flops, wbytes, kvbytes, attn, pre_tok_s, dec_tok_s;
             struct rusage ru;
             char sampling[96];
             int r, g;
             memset(&mo, 0, sizeof mo);
             mo.no_mmap = no_mmap;
-            if (!ids) return fail("out of memory");
-            if (xlarun_model_open(dirs[d], &mo, &m, &err) != XLARUN_OK) { free(ids); return fail(err.message); }
+            if (!ids) return fail_probed(&ps, "out of memory");
+            if (xlarun_model_open(dirs[d], &mo, &m, &err) != XLARUN_OK) { free(ids); return fail_probed(&ps, err.message); }
             c = xlarun_model_config(m);
             memset(&so, 0, sizeof so);
             so.n_ctx = (uint32_t)(n_prompt + n_gen);
@@ -384,19 +403,18 @@ int main(int argc, char **argv) {
             so.n_batch = (uint32_t)n_batch;
             so.precision = precision;
             so.kv_type = kv;
-            if (xlarun_session_create(m, &so, &s, &err) != XLARUN_OK) { xlarun_model_close(m); free(ids); return fail(err.message); }
+            if (xlarun_session_create(m, &so, &s, &err) != XLARUN_OK) { xlarun_model_close(m); free(ids); return fail_probed(&ps, err.message); }
             if (sp.temperature > 0.0f && xlarun_sampler_create(&sp, c->vocab_size, &smp, &err) != XLARUN_OK) {
-                xlarun_session_free(s); xlarun_model_close(m); free(ids); return fail(err.message);
+                xlarun_session_free(s); xlarun_model_close(m); free(ids); return fail_probed(&ps, err.message);
             }
             for (i = 0; i < n_prompt; i++) ids[i] = (int32_t)(rng_next() % c->vocab_size);
             for (r = -1; r < reps; r++) { /* run -1 warms the page cache and the caches */
                 xlarun_session_reset(s);
                 if (smp) xlarun_sampler_reset(smp);
+                if (r >= 0) rd[r] = probe_server_read(&ps);
                 t0 = now();
                 if (xlarun_session_prefill(s, ids, (size_t)n_prompt, &err) != XLARUN_OK) break;
                 t1 = now();
-                if (r >= 0) rd[r] = probe_server_read(&ps);
-                td = now();
                 for (g = 1; g < n_gen; g++)
                     if (xlarun_session_decode(s, smp ? xlarun_sampler_sample(smp, xlarun_session_logits(s))
                                                      : xlarun_session_argmax(s), &err) != XLARUN_OK) break;
@@ -406,12 +424,12 @@ int main(int argc, char **argv) {
                     double after = probe_server_read(&ps);
                     if (after > rd[r]) rd[r] = after;
                     pre[r] = n_prompt / (t1 - t0);
-                    dec_run[r] = dec[r] = (n_gen - 1) / (t2 - td);
+                    dec_run[r] = dec[r] = (n_gen - 1) / (t2 - t1);
                 }
             }
-            if (r < reps) { xlarun_sampler_free(smp); xlarun_session_free(s); xlarun_model_close(m); free(ids); return fail(err.message); }
+            if (r < reps) { xlarun_sampler_free(smp); xlarun_session_free(s); xlarun_model_close(m); free(ids); return fail_probed(&ps, err.message); }
             for (r = 0; r < reps && rd[r] > 0; r++) {}
-            if (r < reps) { xlarun_sampler_free(smp); xlarun_session_free(s); xlarun_model_close(m); free(ids); return fail("the machine probe failed"); }
+            if (r < reps) { xlarun_sampler_free(smp); xlarun_session_free(s); xlarun_model_close(m); free(ids); return fail_probed(&ps, "the machine probe failed"); }
             pre_tok_s = median(pre, reps);
             dec_tok_s = median(dec, reps);
             wbytes = (double)xlarun_model_weight_bytes(m);
