@@ -1562,7 +1562,7 @@ static size_t xlarun__json_str(const xlarun__json *j, size_t i, char *out, size_
     size_t n = 0;
     i++;
     while (s[i] != '"') {
-        unsigned cp;
+        unsigned cp = 0;
         char buf[4];
         size_t k, len = 1;
         if (s[i] != '\\') { buf[0] = s[i++]; }
@@ -1579,7 +1579,7 @@ static size_t xlarun__json_str(const xlarun__json *j, size_t i, char *out, size_
                 xlarun__hex4(s + i, &cp);
                 i += 4;
                 if (cp >= 0xD800 && cp <= 0xDBFF) {
-                    unsigned lo;
+                    unsigned lo = 0;
                     xlarun__hex4(s + i + 2, &lo);
                     i += 6;
                     cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
@@ -2442,7 +2442,7 @@ static xlarun_status xlarun__parse_phi3(const xlarun__json *j, size_t root, size
 static xlarun_status xlarun__parse_smollm3(const xlarun__json *j, size_t root, xlarun_config *c, xlarun_error *err) {
     size_t v = xlarun__json_get(j, root, "no_rope_layers"), it, e;
     uint32_t l = 0, p, slide = 0;
-    int b, win = !xlarun__json_is_null(j, xlarun__json_get(j, root, "sliding_window"));
+    int b = 0, win = !xlarun__json_is_null(j, xlarun__json_get(j, root, "sliding_window"));
     if (xlarun__json_is_null(j, v)) {
         XLARUN__TRY(xlarun__cfg_uint(j, root, "no_rope_layer_interval", 0, 1, 0xFFFFFFFFu, 4, &p, err));
         for (l = 0; l < c->n_layers; l++) c->no_rope[l] = (l + 1) % p == 0;
@@ -3524,7 +3524,7 @@ XLARUN_API xlarun_status xlarun_model_open_in(const char *dir, const xlarun_mode
 XLARUN_API xlarun_status xlarun_model_open(const char *dir, const xlarun_model_options *opt,
                                            xlarun_model **out, xlarun_error *err) {
     xlarun__model_args x;
-    void *obj, *own;
+    void *obj = NULL, *own = NULL;
     if (out) *out = NULL;
     if (!dir || !out) return xlarun__fail(err, XLARUN_ERR_ARGUMENT, "xlarun_model_open: NULL argument");
     x.dir = dir;
@@ -4387,7 +4387,7 @@ XLARUN_API xlarun_status xlarun_session_create_in(const xlarun_model *m, const x
 XLARUN_API xlarun_status xlarun_session_create(const xlarun_model *m, const xlarun_session_options *opt,
                                                xlarun_session **out, xlarun_error *err) {
     xlarun__session_args x;
-    void *obj, *own;
+    void *obj = NULL, *own = NULL;
     if (out) *out = NULL;
     if (!out) return xlarun__fail(err, XLARUN_ERR_ARGUMENT, "xlarun_session_create: NULL out");
     if (!xlarun__model_ok(m)) return xlarun__fail(err, XLARUN_ERR_ARGUMENT, "xlarun_session_create: NULL or closed model");
@@ -7480,7 +7480,7 @@ XLARUN_API xlarun_status xlarun_tokenizer_open_in(const char *dir, const xlarun_
 XLARUN_API xlarun_status xlarun_tokenizer_open(const char *dir, const xlarun_tokenizer_options *opt,
                                                xlarun_tokenizer **out, xlarun_error *err) {
     xlarun__tok_args x;
-    void *obj, *own;
+    void *obj = NULL, *own = NULL;
     if (out) *out = NULL;
     if (!dir || !out) return xlarun__fail(err, XLARUN_ERR_ARGUMENT, "xlarun_tokenizer_open: NULL argument");
     x.dir = dir;
@@ -8813,6 +8813,7 @@ XLARUN_API xlarun_status xlarun_generator_memory(const xlarun_session *s, const 
     xlarun_generator_options zero;
     xlarun__gen_layout L;
     memset(&zero, 0, sizeof zero);
+    memset(&L, 0, sizeof L); /* set by xlarun__gen_layout_of; zeroed for GCC -O3's -Wmaybe-uninitialized */
     if (!bytes) return xlarun__fail(err, XLARUN_ERR_ARGUMENT, "xlarun_generator_memory: bytes is NULL");
     XLARUN__TRY(xlarun__gen_layout_of(s, t, opt ? opt : &zero, &L, err));
     *bytes = L.total;
@@ -8830,6 +8831,7 @@ XLARUN_API xlarun_status xlarun_generator_init(xlarun_session *s, const xlarun_t
     xlarun_generator *g;
     size_t i;
     memset(&zero, 0, sizeof zero);
+    memset(&L, 0, sizeof L); /* as in xlarun_generator_memory */
     if (!opt) opt = &zero;
     if (!out) return xlarun__fail(err, XLARUN_ERR_ARGUMENT, "xlarun_generator_init: out is NULL");
     *out = NULL;
