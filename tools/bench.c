@@ -20,6 +20,7 @@
 #include "../xlarun.h"
 
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -52,12 +53,19 @@ typedef unsigned long long v8u __attribute__((vector_size(64), aligned(64)));
 typedef struct probe_job {
     const unsigned char *buf;
     size_t bytes;
-    pthread_barrier_t *bar;
+    int *go;                             /* 0: wait; 1: start; -1: a thread could not start, do nothing */
     double seconds;
     unsigned long long sink;
     float fsink;
     long fma_iters;
 } probe_job;
+
+/* wait for run_threads' word; 0 when the run is called off */
+static int start_gate(const probe_job *j) {
+    int g;
+    while ((g = __atomic_load_n(j->go, __ATOMIC_ACQUIRE)) == 0) sched_yield();
+    return g > 0;
+}
 
 /* read this thread's slice with several independent accumulators */
 static void *read_slice(void *arg) {
@@ -66,7 +74,7 @@ static void *read_slice(void *arg) {
     size_t n = j->bytes / sizeof(v8u), i;
     v8u a = {0}, b = {0}, c = {0}, d = {0};
     double t0;
-    pthread_barrier_wait(j->bar);
+    if (!start_gate(j)) return NULL;
     t0 = now();
     for (i = 0; i + 4 <= n; i += 4) {
         a += p[i];
@@ -122,7 +130,7 @@ static void *fma_chains(void *arg) {
     int q;
     double t0;
     for (q = 0; q < N_CHAINS; q++) x[q] = VF_SET((float)(q + 1));
-    pthread_barrier_wait(j->bar);
+    if (!start_gate(j)) return NULL;
     t0 = now();
     for (it = 0; it < j->fma_iters; it++) {
         x[0] = VF_FMA(x[0], m, k); x[1] = VF_FMA(x[1], m, k); x[2] = VF_FMA(x[2], m, k);
@@ -136,23 +144,22 @@ static void *fma_chains(void *arg) {
     return NULL;
 }
 
-/* the best of several passes of all threads reading (or computing) at once */
+/* units per second of all threads reading (or computing) at once, timed by the slowest; 0 when a
+   thread could not be started (the ones that did are released without measuring) */
 static double run_threads(int nt, void *(*fn)(void *), probe_job *jobs, double units) {
     pthread_t th[512];
-    pthread_barrier_t bar;
     double worst = 0;
-    int i;
-    pthread_barrier_init(&bar, NULL, (unsigned)nt);
-    for (i = 0; i < nt; i++) {
-        jobs[i].bar = &bar;
-        pthread_create(&th[i], NULL, fn, &jobs[i]);
+    int i, started, go = 0;
+    for (started = 0; started < nt; started++) {
+        jobs[started].go = &go;
+        if (pthread_create(&th[started], NULL, fn, &jobs[started]) != 0) break;
     }
-    for (i = 0; i < nt; i++) {
+    __atomic_store_n(&go, started == nt ? 1 : -1, __ATOMIC_RELEASE);
+    for (i = 0; i < started; i++) {
         pthread_join(th[i], NULL);
         if (jobs[i].seconds > worst) worst = jobs[i].seconds;
     }
-    pthread_barrier_destroy(&bar);
-    return units / worst;
+    return started == nt && worst > 0 ? units / worst : 0;
 }
 
 static void probe_machine(int nt, double *gb_s, double *gflops) {
