@@ -2748,7 +2748,6 @@ static xlarun_status xlarun__parse_config(const char *text, size_t len, xlarun_c
                                             in f32 as Python floats are on f32 tensors */
         static const char *const keys[4] = {"embedding_multiplier", "attention_multiplier", "residual_multiplier", "logits_scaling"};
         float *at[4];
-        int k;
         at[0] = &c->embed_scale; at[1] = &c->attn_scale; at[2] = &c->residual_scale; at[3] = &c->logit_scale;
         for (k = 0; k < 4; k++) {
             v = xlarun__json_get(&j, root, keys[k]);
@@ -2784,8 +2783,8 @@ static void xlarun__rope_freqs(const xlarun_config *c, float *inv, int lng) {
         for (j = 0; j < half; j++) inv[j] = inv[j] / c->rope_factor;
     if (c->rope_type == XLARUN_ROPE_LLAMA3) {
         double L = c->rope_original_max_position_embeddings;
-        float low_wl = XLARUN__CAST(float, L / c->rope_low_freq_factor);
-        float high_wl = XLARUN__CAST(float, L / c->rope_high_freq_factor);
+        float low_wl = XLARUN__CAST(float, L / XLARUN__CAST(double, c->rope_low_freq_factor));
+        float high_wl = XLARUN__CAST(float, L / XLARUN__CAST(double, c->rope_high_freq_factor));
         float two_pi = XLARUN__CAST(float, 2.0 * 3.14159265358979323846);
         float lf = c->rope_low_freq_factor, hf = c->rope_high_freq_factor;
         float span = XLARUN__CAST(float, XLARUN__CAST(double, hf) - XLARUN__CAST(double, lf));
@@ -4268,7 +4267,7 @@ static xlarun_status xlarun__session_build(xlarun__arena *a, const xlarun_model 
         for (key_bytes = cache, cache = 0, i = 0; i < XLARUN__CAST(int, c->n_layers); i++) {
             uint64_t bytes;
             size_t l = XLARUN__CAST(size_t, i);
-            if (s->kv_at) s->kv_at[k * c->n_layers + l] = XLARUN__CAST(size_t, cache / s->kvsz);
+            if (s->kv_at) s->kv_at[XLARUN__CAST(size_t, k) * c->n_layers + l] = XLARUN__CAST(size_t, cache / s->kvsz);
             if (!xlarun__mul_u64(per_pos, k ? xlarun__vrows(s, l) : xlarun__slots(s, l), &bytes) || (cache += bytes) > SIZE_MAX / 4)
                 return xlarun__fail(err, XLARUN_ERR_MEMORY, "a KV cache of %u tokens is too large for this machine", n_ctx);
         }
@@ -6735,7 +6734,7 @@ static xlarun_status xlarun__tk_vocab(xlarun__tload *L, size_t model, size_t add
     t->char_id = cid;
     for (id = 0; id < t->n_ids; id++) {
         const char *p = pieces + off[id];
-        size_t n = xlarun__piece_len(t, id), l;
+        size_t n = xlarun__piece_len(t, XLARUN__CAST(int32_t, id)), l;
         uint32_t h;
         if (!(L->src[id] & 1)) continue;
         h = XLARUN__CAST(uint32_t, xlarun__tk_hash(p, n)) & t->vmask;
@@ -7903,8 +7902,13 @@ static float xlarun__softmax_ids(const float *w, const int32_t *idx, size_t n, f
     }
     for (i = 0; i < n; i++) p[i] -= mx;
     xlarun_k_exp(p, n);
-    for (i = 0; i + 4 <= n; i += 4) { s0 += p[i]; s1 += p[i + 1]; s2 += p[i + 2]; s3 += p[i + 3]; }
-    for (; i < n; i++) s0 += p[i];
+    for (i = 0; i + 4 <= n; i += 4) {
+        s0 += XLARUN__CAST(double, p[i]);
+        s1 += XLARUN__CAST(double, p[i + 1]);
+        s2 += XLARUN__CAST(double, p[i + 2]);
+        s3 += XLARUN__CAST(double, p[i + 3]);
+    }
+    for (; i < n; i++) s0 += XLARUN__CAST(double, p[i]);
     inv = XLARUN__CAST(float, 1.0 / ((s0 + s1) + (s2 + s3)));
     for (i = 0; i < n; i++) p[i] *= inv;
     return inv;
@@ -7961,15 +7965,15 @@ static int32_t xlarun__top_p_keep(const float *w, int32_t *idx, float *p, size_t
     uint64_t r = 0x9E3779B97F4A7C15ull ^ n;
     int32_t keep = -1;
     for (j = 0; j < n; j++)
-        if (p[j] < cut) { base += p[j]; XLARUN__SWAP2(idx, p, j, lo); lo++; }
+        if (p[j] < cut) { base += XLARUN__CAST(double, p[j]); XLARUN__SWAP2(idx, p, j, lo); lo++; }
     if (lo == n) { lo = 0; base = 0.0; } /* all below the cut (limit rounded to 1): the largest stays */
     while (lo < hi) {
         size_t c = hi - 1;
         if (work > max_work) { /* the fallback: sort what is left and walk it */
             xlarun__sort2(w, idx + lo, p + lo, hi - lo);
             for (m = lo; m < hi; m++) {
-                if (m == n - 1 || !(XLARUN__CAST(float, base + p[m]) <= limit)) return idx[m];
-                base += p[m];
+                if (m == n - 1 || !(XLARUN__CAST(float, base + XLARUN__CAST(double, p[m])) <= limit)) return idx[m];
+                base += XLARUN__CAST(double, p[m]);
             }
             return keep; /* [lo, hi) all dropped: the pivot that set hi stays */
         }
@@ -7984,12 +7988,12 @@ static int32_t xlarun__top_p_keep(const float *w, int32_t *idx, float *p, size_t
         low = 0.0;
         m = lo;
         for (j = lo; j < c; j++)
-            if (xlarun__below(w, idx[j], idx[c])) { low += p[j]; XLARUN__SWAP2(idx, p, j, m); m++; }
+            if (xlarun__below(w, idx[j], idx[c])) { low += XLARUN__CAST(double, p[j]); XLARUN__SWAP2(idx, p, j, m); m++; }
         if (m != c) XLARUN__SWAP2(idx, p, m, c); /* the pivot at m: [lo, m) below it, (m, hi) above */
         if (!(XLARUN__CAST(float, base + low) <= limit)) { hi = m; keep = idx[m]; continue; } /* below */
         base += low;
-        if (m == n - 1 || !(XLARUN__CAST(float, base + p[m]) <= limit)) { keep = idx[m]; break; } /* stays */
-        base += p[m];
+        if (m == n - 1 || !(XLARUN__CAST(float, base + XLARUN__CAST(double, p[m])) <= limit)) { keep = idx[m]; break; } /* stays */
+        base += XLARUN__CAST(double, p[m]);
         lo = m + 1;
     }
     /* the loop ends at a pivot that stays, or with lo == hi, where the pivot that set hi is the
@@ -8067,7 +8071,7 @@ XLARUN_API int32_t xlarun_sampler_sample(xlarun_sampler *s, const float *logits)
     u = XLARUN__CAST(double, xlarun__rng_next(s->rng) >> 11) * (1.0 / 9007199254740992.0);
     acc = 0.0;
     for (i = 0; i + 1 < n; i++) {
-        acc += s->tmp[i];
+        acc += XLARUN__CAST(double, s->tmp[i]);
         if (u < acc) return s->idx[i];
     }
     return s->idx[n - 1];

@@ -112,8 +112,8 @@ if have g++; then build $B/cpp/test_cpp && run "c++" $B/cpp/test_cpp
 else skip "c++ build: g++ not installed"; fi
 if have clang; then
     printf '#define XLARUN_IMPLEMENTATION\n#include "../../xlarun.h"\n' >$B/logs/clang.c
-    if clang -std=c99 -Wall -Wextra -pedantic -Werror -fsyntax-only $B/logs/clang.c 2>$B/logs/clang.log; then
-        echo "ok    clang -std=c99 -pedantic: clean"; total_pass=$((total_pass + 1))
+    if clang -std=c99 -Wall -Wextra -pedantic -Wshadow -Wconversion -Wdouble-promotion -Werror -fsyntax-only $B/logs/clang.c 2>$B/logs/clang.log; then
+        echo "ok    clang -std=c99 -pedantic -Wshadow -Wconversion -Wdouble-promotion: clean"; total_pass=$((total_pass + 1))
     else cat $B/logs/clang.log; failed="$failed clang"; total_fail=$((total_fail + 1)); fi
 else skip "clang build: clang not installed"; fi
 
@@ -129,31 +129,32 @@ else skip "cppcheck: not installed (apt-get install cppcheck)"; fi
 if gcc -std=c99 -O1 -fanalyzer -Werror -c $B/logs/header.c -o $B/logs/fanalyzer.o 2>$B/logs/fanalyzer.log; then
     echo "ok    gcc -fanalyzer xlarun.h: clean"; total_pass=$((total_pass + 1))
 else cat $B/logs/fanalyzer.log; failed="$failed fanalyzer"; total_fail=$((total_fail + 1)); fi
-# an integrator's -O3 -Wall -Wextra -Werror: GCC's -O3 inlining brings -Wmaybe-uninitialized
-# findings that -O2 does not (5 places before this check, one of them only mingw's), so the header
-# TU is compiled at -O3 for every x86 kernel variant, as C and as C++ (g++ where installed), with
-# the build options, and for Windows (mingw-w64 where installed)
+# an integrator's strict build: -O3 (GCC's -O3 inlining brings -Wmaybe-uninitialized findings that
+# -O2 does not: 5 places before this check, one of them only mingw's) with -Wall -Wextra -Wshadow
+# -Wconversion -Wdouble-promotion -Werror. The header TU is compiled for every x86 kernel variant,
+# as C and as C++ (g++ where installed), with the build options, and for Windows (mingw-w64 where
+# installed)
 o3_bad=""
 : >$B/logs/o3.log
 o3_isas='-DXLARUN_SIMD_SCALAR -march=native'
 [ "$(uname -m)" = x86_64 ] && o3_isas='-DXLARUN_SIMD_SCALAR -mavx2+-mfma+-mf16c -march=x86-64-v4 -march=native'
 for isa in $o3_isas; do
     isa=$(echo "$isa" | tr + ' ')
-    gcc -std=c99 -Wall -Wextra -Werror -O3 $isa -c $B/logs/header.c -o $B/logs/o3.o 2>>$B/logs/o3.log || o3_bad="$o3_bad gcc $isa;"
+    gcc -std=c99 -Wall -Wextra -Wshadow -Wconversion -Wdouble-promotion -Werror -O3 $isa -c $B/logs/header.c -o $B/logs/o3.o 2>>$B/logs/o3.log || o3_bad="$o3_bad gcc $isa;"
     if have g++; then
-        g++ -x c++ -std=c++11 -Wall -Wextra -Werror -O3 $isa -c $B/logs/header.c -o $B/logs/o3.o 2>>$B/logs/o3.log || o3_bad="$o3_bad g++ $isa;"
+        g++ -x c++ -std=c++11 -Wall -Wextra -Wshadow -Wconversion -Wdouble-promotion -Werror -O3 $isa -c $B/logs/header.c -o $B/logs/o3.o 2>>$B/logs/o3.log || o3_bad="$o3_bad g++ $isa;"
     fi
 done
 o3_opt="-DXLARUN_NO_THREADS -DXLARUN_NO_MMAP -DXLARUN_STATIC"
-gcc -std=c99 -Wall -Wextra -Werror -O3 $o3_opt -c $B/logs/header.c -o $B/logs/o3.o 2>>$B/logs/o3.log || o3_bad="$o3_bad gcc $o3_opt;"
+gcc -std=c99 -Wall -Wextra -Wshadow -Wconversion -Wdouble-promotion -Werror -O3 $o3_opt -c $B/logs/header.c -o $B/logs/o3.o 2>>$B/logs/o3.log || o3_bad="$o3_bad gcc $o3_opt;"
 if have x86_64-w64-mingw32-gcc; then
     for o in "" "$o3_opt"; do
-        x86_64-w64-mingw32-gcc -std=c99 -Wall -Wextra -Werror -O3 -mavx2 -mfma -mf16c $o -c $B/logs/header.c -o $B/logs/o3.o 2>>$B/logs/o3.log ||
+        x86_64-w64-mingw32-gcc -std=c99 -Wall -Wextra -Wshadow -Wconversion -Wdouble-promotion -Werror -O3 -mavx2 -mfma -mf16c $o -c $B/logs/header.c -o $B/logs/o3.o 2>>$B/logs/o3.log ||
             o3_bad="$o3_bad mingw $o;"
     done
 fi
 if [ -z "$o3_bad" ]; then
-    echo "ok    -O3 -Wall -Wextra -Werror xlarun.h: clean (gcc$(have g++ && echo ', g++'): $o3_isas; the build options$(have x86_64-w64-mingw32-gcc && echo '; mingw-w64'))"
+    echo "ok    -O3 -Wall -Wextra -Wshadow -Wconversion -Wdouble-promotion -Werror xlarun.h: clean (gcc$(have g++ && echo ', g++'): $o3_isas; the build options$(have x86_64-w64-mingw32-gcc && echo '; mingw-w64'))"
     total_pass=$((total_pass + 1))
 else cat $B/logs/o3.log; echo "FAIL  -O3 -Werror:$o3_bad"; failed="$failed O3"; total_fail=$((total_fail + 1)); fi
 # clang-tidy over the same TU once per kernel variant (any finding fails). -analyzer-opt-analyze-headers: without it
