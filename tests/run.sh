@@ -135,26 +135,27 @@ else cat $B/logs/fanalyzer.log; failed="$failed fanalyzer"; total_fail=$((total_
 # as C and as C++ (g++ where installed), with the build options, and for Windows (mingw-w64 where
 # installed)
 o3_bad=""
+o3_w="-Wall -Wextra -Wshadow -Wconversion -Wdouble-promotion -Werror -O3"
 : >$B/logs/o3.log
 o3_isas='-DXLARUN_SIMD_SCALAR -march=native'
 [ "$(uname -m)" = x86_64 ] && o3_isas='-DXLARUN_SIMD_SCALAR -mavx2+-mfma+-mf16c -march=x86-64-v4 -march=native'
 for isa in $o3_isas; do
     isa=$(echo "$isa" | tr + ' ')
-    gcc -std=c99 -Wall -Wextra -Wshadow -Wconversion -Wdouble-promotion -Werror -O3 $isa -c $B/logs/header.c -o $B/logs/o3.o 2>>$B/logs/o3.log || o3_bad="$o3_bad gcc $isa;"
+    gcc -std=c99 $o3_w $isa -c $B/logs/header.c -o $B/logs/o3.o 2>>$B/logs/o3.log || o3_bad="$o3_bad gcc $isa;"
     if have g++; then
-        g++ -x c++ -std=c++11 -Wall -Wextra -Wshadow -Wconversion -Wdouble-promotion -Werror -O3 $isa -c $B/logs/header.c -o $B/logs/o3.o 2>>$B/logs/o3.log || o3_bad="$o3_bad g++ $isa;"
+        g++ -x c++ -std=c++11 $o3_w $isa -c $B/logs/header.c -o $B/logs/o3.o 2>>$B/logs/o3.log || o3_bad="$o3_bad g++ $isa;"
     fi
 done
 o3_opt="-DXLARUN_NO_THREADS -DXLARUN_NO_MMAP -DXLARUN_STATIC"
-gcc -std=c99 -Wall -Wextra -Wshadow -Wconversion -Wdouble-promotion -Werror -O3 $o3_opt -c $B/logs/header.c -o $B/logs/o3.o 2>>$B/logs/o3.log || o3_bad="$o3_bad gcc $o3_opt;"
+gcc -std=c99 $o3_w $o3_opt -c $B/logs/header.c -o $B/logs/o3.o 2>>$B/logs/o3.log || o3_bad="$o3_bad gcc $o3_opt;"
 if have x86_64-w64-mingw32-gcc; then
     for o in "" "$o3_opt"; do
-        x86_64-w64-mingw32-gcc -std=c99 -Wall -Wextra -Wshadow -Wconversion -Wdouble-promotion -Werror -O3 -mavx2 -mfma -mf16c $o -c $B/logs/header.c -o $B/logs/o3.o 2>>$B/logs/o3.log ||
+        x86_64-w64-mingw32-gcc -std=c99 $o3_w -mavx2 -mfma -mf16c $o -c $B/logs/header.c -o $B/logs/o3.o 2>>$B/logs/o3.log ||
             o3_bad="$o3_bad mingw $o;"
     done
 fi
 if [ -z "$o3_bad" ]; then
-    echo "ok    -O3 -Wall -Wextra -Wshadow -Wconversion -Wdouble-promotion -Werror xlarun.h: clean (gcc$(have g++ && echo ', g++'): $o3_isas; the build options$(have x86_64-w64-mingw32-gcc && echo '; mingw-w64'))"
+    echo "ok    $o3_w xlarun.h: clean (gcc$(have g++ && echo ', g++'): $o3_isas; the build options$(have x86_64-w64-mingw32-gcc && echo '; mingw-w64'))"
     total_pass=$((total_pass + 1))
 else cat $B/logs/o3.log; echo "FAIL  -O3 -Werror:$o3_bad"; failed="$failed O3"; total_fail=$((total_fail + 1)); fi
 # clang-tidy over the same TU once per kernel variant (any finding fails). -analyzer-opt-analyze-headers: without it

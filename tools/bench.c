@@ -162,20 +162,24 @@ static double run_threads(int nt, void *(*fn)(void *), probe_job *jobs, double u
     return started == nt && worst > 0 ? units / worst : 0;
 }
 
-static void probe_machine(int nt, double *gb_s, double *gflops) {
-    size_t bytes = (size_t)1 << 30, slice = bytes / (size_t)nt / 256 * 256;
-    unsigned char *buf;
-    probe_job jobs[512];
-    int pass, i;
-    *gb_s = 0;
-    *gflops = 0;
-    buf = (unsigned char *)mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (buf == MAP_FAILED) return;
+/* a filled buffer of bytes, huge pages where the kernel gives them; NULL if there is no room */
+static unsigned char *probe_buffer(size_t bytes) {
+    unsigned char *buf = (unsigned char *)mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (buf == MAP_FAILED) return NULL;
 #ifdef MADV_HUGEPAGE
     madvise(buf, bytes, MADV_HUGEPAGE);
 #endif
     memset(buf, 1, bytes);
-    for (pass = 0; pass < 8; pass++) {
+    return buf;
+}
+
+/* the best of passes of nt threads reading their slices of buf at once, GB/s (0: they could not run) */
+static double best_read(const unsigned char *buf, size_t bytes, int nt, int passes) {
+    size_t slice = bytes / (size_t)nt / 256 * 256;
+    probe_job jobs[512];
+    double best = 0;
+    int pass, i;
+    for (pass = 0; pass < passes; pass++) {
         double r;
         memset(jobs, 0, sizeof jobs);
         for (i = 0; i < nt; i++) {
@@ -183,8 +187,20 @@ static void probe_machine(int nt, double *gb_s, double *gflops) {
             jobs[i].bytes = slice;
         }
         r = run_threads(nt, read_slice, jobs, (double)slice * nt / 1e9);
-        if (r > *gb_s) *gb_s = r;
+        if (r > best) best = r;
     }
+    return best;
+}
+
+static void probe_machine(int nt, double *gb_s, double *gflops) {
+    size_t bytes = (size_t)1 << 30;
+    unsigned char *buf = probe_buffer(bytes);
+    probe_job jobs[512];
+    int pass, i;
+    *gb_s = 0;
+    *gflops = 0;
+    if (!buf) return;
+    *gb_s = best_read(buf, bytes, nt, 8);
     munmap(buf, bytes);
     for (pass = 0; pass < 3; pass++) {
         double r;
@@ -244,33 +260,14 @@ static int probe_server_start(probe_server *ps, int nt) {
     ps->pid = fork();
     if (ps->pid < 0) { close(a[0]); close(a[1]); close(b[0]); close(b[1]); return 0; }
     if (ps->pid == 0) {
-        size_t bytes = (size_t)1 << 29, slice = bytes / (size_t)nt / 256 * 256;
+        size_t bytes = (size_t)1 << 29;
         unsigned char *buf;
-        probe_job jobs[512];
-        char c;
-        int i;
+        char c = 'r';
         close(a[1]);
         close(b[0]);
-        buf = (unsigned char *)mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-        if (buf == MAP_FAILED) _exit(1);
-#ifdef MADV_HUGEPAGE
-        madvise(buf, bytes, MADV_HUGEPAGE);
-#endif
-        memset(buf, 1, bytes);
-        c = 'r';
-        if (write(b[1], &c, 1) != 1) _exit(1);
+        if (!(buf = probe_buffer(bytes)) || write(b[1], &c, 1) != 1) _exit(1);
         while (read(a[0], &c, 1) == 1) {
-            double best = 0, r;
-            int pass;
-            for (pass = 0; pass < 2; pass++) {
-                memset(jobs, 0, sizeof jobs);
-                for (i = 0; i < nt; i++) {
-                    jobs[i].buf = buf + (size_t)i * slice;
-                    jobs[i].bytes = slice;
-                }
-                r = run_threads(nt, read_slice, jobs, (double)slice * nt / 1e9);
-                if (r > best) best = r;
-            }
+            double best = best_read(buf, bytes, nt, 2);
             if (write(b[1], &best, sizeof best) != (ssize_t)sizeof best) break;
         }
         _exit(0);
@@ -293,7 +290,6 @@ static double probe_server_read(probe_server *ps) {
     if (write(ps->ask, &c, 1) != 1 || read(ps->answer, &r, sizeof r) != (ssize_t)sizeof r) return 0;
     return r;
 }
-
 
 /* ---- model runs ----------------------------------------------------------------------------- */
 
@@ -395,10 +391,10 @@ int main(int argc, char **argv) {
             xlarun_error err;
             const xlarun_config *c;
             int32_t *ids = (int32_t *)malloc((size_t)n_prompt * sizeof(int32_t));
-            double pre[101], dec[101], dec_run[101], rd[101], ratio[101], t0, t1, t2, flops, wbytes, kvbytes, attn, pre_tok_s, dec_tok_s;
+            double pre[101], dec[101], rd[101], ratio[101], t0, t1, t2, flops, wbytes, kvbytes, attn, pre_tok_s, dec_tok_s;
             struct rusage ru;
             char sampling[96];
-            int r, g;
+            int r, g, probe_failed = 0;
             memset(&mo, 0, sizeof mo);
             mo.no_mmap = no_mmap;
             if (!ids) return fail_probed(&ps, "out of memory");
@@ -430,13 +426,16 @@ int main(int argc, char **argv) {
                 if (r >= 0) {
                     double after = probe_server_read(&ps);
                     if (after > rd[r]) rd[r] = after;
+                    if ((probe_failed = !(rd[r] > 0))) break;
                     pre[r] = n_prompt / (t1 - t0);
-                    dec_run[r] = dec[r] = (n_gen - 1) / (t2 - t1);
+                    dec[r] = (n_gen - 1) / (t2 - t1);
+                    ratio[r] = dec[r] / rd[r]; /* times the bytes per token below: the same for every run */
                 }
             }
-            if (r < reps) { xlarun_sampler_free(smp); xlarun_session_free(s); xlarun_model_close(m); free(ids); return fail_probed(&ps, err.message); }
-            for (r = 0; r < reps && rd[r] > 0; r++) {}
-            if (r < reps) { xlarun_sampler_free(smp); xlarun_session_free(s); xlarun_model_close(m); free(ids); return fail_probed(&ps, "the machine probe failed"); }
+            if (r < reps) {
+                xlarun_sampler_free(smp); xlarun_session_free(s); xlarun_model_close(m); free(ids);
+                return fail_probed(&ps, probe_failed ? "the machine probe failed" : err.message);
+            }
             pre_tok_s = median(pre, reps);
             dec_tok_s = median(dec, reps);
             wbytes = (double)xlarun_model_weight_bytes(m);
@@ -465,7 +464,6 @@ int main(int argc, char **argv) {
                 flops = 2.0 * layers * n_prompt + 2.0 * c->vocab_size * H + attn;
                 kvbytes = 2.0 * c->n_kv_heads * c->head_dim * (kv == XLARUN_KV_F32 ? 4 : 2) * kv_pos;
             }
-            for (r = 0; r < reps; r++) ratio[r] = dec_run[r] * (wbytes + kvbytes) / 1e9 / rd[r];
             getrusage(RUSAGE_SELF, &ru);
             if (smp) snprintf(sampling, sizeof sampling, "temp %g top_k %d top_p %g min_p %g", (double)sp.temperature,
                               (int)sp.top_k, sp.top_p, (double)sp.min_p);
@@ -478,7 +476,7 @@ int main(int argc, char **argv) {
                    "\"kv_type\": \"%s\", \"sampling\": \"%s\"}\n",
                    dirs[d], xlarun_model_dtype(m), nt, n_prompt, n_gen, reps, pre_tok_s, dec_tok_s, wbytes, kvbytes,
                    dec_tok_s * (wbytes + kvbytes) / 1e9, mem_gb_s, dec_tok_s * (wbytes + kvbytes) / 1e9 / mem_gb_s,
-                   median(rd, reps), median(ratio, reps),
+                   median(rd, reps), median(ratio, reps) * (wbytes + kvbytes) / 1e9,
                    pre_tok_s * flops / n_prompt / 1e9, peak_gflops,
                    pre_tok_s * flops / n_prompt / 1e9 / peak_gflops, ru.ru_maxrss * 1024L, XLARUN_K_ISA,
                    precision == XLARUN_PRECISION_EXACT ? "exact" : "bf16-activations", kv_names[kv], sampling);
