@@ -722,93 +722,70 @@ XLARUN_API int xlarun_stopper_push(xlarun_stopper *s, const char *text, size_t l
 /* the end of the text: emit what was held back (nothing after a stop) and start over */
 XLARUN_API void xlarun_stopper_flush(xlarun_stopper *s, xlarun_text_fn emit, void *user);
 
-/* Chat formatting: the known templates rendered as transformers' apply_chat_template renders them
-   (tokenize the result with special tokens recognised and no BOS added: the text has it). */
-typedef enum xlarun_chat_format {
-    XLARUN_CHAT_NONE = 0,
-    XLARUN_CHAT_LLAMA3,       /* Llama 3 Instruct: <|start_header_id|>role<|end_header_id|> */
-    XLARUN_CHAT_LLAMA31,      /* Llama 3.1 / 3.2 Instruct: always a system block with the date */
-    XLARUN_CHAT_LLAMA2,       /* Llama 2 chat: <s>[INST] <<SYS>>...<</SYS>> ... [/INST] */
-    XLARUN_CHAT_ZEPHYR,       /* Zephyr / TinyLlama chat: <|user|>\n...</s>\n */
-    XLARUN_CHAT_CHATML,       /* ChatML: <|im_start|>role\n...<|im_end|>\n (SmolLM2, Qwen2.5) */
-    XLARUN_CHAT_MISTRAL,      /* Mistral 7B Instruct v0.1/v0.2: <s>[INST] user [/INST]reply</s> ...,
-                                 roles alternate, no system message */
-    XLARUN_CHAT_MISTRAL_V3,   /* Mistral 7B v0.3, Mixtral 8x22B: [INST] user[/INST] reply</s>; the
-                                 system message opens the last user turn */
-    XLARUN_CHAT_MIXTRAL,      /* Mixtral 8x7B: " [INST] user [/INST] reply</s>"; the system message
-                                 opens the first user turn */
-    XLARUN_CHAT_MISTRAL_SP,   /* Mistral Small / Large: [SYSTEM_PROMPT]...[/SYSTEM_PROMPT], [INST]...[/INST] */
-    XLARUN_CHAT_QWEN3,        /* Qwen3: ChatML; replies before the last user turn lose their
-                                 <think> block, tool results go in a user turn */
-    XLARUN_CHAT_GEMMA,        /* Gemma: <start_of_turn>user\n...<end_of_turn>\n, the assistant's
-                                 turns as "model", contents trimmed; user turns and others alternate */
-    XLARUN_CHAT_PHI3,         /* Phi-3 / 3.5 / 4-mini: <|user|>\n...<|end|>\n (phi3 variants below) */
-    XLARUN_CHAT_OLMO2         /* OLMo 2 Instruct (Tulu): BOS, then <|system|>, <|user|> turns as
-                                 <|role|>\n...\n, replies <|assistant|>\n...eos (\n unless last) */
-} xlarun_chat_format;
+/* Chat templates: the model's Jinja chat template run by an interpreter, as transformers'
+   apply_chat_template runs it (jinja2's sandbox with trim_blocks and lstrip_blocks, loop controls,
+   raise_exception, strftime_now, transformers' tojson and {% generation %}). Compile a template
+   once; render it against a conversation (messages and tools as the JSON transformers takes) in
+   work memory the caller gives. Tokenize the text with special tokens recognised and no BOS added:
+   the text has it. */
+typedef struct xlarun_chat_template xlarun_chat_template;
 
-typedef struct xlarun_chat_template {
-    xlarun_chat_format format;
-    int date_today;           /* LLAMA31: the template's default date is today (Llama 3.2) */
-    int spaced;               /* MISTRAL: a space after each reply's eos (v0.1/v0.2; LLaVA's copy
-                                 has none); MISTRAL_SP: a space after [INST] and [SYSTEM_PROMPT]
-                                 and before each reply (Large; Small has none) */
-    char default_system[512]; /* CHATML: the system message used when none is given ("" none) */
-    int open_reply;           /* CHATML: Qwen1.5 Chat's form: without a generation prompt the last
-                                 message gets no <|im_end|>, and after a last reply no assistant
-                                 turn is opened */
-    int gemma_system;         /* GEMMA: a system message first in the conversation 0 opens the first
-                                 user turn, with "\n\n" after it (Gemma 3); 1 is refused, as Gemma
-                                 1/2's template raises 'System role not supported'; 2 is refused, as
-                                 Gemma 3 1B's template reads it as content parts
-                                 (messages[0]['content'][0]['text']) and raises on text */
-    int phi3;                 /* PHI3: 0 Phi-3-mini (system, user, assistant as <|role|>\n...<|end|>\n,
-                                 other roles dropped), 1 Phi-3.5 (the same, an empty system message
-                                 dropped), 2 Phi-3-medium (user turns end with <|assistant|>\n
-                                 whatever follows, replies bare, system dropped), 3 Phi-4-mini
-                                 (every role as <|role|>...<|end|>, no newlines); the generation
-                                 prompt <|assistant|>(\n), else eos (not medium) */
-} xlarun_chat_template;
-
-typedef struct xlarun_chat_message {
-    const char *role;         /* "system", "user", "assistant" (others as the template does) */
+typedef struct xlarun_chat_message {  /* the plain path: role and content strings */
+    const char *role;
     const char *content;
 } xlarun_chat_message;
 
-typedef struct xlarun_chat_options {  /* zero-initialised means defaults */
-    const char *bos_token;    /* text of the tokenizer's BOS token, e.g. "<s>" (LLAMA2, LLAMA3*) */
-    const char *eos_token;    /* text of its EOS token, e.g. "</s>" (LLAMA2, ZEPHYR) */
-    const char *date;         /* LLAMA31 "Today Date"; NULL: the template's default
-                                 ("26 Jul 2024", or for Llama 3.2 today, UTC, as "%d %b %Y") */
-    int no_generation_prompt; /* 1: do not open the assistant's turn at the end */
-    int no_thinking;          /* QWEN3: enable_thinking=False (an empty <think> block opens the reply) */
-} xlarun_chat_options;
+typedef struct xlarun_chat_input {    /* zero-initialised means defaults */
+    const char *messages_json;  /* a JSON array of message objects as transformers takes them
+                                   (role; content as a string or a list of parts; tool_calls,
+                                   tool_call_id, name, reasoning_content, any other key) */
+    const xlarun_chat_message *messages; /* or, when messages_json is NULL, n role/content pairs */
+    size_t n_messages;
+    const char *tools_json;     /* a JSON array of tools (OpenAI function schemas); NULL: none */
+    const char *vars_json;      /* a JSON object of extra template variables (enable_thinking,
+                                   date_string, ...); they win over the special tokens below */
+    const char *bos_token, *eos_token, *unk_token, *pad_token; /* special token texts the template
+                                   sees (NULL: not defined); xlarun_chat_input_from_tokenizer */
+    int no_generation_prompt;   /* 1: add_generation_prompt=False */
+    int64_t now;                /* strftime_now's time, seconds since 1970 (UTC); 0: the clock */
+    uint64_t max_steps;         /* evaluation steps before the render stops; 0: 20,000,000 */
+    size_t max_output;          /* the most bytes a render (or any string in it) may have; 0: 64 MiB */
+} xlarun_chat_input;
 
-/* Recognises a tokenizer_config.json chat_template. An unknown one gives XLARUN_ERR_UNSUPPORTED
-   with a message listing the names xlarun_chat_template_named accepts. */
-XLARUN_API xlarun_status xlarun_chat_template_detect(const char *chat_template,
-                                                     xlarun_chat_template *out, xlarun_error *err);
-/* "llama3", "llama3.1", "llama3.2" (today's date by default), "llama2", "zephyr", "chatml",
-   "mistral", "mistral-v3", "mixtral", "mistral-small", "mistral-large", "qwen3", "gemma" (Gemma 1/2:
-   a system message is refused), "gemma3" (it opens the first user turn), "phi3" (Phi-3-mini),
-   "phi3.5" (an empty system message dropped), "phi3-medium" (no system message), "phi4-mini",
-   "olmo2" (OLMo 2 Instruct) */
-XLARUN_API xlarun_status xlarun_chat_template_named(const char *name, xlarun_chat_template *out,
-                                                    xlarun_error *err);
-/* Renders msgs into out (cap bytes, NUL-terminated); *len gets the length. out may be NULL (or
-   cap too small, then XLARUN_ERR_MEMORY) to learn *len. Errors (XLARUN_ERR_ARGUMENT), where the
-   template raises one: roles that do not alternate user/assistant (Llama 2, the Mistral formats
-   but MISTRAL_SP, Gemma: user at even places only), a role the template does not take (the
-   Mistral formats), a system message where a Gemma template refuses one (gemma_system), no
-   messages (as transformers), a NULL role or content. */
-XLARUN_API xlarun_status xlarun_chat_apply(const xlarun_chat_template *t,
-                                           const xlarun_chat_options *opt,
-                                           const xlarun_chat_message *msgs, size_t n, char *out,
-                                           size_t cap, size_t *len, xlarun_error *err);
-/* bos_token and eos_token of opt from the tokenizer: the texts of its BOS id and of its first EOS
-   id (pointers into t; left as they are when it has none) */
-XLARUN_API void xlarun_chat_options_from_tokenizer(const xlarun_tokenizer *t,
-                                                   xlarun_chat_options *opt);
+/* Compiles a template (len bytes of UTF-8). Errors: XLARUN_ERR_FORMAT naming the line and column
+   and what was not understood (syntax, an unknown filter or test, a tag xlarun does not run). The
+   template keeps no pointer into text. _memory gives the exact bytes _init needs (mem 8-byte
+   aligned); _create allocates with XLARUN_MALLOC and _free releases it. */
+XLARUN_API xlarun_status xlarun_chat_template_memory(const char *text, size_t len, size_t *bytes, xlarun_error *err);
+XLARUN_API xlarun_status xlarun_chat_template_init(const char *text, size_t len, void *mem, size_t bytes,
+                                                   xlarun_chat_template **out, xlarun_error *err);
+XLARUN_API xlarun_status xlarun_chat_template_create(const char *text, size_t len, xlarun_chat_template **out,
+                                                     xlarun_error *err);
+XLARUN_API void xlarun_chat_template_free(xlarun_chat_template *t);
+/* the text of a built-in template by name ("llama3", "llama3.1", "llama3.2", "llama2", "zephyr",
+   "chatml", "mistral", "mistral-v3", "mixtral", "mistral-small", "mistral-large", "qwen3", "gemma",
+   "gemma3", "phi3", "phi3.5", "phi3-medium", "phi4-mini", "olmo2": each the template published
+   with that model), or NULL; xlarun_chat_template_names lists them */
+XLARUN_API const char *xlarun_chat_template_builtin(const char *name);
+XLARUN_API const char *xlarun_chat_template_names(void);
+/* the special tokens of a tokenizer as transformers passes them: the texts of its BOS id and its
+   first EOS id (pointers into t; fields left as they are where it has none) */
+XLARUN_API void xlarun_chat_input_from_tokenizer(const xlarun_tokenizer *t, xlarun_chat_input *in);
+/* Renders by running the template: _memory gives the exact work bytes (and the text length) by
+   rendering once with XLARUN_MALLOC; _render writes the text (NUL-terminated, *len its length)
+   into out using only work (8-byte aligned). Errors: XLARUN_ERR_ARGUMENT where the template
+   raises (the message carries the template's own text, e.g. from raise_exception) or fails as
+   Python would (a TypeError, an undefined value used), with its line and column; JSON that is
+   not an array of objects (messages, tools) or an object (vars); the step or output limit;
+   XLARUN_ERR_MEMORY when work or out is too small (*len still gets the length for out). */
+XLARUN_API xlarun_status xlarun_chat_render_memory(const xlarun_chat_template *t, const xlarun_chat_input *in,
+                                                   size_t *work_bytes, size_t *text_len, xlarun_error *err);
+XLARUN_API xlarun_status xlarun_chat_render(const xlarun_chat_template *t, const xlarun_chat_input *in, void *work,
+                                            size_t work_bytes, char *out, size_t cap, size_t *len, xlarun_error *err);
+/* both steps with XLARUN_MALLOC: *text (free it with xlarun_chat_text_free) */
+XLARUN_API xlarun_status xlarun_chat_render_alloc(const xlarun_chat_template *t, const xlarun_chat_input *in, char **text,
+                                                  size_t *len, xlarun_error *err);
+XLARUN_API void xlarun_chat_text_free(char *text);
 
 /* The token loop: a session, a tokenizer, a sampler, eos ids and stop strings. The generator
    remembers which ids the session holds, so each call takes the whole conversation so far: the
@@ -8158,597 +8135,4750 @@ XLARUN_API void xlarun_stopper_flush(xlarun_stopper *s, xlarun_text_fn emit, voi
     s->stopped = 0;
 }
 
-/* ---- chat templates ------------------------------------------------------------------------- */
+/* ---- chat templates: a Jinja interpreter ------------------------------------------------------
+   A chat template is a Jinja program; transformers renders it with jinja2's
+   ImmutableSandboxedEnvironment(trim_blocks=True, lstrip_blocks=True) plus loop controls, its own
+   tojson, raise_exception, strftime_now and the {% generation %} block. This interpreter lexes and
+   parses the template once into a tree (in the template's memory) and renders the tree against
+   values built from the conversation (in the caller's work memory), with Python's semantics for
+   the values: None, bool, int, float, str (UTF-8, indexed by code point), list, tuple, dict in
+   insertion order, jinja2's Undefined. Nothing here allocates outside the memory it is given;
+   every loop, call and output is bounded (steps, depth, bytes). */
 
-static const char *const xlarun__chat_names =
-    "llama3 (Llama 3 Instruct), llama3.1 (Llama 3.1/3.2 Instruct), llama2 (Llama 2 chat), "
-    "zephyr (Zephyr, TinyLlama chat), chatml (SmolLM2, Qwen2.5, other ChatML), "
-    "mistral (Mistral 7B v0.1/v0.2), mistral-v3 (Mistral 7B v0.3, Mixtral 8x22B), "
-    "mixtral (Mixtral 8x7B), mistral-small, mistral-large, qwen3 (Qwen3 with thinking), "
-    "gemma (Gemma 1/2), gemma3 (Gemma 3), phi3 (Phi-3-mini), phi3.5 (Phi-3.5-mini), phi3-medium, phi4-mini, "
-    "olmo2 (OLMo 2 Instruct)";
+#define XLARUN_JINJA_MAX_DEPTH 96           /* nesting of expressions and blocks while parsing */
+#define XLARUN_JINJA_MAX_CALLS 64           /* macro calls in progress (a recursion stops here) */
+#define XLARUN_JINJA_DEFAULT_STEPS 20000000u /* evaluation steps of one render by default */
+#define XLARUN_JINJA_DEFAULT_OUTPUT (64u << 20) /* bytes of one rendering by default */
 
-XLARUN_API xlarun_status xlarun_chat_template_named(const char *name, xlarun_chat_template *out,
-                                                    xlarun_error *err) {
-    if (!out) return xlarun__fail(err, XLARUN_ERR_ARGUMENT, "xlarun_chat_template_named: out is NULL");
-    memset(out, 0, sizeof *out);
-    if (!name) name = "";
-    if (!strcmp(name, "llama3")) out->format = XLARUN_CHAT_LLAMA3;
-    else if (!strcmp(name, "llama3.1")) out->format = XLARUN_CHAT_LLAMA31;
-    else if (!strcmp(name, "llama3.2")) { out->format = XLARUN_CHAT_LLAMA31; out->date_today = 1; }
-    else if (!strcmp(name, "llama2")) out->format = XLARUN_CHAT_LLAMA2;
-    else if (!strcmp(name, "zephyr")) out->format = XLARUN_CHAT_ZEPHYR;
-    else if (!strcmp(name, "chatml")) out->format = XLARUN_CHAT_CHATML;
-    else if (!strcmp(name, "mistral")) { out->format = XLARUN_CHAT_MISTRAL; out->spaced = 1; }
-    else if (!strcmp(name, "mistral-v3")) out->format = XLARUN_CHAT_MISTRAL_V3;
-    else if (!strcmp(name, "mixtral")) out->format = XLARUN_CHAT_MIXTRAL;
-    else if (!strcmp(name, "mistral-small")) out->format = XLARUN_CHAT_MISTRAL_SP;
-    else if (!strcmp(name, "mistral-large")) { out->format = XLARUN_CHAT_MISTRAL_SP; out->spaced = 1; }
-    else if (!strcmp(name, "qwen3")) out->format = XLARUN_CHAT_QWEN3;
-    else if (!strcmp(name, "gemma")) { out->format = XLARUN_CHAT_GEMMA; out->gemma_system = 1; }
-    else if (!strcmp(name, "gemma3")) out->format = XLARUN_CHAT_GEMMA;
-    else if (!strcmp(name, "phi3")) out->format = XLARUN_CHAT_PHI3;
-    else if (!strcmp(name, "phi3.5")) { out->format = XLARUN_CHAT_PHI3; out->phi3 = 1; }
-    else if (!strcmp(name, "phi3-medium")) { out->format = XLARUN_CHAT_PHI3; out->phi3 = 2; }
-    else if (!strcmp(name, "phi4-mini")) { out->format = XLARUN_CHAT_PHI3; out->phi3 = 3; }
-    else if (!strcmp(name, "olmo2")) out->format = XLARUN_CHAT_OLMO2;
-    else
-        return xlarun__fail(err, XLARUN_ERR_ARGUMENT, "unknown chat template name '%.64s' (known: %s)", name,
-                            xlarun__chat_names);
-    xlarun__ok(err);
-    return XLARUN_OK;
+/* ---- memory: a bump allocator over the caller's block ----------------------------------------
+   Measuring runs the same code on chunks from XLARUN_MALLOC while counting the bytes the caller's
+   block would use, so the size it reports is exact. The last allocation may grow in place (the
+   string builders append that way); while measuring, growing past a chunk copies to a new chunk,
+   counted as in place. */
+typedef struct xlarun__jchunk { struct xlarun__jchunk *prev; size_t cap, used; } xlarun__jchunk;
+
+typedef struct xlarun__jmem {
+    unsigned char *base;        /* the caller's block; NULL while measuring */
+    size_t cap, used, peak;     /* bytes (logical, the same in both modes) */
+    size_t last_off;            /* logical offset of the last allocation (SIZE_MAX: none) */
+    unsigned char *last;        /* and where it is */
+    xlarun__jchunk *chunks;     /* measuring */
+    void *alloc_user;
+    int failed;                 /* out of room (or the allocator failed while measuring) */
+} xlarun__jmem;
+
+static void xlarun__jmem_init(xlarun__jmem *m, void *mem, size_t bytes, void *alloc_user) {
+    memset(m, 0, sizeof *m);
+    m->base = XLARUN__CAST(unsigned char *, mem);
+    m->cap = mem ? bytes : SIZE_MAX / 2;
+    m->last_off = SIZE_MAX;
+    m->alloc_user = alloc_user;
 }
 
-/* ChatML templates that insert a default system message carry it as a literal
-   '<|im_start|>system\n....<|im_end|>' (a newline or the two characters \n after "system");
-   the first such literal with no quote inside is the default. */
-static void xlarun__chatml_default(const char *t, char *out, size_t cap) {
-    static const char head[] = "<|im_start|>system";
-    const char *p = t;
-    out[0] = 0;
-    while ((p = strstr(p, head)) != NULL) {
-        const char *q = p + sizeof head - 1, *end;
-        p = q;
-        if (*q == '\n') q++;
-        else if (q[0] == '\\' && q[1] == 'n') q += 2;
-        else continue;
-        end = strstr(q, "<|im_end|>");
-        if (!end || end == q) continue;
-        {
-            size_t n = 0;
-            const char *c;
-            int ok = 1;
-            for (c = q; c < end; c++) if (*c == '\'' || *c == '"' || *c == '{' || *c == '}') ok = 0;
-            if (!ok) continue;
-            for (c = q; c < end && n + 1 < cap; c++) {
-                if (c[0] == '\\' && c + 1 < end) {
-                    c++;
-                    out[n++] = *c == 'n' ? '\n' : *c == 't' ? '\t' : *c;
-                } else out[n++] = *c;
-            }
-            out[n] = 0;
-            return;
-        }
+static void xlarun__jmem_release(xlarun__jmem *m) {
+    while (m->chunks) {
+        xlarun__jchunk *p = m->chunks->prev;
+        XLARUN_FREE(m->chunks, m->alloc_user);
+        m->chunks = p;
     }
 }
 
-/* Python's str.isspace, as Jinja's trim and str.strip() use it */
-static size_t xlarun__space_at(const char *s, size_t n) {
+static size_t xlarun__round8(size_t n) { return (n + 7) & ~XLARUN__CAST(size_t, 7); }
+
+/* physical room for n more bytes while measuring: in the newest chunk, or a new one */
+static unsigned char *xlarun__jmem_chunk(xlarun__jmem *m, size_t n) {
+    size_t hdr = xlarun__round8(sizeof(xlarun__jchunk)), cap = n > (1u << 20) ? n : (1u << 20);
+    xlarun__jchunk *c = m->chunks;
+    if (c && c->cap - c->used >= n) {
+        c->used += n;
+        return XLARUN__PUN(unsigned char *, c) + hdr + c->used - n;
+    }
+    c = XLARUN__CAST(xlarun__jchunk *, XLARUN_MALLOC(hdr + cap, m->alloc_user));
+    if (!c) return NULL;
+    c->prev = m->chunks;
+    c->cap = cap;
+    c->used = n;
+    m->chunks = c;
+    return XLARUN__PUN(unsigned char *, c) + hdr;
+}
+
+static void *xlarun__jalloc(xlarun__jmem *m, size_t n) {
+    unsigned char *p;
+    n = xlarun__round8(n ? n : 1);
+    if (m->failed || n > m->cap - m->used) { m->failed = 1; return NULL; }
+    if (m->base) p = m->base + m->used;
+    else if (!(p = xlarun__jmem_chunk(m, n))) { m->failed = 1; return NULL; }
+    m->last_off = m->used;
+    m->last = p;
+    m->used += n;
+    if (m->used > m->peak) m->peak = m->used;
+    return p;
+}
+
+/* grow the allocation p (old bytes, now n): in place if it is the last one, else a copy */
+static void *xlarun__jgrow(xlarun__jmem *m, void *p, size_t old, size_t n) {
+    unsigned char *q;
+    size_t r = xlarun__round8(old ? old : 1), nr = xlarun__round8(n ? n : 1);
+    if (p && p == m->last && m->last_off + r == m->used) {
+        if (m->failed || nr - r > m->cap - m->used) { m->failed = 1; return NULL; }
+        if (!m->base) {
+            xlarun__jchunk *c = m->chunks;
+            size_t hdr = xlarun__round8(sizeof(xlarun__jchunk));
+            if (c && XLARUN__PUN(unsigned char *, c) + hdr + c->used == XLARUN__CAST(unsigned char *, p) + r && c->cap - c->used >= nr - r) {
+                c->used += nr - r;
+            } else {
+                if (!(q = xlarun__jmem_chunk(m, nr))) { m->failed = 1; return NULL; }
+                memcpy(q, p, old);
+                m->last = q;
+                p = q;
+            }
+        }
+        m->used += nr - r;
+        if (m->used > m->peak) m->peak = m->used;
+        return p;
+    }
+    if (!(q = XLARUN__CAST(unsigned char *, xlarun__jalloc(m, n)))) return NULL;
+    if (old) memcpy(q, p, old);
+    return q;
+}
+
+/* ---- values ------------------------------------------------------------------------------------ */
+typedef enum xlarun__jt {
+    XJ_UNDEF = 0, XJ_NONE, XJ_BOOL, XJ_INT, XJ_FLOAT, XJ_STR, XJ_LIST, XJ_TUPLE, XJ_DICT, XJ_NS,
+    XJ_MACRO, XJ_FUNC, XJ_METHOD, XJ_LOOP, XJ_CYCLER, XJ_JOINER
+} xlarun__jt;
+
+/* XJ_LIST flags: what Python would have instead of a list */
+#define XJ_GEN 1   /* a generator (map, select, ...): no len(), no index, always true */
+#define XJ_VIEW 2  /* dict.items()/keys()/values(): len() but no index */
+#define XJ_MARKUP 1 /* XJ_STR: markupsafe's Markup (|safe, |e): what is added to it is escaped */
+
+struct xlarun__jseq;
+struct xlarun__jmap;
+struct xlarun__jnode;
+
+typedef struct xlarun__jv {
+    int t;
+    int aux;                    /* XJ_LIST flags; XJ_FUNC/XJ_METHOD: which; XJ_UNDEF: 1 if the hint is an attribute */
+    union {
+        int64_t i;              /* XJ_BOOL, XJ_INT */
+        double f;
+        struct { const char *p; size_t n; } s; /* XJ_STR; XJ_UNDEF: the name, for messages */
+        struct xlarun__jseq *l;
+        struct xlarun__jmap *d;
+        struct xlarun__jclosure *m;
+        struct xlarun__jv *self;   /* XJ_METHOD: the receiver */
+        struct xlarun__jloop *loop;
+        struct xlarun__jcyc *cyc;
+    } u;
+} xlarun__jv;
+
+typedef struct xlarun__jseq { size_t n; xlarun__jv *v; } xlarun__jseq;
+typedef struct xlarun__jmap { size_t n, cap; xlarun__jv *k, *v; } xlarun__jmap;
+typedef struct xlarun__jloop { size_t i, n; const xlarun__jv *items; size_t depth; } xlarun__jloop;
+typedef struct xlarun__jcyc { size_t i; xlarun__jseq items; int used; } xlarun__jcyc;
+
+static xlarun__jv xlarun__jundef(const char *name, size_t n, int attr) {
+    xlarun__jv v;
+    memset(&v, 0, sizeof v);
+    v.t = XJ_UNDEF; v.aux = attr; v.u.s.p = name; v.u.s.n = n;
+    return v;
+}
+static xlarun__jv xlarun__jmk(int t) { xlarun__jv v; memset(&v, 0, sizeof v); v.t = t; return v; }
+static xlarun__jv xlarun__jbool(int b) { xlarun__jv v = xlarun__jmk(XJ_BOOL); v.u.i = b != 0; return v; }
+static xlarun__jv xlarun__jint(int64_t i) { xlarun__jv v = xlarun__jmk(XJ_INT); v.u.i = i; return v; }
+static xlarun__jv xlarun__jfloat(double f) { xlarun__jv v = xlarun__jmk(XJ_FLOAT); v.u.f = f; return v; }
+static xlarun__jv xlarun__jstr(const char *p, size_t n) {
+    xlarun__jv v = xlarun__jmk(XJ_STR);
+    v.u.s.p = p; v.u.s.n = n;
+    return v;
+}
+static int xlarun__jis_seq(const xlarun__jv *v) { return v->t == XJ_LIST || v->t == XJ_TUPLE; }
+static int xlarun__jis_num(const xlarun__jv *v) { return v->t == XJ_BOOL || v->t == XJ_INT || v->t == XJ_FLOAT; }
+static double xlarun__jnum(const xlarun__jv *v) { return v->t == XJ_FLOAT ? v->u.f : XLARUN__CAST(double, v->u.i); }
+static int xlarun__jstreq(const xlarun__jv *v, const char *lit) {
+    size_t n = strlen(lit);
+    return v->t == XJ_STR && v->u.s.n == n && !memcmp(v->u.s.p, lit, n);
+}
+
+/* ---- text builders ------------------------------------------------------------------------------
+   A growing string in the work memory. The output of a rendering goes to the caller's buffer
+   instead (cap bytes; the length is counted past it). */
+typedef struct xlarun__jbuf {
+    char *p;
+    size_t n, cap;
+    xlarun__jmem *mem;          /* NULL: the caller's output buffer */
+    size_t total;               /* the caller's buffer: bytes written, counted past cap */
+    size_t limit;               /* the most bytes allowed (0: no limit) */
+    int over;                   /* limit passed */
+} xlarun__jbuf;
+
+static void xlarun__jbuf_init(xlarun__jbuf *b, xlarun__jmem *m) {
+    memset(b, 0, sizeof *b);
+    b->mem = m;
+}
+
+static void xlarun__jput(xlarun__jbuf *b, const char *s, size_t n) {
+    if (!n) return;
+    if (!b->mem) {
+        size_t room = b->total < b->cap ? b->cap - b->total : 0;
+        if (b->limit && n > b->limit - b->total) { b->over = 1; n = b->limit - b->total; }
+        if (room) memcpy(b->p + b->total, s, n < room ? n : room);
+        b->total += n;
+        return;
+    }
+    if (b->limit && n > b->limit - b->n) { b->over = 1; return; }
+    if (n > b->cap - b->n) {
+        size_t nc = b->cap * 2 > b->n + n ? b->cap * 2 : b->n + n + 32;
+        char *q = XLARUN__CAST(char *, xlarun__jgrow(b->mem, b->p, b->cap, nc));
+        if (!q) { b->over = 1; return; }
+        b->p = q;
+        b->cap = nc;
+    }
+    memcpy(b->p + b->n, s, n);
+    b->n += n;
+}
+static void xlarun__jputs(xlarun__jbuf *b, const char *s) { xlarun__jput(b, s, strlen(s)); }
+static void xlarun__jputc(xlarun__jbuf *b, char c) { xlarun__jput(b, &c, 1); }
+
+/* ---- UTF-8 and Python's str ------------------------------------------------------------------- */
+/* the code point at s[*i] (valid UTF-8 assumed; a stray byte is taken as itself), advancing *i */
+static unsigned xlarun__jcp(const char *s, size_t n, size_t *i) {
     const unsigned char *u = XLARUN__PUN(const unsigned char *, s);
-    unsigned cp;
-    size_t l;
-    if (n == 0) return 0;
-    if (u[0] < 0x80) return (u[0] >= 0x09 && u[0] <= 0x0D) || (u[0] >= 0x1C && u[0] <= 0x20) ? 1 : 0;
-    l = xlarun__utf8_len(u, n);
-    if (l == 2) cp = ((u[0] & 0x1Fu) << 6) | (u[1] & 0x3Fu);
-    else if (l == 3) cp = ((u[0] & 0x0Fu) << 12) | ((u[1] & 0x3Fu) << 6) | (u[2] & 0x3Fu);
-    else return 0;
-    if (cp == 0x85 || cp == 0xA0 || cp == 0x1680 || (cp >= 0x2000 && cp <= 0x200A) || cp == 0x2028 ||
-        cp == 0x2029 || cp == 0x202F || cp == 0x205F || cp == 0x3000)
-        return l;
+    unsigned c = u[*i];
+    size_t l = xlarun__utf8_len(u + *i, n - *i);
+    if (l <= 1) { (*i)++; return c; }
+    if (l == 2) c = ((c & 0x1Fu) << 6) | (u[*i + 1] & 0x3Fu);
+    else if (l == 3) c = ((c & 0x0Fu) << 12) | ((u[*i + 1] & 0x3Fu) << 6) | (u[*i + 2] & 0x3Fu);
+    else c = ((c & 0x07u) << 18) | ((u[*i + 1] & 0x3Fu) << 12) | ((u[*i + 2] & 0x3Fu) << 6) | (u[*i + 3] & 0x3Fu);
+    *i += l;
+    return c;
+}
+
+static size_t xlarun__jenc(unsigned cp, char *o) {
+    if (cp < 0x80) { o[0] = XLARUN__CAST(char, cp); return 1; }
+    if (cp < 0x800) { o[0] = XLARUN__CAST(char, 0xC0 | (cp >> 6)); o[1] = XLARUN__CAST(char, 0x80 | (cp & 0x3F)); return 2; }
+    if (cp < 0x10000) {
+        o[0] = XLARUN__CAST(char, 0xE0 | (cp >> 12)); o[1] = XLARUN__CAST(char, 0x80 | ((cp >> 6) & 0x3F));
+        o[2] = XLARUN__CAST(char, 0x80 | (cp & 0x3F));
+        return 3;
+    }
+    o[0] = XLARUN__CAST(char, 0xF0 | (cp >> 18)); o[1] = XLARUN__CAST(char, 0x80 | ((cp >> 12) & 0x3F));
+    o[2] = XLARUN__CAST(char, 0x80 | ((cp >> 6) & 0x3F)); o[3] = XLARUN__CAST(char, 0x80 | (cp & 0x3F));
+    return 4;
+}
+
+/* Python's str.isspace() */
+static int xlarun__jspace(unsigned c) {
+    return (c >= 0x09 && c <= 0x0D) || (c >= 0x1C && c <= 0x20) || c == 0x85 || c == 0xA0 || c == 0x1680 ||
+           (c >= 0x2000 && c <= 0x200A) || c == 0x2028 || c == 0x2029 || c == 0x202F || c == 0x205F || c == 0x3000;
+}
+
+/* code points in s */
+static size_t xlarun__jlen(const char *s, size_t n) {
+    size_t i = 0, k = 0;
+    while (i < n) { xlarun__jcp(s, n, &i); k++; }
+    return k;
+}
+
+/* byte offset of code point k (k <= length) */
+static size_t xlarun__joff(const char *s, size_t n, size_t k) {
+    size_t i = 0;
+    while (k-- && i < n) xlarun__jcp(s, n, &i);
+    return i;
+}
+
+/* Python's str.isprintable() for repr(): the categories Cc, Cf, Cs, Co, Cn, Zl, Zp, Zs but space
+   are not printable; this covers the ones text meets (controls, format characters, the spaces) */
+static int xlarun__jprintable(unsigned c) {
+    if (c < 0x20 || (c >= 0x7F && c <= 0xA0) || c == 0xAD) return 0;
+    if (c == 0x1680 || (c >= 0x2000 && c <= 0x200F) || (c >= 0x2028 && c <= 0x202F) || (c >= 0x205F && c <= 0x2064) ||
+        (c >= 0x2066 && c <= 0x206F) || c == 0x3000 || c == 0xFEFF || (c >= 0xFFF9 && c <= 0xFFFB) ||
+        (c >= 0xD800 && c <= 0xF8FF) || c == 0x61C || c == 0x180E || c >= 0xF0000 || (c >= 0xE0000 && c <= 0xE007F))
+        return 0;
+    return 1;
+}
+
+/* ---- numbers as Python writes them ------------------------------------------------------------
+   repr(float): the shortest digits that read back to the same double, in fixed notation when the
+   decimal exponent is in [-4, 16), else d.ddde+XX. snprintf and strtod may use the locale's
+   decimal point; it is swapped for '.' both ways. */
+static char xlarun__jpoint(void) {
+    char b[8];
+    snprintf(b, sizeof b, "%.1f", 0.5);
+    return b[1];
+}
+
+static double xlarun__jstrtod(const char *s, size_t n) {
+    char b[512], pt = xlarun__jpoint();
+    size_t k;
+    if (n >= sizeof b) n = sizeof b - 1;
+    for (k = 0; k < n; k++) b[k] = s[k] == '.' ? pt : s[k] == '_' ? '0' : s[k];
+    b[n] = 0;
+    return strtod(b, NULL);
+}
+
+static void xlarun__jfmt_float(xlarun__jbuf *b, double x, int json) {
+    char e[40], digs[24], out[64];
+    int p, ex, nd = 0, k, o = 0;
+    const char *q;
+    if (x != x) { xlarun__jputs(b, json ? "NaN" : "nan"); return; }
+    if (x == HUGE_VAL) { xlarun__jputs(b, json ? "Infinity" : "inf"); return; }
+    if (x == -HUGE_VAL) { xlarun__jputs(b, json ? "-Infinity" : "-inf"); return; }
+    for (p = 1; p <= 17; p++) {
+        snprintf(e, sizeof e, "%.*e", p - 1, x);
+        if (xlarun__jstrtod(e, strlen(e)) == x) break;
+    }
+    /* e: [-]d[.ddd]e[+-]XX */
+    q = e;
+    if (*q == '-') { out[o++] = '-'; q++; }
+    for (; *q && *q != 'e'; q++)
+        if (*q >= '0' && *q <= '9') digs[nd++] = *q;
+    ex = atoi(q + 1);
+    while (nd > 1 && digs[nd - 1] == '0') nd--;
+    if (ex >= -4 && ex < 16) {
+        if (ex < 0) {
+            out[o++] = '0'; out[o++] = '.';
+            for (k = 0; k < -ex - 1; k++) out[o++] = '0';
+            for (k = 0; k < nd; k++) out[o++] = digs[k];
+        } else {
+            for (k = 0; k <= ex; k++) out[o++] = k < nd ? digs[k] : '0';
+            out[o++] = '.';
+            if (nd > ex + 1) for (k = ex + 1; k < nd; k++) out[o++] = digs[k];
+            else out[o++] = '0';
+        }
+    } else {
+        out[o++] = digs[0];
+        if (nd > 1) { out[o++] = '.'; for (k = 1; k < nd; k++) out[o++] = digs[k]; }
+        o += snprintf(out + o, sizeof out - XLARUN__CAST(size_t, o), "e%c%02d", ex < 0 ? '-' : '+', ex < 0 ? -ex : ex);
+    }
+    xlarun__jput(b, out, XLARUN__CAST(size_t, o));
+}
+
+static void xlarun__jfmt_int(xlarun__jbuf *b, int64_t i) {
+    char t[32];
+    snprintf(t, sizeof t, "%lld", XLARUN__CAST(long long, i));
+    xlarun__jputs(b, t);
+}
+
+/* repr(str): single quotes unless the text has ' and no " */
+static void xlarun__jrepr_str(xlarun__jbuf *b, const char *s, size_t n) {
+    size_t i = 0;
+    char q = '\'';
+    if (memchr(s, '\'', n) && !memchr(s, '"', n)) q = '"';
+    xlarun__jputc(b, q);
+    while (i < n) {
+        size_t st = i;
+        unsigned c = xlarun__jcp(s, n, &i);
+        char t[16];
+        if (c == XLARUN__CAST(unsigned, q) || c == '\\') { xlarun__jputc(b, '\\'); xlarun__jputc(b, XLARUN__CAST(char, c)); }
+        else if (c == '\n') xlarun__jputs(b, "\\n");
+        else if (c == '\r') xlarun__jputs(b, "\\r");
+        else if (c == '\t') xlarun__jputs(b, "\\t");
+        else if (!xlarun__jprintable(c)) {
+            if (c < 0x100) snprintf(t, sizeof t, "\\x%02x", c);
+            else if (c < 0x10000) snprintf(t, sizeof t, "\\u%04x", c);
+            else snprintf(t, sizeof t, "\\U%08x", c);
+            xlarun__jputs(b, t);
+        } else xlarun__jput(b, s + st, i - st);
+    }
+    xlarun__jputc(b, q);
+}
+
+/* json.dumps of a str (ensure_ascii as asked) */
+static void xlarun__jjson_str(xlarun__jbuf *b, const char *s, size_t n, int ascii) {
+    size_t i = 0;
+    xlarun__jputc(b, '"');
+    while (i < n) {
+        size_t st = i;
+        unsigned c = xlarun__jcp(s, n, &i);
+        char t[16];
+        if (c == '"') xlarun__jputs(b, "\\\"");
+        else if (c == '\\') xlarun__jputs(b, "\\\\");
+        else if (c == '\n') xlarun__jputs(b, "\\n");
+        else if (c == '\r') xlarun__jputs(b, "\\r");
+        else if (c == '\t') xlarun__jputs(b, "\\t");
+        else if (c == '\b') xlarun__jputs(b, "\\b");
+        else if (c == '\f') xlarun__jputs(b, "\\f");
+        else if (c < 0x20 || (ascii && c > 0x7F)) {
+            if (c >= 0x10000) {
+                snprintf(t, sizeof t, "\\u%04x\\u%04x", 0xD800 + ((c - 0x10000) >> 10), 0xDC00 + ((c - 0x10000) & 0x3FF));
+            } else snprintf(t, sizeof t, "\\u%04x", c);
+            xlarun__jputs(b, t);
+        } else xlarun__jput(b, s + st, i - st);
+    }
+    xlarun__jputc(b, '"');
+}
+
+/* ---- the lexer -------------------------------------------------------------------------------
+   jinja2's rules with trim_blocks and lstrip_blocks: a block or comment tag takes the newline
+   right after it; spaces between a line's start and a block or comment tag go; '-' on a tag's
+   side strips all whitespace on that side, '+' keeps it. Newlines are \n (the source's \r\n and
+   \r become \n) and one trailing newline of the template is dropped, as jinja2 does. */
+enum { JK_EOF, JK_DATA, JK_VAR, JK_VAR_END, JK_BLOCK, JK_BLOCK_END, JK_NAME, JK_STR, JK_INT, JK_FLOAT, JK_OP };
+enum {
+    JO_ADD = 1, JO_SUB, JO_DIV, JO_FLOORDIV, JO_MUL, JO_MOD, JO_POW, JO_TILDE, JO_LBRACKET, JO_RBRACKET,
+    JO_LPAREN, JO_RPAREN, JO_LBRACE, JO_RBRACE, JO_EQ, JO_NE, JO_GT, JO_GE, JO_LT, JO_LE, JO_ASSIGN,
+    JO_DOT, JO_COLON, JO_PIPE, JO_COMMA, JO_SEMICOLON, JO_IN, JO_NOTIN
+};
+static const char *const xlarun__jops[] = {"", "+", "-", "/", "//", "*", "%", "**", "~", "[", "]", "(", ")", "{", "}",
+                                           "==", "!=", ">", ">=", "<", "<=", "=", ".", ":", "|", ",", ";", "in", "not in"};
+
+typedef struct xlarun__jtok {
+    int kind, op;
+    const char *p;
+    size_t n;
+    uint32_t line, col;
+} xlarun__jtok;
+
+typedef struct xlarun__jlex {
+    const char *s;
+    size_t n;
+    xlarun__jtok *toks;
+    size_t n_toks, cap_toks;
+    xlarun__jmem *mem;
+    xlarun_error *err;
+} xlarun__jlex;
+
+static void xlarun__jpos(const char *s, const char *p, uint32_t *line, uint32_t *col) {
+    size_t l = 1, c = 1;
+    const char *q;
+    for (q = s; q < p; q++) {
+        if (*q == '\n') { l++; c = 1; }
+        else if ((*q & 0xC0) != 0x80) c++;
+    }
+    *line = XLARUN__CAST(uint32_t, l > 0xFFFFFFFFu ? 0xFFFFFFFFu : l);
+    *col = XLARUN__CAST(uint32_t, c > 0xFFFFFFFFu ? 0xFFFFFFFFu : c);
+}
+
+static xlarun_status xlarun__jsyntax(xlarun_error *err, const char *s, const char *at, const char *fmt, const char *what) {
+    uint32_t line, col;
+    xlarun__jpos(s, at, &line, &col);
+    return xlarun__fail(err, XLARUN_ERR_FORMAT, "chat template line %u column %u: %s%s", XLARUN__CAST(unsigned, line),
+                        XLARUN__CAST(unsigned, col), fmt, what ? what : "");
+}
+
+static xlarun_status xlarun__jemit(xlarun__jlex *L, int kind, int op, const char *p, size_t n) {
+    xlarun__jtok *t;
+    if (L->n_toks == L->cap_toks) {
+        size_t nc = L->cap_toks ? L->cap_toks * 2 : 256;
+        xlarun__jtok *q = XLARUN__CAST(xlarun__jtok *, xlarun__jgrow(L->mem, L->toks, L->cap_toks * sizeof *q, nc * sizeof *q));
+        if (!q) return xlarun__fail(L->err, XLARUN_ERR_MEMORY, "chat template: out of memory");
+        L->toks = q;
+        L->cap_toks = nc;
+    }
+    t = &L->toks[L->n_toks++];
+    t->kind = kind; t->op = op; t->p = p; t->n = n;
+    t->line = 0; t->col = 0;
+    return XLARUN_OK;
+}
+
+/* Unicode whitespace before s+n, back to at least s: the start of the run */
+static size_t xlarun__jrstrip(const char *s, size_t n) {
+    while (n > 0) {
+        size_t k = n - 1, i;
+        while (k > 0 && (XLARUN__CAST(unsigned char, s[k]) & 0xC0) == 0x80) k--;
+        i = k;
+        if (!xlarun__jspace(xlarun__jcp(s, n, &i))) break;
+        n = k;
+    }
+    return n;
+}
+static size_t xlarun__jlstrip(const char *s, size_t n, size_t i) {
+    while (i < n) {
+        size_t k = i;
+        if (!xlarun__jspace(xlarun__jcp(s, n, &k))) break;
+        i = k;
+    }
+    return i;
+}
+
+/* the data before a tag, with the tag's whitespace control applied; sign is '-', '+' or 0 */
+static xlarun_status xlarun__jdata(xlarun__jlex *L, size_t from, size_t to, int sign, int lstrip, int line_starting) {
+    const char *t = L->s + from;
+    size_t n = to - from;
+    if (sign == '-') n = xlarun__jrstrip(t, n);
+    else if (sign != '+' && lstrip) {
+        size_t l = n;
+        while (l > 0 && t[l - 1] != '\n') l--;
+        if ((l > 0 || line_starting) && l < n && xlarun__jlstrip(t, n, l) == n) n = l;
+    }
+    return n ? xlarun__jemit(L, JK_DATA, 0, t, n) : XLARUN_OK;
+}
+
+/* the end of a block or comment tag at i ("+%}", "-%}" then whitespace, "%}" then one newline) */
+static size_t xlarun__jtag_end(const xlarun__jlex *L, size_t i, char close) {
+    const char *s = L->s;
+    if (s[i] == '+') return i + 3;
+    if (s[i] == '-') return xlarun__jlstrip(s, L->n, i + 3);
+    i += 2;
+    if (close != '}' && i < L->n && s[i] == '\n') i++;
+    return i;
+}
+
+static int xlarun__jat_end(const xlarun__jlex *L, size_t i, char close) {
+    const char *s = L->s;
+    size_t n = L->n;
+    if (i + 1 < n && s[i] == close && s[i + 1] == '}') return 1;
+    if (i + 2 < n && (s[i] == '-' || (s[i] == '+' && close == '%')) && s[i + 1] == close && s[i + 2] == '}') return 1;
     return 0;
 }
 
-/* the start and length of s with Unicode whitespace stripped from both ends */
-static void xlarun__strip(const char *s, const char **b, size_t *n) {
-    size_t len = strlen(s), i = 0, e = len, k;
-    while (i < len && (k = xlarun__space_at(s + i, len - i)) != 0) i += k;
-    while (e > i) {
-        size_t j = e - 1;
-        while (j > i && (XLARUN__CAST(unsigned char, s[j]) & 0xC0) == 0x80) j--;
-        if (xlarun__space_at(s + j, e - j) != e - j) break;
-        e = j;
+static int xlarun__jname_start(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; }
+static int xlarun__jdigit(char c) { return c >= '0' && c <= '9'; }
+
+/* digits with single underscores between them, from i; returns the end (== i if none) */
+static size_t xlarun__jdigits(const char *s, size_t n, size_t i) {
+    size_t j = i;
+    if (j >= n || !xlarun__jdigit(s[j])) return i;
+    while (j < n && xlarun__jdigit(s[j])) {
+        j++;
+        if (j + 1 < n && s[j] == '_' && xlarun__jdigit(s[j + 1])) j++;
     }
-    *b = s + i;
-    *n = e - i;
+    return j;
 }
 
-/* The Mistral [INST] templates, Qwen3's, Gemma's, Phi's, OLMo 2's, Zephyr's and Qwen1.5's ChatML are known by their exact text (one trailing
-   newline aside, which Jinja drops; other white space at the ends would be printed): the Mistral variants differ only in where a space or the system message
-   goes, Qwen3's in what it keeps of <think> blocks, Gemma's in what a system message does, which
-   no marker shows reliably; a wrong guess would change the prompt silently. xlarun__tk_hash
-   (FNV-1a 64, mixed) of the templates in tests/fixtures/chat/templates (huggingface.js's
-   automap). variant: MISTRAL*'s spaced, GEMMA's gemma_system, PHI3's phi3, CHATML's open_reply. */
-static const struct xlarun__known_template {
-    uint64_t fnv;
-    xlarun_chat_format format;
-    int variant;
-} xlarun__known_templates[] = {
-    {0xc730acc6104b08e1u, XLARUN_CHAT_MISTRAL, 1},    /* mistral:7b-instruct (Mistral 7B Instruct v0.2) */
-    {0x8c734b94d76284c8u, XLARUN_CHAT_MISTRAL, 0},    /* llava:7b (the same without the space after </s>) */
-    {0x2784b403fec8b299u, XLARUN_CHAT_MISTRAL_V3, 0}, /* mixtral:8x22b */
-    {0x46eac0bd6b2059bdu, XLARUN_CHAT_MIXTRAL, 0},    /* mixtral:8x7b */
-    {0x71e04a4a748d4dd2u, XLARUN_CHAT_MISTRAL_SP, 0}, /* mistral-small:24b */
-    {0xe4a9cc5e634ae240u, XLARUN_CHAT_MISTRAL_SP, 1}, /* mistral-large:123b */
-    {0x2bfdb7abc8b9f51au, XLARUN_CHAT_QWEN3, 0},      /* qwen3:0.6b, the Qwen3 family's */
-    {0x5c10ee67c1aae09au, XLARUN_CHAT_GEMMA, 1},      /* gemma2:2b: a system message raises */
-    {0x5e86a8172edfe10bu, XLARUN_CHAT_GEMMA, 2},      /* gemma3:1b: one only as content parts */
-    {0xd19b6ff528469138u, XLARUN_CHAT_GEMMA, 0},      /* gemma3:270m: the system message opens the first user turn */
-    {0xecebdb210022bf0eu, XLARUN_CHAT_PHI3, 0},       /* phi3:3.8b (Phi-3-mini-4k-instruct) */
-    {0xcf278cd841463239u, XLARUN_CHAT_PHI3, 1},       /* phi3.5:3.8b: an empty system message dropped */
-    {0x60577759f66d446eu, XLARUN_CHAT_PHI3, 2},       /* phi3:14b (Phi-3-medium) */
-    {0xd6a2d983079a6f25u, XLARUN_CHAT_PHI3, 3},       /* phi4-mini:3.8b */
-    {0x413797f8644a4136u, XLARUN_CHAT_OLMO2, 0},      /* olmo2:7b (OLMo 2 Instruct) */
-    {0xcd8b490661ea642cu, XLARUN_CHAT_ZEPHYR, 0},     /* tinyllama:1.1b (TinyLlama chat, in Zephyr's format) */
-    {0x893e758b62757818u, XLARUN_CHAT_CHATML, 1},     /* qwen:0.5b (Qwen1.5 Chat, also Qwen1.5-MoE-A2.7B-Chat) */
-};
-
-XLARUN_API xlarun_status xlarun_chat_template_detect(const char *t, xlarun_chat_template *out,
-                                                     xlarun_error *err) {
-    const char *b;
-    size_t k, len;
-    uint64_t h;
-    if (!out) return xlarun__fail(err, XLARUN_ERR_ARGUMENT, "xlarun_chat_template_detect: out is NULL");
-    memset(out, 0, sizeof *out);
-    if (!t || !t[0])
-        return xlarun__fail(err, XLARUN_ERR_UNSUPPORTED, "the tokenizer has no chat_template; pick a format by name: %s",
-                            xlarun__chat_names);
-    b = t; /* the exact text; Jinja drops one trailing newline (other white space would print) */
-    len = strlen(t);
-    if (len && t[len - 1] == '\n') len--;
-    h = xlarun__tk_hash(b, len);
-    for (k = 0; k < sizeof xlarun__known_templates / sizeof *xlarun__known_templates; k++)
-        if (xlarun__known_templates[k].fnv == h) {
-            out->format = xlarun__known_templates[k].format;
-            if (out->format == XLARUN_CHAT_GEMMA) out->gemma_system = xlarun__known_templates[k].variant;
-            else if (out->format == XLARUN_CHAT_PHI3) out->phi3 = xlarun__known_templates[k].variant;
-            else if (out->format == XLARUN_CHAT_CHATML) {
-                out->open_reply = xlarun__known_templates[k].variant;
-                xlarun__chatml_default(t, out->default_system, sizeof out->default_system);
-            } else out->spaced = xlarun__known_templates[k].variant;
-            xlarun__ok(err);
+/* the tokens inside {{ }} or {% %} from i; returns the index after the tag's end */
+static xlarun_status xlarun__jlex_tag(xlarun__jlex *L, size_t i, char close, size_t *end, int *ended_nl) {
+    const char *s = L->s;
+    size_t n = L->n, depth = 0;
+    while (1) {
+        size_t j;
+        if (i >= n) return xlarun__jsyntax(L->err, s, s + n, "unexpected end of template, expected the end of the tag", NULL);
+        if (!depth && xlarun__jat_end(L, i, close)) {
+            size_t e = xlarun__jtag_end(L, i, close);
+            XLARUN__TRY(xlarun__jemit(L, close == '}' ? JK_VAR_END : JK_BLOCK_END, 0, s + i, e - i));
+            *ended_nl = e > 0 && s[e - 1] == '\n';
+            *end = e;
             return XLARUN_OK;
         }
-    if (strstr(t, "<|start_header_id|>") && strstr(t, "<|eot_id|>")) {
-        if (strstr(t, "Cutting Knowledge Date")) {
-            out->format = XLARUN_CHAT_LLAMA31;
-            out->date_today = strstr(t, "strftime_now") != NULL;
-        } else
-            out->format = XLARUN_CHAT_LLAMA3;
-    } else if (strstr(t, "[INST]") && strstr(t, "<<SYS>>"))
-        out->format = XLARUN_CHAT_LLAMA2;
-    else if (strstr(t, "[INST]")) /* the Mistral family: only by exact text, above */
-        return xlarun__fail(err, XLARUN_ERR_UNSUPPORTED,
-                            "chat_template: a Mistral [INST] template xlarun does not know (it takes only the exact "
-                            "texts it was checked against); pick a format by name: %s",
-                            xlarun__chat_names);
-    else if (strstr(t, "<start_of_turn>")) /* Gemma's: only by exact text, above */
-        return xlarun__fail(err, XLARUN_ERR_UNSUPPORTED,
-                            "chat_template: a Gemma <start_of_turn> template xlarun does not know (it takes only the "
-                            "exact texts it was checked against); pick a format by name: %s", xlarun__chat_names);
-    else if (strstr(t, "<think>")) /* reasoning templates differ in what they keep of <think> */
-        return xlarun__fail(err, XLARUN_ERR_UNSUPPORTED,
-                            "chat_template: a template with <think> blocks xlarun does not know (it takes only the exact "
-                            "texts it was checked against); pick a format by name: %s", xlarun__chat_names);
-    else if (strstr(t, "<|end|>")) /* Phi's: only by exact text, above (Zephyr's ends turns with eos) */
-        return xlarun__fail(err, XLARUN_ERR_UNSUPPORTED,
-                            "chat_template: a Phi <|end|> template xlarun does not know (it takes only the exact texts it "
-                            "was checked against); pick a format by name: %s", xlarun__chat_names);
-    else if (strstr(t, "<|user|>") && strstr(t, "<|assistant|>")) /* Zephyr's and OLMo 2's: only by exact text, above */
-        return xlarun__fail(err, XLARUN_ERR_UNSUPPORTED,
-                            "chat_template: a <|user|> <|assistant|> template xlarun does not know (Zephyr's ends each turn "
-                            "with eos, OLMo 2's with a newline, others print other roles their own way; these are taken "
-                            "only by exact text); pick a format by name: %s",
-                            xlarun__chat_names);
-    else if (strstr(t, "<|im_start|>") && strstr(t, "<|im_end|>")) {
-        out->format = XLARUN_CHAT_CHATML;
-        xlarun__chatml_default(t, out->default_system, sizeof out->default_system);
-    } else
-        return xlarun__fail(err, XLARUN_ERR_UNSUPPORTED,
-                            "chat_template: not a template xlarun knows; pick a format by name: %s", xlarun__chat_names);
-    xlarun__ok(err);
+        if (s[i] == ' ' || s[i] == '\t' || s[i] == '\n' || s[i] == '\r' || s[i] == '\f' || s[i] == '\v') { i++; continue; }
+        j = xlarun__jdigits(s, n, i);
+        if (j > i) { /* a number: float (digits '.' digits, or an exponent) or int */
+            size_t k = j;
+            int is_float = 0;
+            if (k + 1 < n && s[k] == '.' && xlarun__jdigit(s[k + 1])) { k = xlarun__jdigits(s, n, k + 1); is_float = 1; }
+            if (k < n && (s[k] == 'e' || s[k] == 'E')) {
+                size_t m = k + 1, e2;
+                if (m < n && (s[m] == '+' || s[m] == '-')) m++;
+                e2 = xlarun__jdigits(s, n, m);
+                if (e2 > m) { k = e2; is_float = 1; }
+            }
+            XLARUN__TRY(xlarun__jemit(L, is_float ? JK_FLOAT : JK_INT, 0, s + i, k - i));
+            i = k;
+            continue;
+        }
+        if (xlarun__jname_start(s[i])) {
+            j = i;
+            while (j < n && (xlarun__jname_start(s[j]) || xlarun__jdigit(s[j]))) j++;
+            XLARUN__TRY(xlarun__jemit(L, JK_NAME, 0, s + i, j - i));
+            i = j;
+            continue;
+        }
+        if (s[i] == '\'' || s[i] == '"') {
+            char q = s[i];
+            j = i + 1;
+            while (j < n && s[j] != q) j += s[j] == '\\' && j + 1 < n ? 2 : 1;
+            if (j >= n) return xlarun__jsyntax(L->err, s, s + i, "unterminated string", NULL);
+            XLARUN__TRY(xlarun__jemit(L, JK_STR, 0, s + i, j + 1 - i));
+            i = j + 1;
+            continue;
+        }
+        { /* operators, the longest first */
+            static const int order[] = {JO_FLOORDIV, JO_POW, JO_EQ, JO_NE, JO_GE, JO_LE, JO_ADD, JO_SUB, JO_DIV, JO_MUL, JO_MOD,
+                                        JO_TILDE, JO_LBRACKET, JO_RBRACKET, JO_LPAREN, JO_RPAREN, JO_LBRACE, JO_RBRACE,
+                                        JO_GT, JO_LT, JO_ASSIGN, JO_DOT, JO_COLON, JO_PIPE, JO_COMMA, JO_SEMICOLON};
+            size_t k, len = 0;
+            int op = 0;
+            for (k = 0; k < sizeof order / sizeof order[0]; k++) {
+                const char *o = xlarun__jops[order[k]];
+                size_t ol = strlen(o);
+                if (i + ol <= n && !memcmp(s + i, o, ol)) { op = order[k]; len = ol; break; }
+            }
+            if (!op) {
+                char what[8];
+                snprintf(what, sizeof what, "'%c'", s[i]);
+                return xlarun__jsyntax(L->err, s, s + i, "unexpected character ", what);
+            }
+            if (op == JO_LPAREN || op == JO_LBRACKET || op == JO_LBRACE) depth++;
+            if (op == JO_RPAREN || op == JO_RBRACKET || op == JO_RBRACE) {
+                if (!depth) return xlarun__jsyntax(L->err, s, s + i, "unexpected ", xlarun__jops[op]);
+                depth--;
+            }
+            XLARUN__TRY(xlarun__jemit(L, JK_OP, op, s + i, len));
+            i += len;
+        }
+    }
+}
+
+/* "{% raw %}" (with its whitespace control) at i? its end */
+static size_t xlarun__jraw_begin(const xlarun__jlex *L, size_t i, const char *word) {
+    const char *s = L->s;
+    size_t n = L->n, wl = strlen(word);
+    i += 2;
+    if (i < n && (s[i] == '-' || s[i] == '+')) i++;
+    while (i < n && (s[i] == ' ' || s[i] == '\t' || s[i] == '\n' || s[i] == '\r')) i++;
+    if (i + wl > n || memcmp(s + i, word, wl)) return 0;
+    i += wl;
+    while (i < n && (s[i] == ' ' || s[i] == '\t' || s[i] == '\n' || s[i] == '\r')) i++;
+    if (i + 2 < n && s[i] == '-' && s[i + 1] == '%' && s[i + 2] == '}') return xlarun__jlstrip(s, n, i + 3);
+    if (i + 1 < n && s[i] == '%' && s[i + 1] == '}') return i + 2;
+    if (word[0] == 'e' && i + 2 < n && s[i] == '+' && s[i + 1] == '%' && s[i + 2] == '}') return i + 3;
+    return 0;
+}
+
+static xlarun_status xlarun__jlex_all(xlarun__jlex *L, int *lines_set) {
+    const char *s = L->s;
+    size_t n = L->n, i = 0;
+    int line_starting = 1;
+    while (i < n) {
+        size_t t = i, e;
+        char kind, sign;
+        while (t + 1 < n && !(s[t] == '{' && (s[t + 1] == '{' || s[t + 1] == '%' || s[t + 1] == '#'))) t++;
+        if (t + 1 >= n) { XLARUN__TRY(xlarun__jemit(L, JK_DATA, 0, s + i, n - i)); break; }
+        kind = s[t + 1];
+        sign = t + 2 < n && (s[t + 2] == '-' || s[t + 2] == '+') ? s[t + 2] : 0;
+        if (kind == '%' && (e = xlarun__jraw_begin(L, t, "raw")) != 0) {
+            size_t k = e, f = 0;
+            XLARUN__TRY(xlarun__jdata(L, i, t, sign, 1, line_starting));
+            for (; k + 1 < n; k++)
+                if (s[k] == '{' && s[k + 1] == '%' && (f = xlarun__jraw_begin(L, k, "endraw")) != 0) break;
+            if (!f) return xlarun__jsyntax(L->err, s, s + t, "missing end of raw directive", NULL);
+            if (s[f - 1] == '}' && s[f - 3] != '-' && s[f - 3] != '+' && f < n && s[f] == '\n') f++; /* trim_blocks */
+            XLARUN__TRY(xlarun__jdata(L, e, k, k + 2 < n && (s[k + 2] == '-' || s[k + 2] == '+') ? s[k + 2] : 0, 1, 0));
+            line_starting = s[f - 1] == '\n';
+            i = f;
+            continue;
+        }
+        XLARUN__TRY(xlarun__jdata(L, i, t, sign, kind != '{', line_starting));
+        if (kind == '#') {
+            size_t k = t + 2;
+            for (; k + 1 < n; k++) {
+                if ((s[k] == '+' || s[k] == '-') && k + 2 < n && s[k + 1] == '#' && s[k + 2] == '}') break;
+                if (s[k] == '#' && s[k + 1] == '}') break;
+            }
+            if (k + 1 >= n) return xlarun__jsyntax(L->err, s, s + t, "missing end of comment tag", NULL);
+            e = xlarun__jtag_end(L, k, '#');
+            line_starting = s[e - 1] == '\n';
+            i = e;
+            continue;
+        }
+        XLARUN__TRY(xlarun__jemit(L, kind == '{' ? JK_VAR : JK_BLOCK, 0, s + t, sign ? 3 : 2));
+        {
+            int nl = 0;
+            XLARUN__TRY(xlarun__jlex_tag(L, t + (sign ? 3 : 2), kind == '{' ? '}' : '%', &e, &nl));
+            line_starting = nl;
+        }
+        i = e;
+    }
+    XLARUN__TRY(xlarun__jemit(L, JK_EOF, 0, s + n, 0));
+    { /* line and column of every token, in one pass */
+        size_t k;
+        uint32_t line = 1, col = 1;
+        const char *q = s;
+        for (k = 0; k < L->n_toks; k++) {
+            for (; q < L->toks[k].p; q++) {
+                if (*q == '\n') { line++; col = 1; }
+                else if ((*q & 0xC0) != 0x80) col++;
+            }
+            L->toks[k].line = line;
+            L->toks[k].col = col;
+        }
+    }
+    *lines_set = 1;
     return XLARUN_OK;
 }
 
-typedef struct xlarun__out { char *p; size_t cap, n; } xlarun__out;
+/* ---- the parser: jinja2's grammar into a tree ------------------------------------------------- */
+enum {
+    /* statements */
+    JN_DATA = 1, JN_OUT, JN_IF, JN_FOR, JN_SET, JN_SETBLOCK, JN_MACRO, JN_CALLBLOCK, JN_FILTERBLOCK,
+    JN_BREAK, JN_CONTINUE, JN_BODY, JN_WITH,
+    /* expressions */
+    JN_LIT, JN_NAME, JN_ATTR, JN_ITEM, JN_SLICE, JN_CALL, JN_FILTER, JN_TEST, JN_BIN, JN_NEG, JN_POS,
+    JN_NOT, JN_AND, JN_OR, JN_CMP, JN_COND, JN_LIST, JN_TUPLE, JN_DICT, JN_PAIR, JN_KWARG, JN_CONCAT, JN_PARAM,
+    JN_STAR
+};
 
-static void xlarun__putn(xlarun__out *o, const char *s, size_t n) {
-    if (o->p && o->n < o->cap) {
-        size_t k = o->cap - o->n < n ? o->cap - o->n : n;
-        memcpy(o->p + o->n, s, k);
-    }
-    o->n += n;
-}
-static void xlarun__puts(xlarun__out *o, const char *s) { xlarun__putn(o, s, strlen(s)); }
-static void xlarun__put_trim(xlarun__out *o, const char *s) {
-    const char *b;
+typedef struct xlarun__jnode {
+    int kind, op;               /* JN_BIN, JN_PAIR in a JN_CMP: the operator; JN_TEST: 1 if negated */
+    uint32_t line, col;
+    struct xlarun__jnode *a, *b, *c, *d, *e, *next;
+    const char *s;              /* names, data, decoded string literals */
     size_t n;
-    xlarun__strip(s, &b, &n);
-    xlarun__putn(o, b, n);
+    xlarun__jv lit;
+} xlarun__jnode;
+
+typedef struct xlarun__jparse {
+    const xlarun__jtok *t;      /* the current token */
+    const char *src;
+    xlarun__jmem *mem;
+    xlarun_error *err;
+    size_t depth;
+} xlarun__jparse;
+
+static xlarun_status xlarun__jperr(xlarun__jparse *P, const xlarun__jtok *t, const char *msg, const char *what) {
+    return xlarun__fail(P->err, XLARUN_ERR_FORMAT, "chat template line %u column %u: %s%s", XLARUN__CAST(unsigned, t->line),
+                        XLARUN__CAST(unsigned, t->col), msg, what ? what : "");
 }
 
-/* Qwen3's test for a user turn that carries tool results */
-static int xlarun__qwen_tool_response(const char *c) {
-    size_t n = strlen(c);
-    return !strncmp(c, "<tool_response>", 15) && n >= 16 && !strcmp(c + n - 16, "</tool_response>");
+static xlarun_status xlarun__jnew(xlarun__jparse *P, int kind, const xlarun__jtok *at, xlarun__jnode **out) {
+    xlarun__jnode *x = XLARUN__CAST(xlarun__jnode *, xlarun__jalloc(P->mem, sizeof *x));
+    if (!x) return xlarun__fail(P->err, XLARUN_ERR_MEMORY, "chat template: out of memory");
+    memset(x, 0, sizeof *x);
+    x->kind = kind;
+    x->line = at->line;
+    x->col = at->col;
+    *out = x;
+    return XLARUN_OK;
 }
 
-/* "%d %b %Y" of today in UTC, from time() counted as POSIX seconds (callers who want the local
-   date, as strftime_now gives it, pass it in xlarun_chat_options.date) */
-static void xlarun__today(char *buf, size_t cap) {
-    static const char *const mon[12] = {"Jan", "Feb", "Mar", "Apr", "May", "Jun",
-                                        "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"};
-    time_t now = time(NULL);
-    long z, era, doe, yoe, doy, mp, d, m, y;
-    if (now == XLARUN__CAST(time_t, -1)) { snprintf(buf, cap, "26 Jul 2024"); return; }
-    z = XLARUN__CAST(long, now / 86400) + 719468; /* days since 0000-03-01 */
-    era = (z >= 0 ? z : z - 146096) / 146097;
-    doe = z - era * 146097;
-    yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
-    doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    mp = (5 * doy + 2) / 153;
-    d = doy - (153 * mp + 2) / 5 + 1;
-    m = mp < 10 ? mp + 3 : mp - 9;
-    y = yoe + era * 400 + (m <= 2);
-    snprintf(buf, cap, "%02ld %s %04ld", d, mon[m - 1], y);
+static int xlarun__jis_op(const xlarun__jparse *P, int op) { return P->t->kind == JK_OP && P->t->op == op; }
+static int xlarun__jis_name(const xlarun__jparse *P, const char *w) {
+    size_t n = strlen(w);
+    return P->t->kind == JK_NAME && P->t->n == n && !memcmp(P->t->p, w, n);
+}
+static int xlarun__jtok_is(const xlarun__jtok *t, const char *w) {
+    size_t n = strlen(w);
+    return t->kind == JK_NAME && t->n == n && !memcmp(t->p, w, n);
 }
 
-XLARUN_API xlarun_status xlarun_chat_apply(const xlarun_chat_template *t,
-                                           const xlarun_chat_options *opt,
-                                           const xlarun_chat_message *msgs, size_t n, char *out,
-                                           size_t cap, size_t *len, xlarun_error *err) {
-    xlarun_chat_options zero;
-    xlarun__out o;
-    const char *bos, *eos;
-    size_t i, first = 0;
-    int gen;
-    if (!t) return xlarun__fail(err, XLARUN_ERR_ARGUMENT, "xlarun_chat_apply: no template");
-    if (!n || !msgs) /* transformers' apply_chat_template takes no empty conversation either */
-        return xlarun__fail(err, XLARUN_ERR_ARGUMENT, "xlarun_chat_apply: %s", n ? "NULL messages" : "no messages");
-    for (i = 0; i < n; i++)
-        if (!msgs[i].role || !msgs[i].content)
-            return xlarun__fail(err, XLARUN_ERR_ARGUMENT, "xlarun_chat_apply: message %lu has a NULL role or content",
-                                XLARUN__CAST(unsigned long, i));
-    memset(&zero, 0, sizeof zero);
-    if (!opt) opt = &zero;
-    bos = opt->bos_token ? opt->bos_token : "";
-    eos = opt->eos_token ? opt->eos_token : "";
-    gen = !opt->no_generation_prompt;
-    o.p = out;
-    o.cap = cap;
-    o.n = 0;
-    switch (t->format) {
-    case XLARUN_CHAT_LLAMA3:
-        for (i = 0; i < n; i++) {
-            if (i == 0) xlarun__puts(&o, bos);
-            xlarun__puts(&o, "<|start_header_id|>");
-            xlarun__puts(&o, msgs[i].role);
-            xlarun__puts(&o, "<|end_header_id|>\n\n");
-            xlarun__put_trim(&o, msgs[i].content);
-            xlarun__puts(&o, "<|eot_id|>");
-        }
-        if (gen) xlarun__puts(&o, "<|start_header_id|>assistant<|end_header_id|>\n\n");
-        break;
-    case XLARUN_CHAT_LLAMA31: {
-        char today[32];
-        const char *date = opt->date;
-        if (!date) {
-            if (t->date_today) { xlarun__today(today, sizeof today); date = today; }
-            else date = "26 Jul 2024";
-        }
-        xlarun__puts(&o, bos);
-        xlarun__puts(&o, "<|start_header_id|>system<|end_header_id|>\n\n");
-        xlarun__puts(&o, "Cutting Knowledge Date: December 2023\nToday Date: ");
-        xlarun__puts(&o, date);
-        xlarun__puts(&o, "\n\n");
-        if (n && !strcmp(msgs[0].role, "system")) { xlarun__put_trim(&o, msgs[0].content); first = 1; }
-        xlarun__puts(&o, "<|eot_id|>");
-        for (i = first; i < n; i++) {
-            xlarun__puts(&o, "<|start_header_id|>");
-            xlarun__puts(&o, msgs[i].role);
-            xlarun__puts(&o, "<|end_header_id|>\n\n");
-            xlarun__put_trim(&o, msgs[i].content);
-            xlarun__puts(&o, "<|eot_id|>");
-        }
-        if (gen) xlarun__puts(&o, "<|start_header_id|>assistant<|end_header_id|>\n\n");
-        break;
-    }
-    case XLARUN_CHAT_LLAMA2: {
-        /* the system message is folded into the first user turn; the template opens no turn
-           for the assistant (its text already ends with [/INST]) */
-        const char *sys = NULL;
-        if (n && !strcmp(msgs[0].role, "system")) { sys = msgs[0].content; first = 1; }
-        for (i = first; i < n; i++) {
-            int user = !strcmp(msgs[i].role, "user");
-            if (user != ((i - first) % 2 == 0))
-                return xlarun__fail(err, XLARUN_ERR_ARGUMENT,
-                                    "chat (llama2): conversation roles must alternate user/assistant/user/..., message %lu is '%.32s'",
-                                    XLARUN__CAST(unsigned long, i), msgs[i].role);
-            if (user) {
-                xlarun__puts(&o, bos);
-                xlarun__puts(&o, "[INST] ");
-                if (i == first && sys) { /* strip() applies to the whole '<<SYS>>...' + content */
-                    const char *b;
-                    size_t k;
-                    xlarun__puts(&o, "<<SYS>>\n");
-                    xlarun__puts(&o, sys);
-                    xlarun__strip(msgs[i].content, &b, &k);
-                    /* strip() of the whole: the content loses its right end only, and when it
-                       is all whitespace the '\n\n' after <</SYS>> goes too */
-                    if (k) {
-                        xlarun__puts(&o, "\n<</SYS>>\n\n");
-                        xlarun__putn(&o, msgs[i].content, XLARUN__CAST(size_t, b - msgs[i].content) + k);
-                    } else xlarun__puts(&o, "\n<</SYS>>");
-                } else xlarun__put_trim(&o, msgs[i].content);
-                xlarun__puts(&o, " [/INST]");
-            } else if (!strcmp(msgs[i].role, "assistant")) {
-                xlarun__puts(&o, " ");
-                xlarun__put_trim(&o, msgs[i].content);
-                xlarun__puts(&o, " ");
-                xlarun__puts(&o, eos);
-            }
-        }
-        break;
-    }
-    case XLARUN_CHAT_ZEPHYR:
-        for (i = 0; i < n; i++) {
-            const char *r = msgs[i].role;
-            if (!strcmp(r, "user") || !strcmp(r, "system") || !strcmp(r, "assistant")) {
-                xlarun__puts(&o, "<|");
-                xlarun__puts(&o, r);
-                xlarun__puts(&o, "|>\n");
-                xlarun__puts(&o, msgs[i].content);
-                xlarun__puts(&o, eos);
-                xlarun__puts(&o, "\n");
-            }
-            if (i + 1 == n && gen) xlarun__puts(&o, "<|assistant|>\n");
-        }
-        break;
-    case XLARUN_CHAT_OLMO2: /* roles other than these three print nothing */
-        xlarun__puts(&o, bos);
-        for (i = 0; i < n; i++) {
-            const char *r = msgs[i].role;
-            if (!strcmp(r, "user") || !strcmp(r, "system") || !strcmp(r, "assistant")) {
-                xlarun__puts(&o, "<|");
-                xlarun__puts(&o, r);
-                xlarun__puts(&o, "|>\n");
-                xlarun__puts(&o, msgs[i].content);
-                if (!strcmp(r, "assistant")) xlarun__puts(&o, eos);
-                if (strcmp(r, "assistant") || i + 1 < n) xlarun__puts(&o, "\n");
-            }
-            if (i + 1 == n && gen) xlarun__puts(&o, "<|assistant|>\n");
-        }
-        break;
-    case XLARUN_CHAT_CHATML:
-        for (i = 0; i < n; i++) {
-            if (i == 0 && t->default_system[0] && strcmp(msgs[0].role, "system")) {
-                xlarun__puts(&o, "<|im_start|>system\n");
-                xlarun__puts(&o, t->default_system);
-                xlarun__puts(&o, "<|im_end|>\n");
-            }
-            xlarun__puts(&o, "<|im_start|>");
-            xlarun__puts(&o, msgs[i].role);
-            xlarun__puts(&o, "\n");
-            xlarun__puts(&o, msgs[i].content);
-            if (!t->open_reply || gen || i + 1 < n) xlarun__puts(&o, "<|im_end|>\n");
-        }
-        if (gen && !(t->open_reply && !strcmp(msgs[n - 1].role, "assistant"))) xlarun__puts(&o, "<|im_start|>assistant\n");
-        break;
-    case XLARUN_CHAT_MISTRAL:
-    case XLARUN_CHAT_MISTRAL_V3:
-    case XLARUN_CHAT_MIXTRAL: {
-        /* user and assistant alternate after an optional system message (v0.1/v0.2 take none:
-           theirs fails the alternation, as in the template), which opens the last user turn
-           (v3: and only when the conversation ends with one) or the first (Mixtral 8x7B). No
-           turn is opened for the assistant: the text ends with [/INST]. */
-        const char *sys = NULL, *name = t->format == XLARUN_CHAT_MISTRAL ? "mistral"
-                                        : t->format == XLARUN_CHAT_MIXTRAL ? "mixtral" : "mistral-v3";
-        int v1 = t->format == XLARUN_CHAT_MISTRAL, mixtral = t->format == XLARUN_CHAT_MIXTRAL;
-        if (!v1 && !strcmp(msgs[0].role, "system")) { sys = msgs[0].content; first = 1; }
-        xlarun__puts(&o, bos);
-        for (i = first; i < n; i++) {
-            int user = !strcmp(msgs[i].role, "user");
-            if (user != ((i - first) % 2 == 0))
-                return xlarun__fail(err, XLARUN_ERR_ARGUMENT,
-                                    "chat (%s): conversation roles must alternate user/assistant/user/...%s, message %lu is '%.32s'",
-                                    name, v1 ? " (this template takes no system message)" : " after an optional system message",
-                                    XLARUN__CAST(unsigned long, i), msgs[i].role);
-            if (user) {
-                xlarun__puts(&o, mixtral ? " [INST] " : "[INST] ");
-                if (sys && (mixtral ? i == first : i + 1 == n)) {
-                    xlarun__puts(&o, sys);
-                    xlarun__puts(&o, "\n\n");
-                }
-                xlarun__puts(&o, msgs[i].content);
-                xlarun__puts(&o, v1 || mixtral ? " [/INST]" : "[/INST]");
-            } else if (!strcmp(msgs[i].role, "assistant")) {
-                if (!v1) xlarun__puts(&o, " ");
-                xlarun__puts(&o, msgs[i].content);
-                xlarun__puts(&o, eos);
-                if (v1 && t->spaced) xlarun__puts(&o, " ");
-            } else
-                return xlarun__fail(err, XLARUN_ERR_ARGUMENT, "chat (%s): only user and assistant roles are supported, message %lu is '%.32s'",
-                                    name, XLARUN__CAST(unsigned long, i), msgs[i].role);
-        }
-        break;
-    }
-    case XLARUN_CHAT_QWEN3: {
-        /* ChatML as Qwen3's template renders it without tools: a reply's text after its last
-           </think>, and its reasoning (before the first </think>, after the last <think> there)
-           shown only for replies after the last user query (the last user turn that is not a
-           tool response) that are last or have reasoning; tool results as one user turn */
-        size_t last_query = n - 1, r;
-        for (r = n; r-- > 0;)
-            if (!strcmp(msgs[r].role, "user") && !xlarun__qwen_tool_response(msgs[r].content)) { last_query = r; break; }
-        if (!strcmp(msgs[0].role, "system")) {
-            xlarun__puts(&o, "<|im_start|>system\n");
-            xlarun__puts(&o, msgs[0].content);
-            xlarun__puts(&o, "<|im_end|>\n");
-        }
-        for (i = 0; i < n; i++) {
-            const char *role = msgs[i].role, *c = msgs[i].content;
-            if (!strcmp(role, "user") || (!strcmp(role, "system") && i)) {
-                xlarun__puts(&o, "<|im_start|>");
-                xlarun__puts(&o, role);
-                xlarun__puts(&o, "\n");
-                xlarun__puts(&o, c);
-                xlarun__puts(&o, "<|im_end|>\n");
-            } else if (!strcmp(role, "assistant")) {
-                const char *content = c, *rs = c, *re = c, *end1 = strstr(c, "</think>"), *q;
-                if (end1) {
-                    const char *last = end1;
-                    while ((q = strstr(last + 8, "</think>")) != NULL) last = q;
-                    for (content = last + 8; *content == '\n'; content++) {}
-                    for (re = end1; re > c && re[-1] == '\n'; re--) {}
-                    for (q = c; q + 7 <= re && (q = strstr(q, "<think>")) != NULL && q + 7 <= re; q++) rs = q + 7;
-                    while (rs < re && *rs == '\n') rs++;
-                }
-                xlarun__puts(&o, "<|im_start|>assistant\n");
-                if (i > last_query && (i + 1 == n || rs < re)) {
-                    xlarun__puts(&o, "<think>\n");
-                    xlarun__putn(&o, rs, XLARUN__CAST(size_t, re - rs));
-                    xlarun__puts(&o, "\n</think>\n\n");
-                    while (*content == '\n') content++;
-                }
-                xlarun__puts(&o, content);
-                xlarun__puts(&o, "<|im_end|>\n");
-            } else if (!strcmp(role, "tool")) {
-                if (i == 0 || strcmp(msgs[i - 1].role, "tool")) xlarun__puts(&o, "<|im_start|>user");
-                xlarun__puts(&o, "\n<tool_response>\n");
-                xlarun__puts(&o, c);
-                xlarun__puts(&o, "\n</tool_response>");
-                if (i + 1 == n || strcmp(msgs[i + 1].role, "tool")) xlarun__puts(&o, "<|im_end|>\n");
-            }
-        }
-        if (gen) xlarun__puts(&o, opt->no_thinking ? "<|im_start|>assistant\n<think>\n\n</think>\n\n" : "<|im_start|>assistant\n");
-        break;
-    }
-    case XLARUN_CHAT_GEMMA: {
-        /* user turns at even places after an optional system message, other roles at odd ones
-           (a later "system" is a turn of that name), "assistant" named "model"; the system message
-           opens the first user turn untrimmed, or is refused as the template refuses it */
-        const char *sys = NULL, *name = t->gemma_system == 1 ? "gemma" : "gemma3";
-        if (!strcmp(msgs[0].role, "system")) {
-            if (t->gemma_system == 1)
-                return xlarun__fail(err, XLARUN_ERR_ARGUMENT, "chat (gemma): System role not supported (the template raises "
-                                    "on a system message; the format named gemma3 puts it in the first user turn)");
-            if (t->gemma_system == 2)
-                return xlarun__fail(err, XLARUN_ERR_ARGUMENT, "chat (gemma3): this template reads a system message as content "
-                                    "parts (messages[0]['content'][0]['text']) and raises on text, as transformers does; the "
-                                    "format named gemma3 puts it in the first user turn");
-            sys = msgs[0].content;
-            first = 1;
-        }
-        xlarun__puts(&o, bos);
-        for (i = first; i < n; i++) {
-            const char *r = msgs[i].role;
-            if (!strcmp(r, "user") != ((i - first) % 2 == 0))
-                return xlarun__fail(err, XLARUN_ERR_ARGUMENT,
-                                    "chat (%s): conversation roles must alternate user/assistant/user/..., message %lu is '%.32s'",
-                                    name, XLARUN__CAST(unsigned long, i), r);
-            xlarun__puts(&o, "<start_of_turn>");
-            xlarun__puts(&o, strcmp(r, "assistant") ? r : "model");
-            xlarun__puts(&o, "\n");
-            if (sys && i == first) {
-                xlarun__puts(&o, sys);
-                xlarun__puts(&o, "\n\n");
-            }
-            xlarun__put_trim(&o, msgs[i].content);
-            xlarun__puts(&o, "<end_of_turn>\n");
-        }
-        if (gen) xlarun__puts(&o, "<start_of_turn>model\n");
-        break;
-    }
-    case XLARUN_CHAT_PHI3: { /* each message as it comes, no alternation required */
-        const char *nl = t->phi3 == 3 ? "" : "\n";
-        for (i = 0; i < n; i++) {
-            const char *r = msgs[i].role;
-            if (t->phi3 == 2) { /* medium: the assistant's header follows every user turn */
-                if (!strcmp(r, "user")) {
-                    xlarun__puts(&o, "<|user|>\n");
-                    xlarun__puts(&o, msgs[i].content);
-                    xlarun__puts(&o, "<|end|>\n<|assistant|>\n");
-                } else if (!strcmp(r, "assistant")) {
-                    xlarun__puts(&o, msgs[i].content);
-                    xlarun__puts(&o, "<|end|>\n");
-                }
-                continue;
-            }
-            if (t->phi3 != 3 && strcmp(r, "user") && strcmp(r, "assistant") && strcmp(r, "system")) continue;
-            if (t->phi3 == 1 && !strcmp(r, "system") && !msgs[i].content[0]) continue;
-            xlarun__puts(&o, "<|");
-            xlarun__puts(&o, r);
-            xlarun__puts(&o, "|>");
-            xlarun__puts(&o, nl);
-            xlarun__puts(&o, msgs[i].content);
-            xlarun__puts(&o, "<|end|>");
-            xlarun__puts(&o, nl);
-        }
-        if (t->phi3 != 2) {
-            if (gen) {
-                xlarun__puts(&o, "<|assistant|>");
-                xlarun__puts(&o, nl);
-            } else xlarun__puts(&o, eos);
-        }
-        break;
-    }
-    case XLARUN_CHAT_MISTRAL_SP: /* each message as it comes, no alternation required */
-        xlarun__puts(&o, bos);
-        for (i = 0; i < n; i++) {
-            const char *r = msgs[i].role;
-            if (!strcmp(r, "user") || !strcmp(r, "system")) {
-                int u = r[0] == 'u';
-                xlarun__puts(&o, u ? "[INST]" : "[SYSTEM_PROMPT]");
-                if (t->spaced) xlarun__puts(&o, " ");
-                xlarun__puts(&o, msgs[i].content);
-                xlarun__puts(&o, u ? "[/INST]" : "[/SYSTEM_PROMPT]");
-            } else if (!strcmp(r, "assistant")) {
-                if (t->spaced) xlarun__puts(&o, " ");
-                xlarun__puts(&o, msgs[i].content);
-                xlarun__puts(&o, eos);
-            } else
-                return xlarun__fail(err, XLARUN_ERR_ARGUMENT,
-                                    "chat (mistral-%s): only user, system and assistant roles are supported, message %lu is '%.32s'",
-                                    t->spaced ? "large" : "small", XLARUN__CAST(unsigned long, i), r);
-        }
-        break;
+static const char *xlarun__jdescribe(const xlarun__jtok *t, char *buf, size_t cap) {
+    switch (t->kind) {
+    case JK_EOF: return "the end of the template";
+    case JK_DATA: return "text";
+    case JK_VAR: return "'{{'";
+    case JK_VAR_END: return "'}}'";
+    case JK_BLOCK: return "'{%'";
+    case JK_BLOCK_END: return "'%}'";
     default:
-        return xlarun__fail(err, XLARUN_ERR_ARGUMENT, "xlarun_chat_apply: no chat format chosen (known: %s)",
-                            xlarun__chat_names);
+        snprintf(buf, cap, "'%.*s'", XLARUN__CAST(int, t->n > 40 ? 40 : t->n), t->p);
+        return buf;
     }
-    if (len) *len = o.n;
-    if (!out) { xlarun__ok(err); return XLARUN_OK; }
-    if (o.n >= cap)
-        return xlarun__fail(err, XLARUN_ERR_MEMORY, "chat: the formatted conversation needs %lu bytes, %lu given",
-                            XLARUN__CAST(unsigned long, o.n + 1), XLARUN__CAST(unsigned long, cap));
-    out[o.n] = 0;
+}
+
+static xlarun_status xlarun__jexpect_op(xlarun__jparse *P, int op) {
+    char b[64], m[96];
+    if (xlarun__jis_op(P, op)) { P->t++; return XLARUN_OK; }
+    snprintf(m, sizeof m, "expected '%s', found ", xlarun__jops[op]);
+    return xlarun__jperr(P, P->t, m, xlarun__jdescribe(P->t, b, sizeof b));
+}
+
+static xlarun_status xlarun__jexpect_name(xlarun__jparse *P, const xlarun__jtok **name) {
+    char b[64];
+    if (P->t->kind != JK_NAME) return xlarun__jperr(P, P->t, "expected a name, found ", xlarun__jdescribe(P->t, b, sizeof b));
+    *name = P->t++;
+    return XLARUN_OK;
+}
+
+/* a string literal as jinja2 reads it: Python's backslash escapes (unicode-escape) */
+static xlarun_status xlarun__jstring_lit(xlarun__jparse *P, const xlarun__jtok *t, const char **out, size_t *len) {
+    const char *s = t->p + 1;
+    size_t n = t->n - 2, i = 0, o = 0;
+    char *d = XLARUN__CAST(char *, xlarun__jalloc(P->mem, n + 1));
+    if (!d) return xlarun__fail(P->err, XLARUN_ERR_MEMORY, "chat template: out of memory");
+    while (i < n) {
+        unsigned cp;
+        char c = s[i];
+        if (c != '\\' || i + 1 >= n) { d[o++] = c; i++; continue; }
+        c = s[i + 1];
+        i += 2;
+        switch (c) {
+        case 'n': d[o++] = '\n'; break;
+        case 't': d[o++] = '\t'; break;
+        case 'r': d[o++] = '\r'; break;
+        case '\\': d[o++] = '\\'; break;
+        case '\'': d[o++] = '\''; break;
+        case '"': d[o++] = '"'; break;
+        case 'a': d[o++] = '\a'; break;
+        case 'b': d[o++] = '\b'; break;
+        case 'f': d[o++] = '\f'; break;
+        case 'v': d[o++] = '\v'; break;
+        case '\n': break; /* a line continuation */
+        case 'x': case 'u': case 'U': {
+            size_t k, w = c == 'x' ? 2 : c == 'u' ? 4 : 8;
+            cp = 0;
+            for (k = 0; k < w; k++) {
+                char h = i + k < n ? s[i + k] : 0;
+                int v = h >= '0' && h <= '9' ? h - '0' : h >= 'a' && h <= 'f' ? h - 'a' + 10 : h >= 'A' && h <= 'F' ? h - 'A' + 10 : -1;
+                if (v < 0) return xlarun__jperr(P, t, "bad escape in a string literal", NULL);
+                cp = cp * 16 + XLARUN__CAST(unsigned, v);
+            }
+            i += w;
+            if (cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
+                return xlarun__jperr(P, t, "a string literal escape that is not a Unicode scalar value", NULL);
+            o += xlarun__jenc(cp, d + o); /* at most 4 bytes from 4+ source bytes */
+            break;
+        }
+        default:
+            if (c >= '0' && c <= '7') { /* octal, up to three digits */
+                cp = XLARUN__CAST(unsigned, c - '0');
+                if (i < n && s[i] >= '0' && s[i] <= '7') { cp = cp * 8 + XLARUN__CAST(unsigned, s[i++] - '0');
+                    if (i < n && s[i] >= '0' && s[i] <= '7') cp = cp * 8 + XLARUN__CAST(unsigned, s[i++] - '0'); }
+                o += xlarun__jenc(cp, d + o);
+            } else if (c == 'N') return xlarun__jperr(P, t, "\\N{...} escapes are not supported", NULL);
+            else { d[o++] = '\\'; d[o++] = c; } /* unknown escapes stay as written */
+        }
+    }
+    d[o] = 0;
+    *out = d;
+    *len = o;
+    return XLARUN_OK;
+}
+
+static xlarun_status xlarun__jexpr(xlarun__jparse *P, xlarun__jnode **out);
+static xlarun_status xlarun__jor(xlarun__jparse *P, xlarun__jnode **out);
+static xlarun_status xlarun__junary(xlarun__jparse *P, int with_filter, xlarun__jnode **out);
+static xlarun_status xlarun__jpostfix(xlarun__jparse *P, xlarun__jnode **x);
+
+static xlarun_status xlarun__jdeeper(xlarun__jparse *P) {
+    if (++P->depth > XLARUN_JINJA_MAX_DEPTH)
+        return xlarun__jperr(P, P->t, "nested too deeply (the limit is " "96" " levels)", NULL);
+    return XLARUN_OK;
+}
+
+/* call arguments after '(' up to ')': positional ones, then name=value */
+static xlarun_status xlarun__jargs(xlarun__jparse *P, xlarun__jnode **first) {
+    xlarun__jnode **tail = first;
+    *first = NULL;
+    while (!xlarun__jis_op(P, JO_RPAREN)) {
+        xlarun__jnode *x;
+        if (*first) XLARUN__TRY(xlarun__jexpect_op(P, JO_COMMA));
+        if (xlarun__jis_op(P, JO_RPAREN)) break;
+        if (xlarun__jis_op(P, JO_MUL) || xlarun__jis_op(P, JO_POW)) { /* *seq, **mapping */
+            int op = P->t->op;
+            XLARUN__TRY(xlarun__jnew(P, JN_STAR, P->t, &x));
+            x->op = op;
+            P->t++;
+            XLARUN__TRY(xlarun__jexpr(P, &x->a));
+        } else if (P->t->kind == JK_NAME && P->t[1].kind == JK_OP && P->t[1].op == JO_ASSIGN) {
+            XLARUN__TRY(xlarun__jnew(P, JN_KWARG, P->t, &x));
+            x->s = P->t->p; x->n = P->t->n;
+            P->t += 2;
+            XLARUN__TRY(xlarun__jexpr(P, &x->a));
+        } else {
+            const xlarun__jnode *k;
+            for (k = *first; k; k = k->next)
+                if (k->kind == JN_KWARG || (k->kind == JN_STAR && k->op == JO_POW)) return xlarun__jperr(P, P->t, "a positional argument follows a keyword argument", NULL);
+            XLARUN__TRY(xlarun__jexpr(P, &x));
+        }
+        *tail = x;
+        tail = &x->next;
+    }
+    P->t++;
+    return XLARUN_OK;
+}
+
+/* a tuple of expressions with optional parentheses: 'a, b' (for targets and set), or one value */
+static xlarun_status xlarun__jtuple(xlarun__jparse *P, int simple, int allow_cond, xlarun__jnode **out) {
+    xlarun__jnode *first = NULL, **tail = &first, *x;
+    const xlarun__jtok *at = P->t;
+    int comma = 0;
+    while (1) {
+        if (first) {
+            if (!xlarun__jis_op(P, JO_COMMA)) break;
+            P->t++;
+            comma = 1;
+            if (P->t->kind == JK_BLOCK_END || P->t->kind == JK_VAR_END || xlarun__jis_op(P, JO_ASSIGN) ||
+                xlarun__jis_name(P, "in") || xlarun__jis_op(P, JO_RPAREN))
+                break;
+        }
+        if (simple) {
+            const xlarun__jtok *nm;
+            XLARUN__TRY(xlarun__jexpect_name(P, &nm));
+            XLARUN__TRY(xlarun__jnew(P, JN_NAME, nm, &x));
+            x->s = nm->p; x->n = nm->n;
+            if (xlarun__jis_op(P, JO_DOT)) { /* ns.attr as a set target */
+                xlarun__jnode *y;
+                const xlarun__jtok *an;
+                P->t++;
+                XLARUN__TRY(xlarun__jexpect_name(P, &an));
+                XLARUN__TRY(xlarun__jnew(P, JN_ATTR, an, &y));
+                y->a = x; y->s = an->p; y->n = an->n;
+                x = y;
+            }
+        } else if (allow_cond) XLARUN__TRY(xlarun__jexpr(P, &x));
+        else XLARUN__TRY(xlarun__jor(P, &x));
+        *tail = x;
+        tail = &x->next;
+    }
+    if (!comma) { *out = first; return XLARUN_OK; }
+    XLARUN__TRY(xlarun__jnew(P, JN_TUPLE, at, &x));
+    x->a = first;
+    *out = x;
+    return XLARUN_OK;
+}
+
+static xlarun_status xlarun__jprimary(xlarun__jparse *P, xlarun__jnode **out) {
+    const xlarun__jtok *t = P->t;
+    xlarun__jnode *x;
+    char b[64];
+    if (t->kind == JK_NAME) {
+        P->t++;
+        if (xlarun__jtok_is(t, "true") || xlarun__jtok_is(t, "True") || xlarun__jtok_is(t, "false") || xlarun__jtok_is(t, "False")) {
+            XLARUN__TRY(xlarun__jnew(P, JN_LIT, t, &x));
+            x->lit = xlarun__jbool(t->p[0] == 't' || t->p[0] == 'T');
+        } else if (xlarun__jtok_is(t, "none") || xlarun__jtok_is(t, "None")) {
+            XLARUN__TRY(xlarun__jnew(P, JN_LIT, t, &x));
+            x->lit = xlarun__jmk(XJ_NONE);
+        } else {
+            XLARUN__TRY(xlarun__jnew(P, JN_NAME, t, &x));
+            x->s = t->p; x->n = t->n;
+        }
+    } else if (t->kind == JK_STR) {
+        /* adjacent string literals are joined, as in Python */
+        const char *s;
+        size_t n;
+        XLARUN__TRY(xlarun__jnew(P, JN_LIT, t, &x));
+        XLARUN__TRY(xlarun__jstring_lit(P, t, &s, &n));
+        P->t++;
+        while (P->t->kind == JK_STR) {
+            const char *s2;
+            size_t n2;
+            char *j;
+            XLARUN__TRY(xlarun__jstring_lit(P, P->t, &s2, &n2));
+            if (!(j = XLARUN__CAST(char *, xlarun__jalloc(P->mem, n + n2 + 1))))
+                return xlarun__fail(P->err, XLARUN_ERR_MEMORY, "chat template: out of memory");
+            memcpy(j, s, n); memcpy(j + n, s2, n2); j[n + n2] = 0;
+            s = j; n += n2;
+            P->t++;
+        }
+        x->lit = xlarun__jstr(s, n);
+    } else if (t->kind == JK_INT || t->kind == JK_FLOAT) {
+        XLARUN__TRY(xlarun__jnew(P, JN_LIT, t, &x));
+        P->t++;
+        if (t->kind == JK_FLOAT) x->lit = xlarun__jfloat(xlarun__jstrtod(t->p, t->n));
+        else {
+            uint64_t v = 0;
+            size_t k;
+            for (k = 0; k < t->n; k++) {
+                if (t->p[k] == '_') continue;
+                if (v > (XLARUN__CAST(uint64_t, INT64_MAX) - XLARUN__CAST(uint64_t, t->p[k] - '0')) / 10)
+                    return xlarun__jperr(P, t, "an integer literal too large", NULL);
+                v = v * 10 + XLARUN__CAST(uint64_t, t->p[k] - '0');
+            }
+            x->lit = xlarun__jint(XLARUN__CAST(int64_t, v));
+        }
+    } else if (t->kind == JK_OP && t->op == JO_LPAREN) {
+        P->t++;
+        if (xlarun__jis_op(P, JO_RPAREN)) { /* () */
+            XLARUN__TRY(xlarun__jnew(P, JN_TUPLE, t, &x));
+            P->t++;
+        } else {
+            XLARUN__TRY(xlarun__jdeeper(P));
+            XLARUN__TRY(xlarun__jtuple(P, 0, 1, &x));
+            P->depth--;
+            XLARUN__TRY(xlarun__jexpect_op(P, JO_RPAREN));
+        }
+    } else if (t->kind == JK_OP && (t->op == JO_LBRACKET || t->op == JO_LBRACE)) {
+        int dict = t->op == JO_LBRACE;
+        xlarun__jnode **tail;
+        P->t++;
+        XLARUN__TRY(xlarun__jdeeper(P));
+        XLARUN__TRY(xlarun__jnew(P, dict ? JN_DICT : JN_LIST, t, &x));
+        tail = &x->a;
+        while (!xlarun__jis_op(P, dict ? JO_RBRACE : JO_RBRACKET)) {
+            xlarun__jnode *item;
+            if (x->a) {
+                XLARUN__TRY(xlarun__jexpect_op(P, JO_COMMA));
+                if (xlarun__jis_op(P, dict ? JO_RBRACE : JO_RBRACKET)) break;
+            }
+            if (dict) {
+                XLARUN__TRY(xlarun__jnew(P, JN_PAIR, P->t, &item));
+                XLARUN__TRY(xlarun__jexpr(P, &item->a));
+                XLARUN__TRY(xlarun__jexpect_op(P, JO_COLON));
+                XLARUN__TRY(xlarun__jexpr(P, &item->b));
+            } else XLARUN__TRY(xlarun__jexpr(P, &item));
+            *tail = item;
+            tail = &item->next;
+        }
+        P->t++;
+        P->depth--;
+    } else return xlarun__jperr(P, t, "expected an expression, found ", xlarun__jdescribe(t, b, sizeof b));
+    *out = x;
+    return xlarun__jpostfix(P, out);
+}
+
+/* .name, [index], [a:b:c], (args) */
+static xlarun_status xlarun__jpostfix(xlarun__jparse *P, xlarun__jnode **x) {
+    while (1) {
+        const xlarun__jtok *t = P->t;
+        xlarun__jnode *y;
+        if (xlarun__jis_op(P, JO_DOT)) {
+            P->t++;
+            if (P->t->kind == JK_INT) { /* x.0 is x[0] */
+                XLARUN__TRY(xlarun__jnew(P, JN_ITEM, t, &y));
+                XLARUN__TRY(xlarun__jprimary(P, &y->b));
+            } else {
+                const xlarun__jtok *nm;
+                XLARUN__TRY(xlarun__jexpect_name(P, &nm));
+                XLARUN__TRY(xlarun__jnew(P, JN_ATTR, nm, &y));
+                y->s = nm->p; y->n = nm->n;
+            }
+            y->a = *x;
+        } else if (xlarun__jis_op(P, JO_LBRACKET)) {
+            xlarun__jnode *parts[3] = {NULL, NULL, NULL};
+            int k = 0, slice = 0;
+            P->t++;
+            XLARUN__TRY(xlarun__jdeeper(P));
+            while (1) {
+                if (!xlarun__jis_op(P, JO_COLON) && !xlarun__jis_op(P, JO_RBRACKET)) XLARUN__TRY(xlarun__jexpr(P, &parts[k]));
+                if (xlarun__jis_op(P, JO_COLON) && k < 2) { P->t++; k++; slice = 1; continue; }
+                break;
+            }
+            P->depth--;
+            XLARUN__TRY(xlarun__jexpect_op(P, JO_RBRACKET));
+            if (slice) {
+                XLARUN__TRY(xlarun__jnew(P, JN_SLICE, t, &y));
+                y->b = parts[0]; y->c = parts[1]; y->d = parts[2];
+            } else {
+                if (!parts[0]) return xlarun__jperr(P, t, "expected an index", NULL);
+                XLARUN__TRY(xlarun__jnew(P, JN_ITEM, t, &y));
+                y->b = parts[0];
+            }
+            y->a = *x;
+        } else if (xlarun__jis_op(P, JO_LPAREN)) {
+            P->t++;
+            XLARUN__TRY(xlarun__jdeeper(P));
+            XLARUN__TRY(xlarun__jnew(P, JN_CALL, t, &y));
+            y->a = *x;
+            XLARUN__TRY(xlarun__jargs(P, &y->b));
+            P->depth--;
+        } else return XLARUN_OK;
+        *x = y;
+    }
+}
+
+/* | filter(args) and 'is [not] test' chains after a value */
+static xlarun_status xlarun__jfilters(xlarun__jparse *P, xlarun__jnode **x) {
+    while (1) {
+        const xlarun__jtok *t = P->t;
+        xlarun__jnode *y;
+        if (xlarun__jis_op(P, JO_PIPE)) {
+            const xlarun__jtok *nm;
+            P->t++;
+            XLARUN__TRY(xlarun__jexpect_name(P, &nm));
+            XLARUN__TRY(xlarun__jnew(P, JN_FILTER, nm, &y));
+            y->s = nm->p; y->n = nm->n;
+            while (xlarun__jis_op(P, JO_DOT)) { /* dotted filter names are not jinja2's builtins */
+                return xlarun__jperr(P, P->t, "dotted filter names are not supported", NULL);
+            }
+            if (xlarun__jis_op(P, JO_LPAREN)) { P->t++; XLARUN__TRY(xlarun__jargs(P, &y->b)); }
+            y->a = *x;
+        } else if (xlarun__jis_name(P, "is")) {
+            const xlarun__jtok *nm;
+            int neg = 0;
+            P->t++;
+            if (xlarun__jis_name(P, "not")) { P->t++; neg = 1; }
+            XLARUN__TRY(xlarun__jexpect_name(P, &nm));
+            XLARUN__TRY(xlarun__jnew(P, JN_TEST, nm, &y));
+            y->s = nm->p; y->n = nm->n; y->op = neg;
+            if (xlarun__jis_op(P, JO_LPAREN)) { P->t++; XLARUN__TRY(xlarun__jargs(P, &y->b)); }
+            else if ((P->t->kind == JK_NAME || P->t->kind == JK_STR || P->t->kind == JK_INT || P->t->kind == JK_FLOAT ||
+                      xlarun__jis_op(P, JO_LBRACKET) || xlarun__jis_op(P, JO_LBRACE) || xlarun__jis_op(P, JO_LPAREN)) &&
+                     !xlarun__jis_name(P, "else") && !xlarun__jis_name(P, "or") && !xlarun__jis_name(P, "and")) {
+                xlarun__jnode *arg;
+                if (xlarun__jis_name(P, "is")) return xlarun__jperr(P, P->t, "you cannot chain multiple tests with 'is'", NULL);
+                XLARUN__TRY(xlarun__jprimary(P, &arg));
+                y->b = arg;
+            }
+            y->a = *x;
+            (void)t;
+        } else return XLARUN_OK;
+        *x = y;
+    }
+}
+
+static xlarun_status xlarun__junary(xlarun__jparse *P, int with_filter, xlarun__jnode **out) {
+    const xlarun__jtok *t = P->t;
+    if (xlarun__jis_op(P, JO_SUB) || xlarun__jis_op(P, JO_ADD)) {
+        xlarun__jnode *x;
+        P->t++;
+        XLARUN__TRY(xlarun__jdeeper(P));
+        XLARUN__TRY(xlarun__jnew(P, t->op == JO_SUB ? JN_NEG : JN_POS, t, &x));
+        XLARUN__TRY(xlarun__junary(P, 0, &x->a));
+        P->depth--;
+        *out = x;
+    } else XLARUN__TRY(xlarun__jprimary(P, out));
+    if (with_filter) XLARUN__TRY(xlarun__jfilters(P, out));
+    return XLARUN_OK;
+}
+
+static xlarun_status xlarun__jbinary(xlarun__jparse *P, int level, xlarun__jnode **out) {
+    /* level 0: + -, 1: ~, 2: * / // %, 3: ** */
+    static const int ops[4][4] = {{JO_ADD, JO_SUB, 0, 0}, {JO_TILDE, 0, 0, 0}, {JO_MUL, JO_DIV, JO_FLOORDIV, JO_MOD}, {JO_POW, 0, 0, 0}};
+    xlarun__jnode *x;
+    if (level == 4) return xlarun__junary(P, 1, out);
+    XLARUN__TRY(xlarun__jbinary(P, level + 1, &x));
+    while (1) {
+        int k, op = 0;
+        xlarun__jnode *y;
+        const xlarun__jtok *t = P->t;
+        for (k = 0; k < 4 && ops[level][k]; k++)
+            if (xlarun__jis_op(P, ops[level][k])) op = ops[level][k];
+        if (!op) break;
+        P->t++;
+        XLARUN__TRY(xlarun__jnew(P, op == JO_TILDE ? JN_CONCAT : JN_BIN, t, &y));
+        y->op = op;
+        y->a = x;
+        XLARUN__TRY(xlarun__jdeeper(P));
+        XLARUN__TRY(xlarun__jbinary(P, level + 1, &y->b));
+        P->depth--;
+        x = y;
+    }
+    *out = x;
+    return XLARUN_OK;
+}
+
+static xlarun_status xlarun__jcompare(xlarun__jparse *P, xlarun__jnode **out) {
+    xlarun__jnode *x, *cmp = NULL, **tail = NULL;
+    XLARUN__TRY(xlarun__jbinary(P, 0, &x));
+    while (1) {
+        int op = 0;
+        const xlarun__jtok *t = P->t;
+        xlarun__jnode *pr;
+        if (P->t->kind == JK_OP && (P->t->op == JO_EQ || P->t->op == JO_NE || P->t->op == JO_GT || P->t->op == JO_GE ||
+                                    P->t->op == JO_LT || P->t->op == JO_LE)) { op = P->t->op; P->t++; }
+        else if (xlarun__jis_name(P, "in")) { op = JO_IN; P->t++; }
+        else if (xlarun__jis_name(P, "not") && xlarun__jtok_is(P->t + 1, "in")) { op = JO_NOTIN; P->t += 2; }
+        else break;
+        if (!cmp) {
+            XLARUN__TRY(xlarun__jnew(P, JN_CMP, t, &cmp));
+            cmp->a = x;
+            tail = &cmp->b;
+        }
+        XLARUN__TRY(xlarun__jnew(P, JN_PAIR, t, &pr));
+        pr->op = op;
+        XLARUN__TRY(xlarun__jbinary(P, 0, &pr->a));
+        *tail = pr;
+        tail = &pr->next;
+    }
+    *out = cmp ? cmp : x;
+    return XLARUN_OK;
+}
+
+static xlarun_status xlarun__jnot(xlarun__jparse *P, xlarun__jnode **out) {
+    if (xlarun__jis_name(P, "not")) {
+        xlarun__jnode *x;
+        XLARUN__TRY(xlarun__jnew(P, JN_NOT, P->t, &x));
+        P->t++;
+        XLARUN__TRY(xlarun__jdeeper(P));
+        XLARUN__TRY(xlarun__jnot(P, &x->a));
+        P->depth--;
+        *out = x;
+        return XLARUN_OK;
+    }
+    return xlarun__jcompare(P, out);
+}
+
+static xlarun_status xlarun__jand(xlarun__jparse *P, xlarun__jnode **out) {
+    xlarun__jnode *x;
+    XLARUN__TRY(xlarun__jnot(P, &x));
+    while (xlarun__jis_name(P, "and")) {
+        xlarun__jnode *y;
+        XLARUN__TRY(xlarun__jnew(P, JN_AND, P->t, &y));
+        P->t++;
+        y->a = x;
+        XLARUN__TRY(xlarun__jnot(P, &y->b));
+        x = y;
+    }
+    *out = x;
+    return XLARUN_OK;
+}
+
+static xlarun_status xlarun__jor(xlarun__jparse *P, xlarun__jnode **out) {
+    xlarun__jnode *x;
+    XLARUN__TRY(xlarun__jand(P, &x));
+    while (xlarun__jis_name(P, "or")) {
+        xlarun__jnode *y;
+        XLARUN__TRY(xlarun__jnew(P, JN_OR, P->t, &y));
+        P->t++;
+        y->a = x;
+        XLARUN__TRY(xlarun__jand(P, &y->b));
+        x = y;
+    }
+    *out = x;
+    return XLARUN_OK;
+}
+
+/* a or b if c else d */
+static xlarun_status xlarun__jexpr(xlarun__jparse *P, xlarun__jnode **out) {
+    xlarun__jnode *x;
+    XLARUN__TRY(xlarun__jdeeper(P));
+    XLARUN__TRY(xlarun__jor(P, &x));
+    while (xlarun__jis_name(P, "if")) {
+        xlarun__jnode *y;
+        XLARUN__TRY(xlarun__jnew(P, JN_COND, P->t, &y));
+        P->t++;
+        y->b = x;
+        XLARUN__TRY(xlarun__jor(P, &y->a));
+        if (xlarun__jis_name(P, "else")) { P->t++; XLARUN__TRY(xlarun__jexpr(P, &y->c)); }
+        x = y;
+    }
+    P->depth--;
+    *out = x;
+    return XLARUN_OK;
+}
+
+/* ---- statements ---- */
+static xlarun_status xlarun__jbody(xlarun__jparse *P, const char *const *ends, xlarun__jnode **first);
+
+static xlarun_status xlarun__jblock_end(xlarun__jparse *P) {
+    char b[64];
+    if (P->t->kind == JK_BLOCK_END) { P->t++; return XLARUN_OK; }
+    return xlarun__jperr(P, P->t, "expected the end of the statement block, found ", xlarun__jdescribe(P->t, b, sizeof b));
+}
+
+/* after a body: the '{% end... %}' (or else/elif: the caller looks) */
+static xlarun_status xlarun__jend(xlarun__jparse *P, const char *word) {
+    if (P->t->kind == JK_BLOCK && xlarun__jtok_is(P->t + 1, word)) {
+        P->t += 2;
+        return xlarun__jblock_end(P);
+    }
+    return xlarun__jperr(P, P->t, "expected ", word);
+}
+
+/* filters for a filter block or a block set: a chain over an empty slot */
+static xlarun_status xlarun__jfilter_chain(xlarun__jparse *P, xlarun__jnode **out) {
+    xlarun__jnode *x = NULL;
+    while (1) {
+        const xlarun__jtok *nm;
+        xlarun__jnode *y;
+        XLARUN__TRY(xlarun__jexpect_name(P, &nm));
+        XLARUN__TRY(xlarun__jnew(P, JN_FILTER, nm, &y));
+        y->s = nm->p; y->n = nm->n;
+        y->a = x;
+        if (xlarun__jis_op(P, JO_LPAREN)) { P->t++; XLARUN__TRY(xlarun__jargs(P, &y->b)); }
+        x = y;
+        if (!xlarun__jis_op(P, JO_PIPE)) break;
+        P->t++;
+    }
+    *out = x;
+    return XLARUN_OK;
+}
+
+/* macro and call-block parameters: (a, b=default, ...) */
+static xlarun_status xlarun__jparams(xlarun__jparse *P, xlarun__jnode **first) {
+    xlarun__jnode **tail = first;
+    *first = NULL;
+    XLARUN__TRY(xlarun__jexpect_op(P, JO_LPAREN));
+    while (!xlarun__jis_op(P, JO_RPAREN)) {
+        const xlarun__jtok *nm;
+        xlarun__jnode *x;
+        if (*first) XLARUN__TRY(xlarun__jexpect_op(P, JO_COMMA));
+        XLARUN__TRY(xlarun__jexpect_name(P, &nm));
+        XLARUN__TRY(xlarun__jnew(P, JN_PARAM, nm, &x));
+        x->s = nm->p; x->n = nm->n;
+        if (xlarun__jis_op(P, JO_ASSIGN)) { P->t++; XLARUN__TRY(xlarun__jexpr(P, &x->a)); }
+        *tail = x;
+        tail = &x->next;
+    }
+    P->t++;
+    return XLARUN_OK;
+}
+
+static xlarun_status xlarun__jstatement(xlarun__jparse *P, xlarun__jnode **out) {
+    const xlarun__jtok *kw = P->t;
+    xlarun__jnode *x;
+    char b[64];
+    if (kw->kind != JK_NAME) return xlarun__jperr(P, kw, "expected a statement name, found ", xlarun__jdescribe(kw, b, sizeof b));
+    P->t++;
+    XLARUN__TRY(xlarun__jdeeper(P));
+    if (xlarun__jtok_is(kw, "if")) {
+        static const char *const ends[] = {"elif", "else", "endif", NULL};
+        xlarun__jnode *cur;
+        XLARUN__TRY(xlarun__jnew(P, JN_IF, kw, &x));
+        XLARUN__TRY(xlarun__jtuple(P, 0, 1, &x->a));
+        XLARUN__TRY(xlarun__jblock_end(P));
+        XLARUN__TRY(xlarun__jbody(P, ends, &x->c));
+        cur = x;
+        while (1) {
+            const xlarun__jtok *w = P->t + 1;
+            P->t += 2;
+            if (xlarun__jtok_is(w, "elif")) {
+                xlarun__jnode *y;
+                XLARUN__TRY(xlarun__jnew(P, JN_IF, w, &y));
+                XLARUN__TRY(xlarun__jtuple(P, 0, 1, &y->a));
+                XLARUN__TRY(xlarun__jblock_end(P));
+                XLARUN__TRY(xlarun__jbody(P, ends, &y->c));
+                cur->e = y;
+                cur = y;
+            } else if (xlarun__jtok_is(w, "else")) {
+                static const char *const end_only[] = {"endif", NULL};
+                XLARUN__TRY(xlarun__jblock_end(P));
+                XLARUN__TRY(xlarun__jbody(P, end_only, &cur->d));
+                XLARUN__TRY(xlarun__jend(P, "endif"));
+                break;
+            } else { XLARUN__TRY(xlarun__jblock_end(P)); break; }
+        }
+    } else if (xlarun__jtok_is(kw, "for")) {
+        static const char *const ends[] = {"else", "endfor", NULL};
+        static const char *const end_only[] = {"endfor", NULL};
+        XLARUN__TRY(xlarun__jnew(P, JN_FOR, kw, &x));
+        XLARUN__TRY(xlarun__jtuple(P, 1, 0, &x->a));
+        if (!xlarun__jis_name(P, "in")) return xlarun__jperr(P, P->t, "expected 'in' in a for loop", NULL);
+        P->t++;
+        XLARUN__TRY(xlarun__jtuple(P, 0, 0, &x->b));
+        if (xlarun__jis_name(P, "if")) { P->t++; XLARUN__TRY(xlarun__jexpr(P, &x->e)); }
+        if (xlarun__jis_name(P, "recursive")) return xlarun__jperr(P, P->t, "recursive for loops are not supported", NULL);
+        XLARUN__TRY(xlarun__jblock_end(P));
+        XLARUN__TRY(xlarun__jbody(P, ends, &x->c));
+        if (xlarun__jtok_is(P->t + 1, "else")) {
+            P->t += 2;
+            XLARUN__TRY(xlarun__jblock_end(P));
+            XLARUN__TRY(xlarun__jbody(P, end_only, &x->d));
+        }
+        XLARUN__TRY(xlarun__jend(P, "endfor"));
+    } else if (xlarun__jtok_is(kw, "set")) {
+        xlarun__jnode *target;
+        XLARUN__TRY(xlarun__jtuple(P, 1, 0, &target));
+        if (xlarun__jis_op(P, JO_ASSIGN)) {
+            XLARUN__TRY(xlarun__jnew(P, JN_SET, kw, &x));
+            x->a = target;
+            P->t++;
+            XLARUN__TRY(xlarun__jtuple(P, 0, 1, &x->b));
+            XLARUN__TRY(xlarun__jblock_end(P));
+        } else {
+            static const char *const ends[] = {"endset", NULL};
+            XLARUN__TRY(xlarun__jnew(P, JN_SETBLOCK, kw, &x));
+            x->a = target;
+            if (xlarun__jis_op(P, JO_PIPE)) { P->t++; XLARUN__TRY(xlarun__jfilter_chain(P, &x->d)); }
+            XLARUN__TRY(xlarun__jblock_end(P));
+            XLARUN__TRY(xlarun__jbody(P, ends, &x->c));
+            XLARUN__TRY(xlarun__jend(P, "endset"));
+        }
+    } else if (xlarun__jtok_is(kw, "macro")) {
+        static const char *const ends[] = {"endmacro", NULL};
+        const xlarun__jtok *nm;
+        XLARUN__TRY(xlarun__jnew(P, JN_MACRO, kw, &x));
+        XLARUN__TRY(xlarun__jexpect_name(P, &nm));
+        x->s = nm->p; x->n = nm->n;
+        XLARUN__TRY(xlarun__jparams(P, &x->a));
+        XLARUN__TRY(xlarun__jblock_end(P));
+        XLARUN__TRY(xlarun__jbody(P, ends, &x->c));
+        XLARUN__TRY(xlarun__jend(P, "endmacro"));
+    } else if (xlarun__jtok_is(kw, "call")) {
+        static const char *const ends[] = {"endcall", NULL};
+        XLARUN__TRY(xlarun__jnew(P, JN_CALLBLOCK, kw, &x));
+        if (xlarun__jis_op(P, JO_LPAREN)) XLARUN__TRY(xlarun__jparams(P, &x->b));
+        XLARUN__TRY(xlarun__jexpr(P, &x->a));
+        if (x->a->kind != JN_CALL) return xlarun__jperr(P, kw, "expected a call after 'call'", NULL);
+        XLARUN__TRY(xlarun__jblock_end(P));
+        XLARUN__TRY(xlarun__jbody(P, ends, &x->c));
+        XLARUN__TRY(xlarun__jend(P, "endcall"));
+    } else if (xlarun__jtok_is(kw, "filter")) {
+        static const char *const ends[] = {"endfilter", NULL};
+        XLARUN__TRY(xlarun__jnew(P, JN_FILTERBLOCK, kw, &x));
+        XLARUN__TRY(xlarun__jfilter_chain(P, &x->d));
+        XLARUN__TRY(xlarun__jblock_end(P));
+        XLARUN__TRY(xlarun__jbody(P, ends, &x->c));
+        XLARUN__TRY(xlarun__jend(P, "endfilter"));
+    } else if (xlarun__jtok_is(kw, "generation")) { /* transformers' AssistantTracker: the body as it is */
+        static const char *const ends[] = {"endgeneration", NULL};
+        XLARUN__TRY(xlarun__jnew(P, JN_BODY, kw, &x));
+        XLARUN__TRY(xlarun__jblock_end(P));
+        XLARUN__TRY(xlarun__jbody(P, ends, &x->c));
+        XLARUN__TRY(xlarun__jend(P, "endgeneration"));
+    } else if (xlarun__jtok_is(kw, "with")) {
+        static const char *const ends[] = {"endwith", NULL};
+        xlarun__jnode **tail;
+        XLARUN__TRY(xlarun__jnew(P, JN_WITH, kw, &x));
+        tail = &x->a;
+        while (P->t->kind != JK_BLOCK_END) {
+            xlarun__jnode *pr;
+            if (x->a) XLARUN__TRY(xlarun__jexpect_op(P, JO_COMMA));
+            XLARUN__TRY(xlarun__jnew(P, JN_PAIR, P->t, &pr));
+            XLARUN__TRY(xlarun__jtuple(P, 1, 0, &pr->a));
+            XLARUN__TRY(xlarun__jexpect_op(P, JO_ASSIGN));
+            XLARUN__TRY(xlarun__jexpr(P, &pr->b));
+            *tail = pr;
+            tail = &pr->next;
+        }
+        XLARUN__TRY(xlarun__jblock_end(P));
+        XLARUN__TRY(xlarun__jbody(P, ends, &x->c));
+        XLARUN__TRY(xlarun__jend(P, "endwith"));
+    } else if (xlarun__jtok_is(kw, "break") || xlarun__jtok_is(kw, "continue")) {
+        XLARUN__TRY(xlarun__jnew(P, kw->p[0] == 'b' ? JN_BREAK : JN_CONTINUE, kw, &x));
+        XLARUN__TRY(xlarun__jblock_end(P));
+    } else if (xlarun__jtok_is(kw, "include") || xlarun__jtok_is(kw, "import") || xlarun__jtok_is(kw, "from") ||
+               xlarun__jtok_is(kw, "extends") || xlarun__jtok_is(kw, "block")) {
+        return xlarun__jperr(P, kw, "templates that load other templates are not supported: ", xlarun__jdescribe(kw, b, sizeof b));
+    } else {
+        return xlarun__jperr(P, kw, "encountered unknown tag ", xlarun__jdescribe(kw, b, sizeof b));
+    }
+    P->depth--;
+    *out = x;
+    return XLARUN_OK;
+}
+
+/* statements and text up to a block whose first name is in ends (not consumed), or the end */
+static xlarun_status xlarun__jbody(xlarun__jparse *P, const char *const *ends, xlarun__jnode **first) {
+    xlarun__jnode **tail = first, *x;
+    *first = NULL;
+    while (1) {
+        const xlarun__jtok *t = P->t;
+        if (t->kind == JK_EOF) {
+            if (ends) return xlarun__jperr(P, t, "unexpected end of template, expected ", ends[0]);
+            return XLARUN_OK;
+        }
+        if (t->kind == JK_DATA) {
+            XLARUN__TRY(xlarun__jnew(P, JN_DATA, t, &x));
+            x->s = t->p; x->n = t->n;
+            P->t++;
+        } else if (t->kind == JK_VAR) {
+            XLARUN__TRY(xlarun__jnew(P, JN_OUT, t, &x));
+            P->t++;
+            XLARUN__TRY(xlarun__jtuple(P, 0, 1, &x->a));
+            if (P->t->kind != JK_VAR_END) {
+                char b[64];
+                return xlarun__jperr(P, P->t, "expected the end of the print statement, found ", xlarun__jdescribe(P->t, b, sizeof b));
+            }
+            P->t++;
+        } else if (t->kind == JK_BLOCK) {
+            size_t k;
+            if (ends && t[1].kind == JK_NAME)
+                for (k = 0; ends[k]; k++)
+                    if (xlarun__jtok_is(t + 1, ends[k])) return XLARUN_OK;
+            if (t[1].kind == JK_NAME && t[1].n >= 3 && (!memcmp(t[1].p, "end", 3) || xlarun__jtok_is(t + 1, "else") ||
+                                                         xlarun__jtok_is(t + 1, "elif"))) {
+                char b[64];
+                return xlarun__jperr(P, t + 1, "unexpected ", xlarun__jdescribe(t + 1, b, sizeof b));
+            }
+            P->t++;
+            XLARUN__TRY(xlarun__jstatement(P, &x));
+        } else {
+            char b[64];
+            return xlarun__jperr(P, t, "unexpected ", xlarun__jdescribe(t, b, sizeof b));
+        }
+        *tail = x;
+        tail = &x->next;
+    }
+}
+
+/* ---- rendering: state, scopes, errors ---------------------------------------------------------- */
+typedef struct xlarun__jframe {
+    struct xlarun__jframe *parent;
+    xlarun__jmap vars;
+} xlarun__jframe;
+
+typedef struct xlarun__jclosure {
+    const xlarun__jnode *node;  /* JN_MACRO, or the JN_CALLBLOCK whose body 'caller()' renders */
+    xlarun__jframe *frame;      /* where it was defined */
+    struct xlarun__jclosure *caller; /* the call block's body, for a macro called by one */
+} xlarun__jclosure;
+
+typedef struct xlarun__jrun {
+    xlarun__jmem *mem;
+    xlarun_error *err;
+    uint64_t steps, max_steps;
+    size_t calls;
+    int64_t now;
+    xlarun__jbuf *out;
+    int jump;                   /* 1: break, 2: continue pending */
+    xlarun__jframe *root;
+    xlarun__jframe *frame;      /* the scope names are looked up in */
+    size_t max_output;
+} xlarun__jrun;
+
+static xlarun_status xlarun__jfail(xlarun__jrun *R, const xlarun__jnode *at, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+static xlarun_status xlarun__jfail(xlarun__jrun *R, const xlarun__jnode *at, const char *fmt, ...) {
+    char msg[900];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    if (at)
+        return xlarun__fail(R->err, XLARUN_ERR_ARGUMENT, "chat template line %u column %u: %s", XLARUN__CAST(unsigned, at->line),
+                            XLARUN__CAST(unsigned, at->col), msg);
+    return xlarun__fail(R->err, XLARUN_ERR_ARGUMENT, "chat template: %s", msg);
+}
+
+static xlarun_status xlarun__joom(xlarun__jrun *R) {
+    return xlarun__fail(R->err, XLARUN_ERR_MEMORY, "chat template: the rendering needs more than the %lu bytes of work memory given",
+                        XLARUN__CAST(unsigned long, R->mem->cap));
+}
+
+static xlarun_status xlarun__jstep(xlarun__jrun *R, const xlarun__jnode *at) {
+    if (++R->steps > R->max_steps)
+        return xlarun__jfail(R, at, "the rendering took more than %lu steps (a loop that does not end?)",
+                             XLARUN__CAST(unsigned long, R->max_steps));
+    return XLARUN_OK;
+}
+
+static const char *xlarun__jtype_name(const xlarun__jv *v) {
+    switch (v->t) {
+    case XJ_UNDEF: return "Undefined";
+    case XJ_NONE: return "NoneType";
+    case XJ_BOOL: return "bool";
+    case XJ_INT: return "int";
+    case XJ_FLOAT: return "float";
+    case XJ_STR: return "str";
+    case XJ_LIST: return v->aux & XJ_GEN ? "generator" : v->aux & XJ_VIEW ? "dict_items" : "list";
+    case XJ_TUPLE: return "tuple";
+    case XJ_DICT: return "dict";
+    case XJ_NS: return "Namespace";
+    case XJ_MACRO: return "Macro";
+    case XJ_LOOP: return "LoopContext";
+    default: return "function";
+    }
+}
+
+/* jinja2's UndefinedError text for using v */
+static xlarun_status xlarun__jundef_err(xlarun__jrun *R, const xlarun__jnode *at, const xlarun__jv *v) {
+    if (v->aux == 2) return xlarun__jfail(R, at, "access to attribute '%.*s' is unsafe", XLARUN__CAST(int, v->u.s.n), v->u.s.p);
+    if (v->aux == 1) return xlarun__jfail(R, at, "%.*s", XLARUN__CAST(int, v->u.s.n), v->u.s.p);
+    return xlarun__jfail(R, at, "'%.*s' is undefined", XLARUN__CAST(int, v->u.s.n), v->u.s.p);
+}
+
+static void *xlarun__jnewmem(xlarun__jrun *R, size_t n) { return xlarun__jalloc(R->mem, n); }
+
+static xlarun_status xlarun__jseq_new(xlarun__jrun *R, size_t n, int t, xlarun__jv *out) {
+    xlarun__jseq *l = XLARUN__CAST(xlarun__jseq *, xlarun__jnewmem(R, sizeof *l));
+    if (!l || (n && !(l->v = XLARUN__CAST(xlarun__jv *, xlarun__jnewmem(R, n * sizeof(xlarun__jv)))))) return xlarun__joom(R);
+    if (!n) l->v = NULL;
+    l->n = n;
+    *out = xlarun__jmk(t);
+    out->u.l = l;
+    return XLARUN_OK;
+}
+
+static xlarun_status xlarun__jmap_new(xlarun__jrun *R, size_t cap, int t, xlarun__jv *out) {
+    xlarun__jmap *d = XLARUN__CAST(xlarun__jmap *, xlarun__jnewmem(R, sizeof *d));
+    if (!d) return xlarun__joom(R);
+    memset(d, 0, sizeof *d);
+    if (cap) {
+        d->k = XLARUN__CAST(xlarun__jv *, xlarun__jnewmem(R, cap * sizeof(xlarun__jv)));
+        d->v = XLARUN__CAST(xlarun__jv *, xlarun__jnewmem(R, cap * sizeof(xlarun__jv)));
+        if (!d->k || !d->v) return xlarun__joom(R);
+        d->cap = cap;
+    }
+    *out = xlarun__jmk(t);
+    out->u.d = d;
+    return XLARUN_OK;
+}
+
+static int xlarun__jeq(const xlarun__jv *a, const xlarun__jv *b);
+
+static xlarun__jv *xlarun__jmap_find(const xlarun__jmap *d, const xlarun__jv *k) {
+    size_t i;
+    for (i = 0; i < d->n; i++)
+        if (xlarun__jeq(&d->k[i], k)) return &d->v[i];
+    return NULL;
+}
+static xlarun__jv *xlarun__jmap_finds(const xlarun__jmap *d, const char *s, size_t n) {
+    size_t i;
+    for (i = 0; i < d->n; i++)
+        if (d->k[i].t == XJ_STR && d->k[i].u.s.n == n && !memcmp(d->k[i].u.s.p, s, n)) return &d->v[i];
+    return NULL;
+}
+
+static xlarun_status xlarun__jmap_set(xlarun__jrun *R, xlarun__jmap *d, const xlarun__jv *k, const xlarun__jv *v) {
+    xlarun__jv *slot = xlarun__jmap_find(d, k);
+    if (slot) { *slot = *v; return XLARUN_OK; }
+    if (d->n == d->cap) {
+        size_t nc = d->cap ? d->cap * 2 : 8;
+        xlarun__jv *nk = XLARUN__CAST(xlarun__jv *, xlarun__jnewmem(R, nc * sizeof(xlarun__jv)));
+        xlarun__jv *nv = XLARUN__CAST(xlarun__jv *, xlarun__jnewmem(R, nc * sizeof(xlarun__jv)));
+        if (!nk || !nv) return xlarun__joom(R);
+        if (d->n) { memcpy(nk, d->k, d->n * sizeof *nk); memcpy(nv, d->v, d->n * sizeof *nv); }
+        d->k = nk; d->v = nv; d->cap = nc;
+    }
+    d->k[d->n] = *k;
+    d->v[d->n] = *v;
+    d->n++;
+    return XLARUN_OK;
+}
+
+static xlarun_status xlarun__jframe_new(xlarun__jrun *R, xlarun__jframe *parent, xlarun__jframe **out) {
+    xlarun__jframe *f = XLARUN__CAST(xlarun__jframe *, xlarun__jnewmem(R, sizeof *f));
+    if (!f) return xlarun__joom(R);
+    memset(f, 0, sizeof *f);
+    f->parent = parent;
+    *out = f;
+    return XLARUN_OK;
+}
+
+static xlarun_status xlarun__jframe_set(xlarun__jrun *R, xlarun__jframe *f, const char *name, size_t n, const xlarun__jv *v) {
+    xlarun__jv k = xlarun__jstr(name, n), *slot = xlarun__jmap_finds(&f->vars, name, n);
+    if (slot) { *slot = *v; return XLARUN_OK; }
+    return xlarun__jmap_set(R, &f->vars, &k, v);
+}
+
+static const xlarun__jv *xlarun__jlookup(const xlarun__jframe *f, const char *name, size_t n) {
+    for (; f; f = f->parent) {
+        const xlarun__jv *v = xlarun__jmap_finds(&f->vars, name, n);
+        if (v) return v;
+    }
+    return NULL;
+}
+
+/* a new string in the work memory */
+static xlarun_status xlarun__jstr_new(xlarun__jrun *R, const char *s, size_t n, xlarun__jv *out) {
+    char *p = XLARUN__CAST(char *, xlarun__jnewmem(R, n + 1));
+    if (!p) return xlarun__joom(R);
+    if (n) memcpy(p, s, n);
+    p[n] = 0;
+    *out = xlarun__jstr(p, n);
+    return XLARUN_OK;
+}
+
+static xlarun_status xlarun__jbuf_value(xlarun__jrun *R, xlarun__jbuf *b, xlarun__jv *out) {
+    if (b->over) return b->limit && R->mem->failed == 0 ? xlarun__jfail(R, NULL, "the output is larger than %lu bytes",
+                                                                          XLARUN__CAST(unsigned long, b->limit)) : xlarun__joom(R);
+    *out = xlarun__jstr(b->p ? b->p : "", b->n);
+    return XLARUN_OK;
+}
+
+/* ---- Python's str(), repr() and json.dumps() of a value ------------------------------------------ */
+static int xlarun__jtruth(const xlarun__jv *v) {
+    switch (v->t) {
+    case XJ_UNDEF: case XJ_NONE: return 0;
+    case XJ_BOOL: case XJ_INT: return v->u.i != 0;
+    case XJ_FLOAT: return v->u.f != 0.0;
+    case XJ_STR: return v->u.s.n != 0;
+    case XJ_LIST: return (v->aux & XJ_GEN) || v->u.l->n != 0;
+    case XJ_TUPLE: return v->u.l->n != 0;
+    case XJ_DICT: return v->u.d->n != 0;
+    default: return 1;
+    }
+}
+
+static void xlarun__jwrite(xlarun__jbuf *b, const xlarun__jv *v, int repr);
+
+static void xlarun__jwrite_items(xlarun__jbuf *b, const xlarun__jv *v) {
+    size_t i;
+    if (v->t == XJ_DICT || v->t == XJ_NS) {
+        xlarun__jputc(b, '{');
+        for (i = 0; i < v->u.d->n; i++) {
+            if (i) xlarun__jputs(b, ", ");
+            xlarun__jwrite(b, &v->u.d->k[i], 1);
+            xlarun__jputs(b, ": ");
+            xlarun__jwrite(b, &v->u.d->v[i], 1);
+        }
+        xlarun__jputc(b, '}');
+        return;
+    }
+    xlarun__jputc(b, v->t == XJ_TUPLE ? '(' : '[');
+    for (i = 0; i < v->u.l->n; i++) {
+        if (i) xlarun__jputs(b, ", ");
+        xlarun__jwrite(b, &v->u.l->v[i], 1);
+    }
+    if (v->t == XJ_TUPLE && v->u.l->n == 1) xlarun__jputc(b, ',');
+    xlarun__jputc(b, v->t == XJ_TUPLE ? ')' : ']');
+}
+
+static void xlarun__jwrite(xlarun__jbuf *b, const xlarun__jv *v, int repr) {
+    switch (v->t) {
+    case XJ_UNDEF: break;
+    case XJ_NONE: xlarun__jputs(b, "None"); break;
+    case XJ_BOOL: xlarun__jputs(b, v->u.i ? "True" : "False"); break;
+    case XJ_INT: xlarun__jfmt_int(b, v->u.i); break;
+    case XJ_FLOAT: xlarun__jfmt_float(b, v->u.f, 0); break;
+    case XJ_STR:
+        if (repr) xlarun__jrepr_str(b, v->u.s.p, v->u.s.n);
+        else xlarun__jput(b, v->u.s.p, v->u.s.n);
+        break;
+    case XJ_LIST:
+        if (v->aux & XJ_GEN) { xlarun__jputs(b, "<generator object>"); break; }
+        if (v->aux & XJ_VIEW) { xlarun__jputs(b, "dict_items("); xlarun__jwrite_items(b, v); xlarun__jputc(b, ')'); break; }
+        xlarun__jwrite_items(b, v);
+        break;
+    case XJ_TUPLE: case XJ_DICT: xlarun__jwrite_items(b, v); break;
+    case XJ_NS: xlarun__jputs(b, "<Namespace "); xlarun__jwrite_items(b, v); xlarun__jputc(b, '>'); break;
+    case XJ_MACRO: xlarun__jputs(b, "<Macro>"); break;
+    default: xlarun__jputs(b, "<function>"); break;
+    }
+}
+
+typedef struct xlarun__jjson_opt {
+    int ascii, sort, indent;    /* indent < 0: none */
+    const char *item_sep, *key_sep;
+    size_t item_n, key_n;
+} xlarun__jjson_opt;
+
+static xlarun_status xlarun__jjson(xlarun__jrun *R, const xlarun__jnode *at, xlarun__jbuf *b, const xlarun__jv *v,
+                                   const xlarun__jjson_opt *o, int level);
+
+static void xlarun__jjson_nl(xlarun__jbuf *b, const xlarun__jjson_opt *o, int level) {
+    int k;
+    xlarun__jputc(b, '\n');
+    for (k = 0; k < o->indent * level; k++) xlarun__jputc(b, ' ');
+}
+
+static int xlarun__jcmp(const xlarun__jv *a, const xlarun__jv *b, int *ok);
+
+static xlarun_status xlarun__jjson(xlarun__jrun *R, const xlarun__jnode *at, xlarun__jbuf *b, const xlarun__jv *v,
+                                   const xlarun__jjson_opt *o, int level) {
+    size_t i, n;
+    if (level > 200) return xlarun__jfail(R, at, "tojson: the value is nested too deeply");
+    XLARUN__TRY(xlarun__jstep(R, at));
+    switch (v->t) {
+    case XJ_NONE: xlarun__jputs(b, "null"); return XLARUN_OK;
+    case XJ_BOOL: xlarun__jputs(b, v->u.i ? "true" : "false"); return XLARUN_OK;
+    case XJ_INT: xlarun__jfmt_int(b, v->u.i); return XLARUN_OK;
+    case XJ_FLOAT: xlarun__jfmt_float(b, v->u.f, 1); return XLARUN_OK;
+    case XJ_STR: xlarun__jjson_str(b, v->u.s.p, v->u.s.n, o->ascii); return XLARUN_OK;
+    case XJ_LIST: case XJ_TUPLE:
+        if (v->aux & (XJ_GEN | XJ_VIEW)) break;
+        n = v->u.l->n;
+        if (!n) { xlarun__jputs(b, "[]"); return XLARUN_OK; }
+        xlarun__jputc(b, '[');
+        for (i = 0; i < n; i++) {
+            if (i) xlarun__jput(b, o->item_sep, o->item_n);
+            if (o->indent >= 0) xlarun__jjson_nl(b, o, level + 1);
+            XLARUN__TRY(xlarun__jjson(R, at, b, &v->u.l->v[i], o, level + 1));
+        }
+        if (o->indent >= 0) xlarun__jjson_nl(b, o, level);
+        xlarun__jputc(b, ']');
+        return XLARUN_OK;
+    case XJ_DICT: {
+        size_t order[256], *ord = order;
+        const xlarun__jmap *d = v->u.d;
+        n = d->n;
+        if (!n) { xlarun__jputs(b, "{}"); return XLARUN_OK; }
+        if (n > 256) {
+            if (!(ord = XLARUN__CAST(size_t *, xlarun__jnewmem(R, n * sizeof(size_t))))) return xlarun__joom(R);
+        }
+        for (i = 0; i < n; i++) ord[i] = i;
+        if (o->sort) { /* insertion sort by key: stable, as Python's sorted */
+            for (i = 1; i < n; i++) {
+                size_t k = i, t = ord[i];
+                int ok = 1;
+                while (k > 0 && xlarun__jcmp(&d->k[ord[k - 1]], &d->k[t], &ok) > 0) { ord[k] = ord[k - 1]; k--; }
+                if (!ok) return xlarun__jfail(R, at, "tojson: keys of different types cannot be sorted");
+                ord[k] = t;
+            }
+        }
+        xlarun__jputc(b, '{');
+        for (i = 0; i < n; i++) {
+            const xlarun__jv *k = &d->k[ord[i]];
+            if (i) xlarun__jput(b, o->item_sep, o->item_n);
+            if (o->indent >= 0) xlarun__jjson_nl(b, o, level + 1);
+            if (k->t == XJ_STR) xlarun__jjson_str(b, k->u.s.p, k->u.s.n, o->ascii);
+            else if (k->t == XJ_INT || k->t == XJ_BOOL || k->t == XJ_NONE || k->t == XJ_FLOAT) {
+                xlarun__jputc(b, '"');
+                XLARUN__TRY(xlarun__jjson(R, at, b, k, o, level + 1));
+                xlarun__jputc(b, '"');
+            } else return xlarun__jfail(R, at, "keys must be str, int, float, bool or None, not %s", xlarun__jtype_name(k));
+            xlarun__jput(b, o->key_sep, o->key_n);
+            XLARUN__TRY(xlarun__jjson(R, at, b, &d->v[ord[i]], o, level + 1));
+        }
+        if (o->indent >= 0) xlarun__jjson_nl(b, o, level);
+        xlarun__jputc(b, '}');
+        return XLARUN_OK;
+    }
+    default: break;
+    }
+    return xlarun__jfail(R, at, "Object of type %s is not JSON serializable", xlarun__jtype_name(v));
+}
+
+/* ---- comparisons ---------------------------------------------------------------------------------- */
+static int xlarun__jeq(const xlarun__jv *a, const xlarun__jv *b) {
+    size_t i;
+    if (xlarun__jis_num(a) && xlarun__jis_num(b)) {
+        if (a->t != XJ_FLOAT && b->t != XJ_FLOAT) return a->u.i == b->u.i;
+        return xlarun__jnum(a) == xlarun__jnum(b);
+    }
+    if (a->t != b->t) return 0;
+    switch (a->t) {
+    case XJ_UNDEF: case XJ_NONE: return 1;
+    case XJ_STR: return a->u.s.n == b->u.s.n && !memcmp(a->u.s.p, b->u.s.p, a->u.s.n);
+    case XJ_LIST: case XJ_TUPLE:
+        if ((a->aux | b->aux) & XJ_GEN) return a->u.l == b->u.l;
+        if (a->u.l->n != b->u.l->n) return 0;
+        for (i = 0; i < a->u.l->n; i++)
+            if (!xlarun__jeq(&a->u.l->v[i], &b->u.l->v[i])) return 0;
+        return 1;
+    case XJ_DICT:
+        if (a->u.d->n != b->u.d->n) return 0;
+        for (i = 0; i < a->u.d->n; i++) {
+            const xlarun__jv *o = xlarun__jmap_find(b->u.d, &a->u.d->k[i]);
+            if (!o || !xlarun__jeq(&a->u.d->v[i], o)) return 0;
+        }
+        return 1;
+    case XJ_NS: return a->u.d == b->u.d;
+    case XJ_MACRO: return a->u.m == b->u.m;
+    default: return a->aux == b->aux && a->u.self == b->u.self;
+    }
+}
+
+/* Python's ordering: numbers, str (by code point: UTF-8 bytes order the same), lists and tuples
+   item by item; *ok = 0 where Python raises TypeError */
+static int xlarun__jcmp(const xlarun__jv *a, const xlarun__jv *b, int *ok) {
+    if (xlarun__jis_num(a) && xlarun__jis_num(b)) {
+        if (a->t != XJ_FLOAT && b->t != XJ_FLOAT) return a->u.i < b->u.i ? -1 : a->u.i > b->u.i;
+        return xlarun__jnum(a) < xlarun__jnum(b) ? -1 : xlarun__jnum(a) > xlarun__jnum(b);
+    }
+    if (a->t == XJ_STR && b->t == XJ_STR) {
+        size_t n = a->u.s.n < b->u.s.n ? a->u.s.n : b->u.s.n;
+        int c = n ? memcmp(a->u.s.p, b->u.s.p, n) : 0;
+        if (c) return c < 0 ? -1 : 1;
+        return a->u.s.n < b->u.s.n ? -1 : a->u.s.n > b->u.s.n;
+    }
+    if (a->t == b->t && (a->t == XJ_LIST || a->t == XJ_TUPLE) && !((a->aux | b->aux) & (XJ_GEN | XJ_VIEW))) {
+        size_t i;
+        for (i = 0; i < a->u.l->n && i < b->u.l->n; i++) {
+            int c;
+            if (xlarun__jeq(&a->u.l->v[i], &b->u.l->v[i])) continue;
+            c = xlarun__jcmp(&a->u.l->v[i], &b->u.l->v[i], ok);
+            return c;
+        }
+        return a->u.l->n < b->u.l->n ? -1 : a->u.l->n > b->u.l->n;
+    }
+    *ok = 0;
+    return 0;
+}
+
+/* ---- sequences, attributes, items -------------------------------------------------------------- */
+/* the items a for loop or a filter sees: list/tuple items, dict keys, a string's characters */
+static xlarun_status xlarun__jiter(xlarun__jrun *R, const xlarun__jnode *at, const xlarun__jv *v, xlarun__jseq *out) {
+    out->n = 0;
+    out->v = NULL;
+    switch (v->t) {
+    case XJ_UNDEF:
+        if (v->aux == 2) return xlarun__jundef_err(R, at, v);
+        return XLARUN_OK;
+    case XJ_LIST: case XJ_TUPLE: *out = *v->u.l; return XLARUN_OK;
+    case XJ_DICT:
+        out->n = v->u.d->n;
+        out->v = v->u.d->k;
+        return XLARUN_OK;
+    case XJ_STR: {
+        size_t i = 0, k = 0, n = xlarun__jlen(v->u.s.p, v->u.s.n);
+        if (n && !(out->v = XLARUN__CAST(xlarun__jv *, xlarun__jnewmem(R, n * sizeof(xlarun__jv))))) return xlarun__joom(R);
+        while (i < v->u.s.n) {
+            size_t st = i;
+            xlarun__jcp(v->u.s.p, v->u.s.n, &i);
+            out->v[k++] = xlarun__jstr(v->u.s.p + st, i - st);
+        }
+        out->n = k;
+        return XLARUN_OK;
+    }
+    default: return xlarun__jfail(R, at, "'%s' object is not iterable", xlarun__jtype_name(v));
+    }
+}
+
+static xlarun_status xlarun__jlen_of(xlarun__jrun *R, const xlarun__jnode *at, const xlarun__jv *v, int64_t *n) {
+    switch (v->t) {
+    case XJ_UNDEF: *n = 0; return v->aux == 2 ? xlarun__jundef_err(R, at, v) : XLARUN_OK;
+    case XJ_STR: *n = XLARUN__CAST(int64_t, xlarun__jlen(v->u.s.p, v->u.s.n)); return XLARUN_OK;
+    case XJ_LIST: case XJ_TUPLE:
+        if (v->aux & XJ_GEN) break;
+        *n = XLARUN__CAST(int64_t, v->u.l->n);
+        return XLARUN_OK;
+    case XJ_DICT: case XJ_NS: *n = XLARUN__CAST(int64_t, v->u.d->n); return XLARUN_OK;
+    default: break;
+    }
+    return xlarun__jfail(R, at, "object of type '%s' has no len()", xlarun__jtype_name(v));
+}
+
+/* the methods a value offers (jinja2's getattr finds them before dict keys) */
+enum {
+    JM_NONE = 0,
+    /* str */
+    JM_STRIP, JM_LSTRIP, JM_RSTRIP, JM_SPLIT, JM_RSPLIT, JM_STARTSWITH, JM_ENDSWITH, JM_REPLACE, JM_UPPER, JM_LOWER,
+    JM_TITLE, JM_CAPITALIZE, JM_FIND, JM_RFIND, JM_COUNT, JM_JOIN, JM_SPLITLINES, JM_ISDIGIT, JM_ISALPHA, JM_ISALNUM,
+    JM_ISSPACE, JM_ISUPPER, JM_ISLOWER, JM_REMOVEPREFIX, JM_REMOVESUFFIX, JM_FORMAT, JM_INDEX, JM_STR_LAST,
+    /* dict */
+    JM_ITEMS, JM_KEYS, JM_VALUES, JM_GET, JM_DICT_LAST,
+    /* list (index and count are shared with str) */
+    JM_LOOP_CYCLE, JM_CYCLER_NEXT, JM_CYCLER_RESET,
+    JM_UNSAFE
+};
+static const char *const xlarun__jmethod_names[] = {
+    "", "strip", "lstrip", "rstrip", "split", "rsplit", "startswith", "endswith", "replace", "upper", "lower", "title",
+    "capitalize", "find", "rfind", "count", "join", "splitlines", "isdigit", "isalpha", "isalnum", "isspace", "isupper",
+    "islower", "removeprefix", "removesuffix", "format", "index", "", "items", "keys", "values", "get", ""};
+static const char *const xlarun__junsafe_dict[] = {"update", "pop", "popitem", "setdefault", "clear", "copy", "fromkeys", NULL};
+static const char *const xlarun__junsafe_list[] = {"append", "extend", "insert", "pop", "remove", "reverse", "sort", "clear", "copy", NULL};
+
+static int xlarun__jname_in(const char *s, size_t n, const char *const *names) {
+    size_t k;
+    for (k = 0; names[k]; k++)
+        if (strlen(names[k]) == n && !memcmp(names[k], s, n)) return 1;
+    return 0;
+}
+
+static xlarun_status xlarun__jmethod(xlarun__jrun *R, const xlarun__jv *self, int id, xlarun__jv *out) {
+    xlarun__jv *p = XLARUN__CAST(xlarun__jv *, xlarun__jnewmem(R, sizeof *p));
+    if (!p) return xlarun__joom(R);
+    *p = *self;
+    *out = xlarun__jmk(XJ_METHOD);
+    out->aux = id;
+    out->u.self = p;
+    return XLARUN_OK;
+}
+
+/* obj.name: a method, a dict key, a loop attribute; else Undefined ('x' has no attribute 'name') */
+static xlarun_status xlarun__jgetattr(xlarun__jrun *R, const xlarun__jnode *at, const xlarun__jv *obj, const char *name, size_t n,
+                                      xlarun__jv *out) {
+    int k;
+    char msg[200];
+    if (obj->t == XJ_UNDEF) return xlarun__jundef_err(R, at, obj);
+    if (obj->t == XJ_STR || obj->t == XJ_DICT || obj->t == XJ_LIST || obj->t == XJ_TUPLE) {
+        int lo = obj->t == XJ_STR ? JM_STRIP : obj->t == XJ_DICT ? JM_ITEMS : JM_COUNT;
+        int hi = obj->t == XJ_STR ? JM_STR_LAST : obj->t == XJ_DICT ? JM_DICT_LAST : JM_JOIN;
+        for (k = lo; k < hi; k++)
+            if (strlen(xlarun__jmethod_names[k]) == n && !memcmp(xlarun__jmethod_names[k], name, n))
+                return xlarun__jmethod(R, obj, k, out);
+        if (obj->t != XJ_STR && obj->t != XJ_LIST && obj->t != XJ_TUPLE) {
+            /* nothing */
+        } else if ((obj->t == XJ_LIST || obj->t == XJ_TUPLE) && n == 5 && !memcmp(name, "index", 5))
+            return xlarun__jmethod(R, obj, JM_INDEX, out);
+        if ((obj->t == XJ_DICT && xlarun__jname_in(name, n, xlarun__junsafe_dict)) ||
+            (obj->t == XJ_LIST && xlarun__jname_in(name, n, xlarun__junsafe_list))) {
+            *out = xlarun__jundef(name, n, 2);
+            return XLARUN_OK;
+        }
+    }
+    if (obj->t == XJ_DICT || obj->t == XJ_NS) {
+        const xlarun__jv *v = xlarun__jmap_finds(obj->u.d, name, n);
+        if (v) { *out = *v; return XLARUN_OK; }
+    } else if (obj->t == XJ_LOOP) {
+        const xlarun__jloop *L = obj->u.loop;
+        int64_t i = XLARUN__CAST(int64_t, L->i), len = XLARUN__CAST(int64_t, L->n);
+#define XJ_IS(lit) (n == sizeof(lit) - 1 && !memcmp(name, lit, n))
+        if (XJ_IS("index")) { *out = xlarun__jint(i + 1); return XLARUN_OK; }
+        if (XJ_IS("index0")) { *out = xlarun__jint(i); return XLARUN_OK; }
+        if (XJ_IS("revindex")) { *out = xlarun__jint(len - i); return XLARUN_OK; }
+        if (XJ_IS("revindex0")) { *out = xlarun__jint(len - i - 1); return XLARUN_OK; }
+        if (XJ_IS("first")) { *out = xlarun__jbool(i == 0); return XLARUN_OK; }
+        if (XJ_IS("last")) { *out = xlarun__jbool(i == len - 1); return XLARUN_OK; }
+        if (XJ_IS("length")) { *out = xlarun__jint(len); return XLARUN_OK; }
+        if (XJ_IS("depth")) { *out = xlarun__jint(XLARUN__CAST(int64_t, L->depth)); return XLARUN_OK; }
+        if (XJ_IS("depth0")) { *out = xlarun__jint(XLARUN__CAST(int64_t, L->depth) - 1); return XLARUN_OK; }
+        if (XJ_IS("previtem")) {
+            *out = i > 0 ? L->items[i - 1] : xlarun__jundef("there is no previous item", 25, 1);
+            return XLARUN_OK;
+        }
+        if (XJ_IS("nextitem")) {
+            *out = i + 1 < len ? L->items[i + 1] : xlarun__jundef("there is no next item", 21, 1);
+            return XLARUN_OK;
+        }
+        if (XJ_IS("cycle")) return xlarun__jmethod(R, obj, JM_LOOP_CYCLE, out);
+    } else if (obj->t == XJ_CYCLER) {
+        if (XJ_IS("next")) return xlarun__jmethod(R, obj, JM_CYCLER_NEXT, out);
+        if (XJ_IS("reset")) return xlarun__jmethod(R, obj, JM_CYCLER_RESET, out);
+        if (XJ_IS("current")) { *out = obj->u.cyc->items.v[obj->u.cyc->i]; return XLARUN_OK; }
+#undef XJ_IS
+    }
+    if (obj->t == XJ_NONE) snprintf(msg, sizeof msg, "'None' has no attribute '%.*s'", XLARUN__CAST(int, n > 80 ? 80 : n), name);
+    else snprintf(msg, sizeof msg, "'%s object' has no attribute '%.*s'", obj->t == XJ_DICT ? "dict" : xlarun__jtype_name(obj),
+                  XLARUN__CAST(int, n > 80 ? 80 : n), name);
+    {
+        xlarun__jv m;
+        XLARUN__TRY(xlarun__jstr_new(R, msg, strlen(msg), &m));
+        *out = xlarun__jundef(m.u.s.p, m.u.s.n, 1);
+    }
+    return XLARUN_OK;
+}
+
+/* Python's index into n items: negative from the end; -1 if out of range */
+static int64_t xlarun__jindex(int64_t i, size_t n) {
+    if (i < 0) i += XLARUN__CAST(int64_t, n);
+    return i < 0 || i >= XLARUN__CAST(int64_t, n) ? -1 : i;
+}
+
+/* obj[key]: item first, then attribute (jinja2's getitem) */
+static xlarun_status xlarun__jgetitem(xlarun__jrun *R, const xlarun__jnode *at, const xlarun__jv *obj, const xlarun__jv *key,
+                                      xlarun__jv *out) {
+    if (obj->t == XJ_UNDEF) return xlarun__jundef_err(R, at, obj);
+    if ((obj->t == XJ_LIST || obj->t == XJ_TUPLE) && !(obj->aux & (XJ_GEN | XJ_VIEW)) && (key->t == XJ_INT || key->t == XJ_BOOL)) {
+        int64_t i = xlarun__jindex(key->u.i, obj->u.l->n);
+        if (i >= 0) { *out = obj->u.l->v[i]; return XLARUN_OK; }
+        *out = xlarun__jundef("list index out of range", 23, 1);
+        return XLARUN_OK;
+    }
+    if (obj->t == XJ_STR && (key->t == XJ_INT || key->t == XJ_BOOL)) {
+        int64_t i = xlarun__jindex(key->u.i, xlarun__jlen(obj->u.s.p, obj->u.s.n));
+        if (i >= 0) {
+            size_t o = xlarun__joff(obj->u.s.p, obj->u.s.n, XLARUN__CAST(size_t, i)), e = o;
+            xlarun__jcp(obj->u.s.p, obj->u.s.n, &e);
+            *out = xlarun__jstr(obj->u.s.p + o, e - o);
+            return XLARUN_OK;
+        }
+        *out = xlarun__jundef("string index out of range", 25, 1);
+        return XLARUN_OK;
+    }
+    if (obj->t == XJ_DICT || obj->t == XJ_NS) {
+        const xlarun__jv *v = xlarun__jmap_find(obj->u.d, key);
+        if (v) { *out = *v; return XLARUN_OK; }
+    }
+    if (key->t == XJ_STR) return xlarun__jgetattr(R, at, obj, key->u.s.p, key->u.s.n, out);
+    {
+        char msg[160];
+        xlarun__jv m;
+        snprintf(msg, sizeof msg, "'%s object' has no item of that key", obj->t == XJ_DICT ? "dict" : xlarun__jtype_name(obj));
+        XLARUN__TRY(xlarun__jstr_new(R, msg, strlen(msg), &m));
+        *out = xlarun__jundef(m.u.s.p, m.u.s.n, 1);
+    }
+    return XLARUN_OK;
+}
+
+/* Python's slice indices for n items */
+static void xlarun__jslice_idx(int64_t n, const xlarun__jv *a, const xlarun__jv *b, int64_t step, int64_t *start, int64_t *stop) {
+    int64_t lo = step < 0 ? -1 : 0, hi = step < 0 ? n - 1 : n;
+    if (a->t == XJ_NONE || a->t == XJ_UNDEF) *start = step < 0 ? hi : lo;
+    else {
+        *start = a->u.i;
+        if (*start < 0) { *start += n; if (*start < lo) *start = lo; }
+        else if (*start > hi) *start = hi;
+    }
+    if (b->t == XJ_NONE || b->t == XJ_UNDEF) *stop = step < 0 ? lo : hi;
+    else {
+        *stop = b->u.i;
+        if (*stop < 0) { *stop += n; if (*stop < lo) *stop = lo; }
+        else if (*stop > hi) *stop = hi;
+    }
+}
+
+static xlarun_status xlarun__jslice(xlarun__jrun *R, const xlarun__jnode *at, const xlarun__jv *obj, const xlarun__jv *a,
+                                    const xlarun__jv *b, const xlarun__jv *c, xlarun__jv *out) {
+    int64_t step = 1, start, stop, n, i, k = 0;
+    const xlarun__jv *parts[3];
+    int j;
+    parts[0] = a; parts[1] = b; parts[2] = c;
+    for (j = 0; j < 3; j++)
+        if (parts[j]->t != XJ_NONE && parts[j]->t != XJ_UNDEF && parts[j]->t != XJ_INT && parts[j]->t != XJ_BOOL)
+            return xlarun__jfail(R, at, "slice indices must be integers or None");
+    if (c->t == XJ_INT || c->t == XJ_BOOL) step = c->u.i;
+    if (step == 0) return xlarun__jfail(R, at, "slice step cannot be zero");
+    if (obj->t == XJ_UNDEF) return xlarun__jundef_err(R, at, obj);
+    if (obj->t == XJ_STR) {
+        xlarun__jseq chars;
+        xlarun__jbuf bb;
+        XLARUN__TRY(xlarun__jiter(R, at, obj, &chars));
+        n = XLARUN__CAST(int64_t, chars.n);
+        xlarun__jslice_idx(n, a, b, step, &start, &stop);
+        xlarun__jbuf_init(&bb, R->mem);
+        for (i = start; step > 0 ? i < stop : i > stop; i += step) xlarun__jput(&bb, chars.v[i].u.s.p, chars.v[i].u.s.n);
+        return xlarun__jbuf_value(R, &bb, out);
+    }
+    if ((obj->t == XJ_LIST || obj->t == XJ_TUPLE) && !(obj->aux & (XJ_GEN | XJ_VIEW))) {
+        n = XLARUN__CAST(int64_t, obj->u.l->n);
+        xlarun__jslice_idx(n, a, b, step, &start, &stop);
+        for (i = start; step > 0 ? i < stop : i > stop; i += step) k++;
+        XLARUN__TRY(xlarun__jseq_new(R, XLARUN__CAST(size_t, k), obj->t, out));
+        k = 0;
+        for (i = start; step > 0 ? i < stop : i > stop; i += step) out->u.l->v[k++] = obj->u.l->v[i];
+        return XLARUN_OK;
+    }
+    return xlarun__jfail(R, at, "'%s' object is not subscriptable", xlarun__jtype_name(obj));
+}
+
+/* ---- arithmetic --------------------------------------------------------------------------------- */
+static xlarun_status xlarun__jstr_of(xlarun__jrun *R, const xlarun__jv *v, xlarun__jv *out) {
+    xlarun__jbuf b;
+    if (v->t == XJ_STR) { *out = *v; return XLARUN_OK; }
+    xlarun__jbuf_init(&b, R->mem);
+    xlarun__jwrite(&b, v, 0);
+    return xlarun__jbuf_value(R, &b, out);
+}
+
+static xlarun_status xlarun__jconcat2(xlarun__jrun *R, const xlarun__jv *a, const xlarun__jv *b, xlarun__jv *out) {
+    xlarun__jbuf bb;
+    xlarun__jbuf_init(&bb, R->mem);
+    /* appending to the last string made grows it in place */
+    if (a->t == XJ_STR && a->u.s.p && XLARUN__CAST(const void *, a->u.s.p) == XLARUN__CAST(const void *, R->mem->last) &&
+        R->mem->last_off + xlarun__round8(a->u.s.n + 1) == R->mem->used) {
+        bb.p = XLARUN__CAST(char *, R->mem->last);
+        bb.n = a->u.s.n;
+        bb.cap = xlarun__round8(a->u.s.n + 1);
+        /* the copy in a that others may hold keeps its length; the bytes after it are free */
+    } else xlarun__jwrite(&bb, a, 0);
+    xlarun__jwrite(&bb, b, 0);
+    xlarun__jputc(&bb, 0);
+    XLARUN__TRY(xlarun__jbuf_value(R, &bb, out));
+    out->u.s.n--;
+    return XLARUN_OK;
+}
+
+/* markupsafe's escape: & < > " ' as entities; the result is Markup */
+static xlarun_status xlarun__jescape(xlarun__jrun *R, const xlarun__jv *s, xlarun__jv *out) {
+    xlarun__jbuf b;
+    size_t i;
+    xlarun__jbuf_init(&b, R->mem);
+    for (i = 0; i < s->u.s.n; i++) {
+        char c = s->u.s.p[i];
+        if (c == '&') xlarun__jputs(&b, "&amp;");
+        else if (c == '<') xlarun__jputs(&b, "&lt;");
+        else if (c == '>') xlarun__jputs(&b, "&gt;");
+        else if (c == '"') xlarun__jputs(&b, "&#34;");
+        else if (c == '\'') xlarun__jputs(&b, "&#39;");
+        else xlarun__jputc(&b, c);
+    }
+    XLARUN__TRY(xlarun__jbuf_value(R, &b, out));
+    out->aux = XJ_MARKUP;
+    return XLARUN_OK;
+}
+
+static xlarun_status xlarun__jarith(xlarun__jrun *R, const xlarun__jnode *at, int op, const xlarun__jv *a, const xlarun__jv *b,
+                                    xlarun__jv *out) {
+    if (a->t == XJ_UNDEF) return xlarun__jundef_err(R, at, a);
+    if (b->t == XJ_UNDEF) return xlarun__jundef_err(R, at, b);
+    if (xlarun__jis_num(a) && xlarun__jis_num(b)) {
+        int fl = a->t == XJ_FLOAT || b->t == XJ_FLOAT;
+        double x = xlarun__jnum(a), y = xlarun__jnum(b);
+        int64_t i = a->u.i, j = b->u.i;
+        switch (op) {
+        case JO_ADD:
+            if (!fl) { if ((j > 0 && i > INT64_MAX - j) || (j < 0 && i < INT64_MIN - j)) break; *out = xlarun__jint(i + j); }
+            else *out = xlarun__jfloat(x + y);
+            return XLARUN_OK;
+        case JO_SUB:
+            if (!fl) { if ((j < 0 && i > INT64_MAX + j) || (j > 0 && i < INT64_MIN + j)) break; *out = xlarun__jint(i - j); }
+            else *out = xlarun__jfloat(x - y);
+            return XLARUN_OK;
+        case JO_MUL:
+            if (!fl) {
+                if (i && j && (i > INT32_MAX || i < -INT32_MAX || j > INT32_MAX || j < -INT32_MAX)) break;
+                *out = xlarun__jint(i * j);
+            } else *out = xlarun__jfloat(x * y);
+            return XLARUN_OK;
+        case JO_DIV:
+            if (y == 0.0) return xlarun__jfail(R, at, "division by zero");
+            *out = xlarun__jfloat(x / y);
+            return XLARUN_OK;
+        case JO_FLOORDIV: case JO_MOD:
+            if (y == 0.0) return xlarun__jfail(R, at, op == JO_MOD ? "integer modulo by zero" : "integer division or modulo by zero");
+            if (!fl) {
+                int64_t q, r;
+                if (i == INT64_MIN && j == -1) break;
+                q = i / j; r = i % j;
+                if (r != 0 && ((r < 0) != (j < 0))) { q--; r += j; }
+                *out = xlarun__jint(op == JO_MOD ? r : q);
+            } else {
+                double mod = fmod(x, y), div = (x - mod) / y, fd; /* Python's float divmod */
+                if (mod != 0.0 && ((y < 0) != (mod < 0))) { mod += y; div -= 1.0; }
+                if (mod == 0.0) mod = copysign(0.0, y);
+                if (div != 0.0) { fd = floor(div); if (div - fd > 0.5) fd += 1.0; }
+                else fd = copysign(0.0, x / y);
+                *out = xlarun__jfloat(op == JO_MOD ? mod : fd);
+            }
+            return XLARUN_OK;
+        case JO_POW:
+            if (!fl && j >= 0) {
+                int64_t r = 1;
+                int64_t k2;
+                for (k2 = 0; k2 < j; k2++) {
+                    if (r && (i > INT32_MAX || i < -INT32_MAX || r > INT64_MAX / (i ? (i < 0 ? -i : i) : 1))) return xlarun__jfail(R, at, "integer overflow");
+                    r *= i;
+                    if (k2 > 64 && (i == 0 || i == 1)) break;
+                }
+                *out = xlarun__jint(r);
+            } else *out = xlarun__jfloat(pow(x, y));
+            return XLARUN_OK;
+        default: break;
+        }
+        return xlarun__jfail(R, at, "integer overflow (xlarun's integers are 64-bit)");
+    }
+    if (op == JO_ADD && a->t == XJ_STR && b->t == XJ_STR) {
+        xlarun__jv ea = *a, eb = *b;
+        if (a->aux != XJ_MARKUP && b->aux != XJ_MARKUP) return xlarun__jconcat2(R, a, b, out);
+        /* Markup + str escapes the str, and stays Markup (|safe, |e) */
+        if (a->aux != XJ_MARKUP) XLARUN__TRY(xlarun__jescape(R, a, &ea));
+        if (b->aux != XJ_MARKUP) XLARUN__TRY(xlarun__jescape(R, b, &eb));
+        XLARUN__TRY(xlarun__jconcat2(R, &ea, &eb, out));
+        out->aux = XJ_MARKUP;
+        return XLARUN_OK;
+    }
+    if (op == JO_ADD && a->t == b->t && (a->t == XJ_LIST || a->t == XJ_TUPLE) && !((a->aux | b->aux) & (XJ_GEN | XJ_VIEW))) {
+        size_t na = a->u.l->n, nb = b->u.l->n;
+        XLARUN__TRY(xlarun__jseq_new(R, na + nb, a->t, out));
+        if (na) memcpy(out->u.l->v, a->u.l->v, na * sizeof(xlarun__jv));
+        if (nb) memcpy(out->u.l->v + na, b->u.l->v, nb * sizeof(xlarun__jv));
+        return XLARUN_OK;
+    }
+    if (op == JO_MUL && ((a->t == XJ_STR && (b->t == XJ_INT || b->t == XJ_BOOL)) || (b->t == XJ_STR && (a->t == XJ_INT || a->t == XJ_BOOL)))) {
+        const xlarun__jv *s = a->t == XJ_STR ? a : b;
+        int64_t k, times = a->t == XJ_STR ? b->u.i : a->u.i;
+        xlarun__jbuf bb;
+        xlarun__jbuf_init(&bb, R->mem);
+        bb.limit = R->max_output;
+        for (k = 0; k < times && !bb.over; k++) xlarun__jput(&bb, s->u.s.p, s->u.s.n);
+        return xlarun__jbuf_value(R, &bb, out);
+    }
+    {
+        static const char *const sym[] = {"", "+", "-", "/", "//", "*", "%", "**"};
+        return xlarun__jfail(R, at, "unsupported operand type(s) for %s: '%s' and '%s'", op <= JO_POW ? sym[op] : "?",
+                             xlarun__jtype_name(a), xlarun__jtype_name(b));
+    }
+}
+
+/* x in container */
+static xlarun_status xlarun__jcontains(xlarun__jrun *R, const xlarun__jnode *at, const xlarun__jv *x, const xlarun__jv *c, int *res) {
+    size_t i;
+    *res = 0;
+    if (c->t == XJ_STR) {
+        if (x->t != XJ_STR) return xlarun__jfail(R, at, "'in <string>' requires string as left operand, not %s", xlarun__jtype_name(x));
+        if (!x->u.s.n) { *res = 1; return XLARUN_OK; }
+        for (i = 0; i + x->u.s.n <= c->u.s.n; i++)
+            if (!memcmp(c->u.s.p + i, x->u.s.p, x->u.s.n)) { *res = 1; break; }
+        return XLARUN_OK;
+    }
+    if (c->t == XJ_DICT || c->t == XJ_NS) { *res = xlarun__jmap_find(c->u.d, x) != NULL; return XLARUN_OK; }
+    if (c->t == XJ_LIST || c->t == XJ_TUPLE) {
+        for (i = 0; i < c->u.l->n; i++)
+            if (xlarun__jeq(x, &c->u.l->v[i])) { *res = 1; break; }
+        return XLARUN_OK;
+    }
+    if (c->t == XJ_UNDEF) return c->aux == 2 ? xlarun__jundef_err(R, at, c) : XLARUN_OK;
+    return xlarun__jfail(R, at, "argument of type '%s' is not iterable", xlarun__jtype_name(c));
+}
+
+/* ---- calls: arguments, global functions, methods, macros ---------------------------------------- */
+#define XLARUN__JMAX_ARGS 16
+typedef struct xlarun__jargv {
+    xlarun__jv pos[XLARUN__JMAX_ARGS];
+    size_t np;
+    xlarun__jv kv[XLARUN__JMAX_ARGS];
+    const char *kn[XLARUN__JMAX_ARGS];
+    size_t kl[XLARUN__JMAX_ARGS], nk;
+    int used[XLARUN__JMAX_ARGS]; /* keyword arguments taken */
+} xlarun__jargv;
+
+static xlarun_status xlarun__jeval(xlarun__jrun *R, const xlarun__jnode *x, xlarun__jv *out);
+static xlarun_status xlarun__jexec(xlarun__jrun *R, const xlarun__jnode *first, xlarun__jframe *f);
+
+static xlarun_status xlarun__jeval_args(xlarun__jrun *R, const xlarun__jnode *at, const xlarun__jnode *args, xlarun__jargv *A) {
+    const xlarun__jnode *a;
+    A->np = A->nk = 0;
+    for (a = args; a; a = a->next) {
+        if (a->kind == JN_STAR) { /* *seq adds positional arguments, **mapping keyword ones */
+            xlarun__jv v;
+            size_t i;
+            XLARUN__TRY(xlarun__jeval(R, a->a, &v));
+            if (a->op == JO_MUL) {
+                xlarun__jseq items;
+                XLARUN__TRY(xlarun__jiter(R, a, &v, &items));
+                for (i = 0; i < items.n; i++) {
+                    if (A->np == XLARUN__JMAX_ARGS) return xlarun__jfail(R, at, "more than 16 arguments");
+                    A->pos[A->np++] = items.v[i];
+                }
+            } else {
+                if (v.t != XJ_DICT) return xlarun__jfail(R, a, "argument after ** must be a mapping, not %s", xlarun__jtype_name(&v));
+                for (i = 0; i < v.u.d->n; i++) {
+                    if (A->nk == XLARUN__JMAX_ARGS) return xlarun__jfail(R, at, "more than 16 keyword arguments");
+                    if (v.u.d->k[i].t != XJ_STR) return xlarun__jfail(R, a, "keywords must be strings");
+                    A->kn[A->nk] = v.u.d->k[i].u.s.p;
+                    A->kl[A->nk] = v.u.d->k[i].u.s.n;
+                    A->used[A->nk] = 0;
+                    A->kv[A->nk++] = v.u.d->v[i];
+                }
+            }
+        } else if (a->kind == JN_KWARG) {
+            if (A->nk == XLARUN__JMAX_ARGS) return xlarun__jfail(R, at, "more than 16 keyword arguments");
+            A->kn[A->nk] = a->s;
+            A->kl[A->nk] = a->n;
+            A->used[A->nk] = 0;
+            XLARUN__TRY(xlarun__jeval(R, a->a, &A->kv[A->nk]));
+            A->nk++;
+        } else {
+            if (A->np == XLARUN__JMAX_ARGS) return xlarun__jfail(R, at, "more than 16 arguments");
+            XLARUN__TRY(xlarun__jeval(R, a, &A->pos[A->np]));
+            A->np++;
+        }
+    }
+    return XLARUN_OK;
+}
+
+/* argument k (positional) or name (keyword); NULL if absent */
+static const xlarun__jv *xlarun__jarg(xlarun__jargv *A, size_t k, const char *name) {
+    size_t i;
+    if (k < A->np) return &A->pos[k];
+    if (name)
+        for (i = 0; i < A->nk; i++)
+            if (strlen(name) == A->kl[i] && !memcmp(name, A->kn[i], A->kl[i])) { A->used[i] = 1; return &A->kv[i]; }
+    return NULL;
+}
+
+/* positional arguments beyond max, or keyword arguments not taken, are errors */
+static xlarun_status xlarun__jargs_done(xlarun__jrun *R, const xlarun__jnode *at, const xlarun__jargv *A, size_t max, const char *what) {
+    size_t i;
+    if (A->np > max) return xlarun__jfail(R, at, "%s takes at most %lu argument(s), %lu given", what, XLARUN__CAST(unsigned long, max),
+                                         XLARUN__CAST(unsigned long, A->np));
+    for (i = 0; i < A->nk; i++)
+        if (!A->used[i]) return xlarun__jfail(R, at, "%s got an unexpected keyword argument '%.*s'", what, XLARUN__CAST(int, A->kl[i]), A->kn[i]);
+    return XLARUN_OK;
+}
+
+static int xlarun__jarg_str(const xlarun__jv *v) { return v && v->t == XJ_STR; }
+
+/* strftime for strftime_now, in the C locale, UTC */
+static void xlarun__jstrftime(xlarun__jbuf *b, const char *f, size_t n, int64_t t) {
+    static const char *const days[] = {"Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"};
+    static const char *const months[] = {"January", "February", "March", "April", "May", "June", "July", "August",
+                                         "September", "October", "November", "December"};
+    int64_t days_since = t >= 0 ? t / 86400 : -((-t + 86399) / 86400), secs = t - days_since * 86400;
+    int64_t z = days_since + 719468, era = (z >= 0 ? z : z - 146096) / 146097;
+    int64_t doe = z - era * 146097, yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+    int64_t y = yoe + era * 400, doy = doe - (365 * yoe + yoe / 4 - yoe / 100), mp = (5 * doy + 2) / 153;
+    int64_t d = doy - (153 * mp + 2) / 5 + 1, m = mp < 10 ? mp + 3 : mp - 9;
+    int64_t wday = ((days_since % 7) + 11) % 7, yday, hh = secs / 3600, mi = secs / 60 % 60, ss = secs % 60;
+    static const int cum[] = {0, 31, 59, 90, 120, 151, 181, 212, 243, 273, 304, 334};
+    size_t i;
+    char t2[64];
+    if (m <= 2) y++;
+    yday = cum[m - 1] + d - 1 + (m > 2 && ((y % 4 == 0 && y % 100 != 0) || y % 400 == 0));
+    for (i = 0; i < n; i++) {
+        if (f[i] != '%' || i + 1 >= n) { xlarun__jputc(b, f[i]); continue; }
+        i++;
+        t2[0] = 0;
+        switch (f[i]) {
+        case 'd': snprintf(t2, sizeof t2, "%02d", XLARUN__CAST(int, d)); break;
+        case 'e': snprintf(t2, sizeof t2, "%2d", XLARUN__CAST(int, d)); break;
+        case 'm': snprintf(t2, sizeof t2, "%02d", XLARUN__CAST(int, m)); break;
+        case 'Y': snprintf(t2, sizeof t2, "%lld", XLARUN__CAST(long long, y)); break;
+        case 'y': snprintf(t2, sizeof t2, "%02d", XLARUN__CAST(int, ((y % 100) + 100) % 100)); break;
+        case 'b': case 'h': snprintf(t2, sizeof t2, "%.3s", months[m - 1]); break;
+        case 'B': snprintf(t2, sizeof t2, "%s", months[m - 1]); break;
+        case 'a': snprintf(t2, sizeof t2, "%.3s", days[wday]); break;
+        case 'A': snprintf(t2, sizeof t2, "%s", days[wday]); break;
+        case 'H': snprintf(t2, sizeof t2, "%02d", XLARUN__CAST(int, hh)); break;
+        case 'I': snprintf(t2, sizeof t2, "%02d", XLARUN__CAST(int, hh % 12 ? hh % 12 : 12)); break;
+        case 'M': snprintf(t2, sizeof t2, "%02d", XLARUN__CAST(int, mi)); break;
+        case 'S': snprintf(t2, sizeof t2, "%02d", XLARUN__CAST(int, ss)); break;
+        case 'p': snprintf(t2, sizeof t2, "%s", hh < 12 ? "AM" : "PM"); break;
+        case 'j': snprintf(t2, sizeof t2, "%03d", XLARUN__CAST(int, yday + 1)); break;
+        case 'w': snprintf(t2, sizeof t2, "%d", XLARUN__CAST(int, wday)); break;
+        case 'u': snprintf(t2, sizeof t2, "%d", XLARUN__CAST(int, wday ? wday : 7)); break;
+        case 'F': snprintf(t2, sizeof t2, "%lld-%02d-%02d", XLARUN__CAST(long long, y), XLARUN__CAST(int, m), XLARUN__CAST(int, d)); break;
+        case 'T': snprintf(t2, sizeof t2, "%02d:%02d:%02d", XLARUN__CAST(int, hh), XLARUN__CAST(int, mi), XLARUN__CAST(int, ss)); break;
+        case 'Z': snprintf(t2, sizeof t2, "UTC"); break;
+        case 'z': snprintf(t2, sizeof t2, "+0000"); break;
+        case '%': snprintf(t2, sizeof t2, "%%"); break;
+        default: t2[0] = '%'; t2[1] = f[i]; t2[2] = 0;
+        }
+        xlarun__jputs(b, t2);
+    }
+}
+
+enum { JF_RANGE = 1, JF_DICT, JF_NAMESPACE, JF_CYCLER, JF_JOINER, JF_RAISE, JF_STRFTIME };
+
+static xlarun_status xlarun__jcall_macro(xlarun__jrun *R, const xlarun__jnode *at, const xlarun__jclosure *c, xlarun__jargv *A,
+                                         xlarun__jclosure *caller, xlarun__jv *out);
+
+/* the text a callable gives for str methods that take a "chars" argument: whitespace when None */
+static int xlarun__jstrip_has(const xlarun__jv *chars, unsigned c) {
+    size_t i = 0;
+    if (!chars || chars->t == XJ_NONE) return xlarun__jspace(c);
+    while (i < chars->u.s.n)
+        if (xlarun__jcp(chars->u.s.p, chars->u.s.n, &i) == c) return 1;
+    return 0;
+}
+
+static void xlarun__jstrip_span(const xlarun__jv *s, const xlarun__jv *chars, int left, int right, size_t *b, size_t *e) {
+    const char *p = s->u.s.p;
+    size_t n = s->u.s.n;
+    *b = 0;
+    *e = n;
+    if (left)
+        while (*b < n) {
+            size_t k = *b;
+            if (!xlarun__jstrip_has(chars, xlarun__jcp(p, n, &k))) break;
+            *b = k;
+        }
+    if (right)
+        while (*e > *b) {
+            size_t k = *e - 1, j;
+            while (k > *b && (XLARUN__CAST(unsigned char, p[k]) & 0xC0) == 0x80) k--;
+            j = k;
+            if (!xlarun__jstrip_has(chars, xlarun__jcp(p, n, &j))) break;
+            *e = k;
+        }
+}
+
+/* ASCII and Latin-1 case mapping (Python maps all of Unicode; others stay as they are) */
+static unsigned xlarun__jupper_cp(unsigned c) {
+    if (c >= 'a' && c <= 'z') return c - 32;
+    if ((c >= 0xE0 && c <= 0xFE && c != 0xF7)) return c - 32;
+    if (c == 0xFF) return 0x178;
+    return c;
+}
+static unsigned xlarun__jlower_cp(unsigned c) {
+    if (c >= 'A' && c <= 'Z') return c + 32;
+    if ((c >= 0xC0 && c <= 0xDE && c != 0xD7)) return c + 32;
+    if (c == 0x178) return 0xFF;
+    return c;
+}
+static int xlarun__jalpha_cp(unsigned c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= 0xC0 && c <= 0x24F && c != 0xD7 && c != 0xF7) || c > 0x370;
+}
+
+/* mode: 0 upper, 1 lower, 2 title, 3 capitalize */
+static xlarun_status xlarun__jcase(xlarun__jrun *R, const xlarun__jv *s, int mode, xlarun__jv *out) {
+    xlarun__jbuf b;
+    size_t i = 0;
+    int prev_alpha = 0, first = 1;
+    xlarun__jbuf_init(&b, R->mem);
+    while (i < s->u.s.n) {
+        unsigned c = xlarun__jcp(s->u.s.p, s->u.s.n, &i), o;
+        char e[4];
+        if (mode == 0) o = xlarun__jupper_cp(c);
+        else if (mode == 1) o = xlarun__jlower_cp(c);
+        else if (mode == 2) o = prev_alpha ? xlarun__jlower_cp(c) : xlarun__jupper_cp(c);
+        else o = first ? xlarun__jupper_cp(c) : xlarun__jlower_cp(c);
+        prev_alpha = xlarun__jalpha_cp(c);
+        first = 0;
+        xlarun__jput(&b, e, xlarun__jenc(o, e));
+    }
+    return xlarun__jbuf_value(R, &b, out);
+}
+
+/* Python's str.splitlines() boundaries */
+static size_t xlarun__jline_break(const char *s, size_t n, size_t i) {
+    size_t k = i;
+    unsigned c = xlarun__jcp(s, n, &k);
+    if (c == '\r') return k < n && s[k] == '\n' ? k + 1 : k;
+    if (c == '\n' || c == 0x0B || c == 0x0C || c == 0x1C || c == 0x1D || c == 0x1E || c == 0x85 || c == 0x2028 || c == 0x2029)
+        return k;
+    return 0;
+}
+
+static xlarun_status xlarun__jsplitlines(xlarun__jrun *R, const xlarun__jv *s, xlarun__jv *out) {
+    size_t i = 0, st = 0, cnt = 0, pass;
+    for (pass = 0; pass < 2; pass++) {
+        i = st = 0;
+        cnt = 0;
+        while (i < s->u.s.n) {
+            size_t e = xlarun__jline_break(s->u.s.p, s->u.s.n, i);
+            if (e) {
+                if (pass) out->u.l->v[cnt] = xlarun__jstr(s->u.s.p + st, i - st);
+                cnt++;
+                i = st = e;
+            } else xlarun__jcp(s->u.s.p, s->u.s.n, &i);
+        }
+        if (st < s->u.s.n) { if (pass) out->u.l->v[cnt] = xlarun__jstr(s->u.s.p + st, s->u.s.n - st); cnt++; }
+        if (!pass) XLARUN__TRY(xlarun__jseq_new(R, cnt, XJ_LIST, out));
+    }
+    return XLARUN_OK;
+}
+
+/* the start of the code point before byte e (e > lo) */
+static size_t xlarun__jprev(const char *p, size_t lo, size_t e) {
+    size_t k = e - 1;
+    while (k > lo && (XLARUN__CAST(unsigned char, p[k]) & 0xC0) == 0x80) k--;
+    return k;
+}
+static int xlarun__jspace_at(const char *p, size_t n, size_t i) { return xlarun__jspace(xlarun__jcp(p, n, &i)); }
+
+/* str.split / rsplit (sep None: runs of whitespace, no empty pieces); two passes: count, fill */
+static xlarun_status xlarun__jsplit(xlarun__jrun *R, const xlarun__jnode *at, const xlarun__jv *s, const xlarun__jv *sep,
+                                    int64_t maxsplit, int right, xlarun__jv *out) {
+    const char *p = s->u.s.p;
+    size_t n = s->u.s.n, pass, cnt = 0;
+    int ws = !sep || sep->t == XJ_NONE;
+    if (!ws && sep->t != XJ_STR) return xlarun__jfail(R, at, "must be str or None, not %s", xlarun__jtype_name(sep));
+    if (!ws && !sep->u.s.n) return xlarun__jfail(R, at, "empty separator");
+    memset(out, 0, sizeof *out);
+    for (pass = 0; pass < 2; pass++) {
+        int64_t splits = 0;
+        size_t b = 0, e = n; /* the part not yet split */
+        cnt = 0;
+#define XJ_PIECE(st, en) do { if (pass) out->u.l->v[right ? out->u.l->n - 1 - cnt : cnt] = xlarun__jstr(p + (st), (en) - (st)); cnt++; } while (0)
+        if (ws) { /* the remainder after maxsplit keeps its far side's whitespace, as Python */
+            while (1) {
+                size_t st, en;
+                if (!right) { while (b < n && xlarun__jspace_at(p, n, b)) xlarun__jcp(p, n, &b); if (b >= n) break; }
+                else { while (e > 0 && xlarun__jspace_at(p, n, xlarun__jprev(p, 0, e))) e = xlarun__jprev(p, 0, e); if (!e) break; }
+                if (maxsplit >= 0 && splits >= maxsplit) {
+                    if (!right) XJ_PIECE(b, n); else XJ_PIECE(0, e);
+                    break;
+                }
+                if (!right) {
+                    st = b;
+                    while (b < n && !xlarun__jspace_at(p, n, b)) xlarun__jcp(p, n, &b);
+                    XJ_PIECE(st, b);
+                } else {
+                    en = e;
+                    while (e > 0 && !xlarun__jspace_at(p, n, xlarun__jprev(p, 0, e))) e = xlarun__jprev(p, 0, e);
+                    XJ_PIECE(e, en);
+                }
+                splits++;
+            }
+        } else {
+            const char *q = sep->u.s.p;
+            size_t m = sep->u.s.n;
+            if (!right) {
+                size_t i = 0, st = 0;
+                while (i + m <= n && (maxsplit < 0 || splits < maxsplit)) {
+                    if (!memcmp(p + i, q, m)) { XJ_PIECE(st, i); splits++; i += m; st = i; }
+                    else i++;
+                }
+                XJ_PIECE(st, n);
+            } else {
+                size_t i = n, en = n;
+                while (i >= m && (maxsplit < 0 || splits < maxsplit)) {
+                    if (!memcmp(p + i - m, q, m)) { XJ_PIECE(i, en); splits++; i -= m; en = i; }
+                    else i--;
+                }
+                XJ_PIECE(0, en);
+            }
+        }
+#undef XJ_PIECE
+        if (!pass) XLARUN__TRY(xlarun__jseq_new(R, cnt, XJ_LIST, out));
+    }
+    return XLARUN_OK;
+}
+
+static xlarun_status xlarun__jto_int(xlarun__jrun *R, const xlarun__jnode *at, const xlarun__jv *v, int64_t *out) {
+    if (!v || (v->t != XJ_INT && v->t != XJ_BOOL)) return xlarun__jfail(R, at, "an integer is required");
+    *out = v->u.i;
+    return XLARUN_OK;
+}
+
+/* str.replace, also the replace filter */
+static xlarun_status xlarun__jreplace(xlarun__jrun *R, const xlarun__jv *s, const xlarun__jv *old, const xlarun__jv *nw,
+                                      int64_t count, xlarun__jv *out) {
+    xlarun__jbuf b;
+    size_t i = 0;
+    int64_t done = 0;
+    xlarun__jbuf_init(&b, R->mem);
+    b.limit = R->max_output;
+    if (!old->u.s.n) { /* between every character */
+        while (i <= s->u.s.n) {
+            size_t st = i;
+            if (count < 0 || done < count) { xlarun__jput(&b, nw->u.s.p, nw->u.s.n); done++; }
+            if (i == s->u.s.n) break;
+            xlarun__jcp(s->u.s.p, s->u.s.n, &i);
+            xlarun__jput(&b, s->u.s.p + st, i - st);
+        }
+        return xlarun__jbuf_value(R, &b, out);
+    }
+    while (i < s->u.s.n) {
+        if ((count < 0 || done < count) && i + old->u.s.n <= s->u.s.n && !memcmp(s->u.s.p + i, old->u.s.p, old->u.s.n)) {
+            xlarun__jput(&b, nw->u.s.p, nw->u.s.n);
+            i += old->u.s.n;
+            done++;
+        } else xlarun__jputc(&b, s->u.s.p[i++]);
+    }
+    return xlarun__jbuf_value(R, &b, out);
+}
+
+/* 'sep'.join(items) and the join filter */
+static xlarun_status xlarun__jjoin(xlarun__jrun *R, const xlarun__jnode *at, const xlarun__jseq *items, const char *sep, size_t sn,
+                                   int strict, xlarun__jv *out) {
+    xlarun__jbuf b;
+    size_t i;
+    xlarun__jbuf_init(&b, R->mem);
+    for (i = 0; i < items->n; i++) {
+        if (strict && items->v[i].t != XJ_STR)
+            return xlarun__jfail(R, at, "sequence item %lu: expected str instance, %s found", XLARUN__CAST(unsigned long, i),
+                                 xlarun__jtype_name(&items->v[i]));
+        if (i) xlarun__jput(&b, sep, sn);
+        if (items->v[i].t == XJ_UNDEF && items->v[i].aux == 2) return xlarun__jundef_err(R, at, &items->v[i]);
+        xlarun__jwrite(&b, &items->v[i], 0);
+    }
+    return xlarun__jbuf_value(R, &b, out);
+}
+
+/* "{} {}".format(a, b) and "{0}" / "{name}" */
+static xlarun_status xlarun__jstr_format(xlarun__jrun *R, const xlarun__jnode *at, const xlarun__jv *s, xlarun__jargv *A, xlarun__jv *out) {
+    xlarun__jbuf b;
+    size_t i = 0, auto_i = 0;
+    xlarun__jbuf_init(&b, R->mem);
+    while (i < s->u.s.n) {
+        char c = s->u.s.p[i];
+        if (c == '{' && i + 1 < s->u.s.n && s->u.s.p[i + 1] == '{') { xlarun__jputc(&b, '{'); i += 2; continue; }
+        if (c == '}' && i + 1 < s->u.s.n && s->u.s.p[i + 1] == '}') { xlarun__jputc(&b, '}'); i += 2; continue; }
+        if (c == '{') {
+            size_t e = i + 1;
+            const xlarun__jv *v = NULL;
+            while (e < s->u.s.n && s->u.s.p[e] != '}') e++;
+            if (e >= s->u.s.n) return xlarun__jfail(R, at, "Single '{' encountered in format string");
+            if (e == i + 1) v = auto_i < A->np ? &A->pos[auto_i++] : NULL;
+            else if (s->u.s.p[i + 1] >= '0' && s->u.s.p[i + 1] <= '9') {
+                size_t k = XLARUN__CAST(size_t, atoi(s->u.s.p + i + 1));
+                v = k < A->np ? &A->pos[k] : NULL;
+            } else {
+                size_t k;
+                for (k = 0; k < A->nk; k++)
+                    if (A->kl[k] == e - i - 1 && !memcmp(A->kn[k], s->u.s.p + i + 1, A->kl[k])) v = &A->kv[k];
+            }
+            if (!v) return xlarun__jfail(R, at, "str.format: a replacement field without its argument (only {}, {N} and {name} are supported)");
+            xlarun__jwrite(&b, v, 0);
+            i = e + 1;
+            continue;
+        }
+        xlarun__jputc(&b, c);
+        i++;
+    }
+    return xlarun__jbuf_value(R, &b, out);
+}
+
+static xlarun_status xlarun__jcall_method(xlarun__jrun *R, const xlarun__jnode *at, const xlarun__jv *m, xlarun__jargv *A,
+                                          xlarun__jv *out) {
+    const xlarun__jv *self = m->u.self;
+    const xlarun__jv *a0 = xlarun__jarg(A, 0, NULL), *a1 = xlarun__jarg(A, 1, NULL);
+    const char *name = m->aux < JM_LOOP_CYCLE ? xlarun__jmethod_names[m->aux] : "method";
+    int id = m->aux;
+    if (id == JM_LOOP_CYCLE) {
+        if (!A->np) return xlarun__jfail(R, at, "no items for cycling given");
+        *out = A->pos[self->u.loop->i % A->np];
+        return XLARUN_OK;
+    }
+    if (id == JM_CYCLER_NEXT) {
+        xlarun__jcyc *c = self->u.cyc;
+        if (c->used) c->i = (c->i + 1) % c->items.n;
+        c->used = 1;
+        *out = c->items.v[c->i];
+        return XLARUN_OK;
+    }
+    if (id == JM_CYCLER_RESET) { self->u.cyc->i = 0; self->u.cyc->used = 0; *out = xlarun__jmk(XJ_NONE); return XLARUN_OK; }
+    if (self->t == XJ_DICT) {
+        const xlarun__jmap *d = self->u.d;
+        if (id == JM_GET) {
+            const xlarun__jv *v;
+            if (!a0) return xlarun__jfail(R, at, "get expected at least 1 argument, got 0");
+            XLARUN__TRY(xlarun__jargs_done(R, at, A, 2, "get"));
+            v = xlarun__jmap_find(d, a0);
+            *out = v ? *v : a1 ? *a1 : xlarun__jmk(XJ_NONE);
+            return XLARUN_OK;
+        }
+        XLARUN__TRY(xlarun__jargs_done(R, at, A, 0, name));
+        if (id == JM_KEYS || id == JM_VALUES) {
+            XLARUN__TRY(xlarun__jseq_new(R, d->n, XJ_LIST, out));
+            if (d->n) memcpy(out->u.l->v, id == JM_KEYS ? d->k : d->v, d->n * sizeof(xlarun__jv));
+            out->aux = XJ_VIEW;
+            return XLARUN_OK;
+        }
+        if (id == JM_ITEMS) {
+            size_t i;
+            XLARUN__TRY(xlarun__jseq_new(R, d->n, XJ_LIST, out));
+            for (i = 0; i < d->n; i++) {
+                XLARUN__TRY(xlarun__jseq_new(R, 2, XJ_TUPLE, &out->u.l->v[i]));
+                out->u.l->v[i].u.l->v[0] = d->k[i];
+                out->u.l->v[i].u.l->v[1] = d->v[i];
+            }
+            out->aux = XJ_VIEW;
+            return XLARUN_OK;
+        }
+    }
+    if (self->t == XJ_LIST || self->t == XJ_TUPLE) {
+        size_t i, cnt = 0;
+        if (!a0) return xlarun__jfail(R, at, "%s() takes exactly one argument (0 given)", name);
+        for (i = 0; i < self->u.l->n; i++)
+            if (xlarun__jeq(&self->u.l->v[i], a0)) {
+                if (id == JM_INDEX) { *out = xlarun__jint(XLARUN__CAST(int64_t, i)); return XLARUN_OK; }
+                cnt++;
+            }
+        if (id == JM_INDEX) return xlarun__jfail(R, at, "value is not in list");
+        *out = xlarun__jint(XLARUN__CAST(int64_t, cnt));
+        return XLARUN_OK;
+    }
+    /* str */
+    switch (id) {
+    case JM_STRIP: case JM_LSTRIP: case JM_RSTRIP: {
+        size_t b, e;
+        if (a0 && a0->t != XJ_STR && a0->t != XJ_NONE) return xlarun__jfail(R, at, "%s arg must be None or str", name);
+        XLARUN__TRY(xlarun__jargs_done(R, at, A, 1, name));
+        xlarun__jstrip_span(self, a0, id != JM_RSTRIP, id != JM_LSTRIP, &b, &e);
+        *out = xlarun__jstr(self->u.s.p + b, e - b);
+        return XLARUN_OK;
+    }
+    case JM_SPLIT: case JM_RSPLIT: {
+        const xlarun__jv *sep = xlarun__jarg(A, 0, "sep"), *mx = xlarun__jarg(A, 1, "maxsplit");
+        int64_t maxsplit = -1;
+        if (mx) XLARUN__TRY(xlarun__jto_int(R, at, mx, &maxsplit));
+        XLARUN__TRY(xlarun__jargs_done(R, at, A, 2, name));
+        return xlarun__jsplit(R, at, self, sep, maxsplit, id == JM_RSPLIT, out);
+    }
+    case JM_STARTSWITH: case JM_ENDSWITH: {
+        size_t k, cnt = 1;
+        const xlarun__jv *opts = a0;
+        *out = xlarun__jbool(0);
+        if (!a0) return xlarun__jfail(R, at, "%s takes at least 1 argument", name);
+        XLARUN__TRY(xlarun__jargs_done(R, at, A, 1, name));
+        if (a0->t == XJ_TUPLE) { cnt = a0->u.l->n; opts = a0->u.l->v; }
+        for (k = 0; k < cnt; k++) {
+            const xlarun__jv *o = &opts[k];
+            if (o->t != XJ_STR) return xlarun__jfail(R, at, "%s first arg must be str or a tuple of str, not %s", name, xlarun__jtype_name(o));
+            if (o->u.s.n <= self->u.s.n &&
+                !memcmp(self->u.s.p + (id == JM_STARTSWITH ? 0 : self->u.s.n - o->u.s.n), o->u.s.p, o->u.s.n)) {
+                *out = xlarun__jbool(1);
+                break;
+            }
+        }
+        return XLARUN_OK;
+    }
+    case JM_REPLACE: {
+        int64_t count = -1;
+        const xlarun__jv *c = xlarun__jarg(A, 2, "count");
+        if (!xlarun__jarg_str(a0) || !xlarun__jarg_str(a1)) return xlarun__jfail(R, at, "replace() arguments must be str");
+        if (c) XLARUN__TRY(xlarun__jto_int(R, at, c, &count));
+        XLARUN__TRY(xlarun__jargs_done(R, at, A, 3, name));
+        return xlarun__jreplace(R, self, a0, a1, count, out);
+    }
+    case JM_UPPER: case JM_LOWER: case JM_TITLE: case JM_CAPITALIZE:
+        XLARUN__TRY(xlarun__jargs_done(R, at, A, 0, name));
+        return xlarun__jcase(R, self, id == JM_UPPER ? 0 : id == JM_LOWER ? 1 : id == JM_TITLE ? 2 : 3, out);
+    case JM_FIND: case JM_RFIND: case JM_COUNT: case JM_INDEX: {
+        size_t i, cnt = 0;
+        int64_t found = -1;
+        if (!xlarun__jarg_str(a0)) return xlarun__jfail(R, at, "%s() argument must be str", name);
+        XLARUN__TRY(xlarun__jargs_done(R, at, A, 1, name));
+        for (i = 0; i + a0->u.s.n <= self->u.s.n; i++)
+            if (!memcmp(self->u.s.p + i, a0->u.s.p, a0->u.s.n)) {
+                if (found < 0 || id == JM_RFIND) found = XLARUN__CAST(int64_t, xlarun__jlen(self->u.s.p, i));
+                cnt++;
+                if (id == JM_COUNT && a0->u.s.n) i += a0->u.s.n - 1;
+                if (id == JM_FIND || id == JM_INDEX) break;
+            }
+        if (id == JM_COUNT) { *out = xlarun__jint(XLARUN__CAST(int64_t, a0->u.s.n ? cnt : xlarun__jlen(self->u.s.p, self->u.s.n) + 1)); return XLARUN_OK; }
+        if (id == JM_INDEX && found < 0) return xlarun__jfail(R, at, "substring not found");
+        *out = xlarun__jint(found);
+        return XLARUN_OK;
+    }
+    case JM_JOIN: {
+        xlarun__jseq items;
+        if (!a0) return xlarun__jfail(R, at, "join() takes exactly one argument (0 given)");
+        XLARUN__TRY(xlarun__jargs_done(R, at, A, 1, name));
+        XLARUN__TRY(xlarun__jiter(R, at, a0, &items));
+        return xlarun__jjoin(R, at, &items, self->u.s.p, self->u.s.n, 1, out);
+    }
+    case JM_SPLITLINES: XLARUN__TRY(xlarun__jargs_done(R, at, A, 0, name)); return xlarun__jsplitlines(R, self, out);
+    case JM_ISDIGIT: case JM_ISALPHA: case JM_ISALNUM: case JM_ISSPACE: case JM_ISUPPER: case JM_ISLOWER: {
+        size_t i = 0;
+        int ok = self->u.s.n > 0, cased = 0;
+        XLARUN__TRY(xlarun__jargs_done(R, at, A, 0, name));
+        while (ok && i < self->u.s.n) {
+            unsigned c = xlarun__jcp(self->u.s.p, self->u.s.n, &i);
+            int dig = c >= '0' && c <= '9', al = xlarun__jalpha_cp(c);
+            if (id == JM_ISDIGIT) ok = dig;
+            else if (id == JM_ISALPHA) ok = al;
+            else if (id == JM_ISALNUM) ok = al || dig;
+            else if (id == JM_ISSPACE) ok = xlarun__jspace(c);
+            else {
+                int up = xlarun__jlower_cp(c) != c, lo = xlarun__jupper_cp(c) != c;
+                if (up || lo) cased = 1;
+                ok = id == JM_ISUPPER ? !lo : !up;
+            }
+        }
+        if ((id == JM_ISUPPER || id == JM_ISLOWER) && !cased) ok = 0;
+        *out = xlarun__jbool(ok);
+        return XLARUN_OK;
+    }
+    case JM_REMOVEPREFIX: case JM_REMOVESUFFIX:
+        if (!xlarun__jarg_str(a0)) return xlarun__jfail(R, at, "%s() argument must be str", name);
+        XLARUN__TRY(xlarun__jargs_done(R, at, A, 1, name));
+        *out = *self;
+        if (a0->u.s.n <= self->u.s.n) {
+            if (id == JM_REMOVEPREFIX && !memcmp(self->u.s.p, a0->u.s.p, a0->u.s.n)) { out->u.s.p += a0->u.s.n; out->u.s.n -= a0->u.s.n; }
+            if (id == JM_REMOVESUFFIX && !memcmp(self->u.s.p + self->u.s.n - a0->u.s.n, a0->u.s.p, a0->u.s.n)) out->u.s.n -= a0->u.s.n;
+        }
+        return XLARUN_OK;
+    case JM_FORMAT: return xlarun__jstr_format(R, at, self, A, out);
+    default: break;
+    }
+    return xlarun__jfail(R, at, "'%s' is not callable here", name);
+}
+
+static xlarun_status xlarun__jcall_value(xlarun__jrun *R, const xlarun__jnode *at, const xlarun__jv *fn, xlarun__jargv *A,
+                                         xlarun__jclosure *caller, xlarun__jv *out) {
+    XLARUN__TRY(xlarun__jstep(R, at));
+    switch (fn->t) {
+    case XJ_MACRO: return xlarun__jcall_macro(R, at, fn->u.m, A, caller, out);
+    case XJ_METHOD: return xlarun__jcall_method(R, at, fn, A, out);
+    case XJ_JOINER: {
+        xlarun__jcyc *c = fn->u.cyc;
+        if (!c->used) { c->used = 1; *out = xlarun__jstr("", 0); }
+        else *out = c->items.v[0];
+        return XLARUN_OK;
+    }
+    case XJ_FUNC: break;
+    case XJ_UNDEF: return xlarun__jundef_err(R, at, fn);
+    default: return xlarun__jfail(R, at, "'%s' object is not callable", xlarun__jtype_name(fn));
+    }
+    switch (fn->aux) {
+    case JF_RANGE: {
+        int64_t a = 0, b = 0, s = 1, n, k;
+        size_t i;
+        if (A->np < 1 || A->np > 3 || A->nk) return xlarun__jfail(R, at, "range expected 1 to 3 integer arguments");
+        for (i = 0; i < A->np; i++)
+            if (A->pos[i].t != XJ_INT && A->pos[i].t != XJ_BOOL)
+                return xlarun__jfail(R, at, "'%s' object cannot be interpreted as an integer", xlarun__jtype_name(&A->pos[i]));
+        if (A->np == 1) b = A->pos[0].u.i;
+        else { a = A->pos[0].u.i; b = A->pos[1].u.i; if (A->np == 3) s = A->pos[2].u.i; }
+        if (s == 0) return xlarun__jfail(R, at, "range() arg 3 must not be zero");
+        if ((s > 0 && a >= b) || (s < 0 && a <= b)) n = 0;
+        else if (s > 0) n = (b - a + s - 1) / s;
+        else n = (a - b - s - 1) / -s;
+        if (n > 100000) return xlarun__jfail(R, at, "Range too big. The sandbox blocks ranges larger than MAX_RANGE (100000).");
+        XLARUN__TRY(xlarun__jseq_new(R, XLARUN__CAST(size_t, n), XJ_LIST, out));
+        for (k = 0; k < n; k++) out->u.l->v[k] = xlarun__jint(a + k * s);
+        return XLARUN_OK;
+    }
+    case JF_DICT: case JF_NAMESPACE: {
+        size_t i;
+        XLARUN__TRY(xlarun__jmap_new(R, A->nk + 4, fn->aux == JF_DICT ? XJ_DICT : XJ_NS, out));
+        if (A->np > 1 || (A->np == 1 && A->pos[0].t != XJ_DICT && A->pos[0].t != XJ_NS))
+            return xlarun__jfail(R, at, "%s() takes a mapping and keyword arguments", fn->aux == JF_DICT ? "dict" : "namespace");
+        if (A->np == 1)
+            for (i = 0; i < A->pos[0].u.d->n; i++) XLARUN__TRY(xlarun__jmap_set(R, out->u.d, &A->pos[0].u.d->k[i], &A->pos[0].u.d->v[i]));
+        for (i = 0; i < A->nk; i++) {
+            xlarun__jv k = xlarun__jstr(A->kn[i], A->kl[i]);
+            XLARUN__TRY(xlarun__jmap_set(R, out->u.d, &k, &A->kv[i]));
+        }
+        return XLARUN_OK;
+    }
+    case JF_CYCLER: case JF_JOINER: {
+        xlarun__jcyc *c = XLARUN__CAST(xlarun__jcyc *, xlarun__jnewmem(R, sizeof *c));
+        if (!c) return xlarun__joom(R);
+        memset(c, 0, sizeof *c);
+        if (fn->aux == JF_CYCLER) {
+            if (!A->np) return xlarun__jfail(R, at, "cycler needs at least one item");
+            XLARUN__TRY(xlarun__jseq_new(R, A->np, XJ_LIST, out));
+            memcpy(out->u.l->v, A->pos, A->np * sizeof(xlarun__jv));
+            c->items = *out->u.l;
+            *out = xlarun__jmk(XJ_CYCLER);
+        } else {
+            const xlarun__jv *sep = xlarun__jarg(A, 0, "sep");
+            XLARUN__TRY(xlarun__jseq_new(R, 1, XJ_LIST, out));
+            out->u.l->v[0] = sep ? *sep : xlarun__jstr(", ", 2);
+            c->items = *out->u.l;
+            *out = xlarun__jmk(XJ_JOINER);
+        }
+        out->u.cyc = c;
+        return XLARUN_OK;
+    }
+    case JF_RAISE: {
+        xlarun__jbuf b;
+        xlarun__jv msg;
+        xlarun__jbuf_init(&b, R->mem);
+        if (A->np) xlarun__jwrite(&b, &A->pos[0], 0);
+        XLARUN__TRY(xlarun__jbuf_value(R, &b, &msg));
+        return xlarun__fail(R->err, XLARUN_ERR_ARGUMENT, "chat template line %u: %.*s", XLARUN__CAST(unsigned, at->line),
+                            XLARUN__CAST(int, msg.u.s.n > 900 ? 900 : msg.u.s.n), msg.u.s.p);
+    }
+    case JF_STRFTIME: {
+        xlarun__jbuf b;
+        if (A->np != 1 || A->pos[0].t != XJ_STR) return xlarun__jfail(R, at, "strftime_now takes one format string");
+        xlarun__jbuf_init(&b, R->mem);
+        xlarun__jstrftime(&b, A->pos[0].u.s.p, A->pos[0].u.s.n, R->now);
+        return xlarun__jbuf_value(R, &b, out);
+    }
+    default: break;
+    }
+    return xlarun__jfail(R, at, "not callable");
+}
+
+/* the body of a macro (or of a call block, for caller()) in a new scope; its output is the value */
+static xlarun_status xlarun__jcall_macro(xlarun__jrun *R, const xlarun__jnode *at, const xlarun__jclosure *c, xlarun__jargv *A,
+                                         xlarun__jclosure *caller, xlarun__jv *out) {
+    xlarun__jframe *f;
+    xlarun__jbuf b, *saved = R->out;
+    const xlarun__jnode *p, *params = c->node->kind == JN_MACRO ? c->node->a : c->node->b;
+    size_t k = 0, i;
+    xlarun_status st;
+    int saved_jump = R->jump;
+    if (R->calls >= XLARUN_JINJA_MAX_CALLS)
+        return xlarun__jfail(R, at, "more than %d macro calls in progress (a recursion that does not end?)", XLARUN_JINJA_MAX_CALLS);
+    XLARUN__TRY(xlarun__jframe_new(R, c->frame, &f));
+    for (p = params; p; p = p->next, k++) {
+        const xlarun__jv *v = k < A->np ? &A->pos[k] : NULL;
+        xlarun__jv dv;
+        for (i = 0; !v && i < A->nk; i++)
+            if (A->kl[i] == p->n && !memcmp(A->kn[i], p->s, p->n)) { v = &A->kv[i]; A->used[i] = 1; }
+        if (!v) {
+            if (p->a) {
+                xlarun__jframe *cur = R->frame;
+                R->frame = f;
+                st = xlarun__jeval(R, p->a, &dv);
+                R->frame = cur;
+                XLARUN__TRY(st);
+            } else dv = xlarun__jundef(p->s, p->n, 0);
+            v = &dv;
+        }
+        XLARUN__TRY(xlarun__jframe_set(R, f, p->s, p->n, v));
+    }
+    if (A->np > k) return xlarun__jfail(R, at, "macro '%.*s' takes not more than %lu argument(s)",
+                                        XLARUN__CAST(int, c->node->n), c->node->s ? c->node->s : "", XLARUN__CAST(unsigned long, k));
+    for (i = 0; i < A->nk; i++)
+        if (!A->used[i]) return xlarun__jfail(R, at, "macro '%.*s' takes no keyword argument '%.*s'", XLARUN__CAST(int, c->node->n),
+                                              c->node->s ? c->node->s : "", XLARUN__CAST(int, A->kl[i]), A->kn[i]);
+    if (caller || c->caller) {
+        xlarun__jv cv = xlarun__jmk(XJ_MACRO);
+        cv.u.m = caller ? caller : c->caller;
+        if (caller) XLARUN__TRY(xlarun__jframe_set(R, f, "caller", 6, &cv));
+    }
+    xlarun__jbuf_init(&b, R->mem);
+    b.limit = R->max_output;
+    R->out = &b;
+    R->calls++;
+    R->jump = 0;
+    st = xlarun__jexec(R, c->node->c, f);
+    R->calls--;
+    R->out = saved;
+    R->jump = saved_jump;
+    XLARUN__TRY(st);
+    return xlarun__jbuf_value(R, &b, out);
+}
+
+/* ---- tests (x is name) ---------------------------------------------------------------------------- */
+static xlarun_status xlarun__jtest(xlarun__jrun *R, const xlarun__jnode *at, const char *name, size_t n, const xlarun__jv *v,
+                                   xlarun__jargv *A, int *res) {
+    const xlarun__jv *a0 = xlarun__jarg(A, 0, NULL);
+#define XJ_T(lit) (n == sizeof(lit) - 1 && !memcmp(name, lit, n))
+    if (XJ_T("defined")) { *res = v->t != XJ_UNDEF; return XLARUN_OK; }
+    if (XJ_T("undefined")) { *res = v->t == XJ_UNDEF; return XLARUN_OK; }
+    if (XJ_T("none")) { *res = v->t == XJ_NONE; return XLARUN_OK; }
+    if (XJ_T("boolean")) { *res = v->t == XJ_BOOL; return XLARUN_OK; }
+    if (XJ_T("true")) { *res = v->t == XJ_BOOL && v->u.i; return XLARUN_OK; }
+    if (XJ_T("false")) { *res = v->t == XJ_BOOL && !v->u.i; return XLARUN_OK; }
+    if (XJ_T("integer")) { *res = v->t == XJ_INT; return XLARUN_OK; }
+    if (XJ_T("float")) { *res = v->t == XJ_FLOAT; return XLARUN_OK; }
+    if (XJ_T("number")) { *res = xlarun__jis_num(v); return XLARUN_OK; }
+    if (XJ_T("string")) { *res = v->t == XJ_STR; return XLARUN_OK; }
+    if (XJ_T("mapping")) { *res = v->t == XJ_DICT; return XLARUN_OK; }
+    if (XJ_T("sequence")) { *res = v->t == XJ_STR || v->t == XJ_DICT || ((v->t == XJ_LIST || v->t == XJ_TUPLE) && !(v->aux & XJ_GEN)); return XLARUN_OK; }
+    if (XJ_T("iterable")) { *res = v->t == XJ_STR || v->t == XJ_DICT || v->t == XJ_LIST || v->t == XJ_TUPLE || v->t == XJ_UNDEF; return XLARUN_OK; }
+    if (XJ_T("callable")) { *res = v->t == XJ_MACRO || v->t == XJ_FUNC || v->t == XJ_METHOD || v->t == XJ_JOINER; return XLARUN_OK; }
+    if (XJ_T("odd") || XJ_T("even") || XJ_T("divisibleby")) {
+        int64_t d = 2, r;
+        if (v->t != XJ_INT && v->t != XJ_BOOL) return xlarun__jfail(R, at, "the %.*s test needs an integer", XLARUN__CAST(int, n), name);
+        if (XJ_T("divisibleby")) {
+            if (!a0 || (a0->t != XJ_INT && a0->t != XJ_BOOL) || a0->u.i == 0) return xlarun__jfail(R, at, "divisibleby needs a non-zero integer");
+            d = a0->u.i;
+        }
+        r = v->u.i % d;
+        *res = XJ_T("odd") ? r != 0 : r == 0;
+        return XLARUN_OK;
+    }
+    if (XJ_T("lower") || XJ_T("upper")) {
+        xlarun__jv t;
+        if (v->t != XJ_STR) { *res = 0; return XLARUN_OK; }
+        XLARUN__TRY(xlarun__jcase(R, v, XJ_T("lower") ? 1 : 0, &t));
+        *res = xlarun__jeq(&t, v);
+        return XLARUN_OK;
+    }
+    if (XJ_T("sameas")) {
+        if (!a0) return xlarun__jfail(R, at, "sameas needs an argument");
+        *res = (v->t == XJ_NONE || v->t == XJ_BOOL || a0->t == XJ_NONE || a0->t == XJ_BOOL) ? v->t == a0->t && v->u.i == a0->u.i
+                                                                                             : xlarun__jeq(v, a0) && v->t == a0->t;
+        return XLARUN_OK;
+    }
+    if (XJ_T("eq") || XJ_T("equalto") || XJ_T("==") || XJ_T("ne") || XJ_T("!=")) {
+        if (!a0) return xlarun__jfail(R, at, "the %.*s test needs an argument", XLARUN__CAST(int, n), name);
+        *res = xlarun__jeq(v, a0) == (name[0] == 'e' || name[0] == '=');
+        return XLARUN_OK;
+    }
+    if (XJ_T("lt") || XJ_T("lessthan") || XJ_T("le") || XJ_T("gt") || XJ_T("greaterthan") || XJ_T("ge")) {
+        int ok = 1, c;
+        if (!a0) return xlarun__jfail(R, at, "the %.*s test needs an argument", XLARUN__CAST(int, n), name);
+        c = xlarun__jcmp(v, a0, &ok);
+        if (!ok) return xlarun__jfail(R, at, "'%s' not supported between instances of '%s' and '%s'", name[0] == 'l' ? "<" : ">",
+                                      xlarun__jtype_name(v), xlarun__jtype_name(a0));
+        *res = XJ_T("lt") || XJ_T("lessthan") ? c < 0 : XJ_T("le") ? c <= 0 : XJ_T("ge") ? c >= 0 : c > 0;
+        return XLARUN_OK;
+    }
+    if (XJ_T("in")) {
+        if (!a0) return xlarun__jfail(R, at, "the in test needs an argument");
+        return xlarun__jcontains(R, at, v, a0, res);
+    }
+    if (XJ_T("escaped")) { *res = 0; return XLARUN_OK; }
+#undef XJ_T
+    return xlarun__jfail(R, at, "no test named '%.*s'", XLARUN__CAST(int, n), name);
+}
+
+/* ---- filters -------------------------------------------------------------------------------------- */
+static xlarun_status xlarun__jfilter(xlarun__jrun *R, const xlarun__jnode *at, const char *name, size_t n, const xlarun__jv *v,
+                                     xlarun__jargv *A, xlarun__jv *out);
+
+/* item.attribute for map/selectattr/sort/...: dotted paths and integer parts as jinja2's make_attrgetter */
+static xlarun_status xlarun__jattr_path(xlarun__jrun *R, const xlarun__jnode *at, const xlarun__jv *item, const xlarun__jv *path,
+                                        xlarun__jv *out) {
+    size_t i = 0, st;
+    *out = *item;
+    if (path->t == XJ_INT) return xlarun__jgetitem(R, at, item, path, out);
+    if (path->t != XJ_STR) return xlarun__jfail(R, at, "attribute must be a string");
+    while (i <= path->u.s.n) {
+        xlarun__jv key, cur = *out;
+        st = i;
+        while (i < path->u.s.n && path->u.s.p[i] != '.') i++;
+        key = xlarun__jstr(path->u.s.p + st, i - st);
+        if (i > st && path->u.s.p[st] >= '0' && path->u.s.p[st] <= '9') {
+            size_t k;
+            int64_t num = 0;
+            for (k = st; k < i && path->u.s.p[k] >= '0' && path->u.s.p[k] <= '9' && num < 1000000000; k++) num = num * 10 + (path->u.s.p[k] - '0');
+            if (k == i) key = xlarun__jint(num);
+        }
+        XLARUN__TRY(xlarun__jgetitem(R, at, &cur, &key, out));
+        i++;
+    }
+    return XLARUN_OK;
+}
+
+/* select/reject/selectattr/rejectattr: the test to apply to one item */
+static xlarun_status xlarun__jselect_one(xlarun__jrun *R, const xlarun__jnode *at, const xlarun__jv *item, xlarun__jargv *A,
+                                         size_t first_test_arg, int *keep) {
+    xlarun__jargv T;
+    size_t k;
+    if (A->np <= first_test_arg) { *keep = xlarun__jtruth(item); return XLARUN_OK; }
+    if (A->pos[first_test_arg].t != XJ_STR) return xlarun__jfail(R, at, "the test name must be a string");
+    memset(&T, 0, sizeof T);
+    for (k = first_test_arg + 1; k < A->np; k++) T.pos[T.np++] = A->pos[k];
+    return xlarun__jtest(R, at, A->pos[first_test_arg].u.s.p, A->pos[first_test_arg].u.s.n, item, &T, keep);
+}
+
+/* sort key comparison with case folding as jinja2 (case_sensitive=False lowers strings) */
+static int xlarun__jsort_cmp(xlarun__jrun *R, const xlarun__jv *a, const xlarun__jv *b, int cs, int *ok) {
+    if (!cs && a->t == XJ_STR && b->t == XJ_STR) {
+        xlarun__jv la, lb;
+        if (xlarun__jcase(R, a, 1, &la) != XLARUN_OK || xlarun__jcase(R, b, 1, &lb) != XLARUN_OK) { *ok = 0; return 0; }
+        return xlarun__jcmp(&la, &lb, ok);
+    }
+    return xlarun__jcmp(a, b, ok);
+}
+
+static xlarun_status xlarun__jfilter(xlarun__jrun *R, const xlarun__jnode *at, const char *name, size_t n, const xlarun__jv *v,
+                                     xlarun__jargv *A, xlarun__jv *out) {
+    const xlarun__jv *a0 = xlarun__jarg(A, 0, NULL);
+    char fname[40];
+    snprintf(fname, sizeof fname, "%.*s", XLARUN__CAST(int, n > 30 ? 30 : n), name);
+    XLARUN__TRY(xlarun__jstep(R, at));
+#define XJ_F(lit) (n == sizeof(lit) - 1 && !memcmp(name, lit, n))
+    if (XJ_F("default") || XJ_F("d")) {
+        const xlarun__jv *dv = xlarun__jarg(A, 0, "default_value"), *bo = xlarun__jarg(A, 1, "boolean");
+        XLARUN__TRY(xlarun__jargs_done(R, at, A, 2, fname));
+        if (v->t == XJ_UNDEF || (bo && xlarun__jtruth(bo) && !xlarun__jtruth(v))) *out = dv ? *dv : xlarun__jstr("", 0);
+        else *out = *v;
+        return XLARUN_OK;
+    }
+    if (v->t == XJ_UNDEF && v->aux == 2) return xlarun__jundef_err(R, at, v);
+    if (XJ_F("length") || XJ_F("count")) {
+        int64_t len;
+        XLARUN__TRY(xlarun__jargs_done(R, at, A, 0, fname));
+        XLARUN__TRY(xlarun__jlen_of(R, at, v, &len));
+        *out = xlarun__jint(len);
+        return XLARUN_OK;
+    }
+    if (XJ_F("string")) { XLARUN__TRY(xlarun__jargs_done(R, at, A, 0, fname)); return xlarun__jstr_of(R, v, out); }
+    if (XJ_F("safe")) {
+        XLARUN__TRY(xlarun__jargs_done(R, at, A, 0, fname));
+        XLARUN__TRY(xlarun__jstr_of(R, v, out));
+        out->aux = XJ_MARKUP;
+        return XLARUN_OK;
+    }
+    if (XJ_F("trim") || XJ_F("upper") || XJ_F("lower") || XJ_F("title") || XJ_F("capitalize") || XJ_F("escape") || XJ_F("e") ||
+        XJ_F("forceescape") || XJ_F("wordcount") || XJ_F("indent") || XJ_F("replace") || XJ_F("center")) {
+        xlarun__jv s;
+        XLARUN__TRY(xlarun__jstr_of(R, v, &s));
+        if (XJ_F("trim")) {
+            const xlarun__jv *chars = xlarun__jarg(A, 0, "chars");
+            size_t b, e;
+            XLARUN__TRY(xlarun__jargs_done(R, at, A, 1, fname));
+            xlarun__jstrip_span(&s, chars, 1, 1, &b, &e);
+            *out = xlarun__jstr(s.u.s.p + b, e - b);
+            return XLARUN_OK;
+        }
+        if (XJ_F("replace")) {
+            const xlarun__jv *o = xlarun__jarg(A, 0, "old"), *nw = xlarun__jarg(A, 1, "new"), *c = xlarun__jarg(A, 2, "count");
+            int64_t count = -1;
+            xlarun__jv os, ns;
+            XLARUN__TRY(xlarun__jargs_done(R, at, A, 3, fname));
+            if (!o || !nw) return xlarun__jfail(R, at, "replace needs the old and the new text");
+            XLARUN__TRY(xlarun__jstr_of(R, o, &os));
+            XLARUN__TRY(xlarun__jstr_of(R, nw, &ns));
+            if (c && c->t != XJ_NONE) XLARUN__TRY(xlarun__jto_int(R, at, c, &count));
+            return xlarun__jreplace(R, &s, &os, &ns, count, out);
+        }
+        if (XJ_F("escape") || XJ_F("e") || XJ_F("forceescape")) {
+            XLARUN__TRY(xlarun__jargs_done(R, at, A, 0, fname));
+            if (v->t == XJ_STR && v->aux == XJ_MARKUP && !XJ_F("forceescape")) { *out = *v; return XLARUN_OK; }
+            return xlarun__jescape(R, &s, out);
+        }
+        if (XJ_F("wordcount")) {
+            size_t i = 0, words = 0;
+            int in = 0;
+            while (i < s.u.s.n) {
+                unsigned c = xlarun__jcp(s.u.s.p, s.u.s.n, &i);
+                int w = xlarun__jalpha_cp(c) || (c >= '0' && c <= '9') || c == '_';
+                if (w && !in) words++;
+                in = w;
+            }
+            *out = xlarun__jint(XLARUN__CAST(int64_t, words));
+            return XLARUN_OK;
+        }
+        if (XJ_F("indent")) {
+            const xlarun__jv *w = xlarun__jarg(A, 0, "width"), *first = xlarun__jarg(A, 1, "first"), *blank = xlarun__jarg(A, 2, "blank");
+            xlarun__jbuf ind, b;
+            xlarun__jv lines, ivs, s2;
+            size_t i;
+            XLARUN__TRY(xlarun__jargs_done(R, at, A, 3, fname));
+            xlarun__jbuf_init(&ind, R->mem);
+            if (w && w->t == XJ_STR) xlarun__jput(&ind, w->u.s.p, w->u.s.n);
+            else {
+                int64_t k, width = 4;
+                if (w) XLARUN__TRY(xlarun__jto_int(R, at, w, &width));
+                for (k = 0; k < width && k < 4096; k++) xlarun__jputc(&ind, ' ');
+            }
+            XLARUN__TRY(xlarun__jbuf_value(R, &ind, &ivs));
+            {
+                xlarun__jv nl = xlarun__jstr("\n", 1);
+                XLARUN__TRY(xlarun__jconcat2(R, &s, &nl, &s2)); /* jinja2 adds a newline for splitlines */
+            }
+            XLARUN__TRY(xlarun__jsplitlines(R, &s2, &lines));
+            xlarun__jbuf_init(&b, R->mem);
+            if (first && xlarun__jtruth(first)) xlarun__jput(&b, ivs.u.s.p, ivs.u.s.n);
+            for (i = 0; i < lines.u.l->n; i++) {
+                const xlarun__jv *ln = &lines.u.l->v[i];
+                if (i) {
+                    xlarun__jputc(&b, '\n');
+                    if ((blank && xlarun__jtruth(blank)) || ln->u.s.n) xlarun__jput(&b, ivs.u.s.p, ivs.u.s.n);
+                }
+                xlarun__jput(&b, ln->u.s.p, ln->u.s.n);
+            }
+            return xlarun__jbuf_value(R, &b, out);
+        }
+        if (XJ_F("center")) {
+            int64_t width = 80, len = XLARUN__CAST(int64_t, xlarun__jlen(s.u.s.p, s.u.s.n)), left, k;
+            xlarun__jbuf b;
+            const xlarun__jv *w = xlarun__jarg(A, 0, "width");
+            if (w) XLARUN__TRY(xlarun__jto_int(R, at, w, &width));
+            XLARUN__TRY(xlarun__jargs_done(R, at, A, 1, fname));
+            if (width > 100000) width = 100000;
+            xlarun__jbuf_init(&b, R->mem);
+            left = width > len ? (width - len) / 2 + ((width - len) & width & 1) : 0;
+            for (k = 0; k < left; k++) xlarun__jputc(&b, ' ');
+            xlarun__jput(&b, s.u.s.p, s.u.s.n);
+            for (k = left + len; k < width; k++) xlarun__jputc(&b, ' ');
+            return xlarun__jbuf_value(R, &b, out);
+        }
+        XLARUN__TRY(xlarun__jargs_done(R, at, A, 0, fname));
+        return xlarun__jcase(R, &s, XJ_F("upper") ? 0 : XJ_F("lower") ? 1 : XJ_F("title") ? 2 : 3, out);
+    }
+    if (XJ_F("tojson")) {
+        const xlarun__jv *asc = xlarun__jarg(A, 0, "ensure_ascii"), *ind = xlarun__jarg(A, 1, "indent"),
+                         *sep = xlarun__jarg(A, 2, "separators"), *sk = xlarun__jarg(A, 3, "sort_keys");
+        xlarun__jjson_opt o;
+        xlarun__jbuf b;
+        XLARUN__TRY(xlarun__jargs_done(R, at, A, 4, fname));
+        memset(&o, 0, sizeof o);
+        o.ascii = asc && xlarun__jtruth(asc);
+        o.sort = sk && xlarun__jtruth(sk);
+        o.indent = -1;
+        if (ind && ind->t != XJ_NONE) {
+            if (ind->t != XJ_INT) return xlarun__jfail(R, at, "tojson: indent must be an integer");
+            o.indent = ind->u.i < 0 ? 0 : ind->u.i > 64 ? 64 : XLARUN__CAST(int, ind->u.i);
+        }
+        o.item_sep = o.indent >= 0 ? "," : ", "; o.item_n = o.indent >= 0 ? 1 : 2;
+        o.key_sep = ": "; o.key_n = 2;
+        if (sep && sep->t != XJ_NONE) {
+            if (!xlarun__jis_seq(sep) || sep->u.l->n != 2 || sep->u.l->v[0].t != XJ_STR || sep->u.l->v[1].t != XJ_STR)
+                return xlarun__jfail(R, at, "tojson: separators must be two strings");
+            o.item_sep = sep->u.l->v[0].u.s.p; o.item_n = sep->u.l->v[0].u.s.n;
+            o.key_sep = sep->u.l->v[1].u.s.p; o.key_n = sep->u.l->v[1].u.s.n;
+        }
+        xlarun__jbuf_init(&b, R->mem);
+        b.limit = R->max_output;
+        XLARUN__TRY(xlarun__jjson(R, at, &b, v, &o, 0));
+        return xlarun__jbuf_value(R, &b, out);
+    }
+    if (XJ_F("int")) {
+        const xlarun__jv *dv = xlarun__jarg(A, 0, "default");
+        XLARUN__TRY(xlarun__jargs_done(R, at, A, 2, fname));
+        if (v->t == XJ_INT || v->t == XJ_BOOL) { *out = xlarun__jint(v->u.i); return XLARUN_OK; }
+        if (v->t == XJ_FLOAT && v->u.f == v->u.f && fabs(v->u.f) < 9.2e18) { *out = xlarun__jint(XLARUN__CAST(int64_t, v->u.f)); return XLARUN_OK; }
+        if (v->t == XJ_STR) {
+            size_t b, e, k;
+            xlarun__jstrip_span(v, NULL, 1, 1, &b, &e);
+            k = b + (b < e && (v->u.s.p[b] == '-' || v->u.s.p[b] == '+'));
+            if (k < e && xlarun__jdigits(v->u.s.p, e, k) == e) {
+                int64_t num = 0;
+                for (; k < e; k++) if (v->u.s.p[k] != '_') { if (num > INT64_MAX / 10 - 10) break; num = num * 10 + (v->u.s.p[k] - '0'); }
+                if (k == e) { *out = xlarun__jint(v->u.s.p[b] == '-' ? -num : num); return XLARUN_OK; }
+            } else if (b < e) {
+                char *endp;
+                char tmp[64];
+                double d;
+                size_t len = e - b < 63 ? e - b : 63, z;
+                memcpy(tmp, v->u.s.p + b, len);
+                tmp[len] = 0;
+                for (z = 0; z < len; z++) if (tmp[z] == '.') tmp[z] = xlarun__jpoint();
+                d = strtod(tmp, &endp);
+                if (*endp == 0 && d == d && fabs(d) < 9.2e18 && !strchr(tmp, 'x') && !strchr(tmp, 'X') && !strchr(tmp, 'n') && !strchr(tmp, 'N')) {
+                    *out = xlarun__jint(XLARUN__CAST(int64_t, d));
+                    return XLARUN_OK;
+                }
+            }
+        }
+        *out = dv ? *dv : xlarun__jint(0);
+        return XLARUN_OK;
+    }
+    if (XJ_F("float")) {
+        const xlarun__jv *dv = xlarun__jarg(A, 0, "default");
+        XLARUN__TRY(xlarun__jargs_done(R, at, A, 1, fname));
+        if (xlarun__jis_num(v)) { *out = xlarun__jfloat(xlarun__jnum(v)); return XLARUN_OK; }
+        if (v->t == XJ_STR) {
+            size_t b, e;
+            xlarun__jstrip_span(v, NULL, 1, 1, &b, &e);
+            if (b < e) {
+                char tmp[64], *endp;
+                size_t len = e - b < 63 ? e - b : 63, z;
+                double d;
+                memcpy(tmp, v->u.s.p + b, len);
+                tmp[len] = 0;
+                for (z = 0; z < len; z++) if (tmp[z] == '.') tmp[z] = xlarun__jpoint();
+                d = strtod(tmp, &endp);
+                if (*endp == 0 && !strchr(tmp, 'x') && !strchr(tmp, 'X')) { *out = xlarun__jfloat(d); return XLARUN_OK; }
+            }
+        }
+        *out = dv ? *dv : xlarun__jfloat(0.0);
+        return XLARUN_OK;
+    }
+    if (XJ_F("abs")) {
+        XLARUN__TRY(xlarun__jargs_done(R, at, A, 0, fname));
+        if (v->t == XJ_FLOAT) *out = xlarun__jfloat(fabs(v->u.f));
+        else if (v->t == XJ_INT || v->t == XJ_BOOL) *out = xlarun__jint(v->u.i < 0 ? -v->u.i : v->u.i);
+        else return xlarun__jfail(R, at, "bad operand type for abs(): '%s'", xlarun__jtype_name(v));
+        return XLARUN_OK;
+    }
+    if (XJ_F("round")) {
+        const xlarun__jv *pr = xlarun__jarg(A, 0, "precision"), *me = xlarun__jarg(A, 1, "method");
+        int64_t p = 0;
+        double x, m;
+        XLARUN__TRY(xlarun__jargs_done(R, at, A, 2, fname));
+        if (!xlarun__jis_num(v)) return xlarun__jfail(R, at, "round needs a number");
+        if (pr) XLARUN__TRY(xlarun__jto_int(R, at, pr, &p));
+        if (p > 15) p = 15;
+        if (p < -15) p = -15;
+        x = xlarun__jnum(v);
+        m = pow(10.0, XLARUN__CAST(double, p));
+        if (!me || xlarun__jstreq(me, "common")) x = (x < 0 ? -floor(-x * m + 0.5) : floor(x * m + 0.5)) / m;
+        else if (xlarun__jstreq(me, "floor")) x = floor(x * m) / m;
+        else if (xlarun__jstreq(me, "ceil")) x = ceil(x * m) / m;
+        else return xlarun__jfail(R, at, "method must be common, ceil or floor");
+        *out = xlarun__jfloat(x);
+        return XLARUN_OK;
+    }
+    if (XJ_F("attr")) {
+        XLARUN__TRY(xlarun__jargs_done(R, at, A, 1, fname));
+        if (!a0 || a0->t != XJ_STR) return xlarun__jfail(R, at, "attr needs a name");
+        return xlarun__jgetattr(R, at, v, a0->u.s.p, a0->u.s.n, out);
+    }
+    if (XJ_F("format")) { /* printf-style: %s %d %i %r %f %% */
+        xlarun__jv s;
+        xlarun__jbuf b;
+        size_t i, k = 0;
+        XLARUN__TRY(xlarun__jstr_of(R, v, &s));
+        xlarun__jbuf_init(&b, R->mem);
+        for (i = 0; i < s.u.s.n; i++) {
+            char c = s.u.s.p[i], f;
+            if (c != '%') { xlarun__jputc(&b, c); continue; }
+            if (++i >= s.u.s.n) return xlarun__jfail(R, at, "incomplete format");
+            f = s.u.s.p[i];
+            if (f == '%') { xlarun__jputc(&b, '%'); continue; }
+            if (k >= A->np) return xlarun__jfail(R, at, "not enough arguments for format string");
+            if (f == 's') xlarun__jwrite(&b, &A->pos[k], 0);
+            else if (f == 'r') xlarun__jwrite(&b, &A->pos[k], 1);
+            else if ((f == 'd' || f == 'i') && xlarun__jis_num(&A->pos[k]))
+                xlarun__jfmt_int(&b, A->pos[k].t == XJ_FLOAT ? XLARUN__CAST(int64_t, A->pos[k].u.f) : A->pos[k].u.i);
+            else return xlarun__jfail(R, at, "format: only %%s, %%r, %%d and %%i are supported");
+            k++;
+        }
+        if (k < A->np) return xlarun__jfail(R, at, "not all arguments converted during string formatting");
+        return xlarun__jbuf_value(R, &b, out);
+    }
+    if (XJ_F("items")) {
+        xlarun__jargv none;
+        XLARUN__TRY(xlarun__jargs_done(R, at, A, 0, fname));
+        if (v->t == XJ_UNDEF) return xlarun__jseq_new(R, 0, XJ_LIST, out);
+        if (v->t != XJ_DICT) return xlarun__jfail(R, at, "Can only get item pairs from a mapping.");
+        memset(&none, 0, sizeof none);
+        {
+            xlarun__jv m;
+            XLARUN__TRY(xlarun__jmethod(R, v, JM_ITEMS, &m));
+            XLARUN__TRY(xlarun__jcall_method(R, at, &m, &none, out));
+        }
+        out->aux = XJ_GEN;
+        return XLARUN_OK;
+    }
+    /* the rest take a sequence */
+    {
+        xlarun__jseq items;
+        size_t i, k = 0;
+        if (XJ_F("first") || XJ_F("last")) {
+            XLARUN__TRY(xlarun__jargs_done(R, at, A, 0, fname));
+            XLARUN__TRY(xlarun__jiter(R, at, v, &items));
+            if (!items.n) *out = xlarun__jundef(XJ_F("first") ? "No first item, sequence was empty." : "No last item, sequence was empty.",
+                                                34, 1);
+            else *out = items.v[XJ_F("first") ? 0 : items.n - 1];
+            return XLARUN_OK;
+        }
+        if (XJ_F("list")) {
+            XLARUN__TRY(xlarun__jargs_done(R, at, A, 0, fname));
+            XLARUN__TRY(xlarun__jiter(R, at, v, &items));
+            XLARUN__TRY(xlarun__jseq_new(R, items.n, XJ_LIST, out));
+            if (items.n) memcpy(out->u.l->v, items.v, items.n * sizeof(xlarun__jv));
+            return XLARUN_OK;
+        }
+        if (XJ_F("join")) {
+            const xlarun__jv *sep = xlarun__jarg(A, 0, "d"), *attr = xlarun__jarg(A, 1, "attribute");
+            xlarun__jv ss = xlarun__jstr("", 0);
+            XLARUN__TRY(xlarun__jargs_done(R, at, A, 2, fname));
+            XLARUN__TRY(xlarun__jiter(R, at, v, &items));
+            if (sep) XLARUN__TRY(xlarun__jstr_of(R, sep, &ss));
+            if (attr && attr->t != XJ_NONE) {
+                xlarun__jseq mapped;
+                mapped.n = items.n;
+                if (items.n && !(mapped.v = XLARUN__CAST(xlarun__jv *, xlarun__jnewmem(R, items.n * sizeof(xlarun__jv))))) return xlarun__joom(R);
+                for (i = 0; i < items.n; i++) XLARUN__TRY(xlarun__jattr_path(R, at, &items.v[i], attr, &mapped.v[i]));
+                items = mapped;
+            }
+            return xlarun__jjoin(R, at, &items, ss.u.s.p, ss.u.s.n, 0, out);
+        }
+        if (XJ_F("reverse")) {
+            XLARUN__TRY(xlarun__jargs_done(R, at, A, 0, fname));
+            if (v->t == XJ_STR) {
+                xlarun__jv none = xlarun__jmk(XJ_NONE), step = xlarun__jint(-1);
+                return xlarun__jslice(R, at, v, &none, &none, &step, out);
+            }
+            XLARUN__TRY(xlarun__jiter(R, at, v, &items));
+            XLARUN__TRY(xlarun__jseq_new(R, items.n, XJ_LIST, out));
+            for (i = 0; i < items.n; i++) out->u.l->v[i] = items.v[items.n - 1 - i];
+            if (v->t == XJ_LIST || v->t == XJ_TUPLE) out->aux = XJ_GEN; /* reversed(): an iterator */
+            return XLARUN_OK;
+        }
+        if (XJ_F("map") || XJ_F("select") || XJ_F("reject") || XJ_F("selectattr") || XJ_F("rejectattr")) {
+            int is_map = XJ_F("map"), attr_form = XJ_F("selectattr") || XJ_F("rejectattr"), want = XJ_F("select") || XJ_F("selectattr");
+            if (xlarun__jtruth(v)) XLARUN__TRY(xlarun__jiter(R, at, v, &items));
+            else items.n = 0, items.v = NULL; /* jinja2 yields nothing for a false value (None too) */
+            XLARUN__TRY(xlarun__jseq_new(R, items.n, XJ_LIST, out));
+            if (is_map) {
+                const xlarun__jv *attr = NULL, *dflt = NULL;
+                size_t j;
+                for (j = 0; j < A->nk; j++) {
+                    if (A->kl[j] == 9 && !memcmp(A->kn[j], "attribute", 9)) { attr = &A->kv[j]; A->used[j] = 1; }
+                    else if (A->kl[j] == 7 && !memcmp(A->kn[j], "default", 7)) { dflt = &A->kv[j]; A->used[j] = 1; }
+                }
+                if (attr) {
+                    XLARUN__TRY(xlarun__jargs_done(R, at, A, 0, fname));
+                    for (i = 0; i < items.n; i++) {
+                        XLARUN__TRY(xlarun__jattr_path(R, at, &items.v[i], attr, &out->u.l->v[i]));
+                        if (out->u.l->v[i].t == XJ_UNDEF && dflt) out->u.l->v[i] = *dflt;
+                    }
+                } else {
+                    xlarun__jargv F;
+                    if (!A->np || A->pos[0].t != XJ_STR) return xlarun__jfail(R, at, "map needs a filter name or attribute=");
+                    memset(&F, 0, sizeof F);
+                    for (j = 1; j < A->np; j++) F.pos[F.np++] = A->pos[j];
+                    for (j = 0; j < A->nk; j++) { F.kn[F.nk] = A->kn[j]; F.kl[F.nk] = A->kl[j]; F.kv[F.nk++] = A->kv[j]; }
+                    for (i = 0; i < items.n; i++) {
+                        xlarun__jargv G = F;
+                        XLARUN__TRY(xlarun__jfilter(R, at, A->pos[0].u.s.p, A->pos[0].u.s.n, &items.v[i], &G, &out->u.l->v[i]));
+                    }
+                }
+                out->aux = XJ_GEN;
+                return XLARUN_OK;
+            }
+            if (attr_form && (!A->np || (A->pos[0].t != XJ_STR && A->pos[0].t != XJ_INT)))
+                return xlarun__jfail(R, at, "%s needs an attribute name", fname);
+            XLARUN__TRY(xlarun__jargs_done(R, at, A, XLARUN__JMAX_ARGS, fname));
+            for (i = 0; i < items.n; i++) {
+                xlarun__jv subject = items.v[i];
+                int keep;
+                if (attr_form) XLARUN__TRY(xlarun__jattr_path(R, at, &items.v[i], &A->pos[0], &subject));
+                XLARUN__TRY(xlarun__jselect_one(R, at, &subject, A, attr_form ? 1 : 0, &keep));
+                if (keep == want) out->u.l->v[k++] = items.v[i];
+            }
+            out->u.l->n = k;
+            out->aux = XJ_GEN;
+            return XLARUN_OK;
+        }
+        if (XJ_F("unique")) {
+            const xlarun__jv *cs = xlarun__jarg(A, 0, "case_sensitive"), *attr = xlarun__jarg(A, 1, "attribute");
+            XLARUN__TRY(xlarun__jargs_done(R, at, A, 2, fname));
+            XLARUN__TRY(xlarun__jiter(R, at, v, &items));
+            XLARUN__TRY(xlarun__jseq_new(R, items.n, XJ_LIST, out));
+            for (i = 0; i < items.n; i++) {
+                xlarun__jv key = items.v[i];
+                size_t j;
+                int dup = 0;
+                if (attr) XLARUN__TRY(xlarun__jattr_path(R, at, &items.v[i], attr, &key));
+                if (!(cs && xlarun__jtruth(cs)) && key.t == XJ_STR) XLARUN__TRY(xlarun__jcase(R, &key, 1, &key));
+                for (j = 0; j < k && !dup; j++) {
+                    xlarun__jv other = out->u.l->v[j];
+                    if (attr) XLARUN__TRY(xlarun__jattr_path(R, at, &out->u.l->v[j], attr, &other));
+                    if (!(cs && xlarun__jtruth(cs)) && other.t == XJ_STR) XLARUN__TRY(xlarun__jcase(R, &other, 1, &other));
+                    dup = xlarun__jeq(&key, &other);
+                }
+                if (!dup) out->u.l->v[k++] = items.v[i];
+            }
+            out->u.l->n = k;
+            out->aux = XJ_GEN;
+            return XLARUN_OK;
+        }
+        if (XJ_F("sort") || XJ_F("dictsort")) {
+            int dict = XJ_F("dictsort");
+            const xlarun__jv *rev = xlarun__jarg(A, dict ? 2 : 0, "reverse"), *cs = xlarun__jarg(A, dict ? 0 : 1, "case_sensitive"),
+                             *attr = dict ? NULL : xlarun__jarg(A, 2, "attribute"), *by = dict ? xlarun__jarg(A, 1, "by") : NULL;
+            int r = rev && xlarun__jtruth(rev), c = cs && xlarun__jtruth(cs), byval = by && xlarun__jstreq(by, "value");
+            XLARUN__TRY(xlarun__jargs_done(R, at, A, 3, fname));
+            if (dict) {
+                xlarun__jargv none;
+                xlarun__jv m;
+                if (v->t != XJ_DICT) return xlarun__jfail(R, at, "You can only sort by either \"key\" or \"value\"");
+                memset(&none, 0, sizeof none);
+                XLARUN__TRY(xlarun__jmethod(R, v, JM_ITEMS, &m));
+                XLARUN__TRY(xlarun__jcall_method(R, at, &m, &none, out));
+                out->aux = 0;
+            } else {
+                XLARUN__TRY(xlarun__jiter(R, at, v, &items));
+                XLARUN__TRY(xlarun__jseq_new(R, items.n, XJ_LIST, out));
+                if (items.n) memcpy(out->u.l->v, items.v, items.n * sizeof(xlarun__jv));
+            }
+            for (i = 1; i < out->u.l->n; i++) { /* a stable insertion sort, as Python's sorted */
+                xlarun__jv t = out->u.l->v[i], kt = t;
+                size_t j = i;
+                int ok = 1;
+                if (dict) kt = t.u.l->v[byval ? 1 : 0];
+                else if (attr) XLARUN__TRY(xlarun__jattr_path(R, at, &t, attr, &kt));
+                while (j > 0) {
+                    xlarun__jv kp = out->u.l->v[j - 1];
+                    int cmp;
+                    if (dict) kp = kp.u.l->v[byval ? 1 : 0];
+                    else if (attr) XLARUN__TRY(xlarun__jattr_path(R, at, &out->u.l->v[j - 1], attr, &kp));
+                    cmp = xlarun__jsort_cmp(R, &kp, &kt, c, &ok);
+                    if (!ok) return xlarun__jfail(R, at, "'<' not supported between these values");
+                    if (r ? cmp >= 0 : cmp <= 0) break;
+                    out->u.l->v[j] = out->u.l->v[j - 1];
+                    j--;
+                }
+                XLARUN__TRY(xlarun__jstep(R, at));
+                out->u.l->v[j] = t;
+            }
+            return XLARUN_OK;
+        }
+        if (XJ_F("sum")) {
+            const xlarun__jv *attr = xlarun__jarg(A, 0, "attribute"), *start = xlarun__jarg(A, 1, "start");
+            xlarun__jv acc = start ? *start : xlarun__jint(0);
+            XLARUN__TRY(xlarun__jargs_done(R, at, A, 2, fname));
+            XLARUN__TRY(xlarun__jiter(R, at, v, &items));
+            for (i = 0; i < items.n; i++) {
+                xlarun__jv x = items.v[i];
+                if (attr && attr->t != XJ_NONE) XLARUN__TRY(xlarun__jattr_path(R, at, &items.v[i], attr, &x));
+                XLARUN__TRY(xlarun__jarith(R, at, JO_ADD, &acc, &x, &acc));
+            }
+            *out = acc;
+            return XLARUN_OK;
+        }
+        if (XJ_F("min") || XJ_F("max")) {
+            const xlarun__jv *cs = xlarun__jarg(A, 0, "case_sensitive"), *attr = xlarun__jarg(A, 1, "attribute");
+            XLARUN__TRY(xlarun__jargs_done(R, at, A, 2, fname));
+            XLARUN__TRY(xlarun__jiter(R, at, v, &items));
+            if (!items.n) { *out = xlarun__jundef("No aggregated item, sequence was empty.", 39, 1); return XLARUN_OK; }
+            *out = items.v[0];
+            for (i = 1; i < items.n; i++) {
+                xlarun__jv a = *out, b = items.v[i];
+                int ok = 1, cmp;
+                if (attr) { XLARUN__TRY(xlarun__jattr_path(R, at, out, attr, &a)); XLARUN__TRY(xlarun__jattr_path(R, at, &items.v[i], attr, &b)); }
+                cmp = xlarun__jsort_cmp(R, &b, &a, cs && xlarun__jtruth(cs), &ok);
+                if (!ok) return xlarun__jfail(R, at, "'<' not supported between these values");
+                if (XJ_F("min") ? cmp < 0 : cmp > 0) *out = items.v[i];
+            }
+            return XLARUN_OK;
+        }
+        if (XJ_F("batch")) {
+            const xlarun__jv *ln = xlarun__jarg(A, 0, "linecount"), *fill = xlarun__jarg(A, 1, "fill_with");
+            int64_t per = 0;
+            size_t groups;
+            XLARUN__TRY(xlarun__jargs_done(R, at, A, 2, fname));
+            XLARUN__TRY(xlarun__jto_int(R, at, ln, &per));
+            if (per <= 0) return xlarun__jfail(R, at, "batch needs a positive count");
+            XLARUN__TRY(xlarun__jiter(R, at, v, &items));
+            groups = (items.n + XLARUN__CAST(size_t, per) - 1) / XLARUN__CAST(size_t, per);
+            XLARUN__TRY(xlarun__jseq_new(R, groups, XJ_LIST, out));
+            for (i = 0; i < groups; i++) {
+                size_t j, cnt = items.n - i * XLARUN__CAST(size_t, per);
+                if (cnt > XLARUN__CAST(size_t, per)) cnt = XLARUN__CAST(size_t, per);
+                XLARUN__TRY(xlarun__jseq_new(R, fill ? XLARUN__CAST(size_t, per) : cnt, XJ_LIST, &out->u.l->v[i]));
+                for (j = 0; j < out->u.l->v[i].u.l->n; j++)
+                    out->u.l->v[i].u.l->v[j] = j < cnt ? items.v[i * XLARUN__CAST(size_t, per) + j] : *fill;
+            }
+            out->aux = XJ_GEN;
+            return XLARUN_OK;
+        }
+    }
+#undef XJ_F
+    return xlarun__jfail(R, at, "no filter named '%.*s'", XLARUN__CAST(int, n > 60 ? 60 : n), name);
+}
+
+/* ---- evaluating expressions ----------------------------------------------------------------------- */
+static xlarun_status xlarun__jeval(xlarun__jrun *R, const xlarun__jnode *x, xlarun__jv *out) {
+    xlarun__jv a, b;
+    XLARUN__TRY(xlarun__jstep(R, x));
+    switch (x->kind) {
+    case JN_LIT: *out = x->lit; return XLARUN_OK;
+    case JN_NAME: {
+        const xlarun__jv *v = xlarun__jlookup(R->frame, x->s, x->n);
+        static const struct { const char *name; int id; } fns[] = {
+            {"range", JF_RANGE}, {"dict", JF_DICT}, {"namespace", JF_NAMESPACE}, {"cycler", JF_CYCLER},
+            {"joiner", JF_JOINER}, {"raise_exception", JF_RAISE}, {"strftime_now", JF_STRFTIME}};
+        size_t k;
+        if (v) { *out = *v; return XLARUN_OK; }
+        for (k = 0; k < sizeof fns / sizeof fns[0]; k++)
+            if (strlen(fns[k].name) == x->n && !memcmp(fns[k].name, x->s, x->n)) {
+                *out = xlarun__jmk(XJ_FUNC);
+                out->aux = fns[k].id;
+                return XLARUN_OK;
+            }
+        *out = xlarun__jundef(x->s, x->n, 0);
+        return XLARUN_OK;
+    }
+    case JN_ATTR:
+        XLARUN__TRY(xlarun__jeval(R, x->a, &a));
+        return xlarun__jgetattr(R, x, &a, x->s, x->n, out);
+    case JN_ITEM:
+        XLARUN__TRY(xlarun__jeval(R, x->a, &a));
+        XLARUN__TRY(xlarun__jeval(R, x->b, &b));
+        return xlarun__jgetitem(R, x, &a, &b, out);
+    case JN_SLICE: {
+        xlarun__jv p[3];
+        const xlarun__jnode *parts[3];
+        int k;
+        parts[0] = x->b; parts[1] = x->c; parts[2] = x->d;
+        XLARUN__TRY(xlarun__jeval(R, x->a, &a));
+        for (k = 0; k < 3; k++) {
+            if (parts[k]) XLARUN__TRY(xlarun__jeval(R, parts[k], &p[k]));
+            else p[k] = xlarun__jmk(XJ_NONE);
+        }
+        return xlarun__jslice(R, x, &a, &p[0], &p[1], &p[2], out);
+    }
+    case JN_CALL: {
+        xlarun__jargv A;
+        XLARUN__TRY(xlarun__jeval(R, x->a, &a));
+        XLARUN__TRY(xlarun__jeval_args(R, x, x->b, &A));
+        return xlarun__jcall_value(R, x, &a, &A, NULL, out);
+    }
+    case JN_FILTER: {
+        xlarun__jargv A;
+        XLARUN__TRY(xlarun__jeval(R, x->a, &a));
+        XLARUN__TRY(xlarun__jeval_args(R, x, x->b, &A));
+        return xlarun__jfilter(R, x, x->s, x->n, &a, &A, out);
+    }
+    case JN_TEST: {
+        xlarun__jargv A;
+        int res;
+        XLARUN__TRY(xlarun__jeval(R, x->a, &a));
+        if (x->b && x->b->kind != JN_KWARG && !x->b->next && x->b->kind != JN_LIT && 0) {}
+        XLARUN__TRY(xlarun__jeval_args(R, x, x->b, &A));
+        XLARUN__TRY(xlarun__jtest(R, x, x->s, x->n, &a, &A, &res));
+        *out = xlarun__jbool(x->op ? !res : res);
+        return XLARUN_OK;
+    }
+    case JN_BIN:
+        XLARUN__TRY(xlarun__jeval(R, x->a, &a));
+        XLARUN__TRY(xlarun__jeval(R, x->b, &b));
+        return xlarun__jarith(R, x, x->op, &a, &b, out);
+    case JN_CONCAT:
+        XLARUN__TRY(xlarun__jeval(R, x->a, &a));
+        XLARUN__TRY(xlarun__jeval(R, x->b, &b));
+        if (a.t == XJ_UNDEF && a.aux == 2) return xlarun__jundef_err(R, x, &a);
+        if (b.t == XJ_UNDEF && b.aux == 2) return xlarun__jundef_err(R, x, &b);
+        return xlarun__jconcat2(R, &a, &b, out);
+    case JN_NEG: case JN_POS:
+        XLARUN__TRY(xlarun__jeval(R, x->a, &a));
+        if (a.t == XJ_UNDEF) return xlarun__jundef_err(R, x, &a);
+        if (a.t == XJ_FLOAT) *out = xlarun__jfloat(x->kind == JN_NEG ? -a.u.f : a.u.f);
+        else if (a.t == XJ_INT || a.t == XJ_BOOL) {
+            if (a.u.i == INT64_MIN && x->kind == JN_NEG) return xlarun__jfail(R, x, "integer overflow");
+            *out = xlarun__jint(x->kind == JN_NEG ? -a.u.i : a.u.i);
+        } else return xlarun__jfail(R, x, "bad operand type for unary %c: '%s'", x->kind == JN_NEG ? '-' : '+', xlarun__jtype_name(&a));
+        return XLARUN_OK;
+    case JN_NOT:
+        XLARUN__TRY(xlarun__jeval(R, x->a, &a));
+        if (a.t == XJ_UNDEF && a.aux == 2) return xlarun__jundef_err(R, x, &a);
+        *out = xlarun__jbool(!xlarun__jtruth(&a));
+        return XLARUN_OK;
+    case JN_AND: case JN_OR:
+        XLARUN__TRY(xlarun__jeval(R, x->a, &a));
+        if (a.t == XJ_UNDEF && a.aux == 2) return xlarun__jundef_err(R, x, &a);
+        if (xlarun__jtruth(&a) == (x->kind == JN_OR)) { *out = a; return XLARUN_OK; }
+        return xlarun__jeval(R, x->b, out);
+    case JN_COND:
+        XLARUN__TRY(xlarun__jeval(R, x->a, &a));
+        if (a.t == XJ_UNDEF && a.aux == 2) return xlarun__jundef_err(R, x, &a);
+        if (xlarun__jtruth(&a)) return xlarun__jeval(R, x->b, out);
+        if (x->c) return xlarun__jeval(R, x->c, out);
+        *out = xlarun__jundef("the inline if-expression on line evaluated to false and no else section was defined", 0, 0);
+        return XLARUN_OK;
+    case JN_CMP: {
+        const xlarun__jnode *p;
+        XLARUN__TRY(xlarun__jeval(R, x->a, &a));
+        for (p = x->b; p; p = p->next) {
+            int res = 0, ok = 1, c;
+            XLARUN__TRY(xlarun__jeval(R, p->a, &b));
+            switch (p->op) {
+            case JO_EQ: res = xlarun__jeq(&a, &b); break;
+            case JO_NE: res = !xlarun__jeq(&a, &b); break;
+            case JO_IN: case JO_NOTIN:
+                XLARUN__TRY(xlarun__jcontains(R, p, &a, &b, &res));
+                if (p->op == JO_NOTIN) res = !res;
+                break;
+            default:
+                if (a.t == XJ_UNDEF) return xlarun__jundef_err(R, p, &a);
+                if (b.t == XJ_UNDEF) return xlarun__jundef_err(R, p, &b);
+                c = xlarun__jcmp(&a, &b, &ok);
+                if (!ok) return xlarun__jfail(R, p, "'%s' not supported between instances of '%s' and '%s'", xlarun__jops[p->op],
+                                              xlarun__jtype_name(&a), xlarun__jtype_name(&b));
+                res = p->op == JO_LT ? c < 0 : p->op == JO_LE ? c <= 0 : p->op == JO_GT ? c > 0 : c >= 0;
+            }
+            if (!res) { *out = xlarun__jbool(0); return XLARUN_OK; }
+            a = b;
+        }
+        *out = xlarun__jbool(1);
+        return XLARUN_OK;
+    }
+    case JN_LIST: case JN_TUPLE: {
+        const xlarun__jnode *p;
+        size_t n = 0, k = 0;
+        for (p = x->a; p; p = p->next) n++;
+        XLARUN__TRY(xlarun__jseq_new(R, n, x->kind == JN_LIST ? XJ_LIST : XJ_TUPLE, out));
+        for (p = x->a; p; p = p->next) XLARUN__TRY(xlarun__jeval(R, p, &out->u.l->v[k++]));
+        return XLARUN_OK;
+    }
+    case JN_DICT: {
+        const xlarun__jnode *p;
+        size_t n = 0;
+        for (p = x->a; p; p = p->next) n++;
+        XLARUN__TRY(xlarun__jmap_new(R, n, XJ_DICT, out));
+        for (p = x->a; p; p = p->next) {
+            XLARUN__TRY(xlarun__jeval(R, p->a, &a));
+            XLARUN__TRY(xlarun__jeval(R, p->b, &b));
+            if (a.t != XJ_STR && a.t != XJ_INT && a.t != XJ_BOOL && a.t != XJ_NONE && a.t != XJ_FLOAT && a.t != XJ_TUPLE)
+                return xlarun__jfail(R, p, "unhashable type: '%s'", xlarun__jtype_name(&a));
+            XLARUN__TRY(xlarun__jmap_set(R, out->u.d, &a, &b));
+        }
+        return XLARUN_OK;
+    }
+    default: break;
+    }
+    return xlarun__jfail(R, x, "cannot evaluate this expression");
+}
+
+/* ---- running statements ----------------------------------------------------------------------------- */
+/* bind a for/set target (a name, a tuple of names, ns.attr) to v in frame f */
+static xlarun_status xlarun__jassign(xlarun__jrun *R, const xlarun__jnode *target, const xlarun__jv *v, xlarun__jframe *f) {
+    if (target->kind == JN_NAME) return xlarun__jframe_set(R, f, target->s, target->n, v);
+    if (target->kind == JN_ATTR) {
+        const xlarun__jv *ns = xlarun__jlookup(f, target->a->s, target->a->n);
+        xlarun__jv k = xlarun__jstr(target->s, target->n);
+        if (!ns || ns->t != XJ_NS) return xlarun__jfail(R, target, "cannot assign attribute on non-namespace object");
+        return xlarun__jmap_set(R, ns->u.d, &k, v);
+    }
+    if (target->kind == JN_TUPLE) {
+        const xlarun__jnode *p;
+        xlarun__jseq items;
+        size_t n = 0, k = 0;
+        for (p = target->a; p; p = p->next) n++;
+        if (v->t == XJ_DICT || v->t == XJ_NS) return xlarun__jfail(R, target, "cannot unpack a mapping into %lu names", XLARUN__CAST(unsigned long, n));
+        XLARUN__TRY(xlarun__jiter(R, target, v, &items));
+        if (items.n != n)
+            return xlarun__jfail(R, target, items.n > n ? "too many values to unpack (expected %lu)" : "not enough values to unpack (expected %lu)",
+                                 XLARUN__CAST(unsigned long, n));
+        for (p = target->a; p; p = p->next) XLARUN__TRY(xlarun__jassign(R, p, &items.v[k++], f));
+        return XLARUN_OK;
+    }
+    return xlarun__jfail(R, target, "cannot assign to this");
+}
+
+/* a body's output as a value (block set, filter block) */
+static xlarun_status xlarun__jcapture(xlarun__jrun *R, const xlarun__jnode *body, xlarun__jframe *f, xlarun__jv *out) {
+    xlarun__jbuf b, *saved = R->out;
+    xlarun_status st;
+    xlarun__jbuf_init(&b, R->mem);
+    b.limit = R->max_output;
+    R->out = &b;
+    st = xlarun__jexec(R, body, f);
+    R->out = saved;
+    XLARUN__TRY(st);
+    return xlarun__jbuf_value(R, &b, out);
+}
+
+/* apply a filter chain built over an empty slot (block set, filter block) to v */
+static xlarun_status xlarun__japply_chain(xlarun__jrun *R, const xlarun__jnode *chain, const xlarun__jv *v, xlarun__jv *out) {
+    xlarun__jargv A;
+    xlarun__jv in;
+    if (!chain) { *out = *v; return XLARUN_OK; }
+    XLARUN__TRY(xlarun__japply_chain(R, chain->a, v, &in));
+    XLARUN__TRY(xlarun__jeval_args(R, chain, chain->b, &A));
+    return xlarun__jfilter(R, chain, chain->s, chain->n, &in, &A, out);
+}
+
+static xlarun_status xlarun__jexec_for(xlarun__jrun *R, const xlarun__jnode *x, xlarun__jframe *f) {
+    xlarun__jv it;
+    xlarun__jseq items;
+    xlarun__jloop *L;
+    size_t i, depth = 1;
+    const xlarun__jv *outer = xlarun__jlookup(f, "loop", 4);
+    XLARUN__TRY(xlarun__jeval(R, x->b, &it));
+    if (it.t == XJ_DICT) { /* iterating a dict gives its keys */ }
+    XLARUN__TRY(xlarun__jiter(R, x, &it, &items));
+    if (outer && outer->t == XJ_LOOP) depth = outer->u.loop->depth + 1;
+    if (x->e) { /* for ... if cond: the loop sees only the items that pass */
+        xlarun__jseq kept;
+        size_t k = 0;
+        kept.n = 0;
+        kept.v = items.n ? XLARUN__CAST(xlarun__jv *, xlarun__jnewmem(R, items.n * sizeof(xlarun__jv))) : NULL;
+        if (items.n && !kept.v) return xlarun__joom(R);
+        for (i = 0; i < items.n; i++) {
+            xlarun__jframe *g;
+            xlarun__jv c;
+            xlarun__jframe *saved = R->frame;
+            xlarun_status st;
+            XLARUN__TRY(xlarun__jframe_new(R, f, &g));
+            XLARUN__TRY(xlarun__jassign(R, x->a, &items.v[i], g));
+            R->frame = g;
+            st = xlarun__jeval(R, x->e, &c);
+            R->frame = saved;
+            XLARUN__TRY(st);
+            if (xlarun__jtruth(&c)) kept.v[k++] = items.v[i];
+        }
+        kept.n = k;
+        items = kept;
+    }
+    if (!items.n) return x->d ? xlarun__jexec(R, x->d, f) : XLARUN_OK;
+    L = XLARUN__CAST(xlarun__jloop *, xlarun__jnewmem(R, sizeof *L));
+    if (!L) return xlarun__joom(R);
+    L->n = items.n;
+    L->items = items.v;
+    L->depth = depth;
+    for (i = 0; i < items.n; i++) {
+        xlarun__jframe *g;
+        xlarun__jv lv = xlarun__jmk(XJ_LOOP);
+        xlarun_status st;
+        XLARUN__TRY(xlarun__jstep(R, x));
+        L->i = i;
+        lv.u.loop = L;
+        XLARUN__TRY(xlarun__jframe_new(R, f, &g));
+        XLARUN__TRY(xlarun__jframe_set(R, g, "loop", 4, &lv));
+        XLARUN__TRY(xlarun__jassign(R, x->a, &items.v[i], g));
+        st = xlarun__jexec(R, x->c, g);
+        XLARUN__TRY(st);
+        if (R->jump == 1) { R->jump = 0; break; }
+        R->jump = 0;
+    }
+    return XLARUN_OK;
+}
+
+static xlarun_status xlarun__jexec(xlarun__jrun *R, const xlarun__jnode *first, xlarun__jframe *f) {
+    const xlarun__jnode *x;
+    xlarun__jframe *saved = R->frame;
+    xlarun_status st = XLARUN_OK;
+    R->frame = f;
+    for (x = first; x && st == XLARUN_OK && !R->jump; x = x->next) {
+        xlarun__jv v;
+        st = xlarun__jstep(R, x);
+        if (st != XLARUN_OK) break;
+        switch (x->kind) {
+        case JN_DATA: xlarun__jput(R->out, x->s, x->n); break;
+        case JN_OUT:
+            st = xlarun__jeval(R, x->a, &v);
+            if (st != XLARUN_OK) break;
+            if (v.t == XJ_UNDEF && v.aux == 2) { st = xlarun__jundef_err(R, x, &v); break; }
+            xlarun__jwrite(R->out, &v, 0);
+            break;
+        case JN_IF: { /* a: the condition, c: its body, e: the elif, d: the else body */
+            const xlarun__jnode *c = x;
+            while (c) {
+                st = xlarun__jeval(R, c->a, &v);
+                if (st != XLARUN_OK) break;
+                if (v.t == XJ_UNDEF && v.aux == 2) { st = xlarun__jundef_err(R, c, &v); break; }
+                if (xlarun__jtruth(&v)) { st = xlarun__jexec(R, c->c, f); break; }
+                if (!c->e) { st = xlarun__jexec(R, c->d, f); break; }
+                c = c->e;
+            }
+            break;
+        }
+        case JN_FOR: st = xlarun__jexec_for(R, x, f); break;
+        case JN_SET:
+            st = xlarun__jeval(R, x->b, &v);
+            if (st == XLARUN_OK) st = xlarun__jassign(R, x->a, &v, f);
+            break;
+        case JN_SETBLOCK: {
+            xlarun__jv body;
+            st = xlarun__jcapture(R, x->c, f, &body);
+            if (st == XLARUN_OK) st = xlarun__japply_chain(R, x->d, &body, &v);
+            if (st == XLARUN_OK) st = xlarun__jassign(R, x->a, &v, f);
+            break;
+        }
+        case JN_FILTERBLOCK: {
+            xlarun__jv body;
+            st = xlarun__jcapture(R, x->c, f, &body);
+            if (st == XLARUN_OK) st = xlarun__japply_chain(R, x->d, &body, &v);
+            if (st == XLARUN_OK) xlarun__jwrite(R->out, &v, 0);
+            break;
+        }
+        case JN_MACRO: {
+            xlarun__jclosure *c = XLARUN__CAST(xlarun__jclosure *, xlarun__jnewmem(R, sizeof *c));
+            if (!c) { st = xlarun__joom(R); break; }
+            c->node = x;
+            c->frame = f;
+            c->caller = NULL;
+            v = xlarun__jmk(XJ_MACRO);
+            v.u.m = c;
+            st = xlarun__jframe_set(R, f, x->s, x->n, &v);
+            break;
+        }
+        case JN_CALLBLOCK: {
+            xlarun__jclosure *c = XLARUN__CAST(xlarun__jclosure *, xlarun__jnewmem(R, sizeof *c));
+            xlarun__jargv A;
+            xlarun__jv fn;
+            if (!c) { st = xlarun__joom(R); break; }
+            c->node = x; /* caller(): the body, with the call block's parameters (x->b) */
+            c->frame = f;
+            c->caller = NULL;
+            st = xlarun__jeval(R, x->a->a, &fn);
+            if (st == XLARUN_OK) st = xlarun__jeval_args(R, x->a, x->a->b, &A);
+            if (st == XLARUN_OK) {
+                if (fn.t != XJ_MACRO) st = xlarun__jfail(R, x, "a call block needs a macro");
+                else st = xlarun__jcall_value(R, x->a, &fn, &A, c, &v);
+            }
+            if (st == XLARUN_OK) xlarun__jwrite(R->out, &v, 0);
+            break;
+        }
+        case JN_WITH: {
+            xlarun__jframe *g;
+            const xlarun__jnode *p;
+            st = xlarun__jframe_new(R, f, &g);
+            for (p = x->a; p && st == XLARUN_OK; p = p->next) {
+                R->frame = g;
+                st = xlarun__jeval(R, p->b, &v);
+                if (st == XLARUN_OK) st = xlarun__jassign(R, p->a, &v, g);
+            }
+            if (st == XLARUN_OK) st = xlarun__jexec(R, x->c, g);
+            break;
+        }
+        case JN_BODY: st = xlarun__jexec(R, x->c, f); break;
+        case JN_BREAK: R->jump = 1; break;
+        case JN_CONTINUE: R->jump = 2; break;
+        default: st = xlarun__jfail(R, x, "cannot run this statement");
+        }
+        R->frame = f;
+        if (st == XLARUN_OK && R->out->over)
+            st = R->mem->failed ? xlarun__joom(R) : xlarun__jfail(R, x, "the output is larger than %lu bytes", XLARUN__CAST(unsigned long, R->out->limit));
+    }
+    R->frame = saved;
+    return st;
+}
+
+/* ---- the compiled template -------------------------------------------------------------------------- */
+struct xlarun_chat_template {
+    const xlarun__jnode *body;
+    const char *src;            /* the template text, newlines normalized */
+    size_t n;
+    void *own;                  /* xlarun_chat_template_create's block */
+};
+
+typedef struct xlarun__jbuild { const char *text; size_t len; } xlarun__jbuild;
+
+static xlarun_status xlarun__jcompile(xlarun__jmem *m, const xlarun__jbuild *in, xlarun_chat_template **out, xlarun_error *err) {
+    xlarun_chat_template *t = XLARUN__CAST(xlarun_chat_template *, xlarun__jalloc(m, sizeof *t));
+    char *src = XLARUN__CAST(char *, xlarun__jalloc(m, in->len + 1));
+    xlarun__jlex L;
+    xlarun__jparse P;
+    size_t i, n = 0;
+    int lines = 0;
+    xlarun_status st;
+    xlarun__jnode *body = NULL;
+    if (!t || !src) return xlarun__fail(err, XLARUN_ERR_MEMORY, "chat template: out of memory");
+    for (i = 0; i < in->len; i++) { /* \r\n and \r become \n, as jinja2 reads a template */
+        if (in->text[i] == '\r') { src[n++] = '\n'; if (i + 1 < in->len && in->text[i + 1] == '\n') i++; }
+        else src[n++] = in->text[i];
+    }
+    if (n && src[n - 1] == '\n') n--; /* keep_trailing_newline=False */
+    src[n] = 0;
+    if (xlarun__utf8_check(XLARUN__PUN(const unsigned char *, src), n) != n)
+        return xlarun__jsyntax(err, src, src + xlarun__utf8_check(XLARUN__PUN(const unsigned char *, src), n), "invalid UTF-8", NULL);
+    if (memchr(src, 0, n)) return xlarun__jsyntax(err, src, XLARUN__CAST(const char *, memchr(src, 0, n)), "a NUL byte in the template", NULL);
+    memset(&L, 0, sizeof L);
+    L.s = src; L.n = n; L.mem = m; L.err = err;
+    XLARUN__TRY(xlarun__jlex_all(&L, &lines));
+    memset(&P, 0, sizeof P);
+    P.t = L.toks; P.src = src; P.mem = m; P.err = err;
+    st = xlarun__jbody(&P, NULL, &body);
+    if (st != XLARUN_OK) return st;
+    t->body = body;
+    t->src = src;
+    t->n = n;
+    t->own = NULL;
+    *out = t;
+    return XLARUN_OK;
+}
+
+XLARUN_API xlarun_status xlarun_chat_template_memory(const char *text, size_t len, size_t *bytes, xlarun_error *err) {
+    xlarun__jmem m;
+    xlarun__jbuild in;
+    xlarun_chat_template *t = NULL;
+    xlarun_status st;
+    if (!text || !bytes) return xlarun__fail(err, XLARUN_ERR_ARGUMENT, "xlarun_chat_template_memory: NULL %s", text ? "bytes" : "text");
+    in.text = text; in.len = len;
+    xlarun__jmem_init(&m, NULL, 0, NULL);
+    st = xlarun__jcompile(&m, &in, &t, err);
+    xlarun__jmem_release(&m);
+    *bytes = st == XLARUN_OK ? m.peak : 0;
+    if (st == XLARUN_OK) xlarun__ok(err);
+    return st;
+}
+
+XLARUN_API xlarun_status xlarun_chat_template_init(const char *text, size_t len, void *mem, size_t bytes,
+                                                   xlarun_chat_template **out, xlarun_error *err) {
+    xlarun__jmem m;
+    xlarun__jbuild in;
+    xlarun_status st;
+    if (!out) return xlarun__fail(err, XLARUN_ERR_ARGUMENT, "xlarun_chat_template_init: out is NULL");
+    *out = NULL;
+    if (!text || !mem) return xlarun__fail(err, XLARUN_ERR_ARGUMENT, "xlarun_chat_template_init: NULL %s", text ? "mem" : "text");
+    if (XLARUN__PUN(uintptr_t, mem) % 8)
+        return xlarun__fail(err, XLARUN_ERR_ARGUMENT, "xlarun_chat_template_init: mem must be 8-byte aligned");
+    in.text = text; in.len = len;
+    xlarun__jmem_init(&m, mem, bytes, NULL);
+    st = xlarun__jcompile(&m, &in, out, err);
+    if (st != XLARUN_OK && m.failed)
+        st = xlarun__fail(err, XLARUN_ERR_MEMORY, "%lu bytes of chat template memory are too few (xlarun_chat_template_memory gives the size)",
+                          XLARUN__CAST(unsigned long, bytes));
+    if (st != XLARUN_OK) *out = NULL;
+    else xlarun__ok(err);
+    return st;
+}
+
+XLARUN_API xlarun_status xlarun_chat_template_create(const char *text, size_t len, xlarun_chat_template **out, xlarun_error *err) {
+    size_t bytes = 0;
+    void *mem;
+    xlarun_status st;
+    if (!out) return xlarun__fail(err, XLARUN_ERR_ARGUMENT, "xlarun_chat_template_create: out is NULL");
+    *out = NULL;
+    XLARUN__TRY(xlarun_chat_template_memory(text, len, &bytes, err));
+    if (!(mem = XLARUN_MALLOC(bytes ? bytes : 1, NULL)))
+        return xlarun__fail(err, XLARUN_ERR_MEMORY, "cannot allocate %lu bytes for a chat template", XLARUN__CAST(unsigned long, bytes));
+    st = xlarun_chat_template_init(text, len, mem, bytes, out, err);
+    if (st != XLARUN_OK) { XLARUN_FREE(mem, NULL); return st; }
+    (*out)->own = mem;
+    return XLARUN_OK;
+}
+
+XLARUN_API void xlarun_chat_template_free(xlarun_chat_template *t) {
+    if (t && t->own) XLARUN_FREE(t->own, NULL);
+}
+
+/* ---- the conversation as values ------------------------------------------------------------------------ */
+static xlarun_status xlarun__jfrom_json(xlarun__jrun *R, const xlarun__json *j, size_t i, const char *what, xlarun__jv *out) {
+    char c = j->s[i];
+    if (c == 'n') { *out = xlarun__jmk(XJ_NONE); return XLARUN_OK; }
+    if (c == 't' || c == 'f') { *out = xlarun__jbool(c == 't'); return XLARUN_OK; }
+    if (c == '"') {
+        size_t n = xlarun__json_str(j, i, NULL, 0);
+        char *p = XLARUN__CAST(char *, xlarun__jnewmem(R, n + 1));
+        if (!p) return xlarun__joom(R);
+        xlarun__json_str(j, i, p, n + 1);
+        *out = xlarun__jstr(p, n);
+        return XLARUN_OK;
+    }
+    if (c == '[' || c == '{') {
+        size_t it = i, k, v, n = 0;
+        while (xlarun__json_next(j, &it, &k, &v)) n++;
+        if (c == '[') {
+            XLARUN__TRY(xlarun__jseq_new(R, n, XJ_LIST, out));
+            it = i; n = 0;
+            while (xlarun__json_next(j, &it, &k, &v)) XLARUN__TRY(xlarun__jfrom_json(R, j, v, what, &out->u.l->v[n++]));
+        } else {
+            XLARUN__TRY(xlarun__jmap_new(R, n, XJ_DICT, out));
+            it = i;
+            while (xlarun__json_next(j, &it, &k, &v)) {
+                xlarun__jv kv, vv;
+                XLARUN__TRY(xlarun__jfrom_json(R, j, k, what, &kv));
+                XLARUN__TRY(xlarun__jfrom_json(R, j, v, what, &vv));
+                XLARUN__TRY(xlarun__jmap_set(R, out->u.d, &kv, &vv)); /* a repeated key keeps its place, takes the last value */
+            }
+        }
+        return XLARUN_OK;
+    }
+    { /* a number: int unless it has a fraction or an exponent, as Python's json */
+        size_t e = i + 1;
+        int fl = 0;
+        while (e < j->n && strchr("0123456789+-.eE", j->s[e])) { if (j->s[e] == '.' || j->s[e] == 'e' || j->s[e] == 'E') fl = 1; e++; }
+        if (!fl) {
+            uint64_t u = 0;
+            size_t k = i + (j->s[i] == '-');
+            for (; k < e; k++) {
+                if (u > (XLARUN__CAST(uint64_t, INT64_MAX) - XLARUN__CAST(uint64_t, j->s[k] - '0')) / 10)
+                    return xlarun__fail(R->err, XLARUN_ERR_ARGUMENT, "%s: the integer %.*s is out of the 64-bit range", what,
+                                        XLARUN__CAST(int, e - i > 40 ? 40 : e - i), j->s + i);
+                u = u * 10 + XLARUN__CAST(uint64_t, j->s[k] - '0');
+            }
+            *out = xlarun__jint(j->s[i] == '-' ? -XLARUN__CAST(int64_t, u) : XLARUN__CAST(int64_t, u));
+        } else *out = xlarun__jfloat(xlarun__jstrtod(j->s + i, e - i));
+        return XLARUN_OK;
+    }
+}
+
+/* parse text (a JSON document) whose top level must be kind ('[' or '{') into a value */
+static xlarun_status xlarun__jparse_json(xlarun__jrun *R, const char *text, const char *what, char kind, xlarun__jv *out) {
+    xlarun__json j;
+    size_t i;
+    j.s = text;
+    j.n = strlen(text);
+    XLARUN__TRY(xlarun__json_validate(j.s, j.n, what, R->err));
+    i = xlarun__json_ws(j.s, j.n, 0);
+    if (j.s[i] != kind)
+        return xlarun__fail(R->err, XLARUN_ERR_ARGUMENT, "%s: expected a JSON %s at the top level", what, kind == '[' ? "array" : "object");
+    return xlarun__jfrom_json(R, &j, i, what, out);
+}
+
+/* a message as transformers hands it to the template: keys whose value is None dropped, and the
+   reasoning (reasoning_content, else thinking, else reasoning) under "thinking" first and
+   "reasoning_content" last as well */
+static xlarun_status xlarun__jnormalize(xlarun__jrun *R, xlarun__jv *msg) {
+    static const char *const names[3] = {"reasoning_content", "thinking", "reasoning"};
+    const xlarun__jmap *d = msg->u.d;
+    const xlarun__jv *reasoning = NULL;
+    xlarun__jv out, k;
+    size_t i;
+    for (i = 0; i < 3 && !reasoning; i++) {
+        reasoning = xlarun__jmap_finds(d, names[i], strlen(names[i]));
+        if (reasoning && reasoning->t == XJ_NONE) reasoning = NULL;
+    }
+    XLARUN__TRY(xlarun__jmap_new(R, d->n + 2, XJ_DICT, &out));
+    if (reasoning) { k = xlarun__jstr("thinking", 8); XLARUN__TRY(xlarun__jmap_set(R, out.u.d, &k, reasoning)); }
+    for (i = 0; i < d->n; i++)
+        if (d->v[i].t != XJ_NONE) XLARUN__TRY(xlarun__jmap_set(R, out.u.d, &d->k[i], reasoning && xlarun__jstreq(&d->k[i], "thinking") ? reasoning : &d->v[i]));
+    if (reasoning) { k = xlarun__jstr("reasoning_content", 17); XLARUN__TRY(xlarun__jmap_set(R, out.u.d, &k, reasoning)); }
+    *msg = out;
+    return XLARUN_OK;
+}
+
+static xlarun_status xlarun__jset_global(xlarun__jrun *R, const char *name, const xlarun__jv *v) {
+    return xlarun__jframe_set(R, R->root, name, strlen(name), v);
+}
+
+static xlarun_status xlarun__jrender(xlarun__jrun *R, const xlarun_chat_template *t, const xlarun_chat_input *in, xlarun__jbuf *out) {
+    xlarun__jv v;
+    size_t i;
+    XLARUN__TRY(xlarun__jframe_new(R, NULL, &R->root));
+    /* as transformers: the special tokens, then the extra variables (which win), then messages, tools,
+       documents and add_generation_prompt */
+    {
+        const char *names[4];
+        const char *vals[4];
+        names[0] = "bos_token"; vals[0] = in->bos_token;
+        names[1] = "eos_token"; vals[1] = in->eos_token;
+        names[2] = "unk_token"; vals[2] = in->unk_token;
+        names[3] = "pad_token"; vals[3] = in->pad_token;
+        for (i = 0; i < 4; i++)
+            if (vals[i]) {
+                XLARUN__TRY(xlarun__jstr_new(R, vals[i], strlen(vals[i]), &v));
+                XLARUN__TRY(xlarun__jset_global(R, names[i], &v));
+            }
+    }
+    if (in->vars_json) {
+        XLARUN__TRY(xlarun__jparse_json(R, in->vars_json, "chat variables", '{', &v));
+        for (i = 0; i < v.u.d->n; i++) XLARUN__TRY(xlarun__jmap_set(R, &R->root->vars, &v.u.d->k[i], &v.u.d->v[i]));
+    }
+    if (in->messages_json) {
+        XLARUN__TRY(xlarun__jparse_json(R, in->messages_json, "chat messages", '[', &v));
+        for (i = 0; i < v.u.l->n; i++) {
+            if (v.u.l->v[i].t != XJ_DICT)
+                return xlarun__fail(R->err, XLARUN_ERR_ARGUMENT, "chat messages: message %lu is not a JSON object", XLARUN__CAST(unsigned long, i));
+            XLARUN__TRY(xlarun__jnormalize(R, &v.u.l->v[i]));
+        }
+    } else {
+        XLARUN__TRY(xlarun__jseq_new(R, in->n_messages, XJ_LIST, &v));
+        for (i = 0; i < in->n_messages; i++) {
+            xlarun__jv m, k, s;
+            if (!in->messages || !in->messages[i].role || !in->messages[i].content)
+                return xlarun__fail(R->err, XLARUN_ERR_ARGUMENT, "chat messages: message %lu has a NULL role or content", XLARUN__CAST(unsigned long, i));
+            XLARUN__TRY(xlarun__jmap_new(R, 2, XJ_DICT, &m));
+            k = xlarun__jstr("role", 4);
+            s = xlarun__jstr(in->messages[i].role, strlen(in->messages[i].role));
+            XLARUN__TRY(xlarun__jmap_set(R, m.u.d, &k, &s));
+            k = xlarun__jstr("content", 7);
+            s = xlarun__jstr(in->messages[i].content, strlen(in->messages[i].content));
+            XLARUN__TRY(xlarun__jmap_set(R, m.u.d, &k, &s));
+            v.u.l->v[i] = m;
+        }
+    }
+    XLARUN__TRY(xlarun__jset_global(R, "messages", &v));
+    if (in->tools_json) {
+        XLARUN__TRY(xlarun__jparse_json(R, in->tools_json, "chat tools", '[', &v));
+        for (i = 0; i < v.u.l->n; i++)
+            if (v.u.l->v[i].t != XJ_DICT)
+                return xlarun__fail(R->err, XLARUN_ERR_ARGUMENT, "chat tools: tool %lu is not a JSON object", XLARUN__CAST(unsigned long, i));
+    } else v = xlarun__jmk(XJ_NONE);
+    XLARUN__TRY(xlarun__jset_global(R, "tools", &v));
+    v = xlarun__jmk(XJ_NONE);
+    XLARUN__TRY(xlarun__jset_global(R, "documents", &v));
+    v = xlarun__jbool(!in->no_generation_prompt);
+    XLARUN__TRY(xlarun__jset_global(R, "add_generation_prompt", &v));
+    R->out = out;
+    return xlarun__jexec(R, t->body, R->root);
+}
+
+static void xlarun__jrun_init(xlarun__jrun *R, xlarun__jmem *m, const xlarun_chat_input *in, xlarun_error *err) {
+    memset(R, 0, sizeof *R);
+    R->mem = m;
+    R->err = err;
+    R->max_steps = in->max_steps ? in->max_steps : XLARUN_JINJA_DEFAULT_STEPS;
+    R->max_output = in->max_output ? in->max_output : XLARUN_JINJA_DEFAULT_OUTPUT;
+    R->now = in->now ? in->now : XLARUN__CAST(int64_t, time(NULL));
+}
+
+XLARUN_API xlarun_status xlarun_chat_render_memory(const xlarun_chat_template *t, const xlarun_chat_input *in, size_t *work_bytes,
+                                                   size_t *text_len, xlarun_error *err) {
+    xlarun__jmem m;
+    xlarun__jrun R;
+    xlarun__jbuf out;
+    xlarun_status st;
+    if (!t || !in || !work_bytes) return xlarun__fail(err, XLARUN_ERR_ARGUMENT, "xlarun_chat_render_memory: NULL argument");
+    xlarun__jmem_init(&m, NULL, 0, NULL);
+    xlarun__jrun_init(&R, &m, in, err);
+    memset(&out, 0, sizeof out);
+    out.limit = R.max_output;
+    st = xlarun__jrender(&R, t, in, &out);
+    if (st == XLARUN_OK && out.over) st = xlarun__jfail(&R, NULL, "the output is larger than %lu bytes", XLARUN__CAST(unsigned long, out.limit));
+    if (st != XLARUN_OK && m.failed) st = xlarun__fail(err, XLARUN_ERR_MEMORY, "chat template: out of memory while sizing the rendering");
+    xlarun__jmem_release(&m);
+    *work_bytes = st == XLARUN_OK ? m.peak : 0;
+    if (text_len) *text_len = st == XLARUN_OK ? out.total : 0;
+    if (st == XLARUN_OK) xlarun__ok(err);
+    return st;
+}
+
+XLARUN_API xlarun_status xlarun_chat_render(const xlarun_chat_template *t, const xlarun_chat_input *in, void *work,
+                                            size_t work_bytes, char *out, size_t cap, size_t *len, xlarun_error *err) {
+    xlarun__jmem m;
+    xlarun__jrun R;
+    xlarun__jbuf o;
+    xlarun_status st;
+    if (len) *len = 0;
+    if (!t || !in || (!work && work_bytes) || (!out && cap))
+        return xlarun__fail(err, XLARUN_ERR_ARGUMENT, "xlarun_chat_render: NULL argument");
+    if (XLARUN__PUN(uintptr_t, work) % 8) return xlarun__fail(err, XLARUN_ERR_ARGUMENT, "xlarun_chat_render: work must be 8-byte aligned");
+    xlarun__jmem_init(&m, work ? work : XLARUN__CAST(void *, &o), work_bytes, NULL);
+    xlarun__jrun_init(&R, &m, in, err);
+    memset(&o, 0, sizeof o);
+    o.p = out;
+    o.cap = cap ? cap - 1 : 0;
+    o.limit = R.max_output;
+    st = xlarun__jrender(&R, t, in, &o);
+    if (st == XLARUN_OK && o.over) st = xlarun__jfail(&R, NULL, "the output is larger than %lu bytes", XLARUN__CAST(unsigned long, o.limit));
+    if (st != XLARUN_OK) return st;
+    if (len) *len = o.total;
+    if (o.total >= cap) {
+        if (cap) out[cap - 1] = 0;
+        return xlarun__fail(err, XLARUN_ERR_MEMORY, "chat: the rendered conversation needs %lu bytes, %lu given",
+                            XLARUN__CAST(unsigned long, o.total + 1), XLARUN__CAST(unsigned long, cap));
+    }
+    out[o.total] = 0;
     xlarun__ok(err);
     return XLARUN_OK;
 }
 
-XLARUN_API void xlarun_chat_options_from_tokenizer(const xlarun_tokenizer *t,
-                                                   xlarun_chat_options *opt) {
+/* strings over C99's 4095 bytes: GCC and clang take them, and say so under -pedantic without this */
+#if defined(__GNUC__)
+#define XLARUN__LONG_STRING __extension__
+#else
+#define XLARUN__LONG_STRING
+#endif
+
+/* ---- built-in templates ----------------------------------------------------------------------
+   The chat templates published with these models, verbatim (tokenizer_config.json's chat_template;
+   tests/fixtures/chat/templates holds the same texts and says where each came from). "chatml" is
+   the ChatML template of OpenHermes 2.5 (teknium/OpenHermes-2.5-Mistral-7B). */
+XLARUN__LONG_STRING static const char xlarun__tmpl_llama3[] =
+    "{% set loop_messages = messages %}{% for message in loop_messages %}{% set content = '<|start_header"
+    "_id|>' + message['role'] + '<|end_header_id|>\n"
+    "\n"
+    "'+ message['content'] | trim + '<|eot_id|>' %}{% if loop.index0 == 0 %}{% set content = bos_token + "
+    "content %}{% endif %}{{ content }}{% endfor %}{% if add_generation_prompt %}{{ '<|start_header_id|>a"
+    "ssistant<|end_header_id|>\n"
+    "\n"
+    "' }}{% endif %}";
+XLARUN__LONG_STRING static const char xlarun__tmpl_llama31[] =
+    "{{- bos_token }}\n"
+    "{%- if custom_tools is defined %}\n"
+    "    {%- set tools = custom_tools %}\n"
+    "{%- endif %}\n"
+    "{%- if not tools_in_user_message is defined %}\n"
+    "    {%- set tools_in_user_message = true %}\n"
+    "{%- endif %}\n"
+    "{%- if not date_string is defined %}\n"
+    "    {%- set date_string = \"26 Jul 2024\" %}\n"
+    "{%- endif %}\n"
+    "{%- if not tools is defined %}\n"
+    "    {%- set tools = none %}\n"
+    "{%- endif %}\n"
+    "\n"
+    "{#- This block extracts the system message, so we can slot it into the right place. #}\n"
+    "{%- if messages[0]['role'] == 'system' %}\n"
+    "    {%- set system_message = messages[0]['content']|trim %}\n"
+    "    {%- set messages = messages[1:] %}\n"
+    "{%- else %}\n"
+    "    {%- set system_message = \"\" %}\n"
+    "{%- endif %}\n"
+    "\n"
+    "{#- System message + builtin tools #}\n"
+    "{{- \"<|start_header_id|>system<|end_header_id|>\\n\\n\" }}\n"
+    "{%- if builtin_tools is defined or tools is not none %}\n"
+    "    {{- \"Environment: ipython\\n\" }}\n"
+    "{%- endif %}\n"
+    "{%- if builtin_tools is defined %}\n"
+    "    {{- \"Tools: \" + builtin_tools | reject('equalto', 'code_interpreter') | join(\", \") + \"\\n\\"
+    "n\"}}\n"
+    "{%- endif %}\n"
+    "{{- \"Cutting Knowledge Date: December 2023\\n\" }}\n"
+    "{{- \"Today Date: \" + date_string + \"\\n\\n\" }}\n"
+    "{%- if tools is not none and not tools_in_user_message %}\n"
+    "    {{- \"You have access to the following functions. To call a function, please respond with JSON f"
+    "or a function call.\" }}\n"
+    "    {{- 'Respond in the format {\"name\": function name, \"parameters\": dictionary of argument name"
+    " and its value}.' }}\n"
+    "    {{- \"Do not use variables.\\n\\n\" }}\n"
+    "    {%- for t in tools %}\n"
+    "        {{- t | tojson(indent=4) }}\n"
+    "        {{- \"\\n\\n\" }}\n"
+    "    {%- endfor %}\n"
+    "{%- endif %}\n"
+    "{{- system_message }}\n"
+    "{{- \"<|eot_id|>\" }}\n"
+    "\n"
+    "{#- Custom tools are passed in a user message with some extra guidance #}\n"
+    "{%- if tools_in_user_message and not tools is none %}\n"
+    "    {#- Extract the first user message so we can plug it in here #}\n"
+    "    {%- if messages | length != 0 %}\n"
+    "        {%- set first_user_message = messages[0]['content']|trim %}\n"
+    "        {%- set messages = messages[1:] %}\n"
+    "    {%- else %}\n"
+    "        {{- raise_exception(\"Cannot put tools in the first user message when there's no first user "
+    "message!\") }}\n"
+    "{%- endif %}\n"
+    "    {{- '<|start_header_id|>user<|end_header_id|>\\n\\n' -}}\n"
+    "    {{- \"Given the following functions, please respond with a JSON for a function call \" }}\n"
+    "    {{- \"with its proper arguments that best answers the given prompt.\\n\\n\" }}\n"
+    "    {{- 'Respond in the format {\"name\": function name, \"parameters\": dictionary of argument name"
+    " and its value}.' }}\n"
+    "    {{- \"Do not use variables.\\n\\n\" }}\n"
+    "    {%- for t in tools %}\n"
+    "        {{- t | tojson(indent=4) }}\n"
+    "        {{- \"\\n\\n\" }}\n"
+    "    {%- endfor %}\n"
+    "    {{- first_user_message + \"<|eot_id|>\"}}\n"
+    "{%- endif %}\n"
+    "\n"
+    "{%- for message in messages %}\n"
+    "    {%- if not (message.role == 'ipython' or message.role == 'tool' or 'tool_calls' in message) %}\n"
+    "        {{- '<|start_header_id|>' + message['role'] + '<|end_header_id|>\\n\\n'+ message['content'] "
+    "| trim + '<|eot_id|>' }}\n"
+    "    {%- elif 'tool_calls' in message %}\n"
+    "        {%- if not message.tool_calls|length == 1 %}\n"
+    "            {{- raise_exception(\"This model only supports single tool-calls at once!\") }}\n"
+    "        {%- endif %}\n"
+    "        {%- set tool_call = message.tool_calls[0].function %}\n"
+    "        {%- if builtin_tools is defined and tool_call.name in builtin_tools %}\n"
+    "            {{- '<|start_header_id|>assistant<|end_header_id|>\\n\\n' -}}\n"
+    "            {{- \"<|python_tag|>\" + tool_call.name + \".call(\" }}\n"
+    "            {%- for arg_name, arg_val in tool_call.arguments | items %}\n"
+    "                {{- arg_name + '=\"' + arg_val + '\"' }}\n"
+    "                {%- if not loop.last %}\n"
+    "                    {{- \", \" }}\n"
+    "                {%- endif %}\n"
+    "                {%- endfor %}\n"
+    "            {{- \")\" }}\n"
+    "        {%- else  %}\n"
+    "            {{- '<|start_header_id|>assistant<|end_header_id|>\\n\\n' -}}\n"
+    "            {{- '{\"name\": \"' + tool_call.name + '\", ' }}\n"
+    "            {{- '\"parameters\": ' }}\n"
+    "            {{- tool_call.arguments | tojson }}\n"
+    "            {{- \"}\" }}\n"
+    "        {%- endif %}\n"
+    "        {%- if builtin_tools is defined %}\n"
+    "            {#- This means we're in ipython mode #}\n"
+    "            {{- \"<|eom_id|>\" }}\n"
+    "        {%- else %}\n"
+    "            {{- \"<|eot_id|>\" }}\n"
+    "        {%- endif %}\n"
+    "    {%- elif message.role == \"tool\" or message.role == \"ipython\" %}\n"
+    "        {{- \"<|start_header_id|>ipython<|end_header_id|>\\n\\n\" }}\n"
+    "        {%- if message.content is mapping or message.content is iterable %}\n"
+    "            {{- message.content | tojson }}\n"
+    "        {%- else %}\n"
+    "            {{- message.content }}\n"
+    "        {%- endif %}\n"
+    "        {{- \"<|eot_id|>\" }}\n"
+    "    {%- endif %}\n"
+    "{%- endfor %}\n"
+    "{%- if add_generation_prompt %}\n"
+    "    {{- '<|start_header_id|>assistant<|end_header_id|>\\n\\n' }}\n"
+    "{%- endif %}\n";
+XLARUN__LONG_STRING static const char xlarun__tmpl_llama32[] =
+    "{{- bos_token }}\n"
+    "{%- if custom_tools is defined %}\n"
+    "    {%- set tools = custom_tools %}\n"
+    "{%- endif %}\n"
+    "{%- if not tools_in_user_message is defined %}\n"
+    "    {%- set tools_in_user_message = true %}\n"
+    "{%- endif %}\n"
+    "{%- if not date_string is defined %}\n"
+    "    {%- if strftime_now is defined %}\n"
+    "        {%- set date_string = strftime_now(\"%d %b %Y\") %}\n"
+    "    {%- else %}\n"
+    "        {%- set date_string = \"26 Jul 2024\" %}\n"
+    "    {%- endif %}\n"
+    "{%- endif %}\n"
+    "{%- if not tools is defined %}\n"
+    "    {%- set tools = none %}\n"
+    "{%- endif %}\n"
+    "\n"
+    "{#- This block extracts the system message, so we can slot it into the right place. #}\n"
+    "{%- if messages[0]['role'] == 'system' %}\n"
+    "    {%- set system_message = messages[0]['content']|trim %}\n"
+    "    {%- set messages = messages[1:] %}\n"
+    "{%- else %}\n"
+    "    {%- set system_message = \"\" %}\n"
+    "{%- endif %}\n"
+    "\n"
+    "{#- System message #}\n"
+    "{{- \"<|start_header_id|>system<|end_header_id|>\\n\\n\" }}\n"
+    "{%- if tools is not none %}\n"
+    "    {{- \"Environment: ipython\\n\" }}\n"
+    "{%- endif %}\n"
+    "{{- \"Cutting Knowledge Date: December 2023\\n\" }}\n"
+    "{{- \"Today Date: \" + date_string + \"\\n\\n\" }}\n"
+    "{%- if tools is not none and not tools_in_user_message %}\n"
+    "    {{- \"You have access to the following functions. To call a function, please respond with JSON f"
+    "or a function call.\" }}\n"
+    "    {{- 'Respond in the format {\"name\": function name, \"parameters\": dictionary of argument name"
+    " and its value}.' }}\n"
+    "    {{- \"Do not use variables.\\n\\n\" }}\n"
+    "    {%- for t in tools %}\n"
+    "        {{- t | tojson(indent=4) }}\n"
+    "        {{- \"\\n\\n\" }}\n"
+    "    {%- endfor %}\n"
+    "{%- endif %}\n"
+    "{{- system_message }}\n"
+    "{{- \"<|eot_id|>\" }}\n"
+    "\n"
+    "{#- Custom tools are passed in a user message with some extra guidance #}\n"
+    "{%- if tools_in_user_message and not tools is none %}\n"
+    "    {#- Extract the first user message so we can plug it in here #}\n"
+    "    {%- if messages | length != 0 %}\n"
+    "        {%- set first_user_message = messages[0]['content']|trim %}\n"
+    "        {%- set messages = messages[1:] %}\n"
+    "    {%- else %}\n"
+    "        {{- raise_exception(\"Cannot put tools in the first user message when there's no first user "
+    "message!\") }}\n"
+    "{%- endif %}\n"
+    "    {{- '<|start_header_id|>user<|end_header_id|>\\n\\n' -}}\n"
+    "    {{- \"Given the following functions, please respond with a JSON for a function call \" }}\n"
+    "    {{- \"with its proper arguments that best answers the given prompt.\\n\\n\" }}\n"
+    "    {{- 'Respond in the format {\"name\": function name, \"parameters\": dictionary of argument name"
+    " and its value}.' }}\n"
+    "    {{- \"Do not use variables.\\n\\n\" }}\n"
+    "    {%- for t in tools %}\n"
+    "        {{- t | tojson(indent=4) }}\n"
+    "        {{- \"\\n\\n\" }}\n"
+    "    {%- endfor %}\n"
+    "    {{- first_user_message + \"<|eot_id|>\"}}\n"
+    "{%- endif %}\n"
+    "\n"
+    "{%- for message in messages %}\n"
+    "    {%- if not (message.role == 'ipython' or message.role == 'tool' or 'tool_calls' in message) %}\n"
+    "        {{- '<|start_header_id|>' + message['role'] + '<|end_header_id|>\\n\\n'+ message['content'] "
+    "| trim + '<|eot_id|>' }}\n"
+    "    {%- elif 'tool_calls' in message %}\n"
+    "        {%- if not message.tool_calls|length == 1 %}\n"
+    "            {{- raise_exception(\"This model only supports single tool-calls at once!\") }}\n"
+    "        {%- endif %}\n"
+    "        {%- set tool_call = message.tool_calls[0].function %}\n"
+    "        {{- '<|start_header_id|>assistant<|end_header_id|>\\n\\n' -}}\n"
+    "        {{- '{\"name\": \"' + tool_call.name + '\", ' }}\n"
+    "        {{- '\"parameters\": ' }}\n"
+    "        {{- tool_call.arguments | tojson }}\n"
+    "        {{- \"}\" }}\n"
+    "        {{- \"<|eot_id|>\" }}\n"
+    "    {%- elif message.role == \"tool\" or message.role == \"ipython\" %}\n"
+    "        {{- \"<|start_header_id|>ipython<|end_header_id|>\\n\\n\" }}\n"
+    "        {%- if message.content is mapping or message.content is iterable %}\n"
+    "            {{- message.content | tojson }}\n"
+    "        {%- else %}\n"
+    "            {{- message.content }}\n"
+    "        {%- endif %}\n"
+    "        {{- \"<|eot_id|>\" }}\n"
+    "    {%- endif %}\n"
+    "{%- endfor %}\n"
+    "{%- if add_generation_prompt %}\n"
+    "    {{- '<|start_header_id|>assistant<|end_header_id|>\\n\\n' }}\n"
+    "{%- endif %}\n";
+XLARUN__LONG_STRING static const char xlarun__tmpl_llama2[] =
+    "{% if messages[0]['role'] == 'system' %}{% set loop_messages = messages[1:] %}{% set system_message "
+    "= messages[0]['content'] %}{% else %}{% set loop_messages = messages %}{% set system_message = false"
+    " %}{% endif %}{% for message in loop_messages %}{% if (message['role'] == 'user') != (loop.index0 % "
+    "2 == 0) %}{{ raise_exception('Conversation roles must alternate user/assistant/user/assistant/...') "
+    "}}{% endif %}{% if loop.index0 == 0 and system_message != false %}{% set content = '<<SYS>>\\n' + sy"
+    "stem_message + '\\n<</SYS>>\\n\\n' + message['content'] %}{% else %}{% set content = message['conten"
+    "t'] %}{% endif %}{% if message['role'] == 'user' %}{{ bos_token + '[INST] ' + content.strip() + ' [/"
+    "INST]' }}{% elif message['role'] == 'assistant' %}{{ ' '  + content.strip() + ' ' + eos_token }}{% e"
+    "ndif %}{% endfor %}";
+XLARUN__LONG_STRING static const char xlarun__tmpl_zephyr[] =
+    "{% for message in messages %}\n"
+    "{% if message['role'] == 'user' %}\n"
+    "{{ '<|user|>\n"
+    "' + message['content'] + eos_token }}\n"
+    "{% elif message['role'] == 'system' %}\n"
+    "{{ '<|system|>\n"
+    "' + message['content'] + eos_token }}\n"
+    "{% elif message['role'] == 'assistant' %}\n"
+    "{{ '<|assistant|>\n"
+    "'  + message['content'] + eos_token }}\n"
+    "{% endif %}\n"
+    "{% if loop.last and add_generation_prompt %}\n"
+    "{{ '<|assistant|>' }}\n"
+    "{% endif %}\n"
+    "{% endfor %}";
+XLARUN__LONG_STRING static const char xlarun__tmpl_chatml[] =
+    "{% for message in messages %}{{'<|im_start|>' + message['role'] + '\\n' + message['content'] + '<|im"
+    "_end|>' + '\\n'}}{% endfor %}{% if add_generation_prompt %}{{ '<|im_start|>assistant\\n' }}{% endif "
+    "%}";
+XLARUN__LONG_STRING static const char xlarun__tmpl_mistral[] =
+    "{{ bos_token }}{% for message in messages %}{% if (message['role'] == 'user') != (loop.index0 % 2 =="
+    " 0) %}{{ raise_exception('Conversation roles must alternate user/assistant/user/assistant/...') }}{%"
+    " endif %}{% if message['role'] == 'user' %}{{ '[INST] ' + message['content'] + ' [/INST]' }}{% elif "
+    "message['role'] == 'assistant' %}{{ message['content'] + eos_token + ' ' }}{% else %}{{ raise_except"
+    "ion('Only user and assistant roles are supported!') }}{% endif %}{% endfor %}";
+XLARUN__LONG_STRING static const char xlarun__tmpl_mistral_v3[] =
+    "{%- if messages[0]['role'] == 'system' %}\n"
+    "    {%- set system_message = messages[0]['content'] %}\n"
+    "    {%- set loop_messages = messages[1:] %}\n"
+    "{%- else %}\n"
+    "    {%- set loop_messages = messages %}\n"
+    "{%- endif %}\n"
+    "\n"
+    "{{- bos_token }}\n"
+    "{%- for message in loop_messages %}\n"
+    "    {%- if (message['role'] == 'user') != (loop.index0 % 2 == 0) %}\n"
+    "        {{- raise_exception('After the optional system message, conversation roles must alternate us"
+    "er/assistant/user/assistant/...') }}\n"
+    "    {%- endif %}\n"
+    "    {%- if message['role'] == 'user' %}\n"
+    "        {%- if loop.last and system_message is defined %}\n"
+    "            {{- '[INST] ' + system_message + '\\n\\n' + message['content'] + '[/INST]' }}\n"
+    "        {%- else %}\n"
+    "            {{- '[INST] ' + message['content'] + '[/INST]' }}\n"
+    "        {%- endif %}\n"
+    "    {%- elif message['role'] == 'assistant' %}\n"
+    "        {{- ' ' + message['content'] + eos_token}}\n"
+    "    {%- else %}\n"
+    "        {{- raise_exception('Only user and assistant roles are supported, with the exception of an i"
+    "nitial optional system message!') }}\n"
+    "    {%- endif %}\n"
+    "{%- endfor %}\n";
+XLARUN__LONG_STRING static const char xlarun__tmpl_mixtral[] =
+    "{%- if messages[0]['role'] == 'system' %}\n"
+    "    {%- set system_message = messages[0]['content'] %}\n"
+    "    {%- set loop_messages = messages[1:] %}\n"
+    "{%- else %}\n"
+    "    {%- set loop_messages = messages %}\n"
+    "{%- endif %}\n"
+    "\n"
+    "{{- bos_token }}\n"
+    "{%- for message in loop_messages %}\n"
+    "    {%- if (message['role'] == 'user') != (loop.index0 % 2 == 0) %}\n"
+    "        {{- raise_exception('After the optional system message, conversation roles must alternate us"
+    "er/assistant/user/assistant/...') }}\n"
+    "    {%- endif %}\n"
+    "    {%- if message['role'] == 'user' %}\n"
+    "        {%- if loop.first and system_message is defined %}\n"
+    "            {{- ' [INST] ' + system_message + '\\n\\n' + message['content'] + ' [/INST]' }}\n"
+    "        {%- else %}\n"
+    "            {{- ' [INST] ' + message['content'] + ' [/INST]' }}\n"
+    "        {%- endif %}\n"
+    "    {%- elif message['role'] == 'assistant' %}\n"
+    "        {{- ' ' + message['content'] + eos_token}}\n"
+    "    {%- else %}\n"
+    "        {{- raise_exception('Only user and assistant roles are supported, with the exception of an i"
+    "nitial optional system message!') }}\n"
+    "    {%- endif %}\n"
+    "{%- endfor %}\n";
+XLARUN__LONG_STRING static const char xlarun__tmpl_mistral_small[] =
+    "{{ bos_token }}{% for message in messages %}{% if message['role'] == 'user' %}{{ '[INST]' + message["
+    "'content'] + '[/INST]' }}{% elif message['role'] == 'system' %}{{ '[SYSTEM_PROMPT]' + message['conte"
+    "nt'] + '[/SYSTEM_PROMPT]' }}{% elif message['role'] == 'assistant' %}{{ message['content'] + eos_tok"
+    "en }}{% else %}{{ raise_exception('Only user, system and assistant roles are supported!') }}{% endif"
+    " %}{% endfor %}";
+XLARUN__LONG_STRING static const char xlarun__tmpl_mistral_large[] =
+    "{{ bos_token }}{% for message in messages %}{% if message['role'] == 'user' %}{{ '[INST] ' + message"
+    "['content'] + '[/INST]' }}{% elif message['role'] == 'system' %}{{ '[SYSTEM_PROMPT] ' + message['con"
+    "tent'] + '[/SYSTEM_PROMPT]' }}{% elif message['role'] == 'assistant' %}{{ ' ' + message['content'] +"
+    " eos_token }}{% else %}{{ raise_exception('Only user, system and assistant roles are supported!') }}"
+    "{% endif %}{% endfor %}";
+XLARUN__LONG_STRING static const char xlarun__tmpl_qwen3[] =
+    "{%- if tools %}\n"
+    "    {{- '<|im_start|>system\\n' }}\n"
+    "    {%- if messages[0].role == 'system' %}\n"
+    "        {{- messages[0].content + '\\n\\n' }}\n"
+    "    {%- endif %}\n"
+    "    {{- \"# Tools\\n\\nYou may call one or more functions to assist with the user query.\\n\\nYou ar"
+    "e provided with function signatures within <tools></tools> XML tags:\\n<tools>\" }}\n"
+    "    {%- for tool in tools %}\n"
+    "        {{- \"\\n\" }}\n"
+    "        {{- tool | tojson }}\n"
+    "    {%- endfor %}\n"
+    "    {{- \"\\n</tools>\\n\\nFor each function call, return a json object with function name and argum"
+    "ents within <tool_call></tool_call> XML tags:\\n<tool_call>\\n{\\\"name\\\": <function-name>, \\\"ar"
+    "guments\\\": <args-json-object>}\\n</tool_call><|im_end|>\\n\" }}\n"
+    "{%- else %}\n"
+    "    {%- if messages[0].role == 'system' %}\n"
+    "        {{- '<|im_start|>system\\n' + messages[0].content + '<|im_end|>\\n' }}\n"
+    "    {%- endif %}\n"
+    "{%- endif %}\n"
+    "{%- set ns = namespace(multi_step_tool=true, last_query_index=messages|length - 1) %}\n"
+    "{%- for message in messages[::-1] %}\n"
+    "    {%- set index = (messages|length - 1) - loop.index0 %}\n"
+    "    {%- if ns.multi_step_tool and message.role == \"user\" and not(message.content.startswith('<tool"
+    "_response>') and message.content.endswith('</tool_response>')) %}\n"
+    "        {%- set ns.multi_step_tool = false %}\n"
+    "        {%- set ns.last_query_index = index %}\n"
+    "    {%- endif %}\n"
+    "{%- endfor %}\n"
+    "{%- for message in messages %}\n"
+    "    {%- if (message.role == \"user\") or (message.role == \"system\" and not loop.first) %}\n"
+    "        {{- '<|im_start|>' + message.role + '\\n' + message.content + '<|im_end|>' + '\\n' }}\n"
+    "    {%- elif message.role == \"assistant\" %}\n"
+    "        {%- set content = message.content %}\n"
+    "        {%- set reasoning_content = '' %}\n"
+    "        {%- if message.reasoning_content is defined and message.reasoning_content is not none %}\n"
+    "            {%- set reasoning_content = message.reasoning_content %}\n"
+    "        {%- else %}\n"
+    "            {%- if '</think>' in message.content %}\n"
+    "                {%- set content = message.content.split('</think>')[-1].lstrip('\\n') %}\n"
+    "                {%- set reasoning_content = message.content.split('</think>')[0].rstrip('\\n').split"
+    "('<think>')[-1].lstrip('\\n') %}\n"
+    "            {%- endif %}\n"
+    "        {%- endif %}\n"
+    "        {%- if loop.index0 > ns.last_query_index %}\n"
+    "            {%- if loop.last or (not loop.last and reasoning_content) %}\n"
+    "                {{- '<|im_start|>' + message.role + '\\n<think>\\n' + reasoning_content.strip('\\n')"
+    " + '\\n</think>\\n\\n' + content.lstrip('\\n') }}\n"
+    "            {%- else %}\n"
+    "                {{- '<|im_start|>' + message.role + '\\n' + content }}\n"
+    "            {%- endif %}\n"
+    "        {%- else %}\n"
+    "            {{- '<|im_start|>' + message.role + '\\n' + content }}\n"
+    "        {%- endif %}\n"
+    "        {%- if message.tool_calls %}\n"
+    "            {%- for tool_call in message.tool_calls %}\n"
+    "                {%- if (loop.first and content) or (not loop.first) %}\n"
+    "                    {{- '\\n' }}\n"
+    "                {%- endif %}\n"
+    "                {%- if tool_call.function %}\n"
+    "                    {%- set tool_call = tool_call.function %}\n"
+    "                {%- endif %}\n"
+    "                {{- '<tool_call>\\n{\"name\": \"' }}\n"
+    "                {{- tool_call.name }}\n"
+    "                {{- '\", \"arguments\": ' }}\n"
+    "                {%- if tool_call.arguments is string %}\n"
+    "                    {{- tool_call.arguments }}\n"
+    "                {%- else %}\n"
+    "                    {{- tool_call.arguments | tojson }}\n"
+    "                {%- endif %}\n"
+    "                {{- '}\\n</tool_call>' }}\n"
+    "            {%- endfor %}\n"
+    "        {%- endif %}\n"
+    "        {{- '<|im_end|>\\n' }}\n"
+    "    {%- elif message.role == \"tool\" %}\n"
+    "        {%- if loop.first or (messages[loop.index0 - 1].role != \"tool\") %}\n"
+    "            {{- '<|im_start|>user' }}\n"
+    "        {%- endif %}\n"
+    "        {{- '\\n<tool_response>\\n' }}\n"
+    "        {{- message.content }}\n"
+    "        {{- '\\n</tool_response>' }}\n"
+    "        {%- if loop.last or (messages[loop.index0 + 1].role != \"tool\") %}\n"
+    "            {{- '<|im_end|>\\n' }}\n"
+    "        {%- endif %}\n"
+    "    {%- endif %}\n"
+    "{%- endfor %}\n"
+    "{%- if add_generation_prompt %}\n"
+    "    {{- '<|im_start|>assistant\\n' }}\n"
+    "    {%- if enable_thinking is defined and enable_thinking is false %}\n"
+    "        {{- '<think>\\n\\n</think>\\n\\n' }}\n"
+    "    {%- endif %}\n"
+    "{%- endif %}";
+XLARUN__LONG_STRING static const char xlarun__tmpl_gemma[] =
+    "{{ bos_token }}{% if messages[0]['role'] == 'system' %}{{ raise_exception('System role not supported"
+    "') }}{% endif %}{% for message in messages %}{% if (message['role'] == 'user') != (loop.index0 % 2 ="
+    "= 0) %}{{ raise_exception('Conversation roles must alternate user/assistant/user/assistant/...') }}{"
+    "% endif %}{% if (message['role'] == 'assistant') %}{% set role = 'model' %}{% else %}{% set role = m"
+    "essage['role'] %}{% endif %}{{ '<start_of_turn>' + role + '\n"
+    "' + message['content'] | trim + '<end_of_turn>\n"
+    "' }}{% endfor %}{% if add_generation_prompt %}{{'<start_of_turn>model\n"
+    "'}}{% endif %}";
+XLARUN__LONG_STRING static const char xlarun__tmpl_gemma3[] =
+    "{{ bos_token }}\n"
+    "{%- if messages[0]['role'] == 'system' -%}\n"
+    "    {%- if messages[0]['content'] is string -%}\n"
+    "        {%- set first_user_prefix = messages[0]['content'] + '\n"
+    "\n"
+    "' -%}\n"
+    "    {%- else -%}\n"
+    "        {%- set first_user_prefix = messages[0]['content'][0]['text'] + '\n"
+    "\n"
+    "' -%}\n"
+    "    {%- endif -%}\n"
+    "    {%- set loop_messages = messages[1:] -%}\n"
+    "{%- else -%}\n"
+    "    {%- set first_user_prefix = \"\" -%}\n"
+    "    {%- set loop_messages = messages -%}\n"
+    "{%- endif -%}\n"
+    "{%- for message in loop_messages -%}\n"
+    "    {%- if (message['role'] == 'user') != (loop.index0 % 2 == 0) -%}\n"
+    "        {{ raise_exception(\"Conversation roles must alternate user/assistant/user/assistant/...\") "
+    "}}\n"
+    "    {%- endif -%}\n"
+    "    {%- if (message['role'] == 'assistant') -%}\n"
+    "        {%- set role = \"model\" -%}\n"
+    "    {%- else -%}\n"
+    "        {%- set role = message['role'] -%}\n"
+    "    {%- endif -%}\n"
+    "    {{ '<start_of_turn>' + role + '\n"
+    "' + (first_user_prefix if loop.first else \"\") }}\n"
+    "    {%- if message['content'] is string -%}\n"
+    "        {{ message['content'] | trim }}\n"
+    "    {%- elif message['content'] is iterable -%}\n"
+    "        {%- for item in message['content'] -%}\n"
+    "            {%- if item['type'] == 'image' -%}\n"
+    "                {{ '<start_of_image>' }}\n"
+    "            {%- elif item['type'] == 'text' -%}\n"
+    "                {{ item['text'] | trim }}\n"
+    "            {%- endif -%}\n"
+    "        {%- endfor -%}\n"
+    "    {%- else -%}\n"
+    "        {{ raise_exception(\"Invalid content type\") }}\n"
+    "    {%- endif -%}\n"
+    "    {{ '<end_of_turn>\n"
+    "' }}\n"
+    "{%- endfor -%}\n"
+    "{%- if add_generation_prompt -%}\n"
+    "    {{'<start_of_turn>model\n"
+    "'}}\n"
+    "{%- endif -%}\n";
+XLARUN__LONG_STRING static const char xlarun__tmpl_phi3[] =
+    "{% for message in messages %}{% if message['role'] == 'system' %}{{'<|system|>\n"
+    "' + message['content'] + '<|end|>\n"
+    "'}}{% elif message['role'] == 'user' %}{{'<|user|>\n"
+    "' + message['content'] + '<|end|>\n"
+    "'}}{% elif message['role'] == 'assistant' %}{{'<|assistant|>\n"
+    "' + message['content'] + '<|end|>\n"
+    "'}}{% endif %}{% endfor %}{% if add_generation_prompt %}{{ '<|assistant|>\n"
+    "' }}{% else %}{{ eos_token }}{% endif %}";
+XLARUN__LONG_STRING static const char xlarun__tmpl_phi35[] =
+    "{% for message in messages %}{% if message['role'] == 'system' and message['content'] %}{{'<|system|"
+    ">\n"
+    "' + message['content'] + '<|end|>\n"
+    "'}}{% elif message['role'] == 'user' %}{{'<|user|>\n"
+    "' + message['content'] + '<|end|>\n"
+    "'}}{% elif message['role'] == 'assistant' %}{{'<|assistant|>\n"
+    "' + message['content'] + '<|end|>\n"
+    "'}}{% endif %}{% endfor %}{% if add_generation_prompt %}{{ '<|assistant|>\n"
+    "' }}{% else %}{{ eos_token }}{% endif %}";
+XLARUN__LONG_STRING static const char xlarun__tmpl_phi3_medium[] =
+    "{% for message in messages %}{% if (message['role'] == 'user') %}{{'<|user|>' + '\n"
+    "' + message['content'] + '<|end|>' + '\n"
+    "' + '<|assistant|>' + '\n"
+    "'}}{% elif (message['role'] == 'assistant') %}{{message['content'] + '<|end|>' + '\n"
+    "'}}{% endif %}{% endfor %}";
+XLARUN__LONG_STRING static const char xlarun__tmpl_phi4_mini[] =
+    "{% for message in messages %}{% if message['role'] == 'system' and 'tools' in message and message['t"
+    "ools'] is not none %}{{ '<|' + message['role'] + '|>' + message['content'] + '<|tool|>' + message['t"
+    "ools'] + '<|/tool|>' + '<|end|>' }}{% else %}{{ '<|' + message['role'] + '|>' + message['content'] +"
+    " '<|end|>' }}{% endif %}{% endfor %}{% if add_generation_prompt %}{{ '<|assistant|>' }}{% else %}{{ "
+    "eos_token }}{% endif %}";
+XLARUN__LONG_STRING static const char xlarun__tmpl_olmo2[] =
+    "{{ bos_token }}{% for message in messages %}{% if message['role'] == 'system' %}{{ '<|system|>\n"
+    "' + message['content'] + '\n"
+    "' }}{% elif message['role'] == 'user' %}{{ '<|user|>\n"
+    "' + message['content'] + '\n"
+    "' }}{% elif message['role'] == 'assistant' %}{% if not loop.last %}{{ '<|assistant|>\n"
+    "'  + message['content'] + eos_token + '\n"
+    "' }}{% else %}{{ '<|assistant|>\n"
+    "'  + message['content'] + eos_token }}{% endif %}{% endif %}{% if loop.last and add_generation_promp"
+    "t %}{{ '<|assistant|>\n"
+    "' }}{% endif %}{% endfor %}";
+static const struct { const char *name; const char *text; } xlarun__builtin_templates[] = {
+    {"llama3", xlarun__tmpl_llama3},
+    {"llama3.1", xlarun__tmpl_llama31},
+    {"llama3.2", xlarun__tmpl_llama32},
+    {"llama2", xlarun__tmpl_llama2},
+    {"zephyr", xlarun__tmpl_zephyr},
+    {"chatml", xlarun__tmpl_chatml},
+    {"mistral", xlarun__tmpl_mistral},
+    {"mistral-v3", xlarun__tmpl_mistral_v3},
+    {"mixtral", xlarun__tmpl_mixtral},
+    {"mistral-small", xlarun__tmpl_mistral_small},
+    {"mistral-large", xlarun__tmpl_mistral_large},
+    {"qwen3", xlarun__tmpl_qwen3},
+    {"gemma", xlarun__tmpl_gemma},
+    {"gemma3", xlarun__tmpl_gemma3},
+    {"phi3", xlarun__tmpl_phi3},
+    {"phi3.5", xlarun__tmpl_phi35},
+    {"phi3-medium", xlarun__tmpl_phi3_medium},
+    {"phi4-mini", xlarun__tmpl_phi4_mini},
+    {"olmo2", xlarun__tmpl_olmo2}};
+
+XLARUN_API const char *xlarun_chat_template_builtin(const char *name) {
+    size_t k;
+    if (!name) return NULL;
+    for (k = 0; k < sizeof xlarun__builtin_templates / sizeof xlarun__builtin_templates[0]; k++)
+        if (!strcmp(name, xlarun__builtin_templates[k].name)) return xlarun__builtin_templates[k].text;
+    return NULL;
+}
+
+XLARUN_API const char *xlarun_chat_template_names(void) {
+    return "llama3, llama3.1, llama3.2, llama2, zephyr, chatml, mistral, mistral-v3, mixtral, mistral-small, mistral-large, qwen3, gemma, gemma3, phi3, phi3.5, phi3-medium, phi4-mini, olmo2";
+}
+
+XLARUN_API void xlarun_chat_input_from_tokenizer(const xlarun_tokenizer *t, xlarun_chat_input *in) {
     const int32_t *eos;
     const char *s;
     size_t len;
-    if (!t || !opt) return;
+    if (!t || !in) return;
     s = xlarun_tokenizer_token_text(t, xlarun_tokenizer_bos_id(t), &len);
-    if (s) opt->bos_token = s;
+    if (s) in->bos_token = s;
     if (xlarun_tokenizer_eos_ids(t, &eos) > 0) {
         s = xlarun_tokenizer_token_text(t, eos[0], &len);
-        if (s) opt->eos_token = s;
+        if (s) in->eos_token = s;
     }
 }
+
+XLARUN_API xlarun_status xlarun_chat_render_alloc(const xlarun_chat_template *t, const xlarun_chat_input *in, char **text,
+                                                  size_t *len, xlarun_error *err) {
+    size_t work = 0, n = 0;
+    void *mem;
+    char *out;
+    xlarun_status st;
+    if (!text) return xlarun__fail(err, XLARUN_ERR_ARGUMENT, "xlarun_chat_render_alloc: text is NULL");
+    *text = NULL;
+    XLARUN__TRY(xlarun_chat_render_memory(t, in, &work, &n, err));
+    mem = XLARUN_MALLOC(work ? work : 1, NULL);
+    out = XLARUN__CAST(char *, XLARUN_MALLOC(n + 1, NULL));
+    if (!mem || !out) {
+        if (mem) XLARUN_FREE(mem, NULL);
+        if (out) XLARUN_FREE(out, NULL);
+        return xlarun__fail(err, XLARUN_ERR_MEMORY, "cannot allocate %lu bytes to render a chat template", XLARUN__CAST(unsigned long, work + n + 1));
+    }
+    st = xlarun_chat_render(t, in, mem, work, out, n + 1, len, err);
+    XLARUN_FREE(mem, NULL);
+    if (st != XLARUN_OK) { XLARUN_FREE(out, NULL); return st; }
+    *text = out;
+    return XLARUN_OK;
+}
+
+XLARUN_API void xlarun_chat_text_free(char *text) {
+    if (text) XLARUN_FREE(text, NULL);
+}
+
 
 /* ---- the token loop ------------------------------------------------------------------------- */
 
