@@ -8817,10 +8817,45 @@ typedef struct xlarun__jparse {
     size_t depth;
 } xlarun__jparse;
 
+/* the filters and tests xlarun runs; the rest of jinja2's are refused at load. A name jinja2 does not
+   know either is refused at load too, except inside an if or a conditional expression, where jinja2
+   fails only if it runs (so does xlarun). */
+static const char *const xlarun__jfilter_names[] = {
+    "abs", "attr", "batch", "capitalize", "center", "count", "d", "default", "dictsort", "e", "escape", "first", "float",
+    "forceescape", "format", "indent", "int", "items", "join", "last", "length", "list", "lower", "map", "max", "min",
+    "reject", "rejectattr", "replace", "reverse", "round", "safe", "select", "selectattr", "sort", "string", "sum", "title",
+    "tojson", "trim", "truncate", "unique", "upper", "wordcount", NULL};
+static const char *const xlarun__jfilter_jinja_only[] = {
+    "filesizeformat", "groupby", "pprint", "random", "slice", "striptags", "urlencode", "urlize", "wordwrap",
+    "xmlattr", NULL};
+static const char *const xlarun__jtest_names[] = {
+    "boolean", "callable", "defined", "divisibleby", "eq", "equalto", "escaped", "even", "false", "float", "ge",
+    "greaterthan", "gt", "in", "integer", "iterable", "le", "lessthan", "lower", "lt", "mapping", "ne", "none", "number",
+    "odd", "sameas", "sequence", "string", "true", "undefined", "upper", NULL};
+static const char *const xlarun__jtest_jinja_only[] = {"filter", "test", NULL};
+
+static int xlarun__jname_in(const char *s, size_t n, const char *const *names);
+
+/* a filter or test name at t: known, or refused as jinja2 would (see above) */
+static xlarun_status xlarun__jcheck_name(struct xlarun__jparse *P, const xlarun__jtok *t, int filter);
+
 static xlarun_status xlarun__jperr(xlarun__jparse *P, const xlarun__jtok *t, const char *msg, const char *what) {
     return xlarun__fail(P->err, XLARUN_ERR_FORMAT, "chat template line %u column %u: %s%s", XLARUN__CAST(unsigned, t->line),
                         XLARUN__CAST(unsigned, t->col), msg, what ? what : "");
 }
+
+static xlarun_status xlarun__jcheck_name(xlarun__jparse *P, const xlarun__jtok *t, int filter) {
+    char what[80];
+    if (xlarun__jname_in(t->p, t->n, filter ? xlarun__jfilter_names : xlarun__jtest_names)) return XLARUN_OK;
+    snprintf(what, sizeof what, "'%.*s'", XLARUN__CAST(int, t->n > 60 ? 60 : t->n), t->p);
+    if (xlarun__jname_in(t->p, t->n, filter ? xlarun__jfilter_jinja_only : xlarun__jtest_jinja_only))
+        return xlarun__jperr(P, t, filter ? "xlarun does not run the filter " : "xlarun does not run the test ", what);
+    return XLARUN_OK; /* unknown to jinja2 as well: xlarun__jcheck_tree decides */
+}
+
+/* after parsing: a filter or test jinja2 does not know fails the template, unless it sits inside an
+   if or a conditional expression (where jinja2 fails only when it runs) */
+static xlarun_status xlarun__jcheck_tree(xlarun__jparse *P, const struct xlarun__jnode *x, int soft);
 
 static xlarun_status xlarun__jnew(xlarun__jparse *P, int kind, const xlarun__jtok *at, xlarun__jnode **out) {
     xlarun__jnode *x = XLARUN__CAST(xlarun__jnode *, xlarun__jalloc(P->mem, sizeof *x));
@@ -9158,6 +9193,7 @@ static xlarun_status xlarun__jfilters(xlarun__jparse *P, xlarun__jnode **x) {
             const xlarun__jtok *nm;
             P->t++;
             XLARUN__TRY(xlarun__jexpect_name(P, &nm));
+            XLARUN__TRY(xlarun__jcheck_name(P, nm, 1));
             XLARUN__TRY(xlarun__jnew(P, JN_FILTER, nm, &y));
             y->s = nm->p; y->n = nm->n;
             while (xlarun__jis_op(P, JO_DOT)) { /* dotted filter names are not jinja2's builtins */
@@ -9171,6 +9207,7 @@ static xlarun_status xlarun__jfilters(xlarun__jparse *P, xlarun__jnode **x) {
             P->t++;
             if (xlarun__jis_name(P, "not")) { P->t++; neg = 1; }
             XLARUN__TRY(xlarun__jexpect_name(P, &nm));
+            XLARUN__TRY(xlarun__jcheck_name(P, nm, 0));
             XLARUN__TRY(xlarun__jnew(P, JN_TEST, nm, &y));
             y->s = nm->p; y->n = nm->n; y->op = neg;
             if (xlarun__jis_op(P, JO_LPAREN)) { P->t++; XLARUN__TRY(xlarun__jargs(P, &y->b)); }
@@ -9345,6 +9382,7 @@ static xlarun_status xlarun__jfilter_chain(xlarun__jparse *P, xlarun__jnode **ou
         const xlarun__jtok *nm;
         xlarun__jnode *y;
         XLARUN__TRY(xlarun__jexpect_name(P, &nm));
+        XLARUN__TRY(xlarun__jcheck_name(P, nm, 1));
         XLARUN__TRY(xlarun__jnew(P, JN_FILTER, nm, &y));
         y->s = nm->p; y->n = nm->n;
         y->a = x;
@@ -9511,6 +9549,32 @@ static xlarun_status xlarun__jstatement(xlarun__jparse *P, xlarun__jnode **out) 
     return XLARUN_OK;
 }
 
+static xlarun_status xlarun__jcheck_tree(xlarun__jparse *P, const xlarun__jnode *x, int soft) {
+    for (; x; x = x->next) {
+        int inner = soft;
+        if (x->kind == JN_FILTER || x->kind == JN_TEST) {
+            if (!soft && !xlarun__jname_in(x->s, x->n, x->kind == JN_FILTER ? xlarun__jfilter_names : xlarun__jtest_names)) {
+                char what[80];
+                xlarun__jtok t;
+                memset(&t, 0, sizeof t);
+                t.line = x->line;
+                t.col = x->col;
+                snprintf(what, sizeof what, "'%.*s'", XLARUN__CAST(int, x->n > 60 ? 60 : x->n), x->s);
+                return xlarun__jperr(P, &t, x->kind == JN_FILTER ? "no filter named " : "no test named ", what);
+            }
+        }
+        if (x->kind == JN_IF || x->kind == JN_COND) inner = 1;
+        if (x->kind == JN_FOR || x->kind == JN_MACRO || x->kind == JN_CALLBLOCK || x->kind == JN_WITH) inner = 0; /* jinja2's inner frames */
+        XLARUN__TRY(xlarun__jcheck_tree(P, x->a, x->kind == JN_FOR ? soft : inner));
+        XLARUN__TRY(xlarun__jcheck_tree(P, x->b, x->kind == JN_FOR ? soft : inner));
+        XLARUN__TRY(xlarun__jcheck_tree(P, x->c, inner));
+        XLARUN__TRY(xlarun__jcheck_tree(P, x->d, inner));
+        XLARUN__TRY(xlarun__jcheck_tree(P, x->e, inner));
+        if (x->kind == JN_PAIR || x->kind == JN_KWARG || x->kind == JN_STAR || x->kind == JN_PARAM) {}
+    }
+    return XLARUN_OK;
+}
+
 /* statements and text up to a block whose first name is in ends (not consumed), or the end */
 static xlarun_status xlarun__jbody(xlarun__jparse *P, const char *const *ends, xlarun__jnode **first) {
     xlarun__jnode **tail = first, *x;
@@ -9629,7 +9693,7 @@ static const char *xlarun__jtype_name(const xlarun__jv *v) {
 
 /* jinja2's UndefinedError text for using v */
 static xlarun_status xlarun__jundef_err(xlarun__jrun *R, const xlarun__jnode *at, const xlarun__jv *v) {
-    if (v->aux == 2) return xlarun__jfail(R, at, "access to attribute '%.*s' is unsafe", XLARUN__CAST(int, v->u.s.n), v->u.s.p);
+    if (v->aux == 2) return xlarun__jfail(R, at, "%.*s", XLARUN__CAST(int, v->u.s.n), v->u.s.p);
     if (v->aux == 1) return xlarun__jfail(R, at, "%.*s", XLARUN__CAST(int, v->u.s.n), v->u.s.p);
     return xlarun__jfail(R, at, "'%.*s' is undefined", XLARUN__CAST(int, v->u.s.n), v->u.s.p);
 }
@@ -10031,7 +10095,12 @@ static xlarun_status xlarun__jgetattr(xlarun__jrun *R, const xlarun__jnode *at, 
             return xlarun__jmethod(R, obj, JM_INDEX, out);
         if ((obj->t == XJ_DICT && xlarun__jname_in(name, n, xlarun__junsafe_dict)) ||
             (obj->t == XJ_LIST && xlarun__jname_in(name, n, xlarun__junsafe_list))) {
-            *out = xlarun__jundef(name, n, 2);
+            char msg[160];
+            xlarun__jv m;
+            snprintf(msg, sizeof msg, "access to attribute '%.*s' of '%s' object is unsafe.", XLARUN__CAST(int, n), name,
+                     obj->t == XJ_DICT ? "dict" : "list");
+            XLARUN__TRY(xlarun__jstr_new(R, msg, strlen(msg), &m));
+            *out = xlarun__jundef(m.u.s.p, m.u.s.n, 2);
             return XLARUN_OK;
         }
     }
@@ -10293,6 +10362,17 @@ static xlarun_status xlarun__jarith(xlarun__jrun *R, const xlarun__jnode *at, in
         if (nb) memcpy(out->u.l->v + na, b->u.l->v, nb * sizeof(xlarun__jv));
         return XLARUN_OK;
     }
+    if (op == JO_MUL && ((xlarun__jis_seq(a) && !(a->aux & (XJ_GEN | XJ_VIEW)) && (b->t == XJ_INT || b->t == XJ_BOOL)) ||
+                         (xlarun__jis_seq(b) && !(b->aux & (XJ_GEN | XJ_VIEW)) && (a->t == XJ_INT || a->t == XJ_BOOL)))) {
+        const xlarun__jv *l = xlarun__jis_seq(a) ? a : b;
+        int64_t k, times = xlarun__jis_seq(a) ? b->u.i : a->u.i;
+        size_t n = l->u.l->n;
+        if (times < 0) times = 0;
+        if (n && XLARUN__CAST(uint64_t, times) > R->max_output / n) return xlarun__jfail(R, at, "the list would be too long");
+        XLARUN__TRY(xlarun__jseq_new(R, n * XLARUN__CAST(size_t, times), l->t, out));
+        for (k = 0; k < times; k++) if (n) memcpy(out->u.l->v + XLARUN__CAST(size_t, k) * n, l->u.l->v, n * sizeof(xlarun__jv));
+        return XLARUN_OK;
+    }
     if (op == JO_MUL && ((a->t == XJ_STR && (b->t == XJ_INT || b->t == XJ_BOOL)) || (b->t == XJ_STR && (a->t == XJ_INT || a->t == XJ_BOOL)))) {
         const xlarun__jv *s = a->t == XJ_STR ? a : b;
         int64_t k, times = a->t == XJ_STR ? b->u.i : a->u.i;
@@ -10461,6 +10541,12 @@ enum { JF_RANGE = 1, JF_DICT, JF_NAMESPACE, JF_CYCLER, JF_JOINER, JF_RAISE, JF_S
 
 static xlarun_status xlarun__jcall_macro(xlarun__jrun *R, const xlarun__jnode *at, const xlarun__jclosure *c, xlarun__jargv *A,
                                          xlarun__jclosure *caller, xlarun__jv *out);
+
+/* transformers' namespace refuses names that start with an underscore */
+static xlarun_status xlarun__jns_name_err(xlarun__jrun *R, const xlarun__jnode *at, const char *name, size_t n) {
+    return xlarun__jfail(R, at, "Chat templates cannot store underscore-prefixed attributes on a namespace, but got '%.*s'. "
+                         "Please rename the attribute.", XLARUN__CAST(int, n > 60 ? 60 : n), name);
+}
 
 /* the text a callable gives for str methods that take a "chars" argument: whitespace when None */
 static int xlarun__jstrip_has(const xlarun__jv *chars, unsigned c) {
@@ -10921,6 +11007,7 @@ static xlarun_status xlarun__jcall_value(xlarun__jrun *R, const xlarun__jnode *a
             for (i = 0; i < A->pos[0].u.d->n; i++) XLARUN__TRY(xlarun__jmap_set(R, out->u.d, &A->pos[0].u.d->k[i], &A->pos[0].u.d->v[i]));
         for (i = 0; i < A->nk; i++) {
             xlarun__jv k = xlarun__jstr(A->kn[i], A->kl[i]);
+            if (fn->aux == JF_NAMESPACE && A->kl[i] && A->kn[i][0] == '_') return xlarun__jns_name_err(R, at, A->kn[i], A->kl[i]);
             XLARUN__TRY(xlarun__jmap_set(R, out->u.d, &k, &A->kv[i]));
         }
         return XLARUN_OK;
@@ -11251,6 +11338,31 @@ static xlarun_status xlarun__jfilter(xlarun__jrun *R, const xlarun__jnode *at, c
         XLARUN__TRY(xlarun__jargs_done(R, at, A, 0, fname));
         return xlarun__jcase(R, &s, XJ_F("upper") ? 0 : XJ_F("lower") ? 1 : XJ_F("title") ? 2 : 3, out);
     }
+    if (XJ_F("truncate")) { /* jinja2: length=255, killwords=False, end='...', leeway=5 */
+        const xlarun__jv *lv = xlarun__jarg(A, 0, "length"), *kw = xlarun__jarg(A, 1, "killwords"), *ev = xlarun__jarg(A, 2, "end"),
+                         *lw = xlarun__jarg(A, 3, "leeway");
+        int64_t length = 255, leeway = 5, keep;
+        xlarun__jv s, endv = xlarun__jstr("...", 3), head, none = xlarun__jmk(XJ_NONE), stop;
+        XLARUN__TRY(xlarun__jargs_done(R, at, A, 4, fname));
+        if (lv) XLARUN__TRY(xlarun__jto_int(R, at, lv, &length));
+        if (lw && lw->t != XJ_NONE) XLARUN__TRY(xlarun__jto_int(R, at, lw, &leeway));
+        if (ev) XLARUN__TRY(xlarun__jstr_of(R, ev, &endv));
+        {
+            int64_t len;
+            XLARUN__TRY(xlarun__jlen_of(R, at, v, &len)); /* len() of the value itself, as jinja2 */
+            if (len <= length + leeway) { *out = *v; return XLARUN_OK; }
+        }
+        XLARUN__TRY(xlarun__jstr_of(R, v, &s));
+        keep = length - XLARUN__CAST(int64_t, xlarun__jlen(endv.u.s.p, endv.u.s.n));
+        stop = xlarun__jint(keep);
+        XLARUN__TRY(xlarun__jslice(R, at, &s, &none, &stop, &none, &head));
+        if (!(kw && xlarun__jtruth(kw))) { /* drop the last, cut word: rsplit(" ", 1)[0] */
+            size_t k = head.u.s.n;
+            while (k > 0 && head.u.s.p[k - 1] != ' ') k--;
+            if (k > 0) head.u.s.n = k - 1;
+        }
+        return xlarun__jconcat2(R, &head, &endv, out);
+    }
     if (XJ_F("tojson")) {
         const xlarun__jv *asc = xlarun__jarg(A, 0, "ensure_ascii"), *ind = xlarun__jarg(A, 1, "indent"),
                          *sep = xlarun__jarg(A, 2, "separators"), *sk = xlarun__jarg(A, 3, "sort_keys");
@@ -11348,7 +11460,12 @@ static xlarun_status xlarun__jfilter(xlarun__jrun *R, const xlarun__jnode *at, c
         if (p < -15) p = -15;
         x = xlarun__jnum(v);
         m = pow(10.0, XLARUN__CAST(double, p));
-        if (!me || xlarun__jstreq(me, "common")) x = (x < 0 ? -floor(-x * m + 0.5) : floor(x * m + 0.5)) / m;
+        if ((!me || xlarun__jstreq(me, "common")) && p >= 0 && x == x && fabs(x) < 1e300) {
+            /* Python's round(): the exact value rounded half to even, as printf rounds it */
+            char buf[400];
+            snprintf(buf, sizeof buf, "%.*f", XLARUN__CAST(int, p), x);
+            x = xlarun__jstrtod(buf, strlen(buf));
+        } else if (!me || xlarun__jstreq(me, "common")) x = nearbyint(x * m) / m;
         else if (xlarun__jstreq(me, "floor")) x = floor(x * m) / m;
         else if (xlarun__jstreq(me, "ceil")) x = ceil(x * m) / m;
         else return xlarun__jfail(R, at, "method must be common, ceil or floor");
@@ -11358,6 +11475,15 @@ static xlarun_status xlarun__jfilter(xlarun__jrun *R, const xlarun__jnode *at, c
     if (XJ_F("attr")) {
         XLARUN__TRY(xlarun__jargs_done(R, at, A, 1, fname));
         if (!a0 || a0->t != XJ_STR) return xlarun__jfail(R, at, "attr needs a name");
+        if (v->t == XJ_DICT) { /* getattr(): a dict's methods, never its keys */
+            xlarun__jmap none;
+            xlarun__jv empty = *v;
+            memset(&none, 0, sizeof none);
+            empty.u.d = &none;
+            XLARUN__TRY(xlarun__jgetattr(R, at, &empty, a0->u.s.p, a0->u.s.n, out));
+            if (out->t == XJ_METHOD) out->u.self->u.d = v->u.d;
+            return XLARUN_OK;
+        }
         return xlarun__jgetattr(R, at, v, a0->u.s.p, a0->u.s.n, out);
     }
     if (XJ_F("format")) { /* printf-style: %s %d %i %r %f %% */
@@ -11768,6 +11894,7 @@ static xlarun_status xlarun__jassign(xlarun__jrun *R, const xlarun__jnode *targe
         const xlarun__jv *ns = xlarun__jlookup(f, target->a->s, target->a->n);
         xlarun__jv k = xlarun__jstr(target->s, target->n);
         if (!ns || ns->t != XJ_NS) return xlarun__jfail(R, target, "cannot assign attribute on non-namespace object");
+        if (target->n && target->s[0] == '_') return xlarun__jns_name_err(R, target, target->s, target->n);
         return xlarun__jmap_set(R, ns->u.d, &k, v);
     }
     if (target->kind == JN_TUPLE) {
@@ -11814,11 +11941,9 @@ static xlarun_status xlarun__jexec_for(xlarun__jrun *R, const xlarun__jnode *x, 
     xlarun__jseq items;
     xlarun__jloop *L;
     size_t i, depth = 1;
-    const xlarun__jv *outer = xlarun__jlookup(f, "loop", 4);
     XLARUN__TRY(xlarun__jeval(R, x->b, &it));
     if (it.t == XJ_DICT) { /* iterating a dict gives its keys */ }
     XLARUN__TRY(xlarun__jiter(R, x, &it, &items));
-    if (outer && outer->t == XJ_LOOP) depth = outer->u.loop->depth + 1;
     if (x->e) { /* for ... if cond: the loop sees only the items that pass */
         xlarun__jseq kept;
         size_t k = 0;
@@ -12001,6 +12126,7 @@ static xlarun_status xlarun__jcompile(xlarun__jmem *m, const xlarun__jbuild *in,
     memset(&P, 0, sizeof P);
     P.t = L.toks; P.src = src; P.mem = m; P.err = err;
     st = xlarun__jbody(&P, NULL, &body);
+    if (st == XLARUN_OK) st = xlarun__jcheck_tree(&P, body, 0);
     if (st != XLARUN_OK) return st;
     t->body = body;
     t->src = src;

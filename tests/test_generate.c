@@ -481,7 +481,7 @@ static void test_stopper(void) {
     CHECK_CONTAINS(err.message, "stop string 1 is empty");
 }
 
-/* ---- chat templates against transformers ------------------------------------------------------ */
+/* ---- files ------------------------------------------------------------------------------------ */
 
 static char *read_file(const char *path, size_t *len) {
     FILE *f = fopen(path, "rb");
@@ -496,356 +496,6 @@ static char *read_file(const char *path, size_t *len) {
     fclose(f);
     if (buf) { buf[n] = 0; if (len) *len = (size_t)n; }
     return buf;
-}
-
-static char *unhex(const char *h) {
-    size_t n = strspn(h, "0123456789abcdef") / 2, i;
-    char *s = (char *)malloc(n + 1);
-    for (i = 0; i < n; i++) {
-        unsigned v;
-        sscanf(h + 2 * i, "%2x", &v);
-        s[i] = (char)v;
-    }
-    s[n] = 0;
-    return s;
-}
-
-#define MAX_MSGS 8
-typedef struct chat_case {
-    char tmpl[64], conv[64], tokenizer[64];
-    char *date, *bos, *eos, *text, *error, *roles[MAX_MSGS], *contents[MAX_MSGS];
-    int n_msgs, nothink, nogen;
-    int32_t *ids;
-    size_t n_ids;
-} chat_case;
-
-static void free_case(chat_case *c) {
-    int i;
-    free(c->date); free(c->bos); free(c->eos); free(c->text); free(c->error); free(c->ids);
-    for (i = 0; i < c->n_msgs; i++) { free(c->roles[i]); free(c->contents[i]); }
-    memset(c, 0, sizeof *c);
-}
-
-/* the next case from the fixture text; 0 at the end */
-static int next_case(char **pos, chat_case *c) {
-    char *line;
-    memset(c, 0, sizeof *c);
-    while ((line = *pos) != NULL && *line) {
-        char *nl = strchr(line, '\n');
-        *pos = nl ? nl + 1 : line + strlen(line);
-        if (nl) *nl = 0;
-        if (!strncmp(line, "case ", 5)) sscanf(line + 5, "%63s %63s", c->tmpl, c->conv);
-        else if (!strncmp(line, "date ", 5)) c->date = line[5] == '-' ? NULL : unhex(line + 5);
-        else if (!strncmp(line, "bos ", 4)) c->bos = line[4] == '-' ? NULL : unhex(line + 4);
-        else if (!strncmp(line, "eos ", 4)) c->eos = line[4] == '-' ? NULL : unhex(line + 4);
-        else if (!strncmp(line, "msg ", 4) && c->n_msgs < MAX_MSGS) {
-            char role[32];
-            sscanf(line + 4, "%31s", role);
-            c->roles[c->n_msgs] = (char *)malloc(strlen(role) + 1);
-            strcpy(c->roles[c->n_msgs], role);
-            c->contents[c->n_msgs++] = unhex(line + 5 + strlen(role));
-        } else if (!strncmp(line, "text ", 5)) c->text = unhex(line + 5);
-        else if (!strncmp(line, "error ", 6)) c->error = unhex(line + 6);
-        else if (!strcmp(line, "nothink")) c->nothink = 1;
-        else if (!strcmp(line, "nogen")) c->nogen = 1;
-        else if (!strncmp(line, "tokenizer ", 10)) sscanf(line + 10, "%63s", c->tokenizer);
-        else if (!strncmp(line, "ids ", 4)) {
-            char *p = line + 4, *e;
-            size_t i;
-            c->n_ids = strtoul(p, &e, 10);
-            c->ids = (int32_t *)malloc((c->n_ids + 1) * sizeof(int32_t));
-            for (i = 0, p = e; i < c->n_ids; i++, p = e) c->ids[i] = (int32_t)strtol(p, &e, 10);
-        } else if (!strcmp(line, "end")) return 1;
-    }
-    return 0;
-}
-
-static void test_chat_fixtures(void) {
-    char *all = read_file("tests/fixtures/chat/cases.txt", NULL), *pos = all;
-    chat_case c;
-    int n_cases = 0, n_ids = 0, n_errors = 0;
-    CHECKF(all != NULL, "tests/fixtures/chat/cases.txt is missing (tools/make_chat_fixtures.py)");
-    if (!all) return;
-    while (next_case(&pos, &c)) {
-        char path[256], *tmpl_text, out[8192];
-        xlarun_chat_template t;
-        xlarun_chat_options o;
-        xlarun_chat_message m[MAX_MSGS];
-        xlarun_error err;
-        size_t len = 0;
-        int i;
-        snprintf(path, sizeof path, "tests/fixtures/chat/templates/%s.jinja", c.tmpl);
-        tmpl_text = read_file(path, NULL);
-        CHECKF(tmpl_text != NULL, "%s missing", path);
-        CHECKF(xlarun_chat_template_detect(tmpl_text, &t, &err) == XLARUN_OK, "%s: %s", c.tmpl, err.message);
-        memset(&o, 0, sizeof o);
-        o.bos_token = c.bos;
-        o.eos_token = c.eos;
-        o.date = c.date;
-        o.no_thinking = c.nothink;
-        o.no_generation_prompt = c.nogen;
-        for (i = 0; i < c.n_msgs; i++) { m[i].role = c.roles[i]; m[i].content = c.contents[i]; }
-        if (c.error) { /* the template raised: xlarun refuses the conversation, for the same reason */
-            static const char *const reasons[][2] = {   /* the template's words, xlarun's */
-                {"alternate", "must alternate"}, {"roles are supported", "roles are supported"},
-                {"System role not supported", "System role not supported"},
-                {"str object", "reads a system message as content parts"}};   /* Gemma 3 1B's [0]['text'] of a string */
-            const char *why = NULL;
-            size_t k;
-            for (k = 0; k < sizeof reasons / sizeof *reasons && !why; k++)
-                if (strstr(c.error, reasons[k][0])) why = reasons[k][1];
-            CHECKF(why != NULL, "%s/%s: unexpected template error '%s'", c.tmpl, c.conv, c.error);
-            if (!why) why = "?";
-            CHECKF(xlarun_chat_apply(&t, &o, m, (size_t)c.n_msgs, out, sizeof out, &len, &err) == XLARUN_ERR_ARGUMENT,
-                   "%s/%s: rendered a conversation the template refuses (%s)", c.tmpl, c.conv, c.error);
-            CHECKF(strstr(err.message, why) != NULL, "%s/%s: '%s' for the template's '%s'", c.tmpl, c.conv, err.message, c.error);
-            free(tmpl_text);
-            free_case(&c);
-            n_cases++;
-            n_errors++;
-            continue;
-        }
-        CHECKF(xlarun_chat_apply(&t, &o, m, (size_t)c.n_msgs, NULL, 0, &len, &err) == XLARUN_OK, "%s", err.message);
-        CHECKF(xlarun_chat_apply(&t, &o, m, (size_t)c.n_msgs, out, sizeof out, &len, &err) == XLARUN_OK, "%s", err.message);
-        CHECKF(len == strlen(c.text) && strcmp(out, c.text) == 0, "%s/%s:\n got  [%s]\n want [%s]", c.tmpl, c.conv, out, c.text);
-        if (c.ids) { /* the ids transformers gives for the rendered text */
-            xlarun_tokenizer *tok;
-            snprintf(path, sizeof path, "tests/fixtures/tokenizers/%s", c.tokenizer);
-            if (xlarun_tokenizer_open(path, NULL, &tok, &err) == XLARUN_OK) {
-                int32_t ids[2048];
-                size_t n = 0, k;
-                int same;
-                CHECKF(xlarun_tokenizer_encode(tok, out, len, XLARUN_ENCODE_NO_BOS, ids, 2048, &n, NULL, 0, &err) == XLARUN_OK,
-                       "%s", err.message);
-                same = n == c.n_ids;
-                for (k = 0; same && k < n; k++) same = ids[k] == c.ids[k];
-                CHECKF(same, "%s/%s with tokenizer %s: ids differ (%lu vs %lu)", c.tmpl, c.conv, c.tokenizer,
-                       (unsigned long)n, (unsigned long)c.n_ids);
-                n_ids++;
-                xlarun_tokenizer_close(tok);
-            } else CHECKF(0, "%s: %s", path, err.message);
-        }
-        free(tmpl_text);
-        free_case(&c);
-        n_cases++;
-    }
-    CHECKF(n_cases >= 40, "only %d chat cases", n_cases);
-    printf("chat fixtures: %d conversations rendered as transformers does (%d refused as the template does), %d also as ids\n",
-           n_cases, n_errors, n_ids);
-    free(all);
-}
-
-static void test_chat_errors(void) {
-    xlarun_chat_template t;
-    xlarun_chat_options o;
-    xlarun_chat_message m[3];
-    xlarun_error err;
-    char out[256];
-    size_t len;
-    CHECK(xlarun_chat_template_detect("{% for m in messages %}### {{ m.content }}{% endfor %}", &t, &err) == XLARUN_ERR_UNSUPPORTED);
-    CHECK_CONTAINS(err.message, "not a template xlarun knows");
-    CHECK_CONTAINS(err.message, "llama3.1");
-    CHECK_CONTAINS(err.message, "chatml");
-    CHECK_CONTAINS(err.message, "zephyr");
-    CHECK(xlarun_chat_template_detect(NULL, &t, &err) == XLARUN_ERR_UNSUPPORTED);
-    CHECK_CONTAINS(err.message, "no chat_template");
-    /* a Mistral [INST] template with machinery the formats do not reproduce is refused */
-    CHECK(xlarun_chat_template_detect("{{ bos_token }}{% for m in messages %}{% if m.tool_calls %}[TOOL_CALLS]{% endif %}"
-                                      "{{ '[INST] ' + m['content'] + '[/INST]' }}{% endfor %}", &t, &err) == XLARUN_ERR_UNSUPPORTED);
-    CHECK_CONTAINS(err.message, "a Mistral [INST] template xlarun does not know");
-    CHECK_CONTAINS(err.message, "mistral-v3");
-    CHECK(xlarun_chat_template_detect("{{ '[INST] ' + messages[0]['content'] + '[/INST]' }}", &t, &err) == XLARUN_ERR_UNSUPPORTED);
-    {   /* the Mistral templates are taken by their exact text: one trailing newline may be added
-           (Jinja drops it), other white space at the ends may not (Jinja prints it before the
-           BOS), nor may one space inside (it would move a space in the prompt) */
-        char *mt = read_file("tests/fixtures/chat/templates/mistral-instruct.jinja", NULL), *p, *buf;
-        CHECK(mt != NULL);
-        if (mt) {
-            buf = (char *)malloc(strlen(mt) + 8);
-            sprintf(buf, "%s\n", mt);
-            CHECK(xlarun_chat_template_detect(buf, &t, &err) == XLARUN_OK && t.format == XLARUN_CHAT_MISTRAL && t.spaced == 1);
-            sprintf(buf, "\n%s", mt);
-            CHECK(xlarun_chat_template_detect(buf, &t, &err) == XLARUN_ERR_UNSUPPORTED);
-            CHECK_CONTAINS(err.message, "exact texts");
-            sprintf(buf, "%s \n", mt);
-            CHECK(xlarun_chat_template_detect(buf, &t, &err) == XLARUN_ERR_UNSUPPORTED);
-            sprintf(buf, "%s", mt);
-            p = strstr(buf, "' [/INST]'");
-            CHECK(p != NULL);
-            if (p) {
-                memmove(p + 1, p + 2, strlen(p + 2) + 1); /* "'[/INST]'" */
-                CHECK(xlarun_chat_template_detect(buf, &t, &err) == XLARUN_ERR_UNSUPPORTED);
-                CHECK_CONTAINS(err.message, "exact texts");
-            }
-            free(buf);
-            free(mt);
-        }
-        /* a <think> template that is not Qwen3's own is refused, not rendered as ChatML */
-        CHECK(xlarun_chat_template_detect("{% for m in messages %}<|im_start|>{{ m.role }}\n{{ m.content }}<|im_end|>\n{% endfor %}"
-                                          "<|im_start|>assistant\n<think>\n", &t, &err) == XLARUN_ERR_UNSUPPORTED);
-        CHECK_CONTAINS(err.message, "<think>");
-        CHECK_CONTAINS(err.message, "gemma3 (Gemma 3)");   /* the whole list of names fits */
-        CHECK(xlarun_chat_template_named("mistral", &t, &err) == XLARUN_OK);
-        m[0].role = "user"; m[0].content = "a";
-        CHECK(xlarun_chat_apply(&t, NULL, m, 0, out, sizeof out, &len, &err) == XLARUN_ERR_ARGUMENT);
-        CHECK_CONTAINS(err.message, "no messages");
-    }
-    {   /* the names */
-        static const struct { const char *name; xlarun_chat_format f; int spaced; } nm[] = {
-            {"mistral", XLARUN_CHAT_MISTRAL, 1}, {"mistral-v3", XLARUN_CHAT_MISTRAL_V3, 0}, {"mixtral", XLARUN_CHAT_MIXTRAL, 0},
-            {"mistral-small", XLARUN_CHAT_MISTRAL_SP, 0}, {"mistral-large", XLARUN_CHAT_MISTRAL_SP, 1}, {"qwen3", XLARUN_CHAT_QWEN3, 0}};
-        size_t k;
-        for (k = 0; k < sizeof nm / sizeof *nm; k++)
-            CHECKF(xlarun_chat_template_named(nm[k].name, &t, &err) == XLARUN_OK && t.format == nm[k].f && t.spaced == nm[k].spaced,
-                   "%s", nm[k].name);
-    }
-    {   /* Phi: the four templates by their exact text, a near miss refused (before, any such text was
-           taken for Zephyr's, whose turns end with eos); the names; without a generation prompt
-           the eos closes the text (the fixtures render with one) */
-        static const struct { const char *file, *name; int v; } ph[] = {
-            {"phi3-mini", "phi3", 0}, {"phi3.5-mini", "phi3.5", 1}, {"phi3-medium", "phi3-medium", 2}, {"phi4-mini", "phi4-mini", 3}};
-        xlarun_chat_options co;
-        size_t k;
-        for (k = 0; k < sizeof ph / sizeof *ph; k++) {
-            char path[128], *pt, *p;
-            snprintf(path, sizeof path, "tests/fixtures/chat/templates/%s.jinja", ph[k].file);
-            pt = read_file(path, NULL);
-            CHECKF(pt != NULL, "%s", path);
-            if (!pt) continue;
-            CHECKF(xlarun_chat_template_detect(pt, &t, &err) == XLARUN_OK && t.format == XLARUN_CHAT_PHI3 && t.phi3 == ph[k].v,
-                   "%s: %s", ph[k].file, err.message);
-            CHECKF(xlarun_chat_template_named(ph[k].name, &t, &err) == XLARUN_OK && t.format == XLARUN_CHAT_PHI3 && t.phi3 == ph[k].v,
-                   "%s", ph[k].name);
-            p = strstr(pt, "<|end|>");
-            CHECK(p != NULL);
-            if (p) {
-                p[2] = 'E';   /* <|End|>: another template */
-                CHECK(xlarun_chat_template_detect(pt, &t, &err) == XLARUN_ERR_UNSUPPORTED);
-                CHECK_CONTAINS(err.message, "a Phi <|end|> template xlarun does not know");
-            }
-            free(pt);
-        }
-        memset(&co, 0, sizeof co);
-        co.eos_token = "<|endoftext|>";
-        co.no_generation_prompt = 1;
-        m[0].role = "user"; m[0].content = "u";
-        m[1].role = "assistant"; m[1].content = "a";
-        CHECK(xlarun_chat_template_named("phi3", &t, &err) == XLARUN_OK);
-        CHECK(xlarun_chat_apply(&t, &co, m, 2, out, sizeof out, &len, &err) == XLARUN_OK &&
-              !strcmp(out, "<|user|>\nu<|end|>\n<|assistant|>\na<|end|>\n<|endoftext|>"));
-        CHECK(xlarun_chat_template_named("phi4-mini", &t, &err) == XLARUN_OK);
-        CHECK(xlarun_chat_apply(&t, &co, m, 2, out, sizeof out, &len, &err) == XLARUN_OK &&
-              !strcmp(out, "<|user|>u<|end|><|assistant|>a<|end|><|endoftext|>"));
-        CHECK(xlarun_chat_template_named("phi3-medium", &t, &err) == XLARUN_OK);
-        CHECK(xlarun_chat_apply(&t, &co, m, 2, out, sizeof out, &len, &err) == XLARUN_OK &&
-              !strcmp(out, "<|user|>\nu<|end|>\n<|assistant|>\na<|end|>\n"));
-    }
-    {   /* OLMo 2 and Zephyr: by their exact texts; before, OLMo 2's was taken for Zephyr's (<|user|>,
-           <|assistant|> and eos_token in it), whose user turns end with eos: a near miss of
-           either is refused now; without a generation prompt the last reply ends with eos and
-           no newline */
-        char *ot = read_file("tests/fixtures/chat/templates/olmo2.jinja", NULL), *zt = read_file("tests/fixtures/chat/templates/tinyllama-chat.jinja", NULL), *p;
-        xlarun_chat_options co;
-        CHECK(ot != NULL && zt != NULL);
-        if (ot && zt) {
-            CHECKF(xlarun_chat_template_detect(ot, &t, &err) == XLARUN_OK && t.format == XLARUN_CHAT_OLMO2, "olmo2: %s", err.message);
-            p = strstr(ot, "<|system|>");
-            CHECK(p != NULL);
-            if (p) {
-                p[2] = 'S'; /* <|System|>: another template */
-                CHECK(xlarun_chat_template_detect(ot, &t, &err) == XLARUN_ERR_UNSUPPORTED);
-                CHECK_CONTAINS(err.message, "a <|user|> <|assistant|> template xlarun does not know (Zephyr's ends each turn with eos, "
-                                            "OLMo 2's with a newline, others print other roles their own way; these are taken only by exact text)");
-                CHECK_CONTAINS(err.message, "olmo2 (OLMo 2 Instruct)");
-            }
-            CHECK(xlarun_chat_template_detect(zt, &t, &err) == XLARUN_OK && t.format == XLARUN_CHAT_ZEPHYR);
-            p = strstr(zt, "<|system|>");
-            CHECK(p != NULL);
-            if (p) {
-                p[2] = 'S'; /* would print <|System|>: another template */
-                CHECK(xlarun_chat_template_detect(zt, &t, &err) == XLARUN_ERR_UNSUPPORTED);
-                CHECK_CONTAINS(err.message, "zephyr (Zephyr, TinyLlama chat)");
-            }
-        }
-        free(ot);
-        free(zt);
-        CHECK(xlarun_chat_template_named("olmo2", &t, &err) == XLARUN_OK && t.format == XLARUN_CHAT_OLMO2);
-        memset(&co, 0, sizeof co);
-        co.bos_token = "<B>";
-        co.eos_token = "<E>";
-        co.no_generation_prompt = 1;
-        m[0].role = "user"; m[0].content = "u";
-        m[1].role = "assistant"; m[1].content = "a";
-        CHECK(xlarun_chat_apply(&t, &co, m, 2, out, sizeof out, &len, &err) == XLARUN_OK && !strcmp(out, "<B><|user|>\nu\n<|assistant|>\na<E>"));
-    }
-    {   /* Gemma: the three templates by their exact text, what each does with a system message;
-           a near miss and another <start_of_turn> template are refused; the names */
-        static const struct { const char *file; int sys; } gm[] = {{"gemma2", 1}, {"gemma3-1b", 2}, {"gemma3-270m", 0}};
-        size_t k;
-        for (k = 0; k < sizeof gm / sizeof *gm; k++) {
-            char path[128], *gt, *p;
-            snprintf(path, sizeof path, "tests/fixtures/chat/templates/%s.jinja", gm[k].file);
-            gt = read_file(path, NULL);
-            CHECKF(gt != NULL, "%s", path);
-            if (!gt) continue;
-            CHECKF(xlarun_chat_template_detect(gt, &t, &err) == XLARUN_OK && t.format == XLARUN_CHAT_GEMMA && t.gemma_system == gm[k].sys,
-                   "%s: %s", gm[k].file, err.message);
-            p = strstr(gt, "'model'") ? strstr(gt, "'model'") : strstr(gt, "\"model\"");
-            CHECK(p != NULL);
-            if (p) {
-                p[1] = 'M';   /* "Model": another template */
-                CHECK(xlarun_chat_template_detect(gt, &t, &err) == XLARUN_ERR_UNSUPPORTED);
-                CHECK_CONTAINS(err.message, "a Gemma <start_of_turn> template xlarun does not know");
-                CHECK_CONTAINS(err.message, "gemma3 (Gemma 3)");
-            }
-            free(gt);
-        }
-        CHECK(xlarun_chat_template_named("gemma", &t, &err) == XLARUN_OK && t.format == XLARUN_CHAT_GEMMA && t.gemma_system == 1);
-        m[0].role = "system"; m[0].content = "s";
-        m[1].role = "user"; m[1].content = "u";
-        CHECK(xlarun_chat_apply(&t, NULL, m, 2, out, sizeof out, &len, &err) == XLARUN_ERR_ARGUMENT);
-        CHECK_CONTAINS(err.message, "chat (gemma): System role not supported (the template raises on a system message; the "
-                                    "format named gemma3 puts it in the first user turn)");
-        t.gemma_system = 2;
-        CHECK(xlarun_chat_apply(&t, NULL, m, 2, out, sizeof out, &len, &err) == XLARUN_ERR_ARGUMENT);
-        CHECK_CONTAINS(err.message, "chat (gemma3): this template reads a system message as content parts "
-                                    "(messages[0]['content'][0]['text']) and raises on text");
-        CHECK(xlarun_chat_template_named("gemma3", &t, &err) == XLARUN_OK && t.format == XLARUN_CHAT_GEMMA && t.gemma_system == 0);
-        CHECK(xlarun_chat_apply(&t, NULL, m, 2, out, sizeof out, &len, &err) == XLARUN_OK &&
-              !strcmp(out, "<start_of_turn>user\ns\n\nu<end_of_turn>\n<start_of_turn>model\n"));
-        m[1].role = "model";
-        CHECK(xlarun_chat_apply(&t, NULL, m, 2, out, sizeof out, &len, &err) == XLARUN_ERR_ARGUMENT);
-        CHECK_CONTAINS(err.message, "chat (gemma3): conversation roles must alternate user/assistant/user/..., message 1 is 'model'");
-    }
-    CHECK(xlarun_chat_template_named("vicuna", &t, &err) == XLARUN_ERR_ARGUMENT);
-    CHECK_CONTAINS(err.message, "unknown chat template name 'vicuna'");
-    CHECK(xlarun_chat_template_named("llama2", &t, &err) == XLARUN_OK && t.format == XLARUN_CHAT_LLAMA2);
-    memset(&o, 0, sizeof o);
-    o.bos_token = "<s>";
-    o.eos_token = "</s>";
-    m[0].role = "user"; m[0].content = "a";
-    m[1].role = "user"; m[1].content = "b";
-    CHECK(xlarun_chat_apply(&t, &o, m, 2, out, sizeof out, &len, &err) == XLARUN_ERR_ARGUMENT);
-    CHECK_CONTAINS(err.message, "must alternate");
-    m[1].role = "assistant"; m[1].content = NULL;
-    CHECK(xlarun_chat_apply(&t, &o, m, 2, out, sizeof out, &len, &err) == XLARUN_ERR_ARGUMENT);
-    CHECK_CONTAINS(err.message, "NULL role or content");
-    m[1].content = "b";
-    CHECK(xlarun_chat_apply(&t, &o, m, 2, out, 4, &len, &err) == XLARUN_ERR_MEMORY);
-    CHECK_CONTAINS(err.message, "needs 27 bytes");
-    CHECK(len == 26);
-    /* Llama 3.2's default date is today: "DD Mon YYYY" */
-    CHECK(xlarun_chat_template_named("llama3.2", &t, &err) == XLARUN_OK);
-    CHECK(xlarun_chat_apply(&t, &o, m, 1, out, sizeof out, &len, &err) == XLARUN_OK);
-    {
-        const char *d = strstr(out, "Today Date: ");
-        int day = 0, year = 0;
-        char mon[4] = "";
-        CHECK(d && sscanf(d + 12, "%2d %3s %4d", &day, mon, &year) == 3 && day >= 1 && day <= 31 && year >= 2024);
-    }
-    memset(&t, 0, sizeof t);
-    CHECK(xlarun_chat_apply(&t, &o, m, 1, out, sizeof out, &len, &err) == XLARUN_ERR_ARGUMENT);
-    CHECK_CONTAINS(err.message, "no chat format chosen");
 }
 
 /* ---- the token loop on the demo model --------------------------------------------------------- */
@@ -864,16 +514,25 @@ static int on_token(void *user, int32_t id, const char *text, size_t len) {
 /* render msgs with the demo tokenizer's template and generate greedily */
 static xlarun_status chat_turn(xlarun_generator *g, const xlarun_tokenizer *tok, const xlarun_chat_message *m,
                                size_t n, reply *r, xlarun_generate_result *res, xlarun_error *err) {
-    xlarun_chat_template t;
-    xlarun_chat_options o;
-    char text[8192];
-    size_t len;
-    memset(&o, 0, sizeof o);
+    xlarun_chat_template *t = NULL;
+    xlarun_chat_input in;
+    char *text = NULL;
+    size_t len = 0;
+    const char *src = xlarun_tokenizer_chat_template(tok);
+    xlarun_status st;
+    memset(&in, 0, sizeof in);
     memset(r, 0, sizeof *r);
-    if (xlarun_chat_template_detect(xlarun_tokenizer_chat_template(tok), &t, err) != XLARUN_OK) return err->status;
-    xlarun_chat_options_from_tokenizer(tok, &o);
-    if (xlarun_chat_apply(&t, &o, m, n, text, sizeof text, &len, err) != XLARUN_OK) return err->status;
-    return xlarun_generate_text(g, text, len, XLARUN_ENCODE_NO_BOS, 64, on_token, r, res, err);
+    if (!src) return XLARUN_ERR_ARGUMENT;
+    if (xlarun_chat_template_create(src, strlen(src), &t, err) != XLARUN_OK) return err->status;
+    xlarun_chat_input_from_tokenizer(tok, &in);
+    in.messages = m;
+    in.n_messages = n;
+    st = xlarun_chat_render_alloc(t, &in, &text, &len, err);
+    xlarun_chat_template_free(t);
+    if (st != XLARUN_OK) return st;
+    st = xlarun_generate_text(g, text, len, XLARUN_ENCODE_NO_BOS, 64, on_token, r, res, err);
+    xlarun_chat_text_free(text);
+    return st;
 }
 
 static void test_generate_demo(void) {
@@ -1179,8 +838,6 @@ int main(void) {
     test_sampler_structured();
     test_generation_config();
     test_stopper();
-    test_chat_fixtures();
-    test_chat_errors();
     test_generate_demo();
     test_generate_ring();
     test_generate_longrope();

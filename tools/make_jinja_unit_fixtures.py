@@ -1,0 +1,166 @@
+#!/usr/bin/env python3
+"""Oracle fixtures for the Jinja interpreter's semantics, one small template at a time: what
+transformers' own chat-template environment (transformers.utils.chat_template_utils, jinja2's
+ImmutableSandboxedEnvironment with trim_blocks, lstrip_blocks, loop controls, transformers'
+tojson, raise_exception, strftime_now, dict and namespace) renders for each template in UNITS
+with the variables given, or the exception it raises. tests/test_chat.c runs every one.
+
+Developer-time only. Pinned as tools/make_jinja_fixtures.py: python 3.11, transformers 5.24.0,
+jinja2 3.1.6 (the script exits if they differ):
+
+    /work/venv-jinja/bin/python tools/make_jinja_unit_fixtures.py   # tests/fixtures/jinja/units.txt
+
+strftime_now is fixed at 2024-09-26 13:45:07 as in make_jinja_fixtures.py.
+
+Output (hex-encoded UTF-8):
+    unit N
+    template HEX
+    vars HEX                  (a JSON object: the template's variables)
+    text HEX | error TYPE HEX
+    end
+"""
+import datetime as _dt
+import json
+import os
+import sys
+
+ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
+OUT = os.path.join(ROOT, "tests", "fixtures", "jinja", "units.txt")
+FIXED_NOW = _dt.datetime(2024, 9, 26, 13, 45, 7)
+
+V = {"s": "Héllo, wörld 🙂", "n": 7, "f": 2.5, "l": [3, 1, 2], "d": {"b": 1, "a": [1, 2.0, None, True], "c": "x'y"},
+     "e": "", "z": 0, "neg": -7, "big": 1e16, "tiny": 1e-7, "ws": "  \t a b \u00a0\u3000c \n",
+     "msgs": [{"role": "system", "content": "S"}, {"role": "user", "content": "U1"},
+              {"role": "assistant", "content": "A1", "tool_calls": [{"function": {"name": "f", "arguments": {"x": 1}}}]},
+              {"role": "user", "content": [{"type": "text", "text": "part"}]}],
+     "names": ["b", "A", "c", "a"], "nested": {"x": {"y": [10, 20, {"z": "deep"}]}}}
+
+UNITS = [
+    # literals, printing, numbers as Python writes them
+    "{{ 1 }}|{{ 1.0 }}|{{ 1.5e3 }}|{{ 10 / 4 }}|{{ 10 // 4 }}|{{ -7 // 2 }}|{{ -7 % 3 }}|{{ 7.5 % 2 }}|{{ 2 ** 10 }}",
+    "{{ big }}|{{ tiny }}|{{ 0.1 + 0.2 }}|{{ 1/3 }}|{{ 100.0 }}|{{ 123456789012345678.0 }}|{{ -0.0 }}|{{ 1e22 }}|{{ 0.0001 }}",
+    "{{ true }}|{{ True }}|{{ none }}|{{ None }}|{{ undefined_name }}|{{ l }}|{{ d }}|{{ (1,) }}|{{ (1, 'a') }}|{{ [] }}|{{ {} }}",
+    "{{ 'it\\'s' }}|{{ \"say \\\"hi\\\"\" }}|{{ ['a\\'b', \"c\\\"d\", 'e\\nf', 'tab\\t', '\\u00e9', '\\x07'] }}",
+    "{{ 'a' 'b' }}|{{ '\\u00e9\\U0001F642\\x41\\101\\q' }}|{{ 1_000 }}|{{ 'x' ~ 1 ~ none ~ true ~ undefined_name }}",
+    "{{ ws|repr if false else [ws] }}|{{ ['\u3000', '\u00a0', '\u200b', '\u2028', '\x7f', '\ufeff'] }}",
+    # arithmetic and comparisons
+    "{{ 1 + 2 * 3 - 4 / 2 }}|{{ 'ab' * 3 }}|{{ [1] * 2 }}|{{ [1] + [2] }}|{{ 3 > 2 > 1 }}|{{ 1 == 1.0 }}|{{ true == 1 }}|{{ 'a' < 'b' }}",
+    "{{ 'a' in 'cat' }}|{{ 2 in l }}|{{ 'b' in d }}|{{ 'q' not in d }}|{{ [1, 2] < [1, 3] }}|{{ not 0 }}|{{ none is none }}",
+    "{{ 1 and 'x' }}|{{ 0 or 'y' }}|{{ '' or [] }}|{{ 'a' if n > 5 else 'b' }}|{{ ('a' if false) is defined }}",
+    "{{ -n }}|{{ +f }}|{{ -f|abs }}|{{ neg|abs }}|{{ n % 3 }}|{{ f * 2 }}|{{ n / 7 }}|{{ 2 ** -1 }}",
+    # strings: methods and slicing by code point
+    "{{ s|length }}|{{ s[0] }}|{{ s[-1] }}|{{ s[1:4] }}|{{ s[::-1] }}|{{ s[::2] }}|{{ s[-3:] }}|{{ s[:100] }}|{{ l[::-1] }}|{{ l[1:] }}",
+    "{{ ws.strip() }}|{{ ws.lstrip() }}|{{ ws.rstrip() }}|{{ 'xxaxx'.strip('x') }}|{{ ws|trim }}|{{ 'abc'.strip('ca') }}",
+    "{{ 'a,b,,c'.split(',') }}|{{ ws.split() }}|{{ 'a b c'.split(' ', 1) }}|{{ 'a b c'.rsplit(' ', 1) }}|{{ '  a  b  '.split(None, 1) }}|{{ '  a  b  '.rsplit(None, 1) }}",
+    "{{ 'Hello'.upper() }}|{{ 'Hello'.lower() }}|{{ 'hello world'.title() }}|{{ 'hELLO'.capitalize() }}|{{ 'éa'.upper() }}|{{ s|upper }}",
+    "{{ 'abcabc'.find('c') }}|{{ 'abcabc'.rfind('c') }}|{{ 'abcabc'.count('bc') }}|{{ 'abc'.find('z') }}|{{ 'é€c'.find('c') }}",
+    "{{ 'abc'.startswith('ab') }}|{{ 'abc'.endswith(('x', 'bc')) }}|{{ 'a-b-c'.replace('-', '+') }}|{{ 'a-b-c'.replace('-', '', 1) }}",
+    "{{ ', '.join(['a', 'b']) }}|{{ 'x\\ny\\r\\nz'.splitlines() }}|{{ '42'.isdigit() }}|{{ 'ab'.isalpha() }}|{{ ' '.isspace() }}",
+    "{{ 'prefix-rest'.removeprefix('prefix-') }}|{{ 'a.txt'.removesuffix('.txt') }}|{{ '{} and {}'.format('x', 1) }}|{{ '{0}{1}{0}'.format('a', 'b') }}",
+    # filters
+    "{{ l|length }}|{{ l|first }}|{{ l|last }}|{{ l|sort }}|{{ l|sort(reverse=true) }}|{{ l|sum }}|{{ l|min }}|{{ l|max }}|{{ l|list }}",
+    "{{ names|sort }}|{{ names|sort(case_sensitive=true) }}|{{ names|unique|list }}|{{ names|join('-') }}|{{ names|reverse|list }}|{{ 'abc'|reverse }}",
+    "{{ d|tojson }}|{{ d|tojson(indent=2) }}|{{ d|tojson(sort_keys=true) }}|{{ s|tojson }}|{{ s|tojson(ensure_ascii=true) }}|{{ d|tojson(separators=(',', ':')) }}",
+    "{{ [1.0, 1e-7, 1e16, 1.5, -0.0, 3, none, true, 'q\"\\\\\\n\\u0001'] | tojson }}|{{ {'k': {'n': []}, 'e': {}} | tojson(indent=4) }}",
+    "{{ msgs|map(attribute='role')|list }}|{{ msgs|selectattr('role', 'equalto', 'user')|list|length }}|{{ msgs|rejectattr('role', 'in', ['user', 'system'])|map(attribute='content')|list }}",
+    "{{ l|select('odd')|list }}|{{ l|reject('odd')|list }}|{{ l|map('string')|join }}|{{ names|map('upper')|list }}|{{ msgs|selectattr('tool_calls')|list|length }}",
+    "{{ nested|tojson }}|{{ [nested]|map(attribute='x.y.2.z')|first }}|{{ d|dictsort }}|{{ d|items|list }}|{{ d.items()|list }}|{{ d.keys()|list }}|{{ d.values()|list }}",
+    "{{ n|string }}|{{ '12'|int + 1 }}|{{ '3.7'|int }}|{{ 'x'|int }}|{{ 'x'|int(5) }}|{{ '2.5'|float }}|{{ n|float }}|{{ 2.567|round(2) }}|{{ 2.5|round }}|{{ 3.5|round(method='floor') }}",
+    "{{ undefined_name|default('dflt') }}|{{ e|default('empty', true) }}|{{ none|default('n') }}|{{ undefined_name|d(3) }}|{{ undefined_name|length }}",
+    "{{ 'line1\\nline2\\n\\nline4'|indent(2) }}|{{ 'a\\nb'|indent(2, true) }}|{{ 'a\\n\\nb'|indent('>', blank=true) }}|{{ 'one two  three'|wordcount }}",
+    "{{ '<a href=\"x\">&\\'</a>'|e }}|{{ '<b>'|safe }}|{{ '<'|safe + '<' }}|{{ '<' + '<'|safe }}|{{ ('<'|safe) ~ '<' }}|{{ '%s-%d'|format('a', 3) }}",
+    "{{ 'abc'|center(9) }}|{{ l|batch(2)|list }}|{{ l|batch(2, 0)|list }}|{{ msgs[0]|attr('role') }}|{{ 'Title case'|title }}|{{ s|capitalize }}",
+    # tests
+    "{{ n is odd }}|{{ n is even }}|{{ n is divisibleby 7 }}|{{ l is sequence }}|{{ d is mapping }}|{{ s is string }}|{{ n is number }}|{{ f is float }}|{{ n is integer }}",
+    "{{ undefined_name is defined }}|{{ undefined_name is undefined }}|{{ none is none }}|{{ true is true }}|{{ 0 is false }}|{{ l is iterable }}|{{ n is sameas 7 }}|{{ 'A' is upper }}|{{ 'a' is lower }}",
+    "{{ n is eq 7 }}|{{ n is ne 7 }}|{{ n is gt 3 }}|{{ n is lt 3 }}|{{ n is ge 7 }}|{{ n is le 6 }}|{{ 'a' is in 'abc' }}|{{ range is callable }}|{{ n is not defined }}",
+    # statements: loops
+    "{% for x in l %}{{ loop.index }}/{{ loop.index0 }}/{{ loop.revindex }}/{{ loop.revindex0 }}/{{ loop.first }}/{{ loop.last }}/{{ loop.length }};{% endfor %}",
+    "{% for x in l %}{{ loop.previtem|default('-') }}>{{ x }}>{{ loop.nextitem|default('-') }} {{ loop.cycle('o', 'e') }};{% endfor %}",
+    "{% for x in l if x > 1 %}{{ x }}:{{ loop.index }}:{{ loop.length }} {% else %}none{% endfor %}|{% for x in [] %}a{% else %}empty{% endfor %}",
+    "{% for k, v in d.items() %}{{ k }}={{ v }};{% endfor %}|{% for k in d %}{{ k }}{% endfor %}|{% for c in 'aé' %}[{{ c }}]{% endfor %}",
+    "{% for x in range(10) %}{% if x == 2 %}{% continue %}{% endif %}{% if x > 4 %}{% break %}{% endif %}{{ x }}{% endfor %}|{{ range(3)|list }}|{{ range(1, 10, 3)|list }}|{{ range(5, 0, -2)|list }}",
+    "{% for a in [1, 2] %}{% for b in 'xy' %}{{ loop.depth }}{{ a }}{{ b }}{{ loop.index }} {% endfor %}{{ loop.index }}|{% endfor %}",
+    "{% set x = 1 %}{% for i in l %}{% set x = i %}{% endfor %}{{ x }}|{% set ns = namespace(x=1, y='a') %}{% for i in l %}{% set ns.x = ns.x + i %}{% endfor %}{{ ns.x }}{{ ns.y }}",
+    "{% set a, b = 1, 2 %}{{ a }}{{ b }}|{% set t = (3, 4) %}{% set c, e2 = t %}{{ c + e2 }}|{% set block %}  inner {{ n }}  {% endset %}[{{ block }}]|{% set f2 | upper %}lower{% endset %}{{ f2 }}",
+    # macros, call blocks, filter blocks, with
+    "{% macro m(a, b='B', c=n) %}{{ a }}-{{ b }}-{{ c }}{% endmacro %}{{ m(1) }}|{{ m(1, 2) }}|{{ m(1, c=3) }}|{{ m('x', b='y', c='z') }}",
+    "{% macro wrap(tag) %}<{{ tag }}>{{ caller() }}</{{ tag }}>{% endmacro %}{% call wrap('p') %}body {{ n }}{% endcall %}|{% filter upper %}up {{ s }}{% endfilter %}",
+    "{% macro rec(k) %}{% if k > 0 %}{{ k }}{{ rec(k - 1) }}{% endif %}{% endmacro %}{{ rec(5) }}|{% with q = 5, r = 6 %}{{ q * r }}{% endwith %}{{ q is defined }}",
+    "{% macro item(x) %}[{{ x }}]{% endmacro %}{% for x in l %}{{ item(x) }}{% endfor %}|{% set c2 = cycler('a', 'b') %}{{ c2.next() }}{{ c2.next() }}{{ c2.next() }}|{% set j = joiner('+') %}{{ j() }}1{{ j() }}2",
+    # whitespace control, comments, raw
+    "a\n  {% if true %}\n  b\n  {% endif %}\nc",
+    "a  {%- if true -%}  b  {%- endif -%}  c|{{- '  x  ' -}}|  {# comment #}\nd\n  {#- c2 -#}  e",
+    "x\n{%+ if true %}y{% endif +%}\nz|{% raw %}{{ not rendered }} {% if %}{% endraw %}|  {% raw -%}  a {{ b }}  {%- endraw %}  |",
+    "line1\n    {% for x in l %}\n    item {{ x }}\n    {% endfor %}\nend\n",
+    "{{ 'a' }}\n{{ 'b' }}\n\n{% if true %}\n\nc{% endif %}\n",
+    "   {% set x = 1 %}   \n{{ x }}   {# c #}   \n",
+    # messages and content shapes
+    "{% for m in msgs %}{{ m.role }}:{% if m.content is string %}{{ m.content }}{% else %}{% for p in m.content %}{{ p.text }}{% endfor %}{% endif %};{% endfor %}",
+    "{{ msgs[2].tool_calls[0].function.arguments }}|{{ msgs[2].tool_calls[0].function.arguments|tojson }}|{{ msgs[2]['tool_calls'][0]['function']['name'] }}",
+    "{{ msgs[0].items is defined }}|{{ d.get('a') }}|{{ d.get('zz') }}|{{ d.get('zz', 'dflt') }}|{{ d['c'] }}|{{ d.c }}|{{ d.missing }}|{{ nested.x.y[1] }}|{{ l.0 }}",
+    "{{ strftime_now('%Y-%m-%d %H:%M:%S %b %B %a %A %d %j %y %p %I') }}|{{ dict(a=1, b='x') }}|{{ namespace(a=1).a }}",
+    # errors, as jinja2 raises them
+    "{{ raise_exception('custom failure: ' ~ n) }}",
+    "{{ undefined_name.attr }}",
+    "{{ 1 + 'a' }}",
+    "{{ 1 / 0 }}",
+    "{{ 'a' < 1 }}",
+    "{% set l2 = [] %}{{ l2.append(1) }}",
+    "{% set ns = namespace() %}{% set ns._x = 1 %}",
+    "{{ range(1000000)|length }}",
+    "{% for x in n %}{% endfor %}",
+    "{{ none.attr }}|{{ 5|length }}",
+    "{{ l|selectattr('x')|length }}",
+    "{{ d|tojson(sort_keys=true) }}{{ {1: 'a', 'b': 2}|tojson(sort_keys=true) }}",
+    "{% macro m(a) %}{{ a }}{% endmacro %}{{ m(1, 2) }}",
+    "{{ x.y }}{% set x = 1 %}",
+    "{% if %}{% endif %}",
+    "{{ 1 + }}",
+    "{% for x in l %}",
+    "{{ l|truncate(3) }}|{{ 'a long sentence of words here'|truncate(12) }}|{{ 'a long sentence of words here'|truncate(12, true, '~', 0) }}|{{ 'short'|truncate(3) }}",
+    "{{ l|nosuchfilter }}",
+    "{% if false %}{{ l|nosuchfilter }}{% endif %}ok",
+    "{% include 'other' %}",
+    "{% do l.append(1) %}",
+    "{{ 'abc' }",
+    "{% endfor %}",
+]
+
+
+def main():
+    import jinja2
+    import transformers
+    from transformers.utils import chat_template_utils as ctu
+
+    if (transformers.__version__, jinja2.__version__) != ("5.24.0", "3.1.6") and not os.environ.get("XLARUN_FIXTURES_ANY_VERSION"):
+        sys.exit(f"pinned transformers 5.24.0 and jinja2 3.1.6, found {transformers.__version__} and {jinja2.__version__}")
+
+    class FixedDatetime(_dt.datetime):
+        @classmethod
+        def now(cls, tz=None):
+            return FIXED_NOW
+
+    ctu.datetime = FixedDatetime
+    compile_ = getattr(ctu, "_compile_jinja_template")
+    compile_ = getattr(compile_, "__wrapped__", compile_)
+    lines = [f"# made by tools/make_jinja_unit_fixtures.py (transformers {transformers.__version__}, jinja2 "
+             f"{jinja2.__version__}, python {sys.version.split()[0]}); strftime_now fixed at {FIXED_NOW:%Y-%m-%d %H:%M:%S}\n"]
+    for i, src in enumerate(UNITS):
+        try:
+            out = ("text", compile_(src).render(**V))
+        except Exception as e:  # noqa: BLE001 -- each failure is a fixture
+            out = ("error", type(e).__name__, str(e))
+        lines.append(f"unit {i}\ntemplate {src.encode().hex()}\nvars {json.dumps(V, ensure_ascii=False).encode().hex()}\n")
+        if out[0] == "text":
+            lines.append(f"text {out[1].encode().hex()}\n")
+        else:
+            lines.append(f"error {out[1]} {out[2].encode().hex()}\n")
+        lines.append("end\n")
+    with open(OUT, "w", encoding="utf-8", newline="\n") as f:
+        f.write("".join(lines))
+    print(f"{len(UNITS)} units -> {OUT}")
+
+
+if __name__ == "__main__":
+    main()
