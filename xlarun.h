@@ -8977,7 +8977,7 @@ static xlarun_status xlarun__jargs(xlarun__jparse *P, xlarun__jnode **first) {
     xlarun__jnode **tail = first;
     *first = NULL;
     while (!xlarun__jis_op(P, JO_RPAREN)) {
-        xlarun__jnode *x;
+        xlarun__jnode *x = NULL;
         if (*first) XLARUN__TRY(xlarun__jexpect_op(P, JO_COMMA));
         if (xlarun__jis_op(P, JO_RPAREN)) break;
         if (xlarun__jis_op(P, JO_MUL) || xlarun__jis_op(P, JO_POW)) { /* *seq, **mapping */
@@ -9006,7 +9006,7 @@ static xlarun_status xlarun__jargs(xlarun__jparse *P, xlarun__jnode **first) {
 
 /* a tuple of expressions with optional parentheses: 'a, b' (for targets and set), or one value */
 static xlarun_status xlarun__jtuple(xlarun__jparse *P, int simple, int allow_cond, xlarun__jnode **out) {
-    xlarun__jnode *first = NULL, **tail = &first, *x;
+    xlarun__jnode *first = NULL, **tail = &first, *x = NULL;
     const xlarun__jtok *at = P->t;
     int comma = 0;
     while (1) {
@@ -9019,13 +9019,13 @@ static xlarun_status xlarun__jtuple(xlarun__jparse *P, int simple, int allow_con
                 break;
         }
         if (simple) {
-            const xlarun__jtok *nm;
+            const xlarun__jtok *nm = NULL;
             XLARUN__TRY(xlarun__jexpect_name(P, &nm));
             XLARUN__TRY(xlarun__jnew(P, JN_NAME, nm, &x));
             x->s = nm->p; x->n = nm->n;
             if (xlarun__jis_op(P, JO_DOT)) { /* ns.attr as a set target */
-                xlarun__jnode *y;
-                const xlarun__jtok *an;
+                xlarun__jnode *y = NULL;
+                const xlarun__jtok *an = NULL;
                 P->t++;
                 XLARUN__TRY(xlarun__jexpect_name(P, &an));
                 XLARUN__TRY(xlarun__jnew(P, JN_ATTR, an, &y));
@@ -9046,7 +9046,7 @@ static xlarun_status xlarun__jtuple(xlarun__jparse *P, int simple, int allow_con
 
 static xlarun_status xlarun__jprimary(xlarun__jparse *P, xlarun__jnode **out) {
     const xlarun__jtok *t = P->t;
-    xlarun__jnode *x;
+    xlarun__jnode *x = NULL;
     char b[64];
     if (t->kind == JK_NAME) {
         P->t++;
@@ -9113,7 +9113,7 @@ static xlarun_status xlarun__jprimary(xlarun__jparse *P, xlarun__jnode **out) {
         XLARUN__TRY(xlarun__jnew(P, dict ? JN_DICT : JN_LIST, t, &x));
         tail = &x->a;
         while (!xlarun__jis_op(P, dict ? JO_RBRACE : JO_RBRACKET)) {
-            xlarun__jnode *item;
+            xlarun__jnode *item = NULL;
             if (x->a) {
                 XLARUN__TRY(xlarun__jexpect_op(P, JO_COMMA));
                 if (xlarun__jis_op(P, dict ? JO_RBRACE : JO_RBRACKET)) break;
@@ -9138,14 +9138,14 @@ static xlarun_status xlarun__jprimary(xlarun__jparse *P, xlarun__jnode **out) {
 static xlarun_status xlarun__jpostfix(xlarun__jparse *P, xlarun__jnode **x) {
     while (1) {
         const xlarun__jtok *t = P->t;
-        xlarun__jnode *y;
+        xlarun__jnode *y = NULL;
         if (xlarun__jis_op(P, JO_DOT)) {
             P->t++;
             if (P->t->kind == JK_INT) { /* x.0 is x[0] */
                 XLARUN__TRY(xlarun__jnew(P, JN_ITEM, t, &y));
                 XLARUN__TRY(xlarun__jprimary(P, &y->b));
             } else {
-                const xlarun__jtok *nm;
+                const xlarun__jtok *nm = NULL;
                 XLARUN__TRY(xlarun__jexpect_name(P, &nm));
                 XLARUN__TRY(xlarun__jnew(P, JN_ATTR, nm, &y));
                 y->s = nm->p; y->n = nm->n;
@@ -9188,9 +9188,9 @@ static xlarun_status xlarun__jpostfix(xlarun__jparse *P, xlarun__jnode **x) {
 static xlarun_status xlarun__jfilters(xlarun__jparse *P, xlarun__jnode **x) {
     while (1) {
         const xlarun__jtok *t = P->t;
-        xlarun__jnode *y;
+        xlarun__jnode *y = NULL;
         if (xlarun__jis_op(P, JO_PIPE)) {
-            const xlarun__jtok *nm;
+            const xlarun__jtok *nm = NULL;
             P->t++;
             XLARUN__TRY(xlarun__jexpect_name(P, &nm));
             XLARUN__TRY(xlarun__jcheck_name(P, nm, 1));
@@ -9202,7 +9202,7 @@ static xlarun_status xlarun__jfilters(xlarun__jparse *P, xlarun__jnode **x) {
             if (xlarun__jis_op(P, JO_LPAREN)) { P->t++; XLARUN__TRY(xlarun__jargs(P, &y->b)); }
             y->a = *x;
         } else if (xlarun__jis_name(P, "is")) {
-            const xlarun__jtok *nm;
+            const xlarun__jtok *nm = NULL;
             int neg = 0;
             P->t++;
             if (xlarun__jis_name(P, "not")) { P->t++; neg = 1; }
@@ -9214,7 +9214,7 @@ static xlarun_status xlarun__jfilters(xlarun__jparse *P, xlarun__jnode **x) {
             else if ((P->t->kind == JK_NAME || P->t->kind == JK_STR || P->t->kind == JK_INT || P->t->kind == JK_FLOAT ||
                       xlarun__jis_op(P, JO_LBRACKET) || xlarun__jis_op(P, JO_LBRACE) || xlarun__jis_op(P, JO_LPAREN)) &&
                      !xlarun__jis_name(P, "else") && !xlarun__jis_name(P, "or") && !xlarun__jis_name(P, "and")) {
-                xlarun__jnode *arg;
+                xlarun__jnode *arg = NULL;
                 if (xlarun__jis_name(P, "is")) return xlarun__jperr(P, P->t, "you cannot chain multiple tests with 'is'", NULL);
                 XLARUN__TRY(xlarun__jprimary(P, &arg));
                 y->b = arg;
@@ -9229,7 +9229,7 @@ static xlarun_status xlarun__jfilters(xlarun__jparse *P, xlarun__jnode **x) {
 static xlarun_status xlarun__junary(xlarun__jparse *P, int with_filter, xlarun__jnode **out) {
     const xlarun__jtok *t = P->t;
     if (xlarun__jis_op(P, JO_SUB) || xlarun__jis_op(P, JO_ADD)) {
-        xlarun__jnode *x;
+        xlarun__jnode *x = NULL;
         P->t++;
         XLARUN__TRY(xlarun__jdeeper(P));
         XLARUN__TRY(xlarun__jnew(P, t->op == JO_SUB ? JN_NEG : JN_POS, t, &x));
@@ -9244,12 +9244,12 @@ static xlarun_status xlarun__junary(xlarun__jparse *P, int with_filter, xlarun__
 static xlarun_status xlarun__jbinary(xlarun__jparse *P, int level, xlarun__jnode **out) {
     /* level 0: + -, 1: ~, 2: * / // %, 3: ** */
     static const int ops[4][4] = {{JO_ADD, JO_SUB, 0, 0}, {JO_TILDE, 0, 0, 0}, {JO_MUL, JO_DIV, JO_FLOORDIV, JO_MOD}, {JO_POW, 0, 0, 0}};
-    xlarun__jnode *x;
+    xlarun__jnode *x = NULL;
     if (level == 4) return xlarun__junary(P, 1, out);
     XLARUN__TRY(xlarun__jbinary(P, level + 1, &x));
     while (1) {
         int k, op = 0;
-        xlarun__jnode *y;
+        xlarun__jnode *y = NULL;
         const xlarun__jtok *t = P->t;
         for (k = 0; k < 4 && ops[level][k]; k++)
             if (xlarun__jis_op(P, ops[level][k])) op = ops[level][k];
@@ -9268,12 +9268,12 @@ static xlarun_status xlarun__jbinary(xlarun__jparse *P, int level, xlarun__jnode
 }
 
 static xlarun_status xlarun__jcompare(xlarun__jparse *P, xlarun__jnode **out) {
-    xlarun__jnode *x, *cmp = NULL, **tail = NULL;
+    xlarun__jnode *x = NULL, *cmp = NULL, **tail = NULL;
     XLARUN__TRY(xlarun__jbinary(P, 0, &x));
     while (1) {
         int op = 0;
         const xlarun__jtok *t = P->t;
-        xlarun__jnode *pr;
+        xlarun__jnode *pr = NULL;
         if (P->t->kind == JK_OP && (P->t->op == JO_EQ || P->t->op == JO_NE || P->t->op == JO_GT || P->t->op == JO_GE ||
                                     P->t->op == JO_LT || P->t->op == JO_LE)) { op = P->t->op; P->t++; }
         else if (xlarun__jis_name(P, "in")) { op = JO_IN; P->t++; }
@@ -9296,7 +9296,7 @@ static xlarun_status xlarun__jcompare(xlarun__jparse *P, xlarun__jnode **out) {
 
 static xlarun_status xlarun__jnot(xlarun__jparse *P, xlarun__jnode **out) {
     if (xlarun__jis_name(P, "not")) {
-        xlarun__jnode *x;
+        xlarun__jnode *x = NULL;
         XLARUN__TRY(xlarun__jnew(P, JN_NOT, P->t, &x));
         P->t++;
         XLARUN__TRY(xlarun__jdeeper(P));
@@ -9309,10 +9309,10 @@ static xlarun_status xlarun__jnot(xlarun__jparse *P, xlarun__jnode **out) {
 }
 
 static xlarun_status xlarun__jand(xlarun__jparse *P, xlarun__jnode **out) {
-    xlarun__jnode *x;
+    xlarun__jnode *x = NULL;
     XLARUN__TRY(xlarun__jnot(P, &x));
     while (xlarun__jis_name(P, "and")) {
-        xlarun__jnode *y;
+        xlarun__jnode *y = NULL;
         XLARUN__TRY(xlarun__jnew(P, JN_AND, P->t, &y));
         P->t++;
         y->a = x;
@@ -9324,10 +9324,10 @@ static xlarun_status xlarun__jand(xlarun__jparse *P, xlarun__jnode **out) {
 }
 
 static xlarun_status xlarun__jor(xlarun__jparse *P, xlarun__jnode **out) {
-    xlarun__jnode *x;
+    xlarun__jnode *x = NULL;
     XLARUN__TRY(xlarun__jand(P, &x));
     while (xlarun__jis_name(P, "or")) {
-        xlarun__jnode *y;
+        xlarun__jnode *y = NULL;
         XLARUN__TRY(xlarun__jnew(P, JN_OR, P->t, &y));
         P->t++;
         y->a = x;
@@ -9340,11 +9340,11 @@ static xlarun_status xlarun__jor(xlarun__jparse *P, xlarun__jnode **out) {
 
 /* a or b if c else d */
 static xlarun_status xlarun__jexpr(xlarun__jparse *P, xlarun__jnode **out) {
-    xlarun__jnode *x;
+    xlarun__jnode *x = NULL;
     XLARUN__TRY(xlarun__jdeeper(P));
     XLARUN__TRY(xlarun__jor(P, &x));
     while (xlarun__jis_name(P, "if")) {
-        xlarun__jnode *y;
+        xlarun__jnode *y = NULL;
         XLARUN__TRY(xlarun__jnew(P, JN_COND, P->t, &y));
         P->t++;
         y->b = x;
@@ -9379,8 +9379,8 @@ static xlarun_status xlarun__jend(xlarun__jparse *P, const char *word) {
 static xlarun_status xlarun__jfilter_chain(xlarun__jparse *P, xlarun__jnode **out) {
     xlarun__jnode *x = NULL;
     while (1) {
-        const xlarun__jtok *nm;
-        xlarun__jnode *y;
+        const xlarun__jtok *nm = NULL;
+        xlarun__jnode *y = NULL;
         XLARUN__TRY(xlarun__jexpect_name(P, &nm));
         XLARUN__TRY(xlarun__jcheck_name(P, nm, 1));
         XLARUN__TRY(xlarun__jnew(P, JN_FILTER, nm, &y));
@@ -9401,8 +9401,8 @@ static xlarun_status xlarun__jparams(xlarun__jparse *P, xlarun__jnode **first) {
     *first = NULL;
     XLARUN__TRY(xlarun__jexpect_op(P, JO_LPAREN));
     while (!xlarun__jis_op(P, JO_RPAREN)) {
-        const xlarun__jtok *nm;
-        xlarun__jnode *x;
+        const xlarun__jtok *nm = NULL;
+        xlarun__jnode *x = NULL;
         if (*first) XLARUN__TRY(xlarun__jexpect_op(P, JO_COMMA));
         XLARUN__TRY(xlarun__jexpect_name(P, &nm));
         XLARUN__TRY(xlarun__jnew(P, JN_PARAM, nm, &x));
@@ -9417,7 +9417,7 @@ static xlarun_status xlarun__jparams(xlarun__jparse *P, xlarun__jnode **first) {
 
 static xlarun_status xlarun__jstatement(xlarun__jparse *P, xlarun__jnode **out) {
     const xlarun__jtok *kw = P->t;
-    xlarun__jnode *x;
+    xlarun__jnode *x = NULL;
     char b[64];
     if (kw->kind != JK_NAME) return xlarun__jperr(P, kw, "expected a statement name, found ", xlarun__jdescribe(kw, b, sizeof b));
     P->t++;
@@ -9434,7 +9434,7 @@ static xlarun_status xlarun__jstatement(xlarun__jparse *P, xlarun__jnode **out) 
             const xlarun__jtok *w = P->t + 1;
             P->t += 2;
             if (xlarun__jtok_is(w, "elif")) {
-                xlarun__jnode *y;
+                xlarun__jnode *y = NULL;
                 XLARUN__TRY(xlarun__jnew(P, JN_IF, w, &y));
                 XLARUN__TRY(xlarun__jtuple(P, 0, 1, &y->a));
                 XLARUN__TRY(xlarun__jblock_end(P));
@@ -9487,7 +9487,7 @@ static xlarun_status xlarun__jstatement(xlarun__jparse *P, xlarun__jnode **out) 
         }
     } else if (xlarun__jtok_is(kw, "macro")) {
         static const char *const ends[] = {"endmacro", NULL};
-        const xlarun__jtok *nm;
+        const xlarun__jtok *nm = NULL;
         XLARUN__TRY(xlarun__jnew(P, JN_MACRO, kw, &x));
         XLARUN__TRY(xlarun__jexpect_name(P, &nm));
         x->s = nm->p; x->n = nm->n;
@@ -9523,7 +9523,7 @@ static xlarun_status xlarun__jstatement(xlarun__jparse *P, xlarun__jnode **out) 
         XLARUN__TRY(xlarun__jnew(P, JN_WITH, kw, &x));
         tail = &x->a;
         while (P->t->kind != JK_BLOCK_END) {
-            xlarun__jnode *pr;
+            xlarun__jnode *pr = NULL;
             if (x->a) XLARUN__TRY(xlarun__jexpect_op(P, JO_COMMA));
             XLARUN__TRY(xlarun__jnew(P, JN_PAIR, P->t, &pr));
             XLARUN__TRY(xlarun__jtuple(P, 1, 0, &pr->a));
@@ -9577,7 +9577,7 @@ static xlarun_status xlarun__jcheck_tree(xlarun__jparse *P, const xlarun__jnode 
 
 /* statements and text up to a block whose first name is in ends (not consumed), or the end */
 static xlarun_status xlarun__jbody(xlarun__jparse *P, const char *const *ends, xlarun__jnode **first) {
-    xlarun__jnode **tail = first, *x;
+    xlarun__jnode **tail = first, *x = NULL;
     *first = NULL;
     while (1) {
         const xlarun__jtok *t = P->t;
@@ -9702,6 +9702,7 @@ static void *xlarun__jnewmem(xlarun__jrun *R, size_t n) { return xlarun__jalloc(
 
 static xlarun_status xlarun__jseq_new(xlarun__jrun *R, size_t n, int t, xlarun__jv *out) {
     xlarun__jseq *l = XLARUN__CAST(xlarun__jseq *, xlarun__jnewmem(R, sizeof *l));
+    *out = xlarun__jmk(XJ_NONE);
     if (!l || (n && !(l->v = XLARUN__CAST(xlarun__jv *, xlarun__jnewmem(R, n * sizeof(xlarun__jv)))))) return xlarun__joom(R);
     if (!n) l->v = NULL;
     l->n = n;
@@ -9712,6 +9713,7 @@ static xlarun_status xlarun__jseq_new(xlarun__jrun *R, size_t n, int t, xlarun__
 
 static xlarun_status xlarun__jmap_new(xlarun__jrun *R, size_t cap, int t, xlarun__jv *out) {
     xlarun__jmap *d = XLARUN__CAST(xlarun__jmap *, xlarun__jnewmem(R, sizeof *d));
+    *out = xlarun__jmk(XJ_NONE);
     if (!d) return xlarun__joom(R);
     memset(d, 0, sizeof *d);
     if (cap) {
@@ -9783,6 +9785,7 @@ static const xlarun__jv *xlarun__jlookup(const xlarun__jframe *f, const char *na
 /* a new string in the work memory */
 static xlarun_status xlarun__jstr_new(xlarun__jrun *R, const char *s, size_t n, xlarun__jv *out) {
     char *p = XLARUN__CAST(char *, xlarun__jnewmem(R, n + 1));
+    *out = xlarun__jstr("", 0);
     if (!p) return xlarun__joom(R);
     if (n) memcpy(p, s, n);
     p[n] = 0;
@@ -9791,6 +9794,7 @@ static xlarun_status xlarun__jstr_new(xlarun__jrun *R, const char *s, size_t n, 
 }
 
 static xlarun_status xlarun__jbuf_value(xlarun__jrun *R, xlarun__jbuf *b, xlarun__jv *out) {
+    *out = xlarun__jstr("", 0);
     if (b->over) return b->limit && R->mem->failed == 0 ? xlarun__jfail(R, NULL, "the output is larger than %lu bytes",
                                                                           XLARUN__CAST(unsigned long, b->limit)) : xlarun__joom(R);
     *out = xlarun__jstr(b->p ? b->p : "", b->n);
@@ -10089,13 +10093,11 @@ static xlarun_status xlarun__jgetattr(xlarun__jrun *R, const xlarun__jnode *at, 
         for (k = lo; k < hi; k++)
             if (strlen(xlarun__jmethod_names[k]) == n && !memcmp(xlarun__jmethod_names[k], name, n))
                 return xlarun__jmethod(R, obj, k, out);
-        if (obj->t != XJ_STR && obj->t != XJ_LIST && obj->t != XJ_TUPLE) {
-            /* nothing */
-        } else if ((obj->t == XJ_LIST || obj->t == XJ_TUPLE) && n == 5 && !memcmp(name, "index", 5))
+        if ((obj->t == XJ_LIST || obj->t == XJ_TUPLE) && n == 5 && !memcmp(name, "index", 5))
             return xlarun__jmethod(R, obj, JM_INDEX, out);
         if ((obj->t == XJ_DICT && xlarun__jname_in(name, n, xlarun__junsafe_dict)) ||
             (obj->t == XJ_LIST && xlarun__jname_in(name, n, xlarun__junsafe_list))) {
-            char msg[160];
+            /* the immutable sandbox: methods that change a value are unsafe (an error when used) */
             xlarun__jv m;
             snprintf(msg, sizeof msg, "access to attribute '%.*s' of '%s' object is unsafe.", XLARUN__CAST(int, n), name,
                      obj->t == XJ_DICT ? "dict" : "list");
@@ -10254,7 +10256,7 @@ static xlarun_status xlarun__jconcat2(xlarun__jrun *R, const xlarun__jv *a, cons
     /* appending to the last string made grows it in place */
     if (a->t == XJ_STR && a->u.s.p && XLARUN__CAST(const void *, a->u.s.p) == XLARUN__CAST(const void *, R->mem->last) &&
         R->mem->last_off + xlarun__round8(a->u.s.n + 1) == R->mem->used) {
-        bb.p = XLARUN__CAST(char *, R->mem->last);
+        bb.p = XLARUN__PUN(char *, R->mem->last);
         bb.n = a->u.s.n;
         bb.cap = xlarun__round8(a->u.s.n + 1);
         /* the copy in a that others may hold keeps its length; the bytes after it are free */
@@ -11056,7 +11058,7 @@ static xlarun_status xlarun__jcall_value(xlarun__jrun *R, const xlarun__jnode *a
 /* the body of a macro (or of a call block, for caller()) in a new scope; its output is the value */
 static xlarun_status xlarun__jcall_macro(xlarun__jrun *R, const xlarun__jnode *at, const xlarun__jclosure *c, xlarun__jargv *A,
                                          xlarun__jclosure *caller, xlarun__jv *out) {
-    xlarun__jframe *f;
+    xlarun__jframe *f = NULL;
     xlarun__jbuf b, *saved = R->out;
     const xlarun__jnode *p, *params = c->node->kind == JN_MACRO ? c->node->a : c->node->b;
     size_t k = 0, i;
@@ -11951,7 +11953,7 @@ static xlarun_status xlarun__jexec_for(xlarun__jrun *R, const xlarun__jnode *x, 
         kept.v = items.n ? XLARUN__CAST(xlarun__jv *, xlarun__jnewmem(R, items.n * sizeof(xlarun__jv))) : NULL;
         if (items.n && !kept.v) return xlarun__joom(R);
         for (i = 0; i < items.n; i++) {
-            xlarun__jframe *g;
+            xlarun__jframe *g = NULL;
             xlarun__jv c;
             xlarun__jframe *saved = R->frame;
             xlarun_status st;
@@ -11973,7 +11975,7 @@ static xlarun_status xlarun__jexec_for(xlarun__jrun *R, const xlarun__jnode *x, 
     L->items = items.v;
     L->depth = depth;
     for (i = 0; i < items.n; i++) {
-        xlarun__jframe *g;
+        xlarun__jframe *g = NULL;
         xlarun__jv lv = xlarun__jmk(XJ_LOOP);
         xlarun_status st;
         XLARUN__TRY(xlarun__jstep(R, x));
@@ -12067,7 +12069,7 @@ static xlarun_status xlarun__jexec(xlarun__jrun *R, const xlarun__jnode *first, 
             break;
         }
         case JN_WITH: {
-            xlarun__jframe *g;
+            xlarun__jframe *g = NULL;
             const xlarun__jnode *p;
             st = xlarun__jframe_new(R, f, &g);
             for (p = x->a; p && st == XLARUN_OK; p = p->next) {

@@ -3,12 +3,15 @@
      build/gen -m DIR -p "Once upon a time" -n 64
      build/gen -m DIR --chat -p "What is the capital of France?"
      build/gen -m DIR -i                       (interactive chat, one session for the whole talk)
+     build/gen -m DIR --chat --tools tools.json --var enable_thinking=false -p "Weather in Paris?"
      build/gen -m DIR --ids 128000,9906,1917 -n 48 --temp 0 --print-ids -t 2 -c 512
 
    Text streams to stdout as it is generated; load time, prefill and decode speed, memory and
    mapped bytes go to stderr. With --print-ids the generated ids (not the prompt) are printed,
-   space-separated, on one stdout line instead. Every error is one line "xlarun: error: <message>"
-   on stderr and exit status 1. */
+   space-separated, on one stdout line instead. Chat runs the model's own Jinja chat template (or a
+   built-in one by name, or any template file) over the whole conversation at every turn: messages
+   as JSON, as transformers' apply_chat_template takes them. Every error is one line
+   "xlarun: error: <message>" on stderr and exit status 1. */
 #define _POSIX_C_SOURCE 200809L
 #define XLARUN_IMPLEMENTATION
 #include "../xlarun.h"
@@ -36,9 +39,28 @@ static double now(void) {
 #endif
 }
 
+/* one line whatever the message holds (a template's raise_exception text may have newlines) */
 static int fail(const char *msg) {
-    fprintf(stderr, "xlarun: error: %s\n", msg);
+    fputs("xlarun: error: ", stderr);
+    for (; *msg; msg++) fputc(*msg == '\n' || *msg == '\r' ? ' ' : *msg, stderr);
+    fputc('\n', stderr);
     return 1;
+}
+
+/* a ", "-separated list wrapped under an indent */
+static void print_names(FILE *f, const char *indent, const char *names) {
+    size_t col = 0;
+    while (*names) {
+        size_t k = strcspn(names, ",");
+        if (col && col + k + 2 > 96) { fputs(",\n", f); col = 0; }
+        else if (col) { fputs(", ", f); col += 2; }
+        if (!col) { fputs(indent, f); col = strlen(indent); }
+        fwrite(names, 1, k, f);
+        col += k;
+        names += k;
+        while (*names == ',' || *names == ' ') names++;
+    }
+    if (col) fputs("\n", f);
 }
 
 static void usage(FILE *f) {
@@ -53,17 +75,21 @@ static void usage(FILE *f) {
             "      --ids LIST           prompt as comma-separated token ids (no tokenizer needed)\n"
             "      --no-special         special-token text in the prompt (\"<|eot_id|>\") stays text\n"
             "\n"
-            "chat:\n"
+            "chat (the model's Jinja chat template, run as transformers' apply_chat_template runs it;\n"
+            "      each option below implies --chat):\n"
             "      --chat               format -p as a user turn with the model's chat template\n"
             "  -i, --interactive        chat turn by turn, reading lines from stdin (end of input ends)\n"
-            "      --system TEXT        system message (implies --chat)\n"
-            "      --chat-template NAME use this format instead of the tokenizer's chat_template:\n"
-            "                           llama3, llama3.1, llama3.2, llama2, zephyr, chatml, mistral,\n"
-            "                           mistral-v3, mixtral, mistral-small, mistral-large, qwen3,\n"
-            "                           gemma (Gemma 1/2: no system message), gemma3 (Gemma 3),\n"
-            "                           phi3, phi3.5, phi3-medium, phi4-mini\n"
-            "      --date DATE          the Llama 3.1/3.2 \"Today Date\" (e.g. \"26 Jul 2024\")\n"
-            "      --no-think           Qwen3: enable_thinking=False (an empty <think> block opens the reply)\n"
+            "      --system TEXT        system message\n"
+            "      --chat-template NAME a built-in template instead of the folder's chat template:\n");
+    print_names(f, "                           ", xlarun_chat_template_names());
+    fprintf(f,
+            "      --chat-template-file FILE  run this Jinja template file instead\n"
+            "      --var KEY=JSON       a template variable (repeatable; later ones win), the value as\n"
+            "                           JSON: --var enable_thinking=false, --var 'date_string=\"26 Jul 2024\"'\n"
+            "      --tools FILE         a JSON array of tools (OpenAI function schemas) for the template\n"
+            "      --date DATE          date_string, the \"Today Date\" of Llama 3.1/3.2 (\"26 Jul 2024\")\n"
+            "      --no-think           enable_thinking=false (Qwen3, SmolLM3 and other templates that read\n"
+            "                           it: no thinking; an empty <think> block may open the reply)\n"
             "\n"
             "generation (defaults: the model's generation_config.json, as transformers applies it):\n"
             "  -n, --n-predict N        tokens to generate (default: 128 for text, 32 for --ids;\n"
@@ -174,40 +200,91 @@ static int on_token(void *user, int32_t id, const char *text, size_t len) {
     return 0;
 }
 
-typedef struct conversation {
-    xlarun_chat_message *m;
-    char **owned;
+/* a growing string; p stays NUL-terminated */
+typedef struct strbuf {
+    char *p;
     size_t n, cap;
-} conversation;
+} strbuf;
 
-static int conv_add(conversation *c, const char *role, const char *content) {
-    char *copy;
-    if (c->n == c->cap) {
-        size_t cap = c->cap ? c->cap * 2 : 8;
-        xlarun_chat_message *m = (xlarun_chat_message *)realloc(c->m, cap * sizeof *m);
-        char **o;
-        if (!m) return 0;
-        c->m = m;
-        o = (char **)realloc(c->owned, cap * sizeof *o);
-        if (!o) return 0;
-        c->owned = o;
-        c->cap = cap;
+static int sb_put(strbuf *b, const char *s, size_t n) {
+    if (b->n + n + 1 > b->cap) {
+        size_t cap = (b->n + n + 1) * 2;
+        char *p = (char *)realloc(b->p, cap);
+        if (!p) return 0;
+        b->p = p;
+        b->cap = cap;
     }
-    copy = (char *)malloc(strlen(content) + 1);
-    if (!copy) return 0;
-    strcpy(copy, content);
-    c->m[c->n].role = role;
-    c->m[c->n].content = copy;
-    c->owned[c->n] = copy;
-    c->n++;
+    memcpy(b->p + b->n, s, n);
+    b->n += n;
+    b->p[b->n] = 0;
     return 1;
 }
 
-static void conv_free(conversation *c) {
+/* s as a JSON string, quotes included (bytes from 0x80 on pass as they are: UTF-8) */
+static int sb_json_string(strbuf *b, const char *s, size_t n) {
     size_t i;
-    for (i = 0; i < c->n; i++) free(c->owned[i]);
-    free(c->m);
-    free(c->owned);
+    if (!sb_put(b, "\"", 1)) return 0;
+    for (i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        char esc[8];
+        if (c == '"' || c == '\\') { esc[0] = '\\'; esc[1] = (char)c; esc[2] = 0; }
+        else if (c == '\n') strcpy(esc, "\\n");
+        else if (c == '\r') strcpy(esc, "\\r");
+        else if (c == '\t') strcpy(esc, "\\t");
+        else if (c < 0x20) snprintf(esc, sizeof esc, "\\u%04x", c);
+        else { if (!sb_put(b, s + i, 1)) return 0; continue; }
+        if (!sb_put(b, esc, strlen(esc))) return 0;
+    }
+    return sb_put(b, "\"", 1);
+}
+
+/* one "KEY": JSON member more in the object vars (opened with '{', closed before use) */
+static int vars_add(strbuf *vars, const char *key, size_t klen, const char *json, size_t jlen) {
+    return (vars->n || sb_put(vars, "{", 1)) && (vars->n == 1 || sb_put(vars, ",", 1)) && sb_json_string(vars, key, klen) &&
+           sb_put(vars, ":", 1) && sb_put(vars, json, jlen);
+}
+
+/* --var KEY=JSON. KEY is a template variable name; the value must be one JSON value, and the
+   library's own JSON reader judges it: the value goes in as the variables of a render of an empty
+   template, where text that is not JSON fails with XLARUN_ERR_FORMAT and its line and column (a
+   valid value that is not an object fails otherwise, which is fine here). */
+static int add_var(strbuf *vars, const char *arg, char *msg, size_t cap) {
+    const char *eq = strchr(arg, '='), *why;
+    size_t k, klen = eq ? (size_t)(eq - arg) : 0;
+    xlarun_chat_template *empty;
+    xlarun_chat_input in;
+    xlarun_error e;
+    xlarun_status st;
+    char *text;
+    for (k = 0; k < klen; k++) {
+        char c = arg[k];
+        if (!(c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (k && c >= '0' && c <= '9'))) break;
+    }
+    if (!klen || k < klen) {
+        snprintf(msg, cap, "invalid --var '%s': expected KEY=JSON with KEY a variable name (enable_thinking=false)", arg);
+        return 0;
+    }
+    if (xlarun_chat_template_create("", 0, &empty, &e) != XLARUN_OK) { snprintf(msg, cap, "%s", e.message); return 0; }
+    memset(&in, 0, sizeof in);
+    in.vars_json = eq + 1;
+    st = xlarun_chat_render_alloc(empty, &in, &text, &k, &e);
+    if (st == XLARUN_OK) xlarun_chat_text_free(text);
+    xlarun_chat_template_free(empty);
+    if (st == XLARUN_ERR_FORMAT) {
+        why = strncmp(e.message, "chat variables: ", 16) ? e.message : e.message + 16;
+        snprintf(msg, cap, "--var %.*s: the value is not JSON (strings need quotes: '%.*s=\"text\"'): %s", (int)klen, arg,
+                 (int)klen, arg, why);
+        return 0;
+    }
+    if (!vars_add(vars, arg, klen, eq + 1, strlen(eq + 1))) { snprintf(msg, cap, "out of memory"); return 0; }
+    return 1;
+}
+
+/* the conversation as a JSON array of messages, kept open ("[{...},{...}") between turns */
+static int conv_add(strbuf *msgs, const char *role, const char *content, size_t len) {
+    return (msgs->n || sb_put(msgs, "[", 1)) && (msgs->n == 1 || sb_put(msgs, ",", 1)) && sb_put(msgs, "{\"role\":", 8) &&
+           sb_json_string(msgs, role, strlen(role)) && sb_put(msgs, ",\"content\":", 11) && sb_json_string(msgs, content, len) &&
+           sb_put(msgs, "}", 1);
 }
 
 #if defined(_WIN32)
@@ -230,12 +307,12 @@ static char **utf8_argv(int *argc) {
 
 int main(int argc, char **argv) {
     const char *dir = NULL, *ids_arg = NULL, *prompt_arg = NULL, *file_arg = NULL, *system_arg = NULL;
-    const char *tmpl_name = NULL, *date_arg = NULL;
+    const char *tmpl_name = NULL, *tmpl_file = NULL, *tools_arg = NULL;
     const char *stops[XLARUN_MAX_STOP_STRINGS];
     size_t n_stops = 0;
     unsigned long threads = 1, ctx = 0, batch = 0, v;
     long n_predict = -2; /* -2: the default */
-    int print_ids = 0, ignore_eos = 0, no_mmap = 0, chat = 0, interactive = 0, no_special = 0, no_think = 0, i;
+    int print_ids = 0, ignore_eos = 0, no_mmap = 0, chat = 0, interactive = 0, no_special = 0, i;
     xlarun_precision precision = XLARUN_PRECISION_EXACT;
     xlarun_kv_type kv_type = XLARUN_KV_F32;
     int set_temp = 0, set_topk = 0, set_topp = 0, set_minp = 0, set_rep = 0, set_seed = 0;
@@ -253,14 +330,20 @@ int main(int argc, char **argv) {
     xlarun_tokenizer *tok = NULL;
     xlarun_generator *gen = NULL;
     xlarun_sampler *smp = NULL;
+    xlarun_chat_template *tmpl = NULL;
+    xlarun_chat_input ci;       /* the template's input: messages, tools, variables, special tokens */
+    char *tmpl_text = NULL, *tools_text = NULL;
+    size_t tmpl_len = 0, tools_len = 0;
+    strbuf vars, msgs;          /* the --var object; the conversation as a JSON array */
     xlarun_error err;
-    conversation conv;
     out_state out;
     double t0, t1, t2 = 0, t3;
-    char msg[700];
+    char msg[2400];
     int rc = 1;
 
-    memset(&conv, 0, sizeof conv);
+    memset(&vars, 0, sizeof vars);
+    memset(&msgs, 0, sizeof msgs);
+    memset(&ci, 0, sizeof ci);
     memset(&out, 0, sizeof out);
 #if defined(_WIN32)
     {
@@ -271,20 +354,35 @@ int main(int argc, char **argv) {
 #endif
     for (i = 1; i < argc; i++) {
         const char *a = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
-#define NEED_VALUE() do { if (!val) { snprintf(msg, sizeof msg, "%s needs a value", a); return fail(msg); } i++; } while (0)
-#define BAD_VALUE() do { snprintf(msg, sizeof msg, "invalid value for %s: '%s'", a, val); return fail(msg); } while (0)
-        if (!strcmp(a, "-h") || !strcmp(a, "--help")) { usage(stdout); return 0; }
+#define NEED_VALUE() do { if (!val) { snprintf(msg, sizeof msg, "%s needs a value", a); goto fail_msg; } i++; } while (0)
+#define BAD_VALUE() do { snprintf(msg, sizeof msg, "invalid value for %s: '%s'", a, val); goto fail_msg; } while (0)
+        if (!strcmp(a, "-h") || !strcmp(a, "--help")) { usage(stdout); rc = 0; goto done; }
         else if (!strcmp(a, "-m") || !strcmp(a, "--model")) { NEED_VALUE(); dir = val; }
         else if (!strcmp(a, "--ids")) { NEED_VALUE(); ids_arg = val; }
         else if (!strcmp(a, "-p") || !strcmp(a, "--prompt")) { NEED_VALUE(); prompt_arg = val; }
         else if (!strcmp(a, "-f") || !strcmp(a, "--file")) { NEED_VALUE(); file_arg = val; }
         else if (!strcmp(a, "--system")) { NEED_VALUE(); system_arg = val; chat = 1; }
-        else if (!strcmp(a, "--chat-template")) { NEED_VALUE(); tmpl_name = val; }
-        else if (!strcmp(a, "--date")) { NEED_VALUE(); date_arg = val; }
-        else if (!strcmp(a, "--no-think")) { no_think = 1; chat = 1; }
+        else if (!strcmp(a, "--chat-template")) { NEED_VALUE(); tmpl_name = val; chat = 1; }
+        else if (!strcmp(a, "--chat-template-file")) { NEED_VALUE(); tmpl_file = val; chat = 1; }
+        else if (!strcmp(a, "--tools")) { NEED_VALUE(); tools_arg = val; chat = 1; }
+        else if (!strcmp(a, "--var")) { NEED_VALUE(); if (!add_var(&vars, val, msg, sizeof msg)) goto fail_msg; chat = 1; }
+        else if (!strcmp(a, "--date")) {
+            strbuf d;
+            int ok;
+            NEED_VALUE();
+            memset(&d, 0, sizeof d);
+            ok = sb_json_string(&d, val, strlen(val)) && vars_add(&vars, "date_string", 11, d.p, d.n);
+            free(d.p);
+            if (!ok) { strcpy(msg, "out of memory"); goto fail_msg; }
+            chat = 1;
+        }
+        else if (!strcmp(a, "--no-think")) {
+            if (!vars_add(&vars, "enable_thinking", 15, "false", 5)) { strcpy(msg, "out of memory"); goto fail_msg; }
+            chat = 1;
+        }
         else if (!strcmp(a, "--stop")) {
             NEED_VALUE();
-            if (n_stops == XLARUN_MAX_STOP_STRINGS) { snprintf(msg, sizeof msg, "at most %d --stop strings", XLARUN_MAX_STOP_STRINGS); return fail(msg); }
+            if (n_stops == XLARUN_MAX_STOP_STRINGS) { snprintf(msg, sizeof msg, "at most %d --stop strings", XLARUN_MAX_STOP_STRINGS); goto fail_msg; }
             stops[n_stops++] = val;
         }
         else if (!strcmp(a, "-n") || !strcmp(a, "--n-predict")) {
@@ -323,22 +421,53 @@ int main(int argc, char **argv) {
         else if (!strcmp(a, "--no-mmap")) no_mmap = 1;
         else {
             snprintf(msg, sizeof msg, "unknown option '%s' (see --help)", a);
-            return fail(msg);
+            goto fail_msg;
         }
     }
-    if (!dir) return fail("no model folder: give -m DIR (see --help)");
-    if ((ids_arg != NULL) + (prompt_arg != NULL) + (file_arg != NULL) > 1)
-        return fail("give one prompt: -p TEXT, -f FILE or --ids LIST");
-    if (!ids_arg && !prompt_arg && !file_arg && !interactive)
-        return fail("no prompt: give -p TEXT, -f FILE, --ids LIST or -i (see --help)");
-    if (ids_arg && (chat || interactive)) return fail("--ids cannot be combined with --chat, --system or -i (they need text)");
-    if (print_ids && interactive) return fail("--print-ids cannot be combined with -i");
-    if (n_stops && print_ids) return fail("--stop works on text; it cannot be combined with --print-ids");
+#undef NEED_VALUE
+#undef BAD_VALUE
+    if (!dir) { strcpy(msg, "no model folder: give -m DIR (see --help)"); goto fail_msg; }
+    if ((ids_arg != NULL) + (prompt_arg != NULL) + (file_arg != NULL) > 1) { strcpy(msg, "give one prompt: -p TEXT, -f FILE or --ids LIST"); goto fail_msg; }
+    if (!ids_arg && !prompt_arg && !file_arg && !interactive) { strcpy(msg, "no prompt: give -p TEXT, -f FILE, --ids LIST or -i (see --help)"); goto fail_msg; }
+    if (ids_arg && (chat || interactive)) { strcpy(msg, "--ids cannot be combined with --chat, -i or the chat options (they need text)"); goto fail_msg; }
+    if (print_ids && interactive) { strcpy(msg, "--print-ids cannot be combined with -i"); goto fail_msg; }
+    if (n_stops && print_ids) { strcpy(msg, "--stop works on text; it cannot be combined with --print-ids"); goto fail_msg; }
+    if (tmpl_name && tmpl_file) { strcpy(msg, "give --chat-template NAME or --chat-template-file FILE, not both"); goto fail_msg; }
     if (interactive) chat = 1;
     /* a chat prompt is template text with special tokens around the messages; keeping the
        messages' own special-token text literal needs them encoded apart, not done yet */
-    if (no_special && chat) return fail("--no-special works on plain prompts (-p, -f); it cannot be combined with --chat, --system or -i yet");
+    if (no_special && chat) { strcpy(msg, "--no-special works on plain prompts (-p, -f); it cannot be combined with --chat, -i or the chat options yet"); goto fail_msg; }
     if (n_predict == -2) n_predict = ids_arg ? 32 : 128;
+    if (vars.n && !sb_put(&vars, "}", 1)) { strcpy(msg, "out of memory"); goto fail_msg; }
+
+    /* the chat template and tools that need no model: a built-in by name, or a file */
+    if (tmpl_name) {
+        const char *t = xlarun_chat_template_builtin(tmpl_name);
+        if (!t) {
+            snprintf(msg, sizeof msg, "unknown chat template name '%s'; the names are: %s", tmpl_name, xlarun_chat_template_names());
+            goto fail_msg;
+        }
+        if (xlarun_chat_template_create(t, strlen(t), &tmpl, &err) != XLARUN_OK) goto error;
+    } else if (tmpl_file) {
+        if (!(tmpl_text = read_text_file(tmpl_file, &tmpl_len))) {
+            snprintf(msg, sizeof msg, "%s: cannot read the chat template file", tmpl_file);
+            goto fail_msg;
+        }
+        if (xlarun_chat_template_create(tmpl_text, tmpl_len, &tmpl, &err) != XLARUN_OK) {
+            snprintf(msg, sizeof msg, "%s: %s", tmpl_file, err.message);
+            goto fail_msg;
+        }
+    }
+    if (tools_arg) {
+        if (!(tools_text = read_text_file(tools_arg, &tools_len))) {
+            snprintf(msg, sizeof msg, "%s: cannot read the tools file", tools_arg);
+            goto fail_msg;
+        }
+        if (strlen(tools_text) != tools_len) {
+            snprintf(msg, sizeof msg, "%s: a NUL byte at offset %lu (JSON text has none)", tools_arg, (unsigned long)strlen(tools_text));
+            goto fail_msg;
+        }
+    }
 
     /* the prompt ids */
     if (ids_arg) {
@@ -346,27 +475,27 @@ int main(int argc, char **argv) {
         size_t cap = 1;
         for (; *p; p++) cap += *p == ',';
         prompt = (int32_t *)malloc(cap * sizeof *prompt);
-        if (!prompt) return fail("out of memory");
+        if (!prompt) { strcpy(msg, "out of memory"); goto fail_msg; }
         p = ids_arg;
         while (*p) {
             char tk[32];
             size_t k = strcspn(p, ",");
-            if (k == 0 || k >= sizeof tk) { free(prompt); snprintf(msg, sizeof msg, "invalid --ids list '%s'", ids_arg); return fail(msg); }
+            if (k == 0 || k >= sizeof tk) { snprintf(msg, sizeof msg, "invalid --ids list '%s'", ids_arg); goto fail_msg; }
             memcpy(tk, p, k);
             tk[k] = 0;
-            if (!parse_uint(tk, 0x7fffffff, &v)) { free(prompt); snprintf(msg, sizeof msg, "invalid token id '%s' in --ids", tk); return fail(msg); }
+            if (!parse_uint(tk, 0x7fffffff, &v)) { snprintf(msg, sizeof msg, "invalid token id '%s' in --ids", tk); goto fail_msg; }
             prompt[n_prompt++] = (int32_t)v;
             p += k;
-            if (*p == ',') { p++; if (!*p) { free(prompt); snprintf(msg, sizeof msg, "invalid --ids list '%s'", ids_arg); return fail(msg); } }
+            if (*p == ',') { p++; if (!*p) { snprintf(msg, sizeof msg, "invalid --ids list '%s'", ids_arg); goto fail_msg; } }
         }
-        if (n_prompt == 0) { free(prompt); return fail("--ids is empty"); }
+        if (n_prompt == 0) { strcpy(msg, "--ids is empty"); goto fail_msg; }
     } else if (file_arg) {
         prompt_text = read_text_file(file_arg, &prompt_len);
-        if (!prompt_text) { snprintf(msg, sizeof msg, "%s: cannot read the prompt file", file_arg); return fail(msg); }
+        if (!prompt_text) { snprintf(msg, sizeof msg, "%s: cannot read the prompt file", file_arg); goto fail_msg; }
     } else if (prompt_arg) {
         prompt_len = strlen(prompt_arg);
         prompt_text = (char *)malloc(prompt_len + 1);
-        if (!prompt_text) return fail("out of memory");
+        if (!prompt_text) { strcpy(msg, "out of memory"); goto fail_msg; }
         memcpy(prompt_text, prompt_arg, prompt_len + 1);
     }
 
@@ -437,8 +566,6 @@ int main(int argc, char **argv) {
         /* text out: the generator streams detokenized text through the callback */
         xlarun_generator_options go;
         xlarun_generate_result res;
-        xlarun_chat_template tmpl;
-        xlarun_chat_options co;
         unsigned enc_flags = no_special ? XLARUN_ENCODE_SPECIAL_AS_TEXT : 0u;
         memset(&go, 0, sizeof go);
         go.sampling = gc.sampling;
@@ -447,32 +574,30 @@ int main(int argc, char **argv) {
         go.ignore_eos = ignore_eos;
         go.stop_strings = stops;
         go.n_stop_strings = n_stops;
-        {   /* room for the prompt text besides 16 bytes per context token for the conversation */
+        {   /* room for the prompt, tools and system texts besides 16 bytes per context token for the conversation */
             const xlarun_config *c = xlarun_model_config(model);
             size_t n_ctx = so.n_ctx ? so.n_ctx : (c->max_position_embeddings < 4096 ? c->max_position_embeddings : 4096);
-            go.max_prompt_bytes = prompt_len + 16 * n_ctx;
+            go.max_prompt_bytes = prompt_len + tools_len + (system_arg ? strlen(system_arg) : 0) + 16 * n_ctx;
         }
         if (xlarun_generator_create(sess, tok, &go, &gen, &err) != XLARUN_OK) goto error;
-        memset(&co, 0, sizeof co);
         if (chat) {
-            if (tmpl_name) {
-                if (xlarun_chat_template_named(tmpl_name, &tmpl, &err) != XLARUN_OK) goto error;
-            } else if (xlarun_chat_template_detect(xlarun_tokenizer_chat_template(tok), &tmpl, &err) != XLARUN_OK) {
-                char m2[sizeof err.message + 32];
-                snprintf(m2, sizeof m2, "%s (--chat-template NAME)", err.message);
-                memcpy(err.message, m2, sizeof err.message - 1); /* the end cut if it is that long */
-                err.message[sizeof err.message - 1] = 0;
-                goto error;
+            if (!tmpl) { /* the folder's own template */
+                const char *t = xlarun_tokenizer_chat_template(tok);
+                if (!t) {
+                    snprintf(err.message, sizeof err.message, "%s has no chat template (chat_template.jinja or tokenizer_config.json chat_template): "
+                             "give --chat-template NAME or --chat-template-file FILE", dir);
+                    goto error;
+                }
+                if (xlarun_chat_template_create(t, strlen(t), &tmpl, &err) != XLARUN_OK) {
+                    snprintf(msg, sizeof msg, "%s: %s (--chat-template NAME or --chat-template-file FILE runs another)", dir, err.message);
+                    goto fail_msg;
+                }
             }
-            xlarun_chat_options_from_tokenizer(tok, &co);
-            co.date = date_arg;
-            co.no_thinking = no_think;
-            if (no_think && tmpl.format != XLARUN_CHAT_QWEN3) {
-                strcpy(err.message, "--no-think is for the Qwen3 chat format (--chat-template qwen3), not this model's");
-                goto error;
-            }
+            xlarun_chat_input_from_tokenizer(tok, &ci);  /* bos_token, eos_token */
+            ci.vars_json = vars.n ? vars.p : NULL;
+            ci.tools_json = tools_text;
             enc_flags = XLARUN_ENCODE_NO_BOS; /* the template has the BOS */
-            if (system_arg && !conv_add(&conv, "system", system_arg)) { strcpy(err.message, "out of memory"); goto error; }
+            if (system_arg && !conv_add(&msgs, "system", system_arg, strlen(system_arg))) { strcpy(err.message, "out of memory"); goto error; }
         }
         if (ids_arg) {
             if (xlarun_generate_ids(gen, prompt, n_prompt, (uint32_t)(n_predict > 0 ? n_predict : 0), on_token, &out, &res, &err) != XLARUN_OK)
@@ -484,12 +609,12 @@ int main(int argc, char **argv) {
             size_t turn = 0;
             char line[65536];
             for (;;) {
-                const char *user_text = NULL;
-                char *text = NULL;
-                size_t len = 0;
+                const char *user_text = NULL, *text = NULL;
+                char *chat_text = NULL;
+                size_t len = 0, user_len = 0;
                 xlarun_status st;
                 if (chat) {
-                    if (turn == 0 && prompt_text) user_text = prompt_text;
+                    if (turn == 0 && prompt_text) { user_text = prompt_text; user_len = prompt_len; }
                     else if (interactive) {
                         size_t l;
                         printf("> ");
@@ -499,12 +624,16 @@ int main(int argc, char **argv) {
                         while (l && (line[l - 1] == '\n' || line[l - 1] == '\r')) line[--l] = 0;
                         if (!l) continue;
                         user_text = line;
+                        user_len = l;
                     } else break;
-                    if (!conv_add(&conv, "user", user_text)) { strcpy(err.message, "out of memory"); goto error; }
-                    if (xlarun_chat_apply(&tmpl, &co, conv.m, conv.n, NULL, 0, &len, &err) != XLARUN_OK) goto error;
-                    text = (char *)malloc(len + 1);
-                    if (!text) { strcpy(err.message, "out of memory"); goto error; }
-                    if (xlarun_chat_apply(&tmpl, &co, conv.m, conv.n, text, len + 1, &len, &err) != XLARUN_OK) { free(text); goto error; }
+                    /* the whole conversation each turn: the generator keeps the ids the session
+                       already holds and prefills only the rest */
+                    if (!conv_add(&msgs, "user", user_text, user_len) || !sb_put(&msgs, "]", 1)) { strcpy(err.message, "out of memory"); goto error; }
+                    ci.messages_json = msgs.p;
+                    st = xlarun_chat_render_alloc(tmpl, &ci, &chat_text, &len, &err);
+                    msgs.p[--msgs.n] = 0; /* open again for the reply */
+                    if (st != XLARUN_OK) goto error;
+                    text = chat_text;
                 } else {
                     if (turn > 0) break;
                     text = prompt_text;
@@ -513,13 +642,19 @@ int main(int argc, char **argv) {
                 out.n = 0;
                 if (out.reply) out.reply[0] = 0;
                 st = xlarun_generate_text(gen, text, len, enc_flags, (uint32_t)(n_predict > 0 ? n_predict : 0), on_token, &out, &res, &err);
-                if (text != prompt_text) free(text);
+                xlarun_chat_text_free(chat_text);
                 if (st != XLARUN_OK) { printf("\n"); goto error; }
                 printf("\n");
                 fflush(stdout);
                 if (turn == 0) { t2 = out.t_first ? out.t_first : now(); n_prompt = res.n_prefilled; }
                 n_rerun += res.n_rerun;
-                if (chat && !conv_add(&conv, "assistant", out.reply ? out.reply : "")) { strcpy(err.message, "out of memory"); goto error; }
+                /* TODO(lead): tool calls. Once xlarun_reply_parse and xlarun_tool_format_guess are in
+                   xlarun.h: when tools_text is set, parse out.reply with xlarun_reply_parse(
+                   xlarun_tool_format_guess(<the template's text: the built-in's, tmpl_text or
+                   xlarun_tokenizer_chat_template(tok)>), out.reply, out.n, mem, bytes, &reply, &err), print each call the model made as one JSON line ({"name": ..., "arguments":
+                   {...}}) and add the assistant message with its "tool_calls" (and the content without
+                   them) to msgs instead of the plain reply below. Until then --tools only renders. */
+                if (chat && !conv_add(&msgs, "assistant", out.reply ? out.reply : "", out.n)) { strcpy(err.message, "out of memory"); goto error; }
                 turn++;
                 if (!interactive) break;
             }
@@ -541,6 +676,10 @@ int main(int argc, char **argv) {
     fprintf(stderr, "mapped: %llu bytes\n", (unsigned long long)xlarun_model_mapped_bytes(model));
     rc = 0;
     goto done;
+fail_msg: /* the message is in msg */
+    fflush(stdout);
+    rc = fail(msg);
+    goto done;
 error:
     fflush(stdout);
     rc = fail(err.message);
@@ -550,7 +689,11 @@ done:
     xlarun_session_free(sess);
     xlarun_tokenizer_close(tok);
     xlarun_model_close(model);
-    conv_free(&conv);
+    xlarun_chat_template_free(tmpl);
+    free(tmpl_text);
+    free(tools_text);
+    free(vars.p);
+    free(msgs.p);
     free(out.reply);
     free(prompt);
     free(prompt_text);

@@ -41,7 +41,7 @@ build() {
 }
 
 # the suites built per variant (tests/test_<name>.c); options builds skip kernels
-TESTS="kernels model errors generate quant tokenizer"
+TESTS="kernels model errors generate quant tokenizer chat"
 VG="valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite"
 variants="scalar"
 cpu_has avx2 fma f16c && variants="$variants avx2" || skip "avx2 variant: this CPU lacks AVX2/FMA/F16C"

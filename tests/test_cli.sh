@@ -1,6 +1,7 @@
 #!/bin/sh
 # The gen CLI contract: generated ids on one stdout line, equal to transformers' greedy ids;
-# text streamed from the demo model (chat, stop strings, sampling, -i);
+# text streamed from the demo model (chat, stop strings, sampling, -i; chat templates by name, file
+# or folder, template variables and tools reaching the template);
 # errors as one "xlarun: error:" line on stderr with exit status 1, never a signal.
 # usage: tests/test_cli.sh BUILD_DIR
 B=${1:-build}
@@ -27,7 +28,6 @@ check_error "invalid token id" -m tests/fixtures/mqa-f32 --ids 1,x
 check_error "invalid value for -c" -m tests/fixtures/mqa-f32 --ids 1,2 -c 1099511627776
 check_error "invalid --ids" -m tests/fixtures/mqa-f32 --ids 1,,2
 check_error "unknown option" -m tests/fixtures/mqa-f32 --bogus
-check_error "is for the Qwen3 chat format" -m tests/fixtures/demo --no-think -p hi
 check_error "needs a value" -m
 check_error "invalid value for -t" -m tests/fixtures/mqa-f32 --ids 1 -t 0
 # text: the demo model (a tokenizer, a ChatML template, generation_config.json)
@@ -58,21 +58,72 @@ got=$(printf 'Hello!\nWhat is xlarun?\n' | "$B/gen" -m $demo -i 2>"$B/cli.err")
 want=$(printf '> Hello! How can I help you today?\n> xlarun is a single-header C library that runs Llama models on the CPU.\n> ')
 if [ "$got" = "$want" ]; then ok; else bad "gen -i printed '$got'"; fi
 # --help names the flags a llama.cpp user looks for
-for f in -m -p -f -n -t -c --temp --top-k --top-p --min-p --repeat-penalty --seed --system --chat -i --stop --no-special --ids --print-ids; do
+for f in -m -p -f -n -t -c --temp --top-k --top-p --min-p --repeat-penalty --seed --system --chat -i --stop --no-special --ids --print-ids \
+    --chat-template --chat-template-file --var --tools --date --no-think; do
     if "$B/gen" --help | grep -q -- " $f[ ,]"; then ok; else bad "--help does not mention $f"; fi
 done
 check_error "top_p must be in \[0, 1\]" -m $demo -p hi --top-p 1.5
 check_error "temperature must be >= 0" -m $demo -p hi --temp -0.5
 check_error "min_p must be in" -m $demo -p hi --min-p 2
 check_error "repetition_penalty" -m $demo -p hi --repeat-penalty -1
-check_error "unknown chat template name 'vicuna'" -m $demo --chat -p hi --chat-template vicuna
-check_error "chat (gemma): System role not supported" -m $demo --system "Be brief." -p hi --chat-template gemma -n 1
+# chat templates: a built-in by name, any Jinja file, the folder's own; variables, tools
+check_error "unknown chat template name 'vicuna'; the names are: llama3, .*chatml" -m $demo --chat -p hi --chat-template vicuna
+check_error "System role not supported" -m $demo --system "Be brief." -p hi --chat-template gemma -n 1
+X=$B/cli-chat
+rm -rf "$X" && mkdir -p "$X"
+# the prompt the demo answers with the xlarun sentence is chosen by what reaches the template
+# (its last newline written as an expression: jinja2, and so transformers, drops a template's final
+# newline)
+cat >"$X/pick.jinja" <<'END'
+<|im_start|>user
+{% if tools %}{{ tools[0].function.description }}{% elif enable_thinking is defined and not enable_thinking %}What is xlarun?
+{%- elif date_string is defined %}{{ date_string }}{% elif messages[0].role == 'system' %}
+{%- if messages[0].content == 'a "q" \\ b\n\tc' %}What is xlarun?{% else %}{{ messages[0].content }}{% endif %}
+{%- else %}{{ messages[-1].content }}{% endif %}<|im_end|>
+<|im_start|>assistant{{ '\n' }}
+END
+xl="xlarun is a single-header C library that runs Llama models on the CPU."
+hello="Hello! How can I help you today?"
+expect_out "$hello" -m $demo --chat-template-file "$X/pick.jinja" -p "Hello!"
+expect_out "$xl" -m $demo --chat-template-file "$X/pick.jinja" -p "Hello!" --no-think
+expect_out "$xl" -m $demo --chat-template-file "$X/pick.jinja" -p "Hello!" --var enable_thinking=false
+expect_out "$hello" -m $demo --chat-template-file "$X/pick.jinja" -p "Hello!" --var enable_thinking=false --var enable_thinking=true
+expect_out "$xl" -m $demo --chat-template-file "$X/pick.jinja" -p "Hello!" --date "What is xlarun?"
+expect_out "$xl" -m $demo --chat-template-file "$X/pick.jinja" -p "Hello!" --var 'date_string="What is xlarun?"'
+expect_out "$xl" -m $demo --chat-template-file "$X/pick.jinja" -p "Hello!" --system "$(printf 'a "q" \\ b\n\tc')"
+echo '[{"type": "function", "function": {"name": "ask", "description": "What is xlarun?", "parameters": {"type": "object", "properties": {}}}}]' >"$X/tools.json"
+expect_out "$xl" -m $demo --chat-template-file "$X/pick.jinja" -p "Hello!" --tools "$X/tools.json"
+# -i: each turn renders the whole conversation, the replies included
+printf '{%% for m in messages %%}<|im_start|>{{ m.role }}\n{{ m.content }}<|im_end|>\n{%% endfor %%}<|im_start|>assistant{{ "\\n" }}' >"$X/chatml.jinja"
+got=$(printf 'Hello!\nWhat is xlarun?\n' | "$B/gen" -m $demo -i --chat-template-file "$X/chatml.jinja" 2>"$B/cli.err")
+if [ "$got" = "$(printf '> %s\n> %s\n> ' "$hello" "$xl")" ]; then ok; else bad "gen -i --chat-template-file printed '$got'"; fi
+check_error "--var x: the value is not JSON .*line 1 column 1" -m $demo -p hi --var x=notjson
+check_error "--var x: the value is not JSON .*trailing characters" -m $demo -p hi --var 'x=1, "y": 2'
+check_error "invalid --var 'x'" -m $demo -p hi --var x
+check_error "cannot read the chat template file" -m $demo -p hi --chat-template-file /nonexistent/t.jinja
+printf '{%% if %%}' >"$X/bad.jinja"
+check_error "bad.jinja: chat template line 1 column 7: expected an expression" -m $demo -p hi --chat-template-file "$X/bad.jinja"
+check_error "cannot read the tools file" -m $demo -p hi --tools /nonexistent/tools.json
+echo '{"type": "function"}' >"$X/obj.json"
+check_error "chat tools: expected a JSON array" -m $demo -p hi --tools "$X/obj.json" -n 1
+check_error "not both" -m $demo -p hi --chat-template chatml --chat-template-file "$X/bad.jinja"
+check_error "cannot be combined with --chat" -m tests/fixtures/mqa-f32 --ids 1,2 --var x=1
+printf "{{ raise_exception('no\\\\nway') }}" >"$X/raise.jinja"
+check_error "no way" -m $demo -p hi --chat-template-file "$X/raise.jinja"
+# the folder's own template, whatever it is
 rm -rf "$B/unknown-template" && mkdir -p "$B/unknown-template"
 for f in config.json model.safetensors tokenizer.json generation_config.json; do cp $demo/$f "$B/unknown-template/"; done
-printf '{"bos_token": "<|im_start|>", "eos_token": "<|im_end|>", "chat_template": "{%% for m in messages %%}### {{ m.content }}{%% endfor %%}"}' \
+printf '{"bos_token": "<|im_start|>", "eos_token": "<|im_end|>", "chat_template": "{%% for m in messages %%}<|im_start|>{{ m.role }}\\n{{ m.content }}<|im_end|>\\n{%% endfor %%}{%% if add_generation_prompt %%}<|im_start|>assistant\\n{%% endif %%}"}' \
     >"$B/unknown-template/tokenizer_config.json"
-check_error "not a template xlarun knows; pick a format by name: llama3 .*chatml" -m "$B/unknown-template" --chat -p hi
-expect_out "xlarun is a single-header C library that runs Llama models on the CPU." -m "$B/unknown-template" --chat-template chatml --chat -p "What is xlarun?"
+expect_out "$xl" -m "$B/unknown-template" --chat -p "What is xlarun?"
+# a folder template that does not compile: its line and column; a built-in runs instead
+printf '{"bos_token": "<|im_start|>", "eos_token": "<|im_end|>", "chat_template": "{%% for m in messages %%}{{ m.content }"}' \
+    >"$B/unknown-template/tokenizer_config.json"
+check_error "unknown-template: chat template line 1 column .*--chat-template NAME or --chat-template-file FILE runs another" -m "$B/unknown-template" --chat -p hi
+expect_out "$xl" -m "$B/unknown-template" --chat-template chatml --chat -p "What is xlarun?"
+printf '{"bos_token": "<|im_start|>", "eos_token": "<|im_end|>"}' >"$B/unknown-template/tokenizer_config.json"
+check_error "has no chat template .*give --chat-template NAME or --chat-template-file FILE" -m "$B/unknown-template" --chat -p hi
+expect_out "$xl" -m "$B/unknown-template" --chat-template chatml -p "What is xlarun?"
 check_error "does not fit the context of 16 tokens" -m $demo -p "What is xlarun? What is xlarun? What is xlarun? What is xlarun? What is xlarun?" -c 16
 check_error "no prompt" -m $demo
 check_error "cannot read the prompt file" -m $demo -f /nonexistent/prompt.txt

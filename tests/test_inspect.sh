@@ -26,7 +26,12 @@ has "model: loads"; has "result: ok"; count 0
 run $F/llama2-f32 0
 has "model-00001-of-00002.safetensors"; has "21 tensors, 308160 bytes in 2 shards"; count 0
 run $F/demo 0
-has "tokenizer.json: vocab 400"; has "chat template known"
+has "tokenizer.json: vocab 400"; has "chat template compiles"
+# a chat template that does not compile: said with its line and column, and the folder still loads
+copy demo tmpl
+sed 's/"chat_template": ".*"/"chat_template": "Hi\\n{%- if %}"/' $F/demo/tokenizer_config.json >"$T/tmpl/tokenizer_config.json"
+run "$T/tmpl" 0
+has "chat template does not compile: chat template line 2 column 8: expected an expression"; has "result: ok"; count 0
 
 # two layers' tensors past num_hidden_layers 1: each one reported (9), not only the first
 copy llama32-f32 layers

@@ -256,13 +256,19 @@ int main(int argc, char **argv) {
         else {
             const int32_t *eos;
             size_t k, ne = xlarun_tokenizer_eos_ids(tok, &eos);
-            xlarun_chat_template ct;
+            xlarun_chat_template *ct = NULL;
             const char *tmpl = xlarun_tokenizer_chat_template(tok);
             printf("tokenizer.json: vocab %u, bos %d%s, eos", xlarun_tokenizer_vocab_size(tok), (int)xlarun_tokenizer_bos_id(tok),
                    xlarun_tokenizer_adds_bos(tok) ? " (added)" : "");
             if (!ne) printf(" none");
             for (k = 0; k < ne; k++) printf(" %d", (int)eos[k]);
-            printf(", chat template %s\n", !tmpl ? "none" : xlarun_chat_template_detect(tmpl, &ct, &e) == XLARUN_OK ? "known" : "not known (pick one by name)");
+            /* the template is a program: say whether xlarun's interpreter compiles it (a template
+               that does not compile is no problem for loading; gen --chat-template NAME or
+               --chat-template-file FILE runs another) */
+            if (!tmpl) printf(", chat template none\n");
+            else if (xlarun_chat_template_create(tmpl, strlen(tmpl), &ct, &e) == XLARUN_OK) printf(", chat template compiles\n");
+            else printf(", chat template does not compile: %s\n", e.message);
+            xlarun_chat_template_free(ct);
             if (m && xlarun_tokenizer_check_model(tok, m, &e) != XLARUN_OK) problem(&e);
             xlarun_tokenizer_close(tok);
         }

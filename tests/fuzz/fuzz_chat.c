@@ -1,68 +1,96 @@
-/* fuzz_chat: chat formatting of arbitrary messages. The first byte picks the format (low 3 bits:
-   0-5 the formats up to ChatML; 6: detect it from the rest of the input taken as a chat_template;
-   7: MISTRAL + (bits 4-7) % 6, the Mistral formats, Qwen3 and Gemma, spaced = no_thinking = bit 6,
-   gemma_system = bit 3 + bit 6) and the options
-   (bit 3: no generation prompt, bit 4: a date, bit 5: bos/eos texts, bit 6: llama3.2's today).
-   The rest is NUL-separated strings: the date, bos, eos, then role/content pairs. The rendered
-   text must measure and fill the same, and is then encoded by a fixture tokenizer as
-   generation encodes it (no BOS added). */
-#include "fuzz_tok.h"
+/* fuzz_chat: the Jinja interpreter on an arbitrary template and conversation. The input is up to
+   four parts (FUZZ_SEP): the template, the messages JSON, the tools JSON, the variables JSON; the
+   first byte of the template part is flags (bit 0: no generation prompt, bit 1: tools given,
+   bit 2: variables given, bit 3: messages as role/content pairs from the messages part's lines).
+   Invariants: compiling in exactly the measured memory works and in 8 bytes less fails with
+   XLARUN_ERR_MEMORY; rendering in the measured work memory gives the measured length, in 8 bytes
+   less fails with XLARUN_ERR_MEMORY, and into a one-byte-short buffer fails the same way; every
+   error names a line or a key. Steps and output are capped so each input runs quickly. */
+#include "fuzz.h"
 
-#define MAXS 64
+static char *fuzz_dup(const fuzz_part *p) {
+    char *s = (char *)malloc(p->n + 1);
+    FUZZ_CHECK(s != NULL);
+    memcpy(s, p->p, p->n);
+    s[p->n] = 0;
+    return s;
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-    char *buf, *s[MAXS], *out;
-    size_t ns = 0, i, len = 0, len2 = 0, nm;
-    unsigned mode;
-    xlarun_chat_template t;
-    xlarun_chat_options o;
-    xlarun_chat_message msgs[MAXS / 2];
+    fuzz_part parts[FUZZ_MAX_PARTS];
+    int np = fuzz_split_n(data, size, parts, 4), k;
+    unsigned flags;
+    char *tmpl, *msgs = NULL, *tools = NULL, *vars = NULL;
+    size_t tbytes = 0, wbytes = 0, tlen = 0, len = 0, i;
+    void *tmem;
+    xlarun_chat_template *t = NULL;
+    xlarun_chat_input in;
+    xlarun_chat_message pairs[16];
+    char *lines[32];
     xlarun_error e;
     xlarun_status st;
-    if (size < 1) return 0;
-    mode = data[0];
-    buf = (char *)malloc(size + 1);
-    FUZZ_CHECK(buf != NULL);
-    memcpy(buf, data + 1, size - 1);
-    buf[size - 1] = 0;
-    memset(&t, 0, sizeof t);
-    if ((mode & 7) == 6) {
-        st = xlarun_chat_template_detect(buf, &t, &e);
-        fuzz_check_err(st, &e);
-        if (st != XLARUN_OK) { free(buf); return 0; }
-        FUZZ_CHECK(memchr(t.default_system, 0, sizeof t.default_system) != NULL);
-    } else if ((mode & 7) == 7) {
-        t.format = (xlarun_chat_format)(XLARUN_CHAT_MISTRAL + (mode >> 4) % 6);
-        t.spaced = (mode >> 6) & 1;
-        t.gemma_system = (int)((mode >> 3) & 1) + (int)((mode >> 6) & 1);
-    } else {
-        t.format = (xlarun_chat_format)(mode & 7);
-        t.date_today = (mode >> 6) & 1;
-        strcpy(t.default_system, "You are a helpful AI assistant.");
-    }
-    for (i = 0; i < size - 1 && ns < MAXS;) { /* NUL-separated strings */
-        s[ns++] = buf + i;
-        i += strlen(buf + i) + 1;
-    }
-    memset(&o, 0, sizeof o);
-    o.no_generation_prompt = (mode >> 3) & 1;
-    o.no_thinking = (mode >> 6) & 1;
-    if ((mode & 16) && ns > 0) o.date = s[0];
-    if ((mode & 32) && ns > 2) { o.bos_token = s[1]; o.eos_token = s[2]; }
-    nm = ns > 3 ? (ns - 3) / 2 : 0;
-    for (i = 0; i < nm; i++) { msgs[i].role = s[3 + 2 * i]; msgs[i].content = s[4 + 2 * i]; }
-    st = xlarun_chat_apply(&t, &o, msgs, nm, NULL, 0, &len, &e);
-    fuzz_check_err(st, &e);
+    if (size < 1 || parts[0].n < 1) return 0;
+    flags = parts[0].p[0];
+    parts[0].p++;
+    parts[0].n--;
+    tmpl = fuzz_dup(&parts[0]);
+    st = xlarun_chat_template_memory(tmpl, parts[0].n, &tbytes, &e);
+    FUZZ_CHECK(st == XLARUN_OK || (st == XLARUN_ERR_FORMAT && strstr(e.message, "line ") != NULL));
+    if (st != XLARUN_OK) { free(tmpl); return 0; }
+    tmem = malloc(tbytes);
+    FUZZ_CHECK(tmem != NULL);
+    if (tbytes > 8) FUZZ_CHECK(xlarun_chat_template_init(tmpl, parts[0].n, tmem, tbytes - 8, &t, &e) == XLARUN_ERR_MEMORY && !t);
+    FUZZ_CHECK(xlarun_chat_template_init(tmpl, parts[0].n, tmem, tbytes, &t, &e) == XLARUN_OK && t);
+    memset(tmpl, 0x5A, parts[0].n); /* the template keeps no pointer into its text */
+    memset(&in, 0, sizeof in);
+    in.no_generation_prompt = flags & 1;
+    in.now = 1727358307;
+    in.max_steps = 200000;
+    in.max_output = 1 << 20;
+    msgs = np > 1 ? fuzz_dup(&parts[1]) : fuzz_dup(&parts[0]);
+    if (flags & 8) { /* role/content pairs: lines of the messages part */
+        size_t nl = 0;
+        char *p = msgs;
+        while (nl < 32) {
+            lines[nl++] = p;
+            p = strchr(p, '\n');
+            if (!p) break;
+            *p++ = 0;
+        }
+        for (i = 0; i + 1 < nl && i / 2 < 16; i += 2) { pairs[i / 2].role = lines[i]; pairs[i / 2].content = lines[i + 1]; }
+        in.messages = pairs;
+        in.n_messages = i / 2;
+    } else in.messages_json = msgs;
+    if ((flags & 2) && np > 2) in.tools_json = tools = fuzz_dup(&parts[2]);
+    if ((flags & 4) && np > 3) in.vars_json = vars = fuzz_dup(&parts[3]);
+    in.bos_token = "<s>";
+    in.eos_token = "</s>";
+    st = xlarun_chat_render_memory(t, &in, &wbytes, &tlen, &e);
+    FUZZ_CHECK(st == XLARUN_OK || st == XLARUN_ERR_ARGUMENT || st == XLARUN_ERR_FORMAT);
+    if (st != XLARUN_OK) FUZZ_CHECK(e.message[0] != 0);
     if (st == XLARUN_OK) {
-        out = (char *)malloc(len + 1);
-        FUZZ_CHECK(out != NULL);
-        st = xlarun_chat_apply(&t, &o, msgs, nm, out, len, &len2, &e); /* one byte short */
-        FUZZ_CHECK(st == XLARUN_ERR_MEMORY);
-        st = xlarun_chat_apply(&t, &o, msgs, nm, out, len + 1, &len2, &e);
-        FUZZ_CHECK(st == XLARUN_OK && len2 == len && out[len] == 0);
-        if (len < 4096) fuzz_encode(fuzz_fixture(mode >> 6 | (mode & 1) << 1), out, len, XLARUN_ENCODE_NO_BOS);
+        void *work = malloc(wbytes ? wbytes : 1);
+        char *out = (char *)malloc(tlen + 1);
+        FUZZ_CHECK(work && out);
+        st = xlarun_chat_render(t, &in, work, wbytes, out, tlen + 1, &len, &e);
+        FUZZ_CHECK(st == XLARUN_OK && len == tlen && out[len] == 0);
+        if (tlen) {
+            st = xlarun_chat_render(t, &in, work, wbytes, out, tlen, &len, &e);
+            FUZZ_CHECK(st == XLARUN_ERR_MEMORY && len == tlen);
+        }
+        if (wbytes > 8) {
+            st = xlarun_chat_render(t, &in, work, wbytes - 8, out, tlen + 1, &len, &e);
+            FUZZ_CHECK(st == XLARUN_ERR_MEMORY);
+        }
+        free(work);
         free(out);
     }
-    free(buf);
+    for (k = 0; k < 1; k++) {}
+    xlarun_chat_template_free(t); /* init'd: nothing to free, but must be harmless */
+    free(tmem);
+    free(tmpl);
+    free(msgs);
+    free(tools);
+    free(vars);
     return 0;
 }

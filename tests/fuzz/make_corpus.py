@@ -201,15 +201,23 @@ def main():
         put("decode", "ms-u16-%d" % k, bytes([32 | k | 4 * k]) + b"".join(struct.pack("<H", v) for v in [229, 153, 132, 383, 1, 229, 153, 132, 35, 383, 600]))
     put("decode", "gemma-u16", bytes([32 | 3]) + b"".join(struct.pack("<H", v) for v in [2, 105, 3908, 2610, 232, 150, 129, 106, 9, 4166, 2720]))
     put("decode", "qwen-u16", bytes([32 | 2]) + b"".join(struct.pack("<H", v) for v in [1620, 300, 1622, 5, 1633, 1632, 901, 77]))
-    # ---- chat: every format with a small conversation; the templates for the detector
-    conv = [b"system", b"You are terse. ", b"user", b"Hello!\n", b"assistant", b" Hi. ", b"user", b"2+2?"]
-    for fmt in range(1, 6):
-        for mode in [0, 8 | 16 | 32]:
-            put("chat", "fmt%d-%d" % (fmt, mode), bytes([fmt | mode]) + b"\0".join([b"01 Jan 2025", b"<s>", b"</s>"] + conv))
-    for k, mode in enumerate([7 | 11 << 4, 7 | 5 << 4, 7 | 5 << 4 | 8]):   # GEMMA; gemma_system 0, 1, 2
-        put("chat", "gemma-%d" % k, bytes([mode]) + b"\0".join([b"01 Jan 2025", b"<bos>", b"<eos>"] + conv))
-    for p in sorted(glob.glob(os.path.join(FIX, "chat", "templates", "*.jinja"))):
-        put("chat", "detect-" + os.path.basename(p)[:-6], bytes([6]) + rd(p))
+    # ---- chat: real templates (tests/fixtures/jinja) with one conversation each: template part
+    # (a flags byte first), messages, tools, variables -- as the oracle cases have them
+    cases = rd(os.path.join(FIX, "jinja", "cases.txt")).decode().split("\nend\n")
+    seen = {}
+    for c in cases:
+        f = dict(l.split(" ", 1) for l in c.strip().splitlines() if " " in l and not l.startswith("#"))
+        if "case" not in f:
+            continue
+        name, conv = f["case"].split()
+        if conv not in ("tool_calls_dict", "system") or (name, conv) in seen:
+            continue
+        seen[(name, conv)] = 1
+        tmpl = rd(os.path.join(FIX, "jinja", "templates", name + ".jinja"))
+        tools = bytes.fromhex(f["tools"]) if f.get("tools", "-") != "-" else b""
+        flags = (0 if f.get("gen") == "1" else 1) | (2 if tools else 0) | 4
+        put("chat", "%s-%s" % (name, conv), bytes([flags]) + tmpl + SEP + bytes.fromhex(f["messages"]) + SEP + tools + SEP +
+            bytes.fromhex(f["vars"]))
 
 
 if __name__ == "__main__":
