@@ -787,6 +787,77 @@ XLARUN_API xlarun_status xlarun_chat_render_alloc(const xlarun_chat_template *t,
                                                   size_t *len, xlarun_error *err);
 XLARUN_API void xlarun_chat_text_free(char *text);
 
+/* Tool calls as each family writes them (every format also takes the reasoning block below).
+   Markers are matched as text, so a reply must be detokenized with its special tokens kept. */
+typedef enum xlarun_tool_format {
+    XLARUN_TOOLS_NONE = 0,    /* no tool calls: reasoning and content only */
+    XLARUN_TOOLS_LLAMA3,      /* Llama 3.1-3.3: the whole reply one or more JSON objects
+                                 {"name":..,"parameters":{..}} ("arguments" too) separated by ';'
+                                 or white space, else it is content; <|python_tag|> then
+                                 NAME.call(key=VALUE, ...) (a JSON value each), JSON objects as
+                                 before, or raw code (a call "python" with {"code":..}); the reply
+                                 ends at <|eom_id|> or <|eot_id|> */
+    XLARUN_TOOLS_HERMES,      /* Hermes 2 Pro / 3, Qwen2.5, Qwen3, QwQ, SmolLM3, Granite 4:
+                                 <tool_call>{"name":..,"arguments":{..}}</tool_call>, any number */
+    XLARUN_TOOLS_MISTRAL,     /* [TOOL_CALLS] then a JSON array [{"name":..,"arguments":{..},
+                                 "id":".."}, ...] (7B v0.3, Nemo), or NAME[ARGS]{..} or
+                                 NAME[CALL_ID]ID[ARGS]{..} (Small 3.2, Devstral), repeated */
+    XLARUN_TOOLS_GRANITE,     /* Granite 3.x: <|tool_call|>[{"name":..,"arguments":{..}}, ...];
+                                 Granite 4: <tool_call>{..}</tool_call>; a <response>...</response>
+                                 wrapper around the content is dropped */
+    XLARUN_TOOLS_PHI4,        /* Phi-4-mini: <|tool_call|>[{..}, ...] or {..}, an optional
+                                 <|/tool_call|> after it; also functools[{..}, ...] */
+    XLARUN_TOOLS_DEEPSEEK_R1  /* DeepSeek-R1 and its distills: <｜tool▁calls▁begin｜> then per call
+                                 <｜tool▁call▁begin｜>function<｜tool▁sep｜>NAME\n```json\n{..}\n```
+                                 <｜tool▁call▁end｜>, then <｜tool▁calls▁end｜> (or the reply's end:
+                                 the distills' template writes none after a single call) */
+} xlarun_tool_format;
+
+typedef struct xlarun_tool_call {
+    const char *name;         /* NUL-terminated, in the caller's memory */
+    const char *arguments;    /* a JSON object, compact (no white space outside strings), keys in
+                                 the order written, strings re-escaped as Python's json.dumps(...,
+                                 ensure_ascii=False) escapes them, numbers as written */
+    const char *id;           /* the call id where the format carries one ("id", [CALL_ID]), or NULL */
+} xlarun_tool_call;
+
+typedef struct xlarun_reply {
+    const char *content;      /* the text outside reasoning and tool calls, white space trimmed at
+                                 both ends (never NULL after a success) */
+    const char *reasoning;    /* a leading <think>...</think> block's text, trimmed; also the text
+                                 before a first </think> when the prompt opened the block; the rest
+                                 of the reply after an unclosed <think>; NULL when there is none */
+    xlarun_tool_call *calls;  /* n_calls of them, in the order written (NULL when none) */
+    size_t n_calls;
+} xlarun_reply;
+
+/* "none", "llama3", "hermes", "mistral", "granite", "phi4", "deepseek-r1" ("?" out of range) */
+XLARUN_API const char *xlarun_tool_format_name(xlarun_tool_format f);
+/* The memory xlarun_reply_parse needs for a reply of len bytes, whatever it holds:
+   64 + (len / 12 + 1) * sizeof(xlarun_tool_call) + 7 * len bytes (a call takes at least 12 bytes
+   of text; the strings take at most len + 2 bytes for reasoning and content and 6 bytes per byte
+   of a call, the worst being control characters in raw <|python_tag|> code, escaped as \u00XX).
+   SIZE_MAX when len is over SIZE_MAX / 16. */
+XLARUN_API size_t xlarun_reply_memory(size_t len);
+/* Splits len bytes of text (a reply as generated, special tokens kept as text) into reasoning,
+   content and tool calls; every string lands in mem, which must hold xlarun_reply_memory(len)
+   bytes (any alignment), and stays valid while mem does. Errors: XLARUN_ERR_ARGUMENT (NULL out or
+   text, unknown format), XLARUN_ERR_MEMORY (bytes too few), XLARUN_ERR_FORMAT with the format and
+   the byte offset: a NUL byte in the text, a tool-call marker not followed by what the format
+   puts there (JSON that is not valid or not closed, no name, arguments that are not an object,
+   a marker left open). Text without markers is content, never an error. On an error *out is
+   cleared (content NULL). */
+XLARUN_API xlarun_status xlarun_reply_parse(xlarun_tool_format format, const char *text, size_t len,
+                                            void *mem, size_t bytes, xlarun_reply *out,
+                                            xlarun_error *err);
+/* The tool format a vocabulary points to, from which of these are single added tokens:
+   <｜tool▁calls▁begin｜> DEEPSEEK_R1, [TOOL_CALLS] MISTRAL, <|tool_call|> with <|/tool_call|> PHI4,
+   <|tool_call|> alone GRANITE, <tool_call> HERMES, <|python_tag|> LLAMA3 (checked in this order;
+   Hermes 3 on Llama 3.1 has both <tool_call> and <|python_tag|>); NONE if none is.
+   has_token(user, text) returns nonzero when text is one token of the vocabulary. */
+XLARUN_API xlarun_tool_format xlarun_tool_format_guess(int (*has_token)(void *user, const char *text),
+                                                       void *user);
+
 /* The token loop: a session, a tokenizer, a sampler, eos ids and stop strings. The generator
    remembers which ids the session holds, so each call takes the whole conversation so far: the
    ids that the session already holds are kept and only the rest is prefilled (a conversation
@@ -13007,6 +13078,843 @@ XLARUN_API void xlarun_chat_text_free(char *text) {
     if (text) XLARUN_FREE(text, NULL);
 }
 
+
+/* ---- tool calls: a reply split into reasoning, content and calls ----------------------------
+   One pass over the text: the reasoning block first, then each format's markers in order; the
+   text between markers is content. JSON after a marker is delimited by bracket matching, then
+   validated strictly (xlarun__json_validate) before anything reads it. Strings go into the
+   caller's memory: reasoning and content grow up from the low end, call strings down from the
+   high end, the call array sits below both. */
+
+#define XLARUN__REPLY_MAX_LEN (SIZE_MAX / 16)
+#define XLARUN__FW_BAR "\xEF\xBD\x9C" /* U+FF5C FULLWIDTH VERTICAL LINE, in DeepSeek's markers */
+#define XLARUN__LOW8TH "\xE2\x96\x81" /* U+2581 LOWER ONE EIGHTH BLOCK, their word separator */
+#define XLARUN__DS(words) "<" XLARUN__FW_BAR words XLARUN__FW_BAR ">"
+#define XLARUN__DS_CALLS_BEGIN XLARUN__DS("tool" XLARUN__LOW8TH "calls" XLARUN__LOW8TH "begin")
+#define XLARUN__DS_CALLS_END XLARUN__DS("tool" XLARUN__LOW8TH "calls" XLARUN__LOW8TH "end")
+#define XLARUN__DS_CALL_BEGIN XLARUN__DS("tool" XLARUN__LOW8TH "call" XLARUN__LOW8TH "begin")
+#define XLARUN__DS_CALL_END XLARUN__DS("tool" XLARUN__LOW8TH "call" XLARUN__LOW8TH "end")
+#define XLARUN__DS_SEP XLARUN__DS("tool" XLARUN__LOW8TH "sep")
+
+XLARUN_API const char *xlarun_tool_format_name(xlarun_tool_format f) {
+    switch (f) {
+    case XLARUN_TOOLS_NONE: return "none";
+    case XLARUN_TOOLS_LLAMA3: return "llama3";
+    case XLARUN_TOOLS_HERMES: return "hermes";
+    case XLARUN_TOOLS_MISTRAL: return "mistral";
+    case XLARUN_TOOLS_GRANITE: return "granite";
+    case XLARUN_TOOLS_PHI4: return "phi4";
+    case XLARUN_TOOLS_DEEPSEEK_R1: return "deepseek-r1";
+    }
+    return "?";
+}
+
+XLARUN_API size_t xlarun_reply_memory(size_t len) {
+    if (len > XLARUN__REPLY_MAX_LEN) return SIZE_MAX;
+    return 64 + (len / 12 + 1) * sizeof(xlarun_tool_call) + 7 * len;
+}
+
+typedef struct xlarun__rp {
+    const char *s;            /* the reply */
+    size_t n;                 /* its length (LLAMA3: up to <|eom_id|> / <|eot_id|>) */
+    const char *fmt;          /* the format's name, for messages */
+    xlarun_tool_call *calls;
+    size_t n_calls, cap_calls;
+    char *lo, *hi;            /* free memory: text grows up from lo, call strings down from hi */
+    char *content;            /* where the content starts (it is built at lo) */
+    xlarun_error *err;
+} xlarun__rp;
+
+static int xlarun__rp_ws(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
+
+static int xlarun__rp_at(const xlarun__rp *r, size_t i, const char *lit) {
+    size_t k = strlen(lit);
+    return i <= r->n && r->n - i >= k && memcmp(r->s + i, lit, k) == 0;
+}
+
+/* the first lit at or after i, or NONE */
+static size_t xlarun__rp_find(const xlarun__rp *r, size_t i, const char *lit) {
+    size_t k = strlen(lit);
+    const char *p;
+    while (i < r->n && r->n - i >= k) {
+        p = XLARUN__CAST(const char *, memchr(r->s + i, lit[0], r->n - i - k + 1));
+        if (!p) break;
+        i = XLARUN__CAST(size_t, p - r->s);
+        if (memcmp(p, lit, k) == 0) return i;
+        i++;
+    }
+    return XLARUN__NONE;
+}
+
+static size_t xlarun__rp_skip_ws(const xlarun__rp *r, size_t i) {
+    while (i < r->n && xlarun__rp_ws(r->s[i])) i++;
+    return i;
+}
+
+static xlarun_status xlarun__rp_oom(xlarun__rp *r) {
+    /* not reached with xlarun_reply_memory(len) bytes; kept as a guard */
+    return xlarun__fail(r->err, XLARUN_ERR_MEMORY, "%s reply: out of reply memory (xlarun_reply_memory gives the size)",
+                        r->fmt);
+}
+
+/* n bytes for a call string, taken from the high end */
+static char *xlarun__rp_take(xlarun__rp *r, size_t n) {
+    if (XLARUN__CAST(size_t, r->hi - r->lo) < n) return NULL;
+    r->hi -= n;
+    return r->hi;
+}
+
+/* s[a, b) trimmed and appended to the content (leading white space only while it is empty) */
+static xlarun_status xlarun__rp_text(xlarun__rp *r, size_t a, size_t b) {
+    if (r->lo == r->content)
+        while (a < b && xlarun__rp_ws(r->s[a])) a++;
+    if (a >= b) return XLARUN_OK;
+    if (XLARUN__CAST(size_t, r->hi - r->lo) < b - a + 1) return xlarun__rp_oom(r);
+    memcpy(r->lo, r->s + a, b - a);
+    r->lo += b - a;
+    return XLARUN_OK;
+}
+
+/* Where the JSON value starting at s[i] ends (exclusive), found by string and bracket matching
+   only: the end of the value, or just past a bracket that closes the wrong kind or nests deeper
+   than the reader's limit (validating the span then names the fault); 0 when the reply ends
+   first. The span is validated strictly afterwards. */
+static size_t xlarun__rp_extent(const xlarun__rp *r, size_t i) {
+    const char *s = r->s;
+    size_t n = r->n, depth = 0;
+    char open[XLARUN_JSON_MAX_DEPTH];
+    int in_str = 0;
+    if (i >= n) return 0;
+    if (s[i] != '{' && s[i] != '[' && s[i] != '"') { /* a number or a literal */
+        while (i < n && ((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'z') ||
+                         (s[i] >= 'A' && s[i] <= 'Z') || s[i] == '-' || s[i] == '+' || s[i] == '.'))
+            i++;
+        return i;
+    }
+    for (; i < n; i++) {
+        char c = s[i];
+        if (in_str) {
+            if (c == '\\') i++;
+            else if (c == '"') {
+                in_str = 0;
+                if (depth == 0) return i + 1;
+            }
+        } else if (c == '"') in_str = 1;
+        else if (c == '{' || c == '[') {
+            if (depth == XLARUN_JSON_MAX_DEPTH) return i + 1;
+            open[depth++] = c;
+        } else if (c == '}' || c == ']') {
+            if (depth == 0 || open[depth - 1] != (c == '}' ? '{' : '[')) return i + 1;
+            if (--depth == 0) return i + 1;
+        }
+    }
+    return 0;
+}
+
+/* the number after key in a message (0 when absent) */
+static unsigned long xlarun__rp_msg_num(const char *m, const char *key) {
+    unsigned long v = 0;
+    m = strstr(m, key);
+    if (!m) return 0;
+    for (m += strlen(key); *m >= '0' && *m <= '9'; m++) v = v * 10 + XLARUN__CAST(unsigned long, *m - '0');
+    return v;
+}
+
+/* validates s[a, b) as one JSON value; a failure names the byte where the reader stopped */
+static xlarun_status xlarun__rp_validate(xlarun__rp *r, size_t a, size_t b, const char *what) {
+    xlarun_error e;
+    const char *why;
+    unsigned long line, col, l = 1;
+    size_t at = a;
+    if (xlarun__json_validate(r->s + a, b - a, "x", &e) == XLARUN_OK) return XLARUN_OK;
+    /* the message reads "x: invalid JSON at line L column C: why" */
+    line = xlarun__rp_msg_num(e.message, " line ");
+    col = xlarun__rp_msg_num(e.message, " column ");
+    why = strstr(e.message, " column ");
+    why = why ? strstr(why, ": ") : NULL;
+    why = why ? why + 2 : e.message;
+    while (at < b && l < line) { if (r->s[at] == '\n') l++; at++; }
+    if (col > 1) at += col - 1 < b - at ? XLARUN__CAST(size_t, col - 1) : b - at;
+    return xlarun__fail(r->err, XLARUN_ERR_FORMAT, "%s reply: invalid JSON in %s at byte %lu (it starts at byte %lu): %s",
+                        r->fmt, what, XLARUN__CAST(unsigned long, at), XLARUN__CAST(unsigned long, a), why);
+}
+
+/* the JSON value at s[i]: delimited, validated; *end gets where it ends */
+static xlarun_status xlarun__rp_value(xlarun__rp *r, size_t i, const char *what, size_t *end) {
+    size_t e = xlarun__rp_extent(r, i);
+    if (e == 0 || e == i)
+        return xlarun__fail(r->err, XLARUN_ERR_FORMAT, "%s reply: %s at byte %lu %s", r->fmt, what,
+                            XLARUN__CAST(unsigned long, i),
+                            i >= r->n ? "is missing: the reply ends there" : e ? "is not a JSON value" : "is not closed before the reply ends");
+    XLARUN__TRY(xlarun__rp_validate(r, i, e, what));
+    *end = e;
+    return XLARUN_OK;
+}
+
+/* ---- compact JSON: white space dropped, strings re-escaped as Python's json.dumps does ---- */
+
+typedef struct xlarun__cw { char *out; size_t n; } xlarun__cw; /* out NULL: count only */
+
+static void xlarun__cw_put(xlarun__cw *w, char c) {
+    if (w->out) w->out[w->n] = c;
+    w->n++;
+}
+
+static void xlarun__cw_cp(xlarun__cw *w, unsigned cp) {
+    static const char hex[] = "0123456789abcdef";
+    if (cp == '"' || cp == '\\') { xlarun__cw_put(w, '\\'); xlarun__cw_put(w, XLARUN__CAST(char, cp)); }
+    else if (cp < 0x20) {
+        const char *named = strchr("\bb\ff\nn\rr\tt", XLARUN__CAST(int, cp));
+        xlarun__cw_put(w, '\\');
+        if (cp && named) xlarun__cw_put(w, named[1]);
+        else {
+            xlarun__cw_put(w, 'u'); xlarun__cw_put(w, '0'); xlarun__cw_put(w, '0');
+            xlarun__cw_put(w, hex[cp >> 4]); xlarun__cw_put(w, hex[cp & 15]);
+        }
+    } else if (cp < 0x80) xlarun__cw_put(w, XLARUN__CAST(char, cp));
+    else if (cp < 0x800) {
+        xlarun__cw_put(w, XLARUN__CAST(char, 0xC0 | (cp >> 6)));
+        xlarun__cw_put(w, XLARUN__CAST(char, 0x80 | (cp & 0x3F)));
+    } else if (cp < 0x10000) {
+        xlarun__cw_put(w, XLARUN__CAST(char, 0xE0 | (cp >> 12)));
+        xlarun__cw_put(w, XLARUN__CAST(char, 0x80 | ((cp >> 6) & 0x3F)));
+        xlarun__cw_put(w, XLARUN__CAST(char, 0x80 | (cp & 0x3F)));
+    } else {
+        xlarun__cw_put(w, XLARUN__CAST(char, 0xF0 | (cp >> 18)));
+        xlarun__cw_put(w, XLARUN__CAST(char, 0x80 | ((cp >> 12) & 0x3F)));
+        xlarun__cw_put(w, XLARUN__CAST(char, 0x80 | ((cp >> 6) & 0x3F)));
+        xlarun__cw_put(w, XLARUN__CAST(char, 0x80 | (cp & 0x3F)));
+    }
+}
+
+/* Writes the validated JSON value s[0, n) compactly. Each piece of output is no longer than the
+   input it comes from and is written after that input is read, so out may be s itself. */
+static void xlarun__cw_json(xlarun__cw *w, const char *s, size_t n) {
+    size_t i = 0;
+    while (i < n) {
+        unsigned char c = XLARUN__CAST(unsigned char, s[i]);
+        if (xlarun__rp_ws(XLARUN__CAST(char, c))) { i++; continue; }
+        if (c != '"') { i++; xlarun__cw_put(w, XLARUN__CAST(char, c)); continue; }
+        i++;
+        xlarun__cw_put(w, '"');
+        while (s[i] != '"') {
+            unsigned cp = 0, lo = 0;
+            char e;
+            if (s[i] != '\\') { xlarun__cw_put(w, s[i++]); continue; }
+            e = s[i + 1];
+            if (e != 'u') {
+                i += 2;
+                if (e == '/') xlarun__cw_put(w, '/');
+                else { xlarun__cw_put(w, '\\'); xlarun__cw_put(w, e); }
+                continue;
+            }
+            xlarun__hex4(s + i + 2, &cp);
+            i += 6;
+            if (cp >= 0xD800 && cp <= 0xDBFF) { /* validated: a low surrogate follows */
+                xlarun__hex4(s + i + 2, &lo);
+                i += 6;
+                cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
+            }
+            xlarun__cw_cp(w, cp);
+        }
+        i++;
+        xlarun__cw_put(w, '"');
+    }
+}
+
+/* a string with a character below U+0020 (a name or id is refused with one) */
+static int xlarun__rp_has_control(const xlarun__json *j, size_t v) {
+    size_t i = v + 1;
+    while (j->s[i] != '"') {
+        if (j->s[i] == '\\') {
+            unsigned cp = 0;
+            if (j->s[i + 1] != 'u') {
+                if (strchr("bfnrt", j->s[i + 1])) return 1;
+                i += 2;
+                continue;
+            }
+            xlarun__hex4(j->s + i + 2, &cp);
+            if (cp < 0x20) return 1;
+            i += 6;
+            continue;
+        }
+        i++;
+    }
+    return 0;
+}
+
+/* ---- one call given as a JSON object ------------------------------------------------------ */
+
+/* What a call object holds: {"name":..,"arguments":..} with "parameters" for "arguments", the
+   OpenAI form {"type":"function","function":{"name":..,"arguments":..}}, an "id" beside them.
+   Arguments may be an object, null or absent (then {}), or a string holding an object. */
+typedef struct xlarun__rp_obj { size_t name, args, id; } xlarun__rp_obj;
+
+/* Checks the call object at v of j (without writing). Returns NULL, or why it is not a call. */
+static const char *xlarun__rp_check(xlarun__rp *r, const xlarun__json *j, size_t v, int need_args,
+                                    xlarun__rp_obj *o) {
+    size_t c = v, f, len;
+    if (j->s[v] != '{') return "a tool call is not a JSON object";
+    f = xlarun__json_get(j, v, "function");
+    if (f != XLARUN__NONE && j->s[f] == '{') c = f;
+    o->name = xlarun__json_get(j, c, "name");
+    o->args = xlarun__json_get(j, c, "arguments");
+    if (o->args == XLARUN__NONE) o->args = xlarun__json_get(j, c, "parameters");
+    o->id = xlarun__json_get(j, v, "id");
+    if (o->id == XLARUN__NONE && c != v) o->id = xlarun__json_get(j, c, "id");
+    if (o->id != XLARUN__NONE && j->s[o->id] != '"') o->id = XLARUN__NONE;
+    if (o->name == XLARUN__NONE || j->s[o->name] != '"') return "a tool call has no \"name\" string";
+    if (xlarun__json_str(j, o->name, NULL, 0) == 0) return "a tool call's name is empty";
+    if (xlarun__rp_has_control(j, o->name)) return "a tool call's name holds a control character";
+    if (o->id != XLARUN__NONE && xlarun__rp_has_control(j, o->id)) return "a tool call's id holds a control character";
+    if (o->args == XLARUN__NONE) return need_args ? "a tool call has no \"parameters\" or \"arguments\"" : NULL;
+    if (j->s[o->args] == '{' || j->s[o->args] == 'n') return NULL;
+    if (j->s[o->args] != '"') return "a tool call's arguments are not a JSON object";
+    /* a string: decode it into scratch space (not kept) and check that it holds an object */
+    len = xlarun__json_str(j, o->args, NULL, 0);
+    if (XLARUN__CAST(size_t, r->hi - r->lo) < len + 1) return "out of reply memory";
+    {
+        char *tmp = r->hi - (len + 1);
+        size_t k = 0;
+        xlarun__json_str(j, o->args, tmp, len + 1);
+        while (k < len && xlarun__rp_ws(tmp[k])) k++;
+        if (k == len) return NULL; /* "" reads as {} */
+        if (tmp[k] != '{' || xlarun__json_validate(tmp, len, "arguments", NULL) != XLARUN_OK)
+            return "a tool call's arguments string does not hold a JSON object";
+    }
+    return NULL;
+}
+
+static xlarun_status xlarun__rp_add(xlarun__rp *r, const char *name, const char *args, const char *id) {
+    xlarun_tool_call *t;
+    if (r->n_calls == r->cap_calls) return xlarun__rp_oom(r);
+    t = &r->calls[r->n_calls++];
+    t->name = name;
+    t->arguments = args;
+    t->id = id;
+    return XLARUN_OK;
+}
+
+/* a JSON string of j decoded into a new call string */
+static char *xlarun__rp_str(xlarun__rp *r, const xlarun__json *j, size_t v) {
+    size_t len = xlarun__json_str(j, v, NULL, 0);
+    char *p = xlarun__rp_take(r, len + 1);
+    if (p) xlarun__json_str(j, v, p, len + 1);
+    return p;
+}
+
+/* writes the call checked by xlarun__rp_check */
+static xlarun_status xlarun__rp_emit(xlarun__rp *r, const xlarun__json *j, const xlarun__rp_obj *o) {
+    char *name, *args, *id = NULL;
+    xlarun__cw w;
+    if (!(name = xlarun__rp_str(r, j, o->name))) return xlarun__rp_oom(r);
+    if (o->id != XLARUN__NONE && !(id = xlarun__rp_str(r, j, o->id))) return xlarun__rp_oom(r);
+    if (o->args == XLARUN__NONE || j->s[o->args] == 'n') {
+        if (!(args = xlarun__rp_take(r, 3))) return xlarun__rp_oom(r);
+        memcpy(args, "{}", 3);
+    } else if (j->s[o->args] == '"') { /* decoded, then compacted in place */
+        size_t len = xlarun__json_str(j, o->args, NULL, 0);
+        if (!(args = xlarun__rp_take(r, (len < 2 ? 2 : len) + 1))) return xlarun__rp_oom(r);
+        xlarun__json_str(j, o->args, args, len + 1);
+        w.out = args;
+        w.n = 0;
+        xlarun__cw_json(&w, args, len); /* in place */
+        if (w.n == 0) { memcpy(args, "{}", 3); w.n = 2; }
+        args[w.n] = 0;
+    } else {
+        size_t end = xlarun__json_skip(j, o->args);
+        w.out = NULL;
+        w.n = 0;
+        xlarun__cw_json(&w, j->s + o->args, end - o->args);
+        if (!(args = xlarun__rp_take(r, w.n + 1))) return xlarun__rp_oom(r);
+        w.out = args;
+        w.n = 0;
+        xlarun__cw_json(&w, j->s + o->args, end - o->args);
+        args[w.n] = 0;
+    }
+    return xlarun__rp_add(r, name, args, id);
+}
+
+/* The JSON at i after the marker what (at byte at): an object (one call) or an array of them;
+   *end gets where it ends. */
+static xlarun_status xlarun__rp_json_calls(xlarun__rp *r, size_t at, size_t i, const char *what, size_t *end) {
+    xlarun__json j;
+    xlarun__rp_obj o;
+    const char *why;
+    size_t it, k, v, pass;
+    char label[64];
+    if (i >= r->n || (r->s[i] != '{' && r->s[i] != '['))
+        return xlarun__fail(r->err, XLARUN_ERR_FORMAT, "%s reply: %s at byte %lu is not followed by a JSON object or array (byte %lu)",
+                            r->fmt, what, XLARUN__CAST(unsigned long, at), XLARUN__CAST(unsigned long, i));
+    snprintf(label, sizeof label, "the tool call after %s", what);
+    XLARUN__TRY(xlarun__rp_value(r, i, label, end));
+    j.s = r->s + i;
+    j.n = *end - i;
+    for (pass = 0; pass < 2; pass++) { /* check every call, then write them */
+        if (j.s[0] == '{') {
+            if ((why = xlarun__rp_check(r, &j, 0, 0, &o)) != NULL) goto bad;
+            if (pass) XLARUN__TRY(xlarun__rp_emit(r, &j, &o));
+            continue;
+        }
+        it = 0;
+        while (xlarun__json_next(&j, &it, &k, &v)) {
+            if ((why = xlarun__rp_check(r, &j, v, 0, &o)) != NULL) { i += v; goto bad; }
+            if (pass) XLARUN__TRY(xlarun__rp_emit(r, &j, &o));
+        }
+    }
+    return XLARUN_OK;
+bad:
+    return xlarun__fail(r->err, XLARUN_ERR_FORMAT, "%s reply: %s (after %s, at byte %lu)", r->fmt, why, what,
+                        XLARUN__CAST(unsigned long, i));
+}
+
+/* ---- the reasoning block -------------------------------------------------------------------- */
+
+/* Takes a leading <think>...</think> (or text up to a first </think>) as the reasoning; returns
+   where the rest of the reply starts. */
+static xlarun_status xlarun__rp_reasoning(xlarun__rp *r, const char **reasoning, size_t *rest) {
+    size_t i = xlarun__rp_skip_ws(r, 0), a, b, e;
+    *reasoning = NULL;
+    *rest = 0;
+    if (xlarun__rp_at(r, i, "<think>")) {
+        a = i + 7;
+        e = xlarun__rp_find(r, a, "</think>");
+        b = e == XLARUN__NONE ? r->n : e;
+        *rest = e == XLARUN__NONE ? r->n : e + 8;
+    } else if ((e = xlarun__rp_find(r, 0, "</think>")) != XLARUN__NONE) { /* the prompt opened it */
+        a = 0;
+        b = e;
+        *rest = e + 8;
+    } else
+        return XLARUN_OK;
+    while (a < b && xlarun__rp_ws(r->s[a])) a++;
+    while (b > a && xlarun__rp_ws(r->s[b - 1])) b--;
+    if (XLARUN__CAST(size_t, r->hi - r->lo) < b - a + 1) return xlarun__rp_oom(r);
+    memcpy(r->lo, r->s + a, b - a);
+    r->lo[b - a] = 0;
+    *reasoning = r->lo;
+    r->lo += b - a + 1;
+    return XLARUN_OK;
+}
+
+/* ---- Llama 3 -------------------------------------------------------------------------------- */
+
+/* JSON call objects from i, separated by white space or ';' (Llama 3's own form). strict: after
+   <|python_tag|>, where anything malformed is an error and the objects may be followed by other
+   text; otherwise the objects must fill the reply to the end, and a 1 in *is_calls says they do
+   (nothing is written otherwise). *end gets where the last object ends. */
+static xlarun_status xlarun__rp_llama_objs(xlarun__rp *r, size_t i, int strict, int *is_calls, size_t *end) {
+    xlarun__json j;
+    xlarun__rp_obj o;
+    const char *why;
+    size_t p = i, e = i, pass;
+    *is_calls = 0;
+    for (pass = 0; pass < 2; pass++) {
+        p = i;
+        for (;;) {
+            e = xlarun__rp_extent(r, p);
+            if (strict) XLARUN__TRY(xlarun__rp_value(r, p, "the tool call after <|python_tag|>", &e));
+            else if (e == 0 || xlarun__json_validate(r->s + p, e - p, "reply", NULL) != XLARUN_OK) return XLARUN_OK;
+            j.s = r->s + p;
+            j.n = e - p;
+            if ((why = xlarun__rp_check(r, &j, 0, 1, &o)) != NULL) {
+                if (!strict) return XLARUN_OK;
+                return xlarun__fail(r->err, XLARUN_ERR_FORMAT, "%s reply: %s (after <|python_tag|>, at byte %lu)",
+                                    r->fmt, why, XLARUN__CAST(unsigned long, p));
+            }
+            if (pass) XLARUN__TRY(xlarun__rp_emit(r, &j, &o));
+            p = e;
+            while (p < r->n && (xlarun__rp_ws(r->s[p]) || r->s[p] == ';')) p++;
+            if (p >= r->n || r->s[p] != '{') break;
+        }
+        if (!strict && p < r->n) return XLARUN_OK; /* other text follows: all of it is content */
+    }
+    *is_calls = 1;
+    *end = strict ? p : e;
+    return XLARUN_OK;
+}
+
+static int xlarun__rp_ident(char c, int first) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || (!first && c >= '0' && c <= '9');
+}
+
+/* NAME.call(key=VALUE, ...) at i as the arguments object, written to w (counted when w->out is
+   NULL); *end gets where the ')' ends. The keys are identifiers, the values JSON. */
+static xlarun_status xlarun__rp_py_args(xlarun__rp *r, size_t i, xlarun__cw *w, size_t *end) {
+    size_t p = i, k, e;
+    int first = 1;
+    while (p < r->n && r->s[p] != '(') p++; /* checked by the caller: NAME.call( */
+    p++;
+    xlarun__cw_put(w, '{');
+    for (;;) {
+        p = xlarun__rp_skip_ws(r, p);
+        if (p < r->n && r->s[p] == ')' && first) break;
+        k = p;
+        while (p < r->n && xlarun__rp_ident(r->s[p], p == k)) p++;
+        if (p == k)
+            return xlarun__fail(r->err, XLARUN_ERR_FORMAT, "%s reply: expected an argument name at byte %lu (in the <|python_tag|> call at byte %lu)",
+                                r->fmt, XLARUN__CAST(unsigned long, p), XLARUN__CAST(unsigned long, i));
+        e = xlarun__rp_skip_ws(r, p);
+        if (e >= r->n || r->s[e] != '=')
+            return xlarun__fail(r->err, XLARUN_ERR_FORMAT, "%s reply: expected '=' at byte %lu (in the <|python_tag|> call at byte %lu)",
+                                r->fmt, XLARUN__CAST(unsigned long, e), XLARUN__CAST(unsigned long, i));
+        if (!first) xlarun__cw_put(w, ',');
+        xlarun__cw_put(w, '"');
+        for (; k < p; k++) xlarun__cw_put(w, r->s[k]);
+        xlarun__cw_put(w, '"');
+        xlarun__cw_put(w, ':');
+        p = xlarun__rp_skip_ws(r, e + 1);
+        XLARUN__TRY(xlarun__rp_value(r, p, "an argument's value", &e));
+        xlarun__cw_json(w, r->s + p, e - p); /* written after it is read: never in place here */
+        p = xlarun__rp_skip_ws(r, e);
+        first = 0;
+        if (p < r->n && r->s[p] == ',') { p++; continue; }
+        if (p < r->n && r->s[p] == ')') break;
+        return xlarun__fail(r->err, XLARUN_ERR_FORMAT, "%s reply: expected ',' or ')' at byte %lu (in the <|python_tag|> call at byte %lu)",
+                            r->fmt, XLARUN__CAST(unsigned long, p), XLARUN__CAST(unsigned long, i));
+    }
+    xlarun__cw_put(w, '}');
+    *end = p + 1;
+    return XLARUN_OK;
+}
+
+/* after <|python_tag|> at i: JSON calls, a built-in NAME.call(...), or code; *end: where it ends */
+static xlarun_status xlarun__rp_python_tag(xlarun__rp *r, size_t i, size_t *end) {
+    size_t p = xlarun__rp_skip_ws(r, i), q, nb;
+    char *name, *args;
+    xlarun__cw w;
+    int is_calls;
+    if (p < r->n && r->s[p] == '{') return xlarun__rp_llama_objs(r, p, 1, &is_calls, end);
+    q = p; /* NAME . call ( */
+    while (q < r->n && xlarun__rp_ident(r->s[q], q == p)) q++;
+    nb = q;
+    q = xlarun__rp_skip_ws(r, q);
+    if (nb > p && q < r->n && r->s[q] == '.') {
+        q = xlarun__rp_skip_ws(r, q + 1);
+        if (xlarun__rp_at(r, q, "call")) {
+            q = xlarun__rp_skip_ws(r, q + 4);
+            if (q < r->n && r->s[q] == '(') {
+                w.out = NULL;
+                w.n = 0;
+                XLARUN__TRY(xlarun__rp_py_args(r, p, &w, end));
+                if (!(name = xlarun__rp_take(r, nb - p + 1)) || !(args = xlarun__rp_take(r, w.n + 1)))
+                    return xlarun__rp_oom(r);
+                memcpy(name, r->s + p, nb - p);
+                name[nb - p] = 0;
+                w.out = args;
+                w.n = 0;
+                XLARUN__TRY(xlarun__rp_py_args(r, p, &w, end));
+                args[w.n] = 0;
+                return xlarun__rp_add(r, name, args, NULL);
+            }
+        }
+    }
+    /* raw code to the end of the reply: the code interpreter's form, as {"code": CODE} */
+    q = r->n;
+    while (q > p && xlarun__rp_ws(r->s[q - 1])) q--;
+    if (q == p)
+        return xlarun__fail(r->err, XLARUN_ERR_FORMAT, "%s reply: <|python_tag|> at byte %lu is followed by nothing",
+                            r->fmt, XLARUN__CAST(unsigned long, i - 14));
+    w.out = NULL;
+    w.n = 0;
+    for (nb = p; nb < q;) { /* counted as written below */
+        size_t l = xlarun__utf8_len(XLARUN__PUN(const unsigned char *, r->s + nb), q - nb);
+        if (!l)
+            return xlarun__fail(r->err, XLARUN_ERR_FORMAT, "%s reply: invalid UTF-8 at byte %lu in the code after <|python_tag|>",
+                                r->fmt, XLARUN__CAST(unsigned long, nb));
+        if (l == 1) xlarun__cw_cp(&w, XLARUN__CAST(unsigned char, r->s[nb]));
+        else w.n += l;
+        nb += l;
+    }
+    if (!(name = xlarun__rp_take(r, 7)) || !(args = xlarun__rp_take(r, w.n + 12))) return xlarun__rp_oom(r);
+    memcpy(name, "python", 7);
+    memcpy(args, "{\"code\":\"", 9);
+    w.out = args + 9;
+    w.n = 0;
+    for (nb = p; nb < q; nb++) {
+        unsigned char c = XLARUN__CAST(unsigned char, r->s[nb]);
+        if (c < 0x80) xlarun__cw_cp(&w, c);
+        else xlarun__cw_put(&w, XLARUN__CAST(char, c));
+    }
+    memcpy(args + 9 + w.n, "\"}", 3);
+    *end = r->n;
+    return xlarun__rp_add(r, name, args, NULL);
+}
+
+/* ---- Mistral's [TOOL_CALLS]NAME[CALL_ID]ID[ARGS]{..} ---------------------------------------- */
+
+/* s[a, b) trimmed into a new call string; NULL (with an error) when it is empty or has a control
+   character */
+static xlarun_status xlarun__rp_raw(xlarun__rp *r, size_t a, size_t b, const char *what, char **out) {
+    size_t k, at = a;
+    while (a < b && xlarun__rp_ws(r->s[a])) a++;
+    while (b > a && xlarun__rp_ws(r->s[b - 1])) b--;
+    for (k = a; k < b; k++)
+        if (XLARUN__CAST(unsigned char, r->s[k]) < 0x20)
+            return xlarun__fail(r->err, XLARUN_ERR_FORMAT, "%s reply: the %s at byte %lu holds a control character",
+                                r->fmt, what, XLARUN__CAST(unsigned long, at));
+    if (a == b)
+        return xlarun__fail(r->err, XLARUN_ERR_FORMAT, "%s reply: the %s at byte %lu is empty", r->fmt, what,
+                            XLARUN__CAST(unsigned long, at));
+    if (!(*out = xlarun__rp_take(r, b - a + 1))) return xlarun__rp_oom(r);
+    memcpy(*out, r->s + a, b - a);
+    (*out)[b - a] = 0;
+    return XLARUN_OK;
+}
+
+/* the arguments object at i, compacted into a new call string */
+static xlarun_status xlarun__rp_args_obj(xlarun__rp *r, size_t i, const char *what, char **out, size_t *end) {
+    xlarun__cw w;
+    if (i >= r->n || r->s[i] != '{')
+        return xlarun__fail(r->err, XLARUN_ERR_FORMAT, "%s reply: %s at byte %lu is not a JSON object", r->fmt, what,
+                            XLARUN__CAST(unsigned long, i));
+    XLARUN__TRY(xlarun__rp_value(r, i, what, end));
+    w.out = NULL;
+    w.n = 0;
+    xlarun__cw_json(&w, r->s + i, *end - i);
+    if (!(*out = xlarun__rp_take(r, w.n + 1))) return xlarun__rp_oom(r);
+    w.out = *out;
+    w.n = 0;
+    xlarun__cw_json(&w, r->s + i, *end - i);
+    (*out)[w.n] = 0;
+    return XLARUN_OK;
+}
+
+static xlarun_status xlarun__rp_mistral(xlarun__rp *r, size_t i, size_t *end) {
+    size_t p = xlarun__rp_skip_ws(r, i), b;
+    char *name, *id = NULL, *args;
+    if (p < r->n && (r->s[p] == '[' || r->s[p] == '{') && !xlarun__rp_at(r, p, "[ARGS]") &&
+        !xlarun__rp_at(r, p, "[CALL_ID]"))
+        return xlarun__rp_json_calls(r, i - 12, p, "[TOOL_CALLS]", end);
+    b = p;
+    while (b < r->n && r->s[b] != '[' && r->s[b] != '\n') b++;
+    if (b >= r->n || r->s[b] != '[')
+        return xlarun__fail(r->err, XLARUN_ERR_FORMAT, "%s reply: [TOOL_CALLS] at byte %lu is followed by neither JSON nor NAME[ARGS]",
+                            r->fmt, XLARUN__CAST(unsigned long, i - 12));
+    XLARUN__TRY(xlarun__rp_raw(r, p, b, "tool name after [TOOL_CALLS]", &name));
+    p = b;
+    if (xlarun__rp_at(r, p, "[CALL_ID]")) {
+        p += 9;
+        b = p;
+        while (b < r->n && r->s[b] != '[' && r->s[b] != '\n') b++;
+        XLARUN__TRY(xlarun__rp_raw(r, p, b, "call id after [CALL_ID]", &id));
+        p = b;
+    }
+    if (!xlarun__rp_at(r, p, "[ARGS]"))
+        return xlarun__fail(r->err, XLARUN_ERR_FORMAT, "%s reply: expected [ARGS] at byte %lu", r->fmt,
+                            XLARUN__CAST(unsigned long, p));
+    p = xlarun__rp_skip_ws(r, p + 6);
+    XLARUN__TRY(xlarun__rp_args_obj(r, p, "the arguments after [ARGS]", &args, end));
+    return xlarun__rp_add(r, name, args, id);
+}
+
+/* ---- DeepSeek-R1 ---------------------------------------------------------------------------- */
+
+static xlarun_status xlarun__rp_deepseek(xlarun__rp *r, size_t at, size_t i, size_t *end) {
+    static const char *const sep = XLARUN__DS_SEP, *const call_begin = XLARUN__DS_CALL_BEGIN,
+                             *const call_end = XLARUN__DS_CALL_END, *const calls_end = XLARUN__DS_CALLS_END;
+    size_t p = i, q, b, n0 = r->n_calls;
+    char *name, *args;
+    for (;;) {
+        p = xlarun__rp_skip_ws(r, p);
+        if (xlarun__rp_at(r, p, calls_end)) { *end = p + strlen(calls_end); return XLARUN_OK; }
+        if (p >= r->n) {
+            /* R1's template writes no end marker after a single call: the reply's end closes the
+               block once a call is complete */
+            if (r->n_calls > n0) { *end = p; return XLARUN_OK; }
+            return xlarun__fail(r->err, XLARUN_ERR_FORMAT, "%s reply: the tool calls at byte %lu end before their first call",
+                                r->fmt, XLARUN__CAST(unsigned long, at));
+        }
+        if (xlarun__rp_at(r, p, call_begin)) p += strlen(call_begin);
+        /* TYPE<｜tool▁sep｜>NAME\n (the type is "function") */
+        for (q = p; q < r->n && r->s[q] != '\n' && !xlarun__rp_at(r, q, sep); q++) {}
+        if (!xlarun__rp_at(r, q, sep))
+            return xlarun__fail(r->err, XLARUN_ERR_FORMAT, "%s reply: expected TYPE%sNAME at byte %lu", r->fmt, sep,
+                                XLARUN__CAST(unsigned long, p));
+        p = q + strlen(sep);
+        for (b = p; b < r->n && r->s[b] != '\n'; b++) {}
+        if (b >= r->n)
+            return xlarun__fail(r->err, XLARUN_ERR_FORMAT, "%s reply: the tool name at byte %lu is not followed by a new line",
+                                r->fmt, XLARUN__CAST(unsigned long, p));
+        XLARUN__TRY(xlarun__rp_raw(r, p, b, "tool name", &name));
+        p = xlarun__rp_skip_ws(r, b + 1);
+        q = 0; /* a ``` fence, with a language tag */
+        if (xlarun__rp_at(r, p, "```")) {
+            q = 1;
+            p += 3;
+            while (p < r->n && r->s[p] != '\n' && r->s[p] != '{') p++;
+            p = xlarun__rp_skip_ws(r, p);
+        }
+        XLARUN__TRY(xlarun__rp_args_obj(r, p, "the tool call's arguments", &args, &p));
+        p = xlarun__rp_skip_ws(r, p);
+        if (q) {
+            if (!xlarun__rp_at(r, p, "```"))
+                return xlarun__fail(r->err, XLARUN_ERR_FORMAT, "%s reply: expected ``` at byte %lu", r->fmt,
+                                    XLARUN__CAST(unsigned long, p));
+            p = xlarun__rp_skip_ws(r, p + 3);
+        }
+        if (!xlarun__rp_at(r, p, call_end))
+            return xlarun__fail(r->err, XLARUN_ERR_FORMAT, "%s reply: expected %s at byte %lu", r->fmt, call_end,
+                                XLARUN__CAST(unsigned long, p));
+        p += strlen(call_end);
+        XLARUN__TRY(xlarun__rp_add(r, name, args, NULL));
+    }
+}
+
+/* ---- the markers of each format --------------------------------------------------------------- */
+
+enum { XLARUN__RM_JSON, XLARUN__RM_HERMES, XLARUN__RM_PHI4, XLARUN__RM_MISTRAL, XLARUN__RM_DEEPSEEK,
+       XLARUN__RM_PYTHON, XLARUN__RM_DROP };
+
+typedef struct xlarun__rm { const char *text; int kind; } xlarun__rm;
+
+static const xlarun__rm xlarun__rm_hermes[] = {{"<tool_call>", XLARUN__RM_HERMES}, {NULL, 0}};
+static const xlarun__rm xlarun__rm_granite[] = {{"<|tool_call|>", XLARUN__RM_JSON}, {"<tool_call>", XLARUN__RM_HERMES},
+                                                {"<response>", XLARUN__RM_DROP}, {"</response>", XLARUN__RM_DROP},
+                                                {NULL, 0}};
+static const xlarun__rm xlarun__rm_phi4[] = {{"<|tool_call|>", XLARUN__RM_PHI4}, {"functools[", XLARUN__RM_PHI4}, {NULL, 0}};
+static const xlarun__rm xlarun__rm_mistral[] = {{"[TOOL_CALLS]", XLARUN__RM_MISTRAL}, {NULL, 0}};
+static const xlarun__rm xlarun__rm_llama3[] = {{"<|python_tag|>", XLARUN__RM_PYTHON}, {NULL, 0}};
+static const xlarun__rm xlarun__rm_deepseek[] = { /* with the variants R1's distills write */
+    {XLARUN__DS_CALLS_BEGIN, XLARUN__RM_DEEPSEEK}, {XLARUN__DS("tool_calls_begin"), XLARUN__RM_DEEPSEEK},
+    {XLARUN__DS("tool calls begin"), XLARUN__RM_DEEPSEEK}, {XLARUN__DS("tool\\_calls\\_begin"), XLARUN__RM_DEEPSEEK},
+    {XLARUN__DS("tool" XLARUN__LOW8TH "calls"), XLARUN__RM_DEEPSEEK}, {NULL, 0}};
+
+/* the marker block at q (marker m): parses it, *end gets where it ends */
+static xlarun_status xlarun__rp_block(xlarun__rp *r, const xlarun__rm *m, size_t q, size_t *end) {
+    size_t p = q + strlen(m->text), e;
+    switch (m->kind) {
+    case XLARUN__RM_DROP: *end = p; return XLARUN_OK;
+    case XLARUN__RM_JSON: return xlarun__rp_json_calls(r, q, xlarun__rp_skip_ws(r, p), m->text, end);
+    case XLARUN__RM_HERMES:
+        XLARUN__TRY(xlarun__rp_json_calls(r, q, xlarun__rp_skip_ws(r, p), m->text, &e));
+        e = xlarun__rp_skip_ws(r, e);
+        if (!xlarun__rp_at(r, e, "</tool_call>"))
+            return xlarun__fail(r->err, XLARUN_ERR_FORMAT, "%s reply: the <tool_call> at byte %lu is not closed by </tool_call> (byte %lu)",
+                                r->fmt, XLARUN__CAST(unsigned long, q), XLARUN__CAST(unsigned long, e));
+        *end = e + 12;
+        return XLARUN_OK;
+    case XLARUN__RM_PHI4:
+        if (m->text[0] == 'f') p--; /* functools[ : the '[' opens the array */
+        XLARUN__TRY(xlarun__rp_json_calls(r, q, xlarun__rp_skip_ws(r, p), m->text, &e));
+        p = xlarun__rp_skip_ws(r, e);
+        *end = xlarun__rp_at(r, p, "<|/tool_call|>") ? p + 14 : e;
+        return XLARUN_OK;
+    case XLARUN__RM_MISTRAL: return xlarun__rp_mistral(r, p, end);
+    case XLARUN__RM_DEEPSEEK: return xlarun__rp_deepseek(r, q, p, end);
+    default: return xlarun__rp_python_tag(r, p, end);
+    }
+}
+
+/* content and marker blocks from i to the end; each marker's next position is kept until
+   passed, so the text is searched once per marker */
+static xlarun_status xlarun__rp_markers(xlarun__rp *r, const xlarun__rm *ms, size_t i) {
+    size_t next[8], k, q;
+    const xlarun__rm *best;
+    for (k = 0; ms[k].text; k++) next[k] = xlarun__rp_find(r, i, ms[k].text);
+    for (;;) {
+        best = NULL;
+        q = XLARUN__NONE;
+        for (k = 0; ms[k].text; k++) {
+            if (next[k] != XLARUN__NONE && next[k] < i) next[k] = xlarun__rp_find(r, i, ms[k].text);
+            if (next[k] < q) { q = next[k]; best = &ms[k]; }
+        }
+        if (!best) return xlarun__rp_text(r, i, r->n);
+        XLARUN__TRY(xlarun__rp_text(r, i, q));
+        XLARUN__TRY(xlarun__rp_block(r, best, q, &i));
+    }
+}
+
+XLARUN_API xlarun_status xlarun_reply_parse(xlarun_tool_format format, const char *text, size_t len,
+                                            void *mem, size_t bytes, xlarun_reply *out,
+                                            xlarun_error *err) {
+    xlarun__rp r;
+    xlarun_status st = XLARUN_OK;
+    const char *nul, *reasoning = NULL;
+    const xlarun__rm *ms = NULL;
+    size_t need = xlarun_reply_memory(len), i, pad;
+    unsigned char *base;
+    if (out) memset(out, 0, sizeof *out);
+    if (!out || (!text && len))
+        return xlarun__fail(err, XLARUN_ERR_ARGUMENT, "reply: %s is NULL", out ? "the text" : "the output");
+    if (XLARUN__CAST(unsigned, format) > XLARUN__CAST(unsigned, XLARUN_TOOLS_DEEPSEEK_R1))
+        return xlarun__fail(err, XLARUN_ERR_ARGUMENT, "reply: unknown tool format %d", XLARUN__CAST(int, format));
+    if (len > XLARUN__REPLY_MAX_LEN)
+        return xlarun__fail(err, XLARUN_ERR_ARGUMENT, "reply: %lu bytes is over the limit of %lu",
+                            XLARUN__CAST(unsigned long, len), XLARUN__CAST(unsigned long, XLARUN__REPLY_MAX_LEN));
+    if (!mem || bytes < need)
+        return xlarun__fail(err, XLARUN_ERR_MEMORY, "reply: %lu bytes of reply memory are too few, %lu needed (xlarun_reply_memory gives the size)",
+                            XLARUN__CAST(unsigned long, mem ? bytes : 0), XLARUN__CAST(unsigned long, need));
+    memset(&r, 0, sizeof r);
+    r.s = text ? text : "";
+    r.n = len;
+    r.fmt = xlarun_tool_format_name(format);
+    r.err = err;
+    if (len && (nul = XLARUN__CAST(const char *, memchr(text, 0, len))) != NULL)
+        return xlarun__fail(err, XLARUN_ERR_FORMAT, "%s reply: a NUL byte at byte %lu", r.fmt,
+                            XLARUN__CAST(unsigned long, nul - text));
+    base = XLARUN__CAST(unsigned char *, mem);
+    pad = (sizeof(void *) - XLARUN__CAST(size_t, XLARUN__PUN(uintptr_t, base) % sizeof(void *))) % sizeof(void *);
+    r.calls = XLARUN__CAST(xlarun_tool_call *, XLARUN__CAST(void *, base + pad));
+    r.cap_calls = len / 12 + 1;
+    r.lo = XLARUN__CAST(char *, XLARUN__CAST(void *, base + pad + r.cap_calls * sizeof(xlarun_tool_call)));
+    r.hi = XLARUN__CAST(char *, mem) + bytes;
+    if (format == XLARUN_TOOLS_LLAMA3) { /* the reply ends at its end-of-message token */
+        size_t a = xlarun__rp_find(&r, 0, "<|eom_id|>"), b = xlarun__rp_find(&r, 0, "<|eot_id|>");
+        if (b < a) a = b;
+        if (a != XLARUN__NONE) r.n = a;
+    }
+    st = xlarun__rp_reasoning(&r, &reasoning, &i);
+    if (st != XLARUN_OK) goto done;
+    r.content = r.lo;
+    switch (format) {
+    case XLARUN_TOOLS_NONE: break;
+    case XLARUN_TOOLS_LLAMA3:
+        if (xlarun__rp_find(&r, i, "<|python_tag|>") == XLARUN__NONE) {
+            int is_calls = 0;
+            size_t p = xlarun__rp_skip_ws(&r, i), e;
+            size_t n0 = r.n;
+            while (r.n > p && xlarun__rp_ws(r.s[r.n - 1])) r.n--;
+            if (p < r.n && r.s[p] == '{') st = xlarun__rp_llama_objs(&r, p, 0, &is_calls, &e);
+            r.n = n0;
+            if (st != XLARUN_OK) goto done;
+            if (is_calls) i = r.n;
+        } else
+            ms = xlarun__rm_llama3;
+        break;
+    case XLARUN_TOOLS_HERMES: ms = xlarun__rm_hermes; break;
+    case XLARUN_TOOLS_MISTRAL: ms = xlarun__rm_mistral; break;
+    case XLARUN_TOOLS_GRANITE: ms = xlarun__rm_granite; break;
+    case XLARUN_TOOLS_PHI4: ms = xlarun__rm_phi4; break;
+    case XLARUN_TOOLS_DEEPSEEK_R1: ms = xlarun__rm_deepseek; break;
+    }
+    st = ms ? xlarun__rp_markers(&r, ms, i) : xlarun__rp_text(&r, i, r.n);
+    if (st != XLARUN_OK) goto done;
+    while (r.lo > r.content && xlarun__rp_ws(r.lo[-1])) r.lo--;
+    if (r.lo >= r.hi) { st = xlarun__rp_oom(&r); goto done; }
+    *r.lo = 0;
+    out->content = r.content;
+    out->reasoning = reasoning;
+    out->calls = r.n_calls ? r.calls : NULL;
+    out->n_calls = r.n_calls;
+    xlarun__ok(err);
+    return XLARUN_OK;
+done:
+    memset(out, 0, sizeof *out);
+    return st;
+}
+
+XLARUN_API xlarun_tool_format xlarun_tool_format_guess(int (*has_token)(void *user, const char *text),
+                                                       void *user) {
+    if (!has_token) return XLARUN_TOOLS_NONE;
+    if (has_token(user, XLARUN__DS_CALLS_BEGIN)) return XLARUN_TOOLS_DEEPSEEK_R1;
+    if (has_token(user, "[TOOL_CALLS]")) return XLARUN_TOOLS_MISTRAL;
+    if (has_token(user, "<|tool_call|>"))
+        return has_token(user, "<|/tool_call|>") ? XLARUN_TOOLS_PHI4 : XLARUN_TOOLS_GRANITE;
+    if (has_token(user, "<tool_call>")) return XLARUN_TOOLS_HERMES;
+    if (has_token(user, "<|python_tag|>")) return XLARUN_TOOLS_LLAMA3;
+    return XLARUN_TOOLS_NONE;
+}
 
 /* ---- the token loop ------------------------------------------------------------------------- */
 

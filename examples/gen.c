@@ -86,7 +86,8 @@ static void usage(FILE *f) {
             "      --chat-template-file FILE  run this Jinja template file instead\n"
             "      --var KEY=JSON       a template variable (repeatable; later ones win), the value as\n"
             "                           JSON: --var enable_thinking=false, --var 'date_string=\"26 Jul 2024\"'\n"
-            "      --tools FILE         a JSON array of tools (OpenAI function schemas) for the template\n"
+            "      --tools FILE         a JSON array of tools (OpenAI function schemas) for the template; each tool\n"
+            "                           call in the reply is printed after it as one JSON line\n"
             "      --date DATE          date_string, the \"Today Date\" of Llama 3.1/3.2 (\"26 Jul 2024\")\n"
             "      --no-think           enable_thinking=false (Qwen3, SmolLM3 and other templates that read\n"
             "                           it: no thinking; an empty <think> block may open the reply)\n"
@@ -281,6 +282,11 @@ static int add_var(strbuf *vars, const char *arg, char *msg, size_t cap) {
 }
 
 /* the conversation as a JSON array of messages, kept open ("[{...},{...}") between turns */
+/* xlarun_tool_format_guess asks whether a marker is one token of the vocabulary */
+static int has_token(void *user, const char *text) {
+    return xlarun_tokenizer_token_id((const xlarun_tokenizer *)user, text, strlen(text)) >= 0;
+}
+
 static int conv_add(strbuf *msgs, const char *role, const char *content, size_t len) {
     return (msgs->n || sb_put(msgs, "[", 1)) && (msgs->n == 1 || sb_put(msgs, ",", 1)) && sb_put(msgs, "{\"role\":", 8) &&
            sb_json_string(msgs, role, strlen(role)) && sb_put(msgs, ",\"content\":", 11) && sb_json_string(msgs, content, len) &&
@@ -648,13 +654,35 @@ int main(int argc, char **argv) {
                 fflush(stdout);
                 if (turn == 0) { t2 = out.t_first ? out.t_first : now(); n_prompt = res.n_prefilled; }
                 n_rerun += res.n_rerun;
-                /* TODO(lead): tool calls. Once xlarun_reply_parse and xlarun_tool_format_guess are in
-                   xlarun.h: when tools_text is set, parse out.reply with xlarun_reply_parse(
-                   xlarun_tool_format_guess(<the template's text: the built-in's, tmpl_text or
-                   xlarun_tokenizer_chat_template(tok)>), out.reply, out.n, mem, bytes, &reply, &err), print each call the model made as one JSON line ({"name": ..., "arguments":
-                   {...}}) and add the assistant message with its "tool_calls" (and the content without
-                   them) to msgs instead of the plain reply below. Until then --tools only renders. */
-                if (chat && !conv_add(&msgs, "assistant", out.reply ? out.reply : "", out.n)) { strcpy(err.message, "out of memory"); goto error; }
+                if (chat && tools_text) { /* the reply's tool calls: one JSON line each, and into the conversation */
+                    size_t rbytes = xlarun_reply_memory(out.n), k;
+                    void *rmem = malloc(rbytes);
+                    xlarun_reply rp;
+                    int ok;
+                    if (!rmem) { strcpy(err.message, "out of memory"); goto error; }
+                    if (xlarun_reply_parse(xlarun_tool_format_guess(has_token, tok), out.reply ? out.reply : "", out.n, rmem, rbytes, &rp,
+                                           &err) != XLARUN_OK) { free(rmem); goto error; }
+                    ok = (msgs.n || sb_put(&msgs, "[", 1)) && (msgs.n == 1 || sb_put(&msgs, ",", 1)) &&
+                         sb_put(&msgs, "{\"role\":\"assistant\",\"content\":", 32) && sb_json_string(&msgs, rp.content, strlen(rp.content));
+                    if (ok && rp.n_calls) ok = sb_put(&msgs, ",\"tool_calls\":[", 15);
+                    for (k = 0; ok && k < rp.n_calls; k++) {
+                        strbuf line = {NULL, 0, 0};
+                        const xlarun_tool_call *c = &rp.calls[k];
+                        ok = sb_put(&line, "{\"name\": ", 9) && sb_json_string(&line, c->name, strlen(c->name)) &&
+                             sb_put(&line, ", \"arguments\": ", 15) && sb_put(&line, c->arguments, strlen(c->arguments)) && sb_put(&line, "}", 1);
+                        if (ok) printf("%s\n", line.p);
+                        free(line.p);
+                        ok = ok && (k == 0 || sb_put(&msgs, ",", 1)) && sb_put(&msgs, "{\"type\":\"function\",", 20) &&
+                             (!c->id || (sb_put(&msgs, "\"id\":", 5) && sb_json_string(&msgs, c->id, strlen(c->id)) && sb_put(&msgs, ",", 1))) &&
+                             sb_put(&msgs, "\"function\":{\"name\":", 19) && sb_json_string(&msgs, c->name, strlen(c->name)) &&
+                             sb_put(&msgs, ",\"arguments\":", 13) && sb_put(&msgs, c->arguments, strlen(c->arguments)) && sb_put(&msgs, "}}", 2);
+                    }
+                    if (ok && rp.n_calls) ok = sb_put(&msgs, "]", 1);
+                    ok = ok && sb_put(&msgs, "}", 1);
+                    fflush(stdout);
+                    free(rmem);
+                    if (!ok) { strcpy(err.message, "out of memory"); goto error; }
+                } else if (chat && !conv_add(&msgs, "assistant", out.reply ? out.reply : "", out.n)) { strcpy(err.message, "out of memory"); goto error; }
                 turn++;
                 if (!interactive) break;
             }

@@ -41,7 +41,7 @@ build() {
 }
 
 # the suites built per variant (tests/test_<name>.c); options builds skip kernels
-TESTS="kernels model errors generate quant tokenizer chat"
+TESTS="kernels model errors generate quant tokenizer chat reply"
 VG="valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite"
 variants="scalar"
 cpu_has avx2 fma f16c && variants="$variants avx2" || skip "avx2 variant: this CPU lacks AVX2/FMA/F16C"
@@ -208,7 +208,7 @@ else skip "ThreadSanitizer test: clang not installed (apt-get install clang)"; f
 
 # the fuzz corpora (tests/fuzz/corpus: seeds and every kept crash input) replayed through the
 # harnesses built by gcc: with ASan+UBSan over the host's SIMD kernels, and the scalar build under valgrind
-FUZZERS="json safetensors model tokenizer encode decode chat"
+FUZZERS="json safetensors model tokenizer encode decode chat reply"
 for h in $FUZZERS; do
     build SAN_ISA="$san_isa" $B/replay/fuzz_$h && run "replay $h (asan+ubsan)" $B/replay/fuzz_$h tests/fuzz/corpus/$h
     if have valgrind; then build $B/replay-scalar/fuzz_$h && run "replay $h (valgrind)" $VG $B/replay-scalar/fuzz_$h tests/fuzz/corpus/$h

@@ -14,7 +14,14 @@
    kv_bytes_per_token), and bandwidth_ratio compares it with the probe. run_bandwidth_ratio
    compares each run's decode with a probe read right before the run and right after its decode
    (run_read_gb_s: the better of the two, the median over the runs).
-   prefill_gflops counts the matrix and attention FLOPs of the prompt. */
+   prefill_gflops counts the matrix and attention FLOPs of the prompt.
+
+     build/bench --chat TEMPLATE.jinja --messages MSGS.json [--tools TOOLS.json] [--tokenizer DIR] [-r 20]
+
+   times the chat template instead: compiling it, sizing a render (xlarun_chat_render_memory) and
+   rendering into the caller's memory (xlarun_chat_render), medians of -r runs; with --tokenizer,
+   also the number of tokens of the rendered text (encoded as generation encodes it, no BOS added),
+   to hold the render time against the prefill time of that many tokens. */
 #define _GNU_SOURCE
 #define XLARUN_IMPLEMENTATION
 #include "../xlarun.h"
@@ -312,12 +319,78 @@ static int fail_probed(probe_server *ps, const char *msg) {
     return fail(msg);
 }
 
+static char *slurp(const char *path, size_t *len) {
+    FILE *f = fopen(path, "rb");
+    char *b = NULL;
+    long n;
+    if (!f) return NULL;
+    if (fseek(f, 0, SEEK_END) == 0 && (n = ftell(f)) >= 0 && fseek(f, 0, SEEK_SET) == 0 && (b = (char *)malloc((size_t)n + 1)) != NULL) {
+        if (fread(b, 1, (size_t)n, f) != (size_t)n) { free(b); b = NULL; }
+        else { b[n] = 0; if (len) *len = (size_t)n; }
+    }
+    fclose(f);
+    return b;
+}
+
+/* --chat: the template's compile and render times (see the top comment) */
+static int bench_chat(const char *tmpl_path, const char *msgs_path, const char *tools_path, const char *tok_dir, int reps) {
+    size_t tlen = 0, wbytes = 0, text_len = 0, len = 0, n_ids = 0;
+    char *src = slurp(tmpl_path, &tlen), *msgs = slurp(msgs_path, NULL), *tools = tools_path ? slurp(tools_path, NULL) : NULL;
+    char *text = NULL;
+    void *work = NULL;
+    double comp[101], meas[101], rend[101], t0;
+    xlarun_chat_template *t = NULL;
+    xlarun_chat_input in;
+    xlarun_error err;
+    int r;
+    if (!src || !msgs || (tools_path && !tools)) return fail("cannot read the template, messages or tools file");
+    memset(&in, 0, sizeof in);
+    in.messages_json = msgs;
+    in.tools_json = tools;
+    in.bos_token = "<|endoftext|>";
+    in.eos_token = "<|im_end|>";
+    for (r = 0; r <= reps; r++) { /* run 0 warms up */
+        xlarun_chat_template_free(t);
+        t0 = now();
+        if (xlarun_chat_template_create(src, tlen, &t, &err) != XLARUN_OK) return fail(err.message);
+        comp[r ? r - 1 : 0] = now() - t0;
+        t0 = now();
+        if (xlarun_chat_render_memory(t, &in, &wbytes, &text_len, &err) != XLARUN_OK) return fail(err.message);
+        meas[r ? r - 1 : 0] = now() - t0;
+        if (!work) { work = malloc(wbytes); text = (char *)malloc(text_len + 1); if (!work || !text) return fail("out of memory"); }
+        t0 = now();
+        if (xlarun_chat_render(t, &in, work, wbytes, text, text_len + 1, &len, &err) != XLARUN_OK) return fail(err.message);
+        rend[r ? r - 1 : 0] = now() - t0;
+    }
+    if (tok_dir) {
+        xlarun_tokenizer *tok;
+        int32_t *ids = (int32_t *)malloc((len + 16) * sizeof(int32_t));
+        if (!ids || xlarun_tokenizer_open(tok_dir, NULL, &tok, &err) != XLARUN_OK) return fail(ids ? err.message : "out of memory");
+        size_t sb = xlarun_tokenizer_scratch_bytes(tok, len);
+        void *scratch = malloc(sb);
+        if (!scratch) return fail("out of memory");
+        if (xlarun_tokenizer_encode(tok, text, len, XLARUN_ENCODE_NO_BOS, ids, len + 16, &n_ids, scratch, sb, &err) != XLARUN_OK)
+            return fail(err.message);
+        free(scratch);
+        xlarun_tokenizer_close(tok);
+        free(ids);
+    }
+    printf("{\"template\": \"%s\", \"text_bytes\": %lu, \"work_bytes\": %lu, \"tokens\": %lu, \"compile_ms\": %.4f, "
+           "\"render_memory_ms\": %.4f, \"render_ms\": %.4f, \"runs\": %d}\n", tmpl_path, (unsigned long)len,
+           (unsigned long)wbytes, (unsigned long)n_ids, 1e3 * median(comp, reps), 1e3 * median(meas, reps), 1e3 * median(rend, reps), reps);
+    xlarun_chat_template_free(t);
+    free(src); free(msgs); free(tools); free(text); free(work);
+    return 0;
+}
+
 static void usage(FILE *f) {
     fprintf(f, "usage: bench -m DIR [-m DIR ...] [-p 256] [-n 64] [-t 2 | -t 1,2] [-r 5] [-b N] [--no-mmap]\n"
                "             [--precision exact|bf16] [--kv f32|f16|bf16] [--temp T] [--top-k K] [--top-p P] [--min-p M]\n"
                "  -b: the session's prefill chunk (n_batch; default the library's, 256)\n"
                "  --temp above 0: decode draws each token with these sampler settings (greedy by default)\n"
-               "  prints one JSON object per model and thread count (medians of -r runs)\n");
+               "  prints one JSON object per model and thread count (medians of -r runs)\n"
+               "       bench --chat TEMPLATE.jinja --messages MSGS.json [--tools TOOLS.json] [--tokenizer DIR] [-r 20]\n"
+               "  times compiling and rendering a chat template instead\n");
 }
 
 int main(int argc, char **argv) {
@@ -332,6 +405,23 @@ int main(int argc, char **argv) {
     char msg[700];
     memset(&sp, 0, sizeof sp);
     sp.seed = 1;
+    { /* --chat: the template benchmark, a mode of its own */
+        const char *ct = NULL, *cm = NULL, *ctools = NULL, *ctok = NULL;
+        int creps = 20, chat = 0;
+        for (i = 1; i + 1 < argc; i += 2) {
+            if (!strcmp(argv[i], "--chat")) { ct = argv[i + 1]; chat = 1; }
+            else if (!strcmp(argv[i], "--messages")) cm = argv[i + 1];
+            else if (!strcmp(argv[i], "--tools")) ctools = argv[i + 1];
+            else if (!strcmp(argv[i], "--tokenizer")) ctok = argv[i + 1];
+            else if (!strcmp(argv[i], "-r")) creps = atoi(argv[i + 1]);
+            else if (chat) { snprintf(msg, sizeof msg, "unknown option '%s' with --chat (see --help)", argv[i]); return fail(msg); }
+        }
+        if (chat) {
+            if (!cm) return fail("--chat needs --messages MSGS.json");
+            if (creps < 1 || creps > 100) return fail("need 1 <= -r <= 100");
+            return bench_chat(ct, cm, ctools, ctok, creps);
+        }
+    }
     for (i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strcmp(a, "-h") || !strcmp(a, "--help")) { usage(stdout); return 0; }

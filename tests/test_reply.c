@@ -1,0 +1,604 @@
+/* tests/test_reply.c - layer 7: xlarun_reply_parse and xlarun_tool_format_guess.
+
+   Reads the round-trip fixtures (tests/fixtures/toolcalls/cases.txt, made by
+   tools/make_toolcall_fixtures.py from the families' real chat templates) and checks every case:
+   the calls, their arguments byte for byte, the content and the reasoning; then every prefix of
+   every case's output (a reply cut anywhere must give a result or an error, never a crash), the
+   output under every other format, the memory bound (one byte short fails, an odd address works).
+   Then hand-written replies: each format's variants, and bad input that must fail with
+   XLARUN_ERR_FORMAT and a message naming the byte.
+
+   Run from the repository root; an argument names another cases file.                          */
+#ifndef _POSIX_C_SOURCE
+#define _POSIX_C_SOURCE 200809L
+#endif
+#define XLARUN_IMPLEMENTATION
+#include "../xlarun.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int n_pass, n_fail;
+
+#define CHECK(c, ...)                                                   \
+    do {                                                                \
+        if (c) n_pass++;                                                \
+        else {                                                          \
+            n_fail++;                                                   \
+            fprintf(stderr, "FAIL %s:%d: %s: ", __FILE__, __LINE__, #c); \
+            fprintf(stderr, __VA_ARGS__);                               \
+            fputc('\n', stderr);                                        \
+        }                                                               \
+    } while (0)
+
+/* parse text (len bytes) with exactly xlarun_reply_memory(len) bytes at an odd address */
+typedef struct {
+    unsigned char *block;
+    xlarun_reply r;
+    xlarun_error e;
+    xlarun_status st;
+} parsed;
+
+static void parse(parsed *p, xlarun_tool_format f, const char *text, size_t len) {
+    size_t need = xlarun_reply_memory(len);
+    p->block = (unsigned char *)malloc(need + 1);
+    if (!p->block) { fprintf(stderr, "out of memory\n"); exit(2); }
+    memset(&p->e, 0, sizeof p->e);
+    p->st = xlarun_reply_parse(f, text, len, p->block + 1, need, &p->r, &p->e);
+}
+static void done(parsed *p) { free(p->block); p->block = NULL; }
+
+/* a result must be whole: strings NUL-terminated and the message one line */
+static void check_sane(const parsed *p, const char *label) {
+    size_t i;
+    if (p->st != XLARUN_OK) {
+        CHECK(p->e.status == p->st && p->e.message[0] && !strchr(p->e.message, '\n'), "%s: bad message '%s'", label,
+              p->e.message);
+        CHECK(p->r.content == NULL && p->r.n_calls == 0, "%s: output not cleared on an error", label);
+        CHECK(p->st == XLARUN_ERR_FORMAT, "%s: status %s (%s)", label, xlarun_status_name(p->st), p->e.message);
+        return;
+    }
+    CHECK(p->r.content != NULL, "%s: NULL content", label);
+    for (i = 0; i < p->r.n_calls; i++) {
+        const xlarun_tool_call *c = &p->r.calls[i];
+        CHECK(c->name && c->name[0] && c->arguments && c->arguments[0] == '{', "%s: call %lu incomplete", label,
+              (unsigned long)i);
+        if (c->arguments)
+            CHECK(xlarun__json_validate(c->arguments, strlen(c->arguments), "args", NULL) == XLARUN_OK,
+                  "%s: call %lu arguments not JSON: %s", label, (unsigned long)i, c->arguments);
+    }
+}
+
+/* ---- the round-trip fixtures ----------------------------------------------------------------- */
+
+#define MAXC 8
+typedef struct {
+    char name[128];
+    xlarun_tool_format format;
+    char *output;
+    size_t output_len;
+    char *call_name[MAXC], *call_args[MAXC];
+    size_t n_calls;
+    char *content, *reasoning; /* reasoning NULL: none expected */
+    int has_reasoning_line;
+} fixture;
+
+static char *unhex(const char *h, size_t *len) {
+    size_t n = strlen(h), i;
+    char *out;
+    while (n && (h[n - 1] == '\n' || h[n - 1] == '\r')) n--;
+    out = (char *)malloc(n / 2 + 1);
+    if (!out) exit(2);
+    for (i = 0; i + 1 < n; i += 2) {
+        unsigned v;
+        if (sscanf(h + i, "%2x", &v) != 1) { fprintf(stderr, "bad hex\n"); exit(2); }
+        out[i / 2] = (char)v;
+    }
+    out[n / 2] = 0;
+    if (len) *len = n / 2;
+    return out;
+}
+
+static xlarun_tool_format format_of(const char *s) {
+    int f;
+    for (f = 0; f <= (int)XLARUN_TOOLS_DEEPSEEK_R1; f++)
+        if (!strcmp(s, xlarun_tool_format_name((xlarun_tool_format)f))) return (xlarun_tool_format)f;
+    fprintf(stderr, "unknown format %s\n", s);
+    exit(2);
+}
+
+static void free_fixture(fixture *x) {
+    size_t i;
+    free(x->output);
+    free(x->content);
+    free(x->reasoning);
+    for (i = 0; i < x->n_calls; i++) { free(x->call_name[i]); free(x->call_args[i]); }
+    memset(x, 0, sizeof *x);
+}
+
+static void check_fixture(const fixture *x) {
+    parsed p;
+    size_t i, cut;
+    int f;
+    parse(&p, x->format, x->output, x->output_len);
+    check_sane(&p, x->name);
+    CHECK(p.st == XLARUN_OK, "%s: %s", x->name, p.e.message);
+    if (p.st == XLARUN_OK) {
+        CHECK(p.r.n_calls == x->n_calls, "%s: %lu calls, want %lu", x->name, (unsigned long)p.r.n_calls,
+              (unsigned long)x->n_calls);
+        for (i = 0; i < x->n_calls && i < p.r.n_calls; i++) {
+            CHECK(!strcmp(p.r.calls[i].name, x->call_name[i]), "%s: call %lu name '%s', want '%s'", x->name,
+                  (unsigned long)i, p.r.calls[i].name, x->call_name[i]);
+            CHECK(!strcmp(p.r.calls[i].arguments, x->call_args[i]), "%s: call %lu arguments\n  got  %s\n  want %s",
+                  x->name, (unsigned long)i, p.r.calls[i].arguments, x->call_args[i]);
+        }
+        CHECK(!strcmp(p.r.content, x->content), "%s: content '%s', want '%s'", x->name, p.r.content, x->content);
+        if (x->has_reasoning_line) {
+            if (x->reasoning)
+                CHECK(p.r.reasoning && !strcmp(p.r.reasoning, x->reasoning), "%s: reasoning '%s', want '%s'", x->name,
+                      p.r.reasoning ? p.r.reasoning : "(none)", x->reasoning);
+            else
+                CHECK(p.r.reasoning == NULL, "%s: reasoning '%s', want none", x->name, p.r.reasoning);
+        }
+    }
+    done(&p);
+    { /* one byte short of the bound: refused up front */
+        size_t need = xlarun_reply_memory(x->output_len);
+        void *m = malloc(need);
+        xlarun_reply r;
+        xlarun_error e;
+        xlarun_status st = xlarun_reply_parse(x->format, x->output, x->output_len, m, need - 1, &r, &e);
+        CHECK(st == XLARUN_ERR_MEMORY && strstr(e.message, "xlarun_reply_memory"), "%s: short memory: %s", x->name,
+              e.message);
+        free(m);
+    }
+    for (cut = 0; cut < x->output_len; cut++) { /* every prefix: a result or an error */
+        char label[200];
+        snprintf(label, sizeof label, "%s cut at %lu", x->name, (unsigned long)cut);
+        parse(&p, x->format, x->output, cut);
+        check_sane(&p, label);
+        done(&p);
+    }
+    for (f = 0; f <= (int)XLARUN_TOOLS_DEEPSEEK_R1; f++) { /* the other formats */
+        char label[200];
+        snprintf(label, sizeof label, "%s as %s", x->name, xlarun_tool_format_name((xlarun_tool_format)f));
+        parse(&p, (xlarun_tool_format)f, x->output, x->output_len);
+        check_sane(&p, label);
+        done(&p);
+    }
+}
+
+static int run_fixtures(const char *path) {
+    FILE *fp = fopen(path, "r");
+    static char line[1 << 16];
+    fixture x;
+    int n = 0;
+    if (!fp) { fprintf(stderr, "cannot open %s\n", path); return -1; }
+    memset(&x, 0, sizeof x);
+    while (fgets(line, sizeof line, fp)) {
+        if (line[0] == '#' || line[0] == '\n') continue;
+        if (!strncmp(line, "case ", 5)) {
+            free_fixture(&x);
+            line[strcspn(line, "\n")] = 0;
+            if (strlen(line + 5) >= sizeof x.name) { fprintf(stderr, "case name too long\n"); exit(2); }
+            memcpy(x.name, line + 5, strlen(line + 5) + 1);
+        } else if (!strncmp(line, "format ", 7)) {
+            line[strcspn(line, "\n")] = 0;
+            x.format = format_of(line + 7);
+        } else if (!strncmp(line, "output ", 7)) x.output = unhex(line + 7, &x.output_len);
+        else if (!strncmp(line, "call ", 5) && x.n_calls < MAXC) {
+            char *a = strchr(line + 5, ' ');
+            if (!a) { fprintf(stderr, "bad call line\n"); exit(2); }
+            *a = 0;
+            x.call_name[x.n_calls] = unhex(line + 5, NULL);
+            x.call_args[x.n_calls] = unhex(a + 1, NULL);
+            x.n_calls++;
+        } else if (!strncmp(line, "content ", 8)) x.content = unhex(line + 8, NULL);
+        else if (!strncmp(line, "reasoning ", 10)) {
+            x.has_reasoning_line = 1;
+            x.reasoning = line[10] == '-' ? NULL : unhex(line + 10, NULL);
+        } else if (!strncmp(line, "end", 3)) {
+            if (!x.output || !x.content) { fprintf(stderr, "%s: incomplete case\n", x.name); exit(2); }
+            check_fixture(&x);
+            n++;
+        } else {
+            fprintf(stderr, "%s: unknown line '%.20s'\n", path, line);
+            exit(2);
+        }
+    }
+    free_fixture(&x);
+    fclose(fp);
+    return n;
+}
+
+/* ---- hand-written replies ----------------------------------------------------------------------- */
+
+#define DS_CALLS_BEGIN "<\xEF\xBD\x9Ctool\xE2\x96\x81" "calls\xE2\x96\x81" "begin\xEF\xBD\x9C>"
+#define DS_CALLS_END "<\xEF\xBD\x9Ctool\xE2\x96\x81" "calls\xE2\x96\x81" "end\xEF\xBD\x9C>"
+#define DS_CALL_BEGIN "<\xEF\xBD\x9Ctool\xE2\x96\x81" "call\xE2\x96\x81" "begin\xEF\xBD\x9C>"
+#define DS_CALL_END "<\xEF\xBD\x9Ctool\xE2\x96\x81" "call\xE2\x96\x81" "end\xEF\xBD\x9C>"
+#define DS_SEP "<\xEF\xBD\x9Ctool\xE2\x96\x81sep\xEF\xBD\x9C>"
+
+typedef struct {
+    xlarun_tool_format f;
+    const char *text;
+    const char *content;
+    const char *reasoning;   /* NULL: none */
+    const char *calls[3][3]; /* name, arguments, id (NULL: none) */
+} good_case;
+
+static const good_case goods[] = {
+    /* content only, every format */
+    {XLARUN_TOOLS_NONE, "  Hello there.\n", "Hello there.", NULL, {{0}}},
+    {XLARUN_TOOLS_HERMES, "Plain answer with no markers.", "Plain answer with no markers.", NULL, {{0}}},
+    {XLARUN_TOOLS_NONE, "<tool_call>{bad</tool_call>", "<tool_call>{bad</tool_call>", NULL, {{0}}},
+    {XLARUN_TOOLS_HERMES, "", "", NULL, {{0}}},
+    {XLARUN_TOOLS_HERMES, "<tool_c", "<tool_c", NULL, {{0}}},
+    /* reasoning */
+    {XLARUN_TOOLS_NONE, "\n<think>\nstep 1\nstep 2\n</think>\n\nThe answer.", "The answer.", "step 1\nstep 2", {{0}}},
+    {XLARUN_TOOLS_NONE, "Okay, so the user asks.\n</think>\n\nFinal.", "Final.", "Okay, so the user asks.", {{0}}},
+    {XLARUN_TOOLS_NONE, "<think>\n\n</think>\n\nNo thinking.", "No thinking.", "", {{0}}},
+    {XLARUN_TOOLS_NONE, "<think>cut off mid-thought", "", "cut off mid-thought", {{0}}},
+    {XLARUN_TOOLS_NONE, "</think>", "", "", {{0}}},
+    {XLARUN_TOOLS_HERMES, "I think.\n</think>\n<tool_call>\n{\"name\": \"f\", \"arguments\": {}}\n</tool_call>", "",
+     "I think.", {{"f", "{}", NULL}}},
+    /* Hermes / Qwen */
+    {XLARUN_TOOLS_HERMES, "<tool_call>\n{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Paris\"}}\n</tool_call>", "",
+     NULL, {{"get_weather", "{\"city\":\"Paris\"}", NULL}}},
+    {XLARUN_TOOLS_HERMES, "Sure.\n<tool_call>{\"arguments\": \"{\\\"a\\\": [1, 2.5e3, {\\\"b\\\": null}]}\", \"name\": \"f\", \"id\": \"c1\"}</tool_call>\nDone.",
+     "Sure.\n\nDone.", NULL, {{"f", "{\"a\":[1,2.5e3,{\"b\":null}]}", "c1"}}},
+    {XLARUN_TOOLS_HERMES, "<tool_call>{\"name\": \"f\", \"arguments\": \"\"}</tool_call>", "", NULL, {{"f", "{}", NULL}}},
+    {XLARUN_TOOLS_HERMES, "<tool_call>{\"name\": \"f\", \"arguments\": null}</tool_call>", "", NULL, {{"f", "{}", NULL}}},
+    {XLARUN_TOOLS_HERMES, "<tool_call>{\"name\": \"f\"}</tool_call>", "", NULL, {{"f", "{}", NULL}}},
+    {XLARUN_TOOLS_HERMES, "<tool_call>{\"name\": \"f\", \"parameters\": {\"x\": true}}</tool_call>", "", NULL,
+     {{"f", "{\"x\":true}", NULL}}},
+    {XLARUN_TOOLS_HERMES, "<tool_call>{\"type\": \"function\", \"function\": {\"name\": \"f\", \"arguments\": {\"x\": 1}}, \"id\": \"call_9\"}</tool_call>",
+     "", NULL, {{"f", "{\"x\":1}", "call_9"}}},
+    {XLARUN_TOOLS_HERMES, "<tool_call>[{\"name\": \"a\", \"arguments\": {}}, {\"name\": \"b\", \"arguments\": {}}]</tool_call>", "",
+     NULL, {{"a", "{}", NULL}, {"b", "{}", NULL}}},
+    /* strings re-escaped as json.dumps(ensure_ascii=False): \u escapes decoded, \/ unescaped,
+       control characters as \n or \u00XX, a quote written \u0022 as \" */
+    {XLARUN_TOOLS_HERMES, "<tool_call>{\"name\": \"f\", \"arguments\": {\"s\": \"\\u00e9\\/\\u0001\\u001f\\u0022\\ud83d\\ude00\\b\\f\\n\\r\\t\\\\\"}}</tool_call>",
+     "", NULL, {{"f", "{\"s\":\"\xC3\xA9/\\u0001\\u001f\\\"\xF0\x9F\x98\x80\\b\\f\\n\\r\\t\\\\\"}", NULL}}},
+    {XLARUN_TOOLS_HERMES, "<tool_call>{\"name\": \"na\\u00efve\", \"arguments\": {\"k \\\"q\\\"\": -0.0e-0}}</tool_call>", "",
+     NULL, {{"na\xC3\xAFve", "{\"k \\\"q\\\"\":-0.0e-0}", NULL}}},
+    /* Llama 3 */
+    {XLARUN_TOOLS_LLAMA3, "{\"name\": \"get_weather\", \"parameters\": {\"city\": \"Paris\"}}<|eot_id|>", "", NULL,
+     {{"get_weather", "{\"city\":\"Paris\"}", NULL}}},
+    {XLARUN_TOOLS_LLAMA3, "  {\"type\": \"function\", \"name\": \"a\", \"arguments\": {}} ;\n{\"name\": \"b\", \"parameters\": {\"x\": [1]}}\n",
+     "", NULL, {{"a", "{}", NULL}, {"b", "{\"x\":[1]}", NULL}}},
+    {XLARUN_TOOLS_LLAMA3, "{\"name\": \"a\"}", "{\"name\": \"a\"}", NULL, {{0}}},
+    {XLARUN_TOOLS_LLAMA3, "{\"name\": \"a\", \"parameters\": {}} and more", "{\"name\": \"a\", \"parameters\": {}} and more",
+     NULL, {{0}}},
+    {XLARUN_TOOLS_LLAMA3, "{\"name\": \"a\", \"parameters\": {}", "{\"name\": \"a\", \"parameters\": {}", NULL, {{0}}},
+    {XLARUN_TOOLS_LLAMA3, "{\"nam\": \"a\", \"parameters\": {}}", "{\"nam\": \"a\", \"parameters\": {}}", NULL, {{0}}},
+    {XLARUN_TOOLS_LLAMA3, "{\"name\": \"\", \"parameters\": {}}", "{\"name\": \"\", \"parameters\": {}}", NULL, {{0}}},
+    {XLARUN_TOOLS_LLAMA3, "Hello!<|eot_id|>ignored", "Hello!", NULL, {{0}}},
+    {XLARUN_TOOLS_LLAMA3, "<|python_tag|>brave_search.call(query=\"weather in Paris\")<|eom_id|>", "", NULL,
+     {{"brave_search", "{\"query\":\"weather in Paris\"}", NULL}}},
+    {XLARUN_TOOLS_LLAMA3, "<|python_tag|>wolfram_alpha . call ( query = \"2+2\" , n = 3, ok=true, o={\"a\": [1]} )", "", NULL,
+     {{"wolfram_alpha", "{\"query\":\"2+2\",\"n\":3,\"ok\":true,\"o\":{\"a\":[1]}}", NULL}}},
+    {XLARUN_TOOLS_LLAMA3, "<|python_tag|>f.call()", "", NULL, {{"f", "{}", NULL}}},
+    {XLARUN_TOOLS_LLAMA3, "Let me search.<|python_tag|>{\"name\": \"s\", \"parameters\": {\"q\": \"x\"}}; {\"name\": \"t\", \"parameters\": {}}",
+     "Let me search.", NULL, {{"s", "{\"q\":\"x\"}", NULL}, {"t", "{}", NULL}}},
+    {XLARUN_TOOLS_LLAMA3, "<|python_tag|>import math\nprint(\"\\t\", math.pi)\x01\n<|eom_id|>", "", NULL,
+     {{"python", "{\"code\":\"import math\\nprint(\\\"\\\\t\\\", math.pi)\\u0001\"}", NULL}}},
+    /* Mistral */
+    {XLARUN_TOOLS_MISTRAL, " [TOOL_CALLS] [{\"name\": \"a\", \"arguments\": {\"x\": 1}, \"id\": \"abcDEF123\"}, {\"name\": \"b\", \"arguments\": \"{}\", \"id\": \"xyz789QRS\"}]",
+     "", NULL, {{"a", "{\"x\":1}", "abcDEF123"}, {"b", "{}", "xyz789QRS"}}},
+    {XLARUN_TOOLS_MISTRAL, "[TOOL_CALLS]{\"name\": \"a\", \"arguments\": {}}", "", NULL, {{"a", "{}", NULL}}},
+    {XLARUN_TOOLS_MISTRAL, "Checking.[TOOL_CALLS]get_weather[ARGS]{\"city\": \"Paris\"}[TOOL_CALLS]t[CALL_ID]id7[ARGS] {}",
+     "Checking.", NULL, {{"get_weather", "{\"city\":\"Paris\"}", NULL}, {"t", "{}", "id7"}}},
+    /* Granite: 3.x's <|tool_call|>[...], 4's <tool_call>, a <response> wrapper */
+    {XLARUN_TOOLS_GRANITE, "<|tool_call|>[{\"name\": \"a\", \"arguments\": {\"q\": 1}}, {\"name\": \"b\", \"arguments\": {}}]", "",
+     NULL, {{"a", "{\"q\":1}", NULL}, {"b", "{}", NULL}}},
+    {XLARUN_TOOLS_GRANITE, "<think>hm</think><response>Calling.</response><|tool_call|>[{\"name\": \"a\", \"arguments\": {}}]",
+     "Calling.", "hm", {{"a", "{}", NULL}}},
+    {XLARUN_TOOLS_GRANITE, "<tool_call>\n{\"name\": \"a\", \"arguments\": {}}\n</tool_call>", "", NULL, {{"a", "{}", NULL}}},
+    /* Phi-4-mini */
+    {XLARUN_TOOLS_PHI4, "<|tool_call|>[{\"name\": \"a\", \"arguments\": {\"q\": 1}}]<|/tool_call|>", "", NULL, {{"a", "{\"q\":1}", NULL}}},
+    {XLARUN_TOOLS_PHI4, "<|tool_call|>{\"name\": \"a\", \"arguments\": {}}<|/tool_call|><|tool_call|>{\"name\": \"b\", \"arguments\": {}}",
+     "", NULL, {{"a", "{}", NULL}, {"b", "{}", NULL}}},
+    {XLARUN_TOOLS_PHI4, "functools[{\"name\": \"a\", \"arguments\": {}}]", "", NULL, {{"a", "{}", NULL}}},
+    {XLARUN_TOOLS_PHI4, "Use functools.partial here.", "Use functools.partial here.", NULL, {{0}}},
+    /* DeepSeek-R1 */
+    {XLARUN_TOOLS_DEEPSEEK_R1, "Okay.\n</think>\n\n" DS_CALLS_BEGIN DS_CALL_BEGIN "function" DS_SEP "get_weather\n```json\n{\"city\": \"Paris\"}\n```" DS_CALL_END "\n" DS_CALL_BEGIN "function" DS_SEP "t\n```json\n{}\n```" DS_CALL_END DS_CALLS_END,
+     "", "Okay.", {{"get_weather", "{\"city\":\"Paris\"}", NULL}, {"t", "{}", NULL}}},
+    {XLARUN_TOOLS_DEEPSEEK_R1, DS_CALLS_BEGIN DS_CALL_BEGIN "function" DS_SEP "a\n```json\n{}\n```" DS_CALL_END, "", NULL,
+     {{"a", "{}", NULL}}},
+    {XLARUN_TOOLS_DEEPSEEK_R1, "Calling." DS_CALLS_BEGIN "function" DS_SEP "a\n{\"x\": 2}" DS_CALL_END DS_CALLS_END " Done.",
+     "Calling. Done.", NULL, {{"a", "{\"x\":2}", NULL}}},
+    {XLARUN_TOOLS_DEEPSEEK_R1, "<\xEF\xBD\x9Ctool_calls_begin\xEF\xBD\x9C>function" DS_SEP "a\n```json\n{}\n```" DS_CALL_END DS_CALLS_END,
+     "", NULL, {{"a", "{}", NULL}}},
+};
+
+typedef struct {
+    xlarun_tool_format f;
+    const char *text;
+    const char *message; /* a part of the message */
+} bad_case;
+
+static const bad_case bads[] = {
+    {XLARUN_TOOLS_HERMES, "<tool_call>\n{\"name\": \"f\", \"arguments\": {}}", "hermes reply: the <tool_call> at byte 0 is not closed by </tool_call> (byte 42)"},
+    {XLARUN_TOOLS_HERMES, "<tool_call>\n{\"name\": \"f\", \"arguments\": {\"a\": 1,}}\n</tool_call>",
+     "hermes reply: invalid JSON in the tool call after <tool_call> at byte 47 (it starts at byte 12): expected a string key"},
+    {XLARUN_TOOLS_HERMES, "<tool_call>\n{\"name\": \"f\", \"arguments\": {", "the tool call after <tool_call> at byte 12 is not closed before the reply ends"},
+    {XLARUN_TOOLS_HERMES, "<tool_call>", "<tool_call> at byte 0 is not followed by a JSON object or array (byte 11)"},
+    {XLARUN_TOOLS_HERMES, "<tool_call>get_weather(city='Paris')</tool_call>", "<tool_call> at byte 0 is not followed by a JSON object or array (byte 11)"},
+    {XLARUN_TOOLS_HERMES, "<tool_call>{\"arguments\": {}}</tool_call>", "a tool call has no \"name\" string (after <tool_call>, at byte 11)"},
+    {XLARUN_TOOLS_HERMES, "<tool_call>{\"name\": 5}</tool_call>", "a tool call has no \"name\" string"},
+    {XLARUN_TOOLS_HERMES, "<tool_call>{\"name\": \"\"}</tool_call>", "a tool call's name is empty"},
+    {XLARUN_TOOLS_HERMES, "<tool_call>{\"name\": \"a\\nb\"}</tool_call>", "a tool call's name holds a control character"},
+    {XLARUN_TOOLS_HERMES, "<tool_call>{\"name\": \"a\\u0000\"}</tool_call>", "a tool call's name holds a control character"},
+    {XLARUN_TOOLS_HERMES, "<tool_call>{\"name\": \"a\", \"id\": \"x\\ty\"}</tool_call>", "a tool call's id holds a control character"},
+    {XLARUN_TOOLS_HERMES, "<tool_call>{\"name\": \"a\", \"arguments\": [1]}</tool_call>", "a tool call's arguments are not a JSON object"},
+    {XLARUN_TOOLS_HERMES, "<tool_call>{\"name\": \"a\", \"arguments\": \"[1]\"}</tool_call>", "arguments string does not hold a JSON object"},
+    {XLARUN_TOOLS_HERMES, "<tool_call>{\"name\": \"a\", \"arguments\": \"{\\\"x\\\": }\"}</tool_call>", "arguments string does not hold a JSON object"},
+    {XLARUN_TOOLS_HERMES, "<tool_call>{\"name\": \"a\", \"arguments\": \"{\\u0000}\"}</tool_call>", "arguments string does not hold a JSON object"},
+    {XLARUN_TOOLS_HERMES, "<tool_call>[{\"name\": \"a\"}, 3]</tool_call>", "a tool call is not a JSON object (after <tool_call>, at byte 27)"},
+    {XLARUN_TOOLS_HERMES, "<tool_call>{\"name\": \"a\", \"arguments\": {\"s\": \"\xff\"}}</tool_call>", "invalid UTF-8 in a string"},
+    {XLARUN_TOOLS_HERMES, "<tool_call>{\"name\": \"a\", \"arguments\": {\"s\": \"\\ud800\"}}</tool_call>", "unpaired surrogate"},
+    {XLARUN_TOOLS_HERMES, "<tool_call>{\"name\": \"a\"} {\"name\": \"b\"}</tool_call>", "is not closed by </tool_call>"},
+    {XLARUN_TOOLS_GRANITE, "<|tool_call|>[{\"name\": \"a\", \"arguments\": {}}", "the tool call after <|tool_call|> at byte 13 is not closed before the reply ends"},
+    {XLARUN_TOOLS_GRANITE, "<|tool_call|>", "granite reply: <|tool_call|> at byte 0 is not followed by a JSON object or array (byte 13)"},
+    {XLARUN_TOOLS_PHI4, "functools[{\"name\": \"a\", \"arguments\": {}}", "phi4 reply: the tool call after functools[ at byte 9 is not closed"},
+    {XLARUN_TOOLS_PHI4, "<|tool_call|>[{\"name\": \"a\" \"arguments\": {}}]", "expected ',' or '}'"},
+    {XLARUN_TOOLS_MISTRAL, "[TOOL_CALLS]", "mistral reply: [TOOL_CALLS] at byte 0 is followed by neither JSON nor NAME[ARGS]"},
+    {XLARUN_TOOLS_MISTRAL, "[TOOL_CALLS]get_weather", "[TOOL_CALLS] at byte 0 is followed by neither JSON nor NAME[ARGS]"},
+    {XLARUN_TOOLS_MISTRAL, "[TOOL_CALLS]I cannot\n help [with that]", "[TOOL_CALLS] at byte 0 is followed by neither JSON nor NAME[ARGS]"},
+    {XLARUN_TOOLS_MISTRAL, "[TOOL_CALLS]get_weather[ARG]{}", "mistral reply: expected [ARGS] at byte 23"},
+    {XLARUN_TOOLS_MISTRAL, "[TOOL_CALLS]get_weather[ARGS]", "the arguments after [ARGS] at byte 29 is not a JSON object"},
+    {XLARUN_TOOLS_MISTRAL, "[TOOL_CALLS]get_weather[ARGS]{\"city\": \"Paris\"", "the arguments after [ARGS] at byte 29 is not closed before the reply ends"},
+    {XLARUN_TOOLS_MISTRAL, "[TOOL_CALLS]   [ARGS]{}", "the tool name after [TOOL_CALLS] at byte 15 is empty"},
+    {XLARUN_TOOLS_MISTRAL, "[TOOL_CALLS]a\x01[ARGS]{}", "the tool name after [TOOL_CALLS] at byte 12 holds a control character"},
+    {XLARUN_TOOLS_MISTRAL, "[TOOL_CALLS]a[CALL_ID][ARGS]{}", "the call id after [CALL_ID] at byte 22 is empty"},
+    {XLARUN_TOOLS_MISTRAL, "[TOOL_CALLS] [{\"name\": \"a\", \"arguments\": {}]", "mistral reply: invalid JSON in the tool call after [TOOL_CALLS] at byte 43 (it starts at byte 13): expected ',' or '}'"},
+    {XLARUN_TOOLS_LLAMA3, "<|python_tag|>", "llama3 reply: <|python_tag|> at byte 0 is followed by nothing"},
+    {XLARUN_TOOLS_LLAMA3, "<|python_tag|>  \n<|eom_id|>", "<|python_tag|> at byte 0 is followed by nothing"},
+    {XLARUN_TOOLS_LLAMA3, "<|python_tag|>{\"name\": \"a\"}", "a tool call has no \"parameters\" or \"arguments\" (after <|python_tag|>, at byte 14)"},
+    {XLARUN_TOOLS_LLAMA3, "<|python_tag|>{\"name\": \"a\", \"parameters\": {}", "the tool call after <|python_tag|> at byte 14 is not closed"},
+    {XLARUN_TOOLS_LLAMA3, "<|python_tag|>f.call(query=\"x\"", "expected ',' or ')' at byte 30"},
+    {XLARUN_TOOLS_LLAMA3, "<|python_tag|>f.call(query=)", "an argument's value at byte 27 is not a JSON value"},
+    {XLARUN_TOOLS_LLAMA3, "<|python_tag|>f.call(query='x')", "an argument's value at byte 27 is not a JSON value"},
+    {XLARUN_TOOLS_LLAMA3, "<|python_tag|>f.call(query=\"x)", "an argument's value at byte 27 is not closed before the reply ends"},
+    {XLARUN_TOOLS_LLAMA3, "<|python_tag|>f.call(query=tru)", "invalid JSON in an argument's value at byte 27"},
+    {XLARUN_TOOLS_LLAMA3, "<|python_tag|>f.call(a=", "an argument's value at byte 23 is missing: the reply ends there"},
+    {XLARUN_TOOLS_LLAMA3, "<|python_tag|>f.call(1=2)", "expected an argument name at byte 21"},
+    {XLARUN_TOOLS_LLAMA3, "<|python_tag|>f.call(a 2)", "expected '=' at byte 23"},
+    {XLARUN_TOOLS_LLAMA3, "<|python_tag|>f.call(a=1,)", "expected an argument name at byte 25"},
+    {XLARUN_TOOLS_LLAMA3, "<|python_tag|>print(\"\xC3\")", "invalid UTF-8 at byte 21 in the code after <|python_tag|>"},
+    {XLARUN_TOOLS_DEEPSEEK_R1, DS_CALLS_BEGIN, "deepseek-r1 reply: the tool calls at byte 0 end before their first call"},
+    {XLARUN_TOOLS_DEEPSEEK_R1, DS_CALLS_BEGIN DS_CALL_BEGIN "function", "expected TYPE"},
+    {XLARUN_TOOLS_DEEPSEEK_R1, DS_CALLS_BEGIN DS_CALL_BEGIN "function" DS_SEP "get_weather", "the tool name at byte 81 is not followed by a new line"},
+    {XLARUN_TOOLS_DEEPSEEK_R1, DS_CALLS_BEGIN DS_CALL_BEGIN "function" DS_SEP "get_weather\n```json\n{\"a\": 1}\n", "expected ``` at byte 110"},
+    {XLARUN_TOOLS_DEEPSEEK_R1, DS_CALLS_BEGIN DS_CALL_BEGIN "function" DS_SEP "get_weather\n```json\n{\"a\": 1}\n```", "expected <"},
+    {XLARUN_TOOLS_DEEPSEEK_R1, DS_CALLS_BEGIN DS_CALL_BEGIN "function" DS_SEP "get_weather\n```json\n{\"a\": 1\n```", "is not closed before the reply ends"},
+    {XLARUN_TOOLS_DEEPSEEK_R1, DS_CALLS_BEGIN DS_CALL_BEGIN "function" DS_SEP "\n```json\n{}\n```" DS_CALL_END, "the tool name at byte 81 is empty"},
+    {XLARUN_TOOLS_DEEPSEEK_R1, DS_CALLS_BEGIN DS_CALL_BEGIN "function" DS_SEP "a\n```json\n[1]\n```" DS_CALL_END, "the tool call's arguments at byte 91 is not a JSON object"},
+    {XLARUN_TOOLS_DEEPSEEK_R1, DS_CALLS_BEGIN "hello", "expected TYPE"},
+};
+
+static void run_goods(void) {
+    size_t k, i;
+    for (k = 0; k < sizeof goods / sizeof goods[0]; k++) {
+        const good_case *g = &goods[k];
+        parsed p;
+        size_t n = 0;
+        char label[64];
+        snprintf(label, sizeof label, "good case %lu (%s)", (unsigned long)k, xlarun_tool_format_name(g->f));
+        while (n < 3 && g->calls[n][0]) n++;
+        parse(&p, g->f, g->text, strlen(g->text));
+        check_sane(&p, label);
+        CHECK(p.st == XLARUN_OK, "%s: %s", label, p.e.message);
+        if (p.st == XLARUN_OK) {
+            CHECK(!strcmp(p.r.content, g->content), "%s: content '%s', want '%s'", label, p.r.content, g->content);
+            if (g->reasoning)
+                CHECK(p.r.reasoning && !strcmp(p.r.reasoning, g->reasoning), "%s: reasoning '%s', want '%s'", label,
+                      p.r.reasoning ? p.r.reasoning : "(none)", g->reasoning);
+            else
+                CHECK(!p.r.reasoning, "%s: reasoning '%s', want none", label, p.r.reasoning);
+            CHECK(p.r.n_calls == n, "%s: %lu calls, want %lu", label, (unsigned long)p.r.n_calls, (unsigned long)n);
+            for (i = 0; i < n && i < p.r.n_calls; i++) {
+                const xlarun_tool_call *c = &p.r.calls[i];
+                CHECK(!strcmp(c->name, g->calls[i][0]), "%s: call %lu name '%s'", label, (unsigned long)i, c->name);
+                CHECK(!strcmp(c->arguments, g->calls[i][1]), "%s: call %lu arguments\n  got  %s\n  want %s", label,
+                      (unsigned long)i, c->arguments, g->calls[i][1]);
+                if (g->calls[i][2])
+                    CHECK(c->id && !strcmp(c->id, g->calls[i][2]), "%s: call %lu id '%s'", label, (unsigned long)i,
+                          c->id ? c->id : "(none)");
+                else
+                    CHECK(!c->id, "%s: call %lu id '%s', want none", label, (unsigned long)i, c->id);
+            }
+        }
+        done(&p);
+        for (i = 0; i < strlen(g->text); i++) { /* every prefix */
+            parse(&p, g->f, g->text, i);
+            check_sane(&p, label);
+            done(&p);
+        }
+    }
+}
+
+static void run_bads(void) {
+    size_t k;
+    for (k = 0; k < sizeof bads / sizeof bads[0]; k++) {
+        const bad_case *b = &bads[k];
+        parsed p;
+        char label[64];
+        snprintf(label, sizeof label, "bad case %lu (%s)", (unsigned long)k, xlarun_tool_format_name(b->f));
+        parse(&p, b->f, b->text, strlen(b->text));
+        check_sane(&p, label);
+        CHECK(p.st == XLARUN_ERR_FORMAT && strstr(p.e.message, b->message), "%s: status %s, message '%s', want '%s'",
+              label, xlarun_status_name(p.st), p.e.message, b->message);
+        done(&p);
+    }
+}
+
+/* ---- NUL bytes, nesting, size, arguments, the guess ---------------------------------------- */
+
+static void run_special(void) {
+    parsed p;
+    xlarun_reply r;
+    xlarun_error e;
+    xlarun_status st;
+    char buf[256];
+    size_t n, i;
+    int f;
+    /* a NUL byte anywhere is refused with its offset, in every format */
+    for (f = 0; f <= (int)XLARUN_TOOLS_DEEPSEEK_R1; f++) {
+        static const char t[] = "Hello\0<tool_call>{\"name\": \"a\"}</tool_call>";
+        parse(&p, (xlarun_tool_format)f, t, sizeof t - 1);
+        CHECK(p.st == XLARUN_ERR_FORMAT && strstr(p.e.message, "a NUL byte at byte 5"), "NUL: %s", p.e.message);
+        CHECK(!strncmp(p.e.message, xlarun_tool_format_name((xlarun_tool_format)f), 3), "NUL: no format in '%s'", p.e.message);
+        done(&p);
+    }
+    { /* nesting: the call object, its arguments and k arrays; 64 levels are read, 65 refused */
+        static char t[400000];
+        size_t k;
+        for (k = 62; k <= 63; k++) {
+            n = (size_t)sprintf(t, "<tool_call>{\"name\": \"a\", \"arguments\": {\"x\": ");
+            for (i = 0; i < k; i++) t[n++] = '[';
+            for (i = 0; i < k; i++) t[n++] = ']';
+            n += (size_t)sprintf(t + n, "}}</tool_call>");
+            parse(&p, XLARUN_TOOLS_HERMES, t, n);
+            if (k == 62) CHECK(p.st == XLARUN_OK && p.r.n_calls == 1, "depth 64: %s", p.e.message);
+            else CHECK(p.st == XLARUN_ERR_FORMAT && strstr(p.e.message, "at byte 106 (it starts at byte 11): nesting deeper than 64"),
+                       "depth 65: %s", p.e.message);
+            done(&p);
+        }
+        /* 100000 levels, open or closed: refused at once, no recursion */
+        n = (size_t)sprintf(t, "<tool_call>{\"name\": \"a\", \"arguments\": ");
+        for (i = 0; i < 100000; i++) t[n++] = '[';
+        parse(&p, XLARUN_TOOLS_HERMES, t, n);
+        CHECK(p.st == XLARUN_ERR_FORMAT && strstr(p.e.message, "nesting deeper than 64"), "deep open: %s", p.e.message);
+        done(&p);
+        for (i = 0; i < 100000; i++) t[n++] = ']';
+        n += (size_t)sprintf(t + n, "}</tool_call>");
+        parse(&p, XLARUN_TOOLS_HERMES, t, n);
+        CHECK(p.st == XLARUN_ERR_FORMAT && strstr(p.e.message, "nesting deeper than 64"), "deep closed: %s", p.e.message);
+        done(&p);
+        /* the same as a whole Llama 3 reply has no marker: content, no error */
+        parse(&p, XLARUN_TOOLS_LLAMA3, t + 11, n - 11 - 12);
+        CHECK(p.st == XLARUN_OK && p.r.n_calls == 0 && strlen(p.r.content) == n - 11 - 12, "llama3 deep: %s", p.e.message);
+        done(&p);
+        /* a bracket that closes the wrong kind is named where it is */
+        n = (size_t)sprintf(t, "<tool_call>{\"name\": \"a\", \"arguments\": {\"x\": [1}}}</tool_call>");
+        parse(&p, XLARUN_TOOLS_HERMES, t, n);
+        CHECK(p.st == XLARUN_ERR_FORMAT && strstr(p.e.message, "at byte 46 (it starts at byte 11): expected ',' or ']'"),
+              "mismatch: %s", p.e.message);
+        done(&p);
+    }
+    { /* many calls: the bound holds for the densest replies */
+        static char t[600000];
+        static const char *const dense[] = {"{\"name\":\"a\"},", "[TOOL_CALLS]a[ARGS]{}", "<|python_tag|>a.call(b=1,c=2,d=3,e=4,f=5,g=6)",
+                                            "<|python_tag|>\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01"};
+        static const xlarun_tool_format df[] = {XLARUN_TOOLS_PHI4, XLARUN_TOOLS_MISTRAL, XLARUN_TOOLS_LLAMA3, XLARUN_TOOLS_LLAMA3};
+        size_t d;
+        for (d = 0; d < 4; d++) {
+            size_t want = d == 0 ? 10000 : d == 3 ? 1 : 5000;
+            n = 0;
+            if (d == 0) n = (size_t)sprintf(t, "<|tool_call|>[");
+            for (i = 0; i < want; i++) n += (size_t)sprintf(t + n, "%s", dense[d]);
+            if (d == 0) t[n - 1] = ']';
+            if (d == 3) {
+                memset(t + n, 1, 100000);
+                n += 100000;
+            }
+            parse(&p, df[d], t, n);
+            CHECK(p.st == XLARUN_OK && p.r.n_calls == want, "dense %lu: %lu calls, %s", (unsigned long)d,
+                  (unsigned long)p.r.n_calls, p.e.message);
+            done(&p);
+        }
+        /* Llama's python tag: one call per tag, and text between */
+        n = 0;
+        for (i = 0; i < 1000; i++) n += (size_t)sprintf(t + n, "x<|python_tag|>f.call(a=\"\\u00e9\")");
+        parse(&p, XLARUN_TOOLS_LLAMA3, t, n);
+        CHECK(p.st == XLARUN_OK && p.r.n_calls == 1000 && strlen(p.r.content) == 1000 &&
+                  !strcmp(p.r.calls[999].arguments, "{\"a\":\"\xC3\xA9\"}"),
+              "python tags: %lu calls, %s", (unsigned long)p.r.n_calls, p.e.message);
+        done(&p);
+    }
+    /* arguments */
+    st = xlarun_reply_parse(XLARUN_TOOLS_HERMES, "x", 1, buf, sizeof buf, NULL, &e);
+    CHECK(st == XLARUN_ERR_ARGUMENT && strstr(e.message, "the output is NULL"), "%s", e.message);
+    st = xlarun_reply_parse(XLARUN_TOOLS_HERMES, NULL, 1, buf, sizeof buf, &r, &e);
+    CHECK(st == XLARUN_ERR_ARGUMENT && strstr(e.message, "the text is NULL") && !r.content, "%s", e.message);
+    st = xlarun_reply_parse(XLARUN_TOOLS_HERMES, NULL, 0, buf, sizeof buf, &r, &e);
+    CHECK(st == XLARUN_OK && r.content && !r.content[0], "empty: %s", e.message);
+    st = xlarun_reply_parse((xlarun_tool_format)7, "x", 1, buf, sizeof buf, &r, &e);
+    CHECK(st == XLARUN_ERR_ARGUMENT && strstr(e.message, "unknown tool format 7"), "%s", e.message);
+    st = xlarun_reply_parse(XLARUN_TOOLS_HERMES, "x", 1, NULL, 1000, &r, &e);
+    CHECK(st == XLARUN_ERR_MEMORY && strstr(e.message, "0 bytes of reply memory are too few"), "%s", e.message);
+    st = xlarun_reply_parse(XLARUN_TOOLS_HERMES, "x", 1, buf, 10, &r, &e);
+    CHECK(st == XLARUN_ERR_MEMORY && strstr(e.message, "10 bytes of reply memory are too few, 95 needed"), "%s", e.message);
+    st = xlarun_reply_parse(XLARUN_TOOLS_HERMES, "x", SIZE_MAX / 8, buf, sizeof buf, &r, &e);
+    CHECK(st == XLARUN_ERR_ARGUMENT && strstr(e.message, "over the limit"), "%s", e.message);
+    st = xlarun_reply_parse(XLARUN_TOOLS_HERMES, "x", 1, buf, sizeof buf, &r, NULL); /* no error struct */
+    CHECK(st == XLARUN_OK && !strcmp(r.content, "x"), "no err");
+    CHECK(xlarun_reply_memory(0) == 64 + sizeof(xlarun_tool_call), "memory(0)");
+    CHECK(xlarun_reply_memory(120) == 64 + 11 * sizeof(xlarun_tool_call) + 840, "memory(120)");
+    CHECK(xlarun_reply_memory(SIZE_MAX / 16 + 1) == SIZE_MAX, "memory(huge)");
+    CHECK(!strcmp(xlarun_tool_format_name((xlarun_tool_format)7), "?"), "name(7)");
+    /* the strings stay inside the memory given */
+    {
+        const char *t = "<think>r</think>c<tool_call>{\"name\": \"n\", \"arguments\": {\"k\": 1}, \"id\": \"i\"}</tool_call>";
+        size_t need = xlarun_reply_memory(strlen(t));
+        char *m = (char *)malloc(need);
+        const char *ptrs[5];
+        st = xlarun_reply_parse(XLARUN_TOOLS_HERMES, t, strlen(t), m, need, &r, &e);
+        CHECK(st == XLARUN_OK && r.n_calls == 1, "inside: %s", e.message);
+        if (st == XLARUN_OK && r.n_calls == 1) {
+            ptrs[0] = r.content; ptrs[1] = r.reasoning; ptrs[2] = r.calls[0].name; ptrs[3] = r.calls[0].arguments;
+            ptrs[4] = r.calls[0].id;
+            for (i = 0; i < 5; i++)
+                CHECK(ptrs[i] >= m && ptrs[i] + strlen(ptrs[i]) < m + need, "string %lu outside", (unsigned long)i);
+            CHECK((const char *)r.calls >= m && (const char *)(r.calls + 1) <= m + need, "calls outside");
+        }
+        free(m);
+    }
+}
+
+typedef struct { const char *const *tokens; } vocab;
+static int has_token(void *user, const char *text) {
+    const vocab *v = (const vocab *)user;
+    size_t i;
+    for (i = 0; v->tokens[i]; i++)
+        if (!strcmp(v->tokens[i], text)) return 1;
+    return 0;
+}
+
+static void run_guess(void) {
+    static const char *const llama[] = {"<|begin_of_text|>", "<|python_tag|>", "<|eom_id|>", NULL};
+    static const char *const hermes3[] = {"<|python_tag|>", "<tool_call>", "</tool_call>", NULL};
+    static const char *const qwen[] = {"<|im_start|>", "<tool_call>", "</tool_call>", "<think>", NULL};
+    static const char *const mistral[] = {"[INST]", "[TOOL_CALLS]", "[ARGS]", "[CALL_ID]", NULL};
+    static const char *const granite[] = {"<|start_of_role|>", "<|tool_call|>", NULL};
+    static const char *const phi4[] = {"<|tool_call|>", "<|/tool_call|>", "<|tool|>", NULL};
+    static const char *const ds[] = {"<tool_call>", DS_CALLS_BEGIN, DS_CALL_BEGIN, NULL};
+    static const char *const none[] = {"<s>", "</s>", NULL};
+    vocab v;
+    v.tokens = llama; CHECK(xlarun_tool_format_guess(has_token, &v) == XLARUN_TOOLS_LLAMA3, "llama");
+    v.tokens = hermes3; CHECK(xlarun_tool_format_guess(has_token, &v) == XLARUN_TOOLS_HERMES, "hermes 3");
+    v.tokens = qwen; CHECK(xlarun_tool_format_guess(has_token, &v) == XLARUN_TOOLS_HERMES, "qwen");
+    v.tokens = mistral; CHECK(xlarun_tool_format_guess(has_token, &v) == XLARUN_TOOLS_MISTRAL, "mistral");
+    v.tokens = granite; CHECK(xlarun_tool_format_guess(has_token, &v) == XLARUN_TOOLS_GRANITE, "granite");
+    v.tokens = phi4; CHECK(xlarun_tool_format_guess(has_token, &v) == XLARUN_TOOLS_PHI4, "phi4");
+    v.tokens = ds; CHECK(xlarun_tool_format_guess(has_token, &v) == XLARUN_TOOLS_DEEPSEEK_R1, "deepseek");
+    v.tokens = none; CHECK(xlarun_tool_format_guess(has_token, &v) == XLARUN_TOOLS_NONE, "none");
+    CHECK(xlarun_tool_format_guess(NULL, NULL) == XLARUN_TOOLS_NONE, "NULL callback");
+}
+
+int main(int argc, char **argv) {
+    const char *path = argc > 1 ? argv[1] : "tests/fixtures/toolcalls/cases.txt";
+    int n = run_fixtures(path);
+    if (n < 0) return 1;
+    run_goods();
+    run_bads();
+    run_special();
+    run_guess();
+    printf("reply fixtures: %d round-trip cases from the families' templates, %lu good and %lu bad hand-written replies\n", n,
+           (unsigned long)(sizeof goods / sizeof goods[0]), (unsigned long)(sizeof bads / sizeof bads[0]));
+    printf("reply: %d passed, %d failed\n", n_pass, n_fail);
+    return n_fail != 0;
+}
