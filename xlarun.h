@@ -750,6 +750,8 @@ typedef struct xlarun_chat_input {    /* zero-initialised means defaults */
     int64_t now;                /* strftime_now's time, seconds since 1970 (UTC); 0: the clock */
     uint64_t max_steps;         /* evaluation steps before the render stops; 0: 20,000,000 */
     size_t max_output;          /* the most bytes a render (or any string in it) may have; 0: 64 MiB */
+    size_t max_work;            /* the most work memory xlarun_chat_render_memory lets a render use
+                                   (it stops with XLARUN_ERR_MEMORY past it); 0: 256 MiB */
 } xlarun_chat_input;
 
 /* Compiles a template (len bytes of UTF-8). Errors: XLARUN_ERR_FORMAT naming the line and column
@@ -8220,6 +8222,7 @@ XLARUN_API void xlarun_stopper_flush(xlarun_stopper *s, xlarun_text_fn emit, voi
 #define XLARUN_JINJA_MAX_CALLS 64           /* macro calls in progress (a recursion stops here) */
 #define XLARUN_JINJA_DEFAULT_STEPS 20000000u /* evaluation steps of one render by default */
 #define XLARUN_JINJA_DEFAULT_OUTPUT (64u << 20) /* bytes of one rendering by default */
+#define XLARUN_JINJA_DEFAULT_WORK (256u << 20) /* work memory a measured render may use by default */
 
 /* ---- memory: a bump allocator over the caller's block ----------------------------------------
    Measuring runs the same code on chunks from XLARUN_MALLOC while counting the bytes the caller's
@@ -12013,6 +12016,7 @@ static xlarun_status xlarun__jexec_for(xlarun__jrun *R, const xlarun__jnode *x, 
     xlarun__jv it;
     xlarun__jseq items;
     xlarun__jloop *L;
+    xlarun__jframe *g = NULL;
     size_t i, depth = 1;
     XLARUN__TRY(xlarun__jeval(R, x->b, &it));
     if (it.t == XJ_DICT) { /* iterating a dict gives its keys */ }
@@ -12023,12 +12027,12 @@ static xlarun_status xlarun__jexec_for(xlarun__jrun *R, const xlarun__jnode *x, 
         kept.n = 0;
         kept.v = items.n ? XLARUN__CAST(xlarun__jv *, xlarun__jnewmem(R, items.n * sizeof(xlarun__jv))) : NULL;
         if (items.n && !kept.v) return xlarun__joom(R);
+        XLARUN__TRY(xlarun__jframe_new(R, f, &g));
         for (i = 0; i < items.n; i++) {
-            xlarun__jframe *g = NULL;
             xlarun__jv c;
             xlarun__jframe *saved = R->frame;
             xlarun_status st;
-            XLARUN__TRY(xlarun__jframe_new(R, f, &g));
+            g->vars.n = 0;
             XLARUN__TRY(xlarun__jassign(R, x->a, &items.v[i], g));
             R->frame = g;
             st = xlarun__jeval(R, x->e, &c);
@@ -12045,14 +12049,14 @@ static xlarun_status xlarun__jexec_for(xlarun__jrun *R, const xlarun__jnode *x, 
     L->n = items.n;
     L->items = items.v;
     L->depth = depth;
+    XLARUN__TRY(xlarun__jframe_new(R, f, &g)); /* one scope for the loop, emptied at each iteration */
     for (i = 0; i < items.n; i++) {
-        xlarun__jframe *g = NULL;
         xlarun__jv lv = xlarun__jmk(XJ_LOOP);
         xlarun_status st;
         XLARUN__TRY(xlarun__jstep(R, x));
         L->i = i;
         lv.u.loop = L;
-        XLARUN__TRY(xlarun__jframe_new(R, f, &g));
+        g->vars.n = 0;
         XLARUN__TRY(xlarun__jframe_set(R, g, "loop", 4, &lv));
         XLARUN__TRY(xlarun__jassign(R, x->a, &items.v[i], g));
         st = xlarun__jexec(R, x->c, g);
@@ -12433,12 +12437,15 @@ XLARUN_API xlarun_status xlarun_chat_render_memory(const xlarun_chat_template *t
     xlarun_status st;
     if (!t || !in || !work_bytes) return xlarun__fail(err, XLARUN_ERR_ARGUMENT, "xlarun_chat_render_memory: NULL argument");
     xlarun__jmem_init(&m, NULL, 0, NULL);
+    m.cap = in->max_work ? in->max_work : XLARUN_JINJA_DEFAULT_WORK;
     xlarun__jrun_init(&R, &m, in, err);
     memset(&out, 0, sizeof out);
     out.limit = R.max_output;
     st = xlarun__jrender(&R, t, in, &out);
     if (st == XLARUN_OK && out.over) st = xlarun__jfail(&R, NULL, "the output is larger than %lu bytes", XLARUN__CAST(unsigned long, out.limit));
-    if (st != XLARUN_OK && m.failed) st = xlarun__fail(err, XLARUN_ERR_MEMORY, "chat template: out of memory while sizing the rendering");
+    if (st != XLARUN_OK && m.failed)
+        st = xlarun__fail(err, XLARUN_ERR_MEMORY, "chat template: the rendering needs more than %lu bytes of work memory "
+                          "(xlarun_chat_input.max_work), or the allocator failed", XLARUN__CAST(unsigned long, m.cap));
     xlarun__jmem_release(&m);
     *work_bytes = st == XLARUN_OK ? m.peak : 0;
     if (text_len) *text_len = st == XLARUN_OK ? out.total : 0;

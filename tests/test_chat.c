@@ -386,10 +386,269 @@ static void test_units(int verbose) {
     printf("jinja units: %d templates, %d rendered as transformers' environment does, %d refused as it refuses them\n", n, n - n_err, n_err);
 }
 
+/* ---- tool calls both ways, in C: a family's real template renders an assistant message with
+   tool_calls (xlarun's interpreter), the text the model would have written is what follows the
+   generation prompt, and xlarun_reply_parse reads the same calls back ---------------------------- */
+static void test_roundtrip(void) {
+    static const struct { const char *tmpl; xlarun_tool_format f; const char *end; int args_string, no_content, two; } fam[] = {
+        {"llama3.1-instruct", XLARUN_TOOLS_LLAMA3, "<|eot_id|>", 0, 0, 0},
+        {"llama3.2-instruct", XLARUN_TOOLS_LLAMA3, "<|eot_id|>", 0, 0, 0},
+        {"hermes-2-pro", XLARUN_TOOLS_HERMES, "<|im_end|>\n", 0, 0, 1},
+        {"qwen2.5-instruct", XLARUN_TOOLS_HERMES, "<|im_end|>\n", 0, 0, 1},
+        {"qwen3", XLARUN_TOOLS_HERMES, "<|im_end|>\n", 0, 0, 1},
+        {"qwq-32b", XLARUN_TOOLS_HERMES, "<|im_end|>\n", 0, 0, 1},
+        {"mistral-7b-v0.3", XLARUN_TOOLS_MISTRAL, "</s>", 0, 0, 1},
+        {"mistral-nemo", XLARUN_TOOLS_MISTRAL, "</s>", 0, 0, 1},
+        {"mistral-small-3.2", XLARUN_TOOLS_MISTRAL, "</s>", 0, 0, 1},
+        {"devstral", XLARUN_TOOLS_MISTRAL, "</s>", 0, 0, 1},
+        {"granite-4", XLARUN_TOOLS_GRANITE, "<|end_of_text|>\n", 0, 0, 1},
+        {"granite-4", XLARUN_TOOLS_HERMES, "<|end_of_text|>\n", 1, 0, 0}};
+    /* the DeepSeek-R1 distills' templates write tool calls only for an assistant message whose content is
+       None, and apply_chat_template drops None-valued keys first (so does xlarun): they raise instead.
+       tests/test_reply.c reads their format from renderings that kept the None. */
+    static const char *const args[2] = {"{\"city\":\"Paris\",\"unit\":\"celsius\",\"days\":3}", "{\"city\":\"Bern\",\"note\":\"a \\\"q\\\" \xc3\xa9\\n\"}"};
+    static const char *const names[2] = {"get_weather", "get_time"};
+    size_t k;
+    int n_ok = 0;
+    for (k = 0; k < sizeof fam / sizeof fam[0]; k++) {
+        int two;
+        for (two = 0; two <= fam[k].two; two++) {
+            char path[256], msgs[4096], prefix_msgs[1024], calls[1024], *src;
+            char *full = NULL, *pre = NULL;
+            size_t slen = 0, flen = 0, plen = 0, common = 0, olen, i, bytes;
+            xlarun_chat_template *t = NULL;
+            xlarun_chat_input in;
+            xlarun_error err;
+            xlarun_reply r;
+            void *mem;
+            int c;
+            snprintf(path, sizeof path, "tests/fixtures/jinja/templates/%s.jinja", fam[k].tmpl);
+            src = read_file(path, &slen);
+            CHECKF(src && xlarun_chat_template_create(src, slen, &t, &err) == XLARUN_OK, "%s", path);
+            free(src);
+            if (!t) continue;
+            calls[0] = 0;
+            for (c = 0; c <= two; c++) { /* arguments as an object, or as its JSON text in a string */
+                char a[256], *q = a;
+                const char *p0 = args[c];
+                if (fam[k].args_string) {
+                    *q++ = '"';
+                    for (; *p0; p0++) { if (*p0 == '"' || *p0 == '\\') *q++ = '\\'; *q++ = *p0; }
+                    *q++ = '"';
+                    *q = 0;
+                } else snprintf(a, sizeof a, "%s", args[c]);
+                snprintf(calls + strlen(calls), sizeof calls - strlen(calls),
+                         "%s{\"id\": \"Wx7pQ2nZ%d\", \"type\": \"function\", \"function\": {\"name\": \"%s\", \"arguments\": %s}}", c ? ", " : "",
+                         c + 1, names[c], a);
+            }
+            snprintf(prefix_msgs, sizeof prefix_msgs, "[{\"role\": \"system\", \"content\": \"You can call tools.\"}, "
+                                                      "{\"role\": \"user\", \"content\": \"Weather in Paris, time in Bern?\"}");
+            snprintf(msgs, sizeof msgs, "%s, {\"role\": \"assistant\", %s\"tool_calls\": [%s]}]", prefix_msgs,
+                     fam[k].no_content ? "" : "\"content\": \"\", ", calls);
+            strcat(prefix_msgs, "]");
+            memset(&in, 0, sizeof in);
+            in.bos_token = "<s>";
+            in.eos_token = fam[k].end;
+            in.now = FIXED_NOW;
+            in.messages_json = msgs;
+            in.tools_json = "[{\"type\": \"function\", \"function\": {\"name\": \"get_weather\", \"description\": \"Weather\", "
+                            "\"parameters\": {\"type\": \"object\", \"properties\": {\"city\": {\"type\": \"string\"}}}}}]";
+            in.no_generation_prompt = 1;
+            CHECKF(xlarun_chat_render_alloc(t, &in, &full, &flen, &err) == XLARUN_OK, "%s: %s", fam[k].tmpl, err.message);
+            in.messages_json = prefix_msgs;
+            in.no_generation_prompt = 0;
+            CHECKF(xlarun_chat_render_alloc(t, &in, &pre, &plen, &err) == XLARUN_OK, "%s: %s", fam[k].tmpl, err.message);
+            xlarun_chat_template_free(t);
+            if (!full || !pre) { xlarun_chat_text_free(full); xlarun_chat_text_free(pre); continue; }
+            /* the model writes what follows its prompt; where the prompt opened a block the full text does not
+               have (QwQ's "<think>\n"), from where the two part */
+            while (common < plen && common < flen && pre[common] == full[common]) common++;
+            if (common < plen) while (common > 0 && full[common - 1] != '\n') common--; /* back to the line the two share */
+            olen = flen - common;
+            if (olen >= strlen(fam[k].end) && !memcmp(full + flen - strlen(fam[k].end), fam[k].end, strlen(fam[k].end)))
+                olen -= strlen(fam[k].end);
+            while (olen && (full[common + olen - 1] == ' ' || full[common + olen - 1] == '\n')) olen--;
+            bytes = xlarun_reply_memory(olen);
+            mem = malloc(bytes);
+            CHECKF(xlarun_reply_parse(fam[k].f, full + common, olen, mem, bytes, &r, &err) == XLARUN_OK, "%s: %s\n  [%.*s]", fam[k].tmpl,
+                   err.message, (int)olen, full + common);
+            CHECKF(r.n_calls == (size_t)(two + 1), "%s: %lu calls read back from [%.*s]", fam[k].tmpl, (unsigned long)r.n_calls, (int)olen,
+                   full + common);
+            for (i = 0; i < r.n_calls && i < 2; i++) {
+                CHECKF(!strcmp(r.calls[i].name, names[i]), "%s: call %lu named %s", fam[k].tmpl, (unsigned long)i, r.calls[i].name);
+                CHECKF(!strcmp(r.calls[i].arguments, args[i]), "%s: call %lu arguments %s, want %s", fam[k].tmpl, (unsigned long)i,
+                       r.calls[i].arguments, args[i]);
+                if (!strcmp(r.calls[i].name, names[i]) && !strcmp(r.calls[i].arguments, args[i])) n_ok++;
+            }
+            free(mem);
+            xlarun_chat_text_free(full);
+            xlarun_chat_text_free(pre);
+        }
+    }
+    printf("tool calls both ways: %d calls rendered by %lu families' templates and read back the same\n", n_ok,
+           (unsigned long)(sizeof fam / sizeof fam[0]));
+    CHECKF(n_ok >= 20, "only %d calls round-tripped", n_ok);
+}
+
+/* ---- bad input: a status and a message naming the line and column or the key; never a crash or a hang -- */
+static xlarun_status render_src(const char *src, const xlarun_chat_input *in0, char *out, size_t cap, xlarun_error *err) {
+    xlarun_chat_template *t = NULL;
+    xlarun_chat_input in;
+    size_t len;
+    char work[1 << 16];
+    xlarun_status st = xlarun_chat_template_create(src, strlen(src), &t, err);
+    if (st != XLARUN_OK) return st;
+    if (in0) in = *in0;
+    else { memset(&in, 0, sizeof in); in.messages_json = "[]"; }
+    st = xlarun_chat_render(t, &in, work, sizeof work, out, cap, &len, err);
+    xlarun_chat_template_free(t);
+    return st;
+}
+
+static void test_bad_input(void) {
+    xlarun_error err;
+    char out[4096], deep[4096];
+    xlarun_chat_input in;
+    xlarun_chat_template *t = NULL;
+    size_t bytes = 0, len = 0, k;
+    /* syntax: line and column */
+    CHECK(render_src("ok\n{% if x %}\n{{ x + }}\n{% endif %}", NULL, out, sizeof out, &err) == XLARUN_ERR_FORMAT);
+    CHECK_CONTAINS(err.message, "chat template line 3 column 8: expected an expression, found '}}'");
+    CHECK(render_src("{% for m in messages %}", NULL, out, sizeof out, &err) == XLARUN_ERR_FORMAT);
+    CHECK_CONTAINS(err.message, "unexpected end of template, expected");
+    CHECK(render_src("{{ 'unterminated }}", NULL, out, sizeof out, &err) == XLARUN_ERR_FORMAT);
+    CHECK_CONTAINS(err.message, "line 1 column 4: unterminated string");
+    CHECK(render_src("{{ x | nosuch }}", NULL, out, sizeof out, &err) == XLARUN_ERR_FORMAT);
+    CHECK_CONTAINS(err.message, "line 1 column 8: no filter named 'nosuch'");
+    CHECK(render_src("{% if false %}{{ 1 is nosuch }}{% endif %}", NULL, out, sizeof out, &err) == XLARUN_OK); /* inside an if: only if it runs */
+    CHECK(render_src("{% if true %}{{ 1 is nosuch }}{% endif %}", NULL, out, sizeof out, &err) == XLARUN_ERR_ARGUMENT);
+    CHECK_CONTAINS(err.message, "no test named 'nosuch'");
+    CHECK(render_src("{{ x|groupby('a') }}", NULL, out, sizeof out, &err) == XLARUN_ERR_FORMAT);
+    CHECK_CONTAINS(err.message, "xlarun does not run the filter 'groupby'");
+    CHECK(render_src("{% include 'x.jinja' %}", NULL, out, sizeof out, &err) == XLARUN_ERR_FORMAT);
+    CHECK_CONTAINS(err.message, "templates that load other templates are not supported");
+    CHECK(render_src("{% for x in y recursive %}{% endfor %}", NULL, out, sizeof out, &err) == XLARUN_ERR_FORMAT);
+    CHECK_CONTAINS(err.message, "recursive for loops are not supported");
+    CHECK(render_src("a\xff", NULL, out, sizeof out, &err) == XLARUN_ERR_FORMAT);
+    CHECK_CONTAINS(err.message, "invalid UTF-8");
+    CHECK(xlarun_chat_template_create("a\0b", 3, &t, &err) == XLARUN_ERR_FORMAT && t == NULL);
+    CHECK_CONTAINS(err.message, "a NUL byte");
+    /* deep nesting: parentheses and blocks stop at the limit, with a message */
+    for (k = 0; k < 300; k++) deep[k] = '(';
+    strcpy(deep + 300, "1");
+    for (k = 0; k < 300; k++) strcat(deep, ")");
+    {
+        char src[4200];
+        snprintf(src, sizeof src, "{{ %s }}", deep);
+        CHECK(render_src(src, NULL, out, sizeof out, &err) == XLARUN_ERR_FORMAT);
+        CHECK_CONTAINS(err.message, "nested too deeply");
+        src[0] = 0;
+        for (k = 0; k < 200; k++) strcat(src, "{% if 1 %}");
+        for (k = 0; k < 200; k++) strcat(src, "{% endif %}");
+        CHECK(render_src(src, NULL, out, sizeof out, &err) == XLARUN_ERR_FORMAT);
+        CHECK_CONTAINS(err.message, "nested too deeply");
+    }
+    /* a loop that would run for ever (for practical purposes) stops at the step limit */
+    memset(&in, 0, sizeof in);
+    in.messages_json = "[]";
+    in.max_steps = 100000;
+    {
+        const char *forever = "{% for i in range(100000) %}{% for j in range(100000) %}{{ j }}{% endfor %}{% endfor %}";
+        char *text = NULL;
+        CHECK(xlarun_chat_template_create(forever, strlen(forever), &t, &err) == XLARUN_OK);
+        CHECK(xlarun_chat_render_alloc(t, &in, &text, &len, &err) == XLARUN_ERR_ARGUMENT && text == NULL);
+        CHECK_CONTAINS(err.message, "the rendering took more than 100000 steps");
+        in.max_steps = 0;
+        in.max_work = 1 << 20; /* the default steps, but a cap on the work memory: that stops it first */
+        CHECK(xlarun_chat_render_alloc(t, &in, &text, &len, &err) == XLARUN_ERR_MEMORY && text == NULL);
+        CHECK_CONTAINS(err.message, "work memory");
+        in.max_work = 0;
+        xlarun_chat_template_free(t);
+        t = NULL;
+    }
+    /* recursion through macros stops at the call depth */
+    CHECK(render_src("{% macro f(n) %}{{ f(n + 1) }}{% endmacro %}{{ f(0) }}", NULL, out, sizeof out, &err) == XLARUN_ERR_ARGUMENT);
+    CHECK_CONTAINS(err.message, "more than 64 macro calls in progress");
+    /* output: larger than the caller's buffer (the length still told), larger than max_output */
+    CHECK(render_src("{{ 'x' * 100 }}", NULL, out, 50, &err) == XLARUN_ERR_MEMORY);
+    CHECK_CONTAINS(err.message, "needs 101 bytes, 50 given");
+    in.max_steps = 0;
+    in.max_output = 1000;
+    CHECK(render_src("{% for i in range(100) %}{{ '0123456789abcdef' }}{% endfor %}", &in, out, sizeof out, &err) == XLARUN_ERR_ARGUMENT);
+    CHECK_CONTAINS(err.message, "the output is larger than 1000 bytes");
+    CHECK(render_src("{% set s %}{% for i in range(100) %}{{ '0123456789abcdef' }}{% endfor %}{% endset %}", &in, out, sizeof out, &err) ==
+          XLARUN_ERR_ARGUMENT);
+    CHECK_CONTAINS(err.message, "larger than 1000 bytes");
+    /* work memory too small: the exact size is asked for */
+    {
+        xlarun_chat_template *tt = NULL;
+        char small[64];
+        memset(&in, 0, sizeof in);
+        in.messages_json = "[{\"role\": \"user\", \"content\": \"hello\"}]";
+        const char *src20 = "{% for m in messages %}{{ m.content * 20 }}{% endfor %}";
+        CHECK(xlarun_chat_template_create(src20, strlen(src20), &tt, &err) == XLARUN_OK);
+        CHECK(xlarun_chat_render(tt, &in, small, sizeof small, out, sizeof out, &len, &err) == XLARUN_ERR_MEMORY);
+        CHECK_CONTAINS(err.message, "needs more than the 64 bytes of work memory given");
+        CHECK(xlarun_chat_render_memory(tt, &in, &bytes, &len, &err) == XLARUN_OK && len == 100);
+        /* the conversation as JSON: what is not an array of objects is refused, naming it */
+        in.messages_json = "{\"role\": \"user\"}";
+        CHECK(xlarun_chat_render_memory(tt, &in, &bytes, &len, &err) == XLARUN_ERR_ARGUMENT);
+        CHECK_CONTAINS(err.message, "chat messages: expected a JSON array at the top level");
+        in.messages_json = "[{\"role\": \"user\"}, 3]";
+        CHECK(xlarun_chat_render_memory(tt, &in, &bytes, &len, &err) == XLARUN_ERR_ARGUMENT);
+        CHECK_CONTAINS(err.message, "chat messages: message 1 is not a JSON object");
+        in.messages_json = "[{\"role\": \"user\",]";
+        CHECK(xlarun_chat_render_memory(tt, &in, &bytes, &len, &err) == XLARUN_ERR_FORMAT);
+        CHECK_CONTAINS(err.message, "chat messages: invalid JSON at line 1 column");
+        in.messages_json = "[{\"n\": 123456789012345678901234567890}]";
+        CHECK(xlarun_chat_render_memory(tt, &in, &bytes, &len, &err) == XLARUN_ERR_ARGUMENT);
+        CHECK_CONTAINS(err.message, "out of the 64-bit range");
+        in.messages_json = "[]";
+        in.tools_json = "[1]";
+        CHECK(xlarun_chat_render_memory(tt, &in, &bytes, &len, &err) == XLARUN_ERR_ARGUMENT);
+        CHECK_CONTAINS(err.message, "chat tools: tool 0 is not a JSON object");
+        in.tools_json = NULL;
+        in.vars_json = "[1]";
+        CHECK(xlarun_chat_render_memory(tt, &in, &bytes, &len, &err) == XLARUN_ERR_ARGUMENT);
+        CHECK_CONTAINS(err.message, "chat variables: expected a JSON object");
+        in.vars_json = NULL;
+        in.messages = NULL;
+        in.messages_json = NULL;
+        in.n_messages = 2;
+        CHECK(xlarun_chat_render_memory(tt, &in, &bytes, &len, &err) == XLARUN_ERR_ARGUMENT);
+        CHECK_CONTAINS(err.message, "message 0 has a NULL role or content");
+        CHECK(xlarun_chat_render_memory(NULL, &in, &bytes, &len, &err) == XLARUN_ERR_ARGUMENT);
+        CHECK(xlarun_chat_render(tt, &in, small + 1, sizeof small - 1, out, sizeof out, &len, &err) == XLARUN_ERR_ARGUMENT);
+        CHECK_CONTAINS(err.message, "8-byte aligned");
+        xlarun_chat_template_free(tt);
+    }
+    /* the template's memory: exact size, and too little */
+    {
+        const char *src = "{{ bos_token }}{% for m in messages %}{{ m.role }}: {{ m.content }}\n{% endfor %}";
+        void *mem;
+        xlarun_chat_template *tt = NULL;
+        CHECK(xlarun_chat_template_memory(src, strlen(src), &bytes, &err) == XLARUN_OK && bytes > 0);
+        mem = malloc(bytes);
+        CHECK(xlarun_chat_template_init(src, strlen(src), mem, bytes - 8, &tt, &err) == XLARUN_ERR_MEMORY && tt == NULL);
+        CHECK_CONTAINS(err.message, "bytes of chat template memory are too few (xlarun_chat_template_memory gives the size)");
+        CHECK(xlarun_chat_template_init(src, strlen(src), mem, bytes, &tt, &err) == XLARUN_OK && tt != NULL);
+        xlarun_chat_template_free(tt); /* made in the caller's memory: nothing to free */
+        free(mem);
+        CHECK(xlarun_chat_template_memory(NULL, 0, &bytes, &err) == XLARUN_ERR_ARGUMENT);
+        CHECK(xlarun_chat_template_create(src, strlen(src), NULL, &err) == XLARUN_ERR_ARGUMENT);
+    }
+    CHECK(xlarun_chat_template_builtin("no-such-format") == NULL);
+    CHECK(xlarun_chat_template_builtin(NULL) == NULL);
+    CHECK_CONTAINS(xlarun_chat_template_names(), "llama3.1");
+    printf("bad input: refused with the line and column or the key\n");
+}
+
 int main(int argc, char **argv) {
     int verbose = argc > 1 ? atoi(argv[1]) : 0;
     test_units(verbose);
     test_fixtures(verbose);
     test_old_fixtures();
+    test_roundtrip();
+    test_bad_input();
     return test_report("chat");
 }
