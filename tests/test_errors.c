@@ -2573,12 +2573,12 @@ static void test_api_tokenizer(xlarun_model *m) {
     CHECK(len == 1 && !strcmp(out, "!")); /* the failures left the state as it was */
     EXPECT(xlarun_tokenizer_check_model(t, NULL, &e), XLARUN_ERR_ARGUMENT, e, "xlarun_tokenizer_check_model: NULL or closed argument");
     EXPECT(xlarun_tokenizer_check_model(t, m, &e), XLARUN_OK, e, "");
-    { /* the chat options from NULL: no-ops */
-        xlarun_chat_options co;
-        memset(&co, 0, sizeof co);
-        xlarun_chat_options_from_tokenizer(NULL, &co);
-        xlarun_chat_options_from_tokenizer(t, NULL);
-        CHECK(co.bos_token == NULL && co.eos_token == NULL);
+    { /* the chat input from NULL: no-ops */
+        xlarun_chat_input ci;
+        memset(&ci, 0, sizeof ci);
+        xlarun_chat_input_from_tokenizer(NULL, &ci);
+        xlarun_chat_input_from_tokenizer(t, NULL);
+        CHECK(ci.bos_token == NULL && ci.eos_token == NULL);
     }
     /* closed (its memory is ours, still readable): refused, not used */
     xlarun_tokenizer_close(t);
@@ -2637,7 +2637,7 @@ static void test_api_sampling(void) {
     xlarun_sampling p;
     xlarun_sampler *s = (xlarun_sampler *)&e;
     xlarun_stopper st;
-    xlarun_chat_template ct;
+    xlarun_chat_template *ct = NULL;
     xlarun_generation_config gc;
     size_t need, len = 7;
     void *mem;
@@ -2737,30 +2737,38 @@ static void test_api_sampling(void) {
         xlarun_stopper_flush(&st, NULL, NULL);
     }
 
-    /* chat templates: NULL and unknown names, NULL out, NULL messages, NULL lengths */
-    EXPECT(xlarun_chat_template_named(NULL, &ct, &e), XLARUN_ERR_ARGUMENT, e, "unknown chat template name '' (known: llama3");
-    EXPECT(xlarun_chat_template_named("llama4", &ct, &e), XLARUN_ERR_ARGUMENT, e, "unknown chat template name 'llama4'");
-    EXPECT(xlarun_chat_template_named("chatml", NULL, &e), XLARUN_ERR_ARGUMENT, e, "xlarun_chat_template_named: out is NULL");
-    EXPECT(xlarun_chat_template_detect("{{ x }}", NULL, &e), XLARUN_ERR_ARGUMENT, e, "xlarun_chat_template_detect: out is NULL");
-    EXPECT(xlarun_chat_template_detect("", &ct, &e), XLARUN_ERR_UNSUPPORTED, e, "the tokenizer has no chat_template");
-    EXPECT(xlarun_chat_template_detect(NULL, &ct, &e), XLARUN_ERR_UNSUPPORTED, e, "the tokenizer has no chat_template");
-    EXPECT(xlarun_chat_apply(NULL, NULL, NULL, 0, NULL, 0, &len, &e), XLARUN_ERR_ARGUMENT, e, "xlarun_chat_apply: no template");
-    EXPECT(xlarun_chat_template_named("chatml", &ct, &e), XLARUN_OK, e, "");
-    EXPECT(xlarun_chat_apply(&ct, NULL, NULL, 2, NULL, 0, &len, &e), XLARUN_ERR_ARGUMENT, e, "xlarun_chat_apply: NULL messages");
+    /* chat templates: NULL template text, NULL out, NULL messages, NULL lengths (tests/test_chat.c has the rest) */
+    EXPECT(xlarun_chat_template_create(NULL, 0, &ct, &e), XLARUN_ERR_ARGUMENT, e, "xlarun_chat_template_memory: NULL text");
+    EXPECT(xlarun_chat_template_create("{{ x }}", 7, NULL, &e), XLARUN_ERR_ARGUMENT, e, "xlarun_chat_template_create: out is NULL");
+    EXPECT(xlarun_chat_template_init("{{ x }}", 7, NULL, 64, &ct, &e), XLARUN_ERR_ARGUMENT, e, "xlarun_chat_template_init: NULL mem");
+    EXPECT(xlarun_chat_render_memory(NULL, NULL, &need, NULL, &e), XLARUN_ERR_ARGUMENT, e, "xlarun_chat_render_memory: NULL argument");
+    CHECK(xlarun_chat_template_builtin("llama4") == NULL && xlarun_chat_template_builtin(NULL) == NULL);
+    EXPECT(xlarun_chat_template_create(xlarun_chat_template_builtin("chatml"), strlen(xlarun_chat_template_builtin("chatml")), &ct, &e),
+           XLARUN_OK, e, "");
     {
         xlarun_chat_message msg[2];
-        char out[256];
+        xlarun_chat_input in;
+        char out[256], *text = NULL;
+        memset(&in, 0, sizeof in);
         msg[0].role = "user"; msg[0].content = "hi";
         msg[1].role = "assistant"; msg[1].content = NULL;
-        EXPECT(xlarun_chat_apply(&ct, NULL, msg, 2, out, sizeof out, &len, &e), XLARUN_ERR_ARGUMENT, e,
-               "xlarun_chat_apply: message 1 has a NULL role or content");
-        EXPECT(xlarun_chat_apply(&ct, NULL, msg, 1, NULL, 0, &len, &e), XLARUN_OK, e, ""); /* measure */
+        in.messages = msg;
+        in.n_messages = 2;
+        EXPECT(xlarun_chat_render_alloc(ct, &in, &text, &len, &e), XLARUN_ERR_ARGUMENT, e, "chat messages: message 1 has a NULL role or content");
+        CHECK(text == NULL);
+        in.n_messages = 1;
+        EXPECT(xlarun_chat_render_memory(ct, &in, &need, &len, &e), XLARUN_OK, e, ""); /* measure */
         CHECK(len > 0);
-        EXPECT(xlarun_chat_apply(&ct, NULL, msg, 1, out, len, NULL, &e), XLARUN_ERR_MEMORY, e, "chat: the formatted conversation needs");
-        EXPECT(xlarun_chat_apply(&ct, NULL, msg, 1, out, len + 1, NULL, &e), XLARUN_OK, e, ""); /* NULL len is fine */
-        EXPECT(xlarun_chat_apply(&ct, NULL, NULL, 0, out, sizeof out, &len, &e), XLARUN_ERR_ARGUMENT, e,
-               "xlarun_chat_apply: no messages"); /* as transformers, which takes no empty conversation */
+        mem = malloc(need);
+        EXPECT(xlarun_chat_render(ct, &in, mem, need, out, len, NULL, &e), XLARUN_ERR_MEMORY, e, "chat: the rendered conversation needs");
+        EXPECT(xlarun_chat_render(ct, &in, mem, need, out, len + 1, NULL, &e), XLARUN_OK, e, ""); /* NULL len is fine */
+        EXPECT(xlarun_chat_render(ct, &in, NULL, need, out, len + 1, NULL, &e), XLARUN_ERR_ARGUMENT, e, "xlarun_chat_render: NULL argument");
+        free(mem);
+        EXPECT(xlarun_chat_render_alloc(ct, &in, NULL, &len, &e), XLARUN_ERR_ARGUMENT, e, "xlarun_chat_render_alloc: text is NULL");
+        xlarun_chat_text_free(NULL);
     }
+    xlarun_chat_template_free(ct);
+    xlarun_chat_template_free(NULL);
 
     /* generation_config.json: NULL out, NULL text, NaN, infinity, negative and huge numbers */
     EXPECT(xlarun_generation_config_parse(NULL, "{}", 2, NULL, &e), XLARUN_ERR_ARGUMENT, e, "xlarun_generation_config_parse: out is NULL");
