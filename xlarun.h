@@ -138,11 +138,14 @@
        tokenizer is immutable (share it between threads); encode and decode allocate nothing.
 
    GENERATION
-       xlarun_chat_template_detect + xlarun_chat_apply render a conversation as the model's chat
-       template does (Llama 3 / 3.1 / 3.2, Llama 2, Zephyr, ChatML, Mistral [INST], Qwen3, Gemma
-       2 / 3; the last three by the exact text of the templates checked); a generator (session +
-       tokenizer + sampler + stop strings) runs the token loop with a per-token callback, keeps
-       what the session already holds of the conversation and prefills only the new part:
+       A Jinja interpreter runs the model's chat template as transformers' apply_chat_template
+       does (messages and tools as JSON, any template variable), in memory the caller gives:
+           xlarun_chat_template_create(src, strlen(src), &tmpl, &err);   // refused with line:col
+           xlarun_chat_render_alloc(tmpl, &input, &text, &len, &err);    // or _memory + _render
+       xlarun_reply_parse splits a reply into reasoning, content and tool calls per model family.
+       A generator (session + tokenizer + sampler + stop strings) runs the token loop with a
+       per-token callback, keeps what the session already holds of the conversation and prefills
+       only the new part:
            xlarun_generator_create(session, tok, NULL, &gen, &err);    // NULL options: greedy
            xlarun_generate_text(gen, text, len, XLARUN_ENCODE_NO_BOS, 128, on_piece, user, &res, &err);
 
@@ -170,8 +173,12 @@
        xlarun_sampler_create      xlarun_sampler_free        xlarun_sampler_set
        xlarun_sampler_reset       xlarun_sampler_accept      xlarun_sampler_sample
        xlarun_stopper_init        xlarun_stopper_push        xlarun_stopper_flush
-       xlarun_chat_template_detect xlarun_chat_template_named xlarun_chat_apply
-       xlarun_chat_options_from_tokenizer                    xlarun_generation_config_load
+       xlarun_chat_template_memory xlarun_chat_template_init xlarun_chat_template_create
+       xlarun_chat_template_free  xlarun_chat_template_builtin xlarun_chat_template_names
+       xlarun_chat_input_from_tokenizer                      xlarun_chat_render_memory
+       xlarun_chat_render         xlarun_chat_render_alloc   xlarun_chat_text_free
+       xlarun_reply_memory        xlarun_reply_parse         xlarun_tool_format_guess
+       xlarun_tool_format_name                               xlarun_generation_config_load
        xlarun_generation_config_parse                        xlarun_generator_memory
        xlarun_generator_init      xlarun_generator_create    xlarun_generator_free
        xlarun_generator_set_sampling                         xlarun_generate_ids
@@ -181,6 +188,9 @@
        0.1  first release: safetensors (streaming, sharded, mmap), Llama executor; tokenizer.json
             (three BPE families), chat templates, samplers, stop strings, the generation loop;
             q8_0/q4_0 weights; bf16-activation precision option.
+       0.2  chat templates run by a Jinja interpreter (the recognised-by-text formats and
+            xlarun_chat_apply are gone: a named format is a built-in template text); tool calls
+            read back from replies.
 
    LICENSE: MIT, see the end of this file.
 */
@@ -202,7 +212,7 @@
 extern "C" {
 #endif
 
-#define XLARUN_VERSION "0.1"
+#define XLARUN_VERSION "0.2"
 
 /* ---- status ------------------------------------------------------------------------------ */
 
