@@ -754,8 +754,9 @@ typedef struct xlarun_chat_input {    /* zero-initialised means defaults */
     const char *tools_json;     /* a JSON array of tools (OpenAI function schemas); NULL: none */
     const char *vars_json;      /* a JSON object of extra template variables (enable_thinking,
                                    date_string, ...); they win over the special tokens below */
-    const char *bos_token, *eos_token, *unk_token, *pad_token; /* special token texts the template
-                                   sees (NULL: not defined); xlarun_chat_input_from_tokenizer */
+    const char *bos_token, *eos_token, *unk_token, *sep_token, *pad_token, *cls_token, *mask_token;
+                                /* special token texts the template sees (NULL: not defined);
+                                   xlarun_chat_input_from_tokenizer fills them */
     int no_generation_prompt;   /* 1: add_generation_prompt=False */
     int64_t now;                /* strftime_now's time, seconds since 1970 (UTC); 0: the clock */
     uint64_t max_steps;         /* evaluation steps before the render stops; 0: 20,000,000 */
@@ -780,8 +781,9 @@ XLARUN_API void xlarun_chat_template_free(xlarun_chat_template *t);
    with that model), or NULL; xlarun_chat_template_names lists them */
 XLARUN_API const char *xlarun_chat_template_builtin(const char *name);
 XLARUN_API const char *xlarun_chat_template_names(void);
-/* the special tokens of a tokenizer as transformers passes them: the texts of its BOS id and its
-   first EOS id (pointers into t; fields left as they are where it has none) */
+/* the special tokens of a tokenizer as transformers passes them: tokenizer_config.json's
+   bos_token, eos_token, unk_token, sep_token, pad_token, cls_token and mask_token (pointers into
+   t; fields left as they are where it has none) */
 XLARUN_API void xlarun_chat_input_from_tokenizer(const xlarun_tokenizer *t, xlarun_chat_input *in);
 /* Renders by running the template: _memory gives the exact work bytes (and the text length) by
    rendering once with XLARUN_MALLOC; _render writes the text (NUL-terminated, *len its length)
@@ -5019,6 +5021,7 @@ struct xlarun_tokenizer {
     int32_t eos[XLARUN_MAX_EOS];
     uint32_t n_eos;
     const char *chat_template;
+    const char *special_texts[7]; /* tokenizer_config.json's bos/eos/unk/sep/pad/cls/mask_token, or NULL */
     size_t max_piece, max_token_len;
     void *own;
     void *alloc_user;
@@ -7300,6 +7303,10 @@ static int32_t xlarun__token_find(const xlarun_tokenizer *t, const char *text, s
 }
 
 /* "<s>" or {"content": "<s>", ...} -> id, -1 when absent or unknown */
+/* the special tokens transformers passes to chat templates (its special_tokens_map), in this order */
+static const char *const xlarun__special_names[7] = {"bos_token", "eos_token", "unk_token", "sep_token", "pad_token",
+                                                     "cls_token", "mask_token"};
+
 static int32_t xlarun__tk_named(const xlarun_tokenizer *t, const xlarun__json *j, size_t v) {
     char buf[256];
     size_t n;
@@ -7481,6 +7488,14 @@ static xlarun_status xlarun__tok_build(xlarun__arena *a, const char *dir, const 
             if (ct == XLARUN__NONE) ct = first;
         }
         if (!t->chat_template && xlarun__tk_str(&L.j, ct)) XLARUN__TRY(xlarun__tk_dup(&L, ct, &t->chat_template, NULL, err));
+        { /* the special tokens' texts, as transformers hands them to chat templates */
+            size_t k;
+            for (k = 0; k < 7; k++) {
+                size_t sv = xlarun__json_get(&L.j, cfg, xlarun__special_names[k]);
+                if (sv != XLARUN__NONE && text[sv] == '{') sv = xlarun__json_get(&L.j, sv, "content"); /* an AddedToken */
+                if (xlarun__tk_str(&L.j, sv)) XLARUN__TRY(xlarun__tk_dup(&L, sv, &t->special_texts[k], NULL, err));
+            }
+        }
         a->high = mark;
     }
     a->high = mark;
@@ -12375,16 +12390,13 @@ static xlarun_status xlarun__jrender(xlarun__jrun *R, const xlarun_chat_template
     /* as transformers: the special tokens, then the extra variables (which win), then messages, tools,
        documents and add_generation_prompt */
     {
-        const char *names[4];
-        const char *vals[4];
-        names[0] = "bos_token"; vals[0] = in->bos_token;
-        names[1] = "eos_token"; vals[1] = in->eos_token;
-        names[2] = "unk_token"; vals[2] = in->unk_token;
-        names[3] = "pad_token"; vals[3] = in->pad_token;
-        for (i = 0; i < 4; i++)
+        const char *vals[7];
+        vals[0] = in->bos_token; vals[1] = in->eos_token; vals[2] = in->unk_token; vals[3] = in->sep_token;
+        vals[4] = in->pad_token; vals[5] = in->cls_token; vals[6] = in->mask_token;
+        for (i = 0; i < 7; i++)
             if (vals[i]) {
                 XLARUN__TRY(xlarun__jstr_new(R, vals[i], strlen(vals[i]), &v));
-                XLARUN__TRY(xlarun__jset_global(R, names[i], &v));
+                XLARUN__TRY(xlarun__jset_global(R, xlarun__special_names[i], &v));
             }
     }
     if (in->vars_json) {
@@ -13056,16 +13068,13 @@ XLARUN_API const char *xlarun_chat_template_names(void) {
 }
 
 XLARUN_API void xlarun_chat_input_from_tokenizer(const xlarun_tokenizer *t, xlarun_chat_input *in) {
-    const int32_t *eos;
-    const char *s;
-    size_t len;
-    if (!t || !in) return;
-    s = xlarun_tokenizer_token_text(t, xlarun_tokenizer_bos_id(t), &len);
-    if (s) in->bos_token = s;
-    if (xlarun_tokenizer_eos_ids(t, &eos) > 0) {
-        s = xlarun_tokenizer_token_text(t, eos[0], &len);
-        if (s) in->eos_token = s;
-    }
+    const char **dst[7];
+    size_t k;
+    if (!xlarun__tok_ok(t) || !in) return;
+    dst[0] = &in->bos_token; dst[1] = &in->eos_token; dst[2] = &in->unk_token; dst[3] = &in->sep_token;
+    dst[4] = &in->pad_token; dst[5] = &in->cls_token; dst[6] = &in->mask_token;
+    for (k = 0; k < 7; k++)
+        if (t->special_texts[k]) *dst[k] = t->special_texts[k];
 }
 
 XLARUN_API xlarun_status xlarun_chat_render_alloc(const xlarun_chat_template *t, const xlarun_chat_input *in, char **text,

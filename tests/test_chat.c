@@ -643,6 +643,38 @@ static void test_bad_input(void) {
     printf("bad input: refused with the line and column or the key\n");
 }
 
+/* ---- the special tokens as transformers passes them: tokenizer_config.json's strings ------------------- */
+static void test_special_tokens(void) {
+    xlarun_tokenizer *tok = NULL;
+    xlarun_chat_input in;
+    xlarun_error err;
+    memset(&in, 0, sizeof in);
+    CHECKF(xlarun_tokenizer_open("tests/fixtures/demo", NULL, &tok, &err) == XLARUN_OK, "%s", err.message);
+    xlarun_chat_input_from_tokenizer(tok, &in);
+    CHECK(in.bos_token && !strcmp(in.bos_token, "<|im_start|>"));
+    CHECK(in.eos_token && !strcmp(in.eos_token, "<|im_end|>"));
+    CHECK(in.unk_token && !strcmp(in.unk_token, "<|endoftext|>"));
+    CHECK(in.pad_token && !strcmp(in.pad_token, "<|im_end|>"));
+    CHECK(in.sep_token == NULL && in.cls_token == NULL && in.mask_token == NULL); /* not in its tokenizer_config.json */
+    {
+        xlarun_chat_template *t = NULL;
+        char *text = NULL;
+        size_t len = 0;
+        const char *src = "{{ bos_token }}|{{ eos_token }}|{{ unk_token }}|{{ pad_token }}|{{ sep_token is defined }}";
+        in.messages_json = "[]";
+        CHECK(xlarun_chat_template_create(src, strlen(src), &t, &err) == XLARUN_OK);
+        CHECK(xlarun_chat_render_alloc(t, &in, &text, &len, &err) == XLARUN_OK);
+        CHECK(text && !strcmp(text, "<|im_start|>|<|im_end|>|<|endoftext|>|<|im_end|>|False"));
+        xlarun_chat_text_free(text);
+        in.vars_json = "{\"eos_token\": \"E\"}"; /* extra variables win over the special tokens, as in transformers */
+        CHECK(xlarun_chat_render_alloc(t, &in, &text, &len, &err) == XLARUN_OK);
+        CHECK(text && !strcmp(text, "<|im_start|>|E|<|endoftext|>|<|im_end|>|False"));
+        xlarun_chat_text_free(text);
+        xlarun_chat_template_free(t);
+    }
+    xlarun_tokenizer_close(tok);
+}
+
 int main(int argc, char **argv) {
     int verbose = argc > 1 ? atoi(argv[1]) : 0;
     test_units(verbose);
@@ -650,5 +682,6 @@ int main(int argc, char **argv) {
     test_old_fixtures();
     test_roundtrip();
     test_bad_input();
+    test_special_tokens();
     return test_report("chat");
 }
