@@ -9,21 +9,6 @@
 
 #define FIXED_NOW 1727358307 /* 2024-09-26 13:45:07 UTC: the oracle's strftime_now */
 
-static char *read_file(const char *path, size_t *len) {
-    FILE *f = fopen(path, "rb");
-    char *buf;
-    long n;
-    if (!f) return NULL;
-    fseek(f, 0, SEEK_END);
-    n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    buf = (char *)malloc((size_t)n + 1);
-    if (buf && fread(buf, 1, (size_t)n, f) != (size_t)n) { free(buf); buf = NULL; }
-    fclose(f);
-    if (buf) { buf[n] = 0; if (len) *len = (size_t)n; }
-    return buf;
-}
-
 static char *unhex(const char *h, size_t *len) {
     size_t n = strspn(h, "0123456789abcdef") / 2, i;
     char *s = (char *)malloc(n + 1);

@@ -1,6 +1,6 @@
-/* tests/test_generate.c - layer 7: sampling, generation_config.json, stop strings, chat
-   templates against transformers' apply_chat_template (tests/fixtures/chat/cases.txt), and the
-   token loop on the demo model: streaming, stop strings, multi-turn reuse of one session. */
+/* tests/test_generate.c - layer 7: sampling, generation_config.json, stop strings, and the token
+   loop on the demo model: streaming, stop strings, multi-turn reuse of one session (chat
+   templates: tests/test_chat.c). */
 #define XLARUN_IMPLEMENTATION
 #include "../xlarun.h"
 #include "test.h"
@@ -189,7 +189,6 @@ static int same_kept(xlarun_sampler *s, const float *logits, const int *kept, in
 
 /* the surviving ids against transformers' processors (tests/fixtures/chat/sampling.txt); uses
    the sampler's internal filter, steps 1-5 of xlarun_sampler_sample */
-static char *read_file(const char *path, size_t *len);
 static void test_sampling_fixture(void) {
     char *all = read_file("tests/fixtures/chat/sampling.txt", NULL), *p;
     int cases = 0, agree = 0;
@@ -479,23 +478,6 @@ static void test_stopper(void) {
     CHECK(xlarun_stopper_push(&st, "</s>", 4, sbuf_add, &out) == 0 && strcmp(out.s, "</s>") == 0);
     CHECK(xlarun_stopper_init(&st, bad, 1, &err) == XLARUN_ERR_ARGUMENT);
     CHECK_CONTAINS(err.message, "stop string 1 is empty");
-}
-
-/* ---- files ------------------------------------------------------------------------------------ */
-
-static char *read_file(const char *path, size_t *len) {
-    FILE *f = fopen(path, "rb");
-    char *buf;
-    long n;
-    if (!f) return NULL;
-    fseek(f, 0, SEEK_END);
-    n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    buf = (char *)malloc((size_t)n + 1);
-    if (buf && fread(buf, 1, (size_t)n, f) != (size_t)n) { free(buf); buf = NULL; }
-    fclose(f);
-    if (buf) { buf[n] = 0; if (len) *len = (size_t)n; }
-    return buf;
 }
 
 /* ---- the token loop on the demo model --------------------------------------------------------- */

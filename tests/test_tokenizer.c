@@ -21,22 +21,6 @@ static void *counting_malloc(size_t n) { n_allocs++; return malloc(n); }
 
 /* ---- small helpers -------------------------------------------------------------------------- */
 
-static char *read_file(const char *path, size_t *len) {
-    FILE *f = fopen(path, "rb");
-    char *p;
-    long n;
-    if (!f) return NULL;
-    fseek(f, 0, SEEK_END);
-    n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    p = (char *)malloc((size_t)n + 1);
-    if (fread(p, 1, (size_t)n, f) != (size_t)n) { free(p); fclose(f); return NULL; }
-    p[n] = 0;
-    fclose(f);
-    if (len) *len = (size_t)n;
-    return p;
-}
-
 static int hexval(int c) {
     if (c >= '0' && c <= '9') return c - '0';
     if (c >= 'a' && c <= 'f') return c - 'a' + 10;
