@@ -10696,22 +10696,42 @@ static int xlarun__jalpha_cp(unsigned c) {
     return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= 0xC0 && c <= 0x24F && c != 0xD7 && c != 0xF7) || c > 0x370;
 }
 
-/* mode: 0 upper, 1 lower, 2 title, 3 capitalize */
-static xlarun_status xlarun__jcase(xlarun__jrun *R, const xlarun__jv *s, int mode, xlarun__jv *out) {
+/* a letter whose case Python maps and xlarun does not: outside ASCII and Latin-1 (Latin Extended,
+   Greek, Cyrillic, Armenian, Georgian, Cherokee, Glagolitic, Coptic, fullwidth Latin, ...) */
+static int xlarun__jcased_beyond(unsigned c) {
+    return (c >= 0x100 && c <= 0x58F) || (c >= 0x10A0 && c <= 0x10FF) || (c >= 0x13A0 && c <= 0x13FF) ||
+           (c >= 0x1C80 && c <= 0x1CBF) || (c >= 0x1D00 && c <= 0x1FFF) || (c >= 0x2160 && c <= 0x218F) ||
+           (c >= 0x24B6 && c <= 0x24E9) || (c >= 0x2C00 && c <= 0x2D2F) || (c >= 0xA640 && c <= 0xA7FF) ||
+           (c >= 0xAB30 && c <= 0xABBF) || (c >= 0xFB00 && c <= 0xFB17) || (c >= 0xFF21 && c <= 0xFF5A) ||
+           (c >= 0x10400 && c <= 0x104FF) || (c >= 0x10C80 && c <= 0x10CFF) || (c >= 0x118A0 && c <= 0x118DF) ||
+           (c >= 0x16E40 && c <= 0x16E9F) || (c >= 0x1E900 && c <= 0x1E95F);
+}
+/* Python's "cased" (str.title's word boundaries) within ASCII and Latin-1 */
+static int xlarun__jcased_cp(unsigned c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= 0xC0 && c <= 0xFF && c != 0xD7 && c != 0xF7) ||
+           c == 0xAA || c == 0xB5 || c == 0xBA;
+}
+
+/* mode: 0 upper, 1 lower, 2 title, 3 capitalize; as Python for ASCII and Latin-1 (ß -> SS, µ -> Μ),
+   refused for a cased letter beyond them rather than left as it is */
+static xlarun_status xlarun__jcase(xlarun__jrun *R, const xlarun__jnode *at, const xlarun__jv *s, int mode, xlarun__jv *out) {
     xlarun__jbuf b;
     size_t i = 0;
-    int prev_alpha = 0, first = 1;
+    int prev_cased = 0, first = 1;
     xlarun__jbuf_init(&b, R->mem);
     while (i < s->u.s.n) {
         unsigned c = xlarun__jcp(s->u.s.p, s->u.s.n, &i), o;
         char e[4];
-        if (mode == 0) o = xlarun__jupper_cp(c);
-        else if (mode == 1) o = xlarun__jlower_cp(c);
-        else if (mode == 2) o = prev_alpha ? xlarun__jlower_cp(c) : xlarun__jupper_cp(c);
-        else o = first ? xlarun__jupper_cp(c) : xlarun__jlower_cp(c);
-        prev_alpha = xlarun__jalpha_cp(c);
+        int up = mode == 0 || (mode == 2 && !prev_cased) || (mode == 3 && first);
+        if (xlarun__jcased_beyond(c))
+            return xlarun__jfail(R, at, "xlarun maps upper and lower case in ASCII and Latin-1 only, not U+%04X as Python does", c);
+        if (up && c == 0xDF) xlarun__jput(&b, mode == 0 ? "SS" : "Ss", 2); /* ß */
+        else {
+            o = !up ? xlarun__jlower_cp(c) : c == 0xB5 ? 0x39C : xlarun__jupper_cp(c);
+            xlarun__jput(&b, e, xlarun__jenc(o, e));
+        }
+        prev_cased = xlarun__jcased_cp(c);
         first = 0;
-        xlarun__jput(&b, e, xlarun__jenc(o, e));
     }
     return xlarun__jbuf_value(R, &b, out);
 }
@@ -11002,7 +11022,7 @@ static xlarun_status xlarun__jcall_method(xlarun__jrun *R, const xlarun__jnode *
     }
     case JM_UPPER: case JM_LOWER: case JM_TITLE: case JM_CAPITALIZE:
         XLARUN__TRY(xlarun__jargs_done(R, at, A, 0, name));
-        return xlarun__jcase(R, self, id == JM_UPPER ? 0 : id == JM_LOWER ? 1 : id == JM_TITLE ? 2 : 3, out);
+        return xlarun__jcase(R, at, self, id == JM_UPPER ? 0 : id == JM_LOWER ? 1 : id == JM_TITLE ? 2 : 3, out);
     case JM_FIND: case JM_RFIND: case JM_COUNT: case JM_INDEX: {
         size_t i, cnt = 0;
         int64_t found = -1;
@@ -11239,7 +11259,7 @@ static xlarun_status xlarun__jtest(xlarun__jrun *R, const xlarun__jnode *at, con
     if (XJ_T("lower") || XJ_T("upper")) {
         xlarun__jv t;
         if (v->t != XJ_STR) { *res = 0; return XLARUN_OK; }
-        XLARUN__TRY(xlarun__jcase(R, v, XJ_T("lower") ? 1 : 0, &t));
+        XLARUN__TRY(xlarun__jcase(R, at, v, XJ_T("lower") ? 1 : 0, &t));
         *res = xlarun__jeq(&t, v);
         return XLARUN_OK;
     }
@@ -11313,10 +11333,12 @@ static xlarun_status xlarun__jselect_one(xlarun__jrun *R, const xlarun__jnode *a
 }
 
 /* sort key comparison with case folding as jinja2 (case_sensitive=False lowers strings) */
-static int xlarun__jsort_cmp(xlarun__jrun *R, const xlarun__jv *a, const xlarun__jv *b, int cs, int *ok) {
+/* sets *st where lowering fails (xlarun__jcase's refusal), *ok = 0 where Python cannot order the two */
+static int xlarun__jsort_cmp(xlarun__jrun *R, const xlarun__jnode *at, const xlarun__jv *a, const xlarun__jv *b, int cs, int *ok,
+                             xlarun_status *st) {
     if (!cs && a->t == XJ_STR && b->t == XJ_STR) {
         xlarun__jv la, lb;
-        if (xlarun__jcase(R, a, 1, &la) != XLARUN_OK || xlarun__jcase(R, b, 1, &lb) != XLARUN_OK) { *ok = 0; return 0; }
+        if ((*st = xlarun__jcase(R, at, a, 1, &la)) != XLARUN_OK || (*st = xlarun__jcase(R, at, b, 1, &lb)) != XLARUN_OK) return 0;
         return xlarun__jcmp(&la, &lb, ok);
     }
     return xlarun__jcmp(a, b, ok);
@@ -11437,7 +11459,7 @@ static xlarun_status xlarun__jfilter(xlarun__jrun *R, const xlarun__jnode *at, c
             return xlarun__jbuf_value(R, &b, out);
         }
         XLARUN__TRY(xlarun__jargs_done(R, at, A, 0, fname));
-        return xlarun__jcase(R, &s, XJ_F("upper") ? 0 : XJ_F("lower") ? 1 : XJ_F("title") ? 2 : 3, out);
+        return xlarun__jcase(R, at, &s, XJ_F("upper") ? 0 : XJ_F("lower") ? 1 : XJ_F("title") ? 2 : 3, out);
     }
     if (XJ_F("truncate")) { /* jinja2: length=255, killwords=False, end='...', leeway=5 */
         const xlarun__jv *lv = xlarun__jarg(A, 0, "length"), *kw = xlarun__jarg(A, 1, "killwords"), *ev = xlarun__jarg(A, 2, "end"),
@@ -11726,11 +11748,11 @@ static xlarun_status xlarun__jfilter(xlarun__jrun *R, const xlarun__jnode *at, c
                 size_t j;
                 int dup = 0;
                 if (attr) XLARUN__TRY(xlarun__jattr_path(R, at, &items.v[i], attr, &key));
-                if (!(cs && xlarun__jtruth(cs)) && key.t == XJ_STR) XLARUN__TRY(xlarun__jcase(R, &key, 1, &key));
+                if (!(cs && xlarun__jtruth(cs)) && key.t == XJ_STR) XLARUN__TRY(xlarun__jcase(R, at, &key, 1, &key));
                 for (j = 0; j < k && !dup; j++) {
                     xlarun__jv other = out->u.l->v[j];
                     if (attr) XLARUN__TRY(xlarun__jattr_path(R, at, &out->u.l->v[j], attr, &other));
-                    if (!(cs && xlarun__jtruth(cs)) && other.t == XJ_STR) XLARUN__TRY(xlarun__jcase(R, &other, 1, &other));
+                    if (!(cs && xlarun__jtruth(cs)) && other.t == XJ_STR) XLARUN__TRY(xlarun__jcase(R, at, &other, 1, &other));
                     dup = xlarun__jeq(&key, &other);
                 }
                 if (!dup) out->u.l->v[k++] = items.v[i];
@@ -11769,7 +11791,9 @@ static xlarun_status xlarun__jfilter(xlarun__jrun *R, const xlarun__jnode *at, c
                     int cmp;
                     if (dict) kp = kp.u.l->v[byval ? 1 : 0];
                     else if (attr) XLARUN__TRY(xlarun__jattr_path(R, at, &out->u.l->v[j - 1], attr, &kp));
-                    cmp = xlarun__jsort_cmp(R, &kp, &kt, c, &ok);
+                    xlarun_status cst = XLARUN_OK;
+                    cmp = xlarun__jsort_cmp(R, at, &kp, &kt, c, &ok, &cst);
+                    XLARUN__TRY(cst);
                     if (!ok) return xlarun__jfail(R, at, "'<' not supported between these values");
                     if (r ? cmp >= 0 : cmp <= 0) break;
                     out->u.l->v[j] = out->u.l->v[j - 1];
@@ -11803,7 +11827,9 @@ static xlarun_status xlarun__jfilter(xlarun__jrun *R, const xlarun__jnode *at, c
                 xlarun__jv a = *out, b = items.v[i];
                 int ok = 1, cmp;
                 if (attr) { XLARUN__TRY(xlarun__jattr_path(R, at, out, attr, &a)); XLARUN__TRY(xlarun__jattr_path(R, at, &items.v[i], attr, &b)); }
-                cmp = xlarun__jsort_cmp(R, &b, &a, cs && xlarun__jtruth(cs), &ok);
+                xlarun_status cst = XLARUN_OK;
+                cmp = xlarun__jsort_cmp(R, at, &b, &a, cs && xlarun__jtruth(cs), &ok, &cst);
+                XLARUN__TRY(cst);
                 if (!ok) return xlarun__jfail(R, at, "'<' not supported between these values");
                 if (XJ_F("min") ? cmp < 0 : cmp > 0) *out = items.v[i];
             }

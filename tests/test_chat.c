@@ -508,6 +508,12 @@ static void test_bad_input(void) {
     CHECK(render_src("{% if false %}{{ 1 is nosuch }}{% endif %}", NULL, out, sizeof out, &err) == XLARUN_OK); /* inside an if: only if it runs */
     CHECK(render_src("{% if true %}{{ 1 is nosuch }}{% endif %}", NULL, out, sizeof out, &err) == XLARUN_ERR_ARGUMENT);
     CHECK_CONTAINS(err.message, "no test named 'nosuch'");
+    /* case beyond Latin-1: refused where Python would map it, never left as it is */
+    CHECK(render_src("{{ 'abc' }}\n{{ '\xd0\x96'.lower() }}", NULL, out, sizeof out, &err) == XLARUN_ERR_ARGUMENT);
+    CHECK_CONTAINS(err.message, "line 2 column 13: xlarun maps upper and lower case in ASCII and Latin-1 only, not U+0416");
+    CHECK(render_src("{{ ['\xd0\x96', 'a']|sort }}", NULL, out, sizeof out, &err) == XLARUN_ERR_ARGUMENT);
+    CHECK_CONTAINS(err.message, "not U+0416");
+    CHECK(render_src("{{ '\xe4\xbd\xa0'|upper }}", NULL, out, sizeof out, &err) == XLARUN_OK && !strcmp(out, "\xe4\xbd\xa0"));
     CHECK(render_src("{{ x|groupby('a') }}", NULL, out, sizeof out, &err) == XLARUN_ERR_FORMAT);
     CHECK_CONTAINS(err.message, "xlarun does not run the filter 'groupby'");
     CHECK(render_src("{% include 'x.jinja' %}", NULL, out, sizeof out, &err) == XLARUN_ERR_FORMAT);

@@ -53,6 +53,7 @@ UNITS = [
     "{{ ws.strip() }}|{{ ws.lstrip() }}|{{ ws.rstrip() }}|{{ 'xxaxx'.strip('x') }}|{{ ws|trim }}|{{ 'abc'.strip('ca') }}",
     "{{ 'a,b,,c'.split(',') }}|{{ ws.split() }}|{{ 'a b c'.split(' ', 1) }}|{{ 'a b c'.rsplit(' ', 1) }}|{{ '  a  b  '.split(None, 1) }}|{{ '  a  b  '.rsplit(None, 1) }}",
     "{{ 'Hello'.upper() }}|{{ 'Hello'.lower() }}|{{ 'hello world'.title() }}|{{ 'hELLO'.capitalize() }}|{{ 'éa'.upper() }}|{{ s|upper }}",
+    "{{ 'straße µ ÿ'.upper() }}|{{ 'ßa'.title() }}|{{ 'ßa'.capitalize() }}|{{ 'a中b x2y o\\'neil'.title() }}|{{ 'ÀÉÎ'.lower() }}|{{ '你好'.upper() }}",
     "{{ 'abcabc'.find('c') }}|{{ 'abcabc'.rfind('c') }}|{{ 'abcabc'.count('bc') }}|{{ 'abc'.find('z') }}|{{ 'é€c'.find('c') }}",
     "{{ 'abc'.startswith('ab') }}|{{ 'abc'.endswith(('x', 'bc')) }}|{{ 'a-b-c'.replace('-', '+') }}|{{ 'a-b-c'.replace('-', '', 1) }}",
     "{{ ', '.join(['a', 'b']) }}|{{ 'x\\ny\\r\\nz'.splitlines() }}|{{ '42'.isdigit() }}|{{ 'ab'.isalpha() }}|{{ ' '.isspace() }}",
