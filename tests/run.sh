@@ -89,7 +89,7 @@ if have x86_64-w64-mingw32-gcc && [ -n "$wine" ]; then
     cpu_has avx2 fma f16c && win_isa="-mavx2 -mfma -mf16c"
     export WINEDEBUG=-all WINEPREFIX="$(pwd)/$B/wineprefix"
     rm -rf $B/win
-    for t in kernels model generate tokenizer; do
+    for t in kernels model generate tokenizer chat reply; do
         build WIN_ISA="$win_isa" $B/win/test_$t.exe && run "windows $t (wine)" $wine $B/win/test_$t.exe
     done
     rm -rf $B/win-options # the weights read with ReadFile into the model's memory, no threads
