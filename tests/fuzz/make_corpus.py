@@ -210,9 +210,12 @@ def main():
         if "case" not in f:
             continue
         name, conv = f["case"].split()
-        if conv not in ("tool_calls_dict", "system") or (name, conv) in seen:
+        # one seed a template: its tool-call conversation where transformers renders it, else "system"
+        if conv not in ("tool_calls_dict", "system") or name in seen or (conv == "tool_calls_dict" and "text" not in f):
             continue
-        seen[(name, conv)] = 1
+        if conv == "system" and any(("case %s tool_calls_dict" % name) in c and "\ntext " in c for c in cases):
+            continue
+        seen[name] = 1
         tmpl = rd(os.path.join(FIX, "jinja", "templates", name + ".jinja"))
         tools = bytes.fromhex(f["tools"]) if f.get("tools", "-") != "-" else b""
         flags = (0 if f.get("gen") == "1" else 1) | (2 if tools else 0) | 4
