@@ -8337,7 +8337,7 @@ static void *xlarun__jgrow(xlarun__jmem *m, void *p, size_t old, size_t n) {
         return p;
     }
     if (!(q = XLARUN__CAST(unsigned char *, xlarun__jalloc(m, n)))) return NULL;
-    if (old) memcpy(q, p, old);
+    if (old && p) memcpy(q, p, old);
     return q;
 }
 
@@ -8518,7 +8518,7 @@ static double xlarun__jstrtod(const char *s, size_t n) {
 }
 
 static void xlarun__jfmt_float(xlarun__jbuf *b, double x, int json) {
-    char e[40], digs[24], out[64];
+    char e[40], digs[24] = {0}, out[64];
     int p, ex, nd = 0, k, o = 0;
     const char *q;
     if (x != x) { xlarun__jputs(b, json ? "NaN" : "nan"); return; }
@@ -8533,7 +8533,7 @@ static void xlarun__jfmt_float(xlarun__jbuf *b, double x, int json) {
     if (*q == '-') { out[o++] = '-'; q++; }
     for (; *q && *q != 'e'; q++)
         if (*q >= '0' && *q <= '9') digs[nd++] = *q;
-    ex = atoi(q + 1);
+    ex = XLARUN__CAST(int, strtol(q + 1, NULL, 10));
     while (nd > 1 && digs[nd - 1] == '0') nd--;
     if (ex >= -4 && ex < 16) {
         if (ex < 0) {
@@ -9096,6 +9096,7 @@ static xlarun_status xlarun__jargs(xlarun__jparse *P, xlarun__jnode **first) {
                 if (k->kind == JN_KWARG || (k->kind == JN_STAR && k->op == JO_POW)) return xlarun__jperr(P, P->t, "a positional argument follows a keyword argument", NULL);
             XLARUN__TRY(xlarun__jexpr(P, &x));
         }
+        if (!x) return xlarun__jperr(P, P->t, "expected an expression", NULL);
         *tail = x;
         tail = &x->next;
     }
@@ -9133,6 +9134,7 @@ static xlarun_status xlarun__jtuple(xlarun__jparse *P, int simple, int allow_con
             }
         } else if (allow_cond) XLARUN__TRY(xlarun__jexpr(P, &x));
         else XLARUN__TRY(xlarun__jor(P, &x));
+        if (!x) return xlarun__jperr(P, P->t, "expected an expression", NULL);
         *tail = x;
         tail = &x->next;
     }
@@ -9223,6 +9225,7 @@ static xlarun_status xlarun__jprimary(xlarun__jparse *P, xlarun__jnode **out) {
                 XLARUN__TRY(xlarun__jexpect_op(P, JO_COLON));
                 XLARUN__TRY(xlarun__jexpr(P, &item->b));
             } else XLARUN__TRY(xlarun__jexpr(P, &item));
+            if (!item) return xlarun__jperr(P, P->t, "expected an expression", NULL);
             *tail = item;
             tail = &item->next;
         }
@@ -9507,6 +9510,7 @@ static xlarun_status xlarun__jparams(xlarun__jparse *P, xlarun__jnode **first) {
         XLARUN__TRY(xlarun__jnew(P, JN_PARAM, nm, &x));
         x->s = nm->p; x->n = nm->n;
         if (xlarun__jis_op(P, JO_ASSIGN)) { P->t++; XLARUN__TRY(xlarun__jexpr(P, &x->a)); }
+        if (!x) return xlarun__jperr(P, P->t, "expected an expression", NULL);
         *tail = x;
         tail = &x->next;
     }
@@ -9713,6 +9717,7 @@ static xlarun_status xlarun__jbody(xlarun__jparse *P, const char *const *ends, x
             char b[64];
             return xlarun__jperr(P, t, "unexpected ", xlarun__jdescribe(t, b, sizeof b));
         }
+        if (!x) return xlarun__jperr(P, P->t, "expected an expression", NULL);
         *tail = x;
         tail = &x->next;
     }
@@ -9802,8 +9807,8 @@ static void *xlarun__jnewmem(xlarun__jrun *R, size_t n) { return xlarun__jalloc(
 static xlarun_status xlarun__jseq_new(xlarun__jrun *R, size_t n, int t, xlarun__jv *out) {
     xlarun__jseq *l = XLARUN__CAST(xlarun__jseq *, xlarun__jnewmem(R, sizeof *l));
     *out = xlarun__jmk(XJ_NONE);
-    if (!l || (n && !(l->v = XLARUN__CAST(xlarun__jv *, xlarun__jnewmem(R, n * sizeof(xlarun__jv)))))) return xlarun__joom(R);
-    if (!n) l->v = NULL;
+    /* room for one item at least, so that v is never NULL */
+    if (!l || !(l->v = XLARUN__CAST(xlarun__jv *, xlarun__jnewmem(R, (n ? n : 1) * sizeof(xlarun__jv))))) return xlarun__joom(R);
     l->n = n;
     *out = xlarun__jmk(t);
     out->u.l = l;
@@ -9849,7 +9854,7 @@ static xlarun_status xlarun__jmap_set(xlarun__jrun *R, xlarun__jmap *d, const xl
         xlarun__jv *nk = XLARUN__CAST(xlarun__jv *, xlarun__jnewmem(R, nc * sizeof(xlarun__jv)));
         xlarun__jv *nv = XLARUN__CAST(xlarun__jv *, xlarun__jnewmem(R, nc * sizeof(xlarun__jv)));
         if (!nk || !nv) return xlarun__joom(R);
-        if (d->n) { memcpy(nk, d->k, d->n * sizeof *nk); memcpy(nv, d->v, d->n * sizeof *nv); }
+        if (d->n && d->k && d->v) { memcpy(nk, d->k, d->n * sizeof *nk); memcpy(nv, d->v, d->n * sizeof *nv); }
         d->k = nk; d->v = nv; d->cap = nc;
     }
     d->k[d->n] = *k;
@@ -10899,7 +10904,7 @@ static xlarun_status xlarun__jstr_format(xlarun__jrun *R, const xlarun__jnode *a
             if (e >= s->u.s.n) return xlarun__jfail(R, at, "Single '{' encountered in format string");
             if (e == i + 1) v = auto_i < A->np ? &A->pos[auto_i++] : NULL;
             else if (s->u.s.p[i + 1] >= '0' && s->u.s.p[i + 1] <= '9') {
-                size_t k = XLARUN__CAST(size_t, atoi(s->u.s.p + i + 1));
+                size_t k = XLARUN__CAST(size_t, strtoul(s->u.s.p + i + 1, NULL, 10));
                 v = k < A->np ? &A->pos[k] : NULL;
             } else {
                 size_t k;
