@@ -9849,7 +9849,7 @@ static xlarun__jv *xlarun__jmap_finds(const xlarun__jmap *d, const char *s, size
 static xlarun_status xlarun__jmap_set(xlarun__jrun *R, xlarun__jmap *d, const xlarun__jv *k, const xlarun__jv *v) {
     xlarun__jv *slot = xlarun__jmap_find(d, k);
     if (slot) { *slot = *v; return XLARUN_OK; }
-    if (d->n == d->cap) {
+    if (d->n == d->cap || !d->k || !d->v) { /* a map made by memset has no arrays yet */
         size_t nc = d->cap ? d->cap * 2 : 8;
         xlarun__jv *nk = XLARUN__CAST(xlarun__jv *, xlarun__jnewmem(R, nc * sizeof(xlarun__jv)));
         xlarun__jv *nv = XLARUN__CAST(xlarun__jv *, xlarun__jnewmem(R, nc * sizeof(xlarun__jv)));
@@ -10121,8 +10121,8 @@ static xlarun_status xlarun__jiter(xlarun__jrun *R, const xlarun__jnode *at, con
         return XLARUN_OK;
     case XJ_STR: {
         size_t i = 0, k = 0, n = xlarun__jlen(v->u.s.p, v->u.s.n);
-        if (n && !(out->v = XLARUN__CAST(xlarun__jv *, xlarun__jnewmem(R, n * sizeof(xlarun__jv))))) return xlarun__joom(R);
-        while (i < v->u.s.n) {
+        if (!(out->v = XLARUN__CAST(xlarun__jv *, xlarun__jnewmem(R, (n ? n : 1) * sizeof(xlarun__jv))))) return xlarun__joom(R);
+        while (i < v->u.s.n && k < n) {
             size_t st = i;
             xlarun__jcp(v->u.s.p, v->u.s.n, &i);
             out->v[k++] = xlarun__jstr(v->u.s.p + st, i - st);
@@ -11365,7 +11365,7 @@ static xlarun_status xlarun__jfilter(xlarun__jrun *R, const xlarun__jnode *at, c
     }
     if (v->t == XJ_UNDEF && v->aux == 2) return xlarun__jundef_err(R, at, v);
     if (XJ_F("length") || XJ_F("count")) {
-        int64_t len;
+        int64_t len = 0;
         XLARUN__TRY(xlarun__jargs_done(R, at, A, 0, fname));
         XLARUN__TRY(xlarun__jlen_of(R, at, v, &len));
         *out = xlarun__jint(len);
@@ -11476,7 +11476,7 @@ static xlarun_status xlarun__jfilter(xlarun__jrun *R, const xlarun__jnode *at, c
         if (lw && lw->t != XJ_NONE) XLARUN__TRY(xlarun__jto_int(R, at, lw, &leeway));
         if (ev) XLARUN__TRY(xlarun__jstr_of(R, ev, &endv));
         {
-            int64_t len;
+            int64_t len = 0;
             XLARUN__TRY(xlarun__jlen_of(R, at, v, &len)); /* len() of the value itself, as jinja2 */
             if (len <= length + leeway) { *out = *v; return XLARUN_OK; }
         }
