@@ -17,7 +17,7 @@ SAN     = -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame
 TESTS   = kernels model errors generate tokenizer chat reply
 
 .PHONY: all test demo clean fuzz
-all: $(B)/gen $(B)/simple $(B)/bench $(B)/quantize $(B)/quant_accuracy $(B)/tokenize $(B)/inspect
+all: $(B)/gen $(B)/simple $(B)/tools $(B)/bench $(B)/quantize $(B)/quant_accuracy $(B)/tokenize $(B)/inspect
 
 $(B)/gen: examples/gen.c $(HDRS)
 	@mkdir -p $(B)
@@ -26,6 +26,14 @@ $(B)/gen: examples/gen.c $(HDRS)
 $(B)/simple: examples/simple.c $(HDRS)
 	@mkdir -p $(B)
 	$(CC) $(WARN) $(NATIVE) $< -o $@ $(LIBS)
+
+# the tool loop (examples/tools.c); the scalar build is the one tests/run.sh runs under valgrind
+$(B)/tools: examples/tools.c $(HDRS)
+	@mkdir -p $(B)
+	$(CC) $(WARN) $(NATIVE) $< -o $@ $(LIBS)
+$(B)/scalar/tools: examples/tools.c $(HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(WARN) -O2 -g -DXLARUN_SIMD_SCALAR $< -o $@ $(LIBS)
 
 # the tools: GNU C for the probe's vector types and inline asm
 $(B)/bench: tools/bench.c $(HDRS)

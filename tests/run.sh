@@ -221,6 +221,7 @@ done
 build $B/gen $B/oracle_ids && run "gen cli" sh tests/test_cli.sh $B
 build $B/inspect && run "inspect cli" sh tests/test_inspect.sh $B
 build $B/tokenize && run "tokenize cli" sh tests/test_tokenize_cli.sh $B
+build $B/tools $B/scalar/tools $B/gen && run "tools example" sh tests/test_tools_example.sh $B
 build $B/bench && run "bench cli" sh tests/test_bench_cli.sh $B
 
 echo
