@@ -8508,13 +8508,33 @@ static char xlarun__jpoint(void) {
     return b[1];
 }
 
-static double xlarun__jstrtod(const char *s, size_t n) {
-    char b[512], pt = xlarun__jpoint();
+/* strtod over n bytes, the locale's point swapped in; *all: whether it read every byte */
+static double xlarun__jstrtod_n(const char *s, size_t n, int *all) {
+    char b[512], pt = xlarun__jpoint(), *end;
     size_t k;
+    double d;
+    size_t m = 0;
     if (n >= sizeof b) n = sizeof b - 1;
-    for (k = 0; k < n; k++) b[k] = s[k] == '.' ? pt : s[k] == '_' ? '0' : s[k];
-    b[n] = 0;
-    return strtod(b, NULL);
+    for (k = 0; k < n; k++) /* Python's digit separators dropped */
+        if (s[k] != '_') b[m++] = s[k] == '.' ? pt : s[k];
+    b[m] = 0;
+    d = strtod(b, &end);
+    if (all) *all = *end == 0;
+    return d;
+}
+static double xlarun__jstrtod(const char *s, size_t n) { return xlarun__jstrtod_n(s, n, NULL); }
+/* is every '_' in s[0..n) between two digits, as Python's float() wants its separators? */
+static int xlarun__jseps_ok(const char *s, size_t n) {
+    size_t k;
+    for (k = 0; k < n; k++)
+        if (s[k] == '_' && (k == 0 || k + 1 == n || s[k - 1] < '0' || s[k - 1] > '9' || s[k + 1] < '0' || s[k + 1] > '9')) return 0;
+    return 1;
+}
+/* does s[0..n) hold any of the characters of set? */
+static int xlarun__jany_of(const char *s, size_t n, const char *set) {
+    for (; *set; set++)
+        if (memchr(s, *set, n)) return 1;
+    return 0;
 }
 
 static void xlarun__jfmt_float(xlarun__jbuf *b, double x, int json) {
@@ -8826,7 +8846,7 @@ static size_t xlarun__jraw_begin(const xlarun__jlex *L, size_t i, const char *wo
     return 0;
 }
 
-static xlarun_status xlarun__jlex_all(xlarun__jlex *L, int *lines_set) {
+static xlarun_status xlarun__jlex_all(xlarun__jlex *L) {
     const char *s = L->s;
     size_t n = L->n, i = 0;
     int line_starting = 1;
@@ -8884,7 +8904,6 @@ static xlarun_status xlarun__jlex_all(xlarun__jlex *L, int *lines_set) {
             L->toks[k].col = col;
         }
     }
-    *lines_set = 1;
     return XLARUN_OK;
 }
 
@@ -9289,7 +9308,6 @@ static xlarun_status xlarun__jpostfix(xlarun__jparse *P, xlarun__jnode **x) {
 /* | filter(args) and 'is [not] test' chains after a value */
 static xlarun_status xlarun__jfilters(xlarun__jparse *P, xlarun__jnode **x) {
     while (1) {
-        const xlarun__jtok *t = P->t;
         xlarun__jnode *y = NULL;
         if (xlarun__jis_op(P, JO_PIPE)) {
             const xlarun__jtok *nm = NULL;
@@ -9298,9 +9316,8 @@ static xlarun_status xlarun__jfilters(xlarun__jparse *P, xlarun__jnode **x) {
             XLARUN__TRY(xlarun__jcheck_name(P, nm, 1));
             XLARUN__TRY(xlarun__jnew(P, JN_FILTER, nm, &y));
             y->s = nm->p; y->n = nm->n;
-            while (xlarun__jis_op(P, JO_DOT)) { /* dotted filter names are not jinja2's builtins */
+            if (xlarun__jis_op(P, JO_DOT)) /* dotted filter names are not jinja2's builtins */
                 return xlarun__jperr(P, P->t, "dotted filter names are not supported", NULL);
-            }
             if (xlarun__jis_op(P, JO_LPAREN)) { P->t++; XLARUN__TRY(xlarun__jargs(P, &y->b)); }
             y->a = *x;
         } else if (xlarun__jis_name(P, "is")) {
@@ -9322,7 +9339,6 @@ static xlarun_status xlarun__jfilters(xlarun__jparse *P, xlarun__jnode **x) {
                 y->b = arg;
             }
             y->a = *x;
-            (void)t;
         } else return XLARUN_OK;
         *x = y;
     }
@@ -9673,7 +9689,6 @@ static xlarun_status xlarun__jcheck_tree(xlarun__jparse *P, const xlarun__jnode 
         XLARUN__TRY(xlarun__jcheck_tree(P, x->c, inner));
         XLARUN__TRY(xlarun__jcheck_tree(P, x->d, inner));
         XLARUN__TRY(xlarun__jcheck_tree(P, x->e, inner));
-        if (x->kind == JN_PAIR || x->kind == JN_KWARG || x->kind == JN_STAR || x->kind == JN_PARAM) {}
     }
     return XLARUN_OK;
 }
@@ -9732,7 +9747,6 @@ typedef struct xlarun__jframe {
 typedef struct xlarun__jclosure {
     const xlarun__jnode *node;  /* JN_MACRO, or the JN_CALLBLOCK whose body 'caller()' renders */
     xlarun__jframe *frame;      /* where it was defined */
-    struct xlarun__jclosure *caller; /* the call block's body, for a macro called by one */
 } xlarun__jclosure;
 
 typedef struct xlarun__jrun {
@@ -11213,10 +11227,10 @@ static xlarun_status xlarun__jcall_macro(xlarun__jrun *R, const xlarun__jnode *a
     for (i = 0; i < A->nk; i++)
         if (!A->used[i]) return xlarun__jfail(R, at, "macro '%.*s' takes no keyword argument '%.*s'", XLARUN__CAST(int, c->node->n),
                                               c->node->s ? c->node->s : "", XLARUN__CAST(int, A->kl[i]), A->kn[i]);
-    if (caller || c->caller) {
+    if (caller) { /* called by a call block: caller() renders its body */
         xlarun__jv cv = xlarun__jmk(XJ_MACRO);
-        cv.u.m = caller ? caller : c->caller;
-        if (caller) XLARUN__TRY(xlarun__jframe_set(R, f, "caller", 6, &cv));
+        cv.u.m = caller;
+        XLARUN__TRY(xlarun__jframe_set(R, f, "caller", 6, &cv));
     }
     xlarun__jbuf_init(&b, R->mem);
     b.limit = R->max_output;
@@ -11531,16 +11545,10 @@ static xlarun_status xlarun__jfilter(xlarun__jrun *R, const xlarun__jnode *at, c
                 int64_t num = 0;
                 for (; k < e; k++) if (v->u.s.p[k] != '_') { if (num > INT64_MAX / 10 - 10) break; num = num * 10 + (v->u.s.p[k] - '0'); }
                 if (k == e) { *out = xlarun__jint(v->u.s.p[b] == '-' ? -num : num); return XLARUN_OK; }
-            } else if (b < e) {
-                char *endp;
-                char tmp[64];
-                double d;
-                size_t len = e - b < 63 ? e - b : 63, z;
-                memcpy(tmp, v->u.s.p + b, len);
-                tmp[len] = 0;
-                for (z = 0; z < len; z++) if (tmp[z] == '.') tmp[z] = xlarun__jpoint();
-                d = strtod(tmp, &endp);
-                if (*endp == 0 && d == d && fabs(d) < 9.2e18 && !strchr(tmp, 'x') && !strchr(tmp, 'X') && !strchr(tmp, 'n') && !strchr(tmp, 'N')) {
+            } else if (b < e && xlarun__jseps_ok(v->u.s.p + b, e - b)) {
+                int all = 0;
+                double d = xlarun__jstrtod_n(v->u.s.p + b, e - b, &all);
+                if (all && d == d && fabs(d) < 9.2e18 && !xlarun__jany_of(v->u.s.p + b, e - b, "xXnN")) {
                     *out = xlarun__jint(XLARUN__CAST(int64_t, d));
                     return XLARUN_OK;
                 }
@@ -11556,15 +11564,10 @@ static xlarun_status xlarun__jfilter(xlarun__jrun *R, const xlarun__jnode *at, c
         if (v->t == XJ_STR) {
             size_t b, e;
             xlarun__jstrip_span(v, NULL, 1, 1, &b, &e);
-            if (b < e) {
-                char tmp[64], *endp;
-                size_t len = e - b < 63 ? e - b : 63, z;
-                double d;
-                memcpy(tmp, v->u.s.p + b, len);
-                tmp[len] = 0;
-                for (z = 0; z < len; z++) if (tmp[z] == '.') tmp[z] = xlarun__jpoint();
-                d = strtod(tmp, &endp);
-                if (*endp == 0 && !strchr(tmp, 'x') && !strchr(tmp, 'X')) { *out = xlarun__jfloat(d); return XLARUN_OK; }
+            if (b < e && xlarun__jseps_ok(v->u.s.p + b, e - b)) {
+                int all = 0;
+                double d = xlarun__jstrtod_n(v->u.s.p + b, e - b, &all);
+                if (all && !xlarun__jany_of(v->u.s.p + b, e - b, "xX")) { *out = xlarun__jfloat(d); return XLARUN_OK; }
             }
         }
         *out = dv ? *dv : xlarun__jfloat(0.0);
@@ -11922,7 +11925,6 @@ static xlarun_status xlarun__jeval(xlarun__jrun *R, const xlarun__jnode *x, xlar
         xlarun__jargv A;
         int res;
         XLARUN__TRY(xlarun__jeval(R, x->a, &a));
-        if (x->b && x->b->kind != JN_KWARG && !x->b->next && x->b->kind != JN_LIT && 0) {}
         XLARUN__TRY(xlarun__jeval_args(R, x, x->b, &A));
         XLARUN__TRY(xlarun__jtest(R, x, x->s, x->n, &a, &A, &res));
         *out = xlarun__jbool(x->op ? !res : res);
@@ -12075,7 +12077,6 @@ static xlarun_status xlarun__jexec_for(xlarun__jrun *R, const xlarun__jnode *x, 
     xlarun__jframe *g = NULL;
     size_t i, depth = 1;
     XLARUN__TRY(xlarun__jeval(R, x->b, &it));
-    if (it.t == XJ_DICT) { /* iterating a dict gives its keys */ }
     XLARUN__TRY(xlarun__jiter(R, x, &it, &items));
     if (x->e) { /* for ... if cond: the loop sees only the items that pass */
         xlarun__jseq kept;
@@ -12176,7 +12177,6 @@ static xlarun_status xlarun__jexec(xlarun__jrun *R, const xlarun__jnode *first, 
             if (!c) { st = xlarun__joom(R); break; }
             c->node = x;
             c->frame = f;
-            c->caller = NULL;
             v = xlarun__jmk(XJ_MACRO);
             v.u.m = c;
             st = xlarun__jframe_set(R, f, x->s, x->n, &v);
@@ -12189,7 +12189,6 @@ static xlarun_status xlarun__jexec(xlarun__jrun *R, const xlarun__jnode *first, 
             if (!c) { st = xlarun__joom(R); break; }
             c->node = x; /* caller(): the body, with the call block's parameters (x->b) */
             c->frame = f;
-            c->caller = NULL;
             st = xlarun__jeval(R, x->a->a, &fn);
             if (st == XLARUN_OK) st = xlarun__jeval_args(R, x->a, x->a->b, &A);
             if (st == XLARUN_OK) {
@@ -12240,7 +12239,6 @@ static xlarun_status xlarun__jcompile(xlarun__jmem *m, const xlarun__jbuild *in,
     xlarun__jlex L;
     xlarun__jparse P;
     size_t i, n = 0;
-    int lines = 0;
     xlarun_status st;
     xlarun__jnode *body = NULL;
     if (!t || !src) return xlarun__fail(err, XLARUN_ERR_MEMORY, "chat template: out of memory");
@@ -12255,7 +12253,7 @@ static xlarun_status xlarun__jcompile(xlarun__jmem *m, const xlarun__jbuild *in,
     if (memchr(src, 0, n)) return xlarun__jsyntax(err, src, XLARUN__CAST(const char *, memchr(src, 0, n)), "a NUL byte in the template", NULL);
     memset(&L, 0, sizeof L);
     L.s = src; L.n = n; L.mem = m; L.err = err;
-    XLARUN__TRY(xlarun__jlex_all(&L, &lines));
+    XLARUN__TRY(xlarun__jlex_all(&L));
     memset(&P, 0, sizeof P);
     P.t = L.toks; P.src = src; P.mem = m; P.err = err;
     st = xlarun__jbody(&P, NULL, &body);

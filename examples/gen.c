@@ -338,6 +338,7 @@ int main(int argc, char **argv) {
     xlarun_sampler *smp = NULL;
     xlarun_chat_template *tmpl = NULL;
     xlarun_chat_input ci;       /* the template's input: messages, tools, variables, special tokens */
+    xlarun_tool_format tool_format = XLARUN_TOOLS_NONE;
     char *tmpl_text = NULL, *tools_text = NULL;
     size_t tmpl_len = 0, tools_len = 0;
     strbuf vars, msgs;          /* the --var object; the conversation as a JSON array */
@@ -599,9 +600,10 @@ int main(int argc, char **argv) {
                     goto fail_msg;
                 }
             }
-            xlarun_chat_input_from_tokenizer(tok, &ci);  /* bos_token, eos_token */
+            xlarun_chat_input_from_tokenizer(tok, &ci);  /* the special tokens' texts */
             ci.vars_json = vars.n ? vars.p : NULL;
             ci.tools_json = tools_text;
+            tool_format = xlarun_tool_format_guess(has_token, tok); /* how the reply's calls are read */
             enc_flags = XLARUN_ENCODE_NO_BOS; /* the template has the BOS */
             if (system_arg && !conv_add(&msgs, "system", system_arg, strlen(system_arg))) { strcpy(err.message, "out of memory"); goto error; }
         }
@@ -660,7 +662,7 @@ int main(int argc, char **argv) {
                     xlarun_reply rp;
                     int ok;
                     if (!rmem) { strcpy(err.message, "out of memory"); goto error; }
-                    if (xlarun_reply_parse(xlarun_tool_format_guess(has_token, tok), out.reply ? out.reply : "", out.n, rmem, rbytes, &rp,
+                    if (xlarun_reply_parse(tool_format, out.reply ? out.reply : "", out.n, rmem, rbytes, &rp,
                                            &err) != XLARUN_OK) { free(rmem); goto error; }
                     ok = (msgs.n || sb_put(&msgs, "[", 1)) && (msgs.n == 1 || sb_put(&msgs, ",", 1)) &&
                          sb_put(&msgs, "{\"role\":\"assistant\",\"content\":", 32) && sb_json_string(&msgs, rp.content, strlen(rp.content));

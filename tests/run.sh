@@ -9,10 +9,12 @@ cd "$(dirname "$0")/.." || exit 1
 B=build
 MAKE="${MAKE:-make}"
 mkdir -p $B/logs
-total_pass=0; total_fail=0; skipped=""; failed=""
+: >$B/logs/build-times.txt
+total_pass=0; total_fail=0; skipped=""; failed=""; build_s=0; start_s=$(date +%s)
 
 cpu_has() { for f in "$@"; do grep -qw "$f" /proc/cpuinfo 2>/dev/null || return 1; done; }
 have() { command -v "$1" >/dev/null 2>&1; }
+el() { echo "$(($(date +%s) - mark)) s"; } # seconds since the last mark=$(date +%s)
 skip() { echo "*** SKIPPED: $1"; skipped="$skipped
   - $1"; }
 
@@ -20,20 +22,25 @@ skip() { echo "*** SKIPPED: $1"; skipped="$skipped
 run() { # label runner... binary
     label=$1; shift
     log=$B/logs/$(echo "$label" | tr ' /' '__').log
+    t0=$(date +%s)
     if "$@" >"$log" 2>&1; then rc=0; else rc=$?; fi
+    dt=$(($(date +%s) - t0))
     line=$(tr -d '\r' <"$log" | grep -E '^[a-z+]+: [0-9]+ passed, [0-9]+ failed$' | tail -n 1)
     p=$(echo "$line" | sed -E 's/.*: ([0-9]+) passed.*/\1/'); f=$(echo "$line" | sed -E 's/.* ([0-9]+) failed/\1/')
     [ -n "$p" ] || p=0
     [ -n "$f" ] || f=0
     if [ $rc -ne 0 ] && [ "$f" -eq 0 ]; then f=1; fi
     total_pass=$((total_pass + p)); total_fail=$((total_fail + f))
-    if [ $rc -eq 0 ]; then echo "ok    $label: $p passed"
-    else echo "FAIL  $label: $p passed, $f failed (exit $rc; log $log)"; tail -n 30 "$log"; failed="$failed $label"; fi
+    if [ $rc -eq 0 ]; then echo "ok    $label: $p passed (${dt} s)"
+    else echo "FAIL  $label: $p passed, $f failed (exit $rc; log $log; ${dt} s)"; tail -n 30 "$log"; failed="$failed $label"; fi
 }
 
 # build targets; a failed build counts as a failure
 build() {
-    $MAKE -s "$@" >$B/logs/build.log 2>&1 && return 0
+    b0=$(date +%s)
+    if $MAKE -s "$@" >$B/logs/build.log 2>&1; then
+        build_s=$((build_s + $(date +%s) - b0)); echo "$(($(date +%s) - b0)) s build $*" >>$B/logs/build-times.txt; return 0
+    fi
     cat $B/logs/build.log
     echo "FAIL  build $*"
     failed="$failed build($*)"; total_fail=$((total_fail + 1))
@@ -110,30 +117,34 @@ fi
 for t in $TESTS; do [ $t = kernels ] && continue; build $B/options/test_$t && run "options $t" $B/options/test_$t; done
 if have g++; then build $B/cpp/test_cpp && run "c++" $B/cpp/test_cpp
 else skip "c++ build: g++ not installed"; fi
+mark=$(date +%s)
 if have clang; then
     printf '#define XLARUN_IMPLEMENTATION\n#include "../../xlarun.h"\n' >$B/logs/clang.c
     if clang -std=c99 -Wall -Wextra -pedantic -Wshadow -Wconversion -Wdouble-promotion -Werror -fsyntax-only $B/logs/clang.c 2>$B/logs/clang.log; then
-        echo "ok    clang -std=c99 -pedantic -Wshadow -Wconversion -Wdouble-promotion: clean"; total_pass=$((total_pass + 1))
+        echo "ok    clang -std=c99 -pedantic -Wshadow -Wconversion -Wdouble-promotion: clean ($(el))"; total_pass=$((total_pass + 1))
     else cat $B/logs/clang.log; failed="$failed clang"; total_fail=$((total_fail + 1)); fi
 else skip "clang build: clang not installed"; fi
 
 # static analysis of the header with its implementation (warnings and portability findings fail)
 printf '#define XLARUN_IMPLEMENTATION\n#include "../../xlarun.h"\n' >$B/logs/header.c
+mark=$(date +%s)
 if have cppcheck; then
     if cppcheck -q --error-exitcode=1 --enable=warning,portability --std=c99 --suppress=missingIncludeSystem \
         --suppress=toomanyconfigs $B/logs/header.c 2>$B/logs/cppcheck.log; then
-        echo "ok    cppcheck xlarun.h: clean"; total_pass=$((total_pass + 1))
+        echo "ok    cppcheck xlarun.h: clean ($(el))"; total_pass=$((total_pass + 1))
     else cat $B/logs/cppcheck.log; failed="$failed cppcheck"; total_fail=$((total_fail + 1)); fi
 else skip "cppcheck: not installed (apt-get install cppcheck)"; fi
+mark=$(date +%s)
 # gcc's static analyzer over every public entry point and what it reaches (any warning fails)
 if gcc -std=c99 -O1 -fanalyzer -Werror -c $B/logs/header.c -o $B/logs/fanalyzer.o 2>$B/logs/fanalyzer.log; then
-    echo "ok    gcc -fanalyzer xlarun.h: clean"; total_pass=$((total_pass + 1))
+    echo "ok    gcc -fanalyzer xlarun.h: clean ($(el))"; total_pass=$((total_pass + 1))
 else cat $B/logs/fanalyzer.log; failed="$failed fanalyzer"; total_fail=$((total_fail + 1)); fi
 # an integrator's strict build: -O3 (GCC's -O3 inlining brings -Wmaybe-uninitialized findings that
 # -O2 does not: 5 places before this check, one of them only mingw's) with -Wall -Wextra -Wshadow
 # -Wconversion -Wdouble-promotion -Werror. The header TU is compiled for every x86 kernel variant,
 # as C and as C++ (g++ where installed), with the build options, and for Windows (mingw-w64 where
 # installed)
+mark=$(date +%s)
 o3_bad=""
 o3_w="-Wall -Wextra -Wshadow -Wconversion -Wdouble-promotion -Werror -O3"
 : >$B/logs/o3.log
@@ -155,7 +166,7 @@ if have x86_64-w64-mingw32-gcc; then
     done
 fi
 if [ -z "$o3_bad" ]; then
-    echo "ok    $o3_w xlarun.h: clean (gcc$(have g++ && echo ', g++'): $o3_isas; the build options$(have x86_64-w64-mingw32-gcc && echo '; mingw-w64'))"
+    echo "ok    $o3_w xlarun.h: clean (gcc$(have g++ && echo ', g++'): $o3_isas; the build options$(have x86_64-w64-mingw32-gcc && echo '; mingw-w64'); $(el))"
     total_pass=$((total_pass + 1))
 else cat $B/logs/o3.log; echo "FAIL  -O3 -Werror:$o3_bad"; failed="$failed O3"; total_fail=$((total_fail + 1)); fi
 # clang-tidy over the same TU once per kernel variant (any finding fails). -analyzer-opt-analyze-headers: without it
@@ -174,6 +185,7 @@ else cat $B/logs/o3.log; echo "FAIL  -O3 -Werror:$o3_bad"; failed="$failed O3"; 
 #   misc-no-recursion                     the Jinja parser and evaluator recurse on the template's tree, by design;
 #                                         depth is bounded (96 levels of nesting, 64 macro calls, tojson 200)
 # bugprone-suspicious-string-compare stays on except for the plain `if (strcmp(a, b))` (WarnOnImplicitComparison).
+mark=$(date +%s)
 tidy=""
 if have clang-tidy-14; then tidy=clang-tidy-14; elif have clang-tidy; then tidy=clang-tidy; fi
 if [ -n "$tidy" ]; then
@@ -200,7 +212,7 @@ if [ -n "$tidy" ]; then
             cat $B/logs/clang-tidy-$v.log; tidy_bad="$tidy_bad $v"
         fi
     done
-    if [ -z "$tidy_bad" ]; then echo "ok    $tidy xlarun.h ($tidy_isas): clean"; total_pass=$((total_pass + 1))
+    if [ -z "$tidy_bad" ]; then echo "ok    $tidy xlarun.h ($tidy_isas): clean ($(el))"; total_pass=$((total_pass + 1))
     else echo "FAIL  $tidy xlarun.h:$tidy_bad (logs $B/logs/clang-tidy-*.log)"; failed="$failed clang-tidy"; total_fail=$((total_fail + 1)); fi
 else skip "clang-tidy: not installed (apt-get install clang-tidy)"; fi
 
@@ -227,5 +239,6 @@ build $B/bench && run "bench cli" sh tests/test_bench_cli.sh $B
 echo
 if [ -n "$skipped" ]; then echo "SKIPPED (missing tools or CPU features):$skipped"; fi
 [ -n "$failed" ] && echo "FAILED:$failed"
+echo "time: $(($(date +%s) - start_s)) s in all, $build_s s of it building"
 echo "all: $total_pass passed, $total_fail failed"
 [ $total_fail -eq 0 ] && [ -z "$failed" ]

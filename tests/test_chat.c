@@ -127,11 +127,8 @@ static void test_fixtures(int verbose) {
                         while (k < len && k < text_len && out[k] == text[k]) k++;
                         fprintf(stderr, "  at byte %lu: got [%.80s]\n  want [%.80s]\n", (unsigned long)k, out + k, text + k);
                     }
-                    if (st != XLARUN_OK && !text) {}
                     if (!text) fprintf(stderr, "  (transformers raised: %s)\n", error);
                 }
-                /* where the template raised its own message, xlarun's error carries it */
-                if (!text && st != XLARUN_OK && error && strncmp(err.message, "chat template line", 18) == 0 && 0) {}
             }
             if (ok) { if (text) n_text++; else n_err++; }
             else n_fail++;
@@ -530,7 +527,7 @@ static void test_bad_input(void) {
     strcpy(deep + 300, "1");
     for (k = 0; k < 300; k++) strcat(deep, ")");
     {
-        char src[4200];
+        char src[4400]; /* 200 "{% if 1 %}" (10 bytes) and 200 "{% endif %}" (11) and a NUL */
         snprintf(src, sizeof src, "{{ %s }}", deep);
         CHECK(render_src(src, NULL, out, sizeof out, &err) == XLARUN_ERR_FORMAT);
         CHECK_CONTAINS(err.message, "nested too deeply");

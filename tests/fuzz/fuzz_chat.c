@@ -18,7 +18,7 @@ static char *fuzz_dup(const fuzz_part *p) {
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     fuzz_part parts[FUZZ_MAX_PARTS];
-    int np = fuzz_split_n(data, size, parts, 4), k;
+    int np = fuzz_split_n(data, size, parts, 4);
     unsigned flags;
     char *tmpl, *msgs = NULL, *tools = NULL, *vars = NULL;
     size_t tbytes = 0, wbytes = 0, tlen = 0, len = 0, i;
@@ -85,7 +85,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         free(work);
         free(out);
     }
-    for (k = 0; k < 1; k++) {}
     xlarun_chat_template_free(t); /* init'd: nothing to free, but must be harmless */
     free(tmem);
     free(tmpl);

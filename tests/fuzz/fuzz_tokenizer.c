@@ -31,8 +31,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     {
         void *mem = malloc(bytes);
         unsigned flags;
-        xlarun_chat_template ct;
-        xlarun_chat_options co;
+        xlarun_chat_template *ct = NULL;
+        xlarun_chat_input ci;
+        char *chat = NULL;
         const char *tmpl;
         int32_t all[64] = {0};
         uint32_t k, v;
@@ -48,9 +49,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         fuzz_decode(t, all, k, 0);
         fuzz_decode(t, all, k, XLARUN_DECODE_SKIP_SPECIAL);
         tmpl = xlarun_tokenizer_chat_template(t);
-        if (tmpl) fuzz_check_err(xlarun_chat_template_detect(tmpl, &ct, &e), &e);
-        memset(&co, 0, sizeof co);
-        xlarun_chat_options_from_tokenizer(t, &co);
+        /* the folder's template compiled and run on a short conversation with the folder's special tokens */
+        memset(&ci, 0, sizeof ci);
+        xlarun_chat_input_from_tokenizer(t, &ci);
+        ci.messages_json = "[{\"role\": \"system\", \"content\": \"s\"}, {\"role\": \"user\", \"content\": \"hi\"}]";
+        ci.max_steps = 100000;
+        if (tmpl) {
+            st = xlarun_chat_template_create(tmpl, strlen(tmpl), &ct, &e);
+            fuzz_check_err(st, &e);
+            if (st == XLARUN_OK) {
+                fuzz_check_err(xlarun_chat_render_alloc(ct, &ci, &chat, NULL, &e), &e);
+                xlarun_chat_text_free(chat);
+                xlarun_chat_template_free(ct);
+            }
+        }
         xlarun_tokenizer_close(t);
         free(mem);
     }
