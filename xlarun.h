@@ -875,7 +875,9 @@ XLARUN_API xlarun_tool_format xlarun_tool_format_guess(int (*has_token)(void *us
 /* The token loop: a session, a tokenizer, a sampler, eos ids and stop strings. The generator
    remembers which ids the session holds, so each call takes the whole conversation so far: the
    ids that the session already holds are kept and only the rest is prefilled (a conversation
-   continued on one session gives exactly the ids of running it from scratch). */
+   continued on one session gives exactly the ids of running it from scratch). The tokenizer may
+   be NULL: the generator then works on ids only (xlarun_generate_ids; the callback's text is
+   always empty; no stop strings; eos ids from the options or else the model's config.json). */
 typedef struct xlarun_generator xlarun_generator;
 
 typedef struct xlarun_generator_options {  /* zero-initialised means defaults */
@@ -929,7 +931,7 @@ XLARUN_API void xlarun_generator_free(xlarun_generator *g);
 /* new sampling parameters (validated as xlarun_sampling_check) */
 XLARUN_API xlarun_status xlarun_generator_set_sampling(xlarun_generator *g, const xlarun_sampling *p,
                                                        xlarun_error *err);
-/* ids: the whole sequence so far (prompt, or the conversation rendered by xlarun_chat_apply and
+/* ids: the whole sequence so far (prompt, or the conversation rendered by xlarun_chat_render and
    encoded); then generates up to max_new ids (0: until a stop or the context is full). The
    sampler's RNG restarts from its seed at each call. XLARUN_ERR_CONTEXT when the ids do not fit
    the session's context. */
@@ -14010,7 +14012,9 @@ static xlarun_status xlarun__gen_layout_of(const xlarun_session *s, const xlarun
     size_t n = xlarun__round64(sizeof(struct xlarun_generator)), n_ctx, V;
     if (!xlarun__session_ok(s))
         return xlarun__fail(err, XLARUN_ERR_ARGUMENT, "generator: NULL or freed session");
-    if (!xlarun__tok_ok(t)) return xlarun__fail(err, XLARUN_ERR_ARGUMENT, "generator: NULL or closed tokenizer");
+    if (t && !xlarun__tok_ok(t)) return xlarun__fail(err, XLARUN_ERR_ARGUMENT, "generator: closed tokenizer");
+    if (!t && o->n_stop_strings)
+        return xlarun__fail(err, XLARUN_ERR_ARGUMENT, "generator: stop strings need a tokenizer (this generator has none: ids only)");
     XLARUN__TRY(xlarun_sampling_check(&o->sampling, err));
     if (o->n_eos > XLARUN__MAX_GEN_EOS)
         return xlarun__fail(err, XLARUN_ERR_ARGUMENT, "generator: %lu eos ids, at most %d",
@@ -14018,9 +14022,9 @@ static xlarun_status xlarun__gen_layout_of(const xlarun_session *s, const xlarun
     if (o->n_eos && !o->eos_ids) return xlarun__fail(err, XLARUN_ERR_ARGUMENT, "generator: n_eos given with NULL eos_ids");
     n_ctx = s->n_ctx;
     V = s->m->cfg.vocab_size;
-    L->max_prompt = o->max_prompt_bytes ? o->max_prompt_bytes : 16 * n_ctx;
-    L->scratch_bytes = xlarun_tokenizer_scratch_bytes(t, L->max_prompt);
-    L->piece_cap = xlarun_tokenizer_max_piece(t) + 8;
+    L->max_prompt = !t ? 0 : o->max_prompt_bytes ? o->max_prompt_bytes : 16 * n_ctx;
+    L->scratch_bytes = t ? xlarun_tokenizer_scratch_bytes(t, L->max_prompt) : 0;
+    L->piece_cap = (t ? xlarun_tokenizer_max_piece(t) : 0) + 8;
     L->text_cap = L->piece_cap + 2 * XLARUN_MAX_STOP_BYTES + 8;
     L->sampler = n; n += xlarun__round64(xlarun_sampler_memory(XLARUN__CAST(uint32_t, V)));
     L->ids = n; n += xlarun__round64((n_ctx + 1) * sizeof(int32_t));
@@ -14088,8 +14092,8 @@ XLARUN_API xlarun_status xlarun_generator_init(xlarun_session *s, const xlarun_t
     if (opt->eos_ids) {
         for (i = 0; i < opt->n_eos; i++) g->eos[g->n_eos++] = opt->eos_ids[i];
     } else {
-        const int32_t *e;
-        size_t k, ne = xlarun_tokenizer_eos_ids(t, &e);
+        const int32_t *e = NULL;
+        size_t k, ne = t ? xlarun_tokenizer_eos_ids(t, &e) : 0;
         const xlarun_config *c = &s->m->cfg;
         for (k = 0; k < ne + c->n_eos && g->n_eos < XLARUN__MAX_GEN_EOS; k++) {
             int32_t id = k < ne ? e[k] : c->eos_token_ids[k - ne];
@@ -14214,7 +14218,7 @@ XLARUN_API xlarun_status xlarun_generate_ids(xlarun_generator *g, const int32_t 
             if (fn) fn(user, id, g->text, 0);
             break;
         }
-        {
+        if (g->t) {
             size_t plen = 0;
             xlarun_status st = xlarun_detok_push(&g->detok, id, g->piece, g->piece_cap, &plen, err);
             if (st != XLARUN_OK) return st;
@@ -14235,7 +14239,7 @@ XLARUN_API xlarun_status xlarun_generate_ids(xlarun_generator *g, const int32_t 
         g->last = -1;
     }
     /* what is still held back: the end of the text is final now */
-    if (r.stop != XLARUN_STOP_STRING) {
+    if (r.stop != XLARUN_STOP_STRING && g->t) {
         size_t plen = xlarun_detok_flush(&g->detok, g->piece, g->piece_cap);
         g->text_len = 0;
         g->text[0] = 0;
@@ -14258,6 +14262,7 @@ XLARUN_API xlarun_status xlarun_generate_text(xlarun_generator *g, const char *t
     if (!g || g->magic != XLARUN__GENERATOR_MAGIC || !xlarun__session_ok(g->s))
         return xlarun__fail(err, XLARUN_ERR_ARGUMENT, "xlarun_generate: NULL or freed generator, or its session was freed");
     if (!text) return xlarun__fail(err, XLARUN_ERR_ARGUMENT, "xlarun_generate_text: text is NULL");
+    if (!g->t) return xlarun__fail(err, XLARUN_ERR_ARGUMENT, "xlarun_generate_text: the generator was made without a tokenizer (ids only: xlarun_generate_ids)");
     if (len > g->max_prompt_bytes)
         return xlarun__fail(err, XLARUN_ERR_CONTEXT, "the prompt of %lu bytes is longer than the %lu bytes the generator takes (max_prompt_bytes)",
                             XLARUN__CAST(unsigned long, len), XLARUN__CAST(unsigned long, g->max_prompt_bytes));

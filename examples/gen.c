@@ -94,7 +94,7 @@ static void usage(FILE *f) {
             "\n"
             "generation (defaults: the model's generation_config.json, as transformers applies it):\n"
             "  -n, --n-predict N        tokens to generate (default: 128 for text, 32 for --ids;\n"
-            "                           -1 = until end of text or the context is full)\n"
+            "                           0 or -1: until end of text or the context is full)\n"
             "      --temp T             temperature; 0 = greedy\n"
             "      --top-k N            top-k sampling (0 = off)\n"
             "      --top-p P            top-p sampling (1.0 = off)\n"
@@ -107,8 +107,8 @@ static void usage(FILE *f) {
             "\n"
             "performance:\n"
             "  -t, --threads N          threads (default 1)\n"
-            "  -c, --ctx-size N         context length in tokens (default: prompt + n for --ids,\n"
-            "                           else min(4096, the model's max_position_embeddings))\n"
+            "  -c, --ctx-size N         context length in tokens (default: prompt + n for --ids with\n"
+            "                           n > 0, else min(4096, the model's max_position_embeddings))\n"
             "  -b, --batch-size N       prefill chunk in tokens (default 256)\n"
             "      --precision P        exact (default) or bf16: activations rounded to bf16 before\n"
             "                           products with bf16 weights (faster prefill, looser agreement)\n"
@@ -176,6 +176,7 @@ typedef struct out_state {
     size_t n, cap;
     size_t n_tokens;
     double t_first;
+    int ids;       /* --print-ids: the ids, space-separated, instead of the text */
 } out_state;
 
 static int on_token(void *user, int32_t id, const char *text, size_t len) {
@@ -183,10 +184,16 @@ static int on_token(void *user, int32_t id, const char *text, size_t len) {
     if (id >= 0) {
         if (o->n_tokens == 0) o->t_first = now();
         o->n_tokens++;
+        if (o->ids) {
+            printf(o->n_tokens > 1 ? " %d" : "%d", (int)id);
+            fflush(stdout);
+        }
     }
-    if (len) {
-        fwrite(text, 1, len, stdout);
-        fflush(stdout);
+    if (len) { /* the reply is kept in either mode: its tool calls are read from it */
+        if (!o->ids) {
+            fwrite(text, 1, len, stdout);
+            fflush(stdout);
+        }
         if (o->n + len + 1 > o->cap) {
             size_t cap = (o->n + len + 1) * 2;
             char *nb = (char *)realloc(o->reply, cap);
@@ -317,7 +324,7 @@ int main(int argc, char **argv) {
     const char *stops[XLARUN_MAX_STOP_STRINGS];
     size_t n_stops = 0;
     unsigned long threads = 1, ctx = 0, batch = 0, v;
-    long n_predict = -2; /* -2: the default */
+    long n_predict = -2; /* -2: the default; 0: no limit */
     int print_ids = 0, ignore_eos = 0, no_mmap = 0, chat = 0, interactive = 0, no_special = 0, i;
     xlarun_precision precision = XLARUN_PRECISION_EXACT;
     xlarun_kv_type kv_type = XLARUN_KV_F32;
@@ -335,7 +342,6 @@ int main(int argc, char **argv) {
     xlarun_session *sess = NULL;
     xlarun_tokenizer *tok = NULL;
     xlarun_generator *gen = NULL;
-    xlarun_sampler *smp = NULL;
     xlarun_chat_template *tmpl = NULL;
     xlarun_chat_input ci;       /* the template's input: messages, tools, variables, special tokens */
     xlarun_tool_format tool_format = XLARUN_TOOLS_NONE;
@@ -394,7 +400,7 @@ int main(int argc, char **argv) {
         }
         else if (!strcmp(a, "-n") || !strcmp(a, "--n-predict")) {
             NEED_VALUE();
-            if (!strcmp(val, "-1")) n_predict = -1;
+            if (!strcmp(val, "-1")) n_predict = 0; /* no limit, as 0 */
             else if (!parse_uint(val, 1u << 24, &v)) BAD_VALUE();
             else n_predict = (long)v;
         }
@@ -528,7 +534,8 @@ int main(int argc, char **argv) {
         else if (xlarun_tokenizer_check_model(tok, model, &err) != XLARUN_OK) goto error;
     }
     memset(&so, 0, sizeof so);
-    so.n_ctx = (uint32_t)(ctx ? ctx : ids_arg ? n_prompt + (size_t)(n_predict > 0 ? n_predict : 0) : 0);
+    /* the context: as given; for ids and a limit, just room for both; else the library's default */
+    so.n_ctx = (uint32_t)(ctx ? ctx : ids_arg && n_predict > 0 ? n_prompt + (size_t)n_predict : 0);
     so.n_batch = (uint32_t)batch;
     so.n_threads = (uint32_t)threads;
     so.precision = precision;
@@ -537,43 +544,11 @@ int main(int argc, char **argv) {
     if (xlarun_session_create(model, &so, &sess, &err) != XLARUN_OK) goto error;
     t1 = now();
 
-    if (print_ids) {
-        /* ids out: the sampler on the session's logits */
-        const xlarun_config *c = xlarun_model_config(model);
-        if (!ids_arg) { /* a text prompt: as tokenizers' encode(text), BOS included */
-            size_t cap = prompt_len + 8, n = 0;
-            xlarun_status st;
-            prompt = (int32_t *)malloc(cap * sizeof *prompt);
-            if (!prompt) { strcpy(err.message, "out of memory"); goto error; }
-            st = xlarun_tokenizer_encode(tok, prompt_text, prompt_len, no_special ? XLARUN_ENCODE_SPECIAL_AS_TEXT : 0u,
-                                         prompt, cap, &n, NULL, 0, &err);
-            if (st != XLARUN_OK) goto error;
-            n_prompt = n;
-        }
-        (void)c;
-        if (xlarun_sampler_create(&gc.sampling, c->vocab_size, &smp, &err) != XLARUN_OK) goto error;
-        xlarun_sampler_accept(smp, prompt, n_prompt);
-        if (xlarun_session_prefill(sess, prompt, n_prompt, &err) != XLARUN_OK) goto error;
-        t2 = now();
-        while (n_predict < 0 || n_gen < (size_t)n_predict) {
-            int32_t next = xlarun_sampler_sample(smp, xlarun_session_logits(sess));
-            uint32_t e;
-            int eos = 0;
-            printf(n_gen ? " %d" : "%d", (int)next);
-            fflush(stdout);
-            n_gen++;
-            xlarun_sampler_accept(smp, &next, 1);
-            for (e = 0; e < gc.n_eos; e++) eos |= next == gc.eos_token_ids[e];
-            if ((eos && !ignore_eos) || n_gen == (size_t)n_predict) break;
-            if (xlarun_session_position(sess) >= so.n_ctx && so.n_ctx) break;
-            if (xlarun_session_decode(sess, next, &err) != XLARUN_OK) { printf("\n"); goto error; }
-        }
-        printf("\n");
-    } else {
-        /* text out: the generator streams detokenized text through the callback */
+    {   /* one token loop for every mode: the generator streams the text (or the ids) through the callback */
         xlarun_generator_options go;
         xlarun_generate_result res;
         unsigned enc_flags = no_special ? XLARUN_ENCODE_SPECIAL_AS_TEXT : 0u;
+        out.ids = print_ids;
         memset(&go, 0, sizeof go);
         go.sampling = gc.sampling;
         go.eos_ids = gc.eos_token_ids;
@@ -586,7 +561,7 @@ int main(int argc, char **argv) {
             size_t n_ctx = so.n_ctx ? so.n_ctx : (c->max_position_embeddings < 4096 ? c->max_position_embeddings : 4096);
             go.max_prompt_bytes = prompt_len + tools_len + (system_arg ? strlen(system_arg) : 0) + 16 * n_ctx;
         }
-        if (xlarun_generator_create(sess, tok, &go, &gen, &err) != XLARUN_OK) goto error;
+        if (xlarun_generator_create(sess, tok, &go, &gen, &err) != XLARUN_OK) goto error; /* tok NULL: ids only */
         if (chat) {
             if (!tmpl) { /* the folder's own template */
                 const char *t = xlarun_tokenizer_chat_template(tok);
@@ -608,8 +583,10 @@ int main(int argc, char **argv) {
             if (system_arg && !conv_add(&msgs, "system", system_arg, strlen(system_arg))) { strcpy(err.message, "out of memory"); goto error; }
         }
         if (ids_arg) {
-            if (xlarun_generate_ids(gen, prompt, n_prompt, (uint32_t)(n_predict > 0 ? n_predict : 0), on_token, &out, &res, &err) != XLARUN_OK)
+            if (xlarun_generate_ids(gen, prompt, n_prompt, (uint32_t)n_predict, on_token, &out, &res, &err) != XLARUN_OK) {
+                printf("\n");
                 goto error;
+            }
             n_prompt = res.n_prefilled;
             n_rerun = res.n_rerun;
             printf("\n");
@@ -649,7 +626,7 @@ int main(int argc, char **argv) {
                 }
                 out.n = 0;
                 if (out.reply) out.reply[0] = 0;
-                st = xlarun_generate_text(gen, text, len, enc_flags, (uint32_t)(n_predict > 0 ? n_predict : 0), on_token, &out, &res, &err);
+                st = xlarun_generate_text(gen, text, len, enc_flags, (uint32_t)n_predict, on_token, &out, &res, &err);
                 xlarun_chat_text_free(chat_text);
                 if (st != XLARUN_OK) { printf("\n"); goto error; }
                 printf("\n");
@@ -715,7 +692,6 @@ error:
     rc = fail(err.message);
 done:
     xlarun_generator_free(gen);
-    xlarun_sampler_free(smp);
     xlarun_session_free(sess);
     xlarun_tokenizer_close(tok);
     xlarun_model_close(model);

@@ -21,7 +21,7 @@ done
 check_error "no model folder"
 check_error "cannot open" -m /nonexistent --ids 1,2
 check_error "outside the vocabulary" -m tests/fixtures/mqa-f32 --ids 1,256
-check_error "do not fit" -m tests/fixtures/mqa-f32 --ids 1,2,3,4 -c 3
+check_error "the prompt of 4 tokens does not fit the context of 3 tokens" -m tests/fixtures/mqa-f32 --ids 1,2,3,4 -c 3
 check_error "cannot be combined with --chat" -m tests/fixtures/demo --chat --no-special -p hi
 check_error "cannot be combined with --chat" -m tests/fixtures/demo -i --no-special
 check_error "invalid token id" -m tests/fixtures/mqa-f32 --ids 1,x
@@ -127,4 +127,31 @@ expect_out "$xl" -m "$B/unknown-template" --chat-template chatml -p "What is xla
 check_error "does not fit the context of 16 tokens" -m $demo -p "What is xlarun? What is xlarun? What is xlarun? What is xlarun? What is xlarun?" -c 16
 check_error "no prompt" -m $demo
 check_error "cannot read the prompt file" -m $demo -f /nonexistent/prompt.txt
+# -n: -1 and 0 both mean no limit, in every mode; without -c the context is the library's default
+# (min(4096, max_position_embeddings): 256 for llama32-bf16), so --ids runs on to a full context
+L=tests/fixtures/llama32-bf16
+ids_all=$("$B/gen" -m $L --ids 509,17,204,65,300 -n -1 --temp 0 --print-ids --ignore-eos 2>"$B/cli.err")
+n_all=$(echo "$ids_all" | wc -w)
+if [ "$n_all" -eq 252 ]; then ok; else bad "gen --ids (5 ids) -n -1 --ignore-eos printed $n_all ids, expected 252 (a full 256-token context)"; fi
+expect_out "$ids_all" -m $L --ids 509,17,204,65,300 -n 0 --temp 0 --print-ids --ignore-eos
+expect_out "$(echo "$ids_all" | cut -d' ' -f1-24)" -m $L --ids 509,17,204,65,300 -n 24 --temp 0 --print-ids --ignore-eos
+txt_all=$("$B/gen" -m $demo -p "Tell me a story." -n -1 --temp 0 --ignore-eos -c 64 2>"$B/cli.err")
+grep -q "^decode: 5[0-9] tokens" "$B/cli.err" && ok || bad "gen -p -n -1 -c 64: $(grep decode: "$B/cli.err")"
+expect_out "$txt_all" -m $demo -p "Tell me a story." -n 0 --temp 0 --ignore-eos -c 64
+# one token loop: --print-ids goes through the generator in every mode, with or without a tokenizer
+# (a copy of the folder without its tokenizer files), and a chat prompt is rendered first
+mkdir -p "$B/no-tokenizer" && cp $L/config.json $L/model.safetensors "$B/no-tokenizer/"
+expect_out "$(echo "$ids_all" | cut -d' ' -f1-24)" -m "$B/no-tokenizer" --ids 509,17,204,65,300 -n 24 --temp 0 --ignore-eos
+expect_out "$(echo "$ids_all" | cut -d' ' -f1-24)" -m "$B/no-tokenizer" --ids 509,17,204,65,300 -n 24 --temp 0 --ignore-eos --print-ids
+check_error "tokenizer.json" -m "$B/no-tokenizer" --ids 509,17 --stop x
+ids_chat=$("$B/gen" -m $demo --chat -p "What is xlarun?" --print-ids 2>/dev/null)
+txt_ids=$("$B/tokenize" -m $demo --decode "$(echo "$ids_chat" | tr ' ' ',')" 2>/dev/null)
+case "$txt_ids" in "xlarun is a single-header C library that runs Llama models on the CPU."*) ok ;;
+    *) bad "gen --chat --print-ids printed '$ids_chat' (decoded '$txt_ids'), not the demo's answer" ;; esac
+expect_out "$("$B/gen" -m $demo -p "Tell me a story." -n 12 --temp 0 --print-ids 2>/dev/null)" -m $demo -p "Tell me a story." -n 12 --temp 0 --print-ids -t 2
+# the template names in --help are the library's (the error for an unknown name lists them too)
+names=$("$B/gen" -m $demo -p hi --chat-template nosuch 2>&1 | sed 's/.*the names are: //' | tr -d ',')
+"$B/gen" --help >"$B/cli.help"
+for nm in $names; do grep -qw -- "$nm" "$B/cli.help" && ok || bad "gen --help does not list the template '$nm'"; done
+[ -n "$names" ] && ok || bad "no template names in the unknown-name error"
 finish
