@@ -16,7 +16,7 @@ WIN_ISA = $(AVX2)
 SAN     = -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 TESTS   = kernels model errors generate tokenizer chat reply
 
-.PHONY: all test demo clean fuzz
+.PHONY: all test check demo clean fuzz
 all: $(B)/gen $(B)/simple $(B)/tools $(B)/bench $(B)/quantize $(B)/quant_accuracy $(B)/tokenize $(B)/inspect
 
 $(B)/gen: examples/gen.c $(HDRS)
@@ -64,6 +64,9 @@ $(B)/oracle_ids: tests/oracle_ids.c $(HDRS)
 $(B)/scalar/test_%: tests/test_%.c tests/test.h $(HDRS)
 	@mkdir -p $(@D)
 	$(CC) $(WARN) -O2 -g -DXLARUN_SIMD_SCALAR $< -o $@ $(LIBS)
+$(B)/native/test_%: tests/test_%.c tests/test.h $(HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(WARN) $(NATIVE) -g $< -o $@ $(LIBS)
 $(B)/avx2/test_%: tests/test_%.c tests/test.h $(HDRS)
 	@mkdir -p $(@D)
 	$(CC) $(WARN) -O2 -g $(AVX2) $< -o $@ $(LIBS)
@@ -97,6 +100,10 @@ $(B)/cpp/test_cpp: tests/test_cpp.cpp tests/test.h $(HDRS)
 
 test:
 	@sh tests/run.sh
+
+# the quick loop: the native build of every suite and the CLI tests (tests/run.sh check)
+check:
+	@sh tests/run.sh check
 
 # fuzz harnesses (tests/fuzz/fuzz_*.c): `make fuzz` runs each under libFuzzer for FUZZ_SECONDS
 # (clang-14 with libclang-rt-14-dev; the host's SIMD kernels, FUZZ_ISA); new corpus entries go to build/fuzz/corpus/<harness>, crash

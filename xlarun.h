@@ -1,6 +1,29 @@
-/* xlarun.h - run Llama-family language models (Llama, Mistral, Qwen2/2.5, Qwen3, Gemma 2 and 3) on the CPU,
-   straight from a Hugging Face folder. Single-header C library (C99, also compiles as C++). No
-   dependencies beyond libc, libm and, optionally, threads and file maps (POSIX or Win32).
+/* xlarun.h - run Hugging Face language models on the CPU, straight from the checkpoint folder:
+   Llama 2/3.x, Mistral, Qwen2/2.5, Qwen3, Gemma 1/2/3, Phi-3/3.5/4-mini, SmolLM3, Granite 3,
+   OLMo 2 and the mixtures of experts Mixtral, Qwen3-MoE, OLMoE and Qwen2-MoE (safetensors in
+   f32/f16/bf16 or xlarun's q8_0/q4_0, tokenizer.json, the folder's Jinja chat template).
+   Single-header C library (C99, also compiles as C++). No dependencies beyond libc, libm and,
+   optionally, threads and file maps (POSIX or Win32). This comment is the API reference; each
+   declaration below carries its own contract.
+
+   MAP OF THE FILE (search for the quoted text)
+       the public declarations, in layer order:
+       "---- status"  "---- safetensors streaming reader"  "---- model"  "---- session"
+       "---- quantization"  "---- tokenizer"  "---- generation" (sampling, chat templates, tool
+       calls, the generator); then "IMPLEMENTATION", in the same order:
+       "== 1. BASE"                  errors, the arena, objects in one block, files and maps, JSON
+       "== 2. SAFETENSORS"           the streaming header reader and its validation
+       "== 3. WEIGHT STORE"          tensors by name across shards, mapped or read
+       "== 4. MODEL"                 config.json per architecture, tensor checks, RoPE tables
+       "== 5. EXECUTOR"              sessions: thread pool, KV cache, prefill and decode over the
+                                     kernels of xlarun_kernels.h
+       "== 6. TOKENIZER"             tokenizer.json: normalizers, pre-tokenizers, BPE, decoding
+       "== 7. GENERATION"            sampling, stop strings, the Jinja interpreter ("---- chat
+                                     templates"), built-in templates, tool-call parsing, the token
+                                     loop ("---- the token loop")
+       "== 8. QUANTIZE"              checkpoint -> q8_0/q4_0 checkpoint
+       The kernels (matrix products, attention, norms per instruction set) are the table in
+       xlarun_kernels.h. README.md, tests/README.md and tools/README.md hold the measurements.
 
    USAGE
        Copy xlarun.h and xlarun_kernels.h into your project. In exactly ONE C or C++ file:
@@ -185,12 +208,13 @@
        xlarun_generate_text       xlarun_generator_ids
 
    VERSION HISTORY
-       0.1  first release: safetensors (streaming, sharded, mmap), Llama executor; tokenizer.json
-            (three BPE families), chat templates, samplers, stop strings, the generation loop;
-            q8_0/q4_0 weights; bf16-activation precision option.
-       0.2  chat templates run by a Jinja interpreter (the recognised-by-text formats and
-            xlarun_chat_apply are gone: a named format is a built-in template text); tool calls
-            read back from replies.
+       0.1  first release: safetensors (streaming, sharded, mmap), the Llama-family executor
+            (15 architectures, mixtures of experts included); tokenizer.json (byte-level and
+            SentencePiece-style BPE); chat formats; samplers, stop strings, the generation loop;
+            q8_0/q4_0 weights; the bf16-activation and half-size KV cache options.
+       0.2  chat templates run by a Jinja interpreter (the formats recognised by their text are
+            gone: a named format is a built-in template text); tool calls read back from
+            replies; a generator may have no tokenizer (ids only).
 
    LICENSE: MIT, see the end of this file.
 */
@@ -1754,7 +1778,8 @@ static int xlarun__json_uint(const xlarun__json *j, size_t i, uint64_t max, uint
 
 /* ============================== 2. SAFETENSORS ================================================ */
 /* A pull reader over a read callback: no seeking, no mapping. The header is validated whole
-   before any tensor is handed out (SPEC.md section 1).                                         */
+   before any tensor is handed out (the safetensors format: an 8-byte little-endian header length,
+   a JSON header of dtype, shape and data_offsets per tensor, then the data).                   */
 
 static const struct { const char *name; unsigned bits; } xlarun__dtypes[XLARUN_DTYPE_COUNT] = {
     {"BOOL", 8}, {"U8", 8}, {"I8", 8}, {"F8_E5M2", 8}, {"F8_E4M3", 8}, {"F8_E8M0", 8},
@@ -2380,7 +2405,7 @@ static void xlarun__rope_type(const xlarun__json *j, size_t obj, char *buf, size
     else if (j->s[v] != '"' || xlarun__json_str(j, v, buf, cap) == XLARUN__NONE) strcpy(buf, "?");
 }
 
-/* Gemma3ForCausalLM's own keys (SPEC.md section 2): the local / global layer pattern, the local
+/* Gemma3ForCausalLM's own keys (as transformers' Gemma3TextConfig reads them): the local / global layer pattern, the local
    RoPE base, the attention scale, the soft caps, and its fixed changes to the Llama block (Gemma 2 and 3) */
 static xlarun_status xlarun__parse_gemma(const xlarun__json *j, size_t root, xlarun_config *c, xlarun_error *err) {
     size_t v, it, e;
@@ -2834,7 +2859,7 @@ static xlarun_status xlarun__parse_config(const char *text, size_t len, xlarun_c
     return XLARUN_OK;
 }
 
-/* transformers' inv_freq, step by step in f32 (SPEC.md section 2); longrope's with its long
+/* transformers' inv_freq (its _compute_default_rope_parameters), step by step in f32; longrope's with its long
    factors when lng */
 static void xlarun__rope_freqs(const xlarun_config *c, float *inv, int lng) {
     uint32_t j, half = c->rope_dim / 2;
@@ -4569,7 +4594,7 @@ XLARUN_API size_t xlarun_session_position(const xlarun_session *s) {
 /* ============================== 6. TOKENIZER ================================================== */
 /* tokenizer.json: BPE (byte-level as Llama 3 / Qwen2 / GPT-2, SentencePiece-style with byte
    fallback as Llama 2), added and special tokens, decoding and streaming detokenization.       */
-/* Pipeline (SPEC.md section 4, checked against tokenizers 0.20.3): split out added tokens
+/* Pipeline (tokenizers 0.20.3's, checked against it): split out added tokens
    (leftmost-longest), normalize each remaining segment (SentencePiece: Prepend + Replace; Qwen2:
    NFC), split out normalized added tokens, pre-tokenize (the Llama 3 / Qwen2 Split pattern or
    the GPT-2 ByteLevel pattern, hand-coded below, after Digits when present), map bytes to the
@@ -5793,7 +5818,7 @@ static size_t xlarun__tk_normalize(const xlarun_tokenizer *t, const unsigned cha
     return m;
 }
 
-/* ---- pre-tokenizers: the regexes of SPEC.md section 4, as code ------------------------------- */
+/* ---- pre-tokenizers: the Split regexes of the supported tokenizer.json files, as code -------- */
 
 /* after an apostrophe at s[i-1]: length of s|t|re|ve|m|ll|d (in that order), 0 if none.
    Case-insensitive as Oniguruma's (?i): ſ (U+017F) folds to s. */

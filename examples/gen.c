@@ -129,6 +129,29 @@ static int parse_uint(const char *s, unsigned long max, unsigned long *out) {
     return 1;
 }
 
+/* --ids LIST: comma-separated token ids, none empty */
+static int parse_ids(const char *arg, int32_t **ids, size_t *n, char *msg, size_t cap) {
+    const char *p = arg;
+    size_t room = 1;
+    unsigned long v;
+    for (; *p; p++) room += *p == ',';
+    if (!(*ids = (int32_t *)malloc(room * sizeof **ids))) { snprintf(msg, cap, "out of memory"); return 0; }
+    *n = 0;
+    for (p = arg; *p;) {
+        char tk[32];
+        size_t k = strcspn(p, ",");
+        if (k == 0 || k >= sizeof tk) { snprintf(msg, cap, "invalid --ids list '%s'", arg); return 0; }
+        memcpy(tk, p, k);
+        tk[k] = 0;
+        if (!parse_uint(tk, 0x7fffffff, &v)) { snprintf(msg, cap, "invalid token id '%s' in --ids", tk); return 0; }
+        (*ids)[(*n)++] = (int32_t)v;
+        p += k;
+        if (*p == ',' && !*++p) { snprintf(msg, cap, "invalid --ids list '%s'", arg); return 0; }
+    }
+    if (*n == 0) { snprintf(msg, cap, "--ids is empty"); return 0; }
+    return 1;
+}
+
 static int parse_double(const char *s, double *out) {
     char *end;
     double v;
@@ -300,6 +323,45 @@ static int conv_add(strbuf *msgs, const char *role, const char *content, size_t 
            sb_put(msgs, "}", 1);
 }
 
+/* the reply as the assistant's message; with tools, its calls are read in the model family's
+   format, printed as one JSON line each and kept as the message's tool_calls */
+static xlarun_status conv_add_reply(strbuf *msgs, xlarun_tool_format format, int tools, const char *reply, size_t n,
+                                    xlarun_error *err) {
+    size_t rbytes, k;
+    void *rmem;
+    xlarun_reply rp;
+    int ok;
+    if (!tools) {
+        if (conv_add(msgs, "assistant", reply, n)) return XLARUN_OK;
+        strcpy(err->message, "out of memory");
+        return XLARUN_ERR_MEMORY;
+    }
+    rbytes = xlarun_reply_memory(n);
+    if (!(rmem = malloc(rbytes))) { strcpy(err->message, "out of memory"); return XLARUN_ERR_MEMORY; }
+    if (xlarun_reply_parse(format, reply, n, rmem, rbytes, &rp, err) != XLARUN_OK) { free(rmem); return err->status; }
+    ok = (msgs->n || sb_put(msgs, "[", 1)) && (msgs->n == 1 || sb_put(msgs, ",", 1)) &&
+         sb_put(msgs, "{\"role\":\"assistant\",\"content\":", 32) && sb_json_string(msgs, rp.content, strlen(rp.content));
+    if (ok && rp.n_calls) ok = sb_put(msgs, ",\"tool_calls\":[", 15);
+    for (k = 0; ok && k < rp.n_calls; k++) {
+        strbuf line = {NULL, 0, 0};
+        const xlarun_tool_call *c = &rp.calls[k];
+        ok = sb_put(&line, "{\"name\": ", 9) && sb_json_string(&line, c->name, strlen(c->name)) &&
+             sb_put(&line, ", \"arguments\": ", 15) && sb_put(&line, c->arguments, strlen(c->arguments)) && sb_put(&line, "}", 1);
+        if (ok) printf("%s\n", line.p);
+        free(line.p);
+        ok = ok && (k == 0 || sb_put(msgs, ",", 1)) && sb_put(msgs, "{\"type\":\"function\",", 20) &&
+             (!c->id || (sb_put(msgs, "\"id\":", 5) && sb_json_string(msgs, c->id, strlen(c->id)) && sb_put(msgs, ",", 1))) &&
+             sb_put(msgs, "\"function\":{\"name\":", 19) && sb_json_string(msgs, c->name, strlen(c->name)) &&
+             sb_put(msgs, ",\"arguments\":", 13) && sb_put(msgs, c->arguments, strlen(c->arguments)) && sb_put(msgs, "}}", 2);
+    }
+    if (ok && rp.n_calls) ok = sb_put(msgs, "]", 1);
+    ok = ok && sb_put(msgs, "}", 1);
+    fflush(stdout);
+    free(rmem);
+    if (!ok) { strcpy(err->message, "out of memory"); return XLARUN_ERR_MEMORY; }
+    return XLARUN_OK;
+}
+
 #if defined(_WIN32)
 /* Windows gives main its arguments in the ANSI code page; the library reads UTF-8 (paths,
    prompts). Take the wide command line instead; the strings live as long as the process. */
@@ -318,20 +380,125 @@ static char **utf8_argv(int *argc) {
 }
 #endif
 
-int main(int argc, char **argv) {
-    const char *dir = NULL, *ids_arg = NULL, *prompt_arg = NULL, *file_arg = NULL, *system_arg = NULL;
-    const char *tmpl_name = NULL, *tmpl_file = NULL, *tools_arg = NULL;
+/* the command line */
+typedef struct args {
+    const char *dir, *ids_arg, *prompt_arg, *file_arg, *system_arg, *tmpl_name, *tmpl_file, *tools_arg;
     const char *stops[XLARUN_MAX_STOP_STRINGS];
-    size_t n_stops = 0;
-    unsigned long threads = 1, ctx = 0, batch = 0, v;
-    long n_predict = -2; /* -2: the default; 0: no limit */
-    int print_ids = 0, ignore_eos = 0, no_mmap = 0, chat = 0, interactive = 0, no_special = 0, i;
-    xlarun_precision precision = XLARUN_PRECISION_EXACT;
-    xlarun_kv_type kv_type = XLARUN_KV_F32;
-    int set_temp = 0, set_topk = 0, set_topp = 0, set_minp = 0, set_rep = 0, set_seed = 0;
-    float temp = 0, min_p = 0, rep = 1;
-    double top_p = 1; /* a double, as xlarun_sampling's: 1 - top_p is taken from the decimal */
-    unsigned long top_k = 0, seed = 0;
+    size_t n_stops;
+    unsigned long threads, ctx, batch, top_k, seed;
+    long n_predict; /* 0: no limit */
+    int print_ids, ignore_eos, no_mmap, chat, interactive, no_special;
+    xlarun_precision precision;
+    xlarun_kv_type kv_type;
+    int set_temp, set_topk, set_topp, set_minp, set_rep, set_seed;
+    float temp, min_p, rep;
+    double top_p; /* a double, as xlarun_sampling's: 1 - top_p is taken from the decimal */
+    strbuf vars;  /* the --var object */
+} args;
+
+/* argv into *A, checked; 1: run, 2: --help was printed, 0: the message is in msg */
+static int parse_args(int argc, char **argv, args *A, char *msg, size_t cap) {
+    unsigned long v;
+    int i;
+    memset(A, 0, sizeof *A);
+    A->threads = 1;
+    A->n_predict = -2; /* the default, below */
+    A->precision = XLARUN_PRECISION_EXACT;
+    A->kv_type = XLARUN_KV_F32;
+    A->rep = 1;
+    A->top_p = 1;
+    for (i = 1; i < argc; i++) {
+        const char *a = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
+#define NEED_VALUE() do { if (!val) { snprintf(msg, cap, "%s needs a value", a); return 0; } i++; } while (0)
+#define BAD_VALUE() do { snprintf(msg, cap, "invalid value for %s: '%s'", a, val); return 0; } while (0)
+        if (!strcmp(a, "-h") || !strcmp(a, "--help")) { usage(stdout); return 2; }
+        else if (!strcmp(a, "-m") || !strcmp(a, "--model")) { NEED_VALUE(); A->dir = val; }
+        else if (!strcmp(a, "--ids")) { NEED_VALUE(); A->ids_arg = val; }
+        else if (!strcmp(a, "-p") || !strcmp(a, "--prompt")) { NEED_VALUE(); A->prompt_arg = val; }
+        else if (!strcmp(a, "-f") || !strcmp(a, "--file")) { NEED_VALUE(); A->file_arg = val; }
+        else if (!strcmp(a, "--system")) { NEED_VALUE(); A->system_arg = val; A->chat = 1; }
+        else if (!strcmp(a, "--chat-template")) { NEED_VALUE(); A->tmpl_name = val; A->chat = 1; }
+        else if (!strcmp(a, "--chat-template-file")) { NEED_VALUE(); A->tmpl_file = val; A->chat = 1; }
+        else if (!strcmp(a, "--tools")) { NEED_VALUE(); A->tools_arg = val; A->chat = 1; }
+        else if (!strcmp(a, "--var")) { NEED_VALUE(); if (!add_var(&A->vars, val, msg, cap)) return 0; A->chat = 1; }
+        else if (!strcmp(a, "--date")) {
+            strbuf d;
+            int ok;
+            NEED_VALUE();
+            memset(&d, 0, sizeof d);
+            ok = sb_json_string(&d, val, strlen(val)) && vars_add(&A->vars, "date_string", 11, d.p, d.n);
+            free(d.p);
+            if (!ok) { snprintf(msg, cap, "out of memory"); return 0; }
+            A->chat = 1;
+        }
+        else if (!strcmp(a, "--no-think")) {
+            if (!vars_add(&A->vars, "enable_thinking", 15, "false", 5)) { snprintf(msg, cap, "out of memory"); return 0; }
+            A->chat = 1;
+        }
+        else if (!strcmp(a, "--stop")) {
+            NEED_VALUE();
+            if (A->n_stops == XLARUN_MAX_STOP_STRINGS) { snprintf(msg, cap, "at most %d --stop strings", XLARUN_MAX_STOP_STRINGS); return 0; }
+            A->stops[A->n_stops++] = val;
+        }
+        else if (!strcmp(a, "-n") || !strcmp(a, "--n-predict")) {
+            NEED_VALUE();
+            if (!strcmp(val, "-1")) A->n_predict = 0; /* no limit, as 0 */
+            else if (!parse_uint(val, 1u << 24, &v)) BAD_VALUE();
+            else A->n_predict = (long)v;
+        }
+        else if (!strcmp(a, "-t") || !strcmp(a, "--threads")) { NEED_VALUE(); if (!parse_uint(val, 512, &A->threads) || !A->threads) BAD_VALUE(); }
+        else if (!strcmp(a, "-c") || !strcmp(a, "--ctx-size")) { NEED_VALUE(); if (!parse_uint(val, 1u << 24, &A->ctx)) BAD_VALUE(); }
+        else if (!strcmp(a, "-b") || !strcmp(a, "--batch-size")) { NEED_VALUE(); if (!parse_uint(val, 65536, &A->batch) || !A->batch) BAD_VALUE(); }
+        else if (!strcmp(a, "--precision")) {
+            NEED_VALUE();
+            if (!strcmp(val, "exact")) A->precision = XLARUN_PRECISION_EXACT;
+            else if (!strcmp(val, "bf16")) A->precision = XLARUN_PRECISION_BF16_ACTIVATIONS;
+            else BAD_VALUE();
+        }
+        else if (!strcmp(a, "--kv-type")) {
+            NEED_VALUE();
+            if (!strcmp(val, "f32")) A->kv_type = XLARUN_KV_F32;
+            else if (!strcmp(val, "f16")) A->kv_type = XLARUN_KV_F16;
+            else if (!strcmp(val, "bf16")) A->kv_type = XLARUN_KV_BF16;
+            else BAD_VALUE();
+        }
+        else if (!strcmp(a, "--temp")) { NEED_VALUE(); if (!parse_float(val, &A->temp)) BAD_VALUE(); A->set_temp = 1; }
+        else if (!strcmp(a, "--top-k")) { NEED_VALUE(); if (!parse_uint(val, 0x7fffffff, &A->top_k)) BAD_VALUE(); A->set_topk = 1; }
+        else if (!strcmp(a, "--top-p")) { NEED_VALUE(); if (!parse_double(val, &A->top_p)) BAD_VALUE(); A->set_topp = 1; }
+        else if (!strcmp(a, "--min-p")) { NEED_VALUE(); if (!parse_float(val, &A->min_p)) BAD_VALUE(); A->set_minp = 1; }
+        else if (!strcmp(a, "--repeat-penalty")) { NEED_VALUE(); if (!parse_float(val, &A->rep)) BAD_VALUE(); A->set_rep = 1; }
+        else if (!strcmp(a, "--seed")) { NEED_VALUE(); if (!parse_uint(val, 0xffffffffUL, &A->seed)) BAD_VALUE(); A->set_seed = 1; }
+        else if (!strcmp(a, "--chat")) A->chat = 1;
+        else if (!strcmp(a, "-i") || !strcmp(a, "--interactive")) A->interactive = 1;
+        else if (!strcmp(a, "--no-special")) A->no_special = 1;
+        else if (!strcmp(a, "--print-ids")) A->print_ids = 1;
+        else if (!strcmp(a, "--ignore-eos")) A->ignore_eos = 1;
+        else if (!strcmp(a, "--no-mmap")) A->no_mmap = 1;
+        else {
+            snprintf(msg, cap, "unknown option '%s' (see --help)", a);
+            return 0;
+        }
+    }
+#undef NEED_VALUE
+#undef BAD_VALUE
+    if (!A->dir) { snprintf(msg, cap, "no model folder: give -m DIR (see --help)"); return 0; }
+    if ((A->ids_arg != NULL) + (A->prompt_arg != NULL) + (A->file_arg != NULL) > 1) { snprintf(msg, cap, "give one prompt: -p TEXT, -f FILE or --ids LIST"); return 0; }
+    if (!A->ids_arg && !A->prompt_arg && !A->file_arg && !A->interactive) { snprintf(msg, cap, "no prompt: give -p TEXT, -f FILE, --ids LIST or -i (see --help)"); return 0; }
+    if (A->ids_arg && (A->chat || A->interactive)) { snprintf(msg, cap, "--ids cannot be combined with --chat, -i or the chat options (they need text)"); return 0; }
+    if (A->print_ids && A->interactive) { snprintf(msg, cap, "--print-ids cannot be combined with -i"); return 0; }
+    if (A->n_stops && A->print_ids) { snprintf(msg, cap, "--stop works on text; it cannot be combined with --print-ids"); return 0; }
+    if (A->tmpl_name && A->tmpl_file) { snprintf(msg, cap, "give --chat-template NAME or --chat-template-file FILE, not both"); return 0; }
+    if (A->interactive) A->chat = 1;
+    /* a chat prompt is template text with special tokens around the messages; keeping the
+       messages' own special-token text literal needs them encoded apart, not done yet */
+    if (A->no_special && A->chat) { snprintf(msg, cap, "--no-special works on plain prompts (-p, -f); it cannot be combined with --chat, -i or the chat options yet"); return 0; }
+    if (A->n_predict == -2) A->n_predict = A->ids_arg ? 32 : 128;
+    if (A->vars.n && !sb_put(&A->vars, "}", 1)) { snprintf(msg, cap, "out of memory"); return 0; }
+    return 1;
+}
+
+int main(int argc, char **argv) {
+    args A;
     int32_t *prompt = NULL;
     char *prompt_text = NULL;
     size_t n_prompt = 0, n_gen = 0, n_rerun = 0, model_bytes = 0, session_bytes = 0, prompt_len = 0;
@@ -347,14 +514,14 @@ int main(int argc, char **argv) {
     xlarun_tool_format tool_format = XLARUN_TOOLS_NONE;
     char *tmpl_text = NULL, *tools_text = NULL;
     size_t tmpl_len = 0, tools_len = 0;
-    strbuf vars, msgs;          /* the --var object; the conversation as a JSON array */
+    strbuf msgs;                /* the conversation as a JSON array */
     xlarun_error err;
     out_state out;
     double t0, t1, t2 = 0, t3;
     char msg[2400];
     int rc = 1;
 
-    memset(&vars, 0, sizeof vars);
+    memset(&A, 0, sizeof A);
     memset(&msgs, 0, sizeof msgs);
     memset(&ci, 0, sizeof ci);
     memset(&out, 0, sizeof out);
@@ -365,181 +532,82 @@ int main(int argc, char **argv) {
         SetConsoleOutputCP(CP_UTF8); /* the replies are UTF-8 */
     }
 #endif
-    for (i = 1; i < argc; i++) {
-        const char *a = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
-#define NEED_VALUE() do { if (!val) { snprintf(msg, sizeof msg, "%s needs a value", a); goto fail_msg; } i++; } while (0)
-#define BAD_VALUE() do { snprintf(msg, sizeof msg, "invalid value for %s: '%s'", a, val); goto fail_msg; } while (0)
-        if (!strcmp(a, "-h") || !strcmp(a, "--help")) { usage(stdout); rc = 0; goto done; }
-        else if (!strcmp(a, "-m") || !strcmp(a, "--model")) { NEED_VALUE(); dir = val; }
-        else if (!strcmp(a, "--ids")) { NEED_VALUE(); ids_arg = val; }
-        else if (!strcmp(a, "-p") || !strcmp(a, "--prompt")) { NEED_VALUE(); prompt_arg = val; }
-        else if (!strcmp(a, "-f") || !strcmp(a, "--file")) { NEED_VALUE(); file_arg = val; }
-        else if (!strcmp(a, "--system")) { NEED_VALUE(); system_arg = val; chat = 1; }
-        else if (!strcmp(a, "--chat-template")) { NEED_VALUE(); tmpl_name = val; chat = 1; }
-        else if (!strcmp(a, "--chat-template-file")) { NEED_VALUE(); tmpl_file = val; chat = 1; }
-        else if (!strcmp(a, "--tools")) { NEED_VALUE(); tools_arg = val; chat = 1; }
-        else if (!strcmp(a, "--var")) { NEED_VALUE(); if (!add_var(&vars, val, msg, sizeof msg)) goto fail_msg; chat = 1; }
-        else if (!strcmp(a, "--date")) {
-            strbuf d;
-            int ok;
-            NEED_VALUE();
-            memset(&d, 0, sizeof d);
-            ok = sb_json_string(&d, val, strlen(val)) && vars_add(&vars, "date_string", 11, d.p, d.n);
-            free(d.p);
-            if (!ok) { strcpy(msg, "out of memory"); goto fail_msg; }
-            chat = 1;
-        }
-        else if (!strcmp(a, "--no-think")) {
-            if (!vars_add(&vars, "enable_thinking", 15, "false", 5)) { strcpy(msg, "out of memory"); goto fail_msg; }
-            chat = 1;
-        }
-        else if (!strcmp(a, "--stop")) {
-            NEED_VALUE();
-            if (n_stops == XLARUN_MAX_STOP_STRINGS) { snprintf(msg, sizeof msg, "at most %d --stop strings", XLARUN_MAX_STOP_STRINGS); goto fail_msg; }
-            stops[n_stops++] = val;
-        }
-        else if (!strcmp(a, "-n") || !strcmp(a, "--n-predict")) {
-            NEED_VALUE();
-            if (!strcmp(val, "-1")) n_predict = 0; /* no limit, as 0 */
-            else if (!parse_uint(val, 1u << 24, &v)) BAD_VALUE();
-            else n_predict = (long)v;
-        }
-        else if (!strcmp(a, "-t") || !strcmp(a, "--threads")) { NEED_VALUE(); if (!parse_uint(val, 512, &threads) || !threads) BAD_VALUE(); }
-        else if (!strcmp(a, "-c") || !strcmp(a, "--ctx-size")) { NEED_VALUE(); if (!parse_uint(val, 1u << 24, &ctx)) BAD_VALUE(); }
-        else if (!strcmp(a, "-b") || !strcmp(a, "--batch-size")) { NEED_VALUE(); if (!parse_uint(val, 65536, &batch) || !batch) BAD_VALUE(); }
-        else if (!strcmp(a, "--precision")) {
-            NEED_VALUE();
-            if (!strcmp(val, "exact")) precision = XLARUN_PRECISION_EXACT;
-            else if (!strcmp(val, "bf16")) precision = XLARUN_PRECISION_BF16_ACTIVATIONS;
-            else BAD_VALUE();
-        }
-        else if (!strcmp(a, "--kv-type")) {
-            NEED_VALUE();
-            if (!strcmp(val, "f32")) kv_type = XLARUN_KV_F32;
-            else if (!strcmp(val, "f16")) kv_type = XLARUN_KV_F16;
-            else if (!strcmp(val, "bf16")) kv_type = XLARUN_KV_BF16;
-            else BAD_VALUE();
-        }
-        else if (!strcmp(a, "--temp")) { NEED_VALUE(); if (!parse_float(val, &temp)) BAD_VALUE(); set_temp = 1; }
-        else if (!strcmp(a, "--top-k")) { NEED_VALUE(); if (!parse_uint(val, 0x7fffffff, &top_k)) BAD_VALUE(); set_topk = 1; }
-        else if (!strcmp(a, "--top-p")) { NEED_VALUE(); if (!parse_double(val, &top_p)) BAD_VALUE(); set_topp = 1; }
-        else if (!strcmp(a, "--min-p")) { NEED_VALUE(); if (!parse_float(val, &min_p)) BAD_VALUE(); set_minp = 1; }
-        else if (!strcmp(a, "--repeat-penalty")) { NEED_VALUE(); if (!parse_float(val, &rep)) BAD_VALUE(); set_rep = 1; }
-        else if (!strcmp(a, "--seed")) { NEED_VALUE(); if (!parse_uint(val, 0xffffffffUL, &seed)) BAD_VALUE(); set_seed = 1; }
-        else if (!strcmp(a, "--chat")) chat = 1;
-        else if (!strcmp(a, "-i") || !strcmp(a, "--interactive")) interactive = 1;
-        else if (!strcmp(a, "--no-special")) no_special = 1;
-        else if (!strcmp(a, "--print-ids")) print_ids = 1;
-        else if (!strcmp(a, "--ignore-eos")) ignore_eos = 1;
-        else if (!strcmp(a, "--no-mmap")) no_mmap = 1;
-        else {
-            snprintf(msg, sizeof msg, "unknown option '%s' (see --help)", a);
-            goto fail_msg;
-        }
+    switch (parse_args(argc, argv, &A, msg, sizeof msg)) {
+    case 0: goto fail_msg;
+    case 2: rc = 0; goto done;
+    default: break;
     }
-#undef NEED_VALUE
-#undef BAD_VALUE
-    if (!dir) { strcpy(msg, "no model folder: give -m DIR (see --help)"); goto fail_msg; }
-    if ((ids_arg != NULL) + (prompt_arg != NULL) + (file_arg != NULL) > 1) { strcpy(msg, "give one prompt: -p TEXT, -f FILE or --ids LIST"); goto fail_msg; }
-    if (!ids_arg && !prompt_arg && !file_arg && !interactive) { strcpy(msg, "no prompt: give -p TEXT, -f FILE, --ids LIST or -i (see --help)"); goto fail_msg; }
-    if (ids_arg && (chat || interactive)) { strcpy(msg, "--ids cannot be combined with --chat, -i or the chat options (they need text)"); goto fail_msg; }
-    if (print_ids && interactive) { strcpy(msg, "--print-ids cannot be combined with -i"); goto fail_msg; }
-    if (n_stops && print_ids) { strcpy(msg, "--stop works on text; it cannot be combined with --print-ids"); goto fail_msg; }
-    if (tmpl_name && tmpl_file) { strcpy(msg, "give --chat-template NAME or --chat-template-file FILE, not both"); goto fail_msg; }
-    if (interactive) chat = 1;
-    /* a chat prompt is template text with special tokens around the messages; keeping the
-       messages' own special-token text literal needs them encoded apart, not done yet */
-    if (no_special && chat) { strcpy(msg, "--no-special works on plain prompts (-p, -f); it cannot be combined with --chat, -i or the chat options yet"); goto fail_msg; }
-    if (n_predict == -2) n_predict = ids_arg ? 32 : 128;
-    if (vars.n && !sb_put(&vars, "}", 1)) { strcpy(msg, "out of memory"); goto fail_msg; }
 
     /* the chat template and tools that need no model: a built-in by name, or a file */
-    if (tmpl_name) {
-        const char *t = xlarun_chat_template_builtin(tmpl_name);
+    if (A.tmpl_name) {
+        const char *t = xlarun_chat_template_builtin(A.tmpl_name);
         if (!t) {
-            snprintf(msg, sizeof msg, "unknown chat template name '%s'; the names are: %s", tmpl_name, xlarun_chat_template_names());
+            snprintf(msg, sizeof msg, "unknown chat template name '%s'; the names are: %s", A.tmpl_name, xlarun_chat_template_names());
             goto fail_msg;
         }
         if (xlarun_chat_template_create(t, strlen(t), &tmpl, &err) != XLARUN_OK) goto error;
-    } else if (tmpl_file) {
-        if (!(tmpl_text = read_text_file(tmpl_file, &tmpl_len))) {
-            snprintf(msg, sizeof msg, "%s: cannot read the chat template file", tmpl_file);
+    } else if (A.tmpl_file) {
+        if (!(tmpl_text = read_text_file(A.tmpl_file, &tmpl_len))) {
+            snprintf(msg, sizeof msg, "%s: cannot read the chat template file", A.tmpl_file);
             goto fail_msg;
         }
         if (xlarun_chat_template_create(tmpl_text, tmpl_len, &tmpl, &err) != XLARUN_OK) {
-            snprintf(msg, sizeof msg, "%s: %s", tmpl_file, err.message);
+            snprintf(msg, sizeof msg, "%s: %s", A.tmpl_file, err.message);
             goto fail_msg;
         }
     }
-    if (tools_arg) {
-        if (!(tools_text = read_text_file(tools_arg, &tools_len))) {
-            snprintf(msg, sizeof msg, "%s: cannot read the tools file", tools_arg);
+    if (A.tools_arg) {
+        if (!(tools_text = read_text_file(A.tools_arg, &tools_len))) {
+            snprintf(msg, sizeof msg, "%s: cannot read the tools file", A.tools_arg);
             goto fail_msg;
         }
         if (strlen(tools_text) != tools_len) {
-            snprintf(msg, sizeof msg, "%s: a NUL byte at offset %lu (JSON text has none)", tools_arg, (unsigned long)strlen(tools_text));
+            snprintf(msg, sizeof msg, "%s: a NUL byte at offset %lu (JSON text has none)", A.tools_arg, (unsigned long)strlen(tools_text));
             goto fail_msg;
         }
     }
 
     /* the prompt ids */
-    if (ids_arg) {
-        const char *p = ids_arg;
-        size_t cap = 1;
-        for (; *p; p++) cap += *p == ',';
-        prompt = (int32_t *)malloc(cap * sizeof *prompt);
-        if (!prompt) { strcpy(msg, "out of memory"); goto fail_msg; }
-        p = ids_arg;
-        while (*p) {
-            char tk[32];
-            size_t k = strcspn(p, ",");
-            if (k == 0 || k >= sizeof tk) { snprintf(msg, sizeof msg, "invalid --ids list '%s'", ids_arg); goto fail_msg; }
-            memcpy(tk, p, k);
-            tk[k] = 0;
-            if (!parse_uint(tk, 0x7fffffff, &v)) { snprintf(msg, sizeof msg, "invalid token id '%s' in --ids", tk); goto fail_msg; }
-            prompt[n_prompt++] = (int32_t)v;
-            p += k;
-            if (*p == ',') { p++; if (!*p) { snprintf(msg, sizeof msg, "invalid --ids list '%s'", ids_arg); goto fail_msg; } }
-        }
-        if (n_prompt == 0) { strcpy(msg, "--ids is empty"); goto fail_msg; }
-    } else if (file_arg) {
-        prompt_text = read_text_file(file_arg, &prompt_len);
-        if (!prompt_text) { snprintf(msg, sizeof msg, "%s: cannot read the prompt file", file_arg); goto fail_msg; }
-    } else if (prompt_arg) {
-        prompt_len = strlen(prompt_arg);
+    if (A.ids_arg) {
+        if (!parse_ids(A.ids_arg, &prompt, &n_prompt, msg, sizeof msg)) goto fail_msg;
+    } else if (A.file_arg) {
+        prompt_text = read_text_file(A.file_arg, &prompt_len);
+        if (!prompt_text) { snprintf(msg, sizeof msg, "%s: cannot read the prompt file", A.file_arg); goto fail_msg; }
+    } else if (A.prompt_arg) {
+        prompt_len = strlen(A.prompt_arg);
         prompt_text = (char *)malloc(prompt_len + 1);
         if (!prompt_text) { strcpy(msg, "out of memory"); goto fail_msg; }
-        memcpy(prompt_text, prompt_arg, prompt_len + 1);
+        memcpy(prompt_text, A.prompt_arg, prompt_len + 1);
     }
 
     t0 = now();
     memset(&mo, 0, sizeof mo);
-    mo.no_mmap = no_mmap;
-    if (xlarun_model_open(dir, &mo, &model, &err) != XLARUN_OK) goto error;
-    if (xlarun_model_memory(dir, &mo, &model_bytes, &err) != XLARUN_OK) goto error;
+    mo.no_mmap = A.no_mmap;
+    if (xlarun_model_open(A.dir, &mo, &model, &err) != XLARUN_OK) goto error;
+    if (xlarun_model_memory(A.dir, &mo, &model_bytes, &err) != XLARUN_OK) goto error;
     /* sampling: generation_config.json, then the flags */
-    if (xlarun_generation_config_load(model, dir, NULL, &gc, &err) != XLARUN_OK) goto error;
-    if (set_temp) gc.sampling.temperature = temp;
-    if (set_topk) gc.sampling.top_k = (int32_t)top_k;
-    if (set_topp) gc.sampling.top_p = top_p;
-    if (set_minp) gc.sampling.min_p = min_p;
-    if (set_rep) gc.sampling.repetition_penalty = rep;
-    if (set_seed) gc.sampling.seed = seed;
+    if (xlarun_generation_config_load(model, A.dir, NULL, &gc, &err) != XLARUN_OK) goto error;
+    if (A.set_temp) gc.sampling.temperature = A.temp;
+    if (A.set_topk) gc.sampling.top_k = (int32_t)A.top_k;
+    if (A.set_topp) gc.sampling.top_p = A.top_p;
+    if (A.set_minp) gc.sampling.min_p = A.min_p;
+    if (A.set_rep) gc.sampling.repetition_penalty = A.rep;
+    if (A.set_seed) gc.sampling.seed = A.seed;
     if (xlarun_sampling_check(&gc.sampling, &err) != XLARUN_OK) goto error;
     /* the tokenizer, unless ids go in and ids come out */
-    if (!(ids_arg && print_ids)) {
-        xlarun_status st = xlarun_tokenizer_open(dir, NULL, &tok, &err);
-        if (st == XLARUN_ERR_IO && ids_arg && !n_stops) print_ids = 1; /* no tokenizer: ids out, as before */
+    if (!(A.ids_arg && A.print_ids)) {
+        xlarun_status st = xlarun_tokenizer_open(A.dir, NULL, &tok, &err);
+        if (st == XLARUN_ERR_IO && A.ids_arg && !A.n_stops) A.print_ids = 1; /* no tokenizer: ids out, as before */
         else if (st != XLARUN_OK) goto error;
         else if (xlarun_tokenizer_check_model(tok, model, &err) != XLARUN_OK) goto error;
     }
     memset(&so, 0, sizeof so);
     /* the context: as given; for ids and a limit, just room for both; else the library's default */
-    so.n_ctx = (uint32_t)(ctx ? ctx : ids_arg && n_predict > 0 ? n_prompt + (size_t)n_predict : 0);
-    so.n_batch = (uint32_t)batch;
-    so.n_threads = (uint32_t)threads;
-    so.precision = precision;
-    so.kv_type = kv_type;
+    so.n_ctx = (uint32_t)(A.ctx ? A.ctx : A.ids_arg && A.n_predict > 0 ? n_prompt + (size_t)A.n_predict : 0);
+    so.n_batch = (uint32_t)A.batch;
+    so.n_threads = (uint32_t)A.threads;
+    so.precision = A.precision;
+    so.kv_type = A.kv_type;
     if (xlarun_session_memory(model, &so, &session_bytes, &err) != XLARUN_OK) goto error;
     if (xlarun_session_create(model, &so, &sess, &err) != XLARUN_OK) goto error;
     t1 = now();
@@ -547,43 +615,43 @@ int main(int argc, char **argv) {
     {   /* one token loop for every mode: the generator streams the text (or the ids) through the callback */
         xlarun_generator_options go;
         xlarun_generate_result res;
-        unsigned enc_flags = no_special ? XLARUN_ENCODE_SPECIAL_AS_TEXT : 0u;
-        out.ids = print_ids;
+        unsigned enc_flags = A.no_special ? XLARUN_ENCODE_SPECIAL_AS_TEXT : 0u;
+        out.ids = A.print_ids;
         memset(&go, 0, sizeof go);
         go.sampling = gc.sampling;
         go.eos_ids = gc.eos_token_ids;
         go.n_eos = gc.n_eos;
-        go.ignore_eos = ignore_eos;
-        go.stop_strings = stops;
-        go.n_stop_strings = n_stops;
+        go.ignore_eos = A.ignore_eos;
+        go.stop_strings = A.stops;
+        go.n_stop_strings = A.n_stops;
         {   /* room for the prompt, tools and system texts besides 16 bytes per context token for the conversation */
             const xlarun_config *c = xlarun_model_config(model);
             size_t n_ctx = so.n_ctx ? so.n_ctx : (c->max_position_embeddings < 4096 ? c->max_position_embeddings : 4096);
-            go.max_prompt_bytes = prompt_len + tools_len + (system_arg ? strlen(system_arg) : 0) + 16 * n_ctx;
+            go.max_prompt_bytes = prompt_len + tools_len + (A.system_arg ? strlen(A.system_arg) : 0) + 16 * n_ctx;
         }
         if (xlarun_generator_create(sess, tok, &go, &gen, &err) != XLARUN_OK) goto error; /* tok NULL: ids only */
-        if (chat) {
+        if (A.chat) {
             if (!tmpl) { /* the folder's own template */
                 const char *t = xlarun_tokenizer_chat_template(tok);
                 if (!t) {
                     snprintf(err.message, sizeof err.message, "%s has no chat template (chat_template.jinja or tokenizer_config.json chat_template): "
-                             "give --chat-template NAME or --chat-template-file FILE", dir);
+                             "give --chat-template NAME or --chat-template-file FILE", A.dir);
                     goto error;
                 }
                 if (xlarun_chat_template_create(t, strlen(t), &tmpl, &err) != XLARUN_OK) {
-                    snprintf(msg, sizeof msg, "%s: %s (--chat-template NAME or --chat-template-file FILE runs another)", dir, err.message);
+                    snprintf(msg, sizeof msg, "%s: %s (--chat-template NAME or --chat-template-file FILE runs another)", A.dir, err.message);
                     goto fail_msg;
                 }
             }
             xlarun_chat_input_from_tokenizer(tok, &ci);  /* the special tokens' texts */
-            ci.vars_json = vars.n ? vars.p : NULL;
+            ci.vars_json = A.vars.n ? A.vars.p : NULL;
             ci.tools_json = tools_text;
             tool_format = xlarun_tool_format_guess(has_token, tok); /* how the reply's calls are read */
             enc_flags = XLARUN_ENCODE_NO_BOS; /* the template has the BOS */
-            if (system_arg && !conv_add(&msgs, "system", system_arg, strlen(system_arg))) { strcpy(err.message, "out of memory"); goto error; }
+            if (A.system_arg && !conv_add(&msgs, "system", A.system_arg, strlen(A.system_arg))) { strcpy(err.message, "out of memory"); goto error; }
         }
-        if (ids_arg) {
-            if (xlarun_generate_ids(gen, prompt, n_prompt, (uint32_t)n_predict, on_token, &out, &res, &err) != XLARUN_OK) {
+        if (A.ids_arg) {
+            if (xlarun_generate_ids(gen, prompt, n_prompt, (uint32_t)A.n_predict, on_token, &out, &res, &err) != XLARUN_OK) {
                 printf("\n");
                 goto error;
             }
@@ -598,9 +666,9 @@ int main(int argc, char **argv) {
                 char *chat_text = NULL;
                 size_t len = 0, user_len = 0;
                 xlarun_status st;
-                if (chat) {
+                if (A.chat) {
                     if (turn == 0 && prompt_text) { user_text = prompt_text; user_len = prompt_len; }
-                    else if (interactive) {
+                    else if (A.interactive) {
                         size_t l;
                         printf("> ");
                         fflush(stdout);
@@ -626,44 +694,18 @@ int main(int argc, char **argv) {
                 }
                 out.n = 0;
                 if (out.reply) out.reply[0] = 0;
-                st = xlarun_generate_text(gen, text, len, enc_flags, (uint32_t)n_predict, on_token, &out, &res, &err);
+                st = xlarun_generate_text(gen, text, len, enc_flags, (uint32_t)A.n_predict, on_token, &out, &res, &err);
                 xlarun_chat_text_free(chat_text);
                 if (st != XLARUN_OK) { printf("\n"); goto error; }
                 printf("\n");
                 fflush(stdout);
                 if (turn == 0) { t2 = out.t_first ? out.t_first : now(); n_prompt = res.n_prefilled; }
                 n_rerun += res.n_rerun;
-                if (chat && tools_text) { /* the reply's tool calls: one JSON line each, and into the conversation */
-                    size_t rbytes = xlarun_reply_memory(out.n), k;
-                    void *rmem = malloc(rbytes);
-                    xlarun_reply rp;
-                    int ok;
-                    if (!rmem) { strcpy(err.message, "out of memory"); goto error; }
-                    if (xlarun_reply_parse(tool_format, out.reply ? out.reply : "", out.n, rmem, rbytes, &rp,
-                                           &err) != XLARUN_OK) { free(rmem); goto error; }
-                    ok = (msgs.n || sb_put(&msgs, "[", 1)) && (msgs.n == 1 || sb_put(&msgs, ",", 1)) &&
-                         sb_put(&msgs, "{\"role\":\"assistant\",\"content\":", 32) && sb_json_string(&msgs, rp.content, strlen(rp.content));
-                    if (ok && rp.n_calls) ok = sb_put(&msgs, ",\"tool_calls\":[", 15);
-                    for (k = 0; ok && k < rp.n_calls; k++) {
-                        strbuf line = {NULL, 0, 0};
-                        const xlarun_tool_call *c = &rp.calls[k];
-                        ok = sb_put(&line, "{\"name\": ", 9) && sb_json_string(&line, c->name, strlen(c->name)) &&
-                             sb_put(&line, ", \"arguments\": ", 15) && sb_put(&line, c->arguments, strlen(c->arguments)) && sb_put(&line, "}", 1);
-                        if (ok) printf("%s\n", line.p);
-                        free(line.p);
-                        ok = ok && (k == 0 || sb_put(&msgs, ",", 1)) && sb_put(&msgs, "{\"type\":\"function\",", 20) &&
-                             (!c->id || (sb_put(&msgs, "\"id\":", 5) && sb_json_string(&msgs, c->id, strlen(c->id)) && sb_put(&msgs, ",", 1))) &&
-                             sb_put(&msgs, "\"function\":{\"name\":", 19) && sb_json_string(&msgs, c->name, strlen(c->name)) &&
-                             sb_put(&msgs, ",\"arguments\":", 13) && sb_put(&msgs, c->arguments, strlen(c->arguments)) && sb_put(&msgs, "}}", 2);
-                    }
-                    if (ok && rp.n_calls) ok = sb_put(&msgs, "]", 1);
-                    ok = ok && sb_put(&msgs, "}", 1);
-                    fflush(stdout);
-                    free(rmem);
-                    if (!ok) { strcpy(err.message, "out of memory"); goto error; }
-                } else if (chat && !conv_add(&msgs, "assistant", out.reply ? out.reply : "", out.n)) { strcpy(err.message, "out of memory"); goto error; }
+                if (A.chat && conv_add_reply(&msgs, tools_text ? tool_format : XLARUN_TOOLS_NONE, tools_text != NULL,
+                                           out.reply ? out.reply : "", out.n, &err) != XLARUN_OK)
+                    goto error;
                 turn++;
-                if (!interactive) break;
+                if (!A.interactive) break;
             }
         }
         if (!t2) t2 = out.t_first ? out.t_first : now();
@@ -698,7 +740,7 @@ done:
     xlarun_chat_template_free(tmpl);
     free(tmpl_text);
     free(tools_text);
-    free(vars.p);
+    free(A.vars.p);
     free(msgs.p);
     free(out.reply);
     free(prompt);

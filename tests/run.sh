@@ -49,6 +49,36 @@ build() {
 
 # the suites built per variant (tests/test_<name>.c); options builds skip kernels
 TESTS="kernels model errors generate quant tokenizer chat reply"
+
+# the command-line tools' tests, on the native builds
+cli_tests() {
+    build $B/gen $B/oracle_ids && run "gen cli" sh tests/test_cli.sh $B
+    build $B/inspect && run "inspect cli" sh tests/test_inspect.sh $B
+    build $B/tokenize && run "tokenize cli" sh tests/test_tokenize_cli.sh $B
+    if [ -n "$XLARUN_CHECK" ]; then build $B/tools $B/gen && XLARUN_CHECK=1 run "tools example" sh tests/test_tools_example.sh $B
+    else build $B/tools $B/scalar/tools $B/gen && run "tools example" sh tests/test_tools_example.sh $B; fi
+    build $B/bench && run "bench cli" sh tests/test_bench_cli.sh $B
+}
+summary() {
+    echo
+    if [ -n "$skipped" ]; then echo "SKIPPED (missing tools or CPU features):$skipped"; fi
+    [ -n "$failed" ] && echo "FAILED:$failed"
+    echo "time: $(($(date +%s) - start_s)) s in all, $build_s s of it building"
+    echo "all: $total_pass passed, $total_fail failed"
+    [ $total_fail -eq 0 ] && [ -z "$failed" ]
+}
+
+# make check: the quick loop while working. The native variant (-O2 -march=native) of every suite,
+# built two at a time, each run once natively, then the CLI tests; no valgrind, sanitizers, other
+# variants or static analysis (make test has them all)
+if [ "$1" = check ]; then
+    XLARUN_CHECK=1
+    build -j2 $(for t in $TESTS; do printf '%s ' "$B/native/test_$t"; done) $B/gen $B/oracle_ids $B/inspect $B/tokenize $B/tools $B/bench
+    for t in $TESTS; do run "native $t" $B/native/test_$t; done
+    cli_tests
+    summary
+    exit
+fi
 VG="valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite"
 variants="scalar"
 cpu_has avx2 fma f16c && variants="$variants avx2" || skip "avx2 variant: this CPU lacks AVX2/FMA/F16C"
@@ -230,15 +260,5 @@ for h in $FUZZERS; do
     else build $B/replay-scalar/fuzz_$h && run "replay $h" $B/replay-scalar/fuzz_$h tests/fuzz/corpus/$h; fi
 done
 
-build $B/gen $B/oracle_ids && run "gen cli" sh tests/test_cli.sh $B
-build $B/inspect && run "inspect cli" sh tests/test_inspect.sh $B
-build $B/tokenize && run "tokenize cli" sh tests/test_tokenize_cli.sh $B
-build $B/tools $B/scalar/tools $B/gen && run "tools example" sh tests/test_tools_example.sh $B
-build $B/bench && run "bench cli" sh tests/test_bench_cli.sh $B
-
-echo
-if [ -n "$skipped" ]; then echo "SKIPPED (missing tools or CPU features):$skipped"; fi
-[ -n "$failed" ] && echo "FAILED:$failed"
-echo "time: $(($(date +%s) - start_s)) s in all, $build_s s of it building"
-echo "all: $total_pass passed, $total_fail failed"
-[ $total_fail -eq 0 ] && [ -z "$failed" ]
+cli_tests
+summary
