@@ -4,13 +4,15 @@
 #include "../xlarun.h"
 #include "test.h"
 
-int main() {
+int main(int argc, char **argv) {
     xlarun_model *m = nullptr;
     xlarun_session *s = nullptr;
     xlarun_error err;
     xlarun_session_options so = {};
     so.n_ctx = 64;
     so.n_threads = 2;
+    test_init(argc, argv);
+    if (!test_case("c++ greedy llama32-f16")) return test_report("c++");
     CHECK(xlarun_model_open("tests/fixtures/llama32-f16", nullptr, &m, &err) == XLARUN_OK);
     CHECK(xlarun_session_create(m, &so, &s, &err) == XLARUN_OK);
     if (s) {

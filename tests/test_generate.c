@@ -812,16 +812,56 @@ out:
     xlarun_model_close(m);
 }
 
-int main(void) {
-    test_sampling_check();
-    test_sampler();
-    test_sampling_fixture();
-    test_sampling_large();
-    test_sampler_structured();
-    test_generation_config();
-    test_stopper();
-    test_generate_demo();
-    test_generate_ring();
-    test_generate_longrope();
+/* a generator without a tokenizer (ids only) samples exactly the ids of one with it; its
+   callback sees every id with empty text; the eos ids then come from the options or config.json */
+static int count_ids(void *user, int32_t id, const char *text, size_t len) {
+    size_t *n = (size_t *)user;
+    if (id >= 0) n[0]++;
+    n[1] += len;
+    (void)text;
+    return 0;
+}
+static void test_generate_ids_only(void) {
+    xlarun_model *m = NULL;
+    xlarun_tokenizer *tok = NULL;
+    xlarun_session *s[2] = {NULL, NULL};
+    xlarun_generator *g[2] = {NULL, NULL};
+    xlarun_generate_result res[2];
+    xlarun_error err;
+    const int32_t prompt[5] = {1, 40, 41, 42, 43};
+    size_t k, n[2], counts[2][2] = {{0, 0}, {0, 0}};
+    const int32_t *ids[2];
+    if (xlarun_model_open(DEMO, NULL, &m, &err) != XLARUN_OK) { CHECKF(0, "%s", err.message); return; }
+    if (xlarun_tokenizer_open(DEMO, NULL, &tok, &err) != XLARUN_OK) { CHECKF(0, "%s", err.message); xlarun_model_close(m); return; }
+    for (k = 0; k < 2; k++) {
+        CHECK(xlarun_session_create(m, NULL, &s[k], &err) == XLARUN_OK);
+        CHECK(s[k] && xlarun_generator_create(s[k], k ? NULL : tok, NULL, &g[k], &err) == XLARUN_OK);
+        if (!g[k]) goto out;
+        CHECK(xlarun_generate_ids(g[k], prompt, 5, 40, count_ids, counts[k], &res[k], &err) == XLARUN_OK);
+        ids[k] = xlarun_generator_ids(g[k], &n[k]);
+    }
+    CHECKF(n[0] == n[1] && n[0] > 5 && !memcmp(ids[0], ids[1], n[0] * sizeof(int32_t)), "ids only: %lu ids, with the tokenizer %lu",
+           (unsigned long)n[1], (unsigned long)n[0]);
+    CHECK(res[0].stop == res[1].stop && res[0].n_generated == res[1].n_generated);
+    CHECK(counts[0][0] == counts[1][0] && counts[0][0] == res[0].n_generated);
+    CHECKF(counts[0][1] > 0 && counts[1][1] == 0, "text bytes: %lu with the tokenizer, %lu without", (unsigned long)counts[0][1],
+           (unsigned long)counts[1][1]);
+out:
+    for (k = 0; k < 2; k++) { xlarun_generator_free(g[k]); xlarun_session_free(s[k]); }
+    xlarun_tokenizer_close(tok);
+    xlarun_model_close(m);
+}
+
+int main(int argc, char **argv) {
+    static const struct { const char *name; void (*run)(void); } cases[] = {
+        {"sampling check", test_sampling_check}, {"sampler", test_sampler}, {"sampling fixture", test_sampling_fixture},
+        {"sampling large", test_sampling_large}, {"sampler structured", test_sampler_structured},
+        {"generation_config", test_generation_config}, {"stopper", test_stopper}, {"generate demo", test_generate_demo},
+        {"generate ring", test_generate_ring}, {"generate longrope", test_generate_longrope},
+        {"generate ids only", test_generate_ids_only}};
+    size_t i;
+    test_init(argc, argv);
+    for (i = 0; i < sizeof cases / sizeof *cases; i++)
+        if (test_case("%s", cases[i].name)) cases[i].run();
     return test_report("generate");
 }

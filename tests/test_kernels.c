@@ -29,7 +29,8 @@
 #include "../xlarun_kernels.h"
 
 /* ---- deterministic data ---- */
-static uint64_t rng_state = 0x9E3779B97F4A7C15ull;
+#define RNG_SEED 0x9E3779B97F4A7C15ull
+static uint64_t rng_state; /* 0 until the first case: each case starts from RNG_SEED */
 static uint32_t rnd32(void) {
     rng_state ^= rng_state >> 12;
     rng_state ^= rng_state << 25;
@@ -604,7 +605,7 @@ static void test_attend(void) {
     CHECKF(bad_split == 0, "attend_qk/attend_pv: %ld queries differ from attend when split", bad_split);
     CHECKF(bad_ring == 0, "attend: %ld results differ when the positions are kept in a ring", bad_ring);
     {   /* no keys: out = 0, also for an empty window */
-        float q0[4] = {1, 2, 3, 4}, o0[4] = {9, 9, 9, 9}, kt0[32] = {0}, sc0[32];
+        float q0[4] = {1, 2, 3, 4}, o0[4] = {9, 9, 9, 9}, kt0[32] = {0}, sc0[32] = {0};
         xlarun_k_attend(XLARUN_K_F32, q0, 1, kt0, kt0, 0, 0, 0, 4, 0.5f, 0.0f, sc0, 32, o0);
         CHECK(o0[0] == 0.0f && o0[3] == 0.0f);
         o0[0] = o0[3] = 9;
@@ -853,24 +854,24 @@ static void test_bf16_opt_in(void) {
     free(f);
 }
 
-int main(void) {
-    printf("kernels: testing ISA %s\n", XLARUN_K_ISA);
-    test_conversions();
-    test_to_f32();
-    test_dot();
-    test_matmul();
-    test_matmul_blocked();
-    test_rmsnorm();
-    test_rope();
-    test_softmax();
-    test_attend();
-    test_kv_store();
-    test_exp();
-    test_silu_add_argmax();
-    test_bf16_opt_in();
-    printf("kernels: max error / sum|w*x|: dot %.3g (ref %.3g), bf16 dot %.3g; rmsnorm %.3g rel; "
-           "softmax %.3g rel; attend %.3g; silu_mul %.3g rel; gelu_mul %.3g rel (|want| > 1e-6); exp %ld ulp\n",
-           max_dot_err, max_dot_ref_err, max_bb_err, max_rms_err, max_soft_err, max_att_err, max_silu_err,
-           max_gelu_err, max_exp_ulp);
+int main(int argc, char **argv) {
+    static const struct { const char *name; void (*run)(void); } cases[] = {
+        {"conversions", test_conversions}, {"to_f32", test_to_f32}, {"dot", test_dot}, {"matmul", test_matmul},
+        {"matmul blocked", test_matmul_blocked}, {"rmsnorm", test_rmsnorm}, {"rope", test_rope}, {"softmax", test_softmax},
+        {"attend", test_attend}, {"kv store", test_kv_store}, {"exp", test_exp}, {"silu add argmax", test_silu_add_argmax},
+        {"bf16 opt-in", test_bf16_opt_in}};
+    size_t i;
+    test_init(argc, argv);
+    for (i = 0; i < sizeof cases / sizeof *cases; i++)
+        if (test_case("%s", cases[i].name)) {
+            if (!rng_state) printf("kernels: testing ISA %s\n", XLARUN_K_ISA);
+            rng_state = RNG_SEED; /* each case's data, whichever cases run */
+            cases[i].run();
+        }
+    if (rng_state)
+        printf("kernels: max error / sum|w*x|: dot %.3g (ref %.3g), bf16 dot %.3g; rmsnorm %.3g rel; "
+               "softmax %.3g rel; attend %.3g; silu_mul %.3g rel; gelu_mul %.3g rel (|want| > 1e-6); exp %ld ulp\n",
+               max_dot_err, max_dot_ref_err, max_bb_err, max_rms_err, max_soft_err, max_att_err, max_silu_err,
+               max_gelu_err, max_exp_ulp);
     return test_report("kernels");
 }

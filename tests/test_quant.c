@@ -33,7 +33,8 @@
 static char root[64] = "/tmp/xlarun-quant-XXXXXX";
 
 /* ---- kernels: the quantized section of xlarun_kernels.h ---- */
-static uint64_t qrng = 0x243F6A8885A308D3ull;
+#define QRNG_SEED 0x243F6A8885A308D3ull
+static uint64_t qrng = QRNG_SEED;
 static uint32_t qrnd(void) {
     qrng ^= qrng >> 12; qrng ^= qrng << 25; qrng ^= qrng >> 27;
     return (uint32_t)((qrng * 0x2545F4914F6CDD1Dull) >> 32);
@@ -215,14 +216,6 @@ static void test_qdot_qmatmul(void) {
             }
 }
 
-static void test_qkernels(void) {
-    printf("quant: kernels %s (float kernels %s)\n", XLARUN_K_QISA, XLARUN_K_ISA);
-    test_quantize_row();
-    test_quantize_act();
-    test_qdot_qmatmul();
-    printf("quant: max |qdot - exact| / sum|terms|: %.3g (reference %.3g)\n", max_qdot_err, max_qdot_ref_err);
-}
-
 /* ---- models ---- */
 typedef struct seqdata { int32_t ids[512]; size_t n; } seqdata;
 
@@ -370,17 +363,14 @@ static int all_finite(const float *x, size_t n) {
    are printed, and README.md has those of a Llama-3.2-1B-shaped model */
 static void test_models(void) {
     static const char *names[] = {"llama32", "llama2", "mqa", "odd", "mistral", "qwen2", "biased", "qwen3", "gemma3", "gemma2", "gemma", "phi3", "phi3lr", "smollm3", "granite", "olmo2", "mixtral", "qwen3moe", "olmoe", "qwen2moe"};
-    int f, q;
-    printf("quant: accuracy vs bf16, teacher-forced on prompt + greedy ids (top-1 agreement, mean KL)\n");
+    int f, q, n_run = 0;
     for (f = 0; f < (int)(sizeof names / sizeof *names); f++) {
         char src[256], dst[512];
         seqdata s;
-        float *ref;
+        float *ref = NULL;
         size_t V;
+        int have_ref = 0; /* the bf16 model's logits: 1 computed, -1 not to be had */
         snprintf(src, sizeof src, FIX "%s-bf16", names[f]);
-        if (!load_seq(src, &s)) { CHECKF(0, "%s: no oracle sequence", src); continue; }
-        ref = run_seq(src, &s, 1, 0, 0, &V);
-        if (!ref) continue;
         for (q = 0; q < 3; q++) {
             xlarun_error err;
             char nm[64];
@@ -391,6 +381,14 @@ static void test_models(void) {
             xlarun_quant type = q == 1 ? XLARUN_QUANT_Q4_0 : XLARUN_QUANT_Q8_0;
             int keep = q == 2;
             snprintf(nm, sizeof nm, "%s-%s%s", names[f], q == 1 ? "q4" : "q8", keep ? "-keep" : "");
+            if (!test_case("quantized %s", nm)) continue;
+            if (!n_run++) printf("quant: accuracy vs bf16, teacher-forced on prompt + greedy ids (top-1 agreement, mean KL)\n");
+            if (!have_ref) { /* once per model, in its first case that runs */
+                have_ref = -1;
+                if (!load_seq(src, &s)) CHECKF(0, "%s: no oracle sequence", src);
+                else if ((ref = run_seq(src, &s, 1, 0, 0, &V)) != NULL) have_ref = 1;
+            }
+            if (have_ref < 0) continue;
             if (quantize_to(src, nm, type, keep, dst, sizeof dst, &err) != XLARUN_OK) {
                 CHECKF(0, "quantize %s: %s", nm, err.message);
                 continue;
@@ -801,17 +799,27 @@ static void test_wide_experts(int shared) {
     }
 }
 
-int main(void) {
+int main(int argc, char **argv) {
+    static const struct { const char *name; void (*run)(void); } kernel_cases[] = {
+        {"quantize row", test_quantize_row}, {"quantize activations", test_quantize_act}, {"qdot qmatmul", test_qdot_qmatmul}};
     char cmd[128];
-    int rc;
-    test_qkernels();
+    size_t i;
+    int rc, n_run = 0;
+    test_init(argc, argv);
+    for (i = 0; i < sizeof kernel_cases / sizeof *kernel_cases; i++)
+        if (test_case("%s", kernel_cases[i].name)) {
+            if (!n_run++) printf("quant: kernels %s (float kernels %s)\n", XLARUN_K_QISA, XLARUN_K_ISA);
+            qrng = QRNG_SEED; /* each case's data, whichever cases run */
+            kernel_cases[i].run();
+        }
+    if (n_run) printf("quant: max |qdot - exact| / sum|terms|: %.3g (reference %.3g)\n", max_qdot_err, max_qdot_ref_err);
     if (!mkdtemp(root)) { fprintf(stderr, "mkdtemp failed\n"); return 2; }
     test_models();
-    test_wide_experts(0);
-    test_wide_experts(1);
-    test_bad_input();
+    if (test_case("wide experts qwen3moe")) test_wide_experts(0);
+    if (test_case("wide experts qwen2moe shared")) test_wide_experts(1);
+    if (test_case("bad input")) test_bad_input();
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", root);
     rc = system(cmd);
-    CHECK(rc == 0);
+    if (test_case("temporary folder removed")) CHECK(rc == 0);
     return test_report("quant");
 }

@@ -8,7 +8,8 @@
    Then hand-written replies: each format's variants, and bad input that must fail with
    XLARUN_ERR_FORMAT and a message naming the byte.
 
-   Run from the repository root; an argument names another cases file.                          */
+   Run from the repository root; --cases FILE reads another cases file, other arguments select
+   cases (tests/test.h).                                                                         */
 #ifndef _POSIX_C_SOURCE
 #define _POSIX_C_SOURCE 200809L
 #endif
@@ -19,18 +20,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int n_pass, n_fail;
+#include "test.h"
 
-#define CHECK(c, ...)                                                   \
-    do {                                                                \
-        if (c) n_pass++;                                                \
-        else {                                                          \
-            n_fail++;                                                   \
-            fprintf(stderr, "FAIL %s:%d: %s: ", __FILE__, __LINE__, #c); \
-            fprintf(stderr, __VA_ARGS__);                               \
-            fputc('\n', stderr);                                        \
-        }                                                               \
-    } while (0)
+/* a check that prints its condition and a message (tests/test.h) */
+#undef CHECK
+#define CHECK(c, ...) TEST_CHECK((c), #c, __VA_ARGS__)
 
 /* parse text (len bytes) with exactly xlarun_reply_memory(len) bytes at an odd address */
 typedef struct {
@@ -200,8 +194,10 @@ static int run_fixtures(const char *path) {
             x.reasoning = line[10] == '-' ? NULL : unhex(line + 10, NULL);
         } else if (!strncmp(line, "end", 3)) {
             if (!x.output || !x.content) { fprintf(stderr, "%s: incomplete case\n", x.name); exit(2); }
-            check_fixture(&x);
-            n++;
+            if (test_case("fixture %s", x.name)) {
+                check_fixture(&x);
+                n++;
+            }
         } else {
             fprintf(stderr, "%s: unknown line '%.20s'\n", path, line);
             exit(2);
@@ -379,14 +375,17 @@ static const bad_case bads[] = {
     {XLARUN_TOOLS_DEEPSEEK_R1, DS_CALLS_BEGIN "hello", "expected TYPE"},
 };
 
-static void run_goods(void) {
+static int run_goods(void) {
     size_t k, i;
+    int n_run = 0;
     for (k = 0; k < sizeof goods / sizeof goods[0]; k++) {
         const good_case *g = &goods[k];
         parsed p;
         size_t n = 0;
         char label[64];
         snprintf(label, sizeof label, "good case %lu (%s)", (unsigned long)k, xlarun_tool_format_name(g->f));
+        if (!test_case("%s", label)) continue;
+        n_run++;
         while (n < 3 && g->calls[n][0]) n++;
         parse(&p, g->f, g->text, strlen(g->text));
         check_sane(&p, label);
@@ -418,21 +417,26 @@ static void run_goods(void) {
             done(&p);
         }
     }
+    return n_run;
 }
 
-static void run_bads(void) {
+static int run_bads(void) {
     size_t k;
+    int n_run = 0;
     for (k = 0; k < sizeof bads / sizeof bads[0]; k++) {
         const bad_case *b = &bads[k];
         parsed p;
         char label[64];
         snprintf(label, sizeof label, "bad case %lu (%s)", (unsigned long)k, xlarun_tool_format_name(b->f));
+        if (!test_case("%s", label)) continue;
+        n_run++;
         parse(&p, b->f, b->text, strlen(b->text));
         check_sane(&p, label);
         CHECK(p.st == XLARUN_ERR_FORMAT && strstr(p.e.message, b->message), "%s: status %s, message '%s', want '%s'",
               label, xlarun_status_name(p.st), p.e.message, b->message);
         done(&p);
     }
+    return n_run;
 }
 
 /* ---- NUL bytes, nesting, size, arguments, the guess ---------------------------------------- */
@@ -590,15 +594,23 @@ static void run_guess(void) {
 }
 
 int main(int argc, char **argv) {
-    const char *path = argc > 1 ? argv[1] : "tests/fixtures/toolcalls/cases.txt";
-    int n = run_fixtures(path);
+    const char *path = "tests/fixtures/toolcalls/cases.txt";
+    int n, n_good, n_bad;
+    if (argc > 2 && !strcmp(argv[1], "--cases")) { /* the options test_init does not know come first */
+        path = argv[2];
+        argv[2] = argv[0];
+        argv += 2;
+        argc -= 2;
+    }
+    test_init(argc, argv);
+    n = run_fixtures(path);
     if (n < 0) return 1;
-    run_goods();
-    run_bads();
-    run_special();
-    run_guess();
-    printf("reply fixtures: %d round-trip cases from the families' templates, %lu good and %lu bad hand-written replies\n", n,
-           (unsigned long)(sizeof goods / sizeof goods[0]), (unsigned long)(sizeof bads / sizeof bads[0]));
-    printf("reply: %d passed, %d failed\n", n_pass, n_fail);
-    return n_fail != 0;
+    n_good = run_goods();
+    n_bad = run_bads();
+    if (test_case("special replies")) run_special();
+    if (test_case("format guess")) run_guess();
+    if (n + n_good + n_bad)
+        printf("reply fixtures: %d round-trip cases from the families' templates, %d good and %d bad hand-written replies\n", n,
+               n_good, n_bad);
+    return test_report("reply");
 }

@@ -27,7 +27,7 @@ typedef struct job {
     char text[256];            /* the decoded ids */
     size_t n_ids;
     xlarun_status st;
-    char msg[512];
+    char msg[1024];            /* xlarun_error.message */
 } job;
 
 static void *run_job(void *arg) {
@@ -94,18 +94,21 @@ static void check_model(const char *dir, const xlarun_model_options *o, const xl
     xlarun_model_close(m);
 }
 
-int main(void) {
+int main(int argc, char **argv) {
     xlarun_model_options o;
     xlarun_tokenizer *tok = NULL;
     xlarun_error e;
     setvbuf(stdout, NULL, _IOLBF, 0);
-    if (xlarun_tokenizer_open(FIX "demo", NULL, &tok, &e) != XLARUN_OK) CHECKF(0, "%s", e.message);
+    test_init(argc, argv);
     memset(&o, 0, sizeof o);
-    check_model(FIX "demo", &o, tok);            /* mapped bf16, with the tokenizer */
-    check_model(FIX "llama32-f32", &o, NULL);    /* mapped f32, tied embeddings */
-    check_model(FIX "odd-f16", &o, NULL);        /* 3 KV heads on 2 threads: decode splits a head */
+    if (test_case("two threads demo")) { /* mapped bf16, with the tokenizer */
+        if (xlarun_tokenizer_open(FIX "demo", NULL, &tok, &e) != XLARUN_OK) CHECKF(0, "%s", e.message);
+        check_model(FIX "demo", &o, tok);
+        xlarun_tokenizer_close(tok);
+    }
+    if (test_case("two threads llama32-f32")) check_model(FIX "llama32-f32", &o, NULL); /* mapped f32, tied embeddings */
+    if (test_case("two threads odd-f16")) check_model(FIX "odd-f16", &o, NULL);         /* 3 KV heads on 2 threads: decode splits a head */
     o.no_mmap = 1;
-    check_model(FIX "llama2-f16", &o, NULL);     /* streamed f16, untied */
-    xlarun_tokenizer_close(tok);
+    if (test_case("two threads llama2-f16 streamed")) check_model(FIX "llama2-f16", &o, NULL); /* streamed f16, untied */
     return test_report("threads");
 }
