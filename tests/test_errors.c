@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include "test.h"
+#include "test_files.h"
 
 #define FIX "tests/fixtures/"
 
@@ -43,51 +44,13 @@
 
 /* ======================================================================================== */
 /* files                                                                                     */
-
-static char root[64];
-
-static const char *tpath(const char *rel) { /* a few rotating buffers */
-    static char buf[8][1024];
-    static int k;
-    char *p = buf[k++ & 7];
-    snprintf(p, sizeof buf[0], "%s/%s", root, rel);
-    return p;
-}
-
-static unsigned char *slurp(const char *path, size_t *n) {
-    FILE *f = fopen(path, "rb");
-    unsigned char *b;
-    long sz;
-    if (!f) { fprintf(stderr, "cannot open %s (run from the repository root)\n", path); exit(2); }
-    fseek(f, 0, SEEK_END);
-    sz = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    b = (unsigned char *)malloc((size_t)sz + 1);
-    if (!b || fread(b, 1, (size_t)sz, f) != (size_t)sz) { fprintf(stderr, "cannot read %s\n", path); exit(2); }
-    b[sz] = 0;
-    fclose(f);
-    *n = (size_t)sz;
-    return b;
-}
-
-static void spit(const char *path, const void *data, size_t n) {
-    FILE *f = fopen(path, "wb");
-    if (!f || (n && fwrite(data, 1, n, f) != n) || fclose(f) != 0) {
-        fprintf(stderr, "cannot write %s\n", path);
-        exit(2);
-    }
-}
-static void spits(const char *path, const char *text) { spit(path, text, strlen(text)); }
+/* the temporary folder, slurp, spit, mkdir_t, patch_bytes and EXPECT_MODEL: tests/test_files.h */
 
 static void copy_file(const char *from, const char *to) {
     size_t n;
     unsigned char *b = slurp(from, &n);
     spit(to, b, n);
     free(b);
-}
-
-static void mkdir_t(const char *rel) {
-    if (mkdir(tpath(rel), 0700) != 0) { fprintf(stderr, "cannot mkdir %s\n", tpath(rel)); exit(2); }
 }
 
 static void rm_rf(const char *path) {
@@ -126,15 +89,6 @@ static char *replace_all(const char *s, const char *a, const char *b) {
         p = q + la;
     }
     return out;
-}
-
-/* replace the first occurrence of a by b (same length) in a byte buffer; 1 if found */
-static int patch_bytes(unsigned char *buf, size_t n, const char *a, const char *b) {
-    size_t la = strlen(a), i;
-    if (strlen(b) != la) return 0;
-    for (i = 0; i + la <= n; i++)
-        if (!memcmp(buf + i, a, la)) { memcpy(buf + i, b, la); return 1; }
-    return 0;
 }
 
 /* ======================================================================================== */
@@ -742,25 +696,6 @@ static void test_st_valid(void) {
 
 /* ======================================================================================== */
 /* 2. model folders                                                                          */
-
-/* a case: through xlarun_model_open and xlarun_model_memory (default options) */
-static void expect_model_opt(const char *dir, const xlarun_model_options *o, xlarun_status want, const char *sub, int line) {
-    xlarun_error e;
-    xlarun_model *m = (xlarun_model *)&e; /* must be set to NULL on failure */
-    size_t bytes = 123;
-    xlarun_status st = xlarun_model_open(dir, o, &m, &e);
-    CHECKF(st == want && e.status == want, "line %d: xlarun_model_open: status %s, expected %s: %s", line,
-           xlarun_status_name(st), xlarun_status_name(want), e.message);
-    CHECKF(strstr(e.message, sub) != NULL, "line %d: xlarun_model_open: expected \"%s\" in \"%s\"", line, sub, e.message);
-    CHECKF(st == XLARUN_OK || m == NULL, "line %d: *out not NULL after a failed open", line);
-    if (st == XLARUN_OK) xlarun_model_close(m);
-    st = xlarun_model_memory(dir, o, &bytes, &e);
-    CHECKF(st == want && e.status == want, "line %d: xlarun_model_memory: status %s, expected %s: %s", line,
-           xlarun_status_name(st), xlarun_status_name(want), e.message);
-    CHECKF(strstr(e.message, sub) != NULL, "line %d: xlarun_model_memory: expected \"%s\" in \"%s\"", line, sub, e.message);
-    CHECKF(st == XLARUN_OK || bytes == 0, "line %d: bytes not 0 after a failed xlarun_model_memory", line);
-}
-#define EXPECT_MODEL(dir, want, sub) expect_model_opt((dir), NULL, (want), (sub), __LINE__)
 
 /* the llama32 folder with its model.safetensors changed */
 static void tensor_case(const unsigned char *file, size_t n, xlarun_status want, const char *sub, int line) {

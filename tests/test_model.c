@@ -16,6 +16,7 @@ static void *counting_malloc(size_t n) { n_allocs++; return malloc(n); }
 #define XLARUN_IMPLEMENTATION
 #include "../xlarun.h"
 #include "test.h"
+#include "test_files.h"
 
 #define FIX "tests/fixtures/"
 #define N_GEN 48
@@ -496,38 +497,6 @@ static void test_longrope_switch(void) {
 #include <unistd.h>
 #endif
 
-static char root[64]; /* the temporary folder, "" until config_folders makes it */
-
-static const char *tpath(const char *rel) { /* a few rotating buffers */
-    static char buf[8][1024];
-    static int k;
-    char *p = buf[k++ & 7];
-    snprintf(p, sizeof buf[0], "%s/%s", root, rel);
-    return p;
-}
-
-static unsigned char *slurp(const char *path, size_t *n) {
-    unsigned char *b = (unsigned char *)read_file(path, n);
-    if (!b) { fprintf(stderr, "cannot read %s (run from the repository root)\n", path); exit(2); }
-    return b;
-}
-
-static void spit(const char *path, const void *data, size_t n) {
-    FILE *f = fopen(path, "wb");
-    if (!f || (n && fwrite(data, 1, n, f) != n) || fclose(f) != 0) {
-        fprintf(stderr, "cannot write %s\n", path);
-        exit(2);
-    }
-}
-static void spits(const char *path, const char *text) { spit(path, text, strlen(text)); }
-
-static void mkdir_t(const char *rel) {
-#if defined(_WIN32)
-    if (_mkdir(tpath(rel)) != 0) { fprintf(stderr, "cannot mkdir %s\n", tpath(rel)); exit(2); }
-#else
-    if (mkdir(tpath(rel), 0700) != 0) { fprintf(stderr, "cannot mkdir %s\n", tpath(rel)); exit(2); }
-#endif
-}
 static void rmdir_t(const char *rel) {
 #if defined(_WIN32)
     _rmdir(tpath(rel));
@@ -543,15 +512,6 @@ static int set_size(FILE *f, long n) {
 #else
     return ftruncate(fileno(f), (off_t)n) == 0;
 #endif
-}
-
-/* replace the first occurrence of a by b (same length) in a byte buffer; 1 if found */
-static int patch_bytes(unsigned char *buf, size_t n, const char *a, const char *b) {
-    size_t la = strlen(a), i;
-    if (strlen(b) != la) return 0;
-    for (i = 0; i + la <= n; i++)
-        if (!memcmp(buf + i, a, la)) { memcpy(buf + i, b, la); return 1; }
-    return 0;
 }
 
 static char *cfg32;     /* llama32-f32 config.json */
@@ -581,25 +541,6 @@ static void write_cfg(const char *dir, const char *del, const char *extra) {
     }
     free(out);
 }
-
-/* a case: through xlarun_model_open and xlarun_model_memory (default options) */
-static void expect_model_opt(const char *dir, const xlarun_model_options *o, xlarun_status want, const char *sub, int line) {
-    xlarun_error e;
-    xlarun_model *m = (xlarun_model *)&e; /* must be set to NULL on failure */
-    size_t bytes = 123;
-    xlarun_status st = xlarun_model_open(dir, o, &m, &e);
-    CHECKF(st == want && e.status == want, "line %d: xlarun_model_open: status %s, expected %s: %s", line,
-           xlarun_status_name(st), xlarun_status_name(want), e.message);
-    CHECKF(strstr(e.message, sub) != NULL, "line %d: xlarun_model_open: expected \"%s\" in \"%s\"", line, sub, e.message);
-    CHECKF(st == XLARUN_OK || m == NULL, "line %d: *out not NULL after a failed open", line);
-    if (st == XLARUN_OK) xlarun_model_close(m);
-    st = xlarun_model_memory(dir, o, &bytes, &e);
-    CHECKF(st == want && e.status == want, "line %d: xlarun_model_memory: status %s, expected %s: %s", line,
-           xlarun_status_name(st), xlarun_status_name(want), e.message);
-    CHECKF(strstr(e.message, sub) != NULL, "line %d: xlarun_model_memory: expected \"%s\" in \"%s\"", line, sub, e.message);
-    CHECKF(st == XLARUN_OK || bytes == 0, "line %d: bytes not 0 after a failed xlarun_model_memory", line);
-}
-#define EXPECT_MODEL(dir, want, sub) expect_model_opt((dir), NULL, (want), (sub), __LINE__)
 
 static void cfg_case(const char *del, const char *extra, xlarun_status want, const char *sub, int line) {
     write_cfg(tpath("m32"), del, extra);
