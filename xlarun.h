@@ -2579,11 +2579,21 @@ static xlarun_status xlarun__parse_smollm3(const xlarun__json *j, size_t root, x
 static xlarun_status xlarun__parse_moe(const xlarun__json *j, size_t root, xlarun_config *c, xlarun_error *err) {
     int mixtral = c->arch == XLARUN_ARCH_MIXTRAL, qwen2 = c->arch == XLARUN_ARCH_QWEN2_MOE;
     int qwen = c->arch == XLARUN_ARCH_QWEN3_MOE || qwen2;
-    const char *ne = mixtral ? "num_local_experts" : "num_experts";
-    uint32_t step = 1, l;
+    /* the expert count's key and, where transformers 5's config class maps one to the other
+       (attribute_map: Mixtral, Qwen3-MoE and OLMoE; Qwen3MoeConfig saves num_local_experts), its
+       alias; a folder with both must agree */
+    const char *ne = mixtral ? "num_local_experts" : "num_experts", *alias = mixtral ? "num_experts" : qwen2 ? NULL : "num_local_experts";
+    uint32_t step = 1, l, other;
     size_t v, it, e;
     uint64_t x;
+    if (alias && xlarun__json_is_null(j, xlarun__json_get(j, root, ne))) ne = alias, alias = NULL;
     XLARUN__TRY(xlarun__cfg_uint(j, root, ne, 0, qwen ? 0 : 1, XLARUN_MAX_EXPERTS, mixtral ? 8 : qwen2 ? 60 : qwen ? 128 : 64, &c->n_experts, err));
+    if (alias && !xlarun__json_is_null(j, xlarun__json_get(j, root, alias))) {
+        XLARUN__TRY(xlarun__cfg_uint(j, root, alias, 0, qwen ? 0 : 1, XLARUN_MAX_EXPERTS, 0, &other, err));
+        if (other != c->n_experts)
+            return xlarun__fail(err, XLARUN_ERR_FORMAT, "config.json: '%s' %u and '%s' %u name one value (the expert count) and differ",
+                                ne, c->n_experts, alias, other);
+    }
     XLARUN__TRY(xlarun__cfg_uint(j, root, "num_experts_per_tok", 0, 1, XLARUN_MAX_EXPERTS, mixtral ? 2 : qwen2 ? 4 : 8, &c->n_experts_used, err));
     if (c->n_experts && c->n_experts_used > c->n_experts)
         return xlarun__fail(err, XLARUN_ERR_FORMAT, "config.json: num_experts_per_tok %u is more than %s %u",

@@ -67,6 +67,8 @@ cli_tests() {
     if [ -n "$XLARUN_CHECK" ]; then build $B/tools $B/gen && XLARUN_CHECK=1 run "tools example" sh tests/test_tools_example.sh $B
     else build $B/tools $B/scalar/tools $B/gen && run "tools example" sh tests/test_tools_example.sh $B; fi
     build $B/bench && run "bench cli" sh tests/test_bench_cli.sh $B
+    build $B/gen $B/tokenize $B/inspect $B/bench $B/quantize $B/quant_accuracy $B/tools &&
+        run "readme" sh tests/test_readme.sh $B # README.md's code blocks, as written
 }
 summary() {
     echo
@@ -83,7 +85,8 @@ summary() {
 # variants or static analysis (make test has them all)
 if [ "$1" = check ]; then
     XLARUN_CHECK=1
-    build -j2 $(for t in $TESTS; do printf '%s ' "$B/native/test_$t"; done) $B/gen $B/oracle_ids $B/inspect $B/tokenize $B/tools $B/bench
+    build -j2 $(for t in $TESTS; do printf '%s ' "$B/native/test_$t"; done) $B/gen $B/oracle_ids $B/inspect $B/tokenize $B/tools $B/bench \
+        $B/quantize $B/quant_accuracy
     for t in $TESTS; do run "native $t" $B/native/test_$t; done
     cli_tests
     summary

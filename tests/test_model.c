@@ -1308,6 +1308,29 @@ static void moe_bits(const char *label) {
     }
 }
 
+/* two folders of one model (the same weights, config.json written two ways) give bit-identical
+   logits for a prompt and a decode step */
+static void same_logits(const char *a, const char *b, const char *label) {
+    xlarun_model *m[2] = {NULL, NULL};
+    xlarun_session *s[2] = {NULL, NULL};
+    xlarun_error e;
+    int32_t ids[7] = {3, 17, 42, 5, 99, 23, 8};
+    size_t k, V;
+    for (k = 0; k < 2; k++) {
+        if (xlarun_model_open(k ? b : a, NULL, &m[k], &e) != XLARUN_OK || xlarun_session_create(m[k], NULL, &s[k], &e) != XLARUN_OK ||
+            xlarun_session_prefill(s[k], ids, 7, &e) != XLARUN_OK || xlarun_session_decode(s[k], 11, &e) != XLARUN_OK) {
+            CHECKF(0, "%s: %s", label, e.message);
+            goto out;
+        }
+    }
+    V = xlarun_model_config(m[0])->vocab_size;
+    CHECKF(V == xlarun_model_config(m[1])->vocab_size && !memcmp(xlarun_session_logits(s[0]), xlarun_session_logits(s[1]), V * sizeof(float)),
+           "%s: the logits differ", label);
+out:
+    for (k = 0; k < 2; k++) { xlarun_session_free(s[k]); xlarun_model_close(m[k]); }
+}
+
+
 /* Mixtral: every layer sparse, always renormalized, its names */
 static void config_mixtral(void) {
     size_t n, nc;
@@ -1323,6 +1346,9 @@ static void config_mixtral(void) {
               ref.moe_intermediate_size == 96 && ref.moe[0] && ref.moe[1] && ref.sliding_window == 20 && !ref.qk_norm);
         CHECK(gem_config(base, "  \"num_local_experts\": 4,\n", "  \"num_local_experts\": 4,\n  \"norm_topk_prob\": false,\n", &c) &&
               c.moe_norm_topk); /* Mixtral has no such key: always renormalized */
+        /* MixtralConfig's attribute_map: num_experts names num_local_experts */
+        CHECK(gem_config(base, "\"num_local_experts\": 4", "\"num_experts\": 4", &c) && c.n_experts == 4);
+        same_logits(FIX "mixtral-f32", tpath("mg"), "mixtral, num_experts");
         gem_case(base, "\"num_experts_per_tok\": 2", "\"num_experts_per_tok\": 5", XLARUN_ERR_FORMAT,
                  "config.json: num_experts_per_tok 5 is more than num_local_experts 4", __LINE__);
         gem_case(base, "\"num_experts_per_tok\": 2", "\"num_experts_per_tok\": 0", XLARUN_ERR_FORMAT,
@@ -1417,6 +1443,13 @@ static void config_qwen3moe(void) {
                  "config.json: use_sliding_window true (Qwen's window on the upper layers) is not supported", __LINE__);
         CHECK(gem_config(base, "\"sliding_window\": null", "\"sliding_window\": 4096", &c) && c.sliding_window == 0); /* unused without use_sliding_window */
         CHECK(gem_config(base, "  \"norm_topk_prob\": true,\n", "", &c) && !c.moe_norm_topk); /* Qwen3MoeConfig's default */
+        /* transformers 5's Qwen3MoeConfig saves the expert count as num_local_experts (attribute_map):
+           the same model, the same logits as the folder transformers 4 wrote (its oracle's) */
+        CHECK(gem_config(base, "\"num_experts\": 8", "\"num_local_experts\": 8", &c) && c.n_experts == 8);
+        same_logits(FIX "qwen3moe-f32", tpath("mg"), "qwen3moe, num_local_experts");
+        CHECK(gem_config(base, "\"num_experts\": 8", "\"num_experts\": 8, \"num_local_experts\": 8", &c) && c.n_experts == 8);
+        gem_case(base, "\"num_experts\": 8", "\"num_experts\": 8, \"num_local_experts\": 5", XLARUN_ERR_FORMAT,
+                 "config.json: 'num_experts' 8 and 'num_local_experts' 5 name one value (the expert count) and differ", __LINE__);
         {   /* all 8 experts per token (16 gate/up products in one decode step) */
             char *t = gem_cfg(base, "\"num_experts_per_tok\": 3", "\"num_experts_per_tok\": 8");
             spits(tpath("mg/config.json"), t);
@@ -1449,6 +1482,9 @@ static void config_olmoe(void) {
         gem_case(base, "\"num_key_value_heads\": 2", "\"num_key_value_heads\": 2, \"head_dim\": 8", XLARUN_ERR_UNSUPPORTED,
                  "config.json: head_dim 8 with OlmoeForCausalLM is not supported (it must be hidden_size / num_attention_heads, 16)", __LINE__);
         CHECK(gem_config(base, "  \"num_experts_per_tok\": 2,\n", "  \"num_experts_per_tok\": 6,\n", &c) && c.n_experts_used == 6);
+        /* OlmoeConfig's attribute_map: num_local_experts names num_experts */
+        CHECK(gem_config(base, "\"num_experts\": 6", "\"num_local_experts\": 6", &c) && c.n_experts == 6);
+        same_logits(FIX "olmoe-f32", tpath("mg"), "olmoe, num_local_experts");
         gem_case(base, "  \"num_experts\": 6,\n", "", XLARUN_ERR_MODEL, /* OlmoeConfig's 64 */
                  "tensor 'model.layers.0.mlp.gate.weight' has shape [6,64], but config.json implies [64,64]", __LINE__);
     }
@@ -1481,6 +1517,8 @@ static void config_qwen2moe(void) {
                  "config.json: use_sliding_window true (Qwen's window on the upper layers) is not supported", __LINE__);
         gem_case(base, "\"num_key_value_heads\": 2", "\"num_key_value_heads\": 2, \"head_dim\": 8", XLARUN_ERR_UNSUPPORTED,
                  "config.json: head_dim 8 with Qwen2MoeForCausalLM is not supported (it must be hidden_size / num_attention_heads, 16)", __LINE__);
+        gem_case(base, "\"num_experts\": 8", "\"num_local_experts\": 8", XLARUN_ERR_MODEL, /* no alias in Qwen2MoeConfig: its 60 */
+                 "tensor 'model.layers.0.mlp.gate.weight' has shape [8,64], but config.json implies [60,64]", __LINE__);
         gem_case(base, "\"num_experts\": 8", "\"num_experts\": 0", XLARUN_ERR_MODEL, /* every layer dense, no shared expert */
                  "missing tensor 'model.layers.0.mlp.gate_proj.weight'", __LINE__);
         spits(tpath("mg/config.json"), base);
