@@ -93,6 +93,16 @@ if [ "$1" = check ]; then
     exit
 fi
 VG="valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite"
+# the AVX-512 build's extensions and the ISA of the sanitizer builds, for every lane
+ext=""
+cpu_has avx512_bf16 && ext="$ext -mavx512bf16"
+cpu_has avx512_vnni && ext="$ext -mavx512vnni"
+if cpu_has avx512f avx512bw avx512vl avx512dq fma f16c; then
+    have_avx512=1; san_isa="-mavx512f -mavx512bw -mavx512vl -mavx512dq -mfma -mf16c $ext"
+else
+    have_avx512=""; san_isa=""
+    cpu_has avx2 fma f16c && san_isa="-mavx2 -mfma -mf16c"
+fi
 # the valgrind lanes: one kernel variant's suites each
 valgrind_suites() { # variant
     for t in $TESTS; do
@@ -101,7 +111,7 @@ valgrind_suites() { # variant
         else run "$1 $t" $B/$1/test_$t; fi
     done
 }
-lane_a() { # scalar under valgrind, then NEON under qemu
+lane_a() { # scalar under valgrind, NEON under qemu, C++, the fuzz corpora
     valgrind_suites scalar
     have valgrind || skip "valgrind: not installed, scalar/avx2 tests ran without memcheck (apt-get install valgrind)"
     if have aarch64-linux-gnu-gcc && have qemu-aarch64; then
@@ -112,8 +122,18 @@ lane_a() { # scalar under valgrind, then NEON under qemu
         skip "neon variant: needs aarch64-linux-gnu-gcc and qemu-aarch64 (apt-get install gcc-aarch64-linux-gnu qemu-user)"
     fi
 
+    if have g++; then build $B/cpp/test_cpp && run "c++" $B/cpp/test_cpp
+    else skip "c++ build: g++ not installed"; fi
+    # the fuzz corpora (tests/fuzz/corpus: seeds and every kept crash input) replayed through the
+    # harnesses built by gcc: with ASan+UBSan over the host's SIMD kernels, and the scalar build under valgrind
+    FUZZERS="json safetensors model tokenizer encode decode chat reply"
+    for h in $FUZZERS; do
+        build SAN_ISA="$san_isa" $B/replay/fuzz_$h && run "replay $h (asan+ubsan)" $B/replay/fuzz_$h tests/fuzz/corpus/$h
+        if have valgrind; then build $B/replay-scalar/fuzz_$h && run "replay $h (valgrind)" $VG $B/replay-scalar/fuzz_$h tests/fuzz/corpus/$h
+        else build $B/replay-scalar/fuzz_$h && run "replay $h" $B/replay-scalar/fuzz_$h tests/fuzz/corpus/$h; fi
+    done
 }
-lane_b() { # AVX2 under valgrind, then Windows under wine
+lane_b() { # AVX2 under valgrind, Windows under wine, ASan+UBSan, the build options
     if cpu_has avx2 fma f16c; then valgrind_suites avx2; else skip "avx2 variant: this CPU lacks AVX2/FMA/F16C"; fi
     # Windows: the suites that need no POSIX test scaffolding, cross-built with mingw-w64 and run under
     # wine64 (the library's Win32 files, MapViewOfFile and Win32 threads), and the gen CLI on the demo
@@ -142,29 +162,18 @@ lane_b() { # AVX2 under valgrind, then Windows under wine
         skip "windows variant: needs x86_64-w64-mingw32-gcc and wine64 (apt-get install gcc-mingw-w64-x86-64 wine64)"
     fi
 
-}
-lane_c() { # AVX-512 natively and under ASan+UBSan, the other builds, static analysis, fuzz corpora, CLI
-    ext=""
-    cpu_has avx512_bf16 && ext="$ext -mavx512bf16"
-    cpu_has avx512_vnni && ext="$ext -mavx512vnni"
-    if cpu_has avx512f avx512bw avx512vl avx512dq fma f16c; then
-        for t in $TESTS; do
-            build AVX512_EXT="$ext" $B/avx512/test_$t && run "avx512 $t" $B/avx512/test_$t
-        done
-        san_isa="-mavx512f -mavx512bw -mavx512vl -mavx512dq -mfma -mf16c $ext"
-    else
-        skip "avx512 variant: this CPU lacks AVX-512 (F/BW/VL/DQ)"
-        san_isa=""
-        cpu_has avx2 fma f16c && san_isa="-mavx2 -mfma -mf16c"
-    fi
     rm -rf $B/asan
     for t in $TESTS; do
         build SAN_ISA="$san_isa" $B/asan/test_$t && run "asan+ubsan $t" $B/asan/test_$t
     done
-
     for t in $TESTS; do [ $t = kernels ] && continue; build $B/options/test_$t && run "options $t" $B/options/test_$t; done
-    if have g++; then build $B/cpp/test_cpp && run "c++" $B/cpp/test_cpp
-    else skip "c++ build: g++ not installed"; fi
+}
+lane_c() { # AVX-512 natively, static analysis, ThreadSanitizer, the CLI tests
+    if [ -n "$have_avx512" ]; then
+        for t in $TESTS; do
+            build AVX512_EXT="$ext" $B/avx512/test_$t && run "avx512 $t" $B/avx512/test_$t
+        done
+    else skip "avx512 variant: this CPU lacks AVX-512 (F/BW/VL/DQ)"; fi
     mark=$(date +%s)
     if have clang; then
         printf '#define XLARUN_IMPLEMENTATION\n#include "../../xlarun.h"\n' >$B/logs/clang.c
@@ -268,15 +277,6 @@ lane_c() { # AVX-512 natively and under ASan+UBSan, the other builds, static ana
     if have clang; then
         build $B/tsan/test_threads && TSAN_OPTIONS="halt_on_error=1 exitcode=66" run "tsan threads" $B/tsan/test_threads
     else skip "ThreadSanitizer test: clang not installed (apt-get install clang)"; fi
-
-    # the fuzz corpora (tests/fuzz/corpus: seeds and every kept crash input) replayed through the
-    # harnesses built by gcc: with ASan+UBSan over the host's SIMD kernels, and the scalar build under valgrind
-    FUZZERS="json safetensors model tokenizer encode decode chat reply"
-    for h in $FUZZERS; do
-        build SAN_ISA="$san_isa" $B/replay/fuzz_$h && run "replay $h (asan+ubsan)" $B/replay/fuzz_$h tests/fuzz/corpus/$h
-        if have valgrind; then build $B/replay-scalar/fuzz_$h && run "replay $h (valgrind)" $VG $B/replay-scalar/fuzz_$h tests/fuzz/corpus/$h
-        else build $B/replay-scalar/fuzz_$h && run "replay $h" $B/replay-scalar/fuzz_$h tests/fuzz/corpus/$h; fi
-    done
 
     cli_tests
 }
