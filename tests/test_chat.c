@@ -523,6 +523,22 @@ static void test_bad_input(void) {
     /* case beyond Latin-1: refused where Python would map it, never left as it is */
     CHECK(render_src("{{ 'abc' }}\n{{ '\xd0\x96'.lower() }}", NULL, out, sizeof out, &err) == XLARUN_ERR_ARGUMENT);
     CHECK_CONTAINS(err.message, "line 2 column 13: xlarun maps upper and lower case in ASCII and Latin-1 only, not U+0416");
+    {   /* more refusals, each with its status and message (the parser's at load, the rest as they run) */
+        static const struct { const char *src; xlarun_status st; const char *msg; } bad[] = {
+            {"{{ '\\N{BULLET}' }}", XLARUN_ERR_FORMAT, "line 1 column 4: \\N{...} escapes are not supported"},
+            {"{{ x | a.b }}", XLARUN_ERR_FORMAT, "dotted filter names are not supported"},
+            {"{{ range(stop=3, 1) }}", XLARUN_ERR_FORMAT, "a positional argument follows a keyword argument"},
+            {"{{ range(1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17) }}", XLARUN_ERR_ARGUMENT, "more than 16 arguments"},
+            {"{{ {[1]: 2} }}", XLARUN_ERR_ARGUMENT, "unhashable type: 'list'"},
+            {"{% set x = 1 %}{% set x.a = 2 %}", XLARUN_ERR_ARGUMENT, "cannot assign attribute on non-namespace object"},
+            {"{{ dict(**[1]) }}", XLARUN_ERR_ARGUMENT, "argument after ** must be a mapping, not list"},
+            {"{% set ns = namespace() %}{% set ns._x = 1 %}", XLARUN_ERR_ARGUMENT, "cannot store underscore-prefixed attributes on a namespace"}};
+        for (k = 0; k < sizeof bad / sizeof *bad; k++) {
+            xlarun_status st = render_src(bad[k].src, NULL, out, sizeof out, &err);
+            CHECKF(st == bad[k].st && strstr(err.message, bad[k].msg), "%s: status %d, '%s'; expected %d, '%s'", bad[k].src, (int)st,
+                   err.message, (int)bad[k].st, bad[k].msg);
+        }
+    }
     CHECK(render_src("{{ ['\xd0\x96', 'a']|sort }}", NULL, out, sizeof out, &err) == XLARUN_ERR_ARGUMENT);
     CHECK_CONTAINS(err.message, "not U+0416");
     CHECK(render_src("{{ '\xe4\xbd\xa0'|upper }}", NULL, out, sizeof out, &err) == XLARUN_OK && !strcmp(out, "\xe4\xbd\xa0"));
