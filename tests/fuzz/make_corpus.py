@@ -219,7 +219,7 @@ def main():
         tmpl = rd(os.path.join(FIX, "jinja", "templates", name + ".jinja"))
         tools = bytes.fromhex(f["tools"]) if f.get("tools", "-") != "-" else b""
         flags = (0 if f.get("gen") == "1" else 1) | (2 if tools else 0) | 4
-        put("chat", "%s-%s" % (name, conv), bytes([flags]) + tmpl + SEP + bytes.fromhex(f["messages"]) + SEP + tools + SEP +
+        put("jinja", "%s-%s" % (name, conv), bytes([flags]) + tmpl + SEP + bytes.fromhex(f["messages"]) + SEP + tools + SEP +
             bytes.fromhex(f["vars"]))
 
 

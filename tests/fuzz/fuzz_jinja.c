@@ -1,4 +1,4 @@
-/* fuzz_chat: the Jinja interpreter on an arbitrary template and conversation. The input is up to
+/* fuzz_jinja: the Jinja interpreter on an arbitrary template and conversation. The input is up to
    four parts (FUZZ_SEP): the template, the messages JSON, the tools JSON, the variables JSON; the
    first byte of the template part is flags (bit 0: no generation prompt, bit 1: tools given,
    bit 2: variables given, bit 3: messages as role/content pairs from the messages part's lines).
