@@ -317,8 +317,13 @@ static int has_token(void *user, const char *text) {
     return xlarun_tokenizer_token_id((const xlarun_tokenizer *)user, text, strlen(text)) >= 0;
 }
 
+/* room for one more message: the array opened, or a comma after the last one */
+static int conv_next(strbuf *msgs) {
+    return (msgs->n || sb_put(msgs, "[", 1)) && (msgs->n == 1 || sb_put(msgs, ",", 1));
+}
+
 static int conv_add(strbuf *msgs, const char *role, const char *content, size_t len) {
-    return (msgs->n || sb_put(msgs, "[", 1)) && (msgs->n == 1 || sb_put(msgs, ",", 1)) && sb_put(msgs, "{\"role\":", 8) &&
+    return conv_next(msgs) && sb_put(msgs, "{\"role\":", 8) &&
            sb_json_string(msgs, role, strlen(role)) && sb_put(msgs, ",\"content\":", 11) && sb_json_string(msgs, content, len) &&
            sb_put(msgs, "}", 1);
 }
@@ -339,8 +344,7 @@ static xlarun_status conv_add_reply(strbuf *msgs, xlarun_tool_format format, int
     rbytes = xlarun_reply_memory(n);
     if (!(rmem = malloc(rbytes))) { strcpy(err->message, "out of memory"); return XLARUN_ERR_MEMORY; }
     if (xlarun_reply_parse(format, reply, n, rmem, rbytes, &rp, err) != XLARUN_OK) { free(rmem); return err->status; }
-    ok = (msgs->n || sb_put(msgs, "[", 1)) && (msgs->n == 1 || sb_put(msgs, ",", 1)) &&
-         sb_put(msgs, "{\"role\":\"assistant\",\"content\":", 32) && sb_json_string(msgs, rp.content, strlen(rp.content));
+    ok = conv_next(msgs) && sb_put(msgs, "{\"role\":\"assistant\",\"content\":", 32) && sb_json_string(msgs, rp.content, strlen(rp.content));
     if (ok && rp.n_calls) ok = sb_put(msgs, ",\"tool_calls\":[", 15);
     for (k = 0; ok && k < rp.n_calls; k++) {
         strbuf line = {NULL, 0, 0};
@@ -701,7 +705,7 @@ int main(int argc, char **argv) {
                 fflush(stdout);
                 if (turn == 0) { t2 = out.t_first ? out.t_first : now(); n_prompt = res.n_prefilled; }
                 n_rerun += res.n_rerun;
-                if (A.chat && conv_add_reply(&msgs, tools_text ? tool_format : XLARUN_TOOLS_NONE, tools_text != NULL,
+                if (A.chat && conv_add_reply(&msgs, tool_format, tools_text != NULL,
                                            out.reply ? out.reply : "", out.n, &err) != XLARUN_OK)
                     goto error;
                 turn++;
