@@ -248,7 +248,9 @@ typedef enum xlarun_status {
     XLARUN_ERR_MODEL,       /* files that do not make one model: missing tensor, shape vs config */
     XLARUN_ERR_UNSUPPORTED, /* a valid model that xlarun does not run: architecture, rope type */
     XLARUN_ERR_MEMORY,      /* the memory given is too small, or the allocator failed */
-    XLARUN_ERR_CONTEXT      /* the tokens do not fit the session's context */
+    XLARUN_ERR_CONTEXT,     /* the tokens do not fit the session's context */
+    XLARUN_ERR_GRAMMAR      /* a grammar or JSON Schema that is malformed or unsupported, text that
+                               a grammar does not allow, or output that no token can continue */
 } xlarun_status;
 
 typedef struct xlarun_error {
@@ -896,6 +898,92 @@ XLARUN_API xlarun_status xlarun_reply_parse(xlarun_tool_format format, const cha
 XLARUN_API xlarun_tool_format xlarun_tool_format_guess(int (*has_token)(void *user, const char *text),
                                                        void *user);
 
+/* Grammars: output that always parses. A grammar in GBNF, the notation of llama.cpp's grammars:
+       root   ::= "{" ws pair ("," ws pair)* "}"      # the rule named root is the start
+       pair   ::= [a-z]+ ":" ws ( [0-9]+ | "\"" [^"\\]* "\"" )
+       ws     ::= [ \t\n]{0,4}
+   rules (name ::= alternatives, names of letters, digits and -), alternation |, sequences,
+   groups ( ), repetition * + ? {m} {m,} {m,n} {,n}, strings "..." and character classes [...]
+   with ranges a-z and negation [^...], the escapes \n \r \t \\ \" \' \[ \] \- \xHH \uHHHH
+   \UHHHHHHHH, any character ., UTF-8 in strings and classes, # comments. A rule ends at the end
+   of its line unless a group is open or the line ends with |. The grammar matches UTF-8 text
+   (Unicode scalar values; a negated class never matches a surrogate). Refused, with
+   XLARUN_ERR_GRAMMAR and the line and column: syntax errors, a reference to a rule that is not
+   defined, a rule defined twice, no root rule, left recursion (also through rules that can match
+   the empty string), a grammar whose root matches no text at all, and grammars past the size
+   limits. The compiled grammar is immutable and may be shared by any number of matchers. */
+typedef struct xlarun_grammar xlarun_grammar;
+XLARUN_API xlarun_status xlarun_grammar_memory(const char *gbnf, size_t len, size_t *bytes,
+                                               xlarun_error *err);
+XLARUN_API xlarun_status xlarun_grammar_compile_in(const char *gbnf, size_t len, void *mem,
+                                                   size_t bytes, xlarun_grammar **out,
+                                                   xlarun_error *err);
+XLARUN_API xlarun_status xlarun_grammar_compile(const char *gbnf, size_t len, xlarun_grammar **out,
+                                                xlarun_error *err);
+XLARUN_API void xlarun_grammar_free(xlarun_grammar *g); /* xlarun_grammar_compile's only */
+
+/* JSON Schema -> GBNF text (root rule "root"), for xlarun_grammar_compile. Supported: type
+   (one or a list), properties, required, additionalProperties (false, true or a schema), enum,
+   const, items, prefixItems, minItems/maxItems, minLength/maxLength, integer minimum/maximum,
+   anyOf/oneOf, allOf of one schema, local $ref into $defs or definitions, and the empty schema
+   {} or true as any JSON value. Whitespace as a compact serializer writes it: none. Keywords
+   that only annotate (title, description, $schema, $id, default, examples, $comment) are
+   ignored; any other keyword is refused by name with XLARUN_ERR_GRAMMAR, as is a $ref that does
+   not resolve. out = NULL (or cap too small: XLARUN_ERR_MEMORY) measures; *len gets the bytes of
+   the text, not counting the NUL written after it. */
+XLARUN_API xlarun_status xlarun_json_schema_to_grammar(const char *schema, size_t schema_len,
+                                                       char *out, size_t cap, size_t *len,
+                                                       xlarun_error *err);
+
+/* A matcher: the state of one output against a grammar, over a vocabulary given as the bytes of
+   each token (xlarun_tokenizer_token_bytes gives them for a tokenizer). A token is allowed if
+   and only if its bytes, appended to the bytes accepted so far, leave a prefix of a sentence of
+   the grammar (a token may end inside a UTF-8 character, or start inside one, when the bytes
+   before it left one open); a token with no bytes never is, but for the end ids, which are
+   allowed exactly where a sentence is complete. The mask comes from the grammar's parse stacks
+   walked over a trie of the vocabulary (tokens sharing a prefix are walked once), with caches of
+   the states already seen. Memory: xlarun_matcher_memory gives the exact bytes; the matcher
+   allocates nothing after that. */
+typedef struct xlarun_matcher xlarun_matcher;
+typedef struct xlarun_matcher_options {  /* zero-initialised means defaults */
+    const int32_t *end_ids;   /* ids allowed where a sentence is complete (eos ids) */
+    size_t n_end;             /*   at most XLARUN_MAX_EOS * 2 */
+    uint32_t max_nodes;       /* parse-stack frames kept at once; 0: 1 << 17 */
+    uint32_t max_stacks;      /* parse stacks alive at once (the ambiguity allowed); 0: 256 */
+} xlarun_matcher_options;
+XLARUN_API xlarun_status xlarun_matcher_memory(const xlarun_grammar *g, const char *const *tokens,
+                                               const size_t *lens, uint32_t n_vocab,
+                                               const xlarun_matcher_options *opt, size_t *bytes,
+                                               xlarun_error *err);
+XLARUN_API xlarun_status xlarun_matcher_init(const xlarun_grammar *g, const char *const *tokens,
+                                             const size_t *lens, uint32_t n_vocab,
+                                             const xlarun_matcher_options *opt, void *mem,
+                                             size_t bytes, xlarun_matcher **out, xlarun_error *err);
+XLARUN_API xlarun_status xlarun_matcher_create(const xlarun_grammar *g, const char *const *tokens,
+                                               const size_t *lens, uint32_t n_vocab,
+                                               const xlarun_matcher_options *opt,
+                                               xlarun_matcher **out, xlarun_error *err);
+XLARUN_API void xlarun_matcher_free(xlarun_matcher *m); /* xlarun_matcher_create's only */
+XLARUN_API void xlarun_matcher_reset(xlarun_matcher *m);  /* back to the empty output */
+/* Appends bytes to the output. XLARUN_ERR_GRAMMAR (state unchanged) when they do not leave a
+   prefix of a sentence, or when the parse outgrows max_nodes or max_stacks. */
+XLARUN_API xlarun_status xlarun_matcher_accept_bytes(xlarun_matcher *m, const char *bytes,
+                                                     size_t n, xlarun_error *err);
+/* the token's bytes (an end id: allowed where a sentence is complete; it changes nothing) */
+XLARUN_API xlarun_status xlarun_matcher_accept_token(xlarun_matcher *m, int32_t id,
+                                                     xlarun_error *err);
+/* mask[(n_vocab + 31) / 32]: bit (id % 32) of word id / 32 is set if and only if the token is
+   allowed now. XLARUN_ERR_GRAMMAR when the parse outgrows the limits. */
+XLARUN_API xlarun_status xlarun_matcher_allowed(xlarun_matcher *m, uint32_t *mask, xlarun_error *err);
+XLARUN_API int xlarun_matcher_complete(const xlarun_matcher *m);     /* a sentence ends here */
+XLARUN_API int xlarun_matcher_can_continue(const xlarun_matcher *m); /* some byte may follow */
+/* the bytes a token adds to generated text in its middle (its text as the tokenizer's decoder
+   writes it, a byte-fallback or byte-level token as its one raw byte, no leading space dropped),
+   with these XLARUN_DECODE_* flags (a skipped special token adds none). out = NULL measures
+   (xlarun_tokenizer_max_piece bytes are always enough). Returns the count; 0 for a bad id. */
+XLARUN_API size_t xlarun_tokenizer_token_bytes(const xlarun_tokenizer *t, int32_t id, unsigned flags,
+                                               char *out, size_t cap);
+
 /* The token loop: a session, a tokenizer, a sampler, eos ids and stop strings. The generator
    remembers which ids the session holds, so each call takes the whole conversation so far: the
    ids that the session already holds are kept and only the rest is prefilled (a conversation
@@ -913,6 +1001,11 @@ typedef struct xlarun_generator_options {  /* zero-initialised means defaults */
     size_t n_stop_strings;
     unsigned decode_flags;    /* XLARUN_DECODE_*: how generated ids become text */
     size_t max_prompt_bytes;  /* the longest text xlarun_generate_text takes; 0: 16 x n_ctx */
+    const xlarun_grammar *grammar; /* NULL: free text; else the reply's text is a sentence of it:
+                                 only tokens that keep it a prefix are sampled, and the eos ids only
+                                 where a sentence is complete (needs a tokenizer; the grammar must
+                                 outlive the generator) */
+    xlarun_matcher_options grammar_limits; /* max_nodes, max_stacks (end_ids: the eos ids) */
 } xlarun_generator_options;
 
 typedef enum xlarun_stop_reason {
@@ -921,7 +1014,9 @@ typedef enum xlarun_stop_reason {
     XLARUN_STOP_STRING,       /* a stop string appeared; no text from it on was handed out */
     XLARUN_STOP_LENGTH,       /* max_new tokens were generated */
     XLARUN_STOP_CONTEXT,      /* the session's context is full */
-    XLARUN_STOP_CALLBACK      /* the callback returned non-zero */
+    XLARUN_STOP_CALLBACK,     /* the callback returned non-zero */
+    XLARUN_STOP_GRAMMAR       /* the grammar's sentence is complete, nothing may follow it, and
+                                 there is no eos id to end it with */
 } xlarun_stop_reason;
 
 typedef struct xlarun_generate_result {
@@ -1054,6 +1149,7 @@ XLARUN_API const char *xlarun_status_name(xlarun_status s) {
     case XLARUN_ERR_UNSUPPORTED: return "unsupported model";
     case XLARUN_ERR_MEMORY: return "out of memory";
     case XLARUN_ERR_CONTEXT: return "context full";
+    case XLARUN_ERR_GRAMMAR: return "grammar";
     }
     return "unknown status";
 }
@@ -14007,6 +14103,10 @@ XLARUN_API xlarun_tool_format xlarun_tool_format_guess(int (*has_token)(void *us
     if (has_token(user, "<|python_tag|>")) return XLARUN_TOOLS_LLAMA3;
     return XLARUN_TOOLS_NONE;
 }
+
+/* ---- grammars: GBNF compiled to byte-level rules -------------------------------------------- */
+
+/* ---- JSON Schema to grammar ------------------------------------------------------------------ */
 
 /* ---- the token loop ------------------------------------------------------------------------- */
 
