@@ -14106,7 +14106,962 @@ XLARUN_API xlarun_tool_format xlarun_tool_format_guess(int (*has_token)(void *us
 
 /* ---- grammars: GBNF compiled to byte-level rules -------------------------------------------- */
 
-/* ---- JSON Schema to grammar ------------------------------------------------------------------ */
+/* ---- JSON Schema to grammar ------------------------------------------------------------------
+   One rule per schema node: "root" for the document, s<offset> for every other node (the byte
+   offset of the node in the schema text, so a name is known before its rule is written and no
+   table of names is needed). A node's rule is written, then the rules of its children; $ref
+   targets (only #, #/$defs/NAME and #/definitions/NAME, nested) get their rules once each, after
+   the tree, from a bounded table. The shared rules (value, object, array, string, char, hex,
+   number, integer) are written last, those that are used. Output is counted past the capacity,
+   so out = NULL measures and a second call fills. */
+#define XLARUN__JS_MAX_REFS 256    /* distinct $ref targets */
+#define XLARUN__JS_MAX_NAME 1024   /* bytes of a property name or $ref, decoded */
+#define XLARUN__JS_MAX_LEAD 4096   /* steps of the check for a $ref cycle that reads no text */
+#define XLARUN__JS_MAX_COUNT 4096  /* the largest minItems, maxItems, minLength, maxLength */
+
+enum { /* the shared rules */
+    XLARUN__JS_VALUE = 1, XLARUN__JS_OBJECT = 2, XLARUN__JS_ARRAY = 4, XLARUN__JS_STRING = 8,
+    XLARUN__JS_CHAR = 16, XLARUN__JS_HEX = 32, XLARUN__JS_NUMBER = 64, XLARUN__JS_INTEGER = 128
+};
+enum { /* types */
+    XLARUN__JT_NULL = 1, XLARUN__JT_BOOL = 2, XLARUN__JT_INT = 4, XLARUN__JT_NUM = 8,
+    XLARUN__JT_STR = 16, XLARUN__JT_ARR = 32, XLARUN__JT_OBJ = 64
+};
+enum { /* the keywords that validate, in the order of xlarun__js_kw_names */
+    XLARUN__K_TYPE, XLARUN__K_PROPS, XLARUN__K_REQ, XLARUN__K_ADDL, XLARUN__K_ENUM,
+    XLARUN__K_CONST, XLARUN__K_ITEMS, XLARUN__K_PREFIX, XLARUN__K_MIN_ITEMS, XLARUN__K_MAX_ITEMS,
+    XLARUN__K_UNIQUE, XLARUN__K_MIN_LEN, XLARUN__K_MAX_LEN, XLARUN__K_MIN, XLARUN__K_MAX,
+    XLARUN__K_XMIN, XLARUN__K_XMAX, XLARUN__K_ANY, XLARUN__K_ONE, XLARUN__K_ALL, XLARUN__K_REF,
+    XLARUN__K_COUNT
+};
+static const char *const xlarun__js_kw_names[XLARUN__K_COUNT] = {
+    "type", "properties", "required", "additionalProperties", "enum", "const", "items",
+    "prefixItems", "minItems", "maxItems", "uniqueItems", "minLength", "maxLength", "minimum",
+    "maximum", "exclusiveMinimum", "exclusiveMaximum", "anyOf", "oneOf", "allOf", "$ref"};
+/* keywords that only annotate, and the containers of definitions (read through $ref only) */
+static const char *const xlarun__js_ignored[] = {
+    "title", "description", "$schema", "default", "examples", "$comment", "deprecated",
+    "readOnly", "writeOnly", "$defs", "definitions"};
+
+typedef struct xlarun__js {
+    xlarun__json j;
+    char *out;
+    size_t cap, n;                      /* n counts on past cap */
+    unsigned used;                      /* XLARUN__JS_* rules referenced */
+    size_t ref[XLARUN__JS_MAX_REFS];    /* $ref targets; [0] is the root */
+    size_t ref_src[XLARUN__JS_MAX_REFS];/* the $ref string that first named each */
+    size_t n_ref;
+    char path[192];                     /* JSON pointer of the node, for messages */
+    size_t plen;
+    unsigned lead_steps;
+    xlarun_error *err;
+} xlarun__js;
+
+typedef struct xlarun__js_int { int neg; uint64_t mag; } xlarun__js_int; /* neg only if mag > 0 */
+
+/* ---- output ---- */
+static void xlarun__js_put(xlarun__js *g, const char *s, size_t k) {
+    if (g->out && g->n < g->cap) memcpy(g->out + g->n, s, g->cap - g->n < k ? g->cap - g->n : k);
+    g->n += k;
+}
+static void xlarun__js_s(xlarun__js *g, const char *s) { xlarun__js_put(g, s, strlen(s)); }
+static void xlarun__js_u64(xlarun__js *g, uint64_t v) {
+    char b[24];
+    size_t i = sizeof b;
+    do { b[--i] = XLARUN__CAST(char, '0' + v % 10); v /= 10; } while (v);
+    xlarun__js_put(g, b + i, sizeof b - i);
+}
+static void xlarun__js_name(xlarun__js *g, size_t node) {
+    if (node == g->ref[0]) { xlarun__js_s(g, "root"); return; }
+    xlarun__js_s(g, "s");
+    xlarun__js_u64(g, node);
+}
+/* bytes inside a GBNF string literal */
+static void xlarun__js_lit(xlarun__js *g, const char *s, size_t k) {
+    size_t i;
+    for (i = 0; i < k; i++) {
+        if (s[i] == '"' || s[i] == '\\') xlarun__js_put(g, "\\", 1);
+        xlarun__js_put(g, s + i, 1);
+    }
+}
+/* a repetition suffix {lo,hi} (hi == UINT64_MAX: no bound) */
+static void xlarun__js_rep(xlarun__js *g, uint64_t lo, uint64_t hi) {
+    if (lo == 1 && hi == 1) return;
+    if (lo == 0 && hi == UINT64_MAX) { xlarun__js_s(g, "*"); return; }
+    if (lo == 1 && hi == UINT64_MAX) { xlarun__js_s(g, "+"); return; }
+    if (lo == 0 && hi == 1) { xlarun__js_s(g, "?"); return; }
+    xlarun__js_s(g, "{");
+    xlarun__js_u64(g, lo);
+    if (hi != lo) {
+        xlarun__js_s(g, ",");
+        if (hi != UINT64_MAX) xlarun__js_u64(g, hi);
+    }
+    xlarun__js_s(g, "}");
+}
+
+/* The JSON value at v as a GBNF literal of its compact form (json.dumps with separators ",", ":"
+   and ensure_ascii off): white space dropped, strings re-escaped, numbers as written. suffix is
+   appended inside the literal. */
+static void xlarun__js_value_lit(xlarun__js *g, size_t v, const char *suffix) {
+    const char *s = g->j.s;
+    size_t e = xlarun__json_skip(&g->j, v), i = v;
+    xlarun__js_s(g, "\"");
+    while (i < e) {
+        if (s[i] == ' ' || s[i] == '\t' || s[i] == '\n' || s[i] == '\r') { i++; continue; }
+        if (s[i] != '"') { xlarun__js_lit(g, s + i, 1); i++; continue; }
+        xlarun__js_lit(g, s + i, 1);
+        i++;
+        while (s[i] != '"') {
+            char tmp[8];
+            xlarun__cw w;
+            unsigned cp = 0, lo = 0;
+            if (s[i] != '\\') { xlarun__js_lit(g, s + i, 1); i++; continue; }
+            if (s[i + 1] != 'u') {
+                if (s[i + 1] == '/') xlarun__js_lit(g, "/", 1);
+                else xlarun__js_lit(g, s + i, 2);
+                i += 2;
+                continue;
+            }
+            xlarun__hex4(s + i + 2, &cp);
+            i += 6;
+            if (cp >= 0xD800 && cp <= 0xDBFF) { /* validated: the low half follows */
+                xlarun__hex4(s + i + 2, &lo);
+                i += 6;
+                cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
+            }
+            w.out = tmp;
+            w.n = 0;
+            xlarun__cw_cp(&w, cp);
+            xlarun__js_lit(g, tmp, w.n);
+        }
+        xlarun__js_lit(g, "\"", 1);
+        i++;
+    }
+    xlarun__js_lit(g, suffix, strlen(suffix));
+    xlarun__js_s(g, "\"");
+}
+
+/* ---- messages ---- */
+/* the string at v (its JSON text, escapes as written) for a message: at most cap - 1 bytes, cut
+   at a character boundary with "..." when longer, control characters as '?' */
+static void xlarun__js_show(const xlarun__json *j, size_t v, char *buf, size_t cap) {
+    size_t e = xlarun__json_skip(j, v) - 1, i = v + 1, n = 0;
+    while (i < e) {
+        size_t l = xlarun__utf8_len(XLARUN__PUN(const unsigned char *, j->s + i), e - i);
+        if (l == 0) l = 1;
+        if (n + l + 4 > cap) { memcpy(buf + n, "...", 3); n += 3; break; }
+        memcpy(buf + n, j->s + i, l);
+        if (XLARUN__CAST(unsigned char, buf[n]) < 0x20) buf[n] = '?';
+        n += l;
+        i += l;
+    }
+    buf[n] = 0;
+}
+
+#if defined(__GNUC__)
+__attribute__((format(printf, 2, 3)))
+#endif
+static xlarun_status xlarun__js_fail(xlarun__js *g, const char *fmt, ...) {
+    char msg[768];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    return xlarun__fail(g->err, XLARUN_ERR_GRAMMAR, "%s: %s", g->path, msg);
+}
+#ifdef __clang_analyzer__
+#define xlarun__js_fail(g, ...) (xlarun__js_fail(g, __VA_ARGS__), XLARUN_ERR_GRAMMAR)
+#endif
+
+/* appends "/seg" to the path (seg: a literal, or the JSON string at key when key != NONE, or the
+   index idx when both are absent); returns the old length for xlarun__js_pop */
+static size_t xlarun__js_push(xlarun__js *g, const char *seg, size_t key, size_t idx) {
+    size_t old = g->plen, room = sizeof g->path - 1 - g->plen;
+    char buf[96];
+    if (seg) snprintf(buf, sizeof buf, "/%s", seg);
+    else if (key != XLARUN__NONE) { buf[0] = '/'; xlarun__js_show(&g->j, key, buf + 1, sizeof buf - 1); }
+    else snprintf(buf, sizeof buf, "/%lu", XLARUN__CAST(unsigned long, idx));
+    if (strlen(buf) > room) { /* keep the path's start, mark the cut */
+        if (room >= 4) { memcpy(g->path + g->plen, "/...", 4); g->plen += 4; }
+    } else {
+        memcpy(g->path + g->plen, buf, strlen(buf));
+        g->plen += strlen(buf);
+    }
+    g->path[g->plen] = 0;
+    return old;
+}
+static void xlarun__js_pop(xlarun__js *g, size_t old) { g->plen = old; g->path[old] = 0; }
+
+/* ---- reading the schema ---- */
+static int xlarun__js_is(const xlarun__json *j, size_t v, char c) { return v != XLARUN__NONE && j->s[v] == c; }
+
+/* the decoded string at v into buf (XLARUN__JS_MAX_NAME bytes); 0 when longer or holding a NUL */
+static int xlarun__js_str(const xlarun__json *j, size_t v, char *buf, size_t *len) {
+    size_t n = xlarun__json_str(j, v, buf, XLARUN__JS_MAX_NAME);
+    if (n == XLARUN__NONE || memchr(buf, 0, n)) return 0;
+    *len = n;
+    return 1;
+}
+
+/* do the strings at a and b decode to the same text? (names past the limit compare by text) */
+static int xlarun__js_same(const xlarun__json *j, size_t a, size_t b) {
+    char x[XLARUN__JS_MAX_NAME], y[XLARUN__JS_MAX_NAME];
+    size_t nx = xlarun__json_str(j, a, x, sizeof x), ny = xlarun__json_str(j, b, y, sizeof y);
+    if (nx == XLARUN__NONE || ny == XLARUN__NONE) {
+        size_t ea = xlarun__json_skip(j, a), eb = xlarun__json_skip(j, b);
+        return ea - a == eb - b && !memcmp(j->s + a, j->s + b, ea - a);
+    }
+    return nx == ny && !memcmp(x, y, nx);
+}
+
+/* reads the keywords of the object schema at v into kw (NONE where absent; a repeated key: the
+   last, as Python's json); refuses those it does not know */
+static xlarun_status xlarun__js_keywords(xlarun__js *g, size_t v, size_t *kw) {
+    size_t it = v, k, val, i;
+    for (i = 0; i < XLARUN__K_COUNT; i++) kw[i] = XLARUN__NONE;
+    while (xlarun__json_next(&g->j, &it, &k, &val)) {
+        int known = 0;
+        for (i = 0; i < XLARUN__K_COUNT && !known; i++)
+            if (xlarun__json_eq(&g->j, k, xlarun__js_kw_names[i])) { kw[i] = val; known = 1; }
+        for (i = 0; i < sizeof xlarun__js_ignored / sizeof xlarun__js_ignored[0] && !known; i++)
+            if (xlarun__json_eq(&g->j, k, xlarun__js_ignored[i])) known = 1;
+        if (!known && xlarun__json_eq(&g->j, k, "$id") && v == g->ref[0]) known = 1;
+        if (!known) {
+            char name[80];
+            xlarun__js_show(&g->j, k, name, sizeof name);
+            return xlarun__js_fail(g, "\"%s\" is not supported", name);
+        }
+    }
+    return XLARUN_OK;
+}
+
+/* a count keyword: a non-negative integer up to XLARUN__JS_MAX_COUNT */
+static xlarun_status xlarun__js_count(xlarun__js *g, const size_t *kw, int which, uint64_t *out) {
+    if (kw[which] == XLARUN__NONE) return XLARUN_OK;
+    if (!xlarun__json_uint(&g->j, kw[which], UINT64_MAX, out))
+        return xlarun__js_fail(g, "\"%s\" must be a non-negative integer", xlarun__js_kw_names[which]);
+    if (*out > XLARUN__JS_MAX_COUNT)
+        return xlarun__js_fail(g, "\"%s\" %llu is over the limit %d", xlarun__js_kw_names[which],
+                               XLARUN__CAST(unsigned long long, *out), XLARUN__JS_MAX_COUNT);
+    return XLARUN_OK;
+}
+
+/* ---- integers ---- */
+static int xlarun__js_int_cmp(xlarun__js_int a, xlarun__js_int b) {
+    if (a.neg != b.neg) return a.neg ? -1 : 1;
+    if (a.mag == b.mag) return 0;
+    return (a.mag < b.mag) != a.neg ? -1 : 1;
+}
+/* a + 1 or a - 1; 0 on overflow */
+static int xlarun__js_int_step(xlarun__js_int *a, int up) {
+    if (a->neg == up) { /* towards zero */
+        a->mag--;
+        if (a->mag == 0) a->neg = 0;
+        return 1;
+    }
+    if (a->mag == UINT64_MAX) return 0;
+    if (a->mag == 0) a->neg = !up;
+    a->mag++;
+    return 1;
+}
+/* The number at v rounded to an integer: up (ceil) or down (floor). 0 when it has an exponent or
+   its integer part is past 64 bits. */
+static int xlarun__js_int_read(const xlarun__json *j, size_t v, int up, xlarun__js_int *out) {
+    const char *s = j->s;
+    size_t i = v;
+    uint64_t m = 0;
+    int frac = 0;
+    out->neg = s[i] == '-';
+    if (out->neg) i++;
+    for (; s[i] >= '0' && s[i] <= '9'; i++) {
+        uint64_t d = XLARUN__CAST(uint64_t, s[i] - '0');
+        if (m > (UINT64_MAX - d) / 10) return 0;
+        m = m * 10 + d;
+    }
+    if (s[i] == '.')
+        for (i++; s[i] >= '0' && s[i] <= '9'; i++) frac |= s[i] != '0';
+    if (s[i] == 'e' || s[i] == 'E') return 0;
+    /* x = +-(m + f), 0 < f < 1 when frac: ceil(m + f) = m + 1, floor(-(m + f)) = -(m + 1) */
+    if (frac && out->neg != (up != 0)) {
+        if (m == UINT64_MAX) return 0;
+        m++;
+    }
+    out->mag = m;
+    if (m == 0) out->neg = 0;
+    return 1;
+}
+
+/* decimal strings of length L (no leading zeros past the first digit: a[0] >= '1' when L > 1)
+   from a to b, both of length L, a <= b */
+static void xlarun__js_digits(xlarun__js *g, const char *a, const char *b, size_t L) {
+    char nines[24], zeros[24], cls[8];
+    size_t k;
+    int alts = 0, all0 = 1, all9 = 1;
+    char lo, hi;
+    if (L == 0) return;
+    if (a[0] == b[0]) {
+        xlarun__js_put(g, "\"", 1);
+        xlarun__js_put(g, a, 1);
+        xlarun__js_put(g, "\"", 1);
+        if (L > 1) { xlarun__js_s(g, " "); xlarun__js_digits(g, a + 1, b + 1, L - 1); }
+        return;
+    }
+    for (k = 1; k < L; k++) { all0 &= a[k] == '0'; all9 &= b[k] == '9'; nines[k] = '9'; zeros[k] = '0'; }
+    lo = a[0];
+    hi = b[0];
+    xlarun__js_s(g, "(");
+    if (!all0) { /* a[0] followed by a[1..] up to 9..9 */
+        xlarun__js_put(g, "\"", 1);
+        xlarun__js_put(g, a, 1);
+        xlarun__js_s(g, "\" ");
+        xlarun__js_digits(g, a + 1, nines + 1, L - 1);
+        alts++;
+        lo++;
+    }
+    if (!all9) hi--;
+    if (lo <= hi) { /* a full middle: [lo-hi] then any L - 1 digits */
+        if (alts++) xlarun__js_s(g, " | ");
+        cls[0] = '[';
+        cls[1] = lo;
+        cls[2] = '-';
+        cls[3] = hi;
+        cls[4] = ']';
+        xlarun__js_put(g, cls, lo == hi ? 0 : 5);
+        if (lo == hi) { xlarun__js_put(g, "\"", 1); xlarun__js_put(g, &lo, 1); xlarun__js_put(g, "\"", 1); }
+        if (L > 1) { xlarun__js_s(g, " [0-9]"); xlarun__js_rep(g, L - 1, L - 1); }
+    }
+    if (!all9) { /* b[0] followed by 0..0 up to b[1..] */
+        if (alts++) xlarun__js_s(g, " | ");
+        xlarun__js_put(g, "\"", 1);
+        xlarun__js_put(g, b, 1);
+        xlarun__js_s(g, "\" ");
+        xlarun__js_digits(g, zeros + 1, b + 1, L - 1);
+    }
+    xlarun__js_s(g, ")");
+}
+
+/* decimal magnitudes from lo to hi (inf: no upper bound) */
+static void xlarun__js_mags(xlarun__js *g, uint64_t lo, uint64_t hi, int inf) {
+    char ls[24], hs[24], a[24], b[24];
+    size_t nl, nh, L;
+    int alts = 0;
+    nl = XLARUN__CAST(size_t, snprintf(ls, sizeof ls, "%llu", XLARUN__CAST(unsigned long long, lo)));
+    nh = XLARUN__CAST(size_t, snprintf(hs, sizeof hs, "%llu", XLARUN__CAST(unsigned long long, hi)));
+    if (inf) nh = nl;
+    xlarun__js_s(g, "(");
+    for (L = nl; L <= nh; L++) {
+        memset(a, '0', L);
+        memset(b, '9', L);
+        a[0] = '1';
+        if (L == nl) memcpy(a, ls, L);
+        if (!inf && L == nh) memcpy(b, hs, L);
+        if (alts++) xlarun__js_s(g, " | ");
+        xlarun__js_digits(g, a, b, L);
+    }
+    if (inf) { /* every longer number */
+        xlarun__js_s(g, " | [1-9] [0-9]");
+        xlarun__js_rep(g, nl, UINT64_MAX);
+    }
+    xlarun__js_s(g, ")");
+}
+
+/* integers from lo to hi; lo_inf, hi_inf: no bound on that side */
+static void xlarun__js_int_range(xlarun__js *g, xlarun__js_int lo, int lo_inf, xlarun__js_int hi,
+                                 int hi_inf) {
+    int neg = lo_inf || lo.neg, pos = hi_inf || !hi.neg;
+    if (lo_inf && hi_inf) { xlarun__js_s(g, "integer"); g->used |= XLARUN__JS_INTEGER; return; }
+    xlarun__js_s(g, "(");
+    if (neg) { /* magnitudes from |hi| (or 1) to |lo| */
+        xlarun__js_s(g, "\"-\" ");
+        xlarun__js_mags(g, !hi_inf && hi.neg ? hi.mag : 1, lo_inf ? 0 : lo.mag, lo_inf);
+    }
+    if (pos) {
+        if (neg) xlarun__js_s(g, " | ");
+        xlarun__js_mags(g, !lo_inf && !lo.neg ? lo.mag : 0, hi_inf ? 0 : hi.mag, hi_inf);
+    }
+    xlarun__js_s(g, ")");
+}
+
+/* ---- $ref ---- */
+static int xlarun__js_hexval(char c) {
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return -1;
+}
+/* The node a $ref string at r points to: "#" (the root) or a JSON pointer made of /$defs/NAME and
+   /definitions/NAME steps (~0 ~1 and %XX decoded). */
+static xlarun_status xlarun__js_resolve(xlarun__js *g, size_t r, size_t *node) {
+    char p[XLARUN__JS_MAX_NAME], seg[XLARUN__JS_MAX_NAME], show[160];
+    size_t n, i = 1, cur = g->ref[0];
+    int step = 0;
+    if (!xlarun__js_is(&g->j, r, '"')) return xlarun__js_fail(g, "\"$ref\" must be a string");
+    xlarun__js_show(&g->j, r, show, sizeof show);
+    if (!xlarun__js_str(&g->j, r, p, &n) || n == 0 || p[0] != '#')
+        return xlarun__js_fail(g, "\"$ref\" \"%s\" does not resolve: only references inside the "
+                               "document (#...) are supported", show);
+    if (n > 1 && p[1] != '/') return xlarun__js_fail(g, "\"$ref\" \"%s\" does not resolve", show);
+    while (i < n) {
+        size_t k = 0, box;
+        i++; /* the '/' */
+        while (i < n && p[i] != '/') {
+            char c = p[i++];
+            unsigned h = 0;
+            if (c == '~' && i < n && (p[i] == '0' || p[i] == '1')) c = p[i++] == '0' ? '~' : '/';
+            else if (c == '%' && i + 1 < n && xlarun__js_hexval(p[i]) >= 0 && xlarun__js_hexval(p[i + 1]) >= 0) {
+                h = XLARUN__CAST(unsigned, xlarun__js_hexval(p[i]) * 16 + xlarun__js_hexval(p[i + 1]));
+                c = XLARUN__CAST(char, h);
+                i += 2;
+                if (h == 0) return xlarun__js_fail(g, "\"$ref\" \"%s\" does not resolve", show);
+            }
+            seg[k++] = c;
+        }
+        seg[k] = 0;
+        if (step == 0) {
+            if (strcmp(seg, "$defs") && strcmp(seg, "definitions"))
+                return xlarun__js_fail(g, "\"$ref\" \"%s\" is not supported: only #, #/$defs/NAME "
+                                       "and #/definitions/NAME", show);
+            box = xlarun__json_get(&g->j, cur, seg);
+            if (!xlarun__js_is(&g->j, box, '{'))
+                return xlarun__js_fail(g, "\"$ref\" \"%s\" does not resolve", show);
+            cur = box;
+        } else {
+            cur = xlarun__json_get(&g->j, cur, seg);
+            if (cur == XLARUN__NONE) return xlarun__js_fail(g, "\"$ref\" \"%s\" does not resolve", show);
+        }
+        step ^= 1;
+    }
+    if (step) return xlarun__js_fail(g, "\"$ref\" \"%s\" does not resolve", show);
+    *node = cur;
+    return XLARUN_OK;
+}
+
+/* Does node lead back to target without reading a byte (through $ref, allOf, anyOf, oneOf)? Such
+   a cycle is left recursion: refused. Any cycle goes through a $ref target, and each target is
+   checked once, when it is first named. */
+static xlarun_status xlarun__js_lead(xlarun__js *g, size_t node, size_t target, int depth) {
+    static const char *const via[3] = {"allOf", "anyOf", "oneOf"};
+    size_t r, t, it, e, k;
+    int i;
+    if (!xlarun__js_is(&g->j, node, '{')) return XLARUN_OK;
+    if (++g->lead_steps > XLARUN__JS_MAX_LEAD || depth > 64)
+        return xlarun__js_fail(g, "the $ref, allOf, anyOf and oneOf nest too deep to check for a "
+                               "cycle");
+    r = xlarun__json_get(&g->j, node, "$ref");
+    if (r != XLARUN__NONE && xlarun__js_is(&g->j, r, '"')) {
+        size_t saved = g->plen;
+        xlarun_error *err = g->err;
+        xlarun_status st;
+        g->err = NULL; /* a $ref that does not resolve is refused where its rule is written */
+        st = xlarun__js_resolve(g, r, &t);
+        g->err = err;
+        xlarun__js_pop(g, saved);
+        if (st == XLARUN_OK) {
+            if (t == target)
+                return xlarun__js_fail(g, "\"$ref\" cycle that reads no text (left recursion)");
+            XLARUN__TRY(xlarun__js_lead(g, t, target, depth + 1));
+        }
+    }
+    for (i = 0; i < 3; i++) {
+        it = xlarun__json_get(&g->j, node, via[i]);
+        if (!xlarun__js_is(&g->j, it, '[')) continue;
+        while (xlarun__json_next(&g->j, &it, &k, &e)) {
+            XLARUN__TRY(xlarun__js_lead(g, e, target, depth + 1));
+            if (i == 0) break; /* allOf: only its first schema counts (one is supported) */
+        }
+    }
+    return XLARUN_OK;
+}
+
+/* the rule name of the $ref at r, its target added to the table on first sight */
+static xlarun_status xlarun__js_ref(xlarun__js *g, size_t r, size_t *target) {
+    size_t i, t;
+    XLARUN__TRY(xlarun__js_resolve(g, r, &t));
+    *target = t;
+    for (i = 0; i < g->n_ref; i++)
+        if (g->ref[i] == t) return i == 0 && g->ref_src[0] == XLARUN__NONE
+                                   ? (g->ref_src[0] = r, xlarun__js_lead(g, t, t, 0))
+                                   : XLARUN_OK;
+    if (g->n_ref == XLARUN__JS_MAX_REFS)
+        return xlarun__js_fail(g, "more than %d distinct \"$ref\" targets", XLARUN__JS_MAX_REFS);
+    g->ref[g->n_ref] = t;
+    g->ref_src[g->n_ref++] = r;
+    return xlarun__js_lead(g, t, t, 0);
+}
+
+/* ---- schemas ---- */
+/* the types named by a "type" value (a name or a list of names) */
+static xlarun_status xlarun__js_types(xlarun__js *g, size_t v, unsigned *types) {
+    static const char *const names[7] = {"null", "boolean", "integer", "number", "string", "array", "object"};
+    size_t it = v, k, e = v;
+    int i, list = xlarun__js_is(&g->j, v, '[');
+    *types = 0;
+    while (list ? xlarun__json_next(&g->j, &it, &k, &e) : it != XLARUN__NONE) {
+        char show[80];
+        it = list ? it : XLARUN__NONE;
+        if (!xlarun__js_is(&g->j, e, '"')) return xlarun__js_fail(g, "\"type\" must be a string or a list of strings");
+        for (i = 0; i < 7; i++)
+            if (xlarun__json_eq(&g->j, e, names[i])) break;
+        xlarun__js_show(&g->j, e, show, sizeof show);
+        if (i == 7) return xlarun__js_fail(g, "\"type\" \"%s\" is not a JSON Schema type", show);
+        *types |= 1u << i;
+    }
+    if (!*types) return xlarun__js_fail(g, "\"type\" is an empty list");
+    return XLARUN_OK;
+}
+
+/* a property counts unless its schema is false or a later key repeats its name (the last wins,
+   as in Python's json); it: the iterator just past it */
+static int xlarun__js_live(const xlarun__json *j, size_t it, size_t key, size_t val) {
+    size_t k, v;
+    if (xlarun__js_is(j, val, 'f')) return 0;
+    while (xlarun__json_next(j, &it, &k, &v))
+        if (xlarun__js_same(j, k, key)) return 0;
+    return 1;
+}
+static int xlarun__js_in(const xlarun__json *j, size_t arr, size_t key) {
+    size_t it = arr, k, e;
+    if (arr == XLARUN__NONE) return 0;
+    while (xlarun__json_next(j, &it, &k, &e))
+        if (xlarun__js_same(j, e, key)) return 1;
+    return 0;
+}
+
+static void xlarun__js_kv(xlarun__js *g, size_t key, size_t val) {
+    xlarun__js_value_lit(g, key, ":");
+    xlarun__js_s(g, " ");
+    xlarun__js_name(g, val);
+}
+/* a key/value pair past the declared properties: any key; extra: its schema (NONE or true: any) */
+static void xlarun__js_kv_extra(xlarun__js *g, size_t extra) {
+    xlarun__js_s(g, "string \":\" ");
+    g->used |= XLARUN__JS_STRING;
+    if (extra == XLARUN__NONE) { xlarun__js_s(g, "value"); g->used |= XLARUN__JS_VALUE; }
+    else xlarun__js_name(g, extra);
+}
+/* the properties from iterator it on, after one was written: each with its comma, optional ones
+   optional, then any number of extra pairs when allowed */
+static void xlarun__js_obj_rest(xlarun__js *g, size_t it, size_t req, int extras, size_t extra) {
+    size_t k, v;
+    while (xlarun__json_next(&g->j, &it, &k, &v)) {
+        int opt;
+        if (!xlarun__js_live(&g->j, it, k, v)) continue;
+        opt = !xlarun__js_in(&g->j, req, k);
+        xlarun__js_s(g, opt ? " (\",\" " : " \",\" ");
+        xlarun__js_kv(g, k, v);
+        if (opt) xlarun__js_s(g, ")?");
+    }
+    if (extras) {
+        xlarun__js_s(g, " (\",\" ");
+        xlarun__js_kv_extra(g, extra);
+        xlarun__js_s(g, ")*");
+    }
+}
+
+static xlarun_status xlarun__js_node(xlarun__js *g, size_t v);
+
+/* an object: the declared properties in the schema's order, the required ones always and any
+   subset of the optional ones, then extra pairs where additionalProperties allows them */
+static xlarun_status xlarun__js_object(xlarun__js *g, const size_t *kw) {
+    size_t props = kw[XLARUN__K_PROPS], req = kw[XLARUN__K_REQ], addl = kw[XLARUN__K_ADDL];
+    size_t it, k, v, extra = XLARUN__NONE;
+    int extras, alts = 0, closed = 0, live = 0;
+    if (props != XLARUN__NONE && !xlarun__js_is(&g->j, props, '{'))
+        return xlarun__js_fail(g, "\"properties\" must be an object");
+    if (addl != XLARUN__NONE && !xlarun__js_is(&g->j, addl, 't') && !xlarun__js_is(&g->j, addl, 'f') &&
+        !xlarun__js_is(&g->j, addl, '{'))
+        return xlarun__js_fail(g, "\"additionalProperties\" must be a boolean or a schema");
+    /* absent: extra pairs only where no properties are declared (documented: stricter) */
+    extras = addl == XLARUN__NONE ? props == XLARUN__NONE : !xlarun__js_is(&g->j, addl, 'f');
+    if (extras && xlarun__js_is(&g->j, addl, '{')) extra = addl;
+    if (req != XLARUN__NONE) {
+        if (!xlarun__js_is(&g->j, req, '[')) return xlarun__js_fail(g, "\"required\" must be a list of strings");
+        it = req;
+        while (xlarun__json_next(&g->j, &it, &k, &v)) {
+            size_t pi = props, pk, pv;
+            int found = 0;
+            char show[80];
+            if (!xlarun__js_is(&g->j, v, '"')) return xlarun__js_fail(g, "\"required\" must be a list of strings");
+            while (props != XLARUN__NONE && xlarun__json_next(&g->j, &pi, &pk, &pv))
+                if (xlarun__js_same(&g->j, pk, v) && xlarun__js_live(&g->j, pi, pk, pv)) found = 1;
+            xlarun__js_show(&g->j, v, show, sizeof show);
+            if (!found)
+                return xlarun__js_fail(g, "\"required\" names \"%s\", which \"properties\" does not "
+                                       "allow (a required name must be declared there)", show);
+        }
+    }
+    it = props;
+    while (props != XLARUN__NONE && xlarun__json_next(&g->j, &it, &k, &v)) live += xlarun__js_live(&g->j, it, k, v);
+    xlarun__js_s(g, "\"{\" ");
+    if (live || extras) {
+        xlarun__js_s(g, "(");
+        it = props;
+        while (props != XLARUN__NONE && xlarun__json_next(&g->j, &it, &k, &v)) {
+            if (!xlarun__js_live(&g->j, it, k, v)) continue;
+            if (alts++) xlarun__js_s(g, " | ");
+            xlarun__js_kv(g, k, v);
+            xlarun__js_obj_rest(g, it, req, extras, extra);
+            if (xlarun__js_in(&g->j, req, k)) { closed = 1; break; }
+        }
+        if (!closed && extras) {
+            if (alts++) xlarun__js_s(g, " | ");
+            xlarun__js_kv_extra(g, extra);
+            xlarun__js_s(g, " (\",\" ");
+            xlarun__js_kv_extra(g, extra);
+            xlarun__js_s(g, ")*");
+        }
+        xlarun__js_s(g, closed ? ") " : ")? ");
+    }
+    xlarun__js_s(g, "\"}\"");
+    return XLARUN_OK;
+}
+static xlarun_status xlarun__js_object_children(xlarun__js *g, const size_t *kw) {
+    size_t props = kw[XLARUN__K_PROPS], addl = kw[XLARUN__K_ADDL], it = props, k, v, old;
+    if (props != XLARUN__NONE) {
+        old = xlarun__js_push(g, "properties", XLARUN__NONE, 0);
+        while (xlarun__json_next(&g->j, &it, &k, &v)) {
+            size_t o2;
+            if (!xlarun__js_live(&g->j, it, k, v)) continue;
+            o2 = xlarun__js_push(g, NULL, k, 0);
+            XLARUN__TRY(xlarun__js_node(g, v));
+            xlarun__js_pop(g, o2);
+        }
+        xlarun__js_pop(g, old);
+    }
+    if (xlarun__js_is(&g->j, addl, '{')) {
+        old = xlarun__js_push(g, "additionalProperties", XLARUN__NONE, 0);
+        XLARUN__TRY(xlarun__js_node(g, addl));
+        xlarun__js_pop(g, old);
+    }
+    return XLARUN_OK;
+}
+
+/* an array: prefixItems in place, then items, minItems to maxItems in all */
+static xlarun_status xlarun__js_array(xlarun__js *g, const size_t *kw) {
+    size_t items = kw[XLARUN__K_ITEMS], prefix = kw[XLARUN__K_PREFIX], it, k, v;
+    uint64_t lo = 0, hi = UINT64_MAX, np = 0, i, opened = 0;
+    int tail;
+    XLARUN__TRY(xlarun__js_count(g, kw, XLARUN__K_MIN_ITEMS, &lo));
+    XLARUN__TRY(xlarun__js_count(g, kw, XLARUN__K_MAX_ITEMS, &hi));
+    if (lo > hi) return xlarun__js_fail(g, "\"minItems\" is more than \"maxItems\"");
+    if (xlarun__js_is(&g->j, items, '['))
+        return xlarun__js_fail(g, "\"items\" as a list is not supported (use \"prefixItems\")");
+    if (items != XLARUN__NONE && !xlarun__js_is(&g->j, items, '{') && !xlarun__js_is(&g->j, items, 't') &&
+        !xlarun__js_is(&g->j, items, 'f'))
+        return xlarun__js_fail(g, "\"items\" must be a schema");
+    if (prefix != XLARUN__NONE) {
+        if (!xlarun__js_is(&g->j, prefix, '[')) return xlarun__js_fail(g, "\"prefixItems\" must be a list of schemas");
+        it = prefix;
+        while (xlarun__json_next(&g->j, &it, &k, &v)) {
+            if (xlarun__js_is(&g->j, v, 'f')) { if (hi > np) hi = np; break; } /* no item here */
+            np++;
+        }
+    }
+    /* items absent: any values where no prefixItems are given, none past them where they are */
+    tail = items == XLARUN__NONE ? prefix == XLARUN__NONE : !xlarun__js_is(&g->j, items, 'f');
+    if (!tail && hi > np) hi = np;
+    if (lo > hi) return xlarun__js_fail(g, "\"minItems\" is more than the items the schema allows");
+    xlarun__js_s(g, "\"[\" ");
+    it = prefix;
+    for (i = 0; i < np && i < hi; i++) {
+        xlarun__json_next(&g->j, &it, &k, &v);
+        if (i >= lo) { xlarun__js_s(g, "("); opened++; }
+        if (i) xlarun__js_s(g, "\",\" ");
+        xlarun__js_name(g, v);
+        xlarun__js_s(g, " ");
+    }
+    if (tail && hi > np) {
+        uint64_t a = lo > np ? lo - np : 0, b = hi == UINT64_MAX ? hi : hi - np;
+        const char *item = "value";
+        if (items == XLARUN__NONE || xlarun__js_is(&g->j, items, 't')) g->used |= XLARUN__JS_VALUE;
+        if (np == 0) { /* the first item has no comma */
+            if (a == 0) xlarun__js_s(g, "(");
+            if (items == XLARUN__NONE || xlarun__js_is(&g->j, items, 't')) xlarun__js_s(g, item);
+            else xlarun__js_name(g, items);
+            if (b > 1) {
+                xlarun__js_s(g, " (\",\" ");
+                if (items == XLARUN__NONE || xlarun__js_is(&g->j, items, 't')) xlarun__js_s(g, item);
+                else xlarun__js_name(g, items);
+                xlarun__js_s(g, ")");
+                xlarun__js_rep(g, a ? a - 1 : 0, b == UINT64_MAX ? b : b - 1);
+            }
+            xlarun__js_s(g, a == 0 ? ")? " : " ");
+        } else {
+            xlarun__js_s(g, "(\",\" ");
+            if (items == XLARUN__NONE || xlarun__js_is(&g->j, items, 't')) xlarun__js_s(g, item);
+            else xlarun__js_name(g, items);
+            xlarun__js_s(g, ")");
+            xlarun__js_rep(g, a, b);
+            xlarun__js_s(g, " ");
+        }
+    }
+    for (i = 0; i < opened; i++) xlarun__js_s(g, ")? ");
+    xlarun__js_s(g, "\"]\"");
+    return XLARUN_OK;
+}
+static xlarun_status xlarun__js_array_children(xlarun__js *g, const size_t *kw) {
+    size_t items = kw[XLARUN__K_ITEMS], prefix = kw[XLARUN__K_PREFIX], it = prefix, k, v, old, i = 0;
+    if (prefix != XLARUN__NONE) {
+        old = xlarun__js_push(g, "prefixItems", XLARUN__NONE, 0);
+        while (xlarun__json_next(&g->j, &it, &k, &v)) {
+            size_t o2;
+            if (xlarun__js_is(&g->j, v, 'f')) break;
+            o2 = xlarun__js_push(g, NULL, XLARUN__NONE, i++);
+            XLARUN__TRY(xlarun__js_node(g, v));
+            xlarun__js_pop(g, o2);
+        }
+        xlarun__js_pop(g, old);
+    }
+    if (xlarun__js_is(&g->j, items, '{')) {
+        old = xlarun__js_push(g, "items", XLARUN__NONE, 0);
+        XLARUN__TRY(xlarun__js_node(g, items));
+        xlarun__js_pop(g, old);
+    }
+    return XLARUN_OK;
+}
+
+/* the integer bounds of kw: minimum, maximum, exclusiveMinimum, exclusiveMaximum */
+static xlarun_status xlarun__js_bounds(xlarun__js *g, const size_t *kw, xlarun__js_int *lo, int *lo_inf,
+                                       xlarun__js_int *hi, int *hi_inf) {
+    int w;
+    *lo_inf = *hi_inf = 1;
+    for (w = XLARUN__K_MIN; w <= XLARUN__K_XMAX; w++) {
+        size_t v = kw[w];
+        int lower = w == XLARUN__K_MIN || w == XLARUN__K_XMIN, excl = w >= XLARUN__K_XMIN;
+        xlarun__js_int b;
+        if (v == XLARUN__NONE) continue;
+        if (!xlarun__json_is_number(&g->j, v))
+            return xlarun__js_fail(g, "\"%s\" must be a number", xlarun__js_kw_names[w]);
+        /* lower: ceil(x), or floor(x) + 1 when exclusive; upper: floor(x), or ceil(x) - 1 */
+        if (!xlarun__js_int_read(&g->j, v, lower != excl, &b) || (excl && !xlarun__js_int_step(&b, lower)))
+            return xlarun__js_fail(g, "\"%s\" must be a number without an exponent, within 64 bits",
+                                   xlarun__js_kw_names[w]);
+        if (lower && (*lo_inf || xlarun__js_int_cmp(b, *lo) > 0)) { *lo = b; *lo_inf = 0; }
+        if (!lower && (*hi_inf || xlarun__js_int_cmp(b, *hi) < 0)) { *hi = b; *hi_inf = 0; }
+    }
+    if (!*lo_inf && !*hi_inf && xlarun__js_int_cmp(*lo, *hi) > 0)
+        return xlarun__js_fail(g, "no integer lies between the lower and the upper bound");
+    return XLARUN_OK;
+}
+
+/* the rule of the schema at v, then the rules of the schemas inside it */
+static xlarun_status xlarun__js_node(xlarun__js *g, size_t v) {
+    size_t kw[XLARUN__K_COUNT], it, k, e;
+    unsigned types = 0;
+    int i, alts = 0, only = -1;
+    if (xlarun__js_is(&g->j, v, 't')) {
+        xlarun__js_name(g, v);
+        xlarun__js_s(g, " ::= value\n");
+        g->used |= XLARUN__JS_VALUE;
+        return XLARUN_OK;
+    }
+    if (xlarun__js_is(&g->j, v, 'f')) return xlarun__js_fail(g, "the schema false allows no value");
+    if (!xlarun__js_is(&g->j, v, '{')) return xlarun__js_fail(g, "a schema must be an object or a boolean");
+    XLARUN__TRY(xlarun__js_keywords(g, v, kw));
+    /* $ref, allOf, anyOf, oneOf, enum and const stand alone ("type" may go with enum and const) */
+    for (i = XLARUN__K_REF; i >= 0; i--) {
+        int alone = i == XLARUN__K_REF || i == XLARUN__K_ALL || i == XLARUN__K_ANY || i == XLARUN__K_ONE ||
+                    i == XLARUN__K_ENUM || i == XLARUN__K_CONST;
+        if (kw[i] != XLARUN__NONE && alone) { only = i; break; }
+    }
+    if (only >= 0)
+        for (i = 0; i < XLARUN__K_COUNT; i++)
+            if (i != only && kw[i] != XLARUN__NONE &&
+                !(i == XLARUN__K_TYPE && (only == XLARUN__K_ENUM || only == XLARUN__K_CONST)))
+                return xlarun__js_fail(g, "\"%s\" beside \"%s\" is not supported", xlarun__js_kw_names[i],
+                                       xlarun__js_kw_names[only]);
+    if (kw[XLARUN__K_UNIQUE] != XLARUN__NONE && !xlarun__js_is(&g->j, kw[XLARUN__K_UNIQUE], 'f'))
+        return xlarun__js_fail(g, "\"uniqueItems\" is supported only as false");
+    if (kw[XLARUN__K_TYPE] != XLARUN__NONE) XLARUN__TRY(xlarun__js_types(g, kw[XLARUN__K_TYPE], &types));
+    xlarun__js_name(g, v);
+    xlarun__js_s(g, " ::= ");
+    switch (only) {
+    case XLARUN__K_REF: {
+        size_t t;
+        XLARUN__TRY(xlarun__js_ref(g, kw[XLARUN__K_REF], &t));
+        xlarun__js_name(g, t);
+        xlarun__js_s(g, "\n");
+        return XLARUN_OK;
+    }
+    case XLARUN__K_ALL: case XLARUN__K_ANY: case XLARUN__K_ONE: {
+        size_t old, n = 0;
+        it = kw[only];
+        if (!xlarun__js_is(&g->j, it, '['))
+            return xlarun__js_fail(g, "\"%s\" must be a list of schemas", xlarun__js_kw_names[only]);
+        while (xlarun__json_next(&g->j, &it, &k, &e)) {
+            n++;
+            if (xlarun__js_is(&g->j, e, 'f')) {
+                if (only == XLARUN__K_ALL) return xlarun__js_fail(g, "\"allOf\" holds the schema false");
+                continue;
+            }
+            if (alts++) xlarun__js_s(g, " | ");
+            xlarun__js_name(g, e);
+        }
+        if (only == XLARUN__K_ALL && n != 1)
+            return xlarun__js_fail(g, "\"allOf\" with %lu schemas is not supported (only one)",
+                                   XLARUN__CAST(unsigned long, n));
+        if (!alts) return xlarun__js_fail(g, "\"%s\" allows no value", xlarun__js_kw_names[only]);
+        xlarun__js_s(g, "\n");
+        old = xlarun__js_push(g, xlarun__js_kw_names[only], XLARUN__NONE, 0);
+        it = kw[only];
+        n = 0;
+        while (xlarun__json_next(&g->j, &it, &k, &e)) {
+            size_t o2 = xlarun__js_push(g, NULL, XLARUN__NONE, n++);
+            if (!xlarun__js_is(&g->j, e, 'f')) XLARUN__TRY(xlarun__js_node(g, e));
+            xlarun__js_pop(g, o2);
+        }
+        xlarun__js_pop(g, old);
+        return XLARUN_OK;
+    }
+    case XLARUN__K_ENUM: case XLARUN__K_CONST: {
+        static const char kinds[] = "n\0tf\0-0123456789\0\"\0[\0{"; /* first bytes per type */
+        size_t tk;
+        it = kw[only];
+        if (only == XLARUN__K_ENUM && !xlarun__js_is(&g->j, it, '['))
+            return xlarun__js_fail(g, "\"enum\" must be a list");
+        xlarun__js_s(g, "(");
+        for (;;) {
+            unsigned t = 0;
+            if (only == XLARUN__K_ENUM) { if (!xlarun__json_next(&g->j, &it, &k, &e)) break; }
+            else { if (it == XLARUN__NONE) break; e = it; it = XLARUN__NONE; }
+            if (types) { /* only the values of the types allowed */
+                const char *p = kinds;
+                for (tk = 0; tk < 6 && !t; tk++, p += strlen(p) + 1)
+                    if (strchr(p, g->j.s[e]) && g->j.s[e]) t = 1u << (tk + (tk >= 2));
+                if (t == XLARUN__JT_NUM) { /* an integer when it has no fraction or exponent */
+                    size_t end = xlarun__json_skip(&g->j, e), q;
+                    int integral = 1;
+                    for (q = e; q < end; q++) integral &= g->j.s[q] != '.' && g->j.s[q] != 'e' && g->j.s[q] != 'E';
+                    if (integral) t |= XLARUN__JT_INT;
+                }
+                if (!(t & types)) continue;
+            }
+            if (alts++) xlarun__js_s(g, " | ");
+            xlarun__js_value_lit(g, e, "");
+        }
+        if (!alts) return xlarun__js_fail(g, "\"%s\" allows no value", xlarun__js_kw_names[only]);
+        xlarun__js_s(g, ")\n");
+        return XLARUN_OK;
+    }
+    default: break;
+    }
+    if (!types) { /* no "type": the types that its keywords constrain, or any value */
+        for (i = XLARUN__K_PROPS; i <= XLARUN__K_ADDL; i++) if (kw[i] != XLARUN__NONE) types |= XLARUN__JT_OBJ;
+        for (i = XLARUN__K_ITEMS; i <= XLARUN__K_UNIQUE; i++) if (kw[i] != XLARUN__NONE) types |= XLARUN__JT_ARR;
+        for (i = XLARUN__K_MIN_LEN; i <= XLARUN__K_MAX_LEN; i++) if (kw[i] != XLARUN__NONE) types |= XLARUN__JT_STR;
+        for (i = XLARUN__K_MIN; i <= XLARUN__K_XMAX; i++) if (kw[i] != XLARUN__NONE) types |= XLARUN__JT_INT;
+        if (!types) {
+            xlarun__js_s(g, "value\n");
+            g->used |= XLARUN__JS_VALUE;
+            return XLARUN_OK;
+        }
+    }
+    if (types & XLARUN__JT_NUM) types &= ~XLARUN__CAST(unsigned, XLARUN__JT_INT);
+    if (types & XLARUN__JT_NUM)
+        for (i = XLARUN__K_MIN; i <= XLARUN__K_XMAX; i++)
+            if (kw[i] != XLARUN__NONE)
+                return xlarun__js_fail(g, "\"%s\" is supported for \"integer\" only, not \"number\"",
+                                       xlarun__js_kw_names[i]);
+    xlarun__js_s(g, "(");
+    if (types & XLARUN__JT_NULL) { xlarun__js_s(g, alts++ ? " | " : ""); xlarun__js_s(g, "\"null\""); }
+    if (types & XLARUN__JT_BOOL) { xlarun__js_s(g, alts++ ? " | " : ""); xlarun__js_s(g, "\"true\" | \"false\""); }
+    if (types & XLARUN__JT_INT) {
+        xlarun__js_int lo, hi;
+        int lo_inf, hi_inf;
+        lo.neg = hi.neg = 0;
+        lo.mag = hi.mag = 0;
+        XLARUN__TRY(xlarun__js_bounds(g, kw, &lo, &lo_inf, &hi, &hi_inf));
+        xlarun__js_s(g, alts++ ? " | " : "");
+        xlarun__js_int_range(g, lo, lo_inf, hi, hi_inf);
+    }
+    if (types & XLARUN__JT_NUM) { xlarun__js_s(g, alts++ ? " | " : ""); xlarun__js_s(g, "number"); g->used |= XLARUN__JS_NUMBER; }
+    if (types & XLARUN__JT_STR) {
+        uint64_t lo = 0, hi = UINT64_MAX;
+        XLARUN__TRY(xlarun__js_count(g, kw, XLARUN__K_MIN_LEN, &lo));
+        XLARUN__TRY(xlarun__js_count(g, kw, XLARUN__K_MAX_LEN, &hi));
+        if (lo > hi) return xlarun__js_fail(g, "\"minLength\" is more than \"maxLength\"");
+        xlarun__js_s(g, alts++ ? " | " : "");
+        if (lo == 0 && hi == UINT64_MAX) { xlarun__js_s(g, "string"); g->used |= XLARUN__JS_STRING; }
+        else if (hi == 0) xlarun__js_s(g, "\"\\\"\\\"\"");
+        else {
+            xlarun__js_s(g, "\"\\\"\" char");
+            xlarun__js_rep(g, lo, hi);
+            xlarun__js_s(g, " \"\\\"\"");
+            g->used |= XLARUN__JS_CHAR;
+        }
+    }
+    if (types & XLARUN__JT_ARR) { xlarun__js_s(g, alts++ ? " | " : ""); XLARUN__TRY(xlarun__js_array(g, kw)); }
+    if (types & XLARUN__JT_OBJ) { xlarun__js_s(g, alts++ ? " | " : ""); XLARUN__TRY(xlarun__js_object(g, kw)); }
+    xlarun__js_s(g, ")\n");
+    if (types & XLARUN__JT_ARR) XLARUN__TRY(xlarun__js_array_children(g, kw));
+    if (types & XLARUN__JT_OBJ) XLARUN__TRY(xlarun__js_object_children(g, kw));
+    return XLARUN_OK;
+}
+
+XLARUN_API xlarun_status xlarun_json_schema_to_grammar(const char *schema, size_t schema_len,
+                                                       char *out, size_t cap, size_t *len,
+                                                       xlarun_error *err) {
+    /* the shared rules, in the order written; each with the rules it uses */
+    static const struct { unsigned bit, uses; const char *text; } shared[] = {
+        {XLARUN__JS_VALUE, XLARUN__JS_OBJECT | XLARUN__JS_ARRAY | XLARUN__JS_STRING | XLARUN__JS_NUMBER,
+         "value ::= object | array | string | number | \"true\" | \"false\" | \"null\"\n"},
+        {XLARUN__JS_OBJECT, XLARUN__JS_STRING | XLARUN__JS_VALUE,
+         "object ::= \"{\" (string \":\" value (\",\" string \":\" value)*)? \"}\"\n"},
+        {XLARUN__JS_ARRAY, XLARUN__JS_VALUE, "array ::= \"[\" (value (\",\" value)*)? \"]\"\n"},
+        {XLARUN__JS_STRING, XLARUN__JS_CHAR, "string ::= \"\\\"\" char* \"\\\"\"\n"},
+        {XLARUN__JS_CHAR, XLARUN__JS_HEX,
+         "char ::= [^\"\\\\\\x00-\\x1F] | \"\\\\\" ([\"\\\\/bfnrt] | \"u\" ([0-9a-cA-Ce-fE-F] hex hex hex"
+         " | [dD] [0-7] hex hex | [dD] [89abAB] hex hex \"\\\\u\" [dD] [c-fC-F] hex hex))\n"},
+        {XLARUN__JS_HEX, 0, "hex ::= [0-9a-fA-F]\n"},
+        {XLARUN__JS_NUMBER, XLARUN__JS_INTEGER, "number ::= integer (\".\" [0-9]+)? ([eE] [-+]? [0-9]+)?\n"},
+        {XLARUN__JS_INTEGER, 0, "integer ::= \"-\"? (\"0\" | [1-9] [0-9]*)\n"}};
+    xlarun__js *g;
+    xlarun__js state;
+    xlarun_status st;
+    size_t i, r;
+    g = &state;
+    if (len) *len = 0;
+    if (!schema || !len || (!out && cap))
+        return xlarun__fail(err, XLARUN_ERR_ARGUMENT, "xlarun_json_schema_to_grammar: %s is NULL",
+                            !schema ? "schema" : !len ? "len" : "out (with cap > 0)");
+    st = xlarun__json_validate(schema, schema_len, "JSON Schema", err);
+    if (st != XLARUN_OK) {
+        if (err) err->status = XLARUN_ERR_GRAMMAR;
+        return XLARUN_ERR_GRAMMAR;
+    }
+    memset(g, 0, sizeof *g);
+    g->j.s = schema;
+    g->j.n = schema_len;
+    g->out = out;
+    g->cap = cap;
+    g->err = err;
+    g->ref[0] = xlarun__json_ws(schema, schema_len, 0);
+    g->ref_src[0] = XLARUN__NONE;
+    g->n_ref = 1;
+    strcpy(g->path, "#");
+    g->plen = 1;
+    st = xlarun__js_node(g, g->ref[0]);
+    for (r = 1; st == XLARUN_OK && r < g->n_ref; r++) { /* the $ref targets, each once */
+        xlarun__js_show(&g->j, g->ref_src[r], g->path, sizeof g->path);
+        g->plen = strlen(g->path);
+        st = xlarun__js_node(g, g->ref[r]);
+    }
+    if (st != XLARUN_OK) return st;
+    for (i = 0; i < sizeof shared / sizeof shared[0]; i++) /* listed after the rules that use them */
+        if (g->used & shared[i].bit) g->used |= shared[i].uses;
+    for (i = 0; i < sizeof shared / sizeof shared[0]; i++)
+        if (g->used & shared[i].bit) xlarun__js_s(g, shared[i].text);
+    *len = g->n;
+    if (!out) { xlarun__ok(err); return XLARUN_OK; }
+    if (g->n >= cap)
+        return xlarun__fail(err, XLARUN_ERR_MEMORY, "xlarun_json_schema_to_grammar: the grammar needs "
+                            "%lu bytes and a NUL, the buffer holds %lu", XLARUN__CAST(unsigned long, g->n),
+                            XLARUN__CAST(unsigned long, cap));
+    out[g->n] = 0;
+    xlarun__ok(err);
+    return XLARUN_OK;
+}
+
 
 /* ---- the token loop ------------------------------------------------------------------------- */
 
