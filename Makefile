@@ -17,13 +17,18 @@ SAN     = -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame
 TESTS   = kernels model errors generate tokenizer chat reply
 
 .PHONY: all test check demo clean fuzz
-all: $(B)/gen $(B)/simple $(B)/tools $(B)/bench $(B)/quantize $(B)/quant_accuracy $(B)/tokenize $(B)/inspect
+all: $(B)/gen $(B)/simple $(B)/json $(B)/tools $(B)/bench $(B)/quantize $(B)/quant_accuracy $(B)/tokenize $(B)/inspect
 
 $(B)/gen: examples/gen.c $(HDRS)
 	@mkdir -p $(B)
 	$(CC) $(WARN) $(NATIVE) -g $< -o $@ $(LIBS)
 
 $(B)/simple: examples/simple.c $(HDRS)
+	@mkdir -p $(B)
+	$(CC) $(WARN) $(NATIVE) $< -o $@ $(LIBS)
+
+# a JSON object asked for with a schema and read back (examples/json.c)
+$(B)/json: examples/json.c $(HDRS)
 	@mkdir -p $(B)
 	$(CC) $(WARN) $(NATIVE) $< -o $@ $(LIBS)
 

@@ -61,7 +61,7 @@ TESTS="kernels model errors generate quant tokenizer chat reply"
 
 # the command-line tools' tests, on the native builds
 cli_tests() {
-    build $B/gen $B/oracle_ids $B/tokenize && run "gen cli" sh tests/test_cli.sh $B # tokenize decodes --print-ids
+    build $B/gen $B/json $B/oracle_ids $B/tokenize && run "gen cli" sh tests/test_cli.sh $B # tokenize decodes --print-ids
     build $B/inspect && run "inspect cli" sh tests/test_inspect.sh $B
     build $B/tokenize && run "tokenize cli" sh tests/test_tokenize_cli.sh $B
     if [ -n "$XLARUN_CHECK" ]; then build $B/tools $B/gen && XLARUN_CHECK=1 run "tools example" sh tests/test_tools_example.sh $B
