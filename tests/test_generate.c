@@ -852,13 +852,150 @@ out:
     xlarun_model_close(m);
 }
 
+/* ---- generation under a grammar ---- */
+
+/* (yes|no) " because " [a-z ]{3,20} "." , checked by hand */
+static int is_yes_no(const char *t) {
+    size_t n;
+    if (!strncmp(t, "yes because ", 12)) t += 12;
+    else if (!strncmp(t, "no because ", 11)) t += 11;
+    else return 0;
+    for (n = 0; (t[n] >= 'a' && t[n] <= 'z') || t[n] == ' '; n++) {}
+    return n >= 3 && n <= 20 && t[n] == '.' && t[n + 1] == 0;
+}
+
+/* [a-z]{1,8} (" " [a-z]{1,8}){2,5} "." , checked by hand */
+static int is_words(const char *t) {
+    int words = 0;
+    for (;;) {
+        size_t n = 0;
+        while (t[n] >= 'a' && t[n] <= 'z') n++;
+        if (!n || n > 8) return 0;
+        words++;
+        t += n;
+        if (*t == '.') return words >= 3 && words <= 6 && t[1] == 0;
+        if (*t++ != ' ') return 0;
+    }
+}
+
+/* a generator under a grammar on the demo model with a tokenizer (the demo's, or another folder's:
+   the model's ids index its vocabulary) */
+static void grammar_run(const char *tok_dir, const char *gbnf, int32_t eos, int ignore_eos, float temp, uint64_t seed,
+                        reply *r, xlarun_generate_result *res, xlarun_status *st, xlarun_error *err) {
+    xlarun_model *m = NULL;
+    xlarun_tokenizer *tok = NULL;
+    xlarun_session *s = NULL;
+    xlarun_generator *g = NULL;
+    xlarun_grammar *gr = NULL;
+    xlarun_generator_options go;
+    memset(r, 0, sizeof *r);
+    memset(res, 0, sizeof *res);
+    *st = XLARUN_ERR_ARGUMENT;
+    if (xlarun_model_open(DEMO, NULL, &m, err) != XLARUN_OK || xlarun_tokenizer_open(tok_dir, NULL, &tok, err) != XLARUN_OK ||
+        xlarun_session_create(m, NULL, &s, err) != XLARUN_OK || xlarun_grammar_compile(gbnf, strlen(gbnf), &gr, err) != XLARUN_OK) {
+        CHECKF(0, "%s", err->message);
+        goto out;
+    }
+    memset(&go, 0, sizeof go);
+    go.sampling.temperature = temp;
+    go.sampling.seed = seed;
+    go.eos_ids = &eos;
+    go.n_eos = 1;
+    go.ignore_eos = ignore_eos;
+    go.grammar = gr;
+    if ((*st = xlarun_generator_create(s, tok, &go, &g, err)) != XLARUN_OK) goto out;
+    {   /* ids every tokenizer here has, below the model's 400 */
+        static const int32_t prompt[4] = {1, 40, 41, 42};
+        *st = xlarun_generate_ids(g, prompt, 4, 120, on_token, r, res, err);
+    }
+out:
+    xlarun_generator_free(g);
+    xlarun_grammar_free(gr);
+    xlarun_session_free(s);
+    xlarun_tokenizer_close(tok);
+    xlarun_model_close(m);
+}
+
+static void test_generate_grammar(void) {
+    static const char *yn = "root ::= (\"yes\" | \"no\") \" because \" [a-z ]{3,20} \".\"";
+    static const char *words = "root ::= [a-z]{1,8} (\" \" [a-z]{1,8}){2,5} \".\"";
+    static reply r;
+    xlarun_generate_result res;
+    xlarun_status st;
+    xlarun_error err;
+    uint64_t seed;
+    int kinds[2] = {0, 0};
+    /* byte-level BPE: sampled replies are sentences; the eos id is the only way on after "." */
+    for (seed = 1; seed <= 12; seed++) {
+        grammar_run(DEMO, yn, 2, 0, seed == 1 ? 0.0f : 1.3f, seed, &r, &res, &st, &err);
+        CHECKF(st == XLARUN_OK && is_yes_no(r.text) && res.stop == XLARUN_STOP_EOS && r.ids[r.n_ids - 1] == 2,
+               "seed %lu: status %d stop %d reply '%s' (%s)", (unsigned long)seed, (int)st, (int)res.stop, r.text, err.message);
+        kinds[r.text[0] == 'y']++;
+    }
+    CHECKF(kinds[0] && kinds[1], "12 sampled replies all begin the same way (%d no, %d yes)", kinds[0], kinds[1]);
+    /* ignore_eos: no end id, so a complete sentence that nothing may follow stops the loop */
+    grammar_run(DEMO, yn, 2, 1, 1.3f, 5, &r, &res, &st, &err);
+    CHECKF(st == XLARUN_OK && res.stop == XLARUN_STOP_GRAMMAR && is_yes_no(r.text), "ignore_eos: status %d stop %d reply '%s'",
+           (int)st, (int)res.stop, r.text);
+    /* SentencePiece (Replace, ByteFallback, Fuse, Strip): the first token's leading space is
+       dropped, so the start is checked token by token; the text is what decode gives */
+    for (seed = 1; seed <= 12; seed++) {
+        xlarun_tokenizer *tok = NULL;
+        char dec[4096];
+        size_t dlen = 0, n = r.n_ids;
+        grammar_run("tests/fixtures/tokenizers/sp", words, 2, 0, seed == 1 ? 0.0f : 1.5f, seed, &r, &res, &st, &err);
+        n = r.n_ids;
+        CHECKF(st == XLARUN_OK && is_words(r.text) && res.stop == XLARUN_STOP_EOS, "sp seed %lu: status %d stop %d reply '%s' (%s)",
+               (unsigned long)seed, (int)st, (int)res.stop, r.text, err.message);
+        if (xlarun_tokenizer_open("tests/fixtures/tokenizers/sp", NULL, &tok, &err) == XLARUN_OK) {
+            CHECK(n > 1 && xlarun_tokenizer_decode(tok, r.ids, n - 1, 0, dec, sizeof dec, &dlen, &err) == XLARUN_OK && !strcmp(dec, r.text));
+            xlarun_tokenizer_close(tok);
+        }
+    }
+    /* a character no token of the model's ids can write: a status, not a loop */
+    grammar_run("tests/fixtures/tokenizers/gemma", "root ::= \"\\U0001F600\"", 1, 0, 0.0f, 1, &r, &res, &st, &err);
+    CHECK(st == XLARUN_ERR_GRAMMAR);
+    CHECK_CONTAINS(err.message, "no token of the vocabulary continues the output");
+    {   /* the generator's memory holds the matcher: exact; a grammar needs a tokenizer */
+        xlarun_model *m = NULL;
+        xlarun_tokenizer *tok = NULL;
+        xlarun_session *s = NULL;
+        xlarun_generator *g = NULL;
+        xlarun_grammar *gr = NULL;
+        xlarun_generator_options go;
+        size_t with = 0, without = 0;
+        void *mem;
+        memset(&go, 0, sizeof go);
+        if (xlarun_model_open(DEMO, NULL, &m, &err) == XLARUN_OK && xlarun_tokenizer_open(DEMO, NULL, &tok, &err) == XLARUN_OK &&
+            xlarun_session_create(m, NULL, &s, &err) == XLARUN_OK && xlarun_grammar_compile(yn, strlen(yn), &gr, &err) == XLARUN_OK) {
+            CHECK(xlarun_generator_memory(s, tok, &go, &without, &err) == XLARUN_OK);
+            go.grammar = gr;
+            CHECK(xlarun_generator_memory(s, tok, &go, &with, &err) == XLARUN_OK && with > without);
+            mem = malloc(with);
+            CHECK(mem && xlarun_generator_init(s, tok, &go, mem, with - 65, &g, &err) == XLARUN_ERR_MEMORY);
+            CHECK(mem && xlarun_generator_init(s, tok, &go, mem, with, &g, &err) == XLARUN_OK);
+            if (g) {
+                CHECK(xlarun_generate_text(g, "Hi", 2, 0, 60, on_token, &r, &res, &err) == XLARUN_OK);
+                xlarun_generator_free(g);
+            }
+            free(mem);
+            CHECK(xlarun_generator_create(s, NULL, &go, &g, &err) == XLARUN_ERR_ARGUMENT);
+            CHECK_CONTAINS(err.message, "a grammar needs a tokenizer");
+        } else CHECKF(0, "%s", err.message);
+        xlarun_grammar_free(gr);
+        xlarun_session_free(s);
+        xlarun_tokenizer_close(tok);
+        xlarun_model_close(m);
+    }
+}
+
 int main(int argc, char **argv) {
     static const struct { const char *name; void (*run)(void); } cases[] = {
         {"sampling check", test_sampling_check}, {"sampler", test_sampler}, {"sampling fixture", test_sampling_fixture},
         {"sampling large", test_sampling_large}, {"sampler structured", test_sampler_structured},
         {"generation_config", test_generation_config}, {"stopper", test_stopper}, {"generate demo", test_generate_demo},
         {"generate ring", test_generate_ring}, {"generate longrope", test_generate_longrope},
-        {"generate ids only", test_generate_ids_only}};
+        {"generate ids only", test_generate_ids_only}, {"generate grammar", test_generate_grammar}};
     size_t i;
     test_init(argc, argv);
     for (i = 0; i < sizeof cases / sizeof *cases; i++)
