@@ -14,7 +14,7 @@ NEON    = -march=armv8.2-a+fp16+dotprod+bf16
 WIN_CC  = x86_64-w64-mingw32-gcc
 WIN_ISA = $(AVX2)
 SAN     = -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
-TESTS   = kernels model errors generate tokenizer chat reply
+TESTS   = kernels model errors generate tokenizer chat reply schema
 
 .PHONY: all test check demo clean fuzz
 all: $(B)/gen $(B)/simple $(B)/tools $(B)/bench $(B)/quantize $(B)/quant_accuracy $(B)/tokenize $(B)/inspect

@@ -57,7 +57,7 @@ build() {
 }
 
 # the suites built per variant (tests/test_<name>.c); options builds skip kernels
-TESTS="kernels model errors generate quant tokenizer chat reply"
+TESTS="kernels model errors generate quant tokenizer chat reply schema"
 
 # the command-line tools' tests, on the native builds
 cli_tests() {
