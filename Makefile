@@ -112,7 +112,7 @@ check:
 # dictionary tests/fuzz/<harness>.dict (keys, tokens, separators) is passed with -dict.
 # `make test` replays tests/fuzz/corpus with the same harnesses built by gcc (ASan+UBSan, and
 # the scalar build under valgrind). One harness: make fuzz FUZZERS=json
-FUZZERS      = json safetensors model tokenizer encode decode jinja reply
+FUZZERS      = json safetensors model tokenizer encode decode jinja reply schema
 FUZZ_SECONDS ?= 60
 FUZZ_CC      = clang-14
 FUZZ_ISA    ?= -march=native
