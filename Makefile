@@ -14,7 +14,7 @@ NEON    = -march=armv8.2-a+fp16+dotprod+bf16
 WIN_CC  = x86_64-w64-mingw32-gcc
 WIN_ISA = $(AVX2)
 SAN     = -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
-TESTS   = kernels model errors generate tokenizer chat reply
+TESTS   = kernels model errors generate tokenizer chat reply schema
 
 .PHONY: all test check demo clean fuzz
 all: $(B)/gen $(B)/simple $(B)/json $(B)/tools $(B)/bench $(B)/quantize $(B)/quant_accuracy $(B)/tokenize $(B)/inspect
@@ -117,7 +117,7 @@ check:
 # dictionary tests/fuzz/<harness>.dict (keys, tokens, separators) is passed with -dict.
 # `make test` replays tests/fuzz/corpus with the same harnesses built by gcc (ASan+UBSan, and
 # the scalar build under valgrind). One harness: make fuzz FUZZERS=json
-FUZZERS      = json safetensors model tokenizer encode decode jinja reply
+FUZZERS      = json safetensors model tokenizer encode decode jinja reply schema
 FUZZ_SECONDS ?= 60
 FUZZ_CC      = clang-14
 FUZZ_ISA    ?= -march=native

@@ -924,13 +924,32 @@ XLARUN_API void xlarun_grammar_free(xlarun_grammar *g); /* xlarun_grammar_compil
 
 /* JSON Schema -> GBNF text (root rule "root"), for xlarun_grammar_compile. Supported: type
    (one or a list), properties, required, additionalProperties (false, true or a schema), enum,
-   const, items, prefixItems, minItems/maxItems, minLength/maxLength, integer minimum/maximum,
-   anyOf/oneOf, allOf of one schema, local $ref into $defs or definitions, and the empty schema
-   {} or true as any JSON value. Whitespace as a compact serializer writes it: none. Keywords
-   that only annotate (title, description, $schema, $id, default, examples, $comment) are
-   ignored; any other keyword is refused by name with XLARUN_ERR_GRAMMAR, as is a $ref that does
-   not resolve. out = NULL (or cap too small: XLARUN_ERR_MEMORY) measures; *len gets the bytes of
-   the text, not counting the NUL written after it. */
+   const, items, prefixItems, minItems/maxItems, minLength/maxLength (code points; at most 4096),
+   integer minimum/maximum/exclusiveMinimum/exclusiveMaximum (exact ranges for any bounds within
+   64 bits, fractions rounded inwards), anyOf/oneOf, allOf of one schema, local $ref (#, and
+   #/$defs/NAME or #/definitions/NAME steps, ~0 ~1 %XX decoded), uniqueItems false, and the empty
+   schema {} or true as any JSON value. Whitespace as a compact serializer writes it: none.
+   Keywords that only annotate (title, description, $schema, $id at the root, default, examples,
+   $comment, deprecated, readOnly, writeOnly) are ignored; any other keyword is refused by name
+   with XLARUN_ERR_GRAMMAR and its JSON path ("#/properties/a/items: "pattern" is not
+   supported"), as are a $ref that does not resolve, a $ref cycle that reads no text, the schema
+   false, an empty enum/anyOf, minimum above maximum (and minItems, minLength likewise), a
+   "required" name that "properties" does not allow, number (not integer) bounds, $ref, allOf,
+   anyOf, oneOf, enum or const beside other validating keywords (type may go with enum and const:
+   it filters the values), and malformed JSON (also XLARUN_ERR_GRAMMAR, with line and column).
+   The language is a subset of what the schema validates, stricter by design: properties in the
+   schema's order; no properties but the declared ones when additionalProperties is absent and
+   properties are given (absent with no properties: any); no items past prefixItems when items is
+   absent; enum and const values in their compact form only (1.0 stays 1.0; strings as Python's
+   json.dumps with ensure_ascii off writes them); integers with no fraction or exponent, -0 only
+   where no bounds are given; no lone surrogate escapes. Not exact: oneOf is read as anyOf (a value
+   that fits two branches passes); extra keys (additionalProperties true or a schema) follow the
+   declared ones and may repeat a declared name, which a validator then reads as the last value;
+   a schema whose every value recurses forever (a required property through $ref back to itself)
+   converts, and xlarun_grammar_compile refuses it as a grammar that matches no text.
+   out = NULL (or cap too small: XLARUN_ERR_MEMORY) measures; *len gets the bytes of the text, not
+   counting the NUL written after it. Allocates nothing; recursion is bounded by the JSON reader's
+   depth limit (64) and at most 256 distinct $ref targets. */
 XLARUN_API xlarun_status xlarun_json_schema_to_grammar(const char *schema, size_t schema_len,
                                                        char *out, size_t cap, size_t *len,
                                                        xlarun_error *err);
@@ -15381,7 +15400,7 @@ static size_t xlarun__tokenizer_bytes(const void *src, uint32_t id, unsigned cha
    so out = NULL measures and a second call fills. */
 #define XLARUN__JS_MAX_REFS 256    /* distinct $ref targets */
 #define XLARUN__JS_MAX_NAME 1024   /* bytes of a property name or $ref, decoded */
-#define XLARUN__JS_MAX_LEAD 4096   /* steps of the check for a $ref cycle that reads no text */
+#define XLARUN__JS_MAX_LEAD 4096   /* steps of the check for a $ref cycle that reads no text, per target */
 #define XLARUN__JS_MAX_COUNT 4096  /* the largest minItems, maxItems, minLength, maxLength */
 
 enum { /* the shared rules */
@@ -15843,6 +15862,7 @@ static xlarun_status xlarun__js_ref(xlarun__js *g, size_t r, size_t *target) {
     size_t i, t;
     XLARUN__TRY(xlarun__js_resolve(g, r, &t));
     *target = t;
+    g->lead_steps = 0; /* the budget is per target */
     for (i = 0; i < g->n_ref; i++)
         if (g->ref[i] == t) return i == 0 && g->ref_src[0] == XLARUN__NONE
                                    ? (g->ref_src[0] = r, xlarun__js_lead(g, t, t, 0))
