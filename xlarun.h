@@ -947,7 +947,7 @@ XLARUN_API xlarun_status xlarun_json_schema_to_grammar(const char *schema, size_
 typedef struct xlarun_matcher xlarun_matcher;
 typedef struct xlarun_matcher_options {  /* zero-initialised means defaults */
     const int32_t *end_ids;   /* ids allowed where a sentence is complete (eos ids) */
-    size_t n_end;             /*   at most XLARUN_MAX_EOS * 2 */
+    size_t n_end;             /*   at most 64 */
     uint32_t max_nodes;       /* parse-stack frames kept at once; 0: 1 << 17 */
     uint32_t max_stacks;      /* parse stacks alive at once (the ambiguity allowed); 0: 256 */
 } xlarun_matcher_options;
@@ -14106,7 +14106,2227 @@ XLARUN_API xlarun_tool_format xlarun_tool_format_guess(int (*has_token)(void *us
 
 /* ---- grammars: GBNF compiled to byte-level rules -------------------------------------------- */
 
-/* ---- JSON Schema to grammar ------------------------------------------------------------------ */
+/* A grammar compiles to rules over bytes. A rule is a list of alternatives; an alternative is a
+   sequence of elements that ends in XLARUN__G_END; an element is a byte class (a 256-bit set,
+   by index) or a reference to a rule (XLARUN__G_REF | id). A class of code points becomes a rule
+   whose alternatives are the UTF-8 byte sequences of its ranges, a string its bytes, so the
+   matcher sees bytes only and a token may end or start inside a character. Repetitions become
+   right-recursive rules (x* is r ::= x r | ""); as the matcher never pushes a return to the end
+   of a rule, its stacks do not grow with them. Alternatives that can never complete (they need
+   a rule that never does, or an empty class) are dropped, so every parse stack the matcher keeps
+   can still reach the end of a sentence: a prefix it accepts is a prefix of a sentence. */
+#define XLARUN__G_END 0xFFFFFFFFu
+#define XLARUN__G_REF 0x80000000u
+#define XLARUN__G_MAX_ELEMS (1u << 22)  /* elements of the compiled grammar */
+#define XLARUN__G_MAX_REPEAT 4096u       /* m and n of {m,n} */
+#define XLARUN__G_MAX_NEST 64            /* groups inside groups */
+#define XLARUN__G_MAX_RANGES 512         /* ranges in one character class */
+#define XLARUN__GRAMMAR_MAGIC 0x58475241u
+
+struct xlarun_grammar {
+    uint32_t magic;
+    uint32_t n_rules, n_alts, n_elems, n_classes, root;
+    uint32_t *rule_first, *rule_nalt;   /* rule r: alternatives rule_first[r] .. + rule_nalt[r] */
+    uint32_t *alt_start;                /* an alternative's first element */
+    uint32_t *elems;
+    uint32_t *classes;                  /* 8 words per byte class */
+    void *own;                          /* xlarun_grammar_compile's block */
+};
+
+/* the parser: two passes over the text with the same code. The first counts (arrays NULL) and
+   records the defined names; the second fills arrays of the counted sizes and resolves names. */
+typedef struct xlarun__gp {
+    const char *s;
+    size_t n, i;
+    int fill;
+    xlarun_error *err;
+    uint32_t n_defs, cap_defs, cur_def;
+    size_t *def_at;                     /* offset of each defined rule's name */
+    uint32_t *def_len;
+    uint32_t n_rules, n_alts, n_elems, n_classes, any_rule, nest;
+    uint32_t *rule_first, *rule_nalt, *rule_owner, *alt_start, *elems, *classes;
+    uint32_t *stk;                      /* sequences being parsed: elements, G_END after alternatives */
+    size_t sp, cap_stk;                 /* the text's length + room for one class's UTF-8 forms */
+} xlarun__gp;
+
+/* line and column (in characters) of a byte offset, for messages */
+static void xlarun__g_where(const char *s, size_t at, unsigned long *line, unsigned long *col) {
+    size_t i;
+    *line = 1; *col = 1;
+    for (i = 0; i < at; i++) {
+        if (s[i] == '\n') { (*line)++; *col = 1; }
+        else if ((XLARUN__CAST(unsigned char, s[i]) & 0xC0) != 0x80) (*col)++;
+    }
+}
+
+#if defined(__GNUC__)
+__attribute__((format(printf, 3, 4)))
+#endif
+static xlarun_status xlarun__g_error(xlarun__gp *p, size_t at, const char *fmt, ...) {
+    char msg[700];
+    unsigned long line, col;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    xlarun__g_where(p->s, at < p->n ? at : p->n, &line, &col);
+    return xlarun__fail(p->err, XLARUN_ERR_GRAMMAR, "grammar line %lu column %lu: %s", line, col, msg);
+}
+
+static int xlarun__g_word(char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-';
+}
+
+/* spaces, tabs and comments; newlines too where newline_ok */
+static void xlarun__g_space(xlarun__gp *p, int newline_ok) {
+    while (p->i < p->n) {
+        char c = p->s[p->i];
+        if (c == ' ' || c == '\t') p->i++;
+        else if (c == '#') { while (p->i < p->n && p->s[p->i] != '\n' && p->s[p->i] != '\r') p->i++; }
+        else if (newline_ok && (c == '\n' || c == '\r')) p->i++;
+        else break;
+    }
+}
+
+static xlarun_status xlarun__g_push(xlarun__gp *p, uint32_t e) {
+    if (p->sp >= p->cap_stk) return xlarun__g_error(p, p->i, "the grammar is too large (more than %lu elements pending)", XLARUN__CAST(unsigned long, p->cap_stk));
+    p->stk[p->sp++] = e;
+    return XLARUN_OK;
+}
+
+/* the index of a byte class (deduplicated when filling) */
+static uint32_t xlarun__g_class(xlarun__gp *p, const uint32_t bits[8]) {
+    uint32_t c;
+    if (p->classes) {
+        for (c = 0; c < p->n_classes; c++)
+            if (!memcmp(p->classes + 8 * c, bits, 8 * sizeof(uint32_t))) return c;
+        memcpy(p->classes + 8 * p->n_classes, bits, 8 * sizeof(uint32_t));
+    }
+    return p->n_classes++;
+}
+
+static xlarun_status xlarun__g_byte_range(xlarun__gp *p, unsigned lo, unsigned hi) {
+    uint32_t bits[8];
+    unsigned b;
+    memset(bits, 0, sizeof bits);
+    for (b = lo; b <= hi; b++) bits[b >> 5] |= 1u << (b & 31);
+    return xlarun__g_push(p, xlarun__g_class(p, bits));
+}
+
+/* a new rule from alternatives already in elems order: body holds elements with G_END after each
+   alternative; the rule gets the next id unless id is given (a defined rule) */
+static xlarun_status xlarun__g_rule(xlarun__gp *p, uint32_t id, const uint32_t *body, size_t n, size_t at) {
+    size_t k;
+    if (p->n_elems + n > XLARUN__G_MAX_ELEMS) return xlarun__g_error(p, at, "the grammar is too large (more than %lu elements)", XLARUN__CAST(unsigned long, XLARUN__G_MAX_ELEMS));
+    if (p->rule_first) { p->rule_first[id] = p->n_alts; p->rule_nalt[id] = 0; p->rule_owner[id] = p->cur_def; }
+    for (k = 0; k < n; k++) {
+        if (k == 0 || body[k - 1] == XLARUN__G_END) {
+            if (p->alt_start) { p->alt_start[p->n_alts] = p->n_elems; p->rule_nalt[id]++; }
+            p->n_alts++;
+        }
+        if (p->elems) p->elems[p->n_elems] = body[k];
+        p->n_elems++;
+    }
+    return XLARUN_OK;
+}
+
+/* a generated rule with up to two short alternatives: a (na elements) | b (nb elements) */
+static xlarun_status xlarun__g_rule2(xlarun__gp *p, const uint32_t *a, size_t na, const uint32_t *b, size_t nb,
+                                     int two, uint32_t *id) {
+    uint32_t body[8];
+    size_t n = 0, k;
+    for (k = 0; k < na; k++) body[n++] = a[k];
+    body[n++] = XLARUN__G_END;
+    if (two) {
+        for (k = 0; k < nb; k++) body[n++] = b[k];
+        body[n++] = XLARUN__G_END;
+    }
+    *id = p->n_rules++;
+    return xlarun__g_rule(p, *id, body, n, p->i);
+}
+
+/* UTF-8 of the code points lo..hi (one encoded length, already split) as byte ranges */
+static size_t xlarun__g_enc(uint32_t c, unsigned char *o) {
+    if (c < 0x80) { o[0] = XLARUN__CAST(unsigned char, c); return 1; }
+    if (c < 0x800) { o[0] = XLARUN__CAST(unsigned char, 0xC0 | (c >> 6)); o[1] = XLARUN__CAST(unsigned char, 0x80 | (c & 63)); return 2; }
+    if (c < 0x10000) {
+        o[0] = XLARUN__CAST(unsigned char, 0xE0 | (c >> 12)); o[1] = XLARUN__CAST(unsigned char, 0x80 | ((c >> 6) & 63));
+        o[2] = XLARUN__CAST(unsigned char, 0x80 | (c & 63)); return 3;
+    }
+    o[0] = XLARUN__CAST(unsigned char, 0xF0 | (c >> 18)); o[1] = XLARUN__CAST(unsigned char, 0x80 | ((c >> 12) & 63));
+    o[2] = XLARUN__CAST(unsigned char, 0x80 | ((c >> 6) & 63)); o[3] = XLARUN__CAST(unsigned char, 0x80 | (c & 63));
+    return 4;
+}
+
+/* splits lo..hi until each piece is a product of byte ranges, pushing one alternative each */
+static xlarun_status xlarun__g_utf8_split(xlarun__gp *p, uint32_t lo, uint32_t hi, int depth) {
+    static const uint32_t lim[3] = {0x7F, 0x7FF, 0xFFFF};
+    unsigned char a[4], b[4];
+    size_t n, k, i;
+    for (k = 0; k < 3; k++)
+        if (lo <= lim[k] && hi > lim[k]) {
+            XLARUN__TRY(xlarun__g_utf8_split(p, lo, lim[k], depth + 1));
+            return xlarun__g_utf8_split(p, lim[k] + 1, hi, depth + 1);
+        }
+    n = xlarun__g_enc(lo, a);
+    for (i = 1; i < n; i++) {
+        uint32_t m = (1u << (6 * i)) - 1;
+        if ((lo & ~m) != (hi & ~m)) {
+            if ((lo & m) != 0) {
+                XLARUN__TRY(xlarun__g_utf8_split(p, lo, lo | m, depth + 1));
+                return xlarun__g_utf8_split(p, (lo | m) + 1, hi, depth + 1);
+            }
+            if ((hi & m) != m) {
+                XLARUN__TRY(xlarun__g_utf8_split(p, lo, (hi & ~m) - 1, depth + 1));
+                return xlarun__g_utf8_split(p, hi & ~m, hi, depth + 1);
+            }
+        }
+    }
+    xlarun__g_enc(hi, b);
+    for (i = 0; i < n; i++) XLARUN__TRY(xlarun__g_byte_range(p, a[i], b[i]));
+    return xlarun__g_push(p, XLARUN__G_END);
+}
+
+/* a class of code points (sorted, merged, no surrogates) as one element: a byte class when all
+   are ASCII, else a reference to a new rule of UTF-8 sequences */
+static xlarun_status xlarun__g_cps(xlarun__gp *p, const uint32_t *r, size_t nr) {
+    size_t base = p->sp, k;
+    uint32_t id;
+    if (nr == 0 || r[2 * nr - 1] < 0x80) {
+        uint32_t bits[8];
+        uint32_t c;
+        memset(bits, 0, sizeof bits);
+        for (k = 0; k < nr; k++)
+            for (c = r[2 * k]; c <= r[2 * k + 1]; c++) bits[c >> 5] |= 1u << (c & 31);
+        return xlarun__g_push(p, xlarun__g_class(p, bits));
+    }
+    for (k = 0; k < nr; k++) XLARUN__TRY(xlarun__g_utf8_split(p, r[2 * k], r[2 * k + 1], 0));
+    id = p->n_rules++;
+    XLARUN__TRY(xlarun__g_rule(p, id, p->stk + base, p->sp - base, p->i));
+    p->sp = base;
+    return xlarun__g_push(p, XLARUN__G_REF | id);
+}
+
+/* one code point of a string or class, escapes decoded; 0 at the end of the text or on an error
+   (p->err set) */
+static int xlarun__g_char(xlarun__gp *p, uint32_t *cp) {
+    const unsigned char *u = XLARUN__PUN(const unsigned char *, p->s);
+    size_t at = p->i, l;
+    if (p->i >= p->n) { xlarun__g_error(p, at, "the text ends inside a string or class"); return 0; }
+    if (u[p->i] == '\\') {
+        char c;
+        unsigned digits = 0, k;
+        if (p->i + 1 >= p->n) { xlarun__g_error(p, at, "the text ends after a backslash"); return 0; }
+        c = p->s[p->i + 1];
+        p->i += 2;
+        switch (c) {
+        case 'n': *cp = '\n'; return 1;
+        case 'r': *cp = '\r'; return 1;
+        case 't': *cp = '\t'; return 1;
+        case '\\': case '"': case '\'': case '[': case ']': case '-': case '^': *cp = XLARUN__CAST(uint32_t, c); return 1;
+        case 'x': digits = 2; break;
+        case 'u': digits = 4; break;
+        case 'U': digits = 8; break;
+        default:
+            xlarun__g_error(p, at, "unknown escape \\%c (known: \\n \\r \\t \\\\ \\\" \\' \\[ \\] \\- \\^ \\xHH \\uHHHH \\UHHHHHHHH)", c);
+            return 0;
+        }
+        *cp = 0;
+        for (k = 0; k < digits; k++) {
+            char h = p->i < p->n ? p->s[p->i] : 0;
+            unsigned v;
+            if (h >= '0' && h <= '9') v = XLARUN__CAST(unsigned, h - '0');
+            else if (h >= 'a' && h <= 'f') v = XLARUN__CAST(unsigned, h - 'a' + 10);
+            else if (h >= 'A' && h <= 'F') v = XLARUN__CAST(unsigned, h - 'A' + 10);
+            else { xlarun__g_error(p, at, "\\%c needs %u hexadecimal digits", c, digits); return 0; }
+            *cp = *cp * 16 + v;
+            p->i++;
+        }
+        if (*cp > 0x10FFFF) { xlarun__g_error(p, at, "\\%c escape U+%lX is past U+10FFFF", c, XLARUN__CAST(unsigned long, *cp)); return 0; }
+        return 1;
+    }
+    l = xlarun__utf8_len(u + p->i, p->n - p->i);
+    if (!l) { xlarun__g_error(p, at, "invalid UTF-8"); return 0; }
+    *cp = xlarun__cp_at(u, p->i, &l);
+    p->i += l;
+    return 1;
+}
+
+/* "..." : its bytes, one element each */
+static xlarun_status xlarun__g_string(xlarun__gp *p) {
+    size_t at = p->i;
+    p->i++;
+    while (p->i < p->n && p->s[p->i] != '"') {
+        uint32_t cp;
+        unsigned char b[4];
+        size_t k, l;
+        if (p->s[p->i] == '\n' || p->s[p->i] == '\r') return xlarun__g_error(p, at, "a string is not closed on its line");
+        if (!xlarun__g_char(p, &cp)) return XLARUN_ERR_GRAMMAR;
+        if (cp >= 0xD800 && cp <= 0xDFFF) return xlarun__g_error(p, at, "a string holds the surrogate U+%lX, which is not a character", XLARUN__CAST(unsigned long, cp));
+        l = xlarun__g_enc(cp, b);
+        for (k = 0; k < l; k++) XLARUN__TRY(xlarun__g_byte_range(p, b[k], b[k]));
+    }
+    if (p->i >= p->n) return xlarun__g_error(p, at, "a string is not closed");
+    p->i++;
+    return XLARUN_OK;
+}
+
+static int xlarun__g_cmp_range(const void *a, const void *b) {
+    const uint32_t *x = XLARUN__CAST(const uint32_t *, a), *y = XLARUN__CAST(const uint32_t *, b);
+    return x[0] < y[0] ? -1 : x[0] > y[0];
+}
+
+/* sorted, merged, surrogates removed, negated when asked; returns the count of ranges */
+static size_t xlarun__g_ranges(uint32_t *r, size_t nr, int neg) {
+    size_t k, m = 0;
+    uint32_t t[2 * (XLARUN__G_MAX_RANGES + 4)];
+    qsort(r, nr, 2 * sizeof(uint32_t), xlarun__g_cmp_range);
+    for (k = 0; k < nr; k++) {  /* merge */
+        if (m && r[2 * k] <= r[2 * m - 1] + 1) { if (r[2 * k + 1] > r[2 * m - 1]) r[2 * m - 1] = r[2 * k + 1]; }
+        else { r[2 * m] = r[2 * k]; r[2 * m + 1] = r[2 * k + 1]; m++; }
+    }
+    if (neg) {
+        uint32_t next = 0;
+        size_t n = 0;
+        for (k = 0; k < m; k++) {
+            if (r[2 * k] > next) { t[2 * n] = next; t[2 * n + 1] = r[2 * k] - 1; n++; }
+            next = r[2 * k + 1] + 1;
+        }
+        if (next <= 0x10FFFF) { t[2 * n] = next; t[2 * n + 1] = 0x10FFFF; n++; }
+        memcpy(r, t, 2 * n * sizeof(uint32_t));
+        m = n;
+    }
+    for (k = 0, nr = m, m = 0; k < nr; k++) {  /* cut out U+D800..U+DFFF */
+        uint32_t lo = r[2 * k], hi = r[2 * k + 1];
+        if (hi < 0xD800 || lo > 0xDFFF) { t[2 * m] = lo; t[2 * m + 1] = hi; m++; continue; }
+        if (lo < 0xD800) { t[2 * m] = lo; t[2 * m + 1] = 0xD7FF; m++; }
+        if (hi > 0xDFFF) { t[2 * m] = 0xE000; t[2 * m + 1] = hi; m++; }
+    }
+    memcpy(r, t, 2 * m * sizeof(uint32_t));
+    return m;
+}
+
+/* [...] or [^...] */
+static xlarun_status xlarun__g_class_expr(xlarun__gp *p) {
+    uint32_t r[2 * (XLARUN__G_MAX_RANGES + 4)];
+    size_t nr = 0, at = p->i;
+    int neg = 0;
+    p->i++;
+    if (p->i < p->n && p->s[p->i] == '^') { neg = 1; p->i++; }
+    while (p->i < p->n && p->s[p->i] != ']') {
+        uint32_t lo, hi;
+        if (p->s[p->i] == '\n' || p->s[p->i] == '\r') return xlarun__g_error(p, at, "a character class is not closed on its line");
+        if (!xlarun__g_char(p, &lo)) return XLARUN_ERR_GRAMMAR;
+        hi = lo;
+        if (p->i + 1 < p->n && p->s[p->i] == '-' && p->s[p->i + 1] != ']') {
+            size_t rat = p->i;
+            p->i++;
+            if (!xlarun__g_char(p, &hi)) return XLARUN_ERR_GRAMMAR;
+            if (hi < lo) return xlarun__g_error(p, rat, "the range U+%04lX-U+%04lX runs backwards", XLARUN__CAST(unsigned long, lo), XLARUN__CAST(unsigned long, hi));
+        }
+        if (nr >= XLARUN__G_MAX_RANGES) return xlarun__g_error(p, at, "a character class has more than %d ranges", XLARUN__G_MAX_RANGES);
+        r[2 * nr] = lo; r[2 * nr + 1] = hi; nr++;
+    }
+    if (p->i >= p->n) return xlarun__g_error(p, at, "a character class is not closed");
+    p->i++;
+    nr = xlarun__g_ranges(r, nr, neg);
+    return xlarun__g_cps(p, r, nr);
+}
+
+/* wraps the last symbol (stk[from..sp)) into one element: itself, or a rule of it */
+static xlarun_status xlarun__g_wrap(xlarun__gp *p, size_t from, uint32_t *x) {
+    uint32_t id;
+    if (p->sp - from == 1) { *x = p->stk[from]; p->sp = from; return XLARUN_OK; }
+    XLARUN__TRY(xlarun__g_push(p, XLARUN__G_END));
+    id = p->n_rules++;
+    XLARUN__TRY(xlarun__g_rule(p, id, p->stk + from, p->sp - from, p->i));
+    p->sp = from;
+    *x = XLARUN__G_REF | id;
+    return XLARUN_OK;
+}
+
+/* x repeated min..max times (max UINT32_MAX: no bound) in place of the last symbol */
+static xlarun_status xlarun__g_repeat(xlarun__gp *p, size_t from, uint32_t min, uint32_t max) {
+    uint32_t x, id, k, self[2], q = 0;
+    int have_q = 0;
+    XLARUN__TRY(xlarun__g_wrap(p, from, &x));
+    if (min > 1) {  /* x x ... x as one rule */
+        if (p->n_elems + min + 1 > XLARUN__G_MAX_ELEMS) return xlarun__g_error(p, p->i, "the grammar is too large (more than %lu elements)", XLARUN__CAST(unsigned long, XLARUN__G_MAX_ELEMS));
+        id = p->n_rules++;
+        if (p->rule_first) { p->rule_first[id] = p->n_alts; p->rule_nalt[id] = 1; p->rule_owner[id] = p->cur_def; p->alt_start[p->n_alts] = p->n_elems; }
+        p->n_alts++;
+        for (k = 0; k <= min; k++) {
+            if (p->elems) p->elems[p->n_elems] = k < min ? x : XLARUN__G_END;
+            p->n_elems++;
+        }
+        XLARUN__TRY(xlarun__g_push(p, XLARUN__G_REF | id));
+    } else if (min == 1) XLARUN__TRY(xlarun__g_push(p, x));
+    if (max == UINT32_MAX) {  /* r ::= x r | "" */
+        id = p->n_rules;
+        self[0] = x; self[1] = XLARUN__G_REF | id;
+        XLARUN__TRY(xlarun__g_rule2(p, self, 2, NULL, 0, 1, &id));
+        return xlarun__g_push(p, XLARUN__G_REF | id);
+    }
+    for (k = min; k < max; k++) {  /* q1 ::= x | "" ; qk ::= x q(k-1) | "" */
+        self[0] = x; self[1] = XLARUN__G_REF | q;
+        XLARUN__TRY(xlarun__g_rule2(p, self, have_q ? 2u : 1u, NULL, 0, 1, &q));
+        have_q = 1;
+    }
+    if (have_q) XLARUN__TRY(xlarun__g_push(p, XLARUN__G_REF | q));
+    return XLARUN_OK;
+}
+
+static int xlarun__g_number(xlarun__gp *p, uint32_t *v) {
+    size_t at = p->i;
+    uint64_t x = 0;
+    while (p->i < p->n && p->s[p->i] >= '0' && p->s[p->i] <= '9') {
+        x = x * 10 + XLARUN__CAST(uint64_t, p->s[p->i] - '0');
+        if (x > XLARUN__G_MAX_REPEAT) { xlarun__g_error(p, at, "a repetition count is above %u", XLARUN__G_MAX_REPEAT); return -1; }
+        p->i++;
+    }
+    *v = XLARUN__CAST(uint32_t, x);
+    return p->i > at;
+}
+
+/* the index of a defined rule by name, or -1 */
+static long xlarun__g_find(const xlarun__gp *p, const char *name, size_t len) {
+    uint32_t d;
+    for (d = 0; d < p->n_defs; d++)
+        if (p->def_len[d] == len && !memcmp(p->s + p->def_at[d], name, len)) return XLARUN__CAST(long, d);
+    return -1;
+}
+
+static xlarun_status xlarun__g_alternatives(xlarun__gp *p, int nested);
+
+static xlarun_status xlarun__g_sequence(xlarun__gp *p, int nested) {
+    size_t last = SIZE_MAX;   /* where the last symbol starts on the stack */
+    for (;;) {
+        size_t at = p->i;
+        char c = p->i < p->n ? p->s[p->i] : 0;
+        if (c == '"') { last = p->sp; XLARUN__TRY(xlarun__g_string(p)); }
+        else if (c == '[') { last = p->sp; XLARUN__TRY(xlarun__g_class_expr(p)); }
+        else if (c == '.') {
+            last = p->sp;
+            p->i++;
+            if (!p->any_rule) {  /* any character: one rule for the whole grammar */
+                uint32_t r[2] = {0, 0x10FFFF};
+                size_t nr = xlarun__g_ranges(r, 1, 0);
+                uint32_t e;
+                XLARUN__TRY(xlarun__g_cps(p, r, nr));
+                e = p->stk[--p->sp];
+                p->any_rule = e;
+            }
+            XLARUN__TRY(xlarun__g_push(p, p->any_rule));
+        } else if (xlarun__g_word(c)) {
+            size_t s = p->i;
+            long d;
+            while (p->i < p->n && xlarun__g_word(p->s[p->i])) p->i++;
+            last = p->sp;
+            d = p->fill ? xlarun__g_find(p, p->s + s, p->i - s) : 0;
+            if (d < 0) return xlarun__g_error(p, s, "rule '%.*s' is not defined", XLARUN__CAST(int, p->i - s), p->s + s);
+            XLARUN__TRY(xlarun__g_push(p, XLARUN__G_REF | XLARUN__CAST(uint32_t, d)));
+        } else if (c == '(') {
+            size_t base = p->sp;
+            uint32_t id;
+            if (++p->nest > XLARUN__G_MAX_NEST) return xlarun__g_error(p, at, "groups are nested more than %d deep", XLARUN__G_MAX_NEST);
+            p->i++;
+            xlarun__g_space(p, 1);
+            XLARUN__TRY(xlarun__g_alternatives(p, 1));
+            if (p->i >= p->n || p->s[p->i] != ')') {
+                unsigned long line, col;
+                xlarun__g_where(p->s, at, &line, &col);
+                return xlarun__g_error(p, p->i, "expected ')' to close the group opened on line %lu column %lu", line, col);
+            }
+            p->i++;
+            p->nest--;
+            id = p->n_rules++;
+            XLARUN__TRY(xlarun__g_rule(p, id, p->stk + base, p->sp - base, at));
+            p->sp = base;
+            last = p->sp;
+            XLARUN__TRY(xlarun__g_push(p, XLARUN__G_REF | id));
+        } else if (c == '*' || c == '+' || c == '?') {
+            if (last == SIZE_MAX) return xlarun__g_error(p, at, "'%c' follows nothing", c);
+            p->i++;
+            XLARUN__TRY(xlarun__g_repeat(p, last, c == '+' ? 1u : 0u, c == '?' ? 1u : UINT32_MAX));
+            last = SIZE_MAX;
+        } else if (c == '{') {
+            uint32_t lo = 0, hi = 0;
+            int r;
+            if (last == SIZE_MAX) return xlarun__g_error(p, at, "'{' follows nothing");
+            p->i++;
+            xlarun__g_space(p, 0);
+            if ((r = xlarun__g_number(p, &lo)) < 0) return XLARUN_ERR_GRAMMAR;
+            xlarun__g_space(p, 0);
+            if (p->i < p->n && p->s[p->i] == ',') {
+                int r2;
+                p->i++;
+                xlarun__g_space(p, 0);
+                if ((r2 = xlarun__g_number(p, &hi)) < 0) return XLARUN_ERR_GRAMMAR;
+                if (!r2) hi = UINT32_MAX;
+                if (!r && !r2) return xlarun__g_error(p, at, "{,} names no count");
+            } else {
+                if (!r) return xlarun__g_error(p, at, "expected a count after '{'");
+                hi = lo;
+            }
+            xlarun__g_space(p, 0);
+            if (p->i >= p->n || p->s[p->i] != '}') return xlarun__g_error(p, p->i, "expected '}'");
+            p->i++;
+            if (hi < lo) return xlarun__g_error(p, at, "{%lu,%lu}: the upper bound is below the lower", XLARUN__CAST(unsigned long, lo), XLARUN__CAST(unsigned long, hi));
+            XLARUN__TRY(xlarun__g_repeat(p, last, lo, hi));
+            last = SIZE_MAX;
+        } else return XLARUN_OK;
+        xlarun__g_space(p, nested);
+    }
+}
+
+static xlarun_status xlarun__g_alternatives(xlarun__gp *p, int nested) {
+    XLARUN__TRY(xlarun__g_sequence(p, nested));
+    XLARUN__TRY(xlarun__g_push(p, XLARUN__G_END));
+    while (p->i < p->n && p->s[p->i] == '|') {
+        p->i++;
+        xlarun__g_space(p, 1);
+        XLARUN__TRY(xlarun__g_sequence(p, nested));
+        XLARUN__TRY(xlarun__g_push(p, XLARUN__G_END));
+    }
+    return XLARUN_OK;
+}
+
+/* the whole text: rule after rule */
+static xlarun_status xlarun__g_parse(xlarun__gp *p) {
+    xlarun__g_space(p, 1);
+    while (p->i < p->n) {
+        size_t s = p->i, len;
+        long d;
+        while (p->i < p->n && xlarun__g_word(p->s[p->i])) p->i++;
+        len = p->i - s;
+        if (!len) return xlarun__g_error(p, s, "expected a rule name");
+        xlarun__g_space(p, 0);
+        if (p->i + 3 > p->n || memcmp(p->s + p->i, "::=", 3)) return xlarun__g_error(p, p->i, "expected '::=' after the rule name '%.*s'", XLARUN__CAST(int, len), p->s + s);
+        p->i += 3;
+        if (!p->fill) {
+            d = xlarun__g_find(p, p->s + s, len);
+            if (d >= 0) {
+                unsigned long line, col;
+                xlarun__g_where(p->s, p->def_at[d], &line, &col);
+                return xlarun__g_error(p, s, "rule '%.*s' is defined twice (first on line %lu)", XLARUN__CAST(int, len), p->s + s, line);
+            }
+            if (p->n_defs >= p->cap_defs) return xlarun__g_error(p, s, "too many rules");
+            p->def_at[p->n_defs] = s;
+            p->def_len[p->n_defs] = XLARUN__CAST(uint32_t, len);
+            d = p->n_defs++;
+        } else d = xlarun__g_find(p, p->s + s, len);
+        p->cur_def = XLARUN__CAST(uint32_t, d);
+        xlarun__g_space(p, 1);
+        p->sp = 0;
+        XLARUN__TRY(xlarun__g_alternatives(p, 0));
+        if (p->i < p->n && p->s[p->i] != '\n' && p->s[p->i] != '\r')
+            return xlarun__g_error(p, p->i, p->s[p->i] == ')' ? "')' closes no group" : "expected the end of the line");
+        XLARUN__TRY(xlarun__g_rule(p, XLARUN__CAST(uint32_t, d), p->stk, p->sp, s));
+        xlarun__g_space(p, 1);
+    }
+    return XLARUN_OK;
+}
+
+/* the name of a rule for messages: a defined rule's, or the one whose text made a generated rule */
+static void xlarun__g_name(const xlarun__gp *p, uint32_t r, char *out, size_t cap) {
+    uint32_t d = r < p->n_defs ? r : p->rule_owner[r];
+    snprintf(out, cap, "%s'%.*s'", r < p->n_defs ? "" : "a group or repetition in ", XLARUN__CAST(int, p->def_len[d]), p->s + p->def_at[d]);
+}
+
+static int xlarun__g_bits_empty(const uint32_t *c) {
+    int k;
+    for (k = 0; k < 8; k++) if (c[k]) return 0;
+    return 1;
+}
+
+/* after the fill pass: drop alternatives that can never complete, refuse an empty language and
+   left recursion. mark: n_rules bytes of scratch; work: 2 * n_rules words. */
+static xlarun_status xlarun__g_check(xlarun__gp *p, uint32_t root, unsigned char *mark, uint32_t *work) {
+    uint32_t r, a, k, e, changed = 1;
+    const uint32_t G = XLARUN__G_REF;
+    /* productive: some alternative of only non-empty classes and productive rules (bit 1) */
+    memset(mark, 0, p->n_rules);
+    while (changed) {
+        changed = 0;
+        for (r = 0; r < p->n_rules; r++) {
+            if (mark[r] & 1) continue;
+            for (a = 0; a < p->rule_nalt[r]; a++) {
+                int ok = 1;
+                for (k = p->alt_start[p->rule_first[r] + a]; (e = p->elems[k]) != XLARUN__G_END; k++)
+                    if ((e & G) ? !(mark[e & ~G] & 1) : xlarun__g_bits_empty(p->classes + 8 * e)) { ok = 0; break; }
+                if (ok) { mark[r] |= 1; changed = 1; break; }
+            }
+        }
+    }
+    if (!(mark[root] & 1))
+        return xlarun__g_error(p, p->def_at[root], "the grammar matches no text: rule 'root' never completes (every way through it needs an empty class or a rule that never completes)");
+    for (r = 0; r < p->n_rules; r++) {  /* keep the alternatives that can complete, in order */
+        uint32_t f = p->rule_first[r], n = 0;
+        for (a = 0; a < p->rule_nalt[r]; a++) {
+            int ok = 1;
+            for (k = p->alt_start[f + a]; (e = p->elems[k]) != XLARUN__G_END; k++)
+                if ((e & G) ? !(mark[e & ~G] & 1) : xlarun__g_bits_empty(p->classes + 8 * e)) { ok = 0; break; }
+            if (ok) p->alt_start[f + n++] = p->alt_start[f + a];
+        }
+        p->rule_nalt[r] = n;
+    }
+    /* nullable (bit 2): some alternative of nullable rules only */
+    changed = 1;
+    while (changed) {
+        changed = 0;
+        for (r = 0; r < p->n_rules; r++) {
+            if (mark[r] & 2) continue;
+            for (a = 0; a < p->rule_nalt[r]; a++) {
+                int ok = 1;
+                for (k = p->alt_start[p->rule_first[r] + a]; (e = p->elems[k]) != XLARUN__G_END; k++)
+                    if (!(e & G) || !(mark[e & ~G] & 2)) { ok = 0; break; }
+                if (ok) { mark[r] |= 2; changed = 1; break; }
+            }
+        }
+    }
+    /* left recursion: a cycle of rules each reachable from the last at the start of an
+       alternative, or after rules that may match nothing. Depth-first, iterative: work holds the
+       path (rule, next edge); bit 4 = on the path, bit 8 = done. */
+    for (r = 0; r < p->n_rules; r++) {
+        uint32_t depth = 0;
+        if (mark[r] & 8) continue;
+        work[0] = r; work[1] = 0; depth = 1; mark[r] |= 4;
+        while (depth) {
+            uint32_t u = work[2 * (depth - 1)], edge = work[2 * (depth - 1) + 1], idx = 0, next = UINT32_MAX;
+            for (a = 0; a < p->rule_nalt[u] && next == UINT32_MAX; a++)
+                for (k = p->alt_start[p->rule_first[u] + a]; (e = p->elems[k]) != XLARUN__G_END; k++) {
+                    if (!(e & G)) break;
+                    if (idx++ == edge) { next = e & ~G; break; }
+                    if (!(mark[e & ~G] & 2)) break;
+                }
+            if (next == UINT32_MAX) { mark[u] = XLARUN__CAST(unsigned char, (mark[u] & ~4) | 8); depth--; continue; }
+            work[2 * (depth - 1) + 1]++;
+            if (mark[next] & 4) {
+                char a1[160], a2[160];
+                xlarun__g_name(p, next, a1, sizeof a1);
+                xlarun__g_name(p, u, a2, sizeof a2);
+                return xlarun__g_error(p, p->def_at[next < p->n_defs ? next : p->rule_owner[next]],
+                                       "left recursion: %s comes back to itself through %s without reading a character", a1, a2);
+            }
+            if (mark[next] & 8) continue;
+            mark[next] |= 4;
+            work[2 * depth] = next; work[2 * depth + 1] = 0; depth++;
+        }
+    }
+    return XLARUN_OK;
+}
+
+typedef struct xlarun__gbuild { const char *text; size_t len; } xlarun__gbuild;
+
+static xlarun_status xlarun__grammar_build_cb(xlarun__arena *A, const void *args, void **obj, xlarun_error *err) {
+    const xlarun__gbuild *in = XLARUN__CAST(const xlarun__gbuild *, args);
+    xlarun__gp p;
+    xlarun_grammar *g;
+    size_t k, defs = 1;
+    long root;
+    uint32_t n_gen;
+    unsigned char *mark;
+    uint32_t *work;
+    memset(&p, 0, sizeof p);
+    p.s = in->text; p.n = in->len; p.err = err;
+    if (memchr(in->text, 0, in->len)) {
+        p.i = XLARUN__CAST(size_t, XLARUN__CAST(const char *, memchr(in->text, 0, in->len)) - in->text);
+        return xlarun__g_error(&p, p.i, "a NUL byte in the grammar");
+    }
+    for (k = 0; k + 3 <= in->len; k++) if (!memcmp(in->text + k, "::=", 3)) defs++;
+    p.cap_defs = defs > UINT32_MAX ? UINT32_MAX : XLARUN__CAST(uint32_t, defs);
+    p.cap_stk = 2 * in->len + 64 * (XLARUN__G_MAX_RANGES + 4) + 256;
+    p.def_at = XLARUN__CAST(size_t *, xlarun__alloc_ex(A, defs * sizeof(size_t), 1, 0));
+    p.def_len = XLARUN__CAST(uint32_t *, xlarun__alloc_ex(A, defs * sizeof(uint32_t), 1, 0));
+    p.stk = XLARUN__CAST(uint32_t *, xlarun__alloc_ex(A, p.cap_stk * sizeof(uint32_t), 1, 0));
+    g = XLARUN__CAST(xlarun_grammar *, xlarun__alloc_ex(A, sizeof *g, 0, 0));
+    if (!p.def_at || !p.def_len || !p.stk || !g) return XLARUN_ERR_MEMORY;
+    XLARUN__TRY(xlarun__g_parse(&p));                       /* count */
+    if (!p.n_defs) return xlarun__g_error(&p, p.n, "the grammar has no rules (it needs one named root)");
+    n_gen = p.n_rules;
+    p.n_rules = p.n_defs + n_gen;
+    p.rule_first = XLARUN__CAST(uint32_t *, xlarun__alloc_ex(A, p.n_rules * sizeof(uint32_t), 0, 0));
+    p.rule_nalt = XLARUN__CAST(uint32_t *, xlarun__alloc_ex(A, p.n_rules * sizeof(uint32_t), 0, 0));
+    p.rule_owner = XLARUN__CAST(uint32_t *, xlarun__alloc_ex(A, p.n_rules * sizeof(uint32_t), 1, 0));
+    p.alt_start = XLARUN__CAST(uint32_t *, xlarun__alloc_ex(A, (p.n_alts + 1) * sizeof(uint32_t), 0, 0));
+    p.elems = XLARUN__CAST(uint32_t *, xlarun__alloc_ex(A, (p.n_elems + 1) * sizeof(uint32_t), 0, 0));
+    p.classes = XLARUN__CAST(uint32_t *, xlarun__alloc_ex(A, (p.n_classes + 1) * 8 * sizeof(uint32_t), 0, 0));
+    mark = XLARUN__CAST(unsigned char *, xlarun__alloc_ex(A, p.n_rules, 1, 0));
+    work = XLARUN__CAST(uint32_t *, xlarun__alloc_ex(A, 2 * (p.n_rules + 1) * sizeof(uint32_t), 1, 0));
+    if (!p.rule_first || !p.rule_nalt || !p.rule_owner || !p.alt_start || !p.elems || !p.classes || !mark || !work) return XLARUN_ERR_MEMORY;
+    p.n_rules = p.n_defs; p.n_alts = 0; p.n_elems = 0; p.n_classes = 0; p.any_rule = 0; p.i = 0; p.fill = 1;
+    XLARUN__TRY(xlarun__g_parse(&p));                       /* fill */
+    root = xlarun__g_find(&p, "root", 4);
+    if (root < 0) return xlarun__g_error(&p, 0, "no rule is named root (the rule a sentence starts from)");
+    XLARUN__TRY(xlarun__g_check(&p, XLARUN__CAST(uint32_t, root), mark, work));
+    g->magic = XLARUN__GRAMMAR_MAGIC;
+    g->n_rules = p.n_rules; g->n_alts = p.n_alts; g->n_elems = p.n_elems; g->n_classes = p.n_classes;
+    g->root = XLARUN__CAST(uint32_t, root);
+    g->rule_first = p.rule_first; g->rule_nalt = p.rule_nalt; g->alt_start = p.alt_start;
+    g->elems = p.elems; g->classes = p.classes; g->own = NULL;
+    *obj = g;
+    return XLARUN_OK;
+}
+
+static const xlarun__builder xlarun__grammar_builder = {xlarun__grammar_build_cb, NULL, "grammar"};
+
+XLARUN_API xlarun_status xlarun_grammar_memory(const char *gbnf, size_t len, size_t *bytes, xlarun_error *err) {
+    xlarun__gbuild in;
+    if (bytes) *bytes = 0;
+    if (!gbnf || !bytes) return xlarun__fail(err, XLARUN_ERR_ARGUMENT, "xlarun_grammar_memory: NULL %s", gbnf ? "bytes" : "text");
+    in.text = gbnf; in.len = len;
+    return xlarun__measure(&xlarun__grammar_builder, &in, NULL, bytes, err);
+}
+
+XLARUN_API xlarun_status xlarun_grammar_compile_in(const char *gbnf, size_t len, void *mem, size_t bytes,
+                                                   xlarun_grammar **out, xlarun_error *err) {
+    xlarun__gbuild in;
+    void *obj = NULL;
+    xlarun_status st;
+    if (!out) return xlarun__fail(err, XLARUN_ERR_ARGUMENT, "xlarun_grammar_compile_in: out is NULL");
+    *out = NULL;
+    if (!gbnf || !mem) return xlarun__fail(err, XLARUN_ERR_ARGUMENT, "xlarun_grammar_compile_in: NULL %s", gbnf ? "mem" : "text");
+    in.text = gbnf; in.len = len;
+    st = xlarun__build_in(&xlarun__grammar_builder, &in, NULL, mem, bytes, NULL, &obj, err);
+    if (st == XLARUN_OK) *out = XLARUN__CAST(xlarun_grammar *, obj);
+    return st;
+}
+
+XLARUN_API xlarun_status xlarun_grammar_compile(const char *gbnf, size_t len, xlarun_grammar **out, xlarun_error *err) {
+    xlarun__gbuild in;
+    void *obj = NULL, *own = NULL;
+    if (!out) return xlarun__fail(err, XLARUN_ERR_ARGUMENT, "xlarun_grammar_compile: out is NULL");
+    *out = NULL;
+    if (!gbnf) return xlarun__fail(err, XLARUN_ERR_ARGUMENT, "xlarun_grammar_compile: NULL text");
+    in.text = gbnf; in.len = len;
+    XLARUN__TRY(xlarun__build_alloc(&xlarun__grammar_builder, &in, NULL, NULL, &obj, &own, err));
+    *out = XLARUN__CAST(xlarun_grammar *, obj);
+    (*out)->own = own;
+    return XLARUN_OK;
+}
+
+XLARUN_API void xlarun_grammar_free(xlarun_grammar *g) {
+    void *own;
+    if (!g || g->magic != XLARUN__GRAMMAR_MAGIC || !g->own) return;
+    own = g->own;
+    g->magic = 0;
+    XLARUN_FREE(own, NULL);
+}
+
+/* ---- the matcher: parse stacks, a sorted vocabulary, caches ---------------------------------
+   A parse stack is a chain of frames, each (position of the next element, the frame below); the
+   frames are hash-consed, so equal stacks are one frame id and sets of stacks compare as sorted
+   id lists. Frame 0 is the bottom: a set that holds it has a complete sentence. Sets are
+   interned too, and a cache maps (set, byte) to the next set: in the common states (inside a
+   string, a number) walking a token's bytes costs a lookup per byte. The mask walks the
+   vocabulary in sorted order, so tokens sharing a prefix share its walk (a trie without the
+   pointers), and a dead prefix skips every token that starts with it. When the tables fill,
+   the frames still in use are compacted and the caches start again. */
+#define XLARUN__MATCHER_MAGIC 0x58474d41u
+#define XLARUN__MASK_CACHE 4
+
+struct xlarun_matcher {
+    uint32_t magic;
+    const xlarun_grammar *g;
+    uint32_t n_vocab, n_sorted, max_len, n_end;
+    int32_t end_ids[64];
+    uint32_t *order;            /* sorted position -> id */
+    uint32_t *id_pos;           /* id -> sorted position, UINT32_MAX for a token with no bytes */
+    uint32_t *tok_off;          /* sorted position -> offset into bytes (n_sorted + 1) */
+    uint32_t *lcp;              /* bytes shared with the token before in sorted order */
+    unsigned char *bytes;
+    /* frames */
+    uint32_t max_nodes, n_nodes, *npos, *npar, *nhash, nmask, *stamp, *remap, epoch;
+    /* sets of stacks */
+    uint32_t *pool, pool_cap, pool_n, *set_off, *set_len, n_sets, max_sets, *shash, smask;
+    /* transitions */
+    uint32_t *tkey, *tval, tmask, tn;
+    /* masks */
+    uint32_t words, *masks, mask_set[XLARUN__MASK_CACHE], mask_age[XLARUN__MASK_CACHE], age;
+    /* work */
+    uint32_t max_stacks, n_out, *out, *work, work_cap, *level;
+    uint32_t cur;               /* the set of stacks after the bytes accepted so far */
+    int accept, failed;
+    void *own;
+};
+
+static uint32_t xlarun__m_node(xlarun_matcher *m, uint32_t pos, uint32_t par) {
+    uint32_t h = ((pos * 0x9E3779B1u) ^ (par * 0x85EBCA77u)) & m->nmask, id;
+    while ((id = m->nhash[h]) != 0) {
+        if (m->npos[id] == pos && m->npar[id] == par) return id;
+        h = (h + 1) & m->nmask;
+    }
+    if (m->n_nodes >= m->max_nodes) { m->failed = 1; return 0; }
+    id = ++m->n_nodes;
+    m->npos[id] = pos; m->npar[id] = par; m->stamp[id] = 0;
+    m->nhash[h] = id;
+    return id;
+}
+
+/* the stacks that the element at pos (with frame par below) leads to, before reading a byte:
+   classes are kept as stack tops, rules are expanded, ends return to the frame below */
+static void xlarun__m_expand(xlarun_matcher *m, uint32_t pos, uint32_t par) {
+    const xlarun_grammar *g = m->g;
+    uint32_t wn = 0;
+    m->work[wn++] = pos; m->work[wn++] = par;
+    while (wn && !m->failed) {
+        uint32_t pr = m->work[--wn], q = m->work[--wn], e = g->elems[q], key, r, a, ret;
+        if (e == XLARUN__G_END) {
+            if (!pr) m->accept = 1;
+            else { m->work[wn++] = m->npos[pr]; m->work[wn++] = m->npar[pr]; }
+            continue;
+        }
+        key = xlarun__m_node(m, q, pr);
+        if (m->failed || m->stamp[key] == m->epoch) continue;
+        m->stamp[key] = m->epoch;
+        if (!(e & XLARUN__G_REF)) {
+            if (m->n_out >= m->max_stacks) { m->failed = 2; return; }
+            m->out[m->n_out++] = key;
+            continue;
+        }
+        r = e & ~XLARUN__G_REF;
+        ret = g->elems[q + 1] == XLARUN__G_END ? pr : xlarun__m_node(m, q + 1, pr);
+        if (wn + 2 * g->rule_nalt[r] > m->work_cap) { m->failed = 2; return; }
+        for (a = g->rule_nalt[r]; a-- > 0;) { m->work[wn++] = g->alt_start[g->rule_first[r] + a]; m->work[wn++] = ret; }
+    }
+}
+
+static int xlarun__m_cmp_u32(const void *a, const void *b) {
+    uint32_t x = *XLARUN__CAST(const uint32_t *, a), y = *XLARUN__CAST(const uint32_t *, b);
+    return x < y ? -1 : x > y;
+}
+
+static void xlarun__m_epoch(xlarun_matcher *m) {
+    if (++m->epoch == 0) { memset(m->stamp, 0, (m->max_nodes + 1) * sizeof(uint32_t)); m->epoch = 1; }
+}
+
+/* the set m->out[0..n_out) (plus frame 0 when accept) as an id; 0 for the empty set */
+static uint32_t xlarun__m_intern(xlarun_matcher *m) {
+    uint32_t h = 2166136261u, k, id, n = m->n_out + (m->accept ? 1u : 0u), *s;
+    if (!n) return 0;
+    qsort(m->out, m->n_out, sizeof(uint32_t), xlarun__m_cmp_u32);
+    h = (h ^ (m->accept ? 1u : 0u)) * 16777619u;
+    for (k = 0; k < m->n_out; k++) h = (h ^ m->out[k]) * 16777619u;
+    h &= m->smask;
+    while ((id = m->shash[h]) != 0) {
+        s = m->pool + m->set_off[id];
+        if (m->set_len[id] == n && (s[0] == 0) == (m->accept != 0) &&
+            !memcmp(s + (m->accept ? 1 : 0), m->out, m->n_out * sizeof(uint32_t))) return id;
+        h = (h + 1) & m->smask;
+    }
+    if (m->n_sets + 1 >= m->max_sets || m->pool_n + n > m->pool_cap) { m->failed = 1; return 0; }
+    id = ++m->n_sets;
+    m->set_off[id] = m->pool_n; m->set_len[id] = n;
+    s = m->pool + m->pool_n;
+    if (m->accept) *s++ = 0;
+    memcpy(s, m->out, m->n_out * sizeof(uint32_t));
+    m->pool_n += n;
+    m->shash[h] = id;
+    return id;
+}
+
+/* the set after reading byte b in set s (0: nothing can read it) */
+static uint32_t xlarun__m_step(xlarun_matcher *m, uint32_t s, unsigned b) {
+    uint32_t key = s * 256u + b + 1u, h = (key * 0x9E3779B1u) & m->tmask, k, n, *set, r;
+    while (m->tkey[h]) {
+        if (m->tkey[h] == key) return m->tval[h];
+        h = (h + 1) & m->tmask;
+    }
+    xlarun__m_epoch(m);
+    m->n_out = 0; m->accept = 0;
+    set = m->pool + m->set_off[s];
+    n = m->set_len[s];
+    for (k = 0; k < n && !m->failed; k++) {
+        uint32_t t = set[k], e;
+        if (!t) continue;
+        e = m->g->elems[m->npos[t]];
+        if (m->g->classes[8 * e + (b >> 5)] >> (b & 31) & 1u) xlarun__m_expand(m, m->npos[t] + 1, m->npar[t]);
+    }
+    if (m->failed) return 0;
+    r = xlarun__m_intern(m);
+    if (m->failed) return 0;
+    if (m->tn < m->tmask / 2) { m->tkey[h] = key; m->tval[h] = r; m->tn++; }
+    return r;
+}
+
+/* the frames, sets and caches start again, keeping the current set (renumbered) */
+static void xlarun__m_flush(xlarun_matcher *m) {
+    uint32_t *set = m->pool + m->set_off[m->cur], n = m->cur ? m->set_len[m->cur] : 0, k, id, cnt = 0;
+    xlarun__m_epoch(m);
+    for (k = 0; k < n; k++)
+        for (id = set[k]; id && m->stamp[id] != m->epoch; id = m->npar[id]) m->stamp[id] = m->epoch;
+    for (id = 1; id <= m->n_nodes; id++) {
+        if (m->stamp[id] != m->epoch) continue;
+        m->remap[id] = ++cnt;
+        m->npos[cnt] = m->npos[id];
+        m->npar[cnt] = m->npar[id] ? m->remap[m->npar[id]] : 0;
+    }
+    m->n_nodes = cnt;
+    memset(m->nhash, 0, (m->nmask + 1) * sizeof(uint32_t));
+    for (id = 1; id <= cnt; id++) {
+        uint32_t h = ((m->npos[id] * 0x9E3779B1u) ^ (m->npar[id] * 0x85EBCA77u)) & m->nmask;
+        while (m->nhash[h]) h = (h + 1) & m->nmask;
+        m->nhash[h] = id;
+        m->stamp[id] = 0;
+    }
+    m->accept = 0; m->n_out = 0;
+    for (k = 0; k < n; k++) {
+        if (set[k]) m->out[m->n_out++] = m->remap[set[k]];
+        else m->accept = 1;
+    }
+    memset(m->shash, 0, (m->smask + 1) * sizeof(uint32_t));
+    memset(m->tkey, 0, (m->tmask + 1) * sizeof(uint32_t));
+    m->n_sets = 0; m->pool_n = 0; m->tn = 0;
+    for (k = 0; k < XLARUN__MASK_CACHE; k++) m->mask_set[k] = 0;
+    m->failed = 0;
+    m->cur = xlarun__m_intern(m);   /* fits: the tables are empty */
+}
+
+static int xlarun__m_full(const xlarun_matcher *m) {
+    return m->n_nodes > m->max_nodes / 2 || m->pool_n > m->pool_cap / 2 || m->n_sets > m->max_sets / 2;
+}
+
+static xlarun_status xlarun__m_limits(xlarun_matcher *m, xlarun_error *err) {
+    int why = m->failed;
+    m->failed = 0;
+    if (why == 2)
+        return xlarun__fail(err, XLARUN_ERR_GRAMMAR, "grammar: more than %lu parse stacks are alive at once (the grammar is too ambiguous here; max_stacks raises the limit)",
+                            XLARUN__CAST(unsigned long, m->max_stacks));
+    return xlarun__fail(err, XLARUN_ERR_GRAMMAR, "grammar: the parse needs more than %lu stack frames at once (max_nodes raises the limit)",
+                        XLARUN__CAST(unsigned long, m->max_nodes));
+}
+
+XLARUN_API void xlarun_matcher_reset(xlarun_matcher *m) {
+    if (!m || m->magic != XLARUN__MATCHER_MAGIC) return;
+    m->n_nodes = 0; m->n_sets = 0; m->pool_n = 0; m->tn = 0; m->failed = 0;
+    memset(m->nhash, 0, (m->nmask + 1) * sizeof(uint32_t));
+    memset(m->shash, 0, (m->smask + 1) * sizeof(uint32_t));
+    memset(m->tkey, 0, (m->tmask + 1) * sizeof(uint32_t));
+    memset(m->mask_set, 0, sizeof m->mask_set);
+    xlarun__m_epoch(m);
+    m->n_out = 0; m->accept = 0;
+    {
+        const xlarun_grammar *g = m->g;
+        uint32_t a;
+        for (a = 0; a < g->rule_nalt[g->root]; a++) xlarun__m_expand(m, g->alt_start[g->rule_first[g->root] + a], 0);
+    }
+    m->cur = m->failed ? 0 : xlarun__m_intern(m);
+}
+
+/* walks bytes from the current set; *to gets the set after them (0: they do not continue) */
+static xlarun_status xlarun__m_walk(xlarun_matcher *m, const unsigned char *p, size_t n, uint32_t *to, xlarun_error *err) {
+    int tries;
+    for (tries = 0; tries < 2; tries++) {
+        uint32_t s = m->cur;
+        size_t k;
+        if (xlarun__m_full(m)) xlarun__m_flush(m);
+        for (k = 0; k < n && s; k++) s = xlarun__m_step(m, s, p[k]);
+        if (!m->failed) { *to = s; return XLARUN_OK; }
+        if (tries == 0) xlarun__m_flush(m);
+    }
+    return xlarun__m_limits(m, err);
+}
+
+XLARUN_API xlarun_status xlarun_matcher_accept_bytes(xlarun_matcher *m, const char *bytes, size_t n, xlarun_error *err) {
+    uint32_t to = 0;
+    if (!m || m->magic != XLARUN__MATCHER_MAGIC || (!bytes && n)) return xlarun__fail(err, XLARUN_ERR_ARGUMENT, "xlarun_matcher_accept_bytes: NULL argument");
+    if (!m->cur) return xlarun__fail(err, XLARUN_ERR_GRAMMAR, "grammar: the matcher has no parse left (an earlier call failed)");
+    XLARUN__TRY(xlarun__m_walk(m, XLARUN__PUN(const unsigned char *, bytes), n, &to, err));
+    if (!to) return xlarun__fail(err, XLARUN_ERR_GRAMMAR, "grammar: the text \"%.*s\" does not continue the output", XLARUN__CAST(int, n > 64 ? 64 : n), bytes);
+    m->cur = to;
+    xlarun__ok(err);
+    return XLARUN_OK;
+}
+
+static int xlarun__m_is_end(const xlarun_matcher *m, int32_t id) {
+    uint32_t k;
+    for (k = 0; k < m->n_end; k++) if (m->end_ids[k] == id) return 1;
+    return 0;
+}
+
+XLARUN_API int xlarun_matcher_complete(const xlarun_matcher *m) {
+    return m && m->magic == XLARUN__MATCHER_MAGIC && m->cur && m->pool[m->set_off[m->cur]] == 0;
+}
+
+XLARUN_API int xlarun_matcher_can_continue(const xlarun_matcher *m) {
+    if (!m || m->magic != XLARUN__MATCHER_MAGIC || !m->cur) return 0;
+    return m->set_len[m->cur] > (m->pool[m->set_off[m->cur]] == 0 ? 1u : 0u);
+}
+
+XLARUN_API xlarun_status xlarun_matcher_accept_token(xlarun_matcher *m, int32_t id, xlarun_error *err) {
+    uint32_t sp;
+    if (!m || m->magic != XLARUN__MATCHER_MAGIC) return xlarun__fail(err, XLARUN_ERR_ARGUMENT, "xlarun_matcher_accept_token: NULL matcher");
+    if (id < 0 || XLARUN__CAST(uint32_t, id) >= m->n_vocab)
+        return xlarun__fail(err, XLARUN_ERR_ARGUMENT, "xlarun_matcher_accept_token: id %ld is outside the vocabulary (0..%lu)", XLARUN__CAST(long, id), XLARUN__CAST(unsigned long, m->n_vocab - 1));
+    if (xlarun__m_is_end(m, id)) {
+        if (xlarun_matcher_complete(m)) { xlarun__ok(err); return XLARUN_OK; }
+        return xlarun__fail(err, XLARUN_ERR_GRAMMAR, "grammar: end id %ld where the sentence is not complete", XLARUN__CAST(long, id));
+    }
+    sp = m->id_pos[id];
+    if (sp == UINT32_MAX) return xlarun__fail(err, XLARUN_ERR_GRAMMAR, "grammar: token %ld has no bytes", XLARUN__CAST(long, id));
+    return xlarun_matcher_accept_bytes(m, XLARUN__PUN(const char *, m->bytes + m->tok_off[sp]), m->tok_off[sp + 1] - m->tok_off[sp], err);
+}
+
+/* the mask of the current set: the sorted vocabulary walked once, each token from where it
+   parts from the one before; levels[d] is the set after the first d bytes of the current path */
+static void xlarun__m_mask(xlarun_matcher *m, uint32_t *mask) {
+    uint32_t have = 0, dead = UINT32_MAX, i;
+    m->level[0] = m->cur;
+    for (i = 0; i < m->n_sorted && !m->failed; i++) {
+        uint32_t l = m->lcp[i], len = m->tok_off[i + 1] - m->tok_off[i], k;
+        const unsigned char *b = m->bytes + m->tok_off[i];
+        if (dead <= l) continue;             /* starts with a prefix that cannot continue */
+        dead = UINT32_MAX;
+        if (have > l) have = l;
+        for (k = have; k < len; k++) {
+            uint32_t s = xlarun__m_step(m, m->level[k], b[k]);
+            m->level[k + 1] = s;
+            if (!s) { dead = k + 1; break; }
+        }
+        have = k < len ? k + 1 : len;
+        if (k == len) mask[m->order[i] >> 5] |= 1u << (m->order[i] & 31);
+    }
+}
+
+XLARUN_API xlarun_status xlarun_matcher_allowed(xlarun_matcher *m, uint32_t *mask, xlarun_error *err) {
+    uint32_t k, slot = 0;
+    int tries;
+    if (!m || m->magic != XLARUN__MATCHER_MAGIC || !mask) return xlarun__fail(err, XLARUN_ERR_ARGUMENT, "xlarun_matcher_allowed: NULL argument");
+    memset(mask, 0, m->words * sizeof(uint32_t));
+    if (!m->cur) return xlarun__fail(err, XLARUN_ERR_GRAMMAR, "grammar: the matcher has no parse left (an earlier call failed)");
+    for (k = 0; k < XLARUN__MASK_CACHE; k++)
+        if (m->mask_set[k] == m->cur) {
+            memcpy(mask, m->masks + XLARUN__CAST(size_t, k) * m->words, m->words * sizeof(uint32_t));
+            m->mask_age[k] = ++m->age;
+            xlarun__ok(err);
+            return XLARUN_OK;
+        }
+    for (tries = 0; tries < 2; tries++) {
+        if (xlarun__m_full(m)) xlarun__m_flush(m);
+        memset(mask, 0, m->words * sizeof(uint32_t));
+        xlarun__m_mask(m, mask);
+        if (!m->failed) break;
+        if (tries == 0) xlarun__m_flush(m);
+        else return xlarun__m_limits(m, err);
+    }
+    if (xlarun_matcher_complete(m))
+        for (k = 0; k < m->n_end; k++) mask[XLARUN__CAST(uint32_t, m->end_ids[k]) >> 5] |= 1u << (m->end_ids[k] & 31);
+    for (k = 1; k < XLARUN__MASK_CACHE; k++)
+        if (m->mask_age[k] < m->mask_age[slot]) slot = k;
+    memcpy(m->masks + XLARUN__CAST(size_t, slot) * m->words, mask, m->words * sizeof(uint32_t));
+    m->mask_set[slot] = m->cur;
+    m->mask_age[slot] = ++m->age;
+    xlarun__ok(err);
+    return XLARUN_OK;
+}
+
+typedef size_t (*xlarun__bytes_fn)(const void *src, uint32_t id, unsigned char *out, size_t cap);
+typedef struct xlarun__mbuild {
+    const xlarun_grammar *g;
+    xlarun__bytes_fn bytes;
+    const void *src;
+    uint32_t n_vocab;
+    xlarun_matcher_options opt;
+} xlarun__mbuild;
+typedef struct xlarun__arrays { const char *const *tokens; const size_t *lens; } xlarun__arrays;
+typedef struct xlarun__tokref { const unsigned char *p; uint32_t len, id; } xlarun__tokref;
+
+static size_t xlarun__array_bytes(const void *src, uint32_t id, unsigned char *out, size_t cap) {
+    const xlarun__arrays *a = XLARUN__CAST(const xlarun__arrays *, src);
+    size_t n = a->tokens[id] ? a->lens[id] : 0;
+    if (out && n <= cap) memcpy(out, a->tokens[id], n);
+    return n;
+}
+
+static int xlarun__m_cmp_tok(const void *a, const void *b) {
+    const xlarun__tokref *x = XLARUN__CAST(const xlarun__tokref *, a), *y = XLARUN__CAST(const xlarun__tokref *, b);
+    uint32_t n = x->len < y->len ? x->len : y->len;
+    int c = n ? memcmp(x->p, y->p, n) : 0;
+    if (c) return c;
+    if (x->len != y->len) return x->len < y->len ? -1 : 1;
+    return x->id < y->id ? -1 : x->id > y->id;
+}
+
+static uint32_t xlarun__pow2_at_least(uint64_t n) {
+    uint32_t p = 64;
+    while (p < n && p < (1u << 30)) p <<= 1;
+    return p;
+}
+
+static xlarun_status xlarun__m_start(xlarun_matcher *m, xlarun_error *err);
+
+#define XLARUN__ALLOC_N(A, T, n, top) XLARUN__CAST(T *, xlarun__alloc_ex(A, XLARUN__CAST(size_t, n) * sizeof(T), top, 0))
+
+static xlarun_status xlarun__matcher_build_cb(xlarun__arena *A, const void *args, void **obj, xlarun_error *err) {
+    const xlarun__mbuild *in = XLARUN__CAST(const xlarun__mbuild *, args);
+    xlarun_matcher *m = XLARUN__ALLOC_N(A, xlarun_matcher, 1, 0);
+    uint64_t total = 0;
+    uint32_t id, n_sorted = 0, max_len = 0, k, pos;
+    unsigned char *raw;
+    xlarun__tokref *refs;
+    if (!m) return XLARUN_ERR_MEMORY;
+    memset(m, 0, sizeof *m);
+    for (id = 0; id < in->n_vocab; id++) {
+        size_t n = in->bytes(in->src, id, NULL, 0);
+        if (n > UINT32_MAX / 2) return xlarun__fail(err, XLARUN_ERR_ARGUMENT, "matcher: token %lu has %lu bytes", XLARUN__CAST(unsigned long, id), XLARUN__CAST(unsigned long, n));
+        total += n;
+        if (n) n_sorted++;
+        if (n > max_len) max_len = XLARUN__CAST(uint32_t, n);
+    }
+    if (total > UINT32_MAX / 2) return xlarun__fail(err, XLARUN_ERR_ARGUMENT, "matcher: the vocabulary has %lu bytes of tokens (at most 2^31)", XLARUN__CAST(unsigned long, total));
+    m->magic = XLARUN__MATCHER_MAGIC;
+    m->g = in->g;
+    m->n_vocab = in->n_vocab; m->n_sorted = n_sorted; m->max_len = max_len;
+    m->n_end = XLARUN__CAST(uint32_t, in->opt.n_end);
+    for (k = 0; k < m->n_end; k++) m->end_ids[k] = in->opt.end_ids[k];
+    m->max_nodes = in->opt.max_nodes ? in->opt.max_nodes : (1u << 17);
+    m->max_stacks = in->opt.max_stacks ? in->opt.max_stacks : 4096u;
+    m->max_sets = m->max_nodes;
+    m->pool_cap = 4 * m->max_nodes;
+    m->nmask = xlarun__pow2_at_least(2ull * m->max_nodes) - 1;
+    m->smask = xlarun__pow2_at_least(2ull * m->max_sets) - 1;
+    m->tmask = xlarun__pow2_at_least(2ull * m->max_nodes) - 1;
+    m->words = (in->n_vocab + 31) / 32;
+    m->work_cap = 2 * (m->max_stacks + in->g->n_alts) + 64;
+    m->order = XLARUN__ALLOC_N(A, uint32_t, n_sorted + 1, 0);
+    m->id_pos = XLARUN__ALLOC_N(A, uint32_t, in->n_vocab, 0);
+    m->tok_off = XLARUN__ALLOC_N(A, uint32_t, n_sorted + 1, 0);
+    m->lcp = XLARUN__ALLOC_N(A, uint32_t, n_sorted + 1, 0);
+    m->bytes = XLARUN__ALLOC_N(A, unsigned char, total + 1, 0);
+    m->npos = XLARUN__ALLOC_N(A, uint32_t, m->max_nodes + 1, 0);
+    m->npar = XLARUN__ALLOC_N(A, uint32_t, m->max_nodes + 1, 0);
+    m->stamp = XLARUN__ALLOC_N(A, uint32_t, m->max_nodes + 1, 0);
+    m->remap = XLARUN__ALLOC_N(A, uint32_t, m->max_nodes + 1, 0);
+    m->nhash = XLARUN__ALLOC_N(A, uint32_t, m->nmask + 1u, 0);
+    m->pool = XLARUN__ALLOC_N(A, uint32_t, m->pool_cap, 0);
+    m->set_off = XLARUN__ALLOC_N(A, uint32_t, m->max_sets + 1, 0);
+    m->set_len = XLARUN__ALLOC_N(A, uint32_t, m->max_sets + 1, 0);
+    m->shash = XLARUN__ALLOC_N(A, uint32_t, m->smask + 1u, 0);
+    m->tkey = XLARUN__ALLOC_N(A, uint32_t, m->tmask + 1u, 0);
+    m->tval = XLARUN__ALLOC_N(A, uint32_t, m->tmask + 1u, 0);
+    m->masks = XLARUN__ALLOC_N(A, uint32_t, XLARUN__CAST(size_t, XLARUN__MASK_CACHE) * m->words, 0);
+    m->out = XLARUN__ALLOC_N(A, uint32_t, m->max_stacks, 0);
+    m->work = XLARUN__ALLOC_N(A, uint32_t, m->work_cap, 0);
+    m->level = XLARUN__ALLOC_N(A, uint32_t, max_len + 1, 0);
+    raw = XLARUN__ALLOC_N(A, unsigned char, total + 1, 1);
+    refs = XLARUN__ALLOC_N(A, xlarun__tokref, n_sorted + 1, 1);
+    if (!m->order || !m->id_pos || !m->tok_off || !m->lcp || !m->bytes || !m->npos || !m->npar || !m->stamp || !m->remap ||
+        !m->nhash || !m->pool || !m->set_off || !m->set_len || !m->shash || !m->tkey || !m->tval || !m->masks || !m->out ||
+        !m->work || !m->level || !raw || !refs)
+        return XLARUN_ERR_MEMORY;
+    /* the tokens' bytes in id order, then sorted */
+    for (id = 0, pos = 0, k = 0; id < in->n_vocab; id++) {
+        size_t n = in->bytes(in->src, id, raw + pos, total - pos);
+        m->id_pos[id] = UINT32_MAX;
+        if (!n) continue;
+        refs[k].p = raw + pos; refs[k].len = XLARUN__CAST(uint32_t, n); refs[k].id = id;
+        k++;
+        pos += XLARUN__CAST(uint32_t, n);
+    }
+    qsort(refs, n_sorted, sizeof *refs, xlarun__m_cmp_tok);
+    for (k = 0, pos = 0; k < n_sorted; k++) {
+        uint32_t l = 0;
+        memcpy(m->bytes + pos, refs[k].p, refs[k].len);
+        if (k) {
+            uint32_t lim = refs[k].len < refs[k - 1].len ? refs[k].len : refs[k - 1].len;
+            while (l < lim && refs[k].p[l] == refs[k - 1].p[l]) l++;
+        }
+        m->lcp[k] = l;
+        m->tok_off[k] = pos;
+        m->order[k] = refs[k].id;
+        m->id_pos[refs[k].id] = k;
+        pos += refs[k].len;
+    }
+    m->tok_off[n_sorted] = pos;
+    memset(m->set_off, 0, (m->max_sets + 1) * sizeof(uint32_t));
+    memset(m->set_len, 0, (m->max_sets + 1) * sizeof(uint32_t));
+    memset(m->mask_age, 0, sizeof m->mask_age);
+    m->epoch = 0;
+    memset(m->stamp, 0, (m->max_nodes + 1) * sizeof(uint32_t));
+    m->own = NULL;
+    *obj = m;
+    return xlarun__m_start(m, err);
+}
+
+static const xlarun__builder xlarun__matcher_builder = {xlarun__matcher_build_cb, NULL, "matcher"};
+
+static xlarun_status xlarun__m_start(xlarun_matcher *m, xlarun_error *err) {
+    xlarun_matcher_reset(m);
+    if (m->failed) return xlarun__m_limits(m, err);
+    return XLARUN_OK;
+}
+
+static xlarun_status xlarun__m_args(const xlarun_grammar *g, const char *const *tokens, const size_t *lens, uint32_t n_vocab,
+                                    const xlarun_matcher_options *opt, const char *fn, xlarun__arrays *arr,
+                                    xlarun__mbuild *in, xlarun_error *err) {
+    size_t k;
+    if (!g || g->magic != XLARUN__GRAMMAR_MAGIC) return xlarun__fail(err, XLARUN_ERR_ARGUMENT, "%s: NULL or freed grammar", fn);
+    if (!tokens || !lens || !n_vocab || n_vocab > XLARUN_MAX_VOCAB)
+        return xlarun__fail(err, XLARUN_ERR_ARGUMENT, "%s: %s", fn, !tokens || !lens ? "NULL tokens or lens" : "n_vocab must be 1..2^24");
+    memset(in, 0, sizeof *in);
+    if (opt) in->opt = *opt;
+    if (in->opt.n_end > 64 || (in->opt.n_end && !in->opt.end_ids))
+        return xlarun__fail(err, XLARUN_ERR_ARGUMENT, "%s: n_end %lu (at most 64, with end_ids)", fn, XLARUN__CAST(unsigned long, in->opt.n_end));
+    for (k = 0; k < in->opt.n_end; k++)
+        if (in->opt.end_ids[k] < 0 || XLARUN__CAST(uint32_t, in->opt.end_ids[k]) >= n_vocab)
+            return xlarun__fail(err, XLARUN_ERR_ARGUMENT, "%s: end id %ld is outside the vocabulary", fn, XLARUN__CAST(long, in->opt.end_ids[k]));
+    if (in->opt.max_nodes > (1u << 26) || in->opt.max_stacks > (1u << 24))
+        return xlarun__fail(err, XLARUN_ERR_ARGUMENT, "%s: max_nodes is at most 2^26 and max_stacks 2^24", fn);
+    arr->tokens = tokens; arr->lens = lens;
+    in->g = g; in->bytes = xlarun__array_bytes; in->src = arr; in->n_vocab = n_vocab;
+    return XLARUN_OK;
+}
+
+XLARUN_API xlarun_status xlarun_matcher_memory(const xlarun_grammar *g, const char *const *tokens, const size_t *lens,
+                                               uint32_t n_vocab, const xlarun_matcher_options *opt, size_t *bytes,
+                                               xlarun_error *err) {
+    xlarun__arrays arr;
+    xlarun__mbuild in;
+    if (bytes) *bytes = 0;
+    if (!bytes) return xlarun__fail(err, XLARUN_ERR_ARGUMENT, "xlarun_matcher_memory: NULL bytes");
+    XLARUN__TRY(xlarun__m_args(g, tokens, lens, n_vocab, opt, "xlarun_matcher_memory", &arr, &in, err));
+    return xlarun__measure(&xlarun__matcher_builder, &in, NULL, bytes, err);
+}
+
+XLARUN_API xlarun_status xlarun_matcher_init(const xlarun_grammar *g, const char *const *tokens, const size_t *lens,
+                                             uint32_t n_vocab, const xlarun_matcher_options *opt, void *mem, size_t bytes,
+                                             xlarun_matcher **out, xlarun_error *err) {
+    xlarun__arrays arr;
+    xlarun__mbuild in;
+    void *obj = NULL;
+    if (!out) return xlarun__fail(err, XLARUN_ERR_ARGUMENT, "xlarun_matcher_init: out is NULL");
+    *out = NULL;
+    if (!mem) return xlarun__fail(err, XLARUN_ERR_ARGUMENT, "xlarun_matcher_init: NULL mem");
+    XLARUN__TRY(xlarun__m_args(g, tokens, lens, n_vocab, opt, "xlarun_matcher_init", &arr, &in, err));
+    XLARUN__TRY(xlarun__build_in(&xlarun__matcher_builder, &in, NULL, mem, bytes, NULL, &obj, err));
+    *out = XLARUN__CAST(xlarun_matcher *, obj);
+    return XLARUN_OK;
+}
+
+XLARUN_API xlarun_status xlarun_matcher_create(const xlarun_grammar *g, const char *const *tokens, const size_t *lens,
+                                               uint32_t n_vocab, const xlarun_matcher_options *opt,
+                                               xlarun_matcher **out, xlarun_error *err) {
+    xlarun__arrays arr;
+    xlarun__mbuild in;
+    void *obj = NULL, *own = NULL;
+    if (!out) return xlarun__fail(err, XLARUN_ERR_ARGUMENT, "xlarun_matcher_create: out is NULL");
+    *out = NULL;
+    XLARUN__TRY(xlarun__m_args(g, tokens, lens, n_vocab, opt, "xlarun_matcher_create", &arr, &in, err));
+    XLARUN__TRY(xlarun__build_alloc(&xlarun__matcher_builder, &in, NULL, NULL, &obj, &own, err));
+    *out = XLARUN__CAST(xlarun_matcher *, obj);
+    (*out)->own = own;
+    return XLARUN_OK;
+}
+
+XLARUN_API void xlarun_matcher_free(xlarun_matcher *m) {
+    void *own;
+    if (!m || m->magic != XLARUN__MATCHER_MAGIC || !m->own) return;
+    own = m->own;
+    m->magic = 0;
+    XLARUN_FREE(own, NULL);
+}
+
+
+/* a token's bytes in the middle of generated text: what the decoder writes for it there, with
+   byte-level and <0xHH> tokens as their raw byte (no UTF-8 held back, no U+FFFD) */
+XLARUN_API size_t xlarun_tokenizer_token_bytes(const xlarun_tokenizer *t, int32_t id, unsigned flags, char *out, size_t cap) {
+    const unsigned char *p;
+    xlarun__sink k;
+    size_t n, i, l;
+    if (!xlarun__tok_ok(t) || id < 0 || XLARUN__CAST(uint32_t, id) >= t->n_ids || !t->flags[id] || xlarun__skip_id(t, flags, id)) return 0;
+    p = XLARUN__PUN(const unsigned char *, t->pieces + t->off[id]);
+    n = xlarun__piece_len(t, id);
+    k.o = XLARUN__PUN(unsigned char *, out); k.cap = out ? cap : 0; k.n = 0; k.bad = 0;
+    if (t->dec == XLARUN__DEC_BYTELEVEL) {
+        for (i = 0; i < n; i += l) {
+            unsigned char b;
+            if (t->flags[id] & XLARUN__TF_BL_RAW) { b = p[i]; l = 1; }
+            else b = XLARUN__CAST(unsigned char, xlarun__bl_byte(xlarun__cp_at(p, i, &l)));
+            xlarun__sink_put(&k, &b, 1);
+        }
+    } else if (t->dec == XLARUN__DEC_NONE) {
+        xlarun__sink_put(&k, " ", 1);
+        xlarun__sink_put(&k, p, n);
+    } else if (t->dec_byte_fallback && (t->flags[id] & XLARUN__TF_BYTE)) {
+        unsigned char b = XLARUN__CAST(unsigned char, xlarun__byte_token(XLARUN__PUN(const char *, p), n));
+        xlarun__sink_put(&k, &b, 1);
+    } else if (t->dec_from) {
+        size_t fl = strlen(t->dec_from), tl = strlen(t->dec_to), s0 = 0;
+        for (i = 0; i + fl <= n;) {
+            if (!memcmp(p + i, t->dec_from, fl)) {
+                xlarun__sink_put(&k, p + s0, i - s0);
+                xlarun__sink_put(&k, t->dec_to, tl);
+                i += fl;
+                s0 = i;
+            } else i++;
+        }
+        xlarun__sink_put(&k, p + s0, n - s0);
+    } else xlarun__sink_put(&k, p, n);
+    return k.n <= k.cap || !out ? k.n : 0;
+}
+
+typedef struct xlarun__tokbytes { const xlarun_tokenizer *t; unsigned flags; } xlarun__tokbytes;
+static size_t xlarun__tokenizer_bytes(const void *src, uint32_t id, unsigned char *out, size_t cap) {
+    const xlarun__tokbytes *b = XLARUN__CAST(const xlarun__tokbytes *, src);
+    return xlarun_tokenizer_token_bytes(b->t, XLARUN__CAST(int32_t, id), b->flags, XLARUN__PUN(char *, out), cap);
+}
+
+/* ---- JSON Schema to grammar ------------------------------------------------------------------
+   One rule per schema node: "root" for the document, s<offset> for every other node (the byte
+   offset of the node in the schema text, so a name is known before its rule is written and no
+   table of names is needed). A node's rule is written, then the rules of its children; $ref
+   targets (only #, #/$defs/NAME and #/definitions/NAME, nested) get their rules once each, after
+   the tree, from a bounded table. The shared rules (value, object, array, string, char, hex,
+   number, integer) are written last, those that are used. Output is counted past the capacity,
+   so out = NULL measures and a second call fills. */
+#define XLARUN__JS_MAX_REFS 256    /* distinct $ref targets */
+#define XLARUN__JS_MAX_NAME 1024   /* bytes of a property name or $ref, decoded */
+#define XLARUN__JS_MAX_LEAD 4096   /* steps of the check for a $ref cycle that reads no text */
+#define XLARUN__JS_MAX_COUNT 4096  /* the largest minItems, maxItems, minLength, maxLength */
+
+enum { /* the shared rules */
+    XLARUN__JS_VALUE = 1, XLARUN__JS_OBJECT = 2, XLARUN__JS_ARRAY = 4, XLARUN__JS_STRING = 8,
+    XLARUN__JS_CHAR = 16, XLARUN__JS_HEX = 32, XLARUN__JS_NUMBER = 64, XLARUN__JS_INTEGER = 128
+};
+enum { /* types */
+    XLARUN__JT_NULL = 1, XLARUN__JT_BOOL = 2, XLARUN__JT_INT = 4, XLARUN__JT_NUM = 8,
+    XLARUN__JT_STR = 16, XLARUN__JT_ARR = 32, XLARUN__JT_OBJ = 64
+};
+enum { /* the keywords that validate, in the order of xlarun__js_kw_names */
+    XLARUN__K_TYPE, XLARUN__K_PROPS, XLARUN__K_REQ, XLARUN__K_ADDL, XLARUN__K_ENUM,
+    XLARUN__K_CONST, XLARUN__K_ITEMS, XLARUN__K_PREFIX, XLARUN__K_MIN_ITEMS, XLARUN__K_MAX_ITEMS,
+    XLARUN__K_UNIQUE, XLARUN__K_MIN_LEN, XLARUN__K_MAX_LEN, XLARUN__K_MIN, XLARUN__K_MAX,
+    XLARUN__K_XMIN, XLARUN__K_XMAX, XLARUN__K_ANY, XLARUN__K_ONE, XLARUN__K_ALL, XLARUN__K_REF,
+    XLARUN__K_COUNT
+};
+static const char *const xlarun__js_kw_names[XLARUN__K_COUNT] = {
+    "type", "properties", "required", "additionalProperties", "enum", "const", "items",
+    "prefixItems", "minItems", "maxItems", "uniqueItems", "minLength", "maxLength", "minimum",
+    "maximum", "exclusiveMinimum", "exclusiveMaximum", "anyOf", "oneOf", "allOf", "$ref"};
+/* keywords that only annotate, and the containers of definitions (read through $ref only) */
+static const char *const xlarun__js_ignored[] = {
+    "title", "description", "$schema", "default", "examples", "$comment", "deprecated",
+    "readOnly", "writeOnly", "$defs", "definitions"};
+
+typedef struct xlarun__js {
+    xlarun__json j;
+    char *out;
+    size_t cap, n;                      /* n counts on past cap */
+    unsigned used;                      /* XLARUN__JS_* rules referenced */
+    size_t ref[XLARUN__JS_MAX_REFS];    /* $ref targets; [0] is the root */
+    size_t ref_src[XLARUN__JS_MAX_REFS];/* the $ref string that first named each */
+    size_t n_ref;
+    char path[192];                     /* JSON pointer of the node, for messages */
+    size_t plen;
+    unsigned lead_steps;
+    xlarun_error *err;
+} xlarun__js;
+
+typedef struct xlarun__js_int { int neg; uint64_t mag; } xlarun__js_int; /* neg only if mag > 0 */
+
+/* ---- output ---- */
+static void xlarun__js_put(xlarun__js *g, const char *s, size_t k) {
+    if (g->out && g->n < g->cap) memcpy(g->out + g->n, s, g->cap - g->n < k ? g->cap - g->n : k);
+    g->n += k;
+}
+static void xlarun__js_s(xlarun__js *g, const char *s) { xlarun__js_put(g, s, strlen(s)); }
+static void xlarun__js_u64(xlarun__js *g, uint64_t v) {
+    char b[24];
+    size_t i = sizeof b;
+    do { b[--i] = XLARUN__CAST(char, '0' + v % 10); v /= 10; } while (v);
+    xlarun__js_put(g, b + i, sizeof b - i);
+}
+static void xlarun__js_name(xlarun__js *g, size_t node) {
+    if (node == g->ref[0]) { xlarun__js_s(g, "root"); return; }
+    xlarun__js_s(g, "s");
+    xlarun__js_u64(g, node);
+}
+/* bytes inside a GBNF string literal */
+static void xlarun__js_lit(xlarun__js *g, const char *s, size_t k) {
+    size_t i;
+    for (i = 0; i < k; i++) {
+        if (s[i] == '"' || s[i] == '\\') xlarun__js_put(g, "\\", 1);
+        xlarun__js_put(g, s + i, 1);
+    }
+}
+/* a repetition suffix {lo,hi} (hi == UINT64_MAX: no bound) */
+static void xlarun__js_rep(xlarun__js *g, uint64_t lo, uint64_t hi) {
+    if (lo == 1 && hi == 1) return;
+    if (lo == 0 && hi == UINT64_MAX) { xlarun__js_s(g, "*"); return; }
+    if (lo == 1 && hi == UINT64_MAX) { xlarun__js_s(g, "+"); return; }
+    if (lo == 0 && hi == 1) { xlarun__js_s(g, "?"); return; }
+    xlarun__js_s(g, "{");
+    xlarun__js_u64(g, lo);
+    if (hi != lo) {
+        xlarun__js_s(g, ",");
+        if (hi != UINT64_MAX) xlarun__js_u64(g, hi);
+    }
+    xlarun__js_s(g, "}");
+}
+
+/* The JSON value at v as a GBNF literal of its compact form (json.dumps with separators ",", ":"
+   and ensure_ascii off): white space dropped, strings re-escaped, numbers as written. suffix is
+   appended inside the literal. */
+static void xlarun__js_value_lit(xlarun__js *g, size_t v, const char *suffix) {
+    const char *s = g->j.s;
+    size_t e = xlarun__json_skip(&g->j, v), i = v;
+    xlarun__js_s(g, "\"");
+    while (i < e) {
+        if (s[i] == ' ' || s[i] == '\t' || s[i] == '\n' || s[i] == '\r') { i++; continue; }
+        if (s[i] != '"') { xlarun__js_lit(g, s + i, 1); i++; continue; }
+        xlarun__js_lit(g, s + i, 1);
+        i++;
+        while (s[i] != '"') {
+            char tmp[8];
+            xlarun__cw w;
+            unsigned cp = 0, lo = 0;
+            if (s[i] != '\\') { xlarun__js_lit(g, s + i, 1); i++; continue; }
+            if (s[i + 1] != 'u') {
+                if (s[i + 1] == '/') xlarun__js_lit(g, "/", 1);
+                else xlarun__js_lit(g, s + i, 2);
+                i += 2;
+                continue;
+            }
+            xlarun__hex4(s + i + 2, &cp);
+            i += 6;
+            if (cp >= 0xD800 && cp <= 0xDBFF) { /* validated: the low half follows */
+                xlarun__hex4(s + i + 2, &lo);
+                i += 6;
+                cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
+            }
+            w.out = tmp;
+            w.n = 0;
+            xlarun__cw_cp(&w, cp);
+            xlarun__js_lit(g, tmp, w.n);
+        }
+        xlarun__js_lit(g, "\"", 1);
+        i++;
+    }
+    xlarun__js_lit(g, suffix, strlen(suffix));
+    xlarun__js_s(g, "\"");
+}
+
+/* ---- messages ---- */
+/* the string at v (its JSON text, escapes as written) for a message: at most cap - 1 bytes, cut
+   at a character boundary with "..." when longer, control characters as '?' */
+static void xlarun__js_show(const xlarun__json *j, size_t v, char *buf, size_t cap) {
+    size_t e = xlarun__json_skip(j, v) - 1, i = v + 1, n = 0;
+    while (i < e) {
+        size_t l = xlarun__utf8_len(XLARUN__PUN(const unsigned char *, j->s + i), e - i);
+        if (l == 0) l = 1;
+        if (n + l + 4 > cap) { memcpy(buf + n, "...", 3); n += 3; break; }
+        memcpy(buf + n, j->s + i, l);
+        if (XLARUN__CAST(unsigned char, buf[n]) < 0x20) buf[n] = '?';
+        n += l;
+        i += l;
+    }
+    buf[n] = 0;
+}
+
+#if defined(__GNUC__)
+__attribute__((format(printf, 2, 3)))
+#endif
+static xlarun_status xlarun__js_fail(xlarun__js *g, const char *fmt, ...) {
+    char msg[768];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    return xlarun__fail(g->err, XLARUN_ERR_GRAMMAR, "%s: %s", g->path, msg);
+}
+#ifdef __clang_analyzer__
+#define xlarun__js_fail(g, ...) (xlarun__js_fail(g, __VA_ARGS__), XLARUN_ERR_GRAMMAR)
+#endif
+
+/* appends "/seg" to the path (seg: a literal, or the JSON string at key when key != NONE, or the
+   index idx when both are absent); returns the old length for xlarun__js_pop */
+static size_t xlarun__js_push(xlarun__js *g, const char *seg, size_t key, size_t idx) {
+    size_t old = g->plen, room = sizeof g->path - 1 - g->plen;
+    char buf[96];
+    if (seg) snprintf(buf, sizeof buf, "/%s", seg);
+    else if (key != XLARUN__NONE) { buf[0] = '/'; xlarun__js_show(&g->j, key, buf + 1, sizeof buf - 1); }
+    else snprintf(buf, sizeof buf, "/%lu", XLARUN__CAST(unsigned long, idx));
+    if (strlen(buf) > room) { /* keep the path's start, mark the cut */
+        if (room >= 4) { memcpy(g->path + g->plen, "/...", 4); g->plen += 4; }
+    } else {
+        memcpy(g->path + g->plen, buf, strlen(buf));
+        g->plen += strlen(buf);
+    }
+    g->path[g->plen] = 0;
+    return old;
+}
+static void xlarun__js_pop(xlarun__js *g, size_t old) { g->plen = old; g->path[old] = 0; }
+
+/* ---- reading the schema ---- */
+static int xlarun__js_is(const xlarun__json *j, size_t v, char c) { return v != XLARUN__NONE && j->s[v] == c; }
+
+/* the decoded string at v into buf (XLARUN__JS_MAX_NAME bytes); 0 when longer or holding a NUL */
+static int xlarun__js_str(const xlarun__json *j, size_t v, char *buf, size_t *len) {
+    size_t n = xlarun__json_str(j, v, buf, XLARUN__JS_MAX_NAME);
+    if (n == XLARUN__NONE || memchr(buf, 0, n)) return 0;
+    *len = n;
+    return 1;
+}
+
+/* do the strings at a and b decode to the same text? (names past the limit compare by text) */
+static int xlarun__js_same(const xlarun__json *j, size_t a, size_t b) {
+    char x[XLARUN__JS_MAX_NAME], y[XLARUN__JS_MAX_NAME];
+    size_t nx = xlarun__json_str(j, a, x, sizeof x), ny = xlarun__json_str(j, b, y, sizeof y);
+    if (nx == XLARUN__NONE || ny == XLARUN__NONE) {
+        size_t ea = xlarun__json_skip(j, a), eb = xlarun__json_skip(j, b);
+        return ea - a == eb - b && !memcmp(j->s + a, j->s + b, ea - a);
+    }
+    return nx == ny && !memcmp(x, y, nx);
+}
+
+/* reads the keywords of the object schema at v into kw (NONE where absent; a repeated key: the
+   last, as Python's json); refuses those it does not know */
+static xlarun_status xlarun__js_keywords(xlarun__js *g, size_t v, size_t *kw) {
+    size_t it = v, k, val, i;
+    for (i = 0; i < XLARUN__K_COUNT; i++) kw[i] = XLARUN__NONE;
+    while (xlarun__json_next(&g->j, &it, &k, &val)) {
+        int known = 0;
+        for (i = 0; i < XLARUN__K_COUNT && !known; i++)
+            if (xlarun__json_eq(&g->j, k, xlarun__js_kw_names[i])) { kw[i] = val; known = 1; }
+        for (i = 0; i < sizeof xlarun__js_ignored / sizeof xlarun__js_ignored[0] && !known; i++)
+            if (xlarun__json_eq(&g->j, k, xlarun__js_ignored[i])) known = 1;
+        if (!known && xlarun__json_eq(&g->j, k, "$id") && v == g->ref[0]) known = 1;
+        if (!known) {
+            char name[80];
+            xlarun__js_show(&g->j, k, name, sizeof name);
+            return xlarun__js_fail(g, "\"%s\" is not supported", name);
+        }
+    }
+    return XLARUN_OK;
+}
+
+/* a count keyword: a non-negative integer up to XLARUN__JS_MAX_COUNT */
+static xlarun_status xlarun__js_count(xlarun__js *g, const size_t *kw, int which, uint64_t *out) {
+    if (kw[which] == XLARUN__NONE) return XLARUN_OK;
+    if (!xlarun__json_uint(&g->j, kw[which], UINT64_MAX, out))
+        return xlarun__js_fail(g, "\"%s\" must be a non-negative integer", xlarun__js_kw_names[which]);
+    if (*out > XLARUN__JS_MAX_COUNT)
+        return xlarun__js_fail(g, "\"%s\" %llu is over the limit %d", xlarun__js_kw_names[which],
+                               XLARUN__CAST(unsigned long long, *out), XLARUN__JS_MAX_COUNT);
+    return XLARUN_OK;
+}
+
+/* ---- integers ---- */
+static int xlarun__js_int_cmp(xlarun__js_int a, xlarun__js_int b) {
+    if (a.neg != b.neg) return a.neg ? -1 : 1;
+    if (a.mag == b.mag) return 0;
+    return (a.mag < b.mag) != a.neg ? -1 : 1;
+}
+/* a + 1 or a - 1; 0 on overflow */
+static int xlarun__js_int_step(xlarun__js_int *a, int up) {
+    if (a->neg == up) { /* towards zero */
+        a->mag--;
+        if (a->mag == 0) a->neg = 0;
+        return 1;
+    }
+    if (a->mag == UINT64_MAX) return 0;
+    if (a->mag == 0) a->neg = !up;
+    a->mag++;
+    return 1;
+}
+/* The number at v rounded to an integer: up (ceil) or down (floor). 0 when it has an exponent or
+   its integer part is past 64 bits. */
+static int xlarun__js_int_read(const xlarun__json *j, size_t v, int up, xlarun__js_int *out) {
+    const char *s = j->s;
+    size_t i = v;
+    uint64_t m = 0;
+    int frac = 0;
+    out->neg = s[i] == '-';
+    if (out->neg) i++;
+    for (; s[i] >= '0' && s[i] <= '9'; i++) {
+        uint64_t d = XLARUN__CAST(uint64_t, s[i] - '0');
+        if (m > (UINT64_MAX - d) / 10) return 0;
+        m = m * 10 + d;
+    }
+    if (s[i] == '.')
+        for (i++; s[i] >= '0' && s[i] <= '9'; i++) frac |= s[i] != '0';
+    if (s[i] == 'e' || s[i] == 'E') return 0;
+    /* x = +-(m + f), 0 < f < 1 when frac: ceil(m + f) = m + 1, floor(-(m + f)) = -(m + 1) */
+    if (frac && out->neg != (up != 0)) {
+        if (m == UINT64_MAX) return 0;
+        m++;
+    }
+    out->mag = m;
+    if (m == 0) out->neg = 0;
+    return 1;
+}
+
+/* decimal strings of length L (no leading zeros past the first digit: a[0] >= '1' when L > 1)
+   from a to b, both of length L, a <= b */
+static void xlarun__js_digits(xlarun__js *g, const char *a, const char *b, size_t L) {
+    char nines[24], zeros[24], cls[8];
+    size_t k;
+    int alts = 0, all0 = 1, all9 = 1;
+    char lo, hi;
+    if (L == 0) return;
+    if (a[0] == b[0]) {
+        xlarun__js_put(g, "\"", 1);
+        xlarun__js_put(g, a, 1);
+        xlarun__js_put(g, "\"", 1);
+        if (L > 1) { xlarun__js_s(g, " "); xlarun__js_digits(g, a + 1, b + 1, L - 1); }
+        return;
+    }
+    for (k = 1; k < L; k++) { all0 &= a[k] == '0'; all9 &= b[k] == '9'; nines[k] = '9'; zeros[k] = '0'; }
+    lo = a[0];
+    hi = b[0];
+    xlarun__js_s(g, "(");
+    if (!all0) { /* a[0] followed by a[1..] up to 9..9 */
+        xlarun__js_put(g, "\"", 1);
+        xlarun__js_put(g, a, 1);
+        xlarun__js_s(g, "\" ");
+        xlarun__js_digits(g, a + 1, nines + 1, L - 1);
+        alts++;
+        lo++;
+    }
+    if (!all9) hi--;
+    if (lo <= hi) { /* a full middle: [lo-hi] then any L - 1 digits */
+        if (alts++) xlarun__js_s(g, " | ");
+        cls[0] = '[';
+        cls[1] = lo;
+        cls[2] = '-';
+        cls[3] = hi;
+        cls[4] = ']';
+        xlarun__js_put(g, cls, lo == hi ? 0 : 5);
+        if (lo == hi) { xlarun__js_put(g, "\"", 1); xlarun__js_put(g, &lo, 1); xlarun__js_put(g, "\"", 1); }
+        if (L > 1) { xlarun__js_s(g, " [0-9]"); xlarun__js_rep(g, L - 1, L - 1); }
+    }
+    if (!all9) { /* b[0] followed by 0..0 up to b[1..] */
+        if (alts++) xlarun__js_s(g, " | ");
+        xlarun__js_put(g, "\"", 1);
+        xlarun__js_put(g, b, 1);
+        xlarun__js_s(g, "\" ");
+        xlarun__js_digits(g, zeros + 1, b + 1, L - 1);
+    }
+    xlarun__js_s(g, ")");
+}
+
+/* decimal magnitudes from lo to hi (inf: no upper bound) */
+static void xlarun__js_mags(xlarun__js *g, uint64_t lo, uint64_t hi, int inf) {
+    char ls[24], hs[24], a[24], b[24];
+    size_t nl, nh, L;
+    int alts = 0;
+    nl = XLARUN__CAST(size_t, snprintf(ls, sizeof ls, "%llu", XLARUN__CAST(unsigned long long, lo)));
+    nh = XLARUN__CAST(size_t, snprintf(hs, sizeof hs, "%llu", XLARUN__CAST(unsigned long long, hi)));
+    if (inf) nh = nl;
+    xlarun__js_s(g, "(");
+    for (L = nl; L <= nh; L++) {
+        memset(a, '0', L);
+        memset(b, '9', L);
+        a[0] = '1';
+        if (L == nl) memcpy(a, ls, L);
+        if (!inf && L == nh) memcpy(b, hs, L);
+        if (alts++) xlarun__js_s(g, " | ");
+        xlarun__js_digits(g, a, b, L);
+    }
+    if (inf) { /* every longer number */
+        xlarun__js_s(g, " | [1-9] [0-9]");
+        xlarun__js_rep(g, nl, UINT64_MAX);
+    }
+    xlarun__js_s(g, ")");
+}
+
+/* integers from lo to hi; lo_inf, hi_inf: no bound on that side */
+static void xlarun__js_int_range(xlarun__js *g, xlarun__js_int lo, int lo_inf, xlarun__js_int hi,
+                                 int hi_inf) {
+    int neg = lo_inf || lo.neg, pos = hi_inf || !hi.neg;
+    if (lo_inf && hi_inf) { xlarun__js_s(g, "integer"); g->used |= XLARUN__JS_INTEGER; return; }
+    xlarun__js_s(g, "(");
+    if (neg) { /* magnitudes from |hi| (or 1) to |lo| */
+        xlarun__js_s(g, "\"-\" ");
+        xlarun__js_mags(g, !hi_inf && hi.neg ? hi.mag : 1, lo_inf ? 0 : lo.mag, lo_inf);
+    }
+    if (pos) {
+        if (neg) xlarun__js_s(g, " | ");
+        xlarun__js_mags(g, !lo_inf && !lo.neg ? lo.mag : 0, hi_inf ? 0 : hi.mag, hi_inf);
+    }
+    xlarun__js_s(g, ")");
+}
+
+/* ---- $ref ---- */
+static int xlarun__js_hexval(char c) {
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return -1;
+}
+/* The node a $ref string at r points to: "#" (the root) or a JSON pointer made of /$defs/NAME and
+   /definitions/NAME steps (~0 ~1 and %XX decoded). */
+static xlarun_status xlarun__js_resolve(xlarun__js *g, size_t r, size_t *node) {
+    char p[XLARUN__JS_MAX_NAME], seg[XLARUN__JS_MAX_NAME], show[160];
+    size_t n, i = 1, cur = g->ref[0];
+    int step = 0;
+    if (!xlarun__js_is(&g->j, r, '"')) return xlarun__js_fail(g, "\"$ref\" must be a string");
+    xlarun__js_show(&g->j, r, show, sizeof show);
+    if (!xlarun__js_str(&g->j, r, p, &n) || n == 0 || p[0] != '#')
+        return xlarun__js_fail(g, "\"$ref\" \"%s\" does not resolve: only references inside the "
+                               "document (#...) are supported", show);
+    if (n > 1 && p[1] != '/') return xlarun__js_fail(g, "\"$ref\" \"%s\" does not resolve", show);
+    while (i < n) {
+        size_t k = 0, box;
+        i++; /* the '/' */
+        while (i < n && p[i] != '/') {
+            char c = p[i++];
+            unsigned h = 0;
+            if (c == '~' && i < n && (p[i] == '0' || p[i] == '1')) c = p[i++] == '0' ? '~' : '/';
+            else if (c == '%' && i + 1 < n && xlarun__js_hexval(p[i]) >= 0 && xlarun__js_hexval(p[i + 1]) >= 0) {
+                h = XLARUN__CAST(unsigned, xlarun__js_hexval(p[i]) * 16 + xlarun__js_hexval(p[i + 1]));
+                c = XLARUN__CAST(char, h);
+                i += 2;
+                if (h == 0) return xlarun__js_fail(g, "\"$ref\" \"%s\" does not resolve", show);
+            }
+            seg[k++] = c;
+        }
+        seg[k] = 0;
+        if (step == 0) {
+            if (strcmp(seg, "$defs") && strcmp(seg, "definitions"))
+                return xlarun__js_fail(g, "\"$ref\" \"%s\" is not supported: only #, #/$defs/NAME "
+                                       "and #/definitions/NAME", show);
+            box = xlarun__json_get(&g->j, cur, seg);
+            if (!xlarun__js_is(&g->j, box, '{'))
+                return xlarun__js_fail(g, "\"$ref\" \"%s\" does not resolve", show);
+            cur = box;
+        } else {
+            cur = xlarun__json_get(&g->j, cur, seg);
+            if (cur == XLARUN__NONE) return xlarun__js_fail(g, "\"$ref\" \"%s\" does not resolve", show);
+        }
+        step ^= 1;
+    }
+    if (step) return xlarun__js_fail(g, "\"$ref\" \"%s\" does not resolve", show);
+    *node = cur;
+    return XLARUN_OK;
+}
+
+/* Does node lead back to target without reading a byte (through $ref, allOf, anyOf, oneOf)? Such
+   a cycle is left recursion: refused. Any cycle goes through a $ref target, and each target is
+   checked once, when it is first named. */
+static xlarun_status xlarun__js_lead(xlarun__js *g, size_t node, size_t target, int depth) {
+    static const char *const via[3] = {"allOf", "anyOf", "oneOf"};
+    size_t r, t, it, e, k;
+    int i;
+    if (!xlarun__js_is(&g->j, node, '{')) return XLARUN_OK;
+    if (++g->lead_steps > XLARUN__JS_MAX_LEAD || depth > 64)
+        return xlarun__js_fail(g, "the $ref, allOf, anyOf and oneOf nest too deep to check for a "
+                               "cycle");
+    r = xlarun__json_get(&g->j, node, "$ref");
+    if (r != XLARUN__NONE && xlarun__js_is(&g->j, r, '"')) {
+        size_t saved = g->plen;
+        xlarun_error *err = g->err;
+        xlarun_status st;
+        g->err = NULL; /* a $ref that does not resolve is refused where its rule is written */
+        st = xlarun__js_resolve(g, r, &t);
+        g->err = err;
+        xlarun__js_pop(g, saved);
+        if (st == XLARUN_OK) {
+            if (t == target)
+                return xlarun__js_fail(g, "\"$ref\" cycle that reads no text (left recursion)");
+            XLARUN__TRY(xlarun__js_lead(g, t, target, depth + 1));
+        }
+    }
+    for (i = 0; i < 3; i++) {
+        it = xlarun__json_get(&g->j, node, via[i]);
+        if (!xlarun__js_is(&g->j, it, '[')) continue;
+        while (xlarun__json_next(&g->j, &it, &k, &e)) {
+            XLARUN__TRY(xlarun__js_lead(g, e, target, depth + 1));
+            if (i == 0) break; /* allOf: only its first schema counts (one is supported) */
+        }
+    }
+    return XLARUN_OK;
+}
+
+/* the rule name of the $ref at r, its target added to the table on first sight */
+static xlarun_status xlarun__js_ref(xlarun__js *g, size_t r, size_t *target) {
+    size_t i, t;
+    XLARUN__TRY(xlarun__js_resolve(g, r, &t));
+    *target = t;
+    for (i = 0; i < g->n_ref; i++)
+        if (g->ref[i] == t) return i == 0 && g->ref_src[0] == XLARUN__NONE
+                                   ? (g->ref_src[0] = r, xlarun__js_lead(g, t, t, 0))
+                                   : XLARUN_OK;
+    if (g->n_ref == XLARUN__JS_MAX_REFS)
+        return xlarun__js_fail(g, "more than %d distinct \"$ref\" targets", XLARUN__JS_MAX_REFS);
+    g->ref[g->n_ref] = t;
+    g->ref_src[g->n_ref++] = r;
+    return xlarun__js_lead(g, t, t, 0);
+}
+
+/* ---- schemas ---- */
+/* the types named by a "type" value (a name or a list of names) */
+static xlarun_status xlarun__js_types(xlarun__js *g, size_t v, unsigned *types) {
+    static const char *const names[7] = {"null", "boolean", "integer", "number", "string", "array", "object"};
+    size_t it = v, k, e = v;
+    int i, list = xlarun__js_is(&g->j, v, '[');
+    *types = 0;
+    while (list ? xlarun__json_next(&g->j, &it, &k, &e) : it != XLARUN__NONE) {
+        char show[80];
+        it = list ? it : XLARUN__NONE;
+        if (!xlarun__js_is(&g->j, e, '"')) return xlarun__js_fail(g, "\"type\" must be a string or a list of strings");
+        for (i = 0; i < 7; i++)
+            if (xlarun__json_eq(&g->j, e, names[i])) break;
+        xlarun__js_show(&g->j, e, show, sizeof show);
+        if (i == 7) return xlarun__js_fail(g, "\"type\" \"%s\" is not a JSON Schema type", show);
+        *types |= 1u << i;
+    }
+    if (!*types) return xlarun__js_fail(g, "\"type\" is an empty list");
+    return XLARUN_OK;
+}
+
+/* a property counts unless its schema is false or a later key repeats its name (the last wins,
+   as in Python's json); it: the iterator just past it */
+static int xlarun__js_live(const xlarun__json *j, size_t it, size_t key, size_t val) {
+    size_t k, v;
+    if (xlarun__js_is(j, val, 'f')) return 0;
+    while (xlarun__json_next(j, &it, &k, &v))
+        if (xlarun__js_same(j, k, key)) return 0;
+    return 1;
+}
+static int xlarun__js_in(const xlarun__json *j, size_t arr, size_t key) {
+    size_t it = arr, k, e;
+    if (arr == XLARUN__NONE) return 0;
+    while (xlarun__json_next(j, &it, &k, &e))
+        if (xlarun__js_same(j, e, key)) return 1;
+    return 0;
+}
+
+static void xlarun__js_kv(xlarun__js *g, size_t key, size_t val) {
+    xlarun__js_value_lit(g, key, ":");
+    xlarun__js_s(g, " ");
+    xlarun__js_name(g, val);
+}
+/* a key/value pair past the declared properties: any key; extra: its schema (NONE or true: any) */
+static void xlarun__js_kv_extra(xlarun__js *g, size_t extra) {
+    xlarun__js_s(g, "string \":\" ");
+    g->used |= XLARUN__JS_STRING;
+    if (extra == XLARUN__NONE) { xlarun__js_s(g, "value"); g->used |= XLARUN__JS_VALUE; }
+    else xlarun__js_name(g, extra);
+}
+/* the properties from iterator it on, after one was written: each with its comma, optional ones
+   optional, then any number of extra pairs when allowed */
+static void xlarun__js_obj_rest(xlarun__js *g, size_t it, size_t req, int extras, size_t extra) {
+    size_t k, v;
+    while (xlarun__json_next(&g->j, &it, &k, &v)) {
+        int opt;
+        if (!xlarun__js_live(&g->j, it, k, v)) continue;
+        opt = !xlarun__js_in(&g->j, req, k);
+        xlarun__js_s(g, opt ? " (\",\" " : " \",\" ");
+        xlarun__js_kv(g, k, v);
+        if (opt) xlarun__js_s(g, ")?");
+    }
+    if (extras) {
+        xlarun__js_s(g, " (\",\" ");
+        xlarun__js_kv_extra(g, extra);
+        xlarun__js_s(g, ")*");
+    }
+}
+
+static xlarun_status xlarun__js_node(xlarun__js *g, size_t v);
+
+/* an object: the declared properties in the schema's order, the required ones always and any
+   subset of the optional ones, then extra pairs where additionalProperties allows them */
+static xlarun_status xlarun__js_object(xlarun__js *g, const size_t *kw) {
+    size_t props = kw[XLARUN__K_PROPS], req = kw[XLARUN__K_REQ], addl = kw[XLARUN__K_ADDL];
+    size_t it, k, v, extra = XLARUN__NONE;
+    int extras, alts = 0, closed = 0, live = 0;
+    if (props != XLARUN__NONE && !xlarun__js_is(&g->j, props, '{'))
+        return xlarun__js_fail(g, "\"properties\" must be an object");
+    if (addl != XLARUN__NONE && !xlarun__js_is(&g->j, addl, 't') && !xlarun__js_is(&g->j, addl, 'f') &&
+        !xlarun__js_is(&g->j, addl, '{'))
+        return xlarun__js_fail(g, "\"additionalProperties\" must be a boolean or a schema");
+    /* absent: extra pairs only where no properties are declared (documented: stricter) */
+    extras = addl == XLARUN__NONE ? props == XLARUN__NONE : !xlarun__js_is(&g->j, addl, 'f');
+    if (extras && xlarun__js_is(&g->j, addl, '{')) extra = addl;
+    if (req != XLARUN__NONE) {
+        if (!xlarun__js_is(&g->j, req, '[')) return xlarun__js_fail(g, "\"required\" must be a list of strings");
+        it = req;
+        while (xlarun__json_next(&g->j, &it, &k, &v)) {
+            size_t pi = props, pk, pv;
+            int found = 0;
+            char show[80];
+            if (!xlarun__js_is(&g->j, v, '"')) return xlarun__js_fail(g, "\"required\" must be a list of strings");
+            while (props != XLARUN__NONE && xlarun__json_next(&g->j, &pi, &pk, &pv))
+                if (xlarun__js_same(&g->j, pk, v) && xlarun__js_live(&g->j, pi, pk, pv)) found = 1;
+            xlarun__js_show(&g->j, v, show, sizeof show);
+            if (!found)
+                return xlarun__js_fail(g, "\"required\" names \"%s\", which \"properties\" does not "
+                                       "allow (a required name must be declared there)", show);
+        }
+    }
+    it = props;
+    while (props != XLARUN__NONE && xlarun__json_next(&g->j, &it, &k, &v)) live += xlarun__js_live(&g->j, it, k, v);
+    xlarun__js_s(g, "\"{\" ");
+    if (live || extras) {
+        xlarun__js_s(g, "(");
+        it = props;
+        while (props != XLARUN__NONE && xlarun__json_next(&g->j, &it, &k, &v)) {
+            if (!xlarun__js_live(&g->j, it, k, v)) continue;
+            if (alts++) xlarun__js_s(g, " | ");
+            xlarun__js_kv(g, k, v);
+            xlarun__js_obj_rest(g, it, req, extras, extra);
+            if (xlarun__js_in(&g->j, req, k)) { closed = 1; break; }
+        }
+        if (!closed && extras) {
+            if (alts++) xlarun__js_s(g, " | ");
+            xlarun__js_kv_extra(g, extra);
+            xlarun__js_s(g, " (\",\" ");
+            xlarun__js_kv_extra(g, extra);
+            xlarun__js_s(g, ")*");
+        }
+        xlarun__js_s(g, closed ? ") " : ")? ");
+    }
+    xlarun__js_s(g, "\"}\"");
+    return XLARUN_OK;
+}
+static xlarun_status xlarun__js_object_children(xlarun__js *g, const size_t *kw) {
+    size_t props = kw[XLARUN__K_PROPS], addl = kw[XLARUN__K_ADDL], it = props, k, v, old;
+    if (props != XLARUN__NONE) {
+        old = xlarun__js_push(g, "properties", XLARUN__NONE, 0);
+        while (xlarun__json_next(&g->j, &it, &k, &v)) {
+            size_t o2;
+            if (!xlarun__js_live(&g->j, it, k, v)) continue;
+            o2 = xlarun__js_push(g, NULL, k, 0);
+            XLARUN__TRY(xlarun__js_node(g, v));
+            xlarun__js_pop(g, o2);
+        }
+        xlarun__js_pop(g, old);
+    }
+    if (xlarun__js_is(&g->j, addl, '{')) {
+        old = xlarun__js_push(g, "additionalProperties", XLARUN__NONE, 0);
+        XLARUN__TRY(xlarun__js_node(g, addl));
+        xlarun__js_pop(g, old);
+    }
+    return XLARUN_OK;
+}
+
+/* an array: prefixItems in place, then items, minItems to maxItems in all */
+static xlarun_status xlarun__js_array(xlarun__js *g, const size_t *kw) {
+    size_t items = kw[XLARUN__K_ITEMS], prefix = kw[XLARUN__K_PREFIX], it, k, v;
+    uint64_t lo = 0, hi = UINT64_MAX, np = 0, i, opened = 0;
+    int tail;
+    XLARUN__TRY(xlarun__js_count(g, kw, XLARUN__K_MIN_ITEMS, &lo));
+    XLARUN__TRY(xlarun__js_count(g, kw, XLARUN__K_MAX_ITEMS, &hi));
+    if (lo > hi) return xlarun__js_fail(g, "\"minItems\" is more than \"maxItems\"");
+    if (xlarun__js_is(&g->j, items, '['))
+        return xlarun__js_fail(g, "\"items\" as a list is not supported (use \"prefixItems\")");
+    if (items != XLARUN__NONE && !xlarun__js_is(&g->j, items, '{') && !xlarun__js_is(&g->j, items, 't') &&
+        !xlarun__js_is(&g->j, items, 'f'))
+        return xlarun__js_fail(g, "\"items\" must be a schema");
+    if (prefix != XLARUN__NONE) {
+        if (!xlarun__js_is(&g->j, prefix, '[')) return xlarun__js_fail(g, "\"prefixItems\" must be a list of schemas");
+        it = prefix;
+        while (xlarun__json_next(&g->j, &it, &k, &v)) {
+            if (xlarun__js_is(&g->j, v, 'f')) { if (hi > np) hi = np; break; } /* no item here */
+            np++;
+        }
+    }
+    /* items absent: any values where no prefixItems are given, none past them where they are */
+    tail = items == XLARUN__NONE ? prefix == XLARUN__NONE : !xlarun__js_is(&g->j, items, 'f');
+    if (!tail && hi > np) hi = np;
+    if (lo > hi) return xlarun__js_fail(g, "\"minItems\" is more than the items the schema allows");
+    xlarun__js_s(g, "\"[\" ");
+    it = prefix;
+    for (i = 0; i < np && i < hi; i++) {
+        xlarun__json_next(&g->j, &it, &k, &v);
+        if (i >= lo) { xlarun__js_s(g, "("); opened++; }
+        if (i) xlarun__js_s(g, "\",\" ");
+        xlarun__js_name(g, v);
+        xlarun__js_s(g, " ");
+    }
+    if (tail && hi > np) {
+        uint64_t a = lo > np ? lo - np : 0, b = hi == UINT64_MAX ? hi : hi - np;
+        const char *item = "value";
+        if (items == XLARUN__NONE || xlarun__js_is(&g->j, items, 't')) g->used |= XLARUN__JS_VALUE;
+        if (np == 0) { /* the first item has no comma */
+            if (a == 0) xlarun__js_s(g, "(");
+            if (items == XLARUN__NONE || xlarun__js_is(&g->j, items, 't')) xlarun__js_s(g, item);
+            else xlarun__js_name(g, items);
+            if (b > 1) {
+                xlarun__js_s(g, " (\",\" ");
+                if (items == XLARUN__NONE || xlarun__js_is(&g->j, items, 't')) xlarun__js_s(g, item);
+                else xlarun__js_name(g, items);
+                xlarun__js_s(g, ")");
+                xlarun__js_rep(g, a ? a - 1 : 0, b == UINT64_MAX ? b : b - 1);
+            }
+            xlarun__js_s(g, a == 0 ? ")? " : " ");
+        } else {
+            xlarun__js_s(g, "(\",\" ");
+            if (items == XLARUN__NONE || xlarun__js_is(&g->j, items, 't')) xlarun__js_s(g, item);
+            else xlarun__js_name(g, items);
+            xlarun__js_s(g, ")");
+            xlarun__js_rep(g, a, b);
+            xlarun__js_s(g, " ");
+        }
+    }
+    for (i = 0; i < opened; i++) xlarun__js_s(g, ")? ");
+    xlarun__js_s(g, "\"]\"");
+    return XLARUN_OK;
+}
+static xlarun_status xlarun__js_array_children(xlarun__js *g, const size_t *kw) {
+    size_t items = kw[XLARUN__K_ITEMS], prefix = kw[XLARUN__K_PREFIX], it = prefix, k, v, old, i = 0;
+    if (prefix != XLARUN__NONE) {
+        old = xlarun__js_push(g, "prefixItems", XLARUN__NONE, 0);
+        while (xlarun__json_next(&g->j, &it, &k, &v)) {
+            size_t o2;
+            if (xlarun__js_is(&g->j, v, 'f')) break;
+            o2 = xlarun__js_push(g, NULL, XLARUN__NONE, i++);
+            XLARUN__TRY(xlarun__js_node(g, v));
+            xlarun__js_pop(g, o2);
+        }
+        xlarun__js_pop(g, old);
+    }
+    if (xlarun__js_is(&g->j, items, '{')) {
+        old = xlarun__js_push(g, "items", XLARUN__NONE, 0);
+        XLARUN__TRY(xlarun__js_node(g, items));
+        xlarun__js_pop(g, old);
+    }
+    return XLARUN_OK;
+}
+
+/* the integer bounds of kw: minimum, maximum, exclusiveMinimum, exclusiveMaximum */
+static xlarun_status xlarun__js_bounds(xlarun__js *g, const size_t *kw, xlarun__js_int *lo, int *lo_inf,
+                                       xlarun__js_int *hi, int *hi_inf) {
+    int w;
+    *lo_inf = *hi_inf = 1;
+    for (w = XLARUN__K_MIN; w <= XLARUN__K_XMAX; w++) {
+        size_t v = kw[w];
+        int lower = w == XLARUN__K_MIN || w == XLARUN__K_XMIN, excl = w >= XLARUN__K_XMIN;
+        xlarun__js_int b;
+        if (v == XLARUN__NONE) continue;
+        if (!xlarun__json_is_number(&g->j, v))
+            return xlarun__js_fail(g, "\"%s\" must be a number", xlarun__js_kw_names[w]);
+        /* lower: ceil(x), or floor(x) + 1 when exclusive; upper: floor(x), or ceil(x) - 1 */
+        if (!xlarun__js_int_read(&g->j, v, lower != excl, &b) || (excl && !xlarun__js_int_step(&b, lower)))
+            return xlarun__js_fail(g, "\"%s\" must be a number without an exponent, within 64 bits",
+                                   xlarun__js_kw_names[w]);
+        if (lower && (*lo_inf || xlarun__js_int_cmp(b, *lo) > 0)) { *lo = b; *lo_inf = 0; }
+        if (!lower && (*hi_inf || xlarun__js_int_cmp(b, *hi) < 0)) { *hi = b; *hi_inf = 0; }
+    }
+    if (!*lo_inf && !*hi_inf && xlarun__js_int_cmp(*lo, *hi) > 0)
+        return xlarun__js_fail(g, "no integer lies between the lower and the upper bound");
+    return XLARUN_OK;
+}
+
+/* the rule of the schema at v, then the rules of the schemas inside it */
+static xlarun_status xlarun__js_node(xlarun__js *g, size_t v) {
+    size_t kw[XLARUN__K_COUNT], it, k, e;
+    unsigned types = 0;
+    int i, alts = 0, only = -1;
+    if (xlarun__js_is(&g->j, v, 't')) {
+        xlarun__js_name(g, v);
+        xlarun__js_s(g, " ::= value\n");
+        g->used |= XLARUN__JS_VALUE;
+        return XLARUN_OK;
+    }
+    if (xlarun__js_is(&g->j, v, 'f')) return xlarun__js_fail(g, "the schema false allows no value");
+    if (!xlarun__js_is(&g->j, v, '{')) return xlarun__js_fail(g, "a schema must be an object or a boolean");
+    XLARUN__TRY(xlarun__js_keywords(g, v, kw));
+    /* $ref, allOf, anyOf, oneOf, enum and const stand alone ("type" may go with enum and const) */
+    for (i = XLARUN__K_REF; i >= 0; i--) {
+        int alone = i == XLARUN__K_REF || i == XLARUN__K_ALL || i == XLARUN__K_ANY || i == XLARUN__K_ONE ||
+                    i == XLARUN__K_ENUM || i == XLARUN__K_CONST;
+        if (kw[i] != XLARUN__NONE && alone) { only = i; break; }
+    }
+    if (only >= 0)
+        for (i = 0; i < XLARUN__K_COUNT; i++)
+            if (i != only && kw[i] != XLARUN__NONE &&
+                !(i == XLARUN__K_TYPE && (only == XLARUN__K_ENUM || only == XLARUN__K_CONST)))
+                return xlarun__js_fail(g, "\"%s\" beside \"%s\" is not supported", xlarun__js_kw_names[i],
+                                       xlarun__js_kw_names[only]);
+    if (kw[XLARUN__K_UNIQUE] != XLARUN__NONE && !xlarun__js_is(&g->j, kw[XLARUN__K_UNIQUE], 'f'))
+        return xlarun__js_fail(g, "\"uniqueItems\" is supported only as false");
+    if (kw[XLARUN__K_TYPE] != XLARUN__NONE) XLARUN__TRY(xlarun__js_types(g, kw[XLARUN__K_TYPE], &types));
+    xlarun__js_name(g, v);
+    xlarun__js_s(g, " ::= ");
+    switch (only) {
+    case XLARUN__K_REF: {
+        size_t t;
+        XLARUN__TRY(xlarun__js_ref(g, kw[XLARUN__K_REF], &t));
+        xlarun__js_name(g, t);
+        xlarun__js_s(g, "\n");
+        return XLARUN_OK;
+    }
+    case XLARUN__K_ALL: case XLARUN__K_ANY: case XLARUN__K_ONE: {
+        size_t old, n = 0;
+        it = kw[only];
+        if (!xlarun__js_is(&g->j, it, '['))
+            return xlarun__js_fail(g, "\"%s\" must be a list of schemas", xlarun__js_kw_names[only]);
+        while (xlarun__json_next(&g->j, &it, &k, &e)) {
+            n++;
+            if (xlarun__js_is(&g->j, e, 'f')) {
+                if (only == XLARUN__K_ALL) return xlarun__js_fail(g, "\"allOf\" holds the schema false");
+                continue;
+            }
+            if (alts++) xlarun__js_s(g, " | ");
+            xlarun__js_name(g, e);
+        }
+        if (only == XLARUN__K_ALL && n != 1)
+            return xlarun__js_fail(g, "\"allOf\" with %lu schemas is not supported (only one)",
+                                   XLARUN__CAST(unsigned long, n));
+        if (!alts) return xlarun__js_fail(g, "\"%s\" allows no value", xlarun__js_kw_names[only]);
+        xlarun__js_s(g, "\n");
+        old = xlarun__js_push(g, xlarun__js_kw_names[only], XLARUN__NONE, 0);
+        it = kw[only];
+        n = 0;
+        while (xlarun__json_next(&g->j, &it, &k, &e)) {
+            size_t o2 = xlarun__js_push(g, NULL, XLARUN__NONE, n++);
+            if (!xlarun__js_is(&g->j, e, 'f')) XLARUN__TRY(xlarun__js_node(g, e));
+            xlarun__js_pop(g, o2);
+        }
+        xlarun__js_pop(g, old);
+        return XLARUN_OK;
+    }
+    case XLARUN__K_ENUM: case XLARUN__K_CONST: {
+        static const char kinds[] = "n\0tf\0-0123456789\0\"\0[\0{"; /* first bytes per type */
+        size_t tk;
+        it = kw[only];
+        if (only == XLARUN__K_ENUM && !xlarun__js_is(&g->j, it, '['))
+            return xlarun__js_fail(g, "\"enum\" must be a list");
+        xlarun__js_s(g, "(");
+        for (;;) {
+            unsigned t = 0;
+            if (only == XLARUN__K_ENUM) { if (!xlarun__json_next(&g->j, &it, &k, &e)) break; }
+            else { if (it == XLARUN__NONE) break; e = it; it = XLARUN__NONE; }
+            if (types) { /* only the values of the types allowed */
+                const char *p = kinds;
+                for (tk = 0; tk < 6 && !t; tk++, p += strlen(p) + 1)
+                    if (strchr(p, g->j.s[e]) && g->j.s[e]) t = 1u << (tk + (tk >= 2));
+                if (t == XLARUN__JT_NUM) { /* an integer when it has no fraction or exponent */
+                    size_t end = xlarun__json_skip(&g->j, e), q;
+                    int integral = 1;
+                    for (q = e; q < end; q++) integral &= g->j.s[q] != '.' && g->j.s[q] != 'e' && g->j.s[q] != 'E';
+                    if (integral) t |= XLARUN__JT_INT;
+                }
+                if (!(t & types)) continue;
+            }
+            if (alts++) xlarun__js_s(g, " | ");
+            xlarun__js_value_lit(g, e, "");
+        }
+        if (!alts) return xlarun__js_fail(g, "\"%s\" allows no value", xlarun__js_kw_names[only]);
+        xlarun__js_s(g, ")\n");
+        return XLARUN_OK;
+    }
+    default: break;
+    }
+    if (!types) { /* no "type": the types that its keywords constrain, or any value */
+        for (i = XLARUN__K_PROPS; i <= XLARUN__K_ADDL; i++) if (kw[i] != XLARUN__NONE) types |= XLARUN__JT_OBJ;
+        for (i = XLARUN__K_ITEMS; i <= XLARUN__K_UNIQUE; i++) if (kw[i] != XLARUN__NONE) types |= XLARUN__JT_ARR;
+        for (i = XLARUN__K_MIN_LEN; i <= XLARUN__K_MAX_LEN; i++) if (kw[i] != XLARUN__NONE) types |= XLARUN__JT_STR;
+        for (i = XLARUN__K_MIN; i <= XLARUN__K_XMAX; i++) if (kw[i] != XLARUN__NONE) types |= XLARUN__JT_INT;
+        if (!types) {
+            xlarun__js_s(g, "value\n");
+            g->used |= XLARUN__JS_VALUE;
+            return XLARUN_OK;
+        }
+    }
+    if (types & XLARUN__JT_NUM) types &= ~XLARUN__CAST(unsigned, XLARUN__JT_INT);
+    if (types & XLARUN__JT_NUM)
+        for (i = XLARUN__K_MIN; i <= XLARUN__K_XMAX; i++)
+            if (kw[i] != XLARUN__NONE)
+                return xlarun__js_fail(g, "\"%s\" is supported for \"integer\" only, not \"number\"",
+                                       xlarun__js_kw_names[i]);
+    xlarun__js_s(g, "(");
+    if (types & XLARUN__JT_NULL) { xlarun__js_s(g, alts++ ? " | " : ""); xlarun__js_s(g, "\"null\""); }
+    if (types & XLARUN__JT_BOOL) { xlarun__js_s(g, alts++ ? " | " : ""); xlarun__js_s(g, "\"true\" | \"false\""); }
+    if (types & XLARUN__JT_INT) {
+        xlarun__js_int lo, hi;
+        int lo_inf, hi_inf;
+        lo.neg = hi.neg = 0;
+        lo.mag = hi.mag = 0;
+        XLARUN__TRY(xlarun__js_bounds(g, kw, &lo, &lo_inf, &hi, &hi_inf));
+        xlarun__js_s(g, alts++ ? " | " : "");
+        xlarun__js_int_range(g, lo, lo_inf, hi, hi_inf);
+    }
+    if (types & XLARUN__JT_NUM) { xlarun__js_s(g, alts++ ? " | " : ""); xlarun__js_s(g, "number"); g->used |= XLARUN__JS_NUMBER; }
+    if (types & XLARUN__JT_STR) {
+        uint64_t lo = 0, hi = UINT64_MAX;
+        XLARUN__TRY(xlarun__js_count(g, kw, XLARUN__K_MIN_LEN, &lo));
+        XLARUN__TRY(xlarun__js_count(g, kw, XLARUN__K_MAX_LEN, &hi));
+        if (lo > hi) return xlarun__js_fail(g, "\"minLength\" is more than \"maxLength\"");
+        xlarun__js_s(g, alts++ ? " | " : "");
+        if (lo == 0 && hi == UINT64_MAX) { xlarun__js_s(g, "string"); g->used |= XLARUN__JS_STRING; }
+        else if (hi == 0) xlarun__js_s(g, "\"\\\"\\\"\"");
+        else {
+            xlarun__js_s(g, "\"\\\"\" char");
+            xlarun__js_rep(g, lo, hi);
+            xlarun__js_s(g, " \"\\\"\"");
+            g->used |= XLARUN__JS_CHAR;
+        }
+    }
+    if (types & XLARUN__JT_ARR) { xlarun__js_s(g, alts++ ? " | " : ""); XLARUN__TRY(xlarun__js_array(g, kw)); }
+    if (types & XLARUN__JT_OBJ) { xlarun__js_s(g, alts++ ? " | " : ""); XLARUN__TRY(xlarun__js_object(g, kw)); }
+    xlarun__js_s(g, ")\n");
+    if (types & XLARUN__JT_ARR) XLARUN__TRY(xlarun__js_array_children(g, kw));
+    if (types & XLARUN__JT_OBJ) XLARUN__TRY(xlarun__js_object_children(g, kw));
+    return XLARUN_OK;
+}
+
+XLARUN_API xlarun_status xlarun_json_schema_to_grammar(const char *schema, size_t schema_len,
+                                                       char *out, size_t cap, size_t *len,
+                                                       xlarun_error *err) {
+    /* the shared rules, in the order written; each with the rules it uses */
+    static const struct { unsigned bit, uses; const char *text; } shared[] = {
+        {XLARUN__JS_VALUE, XLARUN__JS_OBJECT | XLARUN__JS_ARRAY | XLARUN__JS_STRING | XLARUN__JS_NUMBER,
+         "value ::= object | array | string | number | \"true\" | \"false\" | \"null\"\n"},
+        {XLARUN__JS_OBJECT, XLARUN__JS_STRING | XLARUN__JS_VALUE,
+         "object ::= \"{\" (string \":\" value (\",\" string \":\" value)*)? \"}\"\n"},
+        {XLARUN__JS_ARRAY, XLARUN__JS_VALUE, "array ::= \"[\" (value (\",\" value)*)? \"]\"\n"},
+        {XLARUN__JS_STRING, XLARUN__JS_CHAR, "string ::= \"\\\"\" char* \"\\\"\"\n"},
+        {XLARUN__JS_CHAR, XLARUN__JS_HEX,
+         "char ::= [^\"\\\\\\x00-\\x1F] | \"\\\\\" ([\"\\\\/bfnrt] | \"u\" ([0-9a-cA-Ce-fE-F] hex hex hex"
+         " | [dD] [0-7] hex hex | [dD] [89abAB] hex hex \"\\\\u\" [dD] [c-fC-F] hex hex))\n"},
+        {XLARUN__JS_HEX, 0, "hex ::= [0-9a-fA-F]\n"},
+        {XLARUN__JS_NUMBER, XLARUN__JS_INTEGER, "number ::= integer (\".\" [0-9]+)? ([eE] [-+]? [0-9]+)?\n"},
+        {XLARUN__JS_INTEGER, 0, "integer ::= \"-\"? (\"0\" | [1-9] [0-9]*)\n"}};
+    xlarun__js *g;
+    xlarun__js state;
+    xlarun_status st;
+    size_t i, r;
+    g = &state;
+    if (len) *len = 0;
+    if (!schema || !len || (!out && cap))
+        return xlarun__fail(err, XLARUN_ERR_ARGUMENT, "xlarun_json_schema_to_grammar: %s is NULL",
+                            !schema ? "schema" : !len ? "len" : "out (with cap > 0)");
+    st = xlarun__json_validate(schema, schema_len, "JSON Schema", err);
+    if (st != XLARUN_OK) {
+        if (err) err->status = XLARUN_ERR_GRAMMAR;
+        return XLARUN_ERR_GRAMMAR;
+    }
+    memset(g, 0, sizeof *g);
+    g->j.s = schema;
+    g->j.n = schema_len;
+    g->out = out;
+    g->cap = cap;
+    g->err = err;
+    g->ref[0] = xlarun__json_ws(schema, schema_len, 0);
+    g->ref_src[0] = XLARUN__NONE;
+    g->n_ref = 1;
+    strcpy(g->path, "#");
+    g->plen = 1;
+    st = xlarun__js_node(g, g->ref[0]);
+    for (r = 1; st == XLARUN_OK && r < g->n_ref; r++) { /* the $ref targets, each once */
+        xlarun__js_show(&g->j, g->ref_src[r], g->path, sizeof g->path);
+        g->plen = strlen(g->path);
+        st = xlarun__js_node(g, g->ref[r]);
+    }
+    if (st != XLARUN_OK) return st;
+    for (i = 0; i < sizeof shared / sizeof shared[0]; i++) /* listed after the rules that use them */
+        if (g->used & shared[i].bit) g->used |= shared[i].uses;
+    for (i = 0; i < sizeof shared / sizeof shared[0]; i++)
+        if (g->used & shared[i].bit) xlarun__js_s(g, shared[i].text);
+    *len = g->n;
+    if (!out) { xlarun__ok(err); return XLARUN_OK; }
+    if (g->n >= cap)
+        return xlarun__fail(err, XLARUN_ERR_MEMORY, "xlarun_json_schema_to_grammar: the grammar needs "
+                            "%lu bytes and a NUL, the buffer holds %lu", XLARUN__CAST(unsigned long, g->n),
+                            XLARUN__CAST(unsigned long, cap));
+    out[g->n] = 0;
+    xlarun__ok(err);
+    return XLARUN_OK;
+}
+
 
 /* ---- the token loop ------------------------------------------------------------------------- */
 
@@ -14132,12 +16352,15 @@ struct xlarun_generator {
     unsigned decode_flags;
     xlarun_detok detok;
     xlarun_stopper stop;
+    xlarun_matcher *gm;               /* the grammar's matcher, or NULL */
+    float *masked;                    /* V logits with the tokens the grammar refuses at -inf */
+    uint32_t *mask;                   /* (V + 31) / 32 words */
     void *own, *alloc_user;           /* xlarun_generator_create: its block, and the session's
                                          allocator argument (kept: the session may be gone) */
 };
 
 typedef struct xlarun__gen_layout {
-    size_t sampler, ids, enc, scratch, piece, text, total;
+    size_t sampler, ids, enc, scratch, piece, text, matcher, masked, mask, matcher_bytes, total;
     size_t scratch_bytes, piece_cap, text_cap, max_prompt;
 } xlarun__gen_layout;
 
@@ -14167,6 +16390,23 @@ static xlarun_status xlarun__gen_layout_of(const xlarun_session *s, const xlarun
     L->scratch = n; n += xlarun__round64(L->scratch_bytes);
     L->piece = n; n += xlarun__round64(L->piece_cap);
     L->text = n; n += xlarun__round64(L->text_cap);
+    L->matcher_bytes = 0;
+    if (o->grammar) {
+        xlarun__tokbytes tb;
+        xlarun__mbuild in;
+        if (!t) return xlarun__fail(err, XLARUN_ERR_ARGUMENT, "generator: a grammar needs a tokenizer (this generator has none: ids only)");
+        if (o->grammar->magic != XLARUN__GRAMMAR_MAGIC) return xlarun__fail(err, XLARUN_ERR_ARGUMENT, "generator: the grammar was freed");
+        memset(&in, 0, sizeof in);
+        tb.t = t; tb.flags = o->decode_flags;
+        in.g = o->grammar; in.bytes = xlarun__tokenizer_bytes; in.src = &tb; in.n_vocab = XLARUN__CAST(uint32_t, V);
+        in.opt.max_nodes = o->grammar_limits.max_nodes; in.opt.max_stacks = o->grammar_limits.max_stacks;
+        if (in.opt.max_nodes > (1u << 26) || in.opt.max_stacks > (1u << 24))
+            return xlarun__fail(err, XLARUN_ERR_ARGUMENT, "generator: grammar_limits: max_nodes is at most 2^26 and max_stacks 2^24");
+        XLARUN__TRY(xlarun__measure(&xlarun__matcher_builder, &in, NULL, &L->matcher_bytes, err));
+        L->matcher = n; n += xlarun__round64(L->matcher_bytes);
+        L->masked = n; n += xlarun__round64(V * sizeof(float));
+        L->mask = n; n += xlarun__round64((V + 31) / 32 * sizeof(uint32_t));
+    }
     L->total = n + XLARUN__ALIGN;
     return XLARUN_OK;
 }
@@ -14237,6 +16477,20 @@ XLARUN_API xlarun_status xlarun_generator_init(xlarun_session *s, const xlarun_t
             if (j == g->n_eos) g->eos[g->n_eos++] = id;
         }
     }
+    if (opt->grammar) {
+        xlarun__tokbytes tb;
+        xlarun__mbuild in;
+        void *obj = NULL;
+        memset(&in, 0, sizeof in);
+        tb.t = t; tb.flags = opt->decode_flags;
+        in.g = opt->grammar; in.bytes = xlarun__tokenizer_bytes; in.src = &tb; in.n_vocab = s->m->cfg.vocab_size;
+        in.opt.max_nodes = opt->grammar_limits.max_nodes; in.opt.max_stacks = opt->grammar_limits.max_stacks;
+        if (!opt->ignore_eos) { in.opt.end_ids = g->eos; in.opt.n_end = g->n_eos; }
+        XLARUN__TRY(xlarun__build_in(&xlarun__matcher_builder, &in, NULL, base + L.matcher, L.matcher_bytes, NULL, &obj, err));
+        g->gm = XLARUN__CAST(xlarun_matcher *, obj);
+        g->masked = XLARUN__PUN(float *, base + L.masked);
+        g->mask = XLARUN__PUN(uint32_t *, base + L.mask);
+    }
     xlarun_session_reset(s);
     g->magic = XLARUN__GENERATOR_MAGIC;
     *out = g;
@@ -14292,6 +16546,102 @@ static void xlarun__gen_emit(void *user, const char *text, size_t len) {
     g->text[g->text_len] = 0;
 }
 
+/* ---- sampling under a grammar ----
+   The matcher works on bytes; a token's bytes are what the detokenizer adds for it after the
+   text so far (emitted plus held back, less what was held before). In the middle of the text
+   they are the token's bytes of the vocabulary trie; at its start a decoder may drop a leading
+   space, so there each token is checked on its own. */
+static size_t xlarun__gen_contrib(xlarun_generator *g, int32_t id, int *ok) {
+    xlarun_detok d = g->detok;
+    xlarun__sink k;
+    unsigned char h0[4], *o = XLARUN__PUN(unsigned char *, g->piece);
+    unsigned n0 = d.n_held;
+    size_t n;
+    memcpy(h0, d.held, sizeof h0);
+    k.o = o; k.cap = g->piece_cap - 4; k.n = 0; k.bad = 0;
+    *ok = 0;
+    if (!xlarun__skip_id(g->t, d.flags, id)) xlarun__decode_token(&d, &k, id);
+    if (k.n > k.cap) return 0;
+    memcpy(o + k.n, d.held, d.n_held);
+    n = k.n + d.n_held;
+    if (n <= n0 || memcmp(o, h0, n0)) return 0;
+    memmove(o, o + n0, n - n0);
+    *ok = 1;
+    return n - n0;
+}
+
+static int xlarun__gen_is_eos(const xlarun_generator *g, int32_t id) {
+    size_t e;
+    if (g->ignore_eos) return 0;
+    for (e = 0; e < g->n_eos; e++) if (g->eos[e] == id) return 1;
+    return 0;
+}
+
+/* whether the grammar allows id here, checked on its own */
+static xlarun_status xlarun__gen_allows(xlarun_generator *g, int32_t id, int *ok, xlarun_error *err) {
+    uint32_t to = 0;
+    size_t n;
+    if (xlarun__gen_is_eos(g, id)) { *ok = xlarun_matcher_complete(g->gm); return XLARUN_OK; }
+    n = xlarun__gen_contrib(g, id, ok);
+    if (!*ok) return XLARUN_OK;
+    XLARUN__TRY(xlarun__m_walk(g->gm, XLARUN__PUN(const unsigned char *, g->piece), n, &to, err));
+    *ok = to != 0;
+    return XLARUN_OK;
+}
+
+static int xlarun__gen_mid_text(const xlarun_generator *g) {
+    const xlarun_tokenizer *t = g->t;
+    const xlarun_detok *d = &g->detok;
+    return d->strip_left <= 0 && !(t->dec == XLARUN__DEC_NONE && !d->started) && !(t->dec_ms == 2 && d->first);
+}
+
+/* the next id under the grammar (*done: the sentence is complete and no token may follow) */
+static xlarun_status xlarun__gen_grammar_sample(xlarun_generator *g, const float *logits, int32_t *out, int *done,
+                                                xlarun_error *err) {
+    uint32_t V = g->s->m->cfg.vocab_size, i;
+    int32_t id = -1;
+    int ok = 0;
+    *done = 0;
+    *out = -1;
+    if (!logits) return XLARUN_OK;
+    if (g->smp->p.temperature == 0) {  /* greedy: the best token, if allowed, is the best allowed one */
+        id = xlarun_sampler_sample(g->smp, logits);
+        XLARUN__TRY(xlarun__gen_allows(g, id, &ok, err));
+    }
+    if (!ok) {
+        if (xlarun__gen_mid_text(g)) XLARUN__TRY(xlarun_matcher_allowed(g->gm, g->mask, err));
+        else {
+            memset(g->mask, 0, (V + 31) / 32 * sizeof(uint32_t));
+            for (i = 0; i < V; i++) {
+                XLARUN__TRY(xlarun__gen_allows(g, XLARUN__CAST(int32_t, i), &ok, err));
+                if (ok) g->mask[i >> 5] |= 1u << (i & 31);
+            }
+        }
+        for (;;) {
+            int any = 0;
+            for (i = 0; i < V; i++) {
+                int a = XLARUN__CAST(int, g->mask[i >> 5] >> (i & 31) & 1u);
+                g->masked[i] = a ? logits[i] : -INFINITY;
+                any |= a;
+            }
+            if (!any) {
+                if (xlarun_matcher_complete(g->gm)) { *done = 1; return XLARUN_OK; }
+                return xlarun__fail(err, XLARUN_ERR_GRAMMAR, "grammar: no token of the vocabulary continues the output, and it is not a complete sentence");
+            }
+            id = xlarun_sampler_sample(g->smp, g->masked);
+            XLARUN__TRY(xlarun__gen_allows(g, id, &ok, err));
+            if (ok) break;
+            g->mask[XLARUN__CAST(uint32_t, id) >> 5] &= ~(1u << (id & 31)); /* its bytes here differ from the trie's */
+        }
+    }
+    if (!xlarun__gen_is_eos(g, id)) {
+        size_t n = xlarun__gen_contrib(g, id, &ok);
+        XLARUN__TRY(xlarun_matcher_accept_bytes(g->gm, g->piece, n, err));
+    }
+    *out = id;
+    return XLARUN_OK;
+}
+
 XLARUN_API xlarun_status xlarun_generate_ids(xlarun_generator *g, const int32_t *ids, size_t n,
                                              uint32_t max_new, xlarun_token_fn fn, void *user,
                                              xlarun_generate_result *res, xlarun_error *err) {
@@ -14335,11 +16685,17 @@ XLARUN_API xlarun_status xlarun_generate_ids(xlarun_generator *g, const int32_t 
     xlarun_sampler_accept(g->smp, g->ids, n);
     xlarun_detok_init(&g->detok, g->t, g->decode_flags);
     xlarun_stopper_flush(&g->stop, NULL, NULL);
+    if (g->gm) xlarun_matcher_reset(g->gm);
     for (;;) {
         const float *logits = xlarun_session_logits(s);
-        int32_t id = xlarun_sampler_sample(g->smp, logits);
+        int32_t id;
         int eos = 0, cb = 0, hit = 0;
         size_t e;
+        if (g->gm) {
+            int done = 0;
+            XLARUN__TRY(xlarun__gen_grammar_sample(g, logits, &id, &done, err));
+            if (done) { r.stop = XLARUN_STOP_GRAMMAR; break; }
+        } else id = xlarun_sampler_sample(g->smp, logits);
         if (id < 0) return xlarun__fail(err, XLARUN_ERR_ARGUMENT, "xlarun_generate: the session has no logits");
         xlarun_sampler_accept(g->smp, &id, 1);
         g->ids[g->n_ids] = id;

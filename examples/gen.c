@@ -105,6 +105,12 @@ static void usage(FILE *f) {
             "      --ignore-eos         keep generating past end-of-sequence tokens\n"
             "      --print-ids          print the generated token ids instead of text\n"
             "\n"
+            "output that parses (one of these; every reply is a sentence of the grammar):\n"
+            "      --grammar TEXT       a GBNF grammar (llama.cpp's notation; the rule root starts)\n"
+            "      --grammar-file F     the grammar in a file\n"
+            "      --json-schema F      a JSON Schema (a file): the reply is compact JSON it accepts\n"
+            "      --json               the reply is one JSON value\n"
+            "\n"
             "performance:\n"
             "  -t, --threads N          threads (default 1)\n"
             "  -c, --ctx-size N         context length in tokens (default: prompt + n for --ids with\n"
@@ -387,11 +393,12 @@ static char **utf8_argv(int *argc) {
 /* the command line */
 typedef struct args {
     const char *dir, *ids_arg, *prompt_arg, *file_arg, *system_arg, *tmpl_name, *tmpl_file, *tools_arg;
+    const char *grammar_arg, *grammar_file, *schema_file; /* and json: the reply is constrained */
     const char *stops[XLARUN_MAX_STOP_STRINGS];
     size_t n_stops;
     unsigned long threads, ctx, batch, top_k, seed;
     long n_predict; /* 0: no limit */
-    int print_ids, ignore_eos, no_mmap, chat, interactive, no_special;
+    int print_ids, ignore_eos, no_mmap, chat, interactive, no_special, json;
     xlarun_precision precision;
     xlarun_kv_type kv_type;
     int set_temp, set_topk, set_topp, set_minp, set_rep, set_seed;
@@ -476,6 +483,10 @@ static int parse_args(int argc, char **argv, args *A, char *msg, size_t cap) {
         else if (!strcmp(a, "-i") || !strcmp(a, "--interactive")) A->interactive = 1;
         else if (!strcmp(a, "--no-special")) A->no_special = 1;
         else if (!strcmp(a, "--print-ids")) A->print_ids = 1;
+        else if (!strcmp(a, "--grammar")) { NEED_VALUE(); A->grammar_arg = val; }
+        else if (!strcmp(a, "--grammar-file")) { NEED_VALUE(); A->grammar_file = val; }
+        else if (!strcmp(a, "--json-schema")) { NEED_VALUE(); A->schema_file = val; }
+        else if (!strcmp(a, "--json")) A->json = 1;
         else if (!strcmp(a, "--ignore-eos")) A->ignore_eos = 1;
         else if (!strcmp(a, "--no-mmap")) A->no_mmap = 1;
         else {
@@ -491,6 +502,7 @@ static int parse_args(int argc, char **argv, args *A, char *msg, size_t cap) {
     if (A->ids_arg && (A->chat || A->interactive)) { snprintf(msg, cap, "--ids cannot be combined with --chat, -i or the chat options (they need text)"); return 0; }
     if (A->print_ids && A->interactive) { snprintf(msg, cap, "--print-ids cannot be combined with -i"); return 0; }
     if (A->n_stops && A->print_ids) { snprintf(msg, cap, "--stop works on text; it cannot be combined with --print-ids"); return 0; }
+    if ((A->grammar_arg != NULL) + (A->grammar_file != NULL) + (A->schema_file != NULL) + A->json > 1) { snprintf(msg, cap, "give one of --grammar, --grammar-file, --json-schema and --json"); return 0; }
     if (A->tmpl_name && A->tmpl_file) { snprintf(msg, cap, "give --chat-template NAME or --chat-template-file FILE, not both"); return 0; }
     if (A->interactive) A->chat = 1;
     /* a chat prompt is template text with special tokens around the messages; keeping the
@@ -514,6 +526,8 @@ int main(int argc, char **argv) {
     xlarun_tokenizer *tok = NULL;
     xlarun_generator *gen = NULL;
     xlarun_chat_template *tmpl = NULL;
+    xlarun_grammar *grammar = NULL;
+    char *grammar_text = NULL;
     xlarun_chat_input ci;       /* the template's input: messages, tools, variables, special tokens */
     xlarun_tool_format tool_format = XLARUN_TOOLS_NONE;
     char *tmpl_text = NULL, *tools_text = NULL;
@@ -571,6 +585,35 @@ int main(int argc, char **argv) {
         }
     }
 
+    /* the grammar: GBNF as given, or made from a JSON Schema ({} for --json: any JSON value) */
+    if (A.grammar_arg || A.grammar_file || A.schema_file || A.json) {
+        const char *src = A.grammar_file ? A.grammar_file : A.schema_file ? A.schema_file : "--grammar";
+        size_t glen = 0;
+        if (A.grammar_arg) {
+            glen = strlen(A.grammar_arg);
+            if (!(grammar_text = (char *)malloc(glen + 1))) { strcpy(msg, "out of memory"); goto fail_msg; }
+            memcpy(grammar_text, A.grammar_arg, glen + 1);
+        } else if (A.grammar_file && !(grammar_text = read_text_file(A.grammar_file, &glen))) {
+            snprintf(msg, sizeof msg, "%s: cannot read the grammar file", A.grammar_file);
+            goto fail_msg;
+        }
+        if (A.schema_file || A.json) {
+            size_t slen = 2, need = 0;
+            char *schema = A.json ? NULL : read_text_file(A.schema_file, &slen);
+            xlarun_status st;
+            if (A.schema_file && !schema) { snprintf(msg, sizeof msg, "%s: cannot read the JSON Schema file", A.schema_file); goto fail_msg; }
+            st = xlarun_json_schema_to_grammar(schema ? schema : "{}", slen, NULL, 0, &need, &err);
+            if (st == XLARUN_OK && !(grammar_text = (char *)malloc(need + 1))) st = XLARUN_ERR_MEMORY;
+            if (st == XLARUN_OK) st = xlarun_json_schema_to_grammar(schema ? schema : "{}", slen, grammar_text, need + 1, &glen, &err);
+            free(schema);
+            if (st != XLARUN_OK) { snprintf(msg, sizeof msg, "%s: %s", A.json ? "--json" : src, err.message); goto fail_msg; }
+        }
+        if (xlarun_grammar_compile(grammar_text, glen, &grammar, &err) != XLARUN_OK) {
+            snprintf(msg, sizeof msg, "%s: %s", src, err.message);
+            goto fail_msg;
+        }
+    }
+
     /* the prompt ids */
     if (A.ids_arg) {
         if (!parse_ids(A.ids_arg, &prompt, &n_prompt, msg, sizeof msg)) goto fail_msg;
@@ -599,7 +642,7 @@ int main(int argc, char **argv) {
     if (A.set_seed) gc.sampling.seed = A.seed;
     if (xlarun_sampling_check(&gc.sampling, &err) != XLARUN_OK) goto error;
     /* the tokenizer, unless ids go in and ids come out */
-    if (!(A.ids_arg && A.print_ids)) {
+    if (!(A.ids_arg && A.print_ids) || grammar) {
         xlarun_status st = xlarun_tokenizer_open(A.dir, NULL, &tok, &err);
         if (st == XLARUN_ERR_IO && A.ids_arg && !A.n_stops) A.print_ids = 1; /* no tokenizer: ids out, as before */
         else if (st != XLARUN_OK) goto error;
@@ -628,6 +671,7 @@ int main(int argc, char **argv) {
         go.ignore_eos = A.ignore_eos;
         go.stop_strings = A.stops;
         go.n_stop_strings = A.n_stops;
+        go.grammar = grammar;
         {   /* room for the prompt, tools and system texts besides 16 bytes per context token for the conversation */
             const xlarun_config *c = xlarun_model_config(model);
             size_t n_ctx = so.n_ctx ? so.n_ctx : (c->max_position_embeddings < 4096 ? c->max_position_embeddings : 4096);
@@ -742,6 +786,8 @@ done:
     xlarun_tokenizer_close(tok);
     xlarun_model_close(model);
     xlarun_chat_template_free(tmpl);
+    xlarun_grammar_free(grammar);
+    free(grammar_text);
     free(tmpl_text);
     free(tools_text);
     free(A.vars.p);
