@@ -515,6 +515,21 @@ static int go_left_reaches(const go_grammar *g, int from, int target, unsigned c
     return 0;
 }
 
+static void go_index(go_grammar *g);
+/* a named rule that reaches itself leftmost, or -1 */
+static int go_find_left_rec(go_grammar *g) {
+    unsigned char *seen = (unsigned char *)malloc((size_t)g->n_rules + 1);
+    int i, found = -1;
+    if (!seen) exit(2);
+    for (i = 0; i < g->n_rules && found < 0; i++) {
+        if (!g->name[i]) continue;
+        memset(seen, 0, (size_t)g->n_rules + 1);
+        if (go_left_reaches(g, i, i, seen)) found = i;
+    }
+    free(seen);
+    return found;
+}
+
 static void go_index(go_grammar *g) {
     int i, *fill;
     free(g->first);
@@ -556,7 +571,7 @@ static void go_free(go_grammar *g) {
 /* GBNF text -> grammar; NULL with the reason in err (which may be NULL) on any refusal */
 GO_UNUSED_ static go_grammar *go_compile(const char *text, size_t len, char *err, size_t errcap) {
     go_grammar *g = (go_grammar *)calloc(1, sizeof *g);
-    int i, changed, *keep_p, root = -1;
+    int i, changed, *keep_p, root = -1, left_rec;
     unsigned char *productive;
     if (!g) exit(2);
     g->src = text;
@@ -601,18 +616,7 @@ GO_UNUSED_ static go_grammar *go_compile(const char *text, size_t len, char *err
         if (!g->name[p->lhs] && p->n == 2 && p->sym[1] == p->lhs && p->sym[0] >= 0 && g->nullable[p->sym[0]])
             g->nullable_repeat = 1;
     }
-    /* left recursion among the named rules */
-    {
-        unsigned char *seen = (unsigned char *)malloc((size_t)g->n_rules + 1);
-        if (!seen) exit(2);
-        for (i = 0; i < g->n_rules && !g->failed; i++) {
-            if (!g->name[i]) continue;
-            memset(seen, 0, (size_t)g->n_rules + 1);
-            if (go_left_reaches(g, i, i, seen)) go_fail_at(g, 0, 0, "left recursion in rule %s", g->name[i]);
-        }
-        free(seen);
-    }
-    if (g->failed) goto bad;
+    left_rec = go_find_left_rec(g);
     /* productive rules; productions with an unproductive symbol are dropped */
     productive = (unsigned char *)calloc((size_t)g->n_rules + 1, 1);
     keep_p = (int *)malloc(sizeof(int) * (size_t)(g->n_prods + 1));
@@ -653,6 +657,13 @@ GO_UNUSED_ static go_grammar *go_compile(const char *text, size_t len, char *err
     free(productive);
     free(keep_p);
     go_index(g);
+    if (left_rec >= 0) {
+        /* refused either way; the reason tells whether the left recursion survives dropping the
+           productions that match nothing */
+        if (go_find_left_rec(g) >= 0) go_fail_at(g, 0, 0, "left recursion in rule %s", g->name[left_rec]);
+        else go_fail_at(g, 0, 0, "left recursion in rule %s (only through productions that match nothing)", g->name[left_rec]);
+        goto bad;
+    }
     g->src = NULL;
     return g;
 bad:
