@@ -14658,8 +14658,8 @@ static int xlarun__g_bits_empty(const uint32_t *c) {
     return 1;
 }
 
-/* after the fill pass: drop alternatives that can never complete, refuse an empty language and
-   left recursion. mark: n_rules bytes of scratch; work: 2 * n_rules words. */
+/* after the fill pass: refuse an empty language and left recursion (in any alternative, also one
+   that can never complete), then drop the alternatives that can never complete. mark: n_rules bytes of scratch; work: 2 * n_rules words. */
 static xlarun_status xlarun__g_check(xlarun__gp *p, uint32_t root, unsigned char *mark, uint32_t *work) {
     uint32_t r, a, k, e, changed = 1;
     const uint32_t G = XLARUN__G_REF;
@@ -14679,16 +14679,6 @@ static xlarun_status xlarun__g_check(xlarun__gp *p, uint32_t root, unsigned char
     }
     if (!(mark[root] & 1))
         return xlarun__g_error(p, p->def_at[root], "the grammar matches no text: rule 'root' never completes (every way through it needs an empty class or a rule that never completes)");
-    for (r = 0; r < p->n_rules; r++) {  /* keep the alternatives that can complete, in order */
-        uint32_t f = p->rule_first[r], n = 0;
-        for (a = 0; a < p->rule_nalt[r]; a++) {
-            int ok = 1;
-            for (k = p->alt_start[f + a]; (e = p->elems[k]) != XLARUN__G_END; k++)
-                if ((e & G) ? !(mark[e & ~G] & 1) : xlarun__g_bits_empty(p->classes + 8 * e)) { ok = 0; break; }
-            if (ok) p->alt_start[f + n++] = p->alt_start[f + a];
-        }
-        p->rule_nalt[r] = n;
-    }
     /* nullable (bit 2): some alternative of nullable rules only */
     changed = 1;
     while (changed) {
@@ -14731,6 +14721,16 @@ static xlarun_status xlarun__g_check(xlarun__gp *p, uint32_t root, unsigned char
             mark[next] |= 4;
             work[2 * depth] = next; work[2 * depth + 1] = 0; depth++;
         }
+    }
+    for (r = 0; r < p->n_rules; r++) {  /* keep the alternatives that can complete, in order */
+        uint32_t f = p->rule_first[r], n = 0;
+        for (a = 0; a < p->rule_nalt[r]; a++) {
+            int ok = 1;
+            for (k = p->alt_start[f + a]; (e = p->elems[k]) != XLARUN__G_END; k++)
+                if ((e & G) ? !(mark[e & ~G] & 1) : xlarun__g_bits_empty(p->classes + 8 * e)) { ok = 0; break; }
+            if (ok) p->alt_start[f + n++] = p->alt_start[f + a];
+        }
+        p->rule_nalt[r] = n;
     }
     return XLARUN_OK;
 }
