@@ -15176,6 +15176,12 @@ static xlarun_status xlarun__m_start(xlarun_matcher *m, xlarun_error *err);
 
 #define XLARUN__ALLOC_N(A, T, n, top) XLARUN__CAST(T *, xlarun__alloc_ex(A, XLARUN__CAST(size_t, n) * sizeof(T), top, 0))
 
+/* an end id is allowed where a sentence is complete, never for its bytes */
+static int xlarun__mb_is_end(const xlarun__mbuild *in, uint32_t id) {
+    size_t k;
+    for (k = 0; k < in->opt.n_end; k++) if (XLARUN__CAST(uint32_t, in->opt.end_ids[k]) == id) return 1;
+    return 0;
+}
 static xlarun_status xlarun__matcher_build_cb(xlarun__arena *A, const void *args, void **obj, xlarun_error *err) {
     const xlarun__mbuild *in = XLARUN__CAST(const xlarun__mbuild *, args);
     xlarun_matcher *m = XLARUN__ALLOC_N(A, xlarun_matcher, 1, 0);
@@ -15186,7 +15192,7 @@ static xlarun_status xlarun__matcher_build_cb(xlarun__arena *A, const void *args
     if (!m) return XLARUN_ERR_MEMORY;
     memset(m, 0, sizeof *m);
     for (id = 0; id < in->n_vocab; id++) {
-        size_t n = in->bytes(in->src, id, NULL, 0);
+        size_t n = xlarun__mb_is_end(in, id) ? 0 : in->bytes(in->src, id, NULL, 0); /* end ids: by completeness only */
         if (n > UINT32_MAX / 2) return xlarun__fail(err, XLARUN_ERR_ARGUMENT, "matcher: token %lu has %lu bytes", XLARUN__CAST(unsigned long, id), XLARUN__CAST(unsigned long, n));
         total += n;
         if (n) n_sorted++;
@@ -15235,7 +15241,7 @@ static xlarun_status xlarun__matcher_build_cb(xlarun__arena *A, const void *args
         return XLARUN_ERR_MEMORY;
     /* the tokens' bytes in id order, then sorted */
     for (id = 0, pos = 0, k = 0; id < in->n_vocab; id++) {
-        size_t n = in->bytes(in->src, id, raw + pos, total - pos);
+        size_t n = xlarun__mb_is_end(in, id) ? 0 : in->bytes(in->src, id, raw + pos, total - pos);
         m->id_pos[id] = UINT32_MAX;
         if (!n) continue;
         refs[k].p = raw + pos; refs[k].len = XLARUN__CAST(uint32_t, n); refs[k].id = id;

@@ -704,6 +704,31 @@ static void test_end_ids(void) {
     CHECK(xlarun_matcher_allowed(m, mask, &err) == XLARUN_OK && mask[0] == ((1u << 0) | (1u << 5)));
     xlarun_matcher_free(m);
     xlarun_grammar_free(g);
+    /* an end id whose bytes would continue the output: still only where a sentence is complete
+       (Llama 3's "<|eot_id|>" inside a JSON string) */
+    g = compile_ok("end bytes", "root ::= \"<\" [a-z/]* \">\"\n");
+    if (!g) return;
+    {
+        static const char *t2[] = {"<", "</s>", "a>", ">"};
+        static const size_t l2[] = {1, 4, 2, 1};
+        int32_t e2 = 1;
+        o.end_ids = &e2;
+        o.n_end = 1;
+        m = NULL;
+        CHECKF(xlarun_matcher_create(g, t2, l2, 4, &o, &m, &err) == XLARUN_OK, "%s", err.message);
+        if (m) {
+            CHECK(xlarun_matcher_allowed(m, mask, &err) == XLARUN_OK);
+            CHECKF(mask[0] == 1u, "empty output: mask %#x (the end id \"</s>\" is no prefix's continuation)", mask[0]);
+            CHECK(xlarun_matcher_accept_token(m, 1, &err) == XLARUN_ERR_GRAMMAR);
+            CHECK(xlarun_matcher_accept_token(m, 0, &err) == XLARUN_OK);
+            CHECK(xlarun_matcher_allowed(m, mask, &err) == XLARUN_OK);
+            CHECKF(mask[0] == ((1u << 2) | (1u << 3)), "after <: mask %#x", mask[0]);
+            CHECK(xlarun_matcher_accept_bytes(m, "a>", 2, &err) == XLARUN_OK);
+            CHECK(xlarun_matcher_allowed(m, mask, &err) == XLARUN_OK && mask[0] == (1u << 1));
+            xlarun_matcher_free(m);
+        }
+    }
+    xlarun_grammar_free(g);
 }
 
 /* ---- random grammars ------------------------------------------------------------------------ */
@@ -1029,21 +1054,20 @@ static void test_llama3(void) {
                 uint32_t *ids = (uint32_t *)malloc(4 * n);
                 int states = 0, max_states = slow() ? 12 : 300, w;
                 for (w = 0; states < max_states; w++) {
-                    int s;
+                    int s, len = 2 + (int)rndn(24);
                     xlarun_matcher_reset(m);
                     go_pop_to(r, 0);
-                    for (s = 0; s < 40 && states < max_states; s++) {
-                        uint32_t k, id;
+                    for (s = 0; s < len && states < max_states; s++) {
+                        uint32_t k, id, j, n1 = 0;
+                        if (test_verbose > 1) printf("state %s\n", esc(go_rec_bytes(r), go_rec_len(r)));
                         if (!compare_state("llama3 json", m, r, &v, em, om)) break;
                         states++;
                         k = mask_ids(&v, om, ids, 0);
                         if (!k) break;
-                        /* mostly short tokens (structure), now and then any */
-                        id = ids[rndn(k)];
-                        if (rndn(3)) {
-                            int tries;
-                            for (tries = 0; tries < 20 && v.len[id] > 2; tries++) id = ids[rndn(k)];
-                        }
+                        /* half the time a one-byte token (the structure), else any allowed token */
+                        for (j = 0; j < k; j++)
+                            if (v.len[ids[j]] == 1) ids[n1++] = ids[j];
+                        id = rndn(2) && n1 ? ids[rndn(n1)] : (mask_ids(&v, om, ids, 0), ids[rndn(k)]);
                         if (xlarun_matcher_accept_token(m, (int32_t)id, &err) != XLARUN_OK) { CHECKF(0, "%s", err.message); break; }
                         go_push_bytes(r, v.tok[id], v.len[id]);
                     }
