@@ -15444,6 +15444,7 @@ typedef struct xlarun__js {
     char path[192];                     /* JSON pointer of the node, for messages */
     size_t plen;
     unsigned lead_steps;
+    int no_root;                        /* the document's rule is s<offset> too (tool calls) */
     xlarun_error *err;
 } xlarun__js;
 
@@ -15462,7 +15463,7 @@ static void xlarun__js_u64(xlarun__js *g, uint64_t v) {
     xlarun__js_put(g, b + i, sizeof b - i);
 }
 static void xlarun__js_name(xlarun__js *g, size_t node) {
-    if (node == g->ref[0]) { xlarun__js_s(g, "root"); return; }
+    if (node == g->ref[0] && !g->no_root) { xlarun__js_s(g, "root"); return; }
     xlarun__js_s(g, "s");
     xlarun__js_u64(g, node);
 }
@@ -16289,33 +16290,25 @@ static xlarun_status xlarun__js_node(xlarun__js *g, size_t v) {
     return XLARUN_OK;
 }
 
-XLARUN_API xlarun_status xlarun_json_schema_to_grammar(const char *schema, size_t schema_len,
-                                                       char *out, size_t cap, size_t *len,
-                                                       xlarun_error *err) {
-    /* the shared rules, in the order written; each with the rules it uses */
-    static const struct { unsigned bit, uses; const char *text; } shared[] = {
-        {XLARUN__JS_VALUE, XLARUN__JS_OBJECT | XLARUN__JS_ARRAY | XLARUN__JS_STRING | XLARUN__JS_NUMBER,
-         "value ::= object | array | string | number | \"true\" | \"false\" | \"null\"\n"},
-        {XLARUN__JS_OBJECT, XLARUN__JS_STRING | XLARUN__JS_VALUE,
-         "object ::= \"{\" (string \":\" value (\",\" string \":\" value)*)? \"}\"\n"},
-        {XLARUN__JS_ARRAY, XLARUN__JS_VALUE, "array ::= \"[\" (value (\",\" value)*)? \"]\"\n"},
-        {XLARUN__JS_STRING, XLARUN__JS_CHAR, "string ::= \"\\\"\" char* \"\\\"\"\n"},
-        {XLARUN__JS_CHAR, XLARUN__JS_HEX,
-         "char ::= [^\"\\\\\\x00-\\x1F] | \"\\\\\" ([\"\\\\/bfnrt] | \"u\" ([0-9a-cA-Ce-fE-F] hex hex hex"
-         " | [dD] [0-7] hex hex | [dD] [89abAB] hex hex \"\\\\u\" [dD] [c-fC-F] hex hex))\n"},
-        {XLARUN__JS_HEX, 0, "hex ::= [0-9a-fA-F]\n"},
-        {XLARUN__JS_NUMBER, XLARUN__JS_INTEGER, "number ::= integer (\".\" [0-9]+)? ([eE] [-+]? [0-9]+)?\n"},
-        {XLARUN__JS_INTEGER, 0, "integer ::= \"-\"? (\"0\" | [1-9] [0-9]*)\n"}};
-    xlarun__js *g;
-    xlarun__js state;
-    xlarun_status st;
-    size_t i, r;
-    g = &state;
-    if (len) *len = 0;
-    if (!schema || !len || (!out && cap))
-        return xlarun__fail(err, XLARUN_ERR_ARGUMENT, "xlarun_json_schema_to_grammar: %s is NULL",
-                            !schema ? "schema" : !len ? "len" : "out (with cap > 0)");
-    st = xlarun__json_validate(schema, schema_len, "JSON Schema", err);
+/* the shared rules, in the order written; each with the rules it uses */
+static const struct xlarun__js_shared_rule { unsigned bit, uses; const char *text; } xlarun__js_shared[] = {
+    {XLARUN__JS_VALUE, XLARUN__JS_OBJECT | XLARUN__JS_ARRAY | XLARUN__JS_STRING | XLARUN__JS_NUMBER,
+     "value ::= object | array | string | number | \"true\" | \"false\" | \"null\"\n"},
+    {XLARUN__JS_OBJECT, XLARUN__JS_STRING | XLARUN__JS_VALUE,
+     "object ::= \"{\" (string \":\" value (\",\" string \":\" value)*)? \"}\"\n"},
+    {XLARUN__JS_ARRAY, XLARUN__JS_VALUE, "array ::= \"[\" (value (\",\" value)*)? \"]\"\n"},
+    {XLARUN__JS_STRING, XLARUN__JS_CHAR, "string ::= \"\\\"\" char* \"\\\"\"\n"},
+    {XLARUN__JS_CHAR, XLARUN__JS_HEX,
+     "char ::= [^\"\\\\\\x00-\\x1F] | \"\\\\\" ([\"\\\\/bfnrt] | \"u\" ([0-9a-cA-Ce-fE-F] hex hex hex"
+     " | [dD] [0-7] hex hex | [dD] [89abAB] hex hex \"\\\\u\" [dD] [c-fC-F] hex hex))\n"},
+    {XLARUN__JS_HEX, 0, "hex ::= [0-9a-fA-F]\n"},
+    {XLARUN__JS_NUMBER, XLARUN__JS_INTEGER, "number ::= integer (\".\" [0-9]+)? ([eE] [-+]? [0-9]+)?\n"},
+    {XLARUN__JS_INTEGER, 0, "integer ::= \"-\"? (\"0\" | [1-9] [0-9]*)\n"}};
+
+/* the begin of a conversion: the text validated, the state set */
+static xlarun_status xlarun__js_begin(xlarun__js *g, const char *schema, size_t schema_len, char *out, size_t cap,
+                                      xlarun_error *err) {
+    xlarun_status st = xlarun__json_validate(schema, schema_len, "JSON Schema", err);
     if (st != XLARUN_OK) {
         if (err) err->status = XLARUN_ERR_GRAMMAR;
         return XLARUN_ERR_GRAMMAR;
@@ -16326,7 +16319,15 @@ XLARUN_API xlarun_status xlarun_json_schema_to_grammar(const char *schema, size_
     g->out = out;
     g->cap = cap;
     g->err = err;
-    g->ref[0] = xlarun__json_ws(schema, schema_len, 0);
+    return XLARUN_OK;
+}
+
+/* the rules of the schema document at node ("root", or s<node> with no_root), then those of its
+   $ref targets, each once ($ref resolves against this document) */
+static xlarun_status xlarun__js_document(xlarun__js *g, size_t node) {
+    xlarun_status st;
+    size_t r;
+    g->ref[0] = node;
     g->ref_src[0] = XLARUN__NONE;
     g->n_ref = 1;
     strcpy(g->path, "#");
@@ -16337,22 +16338,41 @@ XLARUN_API xlarun_status xlarun_json_schema_to_grammar(const char *schema, size_
         g->plen = strlen(g->path);
         st = xlarun__js_node(g, g->ref[r]);
     }
-    if (st != XLARUN_OK) return st;
-    for (i = 0; i < sizeof shared / sizeof shared[0]; i++) /* listed after the rules that use them */
-        if (g->used & shared[i].bit) g->used |= shared[i].uses;
-    for (i = 0; i < sizeof shared / sizeof shared[0]; i++)
-        if (g->used & shared[i].bit) xlarun__js_s(g, shared[i].text);
+    return st;
+}
+
+/* the shared rules used, after the rules that use them */
+static void xlarun__js_shared_rules(xlarun__js *g) {
+    size_t i, n = sizeof xlarun__js_shared / sizeof xlarun__js_shared[0];
+    for (i = 0; i < n; i++) if (g->used & xlarun__js_shared[i].bit) g->used |= xlarun__js_shared[i].uses;
+    for (i = 0; i < n; i++) if (g->used & xlarun__js_shared[i].bit) xlarun__js_s(g, xlarun__js_shared[i].text);
+}
+
+/* the end: the NUL, or the size */
+static xlarun_status xlarun__js_end(xlarun__js *g, const char *fn, size_t *len) {
     *len = g->n;
-    if (!out) { xlarun__ok(err); return XLARUN_OK; }
-    if (g->n >= cap)
-        return xlarun__fail(err, XLARUN_ERR_MEMORY, "xlarun_json_schema_to_grammar: the grammar needs "
-                            "%lu bytes and a NUL, the buffer holds %lu", XLARUN__CAST(unsigned long, g->n),
-                            XLARUN__CAST(unsigned long, cap));
-    out[g->n] = 0;
-    xlarun__ok(err);
+    if (!g->out) { xlarun__ok(g->err); return XLARUN_OK; }
+    if (g->n >= g->cap)
+        return xlarun__fail(g->err, XLARUN_ERR_MEMORY, "%s: the grammar needs %lu bytes and a NUL, the buffer holds %lu", fn,
+                            XLARUN__CAST(unsigned long, g->n), XLARUN__CAST(unsigned long, g->cap));
+    g->out[g->n] = 0;
+    xlarun__ok(g->err);
     return XLARUN_OK;
 }
 
+XLARUN_API xlarun_status xlarun_json_schema_to_grammar(const char *schema, size_t schema_len,
+                                                       char *out, size_t cap, size_t *len,
+                                                       xlarun_error *err) {
+    xlarun__js state;
+    if (len) *len = 0;
+    if (!schema || !len || (!out && cap))
+        return xlarun__fail(err, XLARUN_ERR_ARGUMENT, "xlarun_json_schema_to_grammar: %s is NULL",
+                            !schema ? "schema" : !len ? "len" : "out (with cap > 0)");
+    XLARUN__TRY(xlarun__js_begin(&state, schema, schema_len, out, cap, err));
+    XLARUN__TRY(xlarun__js_document(&state, xlarun__json_ws(schema, schema_len, 0)));
+    xlarun__js_shared_rules(&state);
+    return xlarun__js_end(&state, "xlarun_json_schema_to_grammar", len);
+}
 
 /* ---- the token loop ------------------------------------------------------------------------- */
 
