@@ -16375,7 +16375,11 @@ static xlarun_status xlarun__js_document(xlarun__js *g, size_t node) {
 static void xlarun__js_shared_rules(xlarun__js *g) {
     size_t i, n = sizeof xlarun__js_shared / sizeof xlarun__js_shared[0];
     unsigned both = XLARUN__JS_OBJECT | XLARUN__JS_ARRAY;
-    for (i = 0; i < n; i++) if (g->used & xlarun__js_shared[i].bit) g->used |= xlarun__js_shared[i].uses;
+    unsigned before = 0;
+    while (before != g->used) { /* to a fixed point: object and value use each other */
+        before = g->used;
+        for (i = 0; i < n; i++) if (g->used & xlarun__js_shared[i].bit) g->used |= xlarun__js_shared[i].uses;
+    }
     if (g->spaced) g->used = (g->used & ~both) | (g->used & both) << 8;
     for (i = 0; i < n; i++) if (g->used & xlarun__js_shared[i].bit) xlarun__js_s(g, xlarun__js_shared[i].text);
 }

@@ -989,13 +989,133 @@ static void test_generate_grammar(void) {
     }
 }
 
+/* ---- tool calls under a grammar ---- */
+static const char *TOOL_SET =
+    "[{\"type\": \"function\", \"function\": {\"name\": \"get_weather\", \"parameters\": {\"type\": \"object\", \"properties\": "
+    "{\"location\": {\"type\": \"string\", \"maxLength\": 12}, \"unit\": {\"type\": \"string\", \"enum\": [\"celsius\", \"fahrenheit\"]}},"
+    " \"required\": [\"location\"]}}},"
+    " {\"name\": \"add\", \"parameters\": {\"type\": \"object\", \"properties\": {\"a\": {\"type\": \"integer\", \"minimum\": -5, \"maximum\": 99},"
+    " \"b\": {\"type\": \"integer\", \"minimum\": 0, \"maximum\": 9}, \"tags\": {\"type\": \"array\", \"items\": {\"enum\": [\"x\", \"y\"]}, \"maxItems\": 2}},"
+    " \"required\": [\"a\", \"b\"], \"additionalProperties\": false}},"
+    " {\"type\": \"function\", \"function\": {\"name\": \"ping\"}}]";
+
+/* the arguments of a parsed call against TOOL_SET, by hand */
+static int tool_args_ok(const char *name, const char *a) {
+    if (!strcmp(name, "ping")) return a[0] == '{';
+    if (!strcmp(name, "get_weather")) {
+        size_t n;
+        if (strncmp(a, "{\"location\":\"", 13)) return 0;
+        for (a += 13, n = 0; *a && *a != '"'; a++, n++) if (*a == '\\') a++;
+        if (*a++ != '"') return 0;
+        return !strcmp(a, "}") || !strcmp(a, ",\"unit\":\"celsius\"}") || !strcmp(a, ",\"unit\":\"fahrenheit\"}");
+    }
+    if (!strcmp(name, "add")) {
+        long x, y;
+        char *e;
+        if (strncmp(a, "{\"a\":", 5)) return 0;
+        x = strtol(a + 5, &e, 10);
+        if (x < -5 || x > 99 || strncmp(e, ",\"b\":", 5)) return 0;
+        y = strtol(e + 5, &e, 10);
+        if (y < 0 || y > 9) return 0;
+        return !strcmp(e, "}") || !strcmp(e, ",\"tags\":[]}") || !strcmp(e, ",\"tags\":[\"x\"]}") || !strcmp(e, ",\"tags\":[\"y\"]}") ||
+               !strncmp(e, ",\"tags\":[\"", 10);
+    }
+    return 0;
+}
+
+/* random sentences of each format's tool grammar that open a call (its marker fed first, or for
+   Llama 3 a "{"), walked byte by byte: each parses with xlarun_reply_parse into calls of the
+   tools, with arguments the schemas accept */
+static void test_tool_grammar(void) {
+    static const xlarun_tool_format fmts[6] = {XLARUN_TOOLS_LLAMA3, XLARUN_TOOLS_HERMES, XLARUN_TOOLS_MISTRAL,
+                                               XLARUN_TOOLS_GRANITE, XLARUN_TOOLS_PHI4, XLARUN_TOOLS_DEEPSEEK_R1};
+    static const char *open[6] = {"", "Sure.\n<tool_call>", "[TOOL_CALLS]", "<|tool_call|>", "<|tool_call|>",
+                                  "\xEF\xBD\x9C"}; /* DeepSeek's: below */
+    static char text[8192], gbnf[65536], rmem[1 << 16];
+    char *bytes[256];
+    size_t lens[256], f, i, calls = 0, sentences = 0;
+    uint64_t rng = 12345;
+    xlarun_error err;
+    for (i = 0; i < 256; i++) { bytes[i] = (char *)malloc(1); bytes[i][0] = (char)i; lens[i] = 1; }
+    for (f = 0; f < 6; f++) {
+        xlarun_grammar *g = NULL;
+        xlarun_matcher *m = NULL;
+        size_t glen = 0, walk;
+        CHECK(xlarun_tool_grammar(fmts[f], TOOL_SET, strlen(TOOL_SET), gbnf, sizeof gbnf, &glen, &err) == XLARUN_OK);
+        if (xlarun_grammar_compile(gbnf, glen, &g, &err) != XLARUN_OK) { CHECKF(0, "%s: %s", xlarun_tool_format_name(fmts[f]), err.message); continue; }
+        CHECK(xlarun_matcher_create(g, (const char *const *)bytes, lens, 256, NULL, &m, &err) == XLARUN_OK);
+        for (walk = 0; m && walk < 40; walk++) {
+            uint32_t mask[8];
+            size_t n = 0, tries;
+            const char *o = fmts[f] == XLARUN_TOOLS_DEEPSEEK_R1 ? "<\xEF\xBD\x9Ctool\xE2\x96\x81" "calls\xE2\x96\x81" "begin\xEF\xBD\x9C>" : open[f];
+            xlarun_reply reply;
+            xlarun_matcher_reset(m);
+            if (fmts[f] == XLARUN_TOOLS_LLAMA3) o = "{";
+            CHECK(xlarun_matcher_accept_bytes(m, o, strlen(o), &err) == XLARUN_OK);
+            memcpy(text, o, strlen(o));
+            n = strlen(o);
+            for (tries = 0; n < sizeof text - 1; tries++) {
+                uint32_t pick, c = 0, k;
+                if (xlarun_matcher_complete(m) && (!xlarun_matcher_can_continue(m) || (rng >> 60) < 3)) break;
+                CHECK(xlarun_matcher_allowed(m, mask, &err) == XLARUN_OK);
+                for (k = 0; k < 256; k++) c += mask[k >> 5] >> (k & 31) & 1;
+                if (!c) break;
+                rng = rng * 6364136223846793005ull + 1442695040888963407ull;
+                /* prefer printable ASCII, so strings and numbers end */
+                pick = (uint32_t)(rng >> 33) % c;
+                for (k = 0; k < 256; k++)
+                    if ((mask[k >> 5] >> (k & 31) & 1) && pick-- == 0) break;
+                if (k >= 0x80 && (rng >> 20) % 4) { /* mostly ASCII: take the first allowed ASCII byte */
+                    uint32_t j;
+                    for (j = 0x20; j < 0x7F; j++) if (mask[j >> 5] >> (j & 31) & 1) { k = j; break; }
+                }
+                if (k == '"' || k == '}' || k == ']' || ((rng >> 40) % 3 == 0)) {} /* take it */
+                text[n++] = (char)k;
+                CHECK(xlarun_matcher_accept_bytes(m, text + n - 1, 1, &err) == XLARUN_OK);
+            }
+            text[n] = 0;
+            if (!xlarun_matcher_complete(m)) continue; /* ran long: not a sentence yet */
+            sentences++;
+            if (xlarun_reply_parse(fmts[f], text, n, rmem, sizeof rmem, &reply, &err) != XLARUN_OK) {
+                CHECKF(0, "%s: '%s' does not parse: %s", xlarun_tool_format_name(fmts[f]), text, err.message);
+                continue;
+            }
+            CHECKF(reply.n_calls >= 1, "%s: '%s' parsed to no call", xlarun_tool_format_name(fmts[f]), text);
+            for (i = 0; i < reply.n_calls; i++) {
+                CHECKF(tool_args_ok(reply.calls[i].name, reply.calls[i].arguments), "%s: '%s': call %s(%s)",
+                       xlarun_tool_format_name(fmts[f]), text, reply.calls[i].name, reply.calls[i].arguments);
+                calls++;
+            }
+        }
+        xlarun_matcher_free(m);
+        xlarun_grammar_free(g);
+    }
+    CHECKF(sentences >= 100 && calls >= sentences, "%lu sentences with %lu calls", (unsigned long)sentences, (unsigned long)calls);
+    if (test_verbose) printf("tool grammar: %lu sentences, %lu calls parsed\n", (unsigned long)sentences, (unsigned long)calls);
+    for (i = 0; i < 256; i++) free(bytes[i]);
+    /* refusals name the tool */
+    {
+        size_t glen = 0;
+        CHECK(xlarun_tool_grammar(XLARUN_TOOLS_HERMES, "[{\"parameters\": {}}]", 20, NULL, 0, &glen, &err) == XLARUN_ERR_GRAMMAR);
+        CHECK_CONTAINS(err.message, "tools[0]: no \"name\" string");
+        const char *bad = "[{\"name\": \"f\", \"parameters\": {\"type\": \"string\", \"pattern\": \"x\"}}]";
+        CHECK(xlarun_tool_grammar(XLARUN_TOOLS_HERMES, bad, strlen(bad), NULL, 0, &glen, &err) == XLARUN_ERR_GRAMMAR);
+        CHECK_CONTAINS(err.message, "tool 'f': #: \"pattern\" is not supported");
+        CHECK(xlarun_tool_grammar(XLARUN_TOOLS_NONE, "[]", 2, NULL, 0, &glen, &err) == XLARUN_ERR_ARGUMENT);
+        CHECK(xlarun_tool_grammar(XLARUN_TOOLS_HERMES, "[]", 2, NULL, 0, &glen, &err) == XLARUN_ERR_GRAMMAR);
+        CHECK_CONTAINS(err.message, "the array holds no tool");
+        CHECK(xlarun_tool_grammar(XLARUN_TOOLS_HERMES, "{}", 2, NULL, 0, &glen, &err) == XLARUN_ERR_GRAMMAR);
+    }
+}
+
 int main(int argc, char **argv) {
     static const struct { const char *name; void (*run)(void); } cases[] = {
         {"sampling check", test_sampling_check}, {"sampler", test_sampler}, {"sampling fixture", test_sampling_fixture},
         {"sampling large", test_sampling_large}, {"sampler structured", test_sampler_structured},
         {"generation_config", test_generation_config}, {"stopper", test_stopper}, {"generate demo", test_generate_demo},
         {"generate ring", test_generate_ring}, {"generate longrope", test_generate_longrope},
-        {"generate ids only", test_generate_ids_only}, {"generate grammar", test_generate_grammar}};
+        {"generate ids only", test_generate_ids_only}, {"generate grammar", test_generate_grammar},
+        {"tool grammar", test_tool_grammar}};
     size_t i;
     test_init(argc, argv);
     for (i = 0; i < sizeof cases / sizeof *cases; i++)
