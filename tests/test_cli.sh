@@ -174,6 +174,17 @@ check_error "cannot read the grammar file" -m $demo -p hi --grammar-file /nonexi
 check_error "cannot read the JSON Schema file" -m $demo -p hi --json-schema /nonexistent
 printf '{"type": "string", "pattern": "a+"}' >"$B/cli.schema"
 check_error '"pattern" is not supported' -m $demo -p hi --json-schema "$B/cli.schema"
+# --tools: a call the model opens follows its format and the tools' schemas (tooldemo: trained for
+# Hermes calls, which pass through the grammar unchanged)
+tools_json='[{"type": "function", "function": {"name": "get_weather", "parameters": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}}}, {"type": "function", "function": {"name": "get_time", "parameters": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}}}]'
+printf '%s' "$tools_json" >"$B/cli.tools"
+for q in "What is the weather in Paris?" "What time is it in Tokyo?"; do
+    free=$("$B/gen" -m tests/fixtures/tooldemo --tools "$B/cli.tools" --no-tool-grammar -p "$q" 2>/dev/null)
+    expect_out "$free" -m tests/fixtures/tooldemo --tools "$B/cli.tools" -p "$q"
+    case "$free" in *'{"name": "get_'*'"arguments": {"city":'*) ok ;; *) bad "tooldemo on '$q' printed '$free'" ;; esac
+done
+printf '[{"name": "f", "parameters": {"type": "object", "properties": {"x": {"format": "date"}}}}]' >"$B/cli.badtools"
+check_error "tool 'f': #/properties/x: \"format\" is not supported" -m tests/fixtures/tooldemo --tools "$B/cli.badtools" -p hi
 # examples/json.c: a JSON object asked for with a schema, read back
 got=$("$B/json" $demo 2>"$B/cli.err") && ok || bad "build/json failed: $(cat "$B/cli.err")"
 case "$got" in *'
