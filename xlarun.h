@@ -14509,7 +14509,7 @@ static xlarun_status xlarun__g_sequence(xlarun__gp *p, int nested) {
             last = p->sp;
             p->i++;
             if (!p->any_rule) {  /* any character: one rule for the whole grammar */
-                uint32_t r[2] = {0, 0x10FFFF};
+                uint32_t r[4] = {0, 0x10FFFF, 0, 0}; /* room for the two ranges around the surrogates */
                 size_t nr = xlarun__g_ranges(r, 1, 0);
                 uint32_t e;
                 XLARUN__TRY(xlarun__g_cps(p, r, nr));
