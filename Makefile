@@ -14,7 +14,7 @@ NEON    = -march=armv8.2-a+fp16+dotprod+bf16
 WIN_CC  = x86_64-w64-mingw32-gcc
 WIN_ISA = $(AVX2)
 SAN     = -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
-TESTS   = kernels model errors generate tokenizer chat reply schema
+TESTS   = kernels model errors generate tokenizer chat reply schema grammar
 
 .PHONY: all test check demo clean fuzz
 all: $(B)/gen $(B)/simple $(B)/json $(B)/tools $(B)/bench $(B)/quantize $(B)/quant_accuracy $(B)/tokenize $(B)/inspect
@@ -69,6 +69,9 @@ $(B)/oracle_ids: tests/oracle_ids.c $(HDRS)
 $(B)/scalar/test_%: tests/test_%.c tests/test.h tests/test_files.h $(HDRS)
 	@mkdir -p $(@D)
 	$(CC) $(WARN) -O2 -g -DXLARUN_SIMD_SCALAR $< -o $@ $(LIBS)
+# the grammar suite's independent recognizer
+$(B)/scalar/test_grammar $(B)/native/test_grammar $(B)/avx2/test_grammar $(B)/avx512/test_grammar $(B)/asan/test_grammar \
+$(B)/neon/test_grammar $(B)/win/test_grammar.exe $(B)/win-options/test_grammar.exe $(B)/options/test_grammar: tests/grammar_oracle.h
 # make check's build: -O1 compiles in about two thirds of -O2's time, and the suites run in seconds
 $(B)/native/test_%: tests/test_%.c tests/test.h tests/test_files.h $(HDRS)
 	@mkdir -p $(@D)
@@ -117,13 +120,13 @@ check:
 # dictionary tests/fuzz/<harness>.dict (keys, tokens, separators) is passed with -dict.
 # `make test` replays tests/fuzz/corpus with the same harnesses built by gcc (ASan+UBSan, and
 # the scalar build under valgrind). One harness: make fuzz FUZZERS=json
-FUZZERS      = json safetensors model tokenizer encode decode jinja reply schema
+FUZZERS      = json safetensors model tokenizer encode decode jinja reply schema grammar
 FUZZ_SECONDS ?= 60
 FUZZ_CC      = clang-14
 FUZZ_ISA    ?= -march=native
 FUZZ_FLAGS   = -std=c99 -g -O1 $(FUZZ_ISA) -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -DXLARUN_FUZZ_LIBFUZZER
 FUZZ_OPTS    = -timeout=10 -rss_limit_mb=2048
-FUZZ_HDRS    = tests/fuzz/fuzz.h tests/fuzz/fuzz_tok.h $(HDRS)
+FUZZ_HDRS    = tests/fuzz/fuzz.h tests/fuzz/fuzz_tok.h tests/grammar_oracle.h $(HDRS)
 # ThreadSanitizer build of the shared-model test (run by tests/run.sh when clang is there)
 $(B)/tsan/test_threads: tests/test_threads.c tests/test.h $(HDRS)
 	@mkdir -p $(@D)

@@ -847,58 +847,105 @@ static void test_random_grammars(void) {
 
 typedef struct { const char *text, *want1, *want2; } refusal;
 
+static void check_refusal(const char *t, size_t len, const char *want1, const char *want2, int oracle_too) {
+    xlarun_grammar *g = NULL;
+    xlarun_error err;
+    size_t bytes = 0;
+    char e[256];
+    xlarun_status st;
+    if (oracle_too) {
+        go_grammar *og = go_compile(t, len, e, sizeof e);
+        CHECKF(og == NULL, "the oracle compiles %s", esc(t, len));
+        go_free(og);
+    }
+    st = xlarun_grammar_compile(t, len, &g, &err);
+    CHECKF(st == XLARUN_ERR_GRAMMAR && g == NULL, "%s: %s", esc(t, len), st == XLARUN_OK ? "compiled" : xlarun_status_name(st));
+    if (st == XLARUN_OK) { xlarun_grammar_free(g); return; }
+    if (test_verbose) printf("refused %s: %s\n", esc(t, len), err.message);
+    if (want1) CHECK_CONTAINS(err.message, want1);
+    if (want2) CHECK_CONTAINS(err.message, want2);
+    CHECK(xlarun_grammar_memory(t, len, &bytes, &err) == XLARUN_ERR_GRAMMAR);
+    if (want1) CHECK_CONTAINS(err.message, want1);
+}
+
 static void test_refusals(void) {
     static const refusal bad[] = {
-        /* syntax errors, with the line and column */
-        {"root ::= \"abc", "line 1", NULL},
-        {"root ::= \"a\"\nx ::= [abc", "line 2", NULL},
-        {"root ::= (\"a\" | \"b\"", "line 1", NULL},
-        {"root ::= \"a\" )", "line 1", NULL},
-        {"root := \"a\"", "line 1", NULL},
-        {"root ::= \"a\"\n\n  ::= \"b\"", "line 3", NULL},
-        {"root ::= * \"a\"", "line 1", NULL},
-        {"root ::= \"a\"{2,1}", "line 1", NULL},
-        {"root ::= \"a\"{x}", "line 1", NULL},
-        {"root ::= [z-a]", "line 1", NULL},
-        {"root ::= \"\\q\"", "line 1", NULL},
-        {"root ::= \"\\x4\"", "line 1", NULL},
-        {"root ::= \"\\U00110000\"", "line 1", NULL},
-        {"root ::= \"\xff\"", "line 1", NULL},
-        {"root ::= \"a\" @", "line 1", NULL},
-        {"root ::= \"a\"\n\"b\"", "line 2", NULL},
+        /* syntax errors, with the line and column (1-based, in bytes) */
+        {"root ::= \"abc", "line 1 column 10:", "string is not closed"},
+        {"root ::= \"a\"\nx ::= [abc", "line 2 column 7:", "class is not closed"},
+        {"root ::= (\"a\" | \"b\"", "line 1 column 20:", "opened on line 1 column 10"},
+        {"root ::= \"a\" )", "line 1 column 14:", "closes no group"},
+        {"root := \"a\"", "line 1 column 6:", "'::='"},
+        {"root ::= \"a\"\n\n  ::= \"b\"", "line 3 column 3:", "rule name"},
+        {"root ::= * \"a\"", "line 1 column 10:", "'*' follows nothing"},
+        {"root ::= \"a\"{2,1}", "line 1 column 13:", "below"},
+        {"root ::= \"a\"{x}", "line 1 column 13:", "count"},
+        {"root ::= [z-a]", "line 1 column 12:", "backwards"},
+        {"root ::= \"\\q\"", "line 1 column 11:", "unknown escape \\q"},
+        {"root ::= \"\\x4\"", "line 1 column 11:", "2 hexadecimal digits"},
+        {"root ::= \"\\U00110000\"", "line 1 column 11:", "past U+10FFFF"},
+        {"root ::= \"\xff\"", "line 1 column 11:", "invalid UTF-8"},
+        {"root ::= \"\xc3\xa9\xed\xa0\x80\"", "line 1 column 12:", "invalid UTF-8"}, /* columns count characters */
+        {"root ::= \"\xc3\xa9\xf0\x9f\x98\x80\" @", "line 1 column 15:", "end of the line"},
+        {"root ::= \"a\" @", "line 1 column 14:", "end of the line"},
+        {"root ::= \"a\"\n\"b\"", "line 2 column 1:", "rule name"},
+        {"root ::= \"a\"\r\n  x\r\n", "line 2", NULL},
         /* rules */
-        {"root ::= value", "value", NULL},
-        {"root ::= \"a\"\nroot ::= \"b\"", "root", "line 2"},
+        {"root ::= value", "line 1 column 10:", "'value' is not defined"},
+        {"root ::= \"a\"\n# c\nroot ::= \"b\"", "line 3 column 1:", "'root' is defined twice (first on line 1)"},
         {"rot ::= \"a\"", "root", NULL},
         {"", "root", NULL},
         {"# only a comment\n", "root", NULL},
         /* left recursion: direct, indirect, through rules that can match nothing */
-        {"root ::= root \"a\" | \"b\"", "left", NULL},
-        {"root ::= a\na ::= b \"x\" | \"y\"\nb ::= a \"z\"", "left", NULL},
-        {"root ::= e? root \"x\" | \"y\"\ne ::= \"q\"", "left", NULL},
-        {"root ::= a\na ::= n a \"x\" | \"y\"\nn ::= \"m\"*", "left", NULL},
-        {"root ::= a \"!\"\na ::= (\"p\"? (\"q\"{0,2}) a) \"x\" | \"y\"", "left", NULL},
+        {"root ::= root \"a\" | \"b\"", "line 1 column 1:", "left recursion: 'root'"},
+        {"root ::= a\na ::= b \"x\" | \"y\"\nb ::= a \"z\"", "line 2 column 1:", "left recursion: 'a'"},
+        {"root ::= e? root \"x\" | \"y\"\ne ::= \"q\"", "line 1 column 1:", "left recursion: 'root'"},
+        {"root ::= a\na ::= n a \"x\" | \"y\"\nn ::= \"m\"*", "line 2 column 1:", "left recursion: 'a'"},
+        {"root ::= a \"!\"\na ::= (\"p\"? (\"q\"{0,2}) a) \"x\" | \"y\"", "line 2 column 1:", "left recursion: 'a'"},
+        {"root ::= x\nx ::= y{0,3} z \"!\"\ny ::= \"y\"\nz ::= (\"\" | \"k\"*) root | \"z\"", "left recursion", NULL},
         /* empty language */
-        {"root ::= \"a\" root", NULL, NULL},
-        {"root ::= a\na ::= \"x\" b\nb ::= \"y\" a", NULL, NULL},
+        {"root ::= \"a\" root", "line 1 column 1:", "matches no text"},
+        {"root ::= a\na ::= \"x\" b\nb ::= \"y\" a", "line 1 column 1:", "matches no text"},
     };
     size_t i;
-    for (i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    for (i = 0; i < sizeof bad / sizeof bad[0]; i++)
+        check_refusal(bad[i].text, strlen(bad[i].text), bad[i].want1, bad[i].want2, 1);
+    /* over the size limits (the engine's: repetition counts 4096, nesting 64, 512 ranges in a
+       class, 2^22 elements); the oracle has its own limits, so only the engine is asked */
+    {
+        char *t = (char *)malloc(8192);
+        size_t k = 0;
+        int j;
+        check_refusal("root ::= \"a\"{4097}", 18, "line 1", "above 4096", 0);
+        check_refusal("root ::= \"a\"{1,4097}", 20, "line 1", "above 4096", 0);
+        k = (size_t)sprintf(t, "root ::= ");
+        for (j = 0; j < 65; j++) t[k++] = '(';
+        t[k++] = '"', t[k++] = 'a', t[k++] = '"';
+        for (j = 0; j < 65; j++) t[k++] = ')';
+        check_refusal(t, k, "line 1", "nested more than 64", 0);
+        k = (size_t)sprintf(t, "root ::= [");
+        for (j = 0; j < 513; j++) k += (size_t)sprintf(t + k, "\\u%04x", 0x100 + 2 * j);
+        t[k++] = ']';
+        check_refusal(t, k, "line 1", "more than 512 ranges", 0);
+        {
+            /* 1100 repetitions of 4096 copies each: past 2^22 elements */
+            char *big = (char *)malloc(16 * 1100 + 16);
+            size_t bk = (size_t)sprintf(big, "root ::=");
+            for (j = 0; j < 1100; j++) bk += (size_t)sprintf(big + bk, " \"%c\"{4096}", 'a' + j % 26);
+            check_refusal(big, bk, "line 1", "too large", 0);
+            free(big);
+        }
+        free(t);
+    }
+    /* and just inside them: compiled */
+    {
         xlarun_grammar *g = NULL;
         xlarun_error err;
-        size_t bytes = 0;
-        const char *t = bad[i].text;
-        char e[256];
-        go_grammar *og = go_compile(t, strlen(t), e, sizeof e);
-        xlarun_status st = xlarun_grammar_compile(t, strlen(t), &g, &err);
-        CHECKF(og == NULL, "the oracle compiles %s", esc(t, strlen(t)));
-        go_free(og);
-        CHECKF(st == XLARUN_ERR_GRAMMAR && g == NULL, "%s: %s", esc(t, strlen(t)), st == XLARUN_OK ? "compiled" : xlarun_status_name(st));
-        if (st == XLARUN_OK) { xlarun_grammar_free(g); continue; }
-        if (test_verbose) printf("refused %s: %s\n", esc(t, strlen(t)), err.message);
-        if (bad[i].want1) CHECK_CONTAINS(err.message, bad[i].want1);
-        if (bad[i].want2) CHECK_CONTAINS(err.message, bad[i].want2);
-        CHECK(xlarun_grammar_memory(t, strlen(t), &bytes, &err) == XLARUN_ERR_GRAMMAR);
+        CHECKF(xlarun_grammar_compile("root ::= \"a\"{4096}", 18, &g, &err) == XLARUN_OK, "%s", err.message);
+        xlarun_grammar_free(g);
+        g = NULL; /* nested counts share their inner rule: no blow-up */
+        CHECKF(xlarun_grammar_compile("root ::= ((\"ab\"{4096}){4096}){4096}", 35, &g, &err) == XLARUN_OK, "%s", err.message);
+        xlarun_grammar_free(g);
     }
 }
 
