@@ -14729,7 +14729,8 @@ static xlarun_status xlarun__g_check(xlarun__gp *p, uint32_t root, unsigned char
                 xlarun__g_name(p, next, a1, sizeof a1);
                 xlarun__g_name(p, u, a2, sizeof a2);
                 return xlarun__g_error(p, p->def_at[next < p->n_defs ? next : p->rule_owner[next]],
-                                       "left recursion: %s comes back to itself through %s without reading a character", a1, a2);
+                                       "left recursion: %s comes back to itself through %s without reading a character%s", a1, a2,
+                                       next < p->n_defs ? "" : " (a repetition of something that can match nothing?)");
             }
             if (mark[next] & 8) continue;
             mark[next] |= 4;
