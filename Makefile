@@ -14,16 +14,21 @@ NEON    = -march=armv8.2-a+fp16+dotprod+bf16
 WIN_CC  = x86_64-w64-mingw32-gcc
 WIN_ISA = $(AVX2)
 SAN     = -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
-TESTS   = kernels model errors generate tokenizer chat reply grammar
+TESTS   = kernels model errors generate tokenizer chat reply schema grammar
 
 .PHONY: all test check demo clean fuzz
-all: $(B)/gen $(B)/simple $(B)/tools $(B)/bench $(B)/quantize $(B)/quant_accuracy $(B)/tokenize $(B)/inspect
+all: $(B)/gen $(B)/simple $(B)/json $(B)/tools $(B)/bench $(B)/quantize $(B)/quant_accuracy $(B)/tokenize $(B)/inspect
 
 $(B)/gen: examples/gen.c $(HDRS)
 	@mkdir -p $(B)
 	$(CC) $(WARN) $(NATIVE) -g $< -o $@ $(LIBS)
 
 $(B)/simple: examples/simple.c $(HDRS)
+	@mkdir -p $(B)
+	$(CC) $(WARN) $(NATIVE) $< -o $@ $(LIBS)
+
+# a JSON object asked for with a schema and read back (examples/json.c)
+$(B)/json: examples/json.c $(HDRS)
 	@mkdir -p $(B)
 	$(CC) $(WARN) $(NATIVE) $< -o $@ $(LIBS)
 
@@ -115,7 +120,7 @@ check:
 # dictionary tests/fuzz/<harness>.dict (keys, tokens, separators) is passed with -dict.
 # `make test` replays tests/fuzz/corpus with the same harnesses built by gcc (ASan+UBSan, and
 # the scalar build under valgrind). One harness: make fuzz FUZZERS=json
-FUZZERS      = json safetensors model tokenizer encode decode jinja reply grammar
+FUZZERS      = json safetensors model tokenizer encode decode jinja reply schema grammar
 FUZZ_SECONDS ?= 60
 FUZZ_CC      = clang-14
 FUZZ_ISA    ?= -march=native

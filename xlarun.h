@@ -897,6 +897,20 @@ XLARUN_API xlarun_status xlarun_reply_parse(xlarun_tool_format format, const cha
    has_token(user, text) returns nonzero when text is one token of the vocabulary. */
 XLARUN_API xlarun_tool_format xlarun_tool_format_guess(int (*has_token)(void *user, const char *text),
                                                        void *user);
+/* A grammar (GBNF, for xlarun_grammar_compile and the generator's grammar option) for a reply
+   that may call tools: free text, and from the moment the text opens a call (the format's
+   marker: <tool_call>, [TOOL_CALLS], <|tool_call|>, DeepSeek-R1's calls-begin token; for Llama 3
+   a reply that starts with "{") calls in the format's syntax as its chat templates write them,
+   each naming one of the tools, with arguments that the tool's "parameters" schema accepts
+   (compact JSON, as xlarun_json_schema_to_grammar writes it), until the reply ends. Before the
+   marker the text never contains it. xlarun_reply_parse reads the calls back. tools_json: the
+   tools as transformers takes them, a JSON array of {"type": "function", "function": {"name":
+   .., "parameters": {..}}} or of {"name": .., "parameters": {..}} (no parameters: any object).
+   out = NULL measures; *len gets the bytes, not counting the NUL written after them.
+   XLARUN_ERR_GRAMMAR names the tool: no name, a name that is not a string, a schema the
+   converter refuses; XLARUN_ERR_ARGUMENT for XLARUN_TOOLS_NONE or an unknown format. */
+XLARUN_API xlarun_status xlarun_tool_grammar(xlarun_tool_format format, const char *tools_json, size_t tools_len,
+                                             char *out, size_t cap, size_t *len, xlarun_error *err);
 
 /* Grammars: output that always parses. A grammar in GBNF, the notation of llama.cpp's grammars:
        root   ::= "{" ws pair ("," ws pair)* "}"      # the rule named root is the start
@@ -924,13 +938,32 @@ XLARUN_API void xlarun_grammar_free(xlarun_grammar *g); /* xlarun_grammar_compil
 
 /* JSON Schema -> GBNF text (root rule "root"), for xlarun_grammar_compile. Supported: type
    (one or a list), properties, required, additionalProperties (false, true or a schema), enum,
-   const, items, prefixItems, minItems/maxItems, minLength/maxLength, integer minimum/maximum,
-   anyOf/oneOf, allOf of one schema, local $ref into $defs or definitions, and the empty schema
-   {} or true as any JSON value. Whitespace as a compact serializer writes it: none. Keywords
-   that only annotate (title, description, $schema, $id, default, examples, $comment) are
-   ignored; any other keyword is refused by name with XLARUN_ERR_GRAMMAR, as is a $ref that does
-   not resolve. out = NULL (or cap too small: XLARUN_ERR_MEMORY) measures; *len gets the bytes of
-   the text, not counting the NUL written after it. */
+   const, items, prefixItems, minItems/maxItems, minLength/maxLength (code points; at most 4096),
+   integer minimum/maximum/exclusiveMinimum/exclusiveMaximum (exact ranges for any bounds within
+   64 bits, fractions rounded inwards), anyOf/oneOf, allOf of one schema, local $ref (#, and
+   #/$defs/NAME or #/definitions/NAME steps, ~0 ~1 %XX decoded), uniqueItems false, and the empty
+   schema {} or true as any JSON value. Whitespace as a compact serializer writes it: none.
+   Keywords that only annotate (title, description, $schema, $id at the root, default, examples,
+   $comment, deprecated, readOnly, writeOnly) are ignored; any other keyword is refused by name
+   with XLARUN_ERR_GRAMMAR and its JSON path ("#/properties/a/items: "pattern" is not
+   supported"), as are a $ref that does not resolve, a $ref cycle that reads no text, the schema
+   false, an empty enum/anyOf, minimum above maximum (and minItems, minLength likewise), a
+   "required" name that "properties" does not allow, number (not integer) bounds, $ref, allOf,
+   anyOf, oneOf, enum or const beside other validating keywords (type may go with enum and const:
+   it filters the values), and malformed JSON (also XLARUN_ERR_GRAMMAR, with line and column).
+   The language is a subset of what the schema validates, stricter by design: properties in the
+   schema's order; no properties but the declared ones when additionalProperties is absent and
+   properties are given (absent with no properties: any); no items past prefixItems when items is
+   absent; enum and const values in their compact form only (1.0 stays 1.0; strings as Python's
+   json.dumps with ensure_ascii off writes them); integers with no fraction or exponent, -0 only
+   where no bounds are given; no lone surrogate escapes. Not exact: oneOf is read as anyOf (a value
+   that fits two branches passes); extra keys (additionalProperties true or a schema) follow the
+   declared ones and may repeat a declared name, which a validator then reads as the last value;
+   a schema whose every value recurses forever (a required property through $ref back to itself)
+   converts, and xlarun_grammar_compile refuses it as a grammar that matches no text.
+   out = NULL (or cap too small: XLARUN_ERR_MEMORY) measures; *len gets the bytes of the text, not
+   counting the NUL written after it. Allocates nothing; recursion is bounded by the JSON reader's
+   depth limit (64) and at most 256 distinct $ref targets. */
 XLARUN_API xlarun_status xlarun_json_schema_to_grammar(const char *schema, size_t schema_len,
                                                        char *out, size_t cap, size_t *len,
                                                        xlarun_error *err);
@@ -14509,7 +14542,7 @@ static xlarun_status xlarun__g_sequence(xlarun__gp *p, int nested) {
             last = p->sp;
             p->i++;
             if (!p->any_rule) {  /* any character: one rule for the whole grammar */
-                uint32_t r[4] = {0, 0x10FFFF, 0, 0}; /* room for the two ranges around the surrogates */
+                uint32_t r[4] = {0, 0x10FFFF, 0, 0}; /* room for the cut around the surrogates */
                 size_t nr = xlarun__g_ranges(r, 1, 0);
                 uint32_t e;
                 XLARUN__TRY(xlarun__g_cps(p, r, nr));
@@ -14639,8 +14672,8 @@ static int xlarun__g_bits_empty(const uint32_t *c) {
     return 1;
 }
 
-/* after the fill pass: drop alternatives that can never complete, refuse an empty language and
-   left recursion. mark: n_rules bytes of scratch; work: 2 * n_rules words. */
+/* after the fill pass: refuse an empty language and left recursion (in any alternative, also one
+   that can never complete), then drop the alternatives that can never complete. mark: n_rules bytes of scratch; work: 2 * n_rules words. */
 static xlarun_status xlarun__g_check(xlarun__gp *p, uint32_t root, unsigned char *mark, uint32_t *work) {
     uint32_t r, a, k, e, changed = 1;
     const uint32_t G = XLARUN__G_REF;
@@ -14660,16 +14693,6 @@ static xlarun_status xlarun__g_check(xlarun__gp *p, uint32_t root, unsigned char
     }
     if (!(mark[root] & 1))
         return xlarun__g_error(p, p->def_at[root], "the grammar matches no text: rule 'root' never completes (every way through it needs an empty class or a rule that never completes)");
-    for (r = 0; r < p->n_rules; r++) {  /* keep the alternatives that can complete, in order */
-        uint32_t f = p->rule_first[r], n = 0;
-        for (a = 0; a < p->rule_nalt[r]; a++) {
-            int ok = 1;
-            for (k = p->alt_start[f + a]; (e = p->elems[k]) != XLARUN__G_END; k++)
-                if ((e & G) ? !(mark[e & ~G] & 1) : xlarun__g_bits_empty(p->classes + 8 * e)) { ok = 0; break; }
-            if (ok) p->alt_start[f + n++] = p->alt_start[f + a];
-        }
-        p->rule_nalt[r] = n;
-    }
     /* nullable (bit 2): some alternative of nullable rules only */
     changed = 1;
     while (changed) {
@@ -14712,6 +14735,16 @@ static xlarun_status xlarun__g_check(xlarun__gp *p, uint32_t root, unsigned char
             mark[next] |= 4;
             work[2 * depth] = next; work[2 * depth + 1] = 0; depth++;
         }
+    }
+    for (r = 0; r < p->n_rules; r++) {  /* keep the alternatives that can complete, in order */
+        uint32_t f = p->rule_first[r], n = 0;
+        for (a = 0; a < p->rule_nalt[r]; a++) {
+            int ok = 1;
+            for (k = p->alt_start[f + a]; (e = p->elems[k]) != XLARUN__G_END; k++)
+                if ((e & G) ? !(mark[e & ~G] & 1) : xlarun__g_bits_empty(p->classes + 8 * e)) { ok = 0; break; }
+            if (ok) p->alt_start[f + n++] = p->alt_start[f + a];
+        }
+        p->rule_nalt[r] = n;
     }
     return XLARUN_OK;
 }
@@ -15387,7 +15420,7 @@ static size_t xlarun__tokenizer_bytes(const void *src, uint32_t id, unsigned cha
    so out = NULL measures and a second call fills. */
 #define XLARUN__JS_MAX_REFS 256    /* distinct $ref targets */
 #define XLARUN__JS_MAX_NAME 1024   /* bytes of a property name or $ref, decoded */
-#define XLARUN__JS_MAX_LEAD 4096   /* steps of the check for a $ref cycle that reads no text */
+#define XLARUN__JS_MAX_LEAD 4096   /* steps of the check for a $ref cycle that reads no text, per target */
 #define XLARUN__JS_MAX_COUNT 4096  /* the largest minItems, maxItems, minLength, maxLength */
 
 enum { /* the shared rules */
@@ -15425,6 +15458,8 @@ typedef struct xlarun__js {
     char path[192];                     /* JSON pointer of the node, for messages */
     size_t plen;
     unsigned lead_steps;
+    int no_root;                        /* the document's rule is s<offset> too (tool calls) */
+    int spaced;                         /* ", " and ": " between items, as json.dumps writes (tool calls) */
     xlarun_error *err;
 } xlarun__js;
 
@@ -15443,7 +15478,7 @@ static void xlarun__js_u64(xlarun__js *g, uint64_t v) {
     xlarun__js_put(g, b + i, sizeof b - i);
 }
 static void xlarun__js_name(xlarun__js *g, size_t node) {
-    if (node == g->ref[0]) { xlarun__js_s(g, "root"); return; }
+    if (node == g->ref[0] && !g->no_root) { xlarun__js_s(g, "root"); return; }
     xlarun__js_s(g, "s");
     xlarun__js_u64(g, node);
 }
@@ -15455,6 +15490,8 @@ static void xlarun__js_lit(xlarun__js *g, const char *s, size_t k) {
         xlarun__js_put(g, s + i, 1);
     }
 }
+/* the literal between items */
+static void xlarun__js_comma(xlarun__js *g) { xlarun__js_s(g, g->spaced ? "\", \" " : "\",\" "); }
 /* a repetition suffix {lo,hi} (hi == UINT64_MAX: no bound) */
 static void xlarun__js_rep(xlarun__js *g, uint64_t lo, uint64_t hi) {
     if (lo == 1 && hi == 1) return;
@@ -15479,7 +15516,12 @@ static void xlarun__js_value_lit(xlarun__js *g, size_t v, const char *suffix) {
     xlarun__js_s(g, "\"");
     while (i < e) {
         if (s[i] == ' ' || s[i] == '\t' || s[i] == '\n' || s[i] == '\r') { i++; continue; }
-        if (s[i] != '"') { xlarun__js_lit(g, s + i, 1); i++; continue; }
+        if (s[i] != '"') {
+            xlarun__js_lit(g, s + i, 1);
+            if (g->spaced && (s[i] == ',' || s[i] == ':')) xlarun__js_lit(g, " ", 1);
+            i++;
+            continue;
+        }
         xlarun__js_lit(g, s + i, 1);
         i++;
         while (s[i] != '"') {
@@ -15849,6 +15891,7 @@ static xlarun_status xlarun__js_ref(xlarun__js *g, size_t r, size_t *target) {
     size_t i, t;
     XLARUN__TRY(xlarun__js_resolve(g, r, &t));
     *target = t;
+    g->lead_steps = 0; /* the budget is per target */
     for (i = 0; i < g->n_ref; i++)
         if (g->ref[i] == t) return i == 0 && g->ref_src[0] == XLARUN__NONE
                                    ? (g->ref_src[0] = r, xlarun__js_lead(g, t, t, 0))
@@ -15899,13 +15942,13 @@ static int xlarun__js_in(const xlarun__json *j, size_t arr, size_t key) {
 }
 
 static void xlarun__js_kv(xlarun__js *g, size_t key, size_t val) {
-    xlarun__js_value_lit(g, key, ":");
+    xlarun__js_value_lit(g, key, g->spaced ? ": " : ":");
     xlarun__js_s(g, " ");
     xlarun__js_name(g, val);
 }
 /* a key/value pair past the declared properties: any key; extra: its schema (NONE or true: any) */
 static void xlarun__js_kv_extra(xlarun__js *g, size_t extra) {
-    xlarun__js_s(g, "string \":\" ");
+    xlarun__js_s(g, g->spaced ? "string \": \" " : "string \":\" ");
     g->used |= XLARUN__JS_STRING;
     if (extra == XLARUN__NONE) { xlarun__js_s(g, "value"); g->used |= XLARUN__JS_VALUE; }
     else xlarun__js_name(g, extra);
@@ -15918,12 +15961,14 @@ static void xlarun__js_obj_rest(xlarun__js *g, size_t it, size_t req, int extras
         int opt;
         if (!xlarun__js_live(&g->j, it, k, v)) continue;
         opt = !xlarun__js_in(&g->j, req, k);
-        xlarun__js_s(g, opt ? " (\",\" " : " \",\" ");
+        xlarun__js_s(g, opt ? " (" : " ");
+        xlarun__js_comma(g);
         xlarun__js_kv(g, k, v);
         if (opt) xlarun__js_s(g, ")?");
     }
     if (extras) {
-        xlarun__js_s(g, " (\",\" ");
+        xlarun__js_s(g, " (");
+        xlarun__js_comma(g);
         xlarun__js_kv_extra(g, extra);
         xlarun__js_s(g, ")*");
     }
@@ -15977,7 +16022,8 @@ static xlarun_status xlarun__js_object(xlarun__js *g, const size_t *kw) {
         if (!closed && extras) {
             if (alts++) xlarun__js_s(g, " | ");
             xlarun__js_kv_extra(g, extra);
-            xlarun__js_s(g, " (\",\" ");
+            xlarun__js_s(g, " (");
+            xlarun__js_comma(g);
             xlarun__js_kv_extra(g, extra);
             xlarun__js_s(g, ")*");
         }
@@ -16037,7 +16083,7 @@ static xlarun_status xlarun__js_array(xlarun__js *g, const size_t *kw) {
     for (i = 0; i < np && i < hi; i++) {
         xlarun__json_next(&g->j, &it, &k, &v);
         if (i >= lo) { xlarun__js_s(g, "("); opened++; }
-        if (i) xlarun__js_s(g, "\",\" ");
+        if (i) xlarun__js_comma(g);
         xlarun__js_name(g, v);
         xlarun__js_s(g, " ");
     }
@@ -16050,7 +16096,8 @@ static xlarun_status xlarun__js_array(xlarun__js *g, const size_t *kw) {
             if (items == XLARUN__NONE || xlarun__js_is(&g->j, items, 't')) xlarun__js_s(g, item);
             else xlarun__js_name(g, items);
             if (b > 1) {
-                xlarun__js_s(g, " (\",\" ");
+                xlarun__js_s(g, " (");
+                xlarun__js_comma(g);
                 if (items == XLARUN__NONE || xlarun__js_is(&g->j, items, 't')) xlarun__js_s(g, item);
                 else xlarun__js_name(g, items);
                 xlarun__js_s(g, ")");
@@ -16058,7 +16105,8 @@ static xlarun_status xlarun__js_array(xlarun__js *g, const size_t *kw) {
             }
             xlarun__js_s(g, a == 0 ? ")? " : " ");
         } else {
-            xlarun__js_s(g, "(\",\" ");
+            xlarun__js_s(g, "(");
+            xlarun__js_comma(g);
             if (items == XLARUN__NONE || xlarun__js_is(&g->j, items, 't')) xlarun__js_s(g, item);
             else xlarun__js_name(g, items);
             xlarun__js_s(g, ")");
@@ -16269,33 +16317,28 @@ static xlarun_status xlarun__js_node(xlarun__js *g, size_t v) {
     return XLARUN_OK;
 }
 
-XLARUN_API xlarun_status xlarun_json_schema_to_grammar(const char *schema, size_t schema_len,
-                                                       char *out, size_t cap, size_t *len,
-                                                       xlarun_error *err) {
-    /* the shared rules, in the order written; each with the rules it uses */
-    static const struct { unsigned bit, uses; const char *text; } shared[] = {
-        {XLARUN__JS_VALUE, XLARUN__JS_OBJECT | XLARUN__JS_ARRAY | XLARUN__JS_STRING | XLARUN__JS_NUMBER,
-         "value ::= object | array | string | number | \"true\" | \"false\" | \"null\"\n"},
-        {XLARUN__JS_OBJECT, XLARUN__JS_STRING | XLARUN__JS_VALUE,
-         "object ::= \"{\" (string \":\" value (\",\" string \":\" value)*)? \"}\"\n"},
-        {XLARUN__JS_ARRAY, XLARUN__JS_VALUE, "array ::= \"[\" (value (\",\" value)*)? \"]\"\n"},
-        {XLARUN__JS_STRING, XLARUN__JS_CHAR, "string ::= \"\\\"\" char* \"\\\"\"\n"},
-        {XLARUN__JS_CHAR, XLARUN__JS_HEX,
-         "char ::= [^\"\\\\\\x00-\\x1F] | \"\\\\\" ([\"\\\\/bfnrt] | \"u\" ([0-9a-cA-Ce-fE-F] hex hex hex"
-         " | [dD] [0-7] hex hex | [dD] [89abAB] hex hex \"\\\\u\" [dD] [c-fC-F] hex hex))\n"},
-        {XLARUN__JS_HEX, 0, "hex ::= [0-9a-fA-F]\n"},
-        {XLARUN__JS_NUMBER, XLARUN__JS_INTEGER, "number ::= integer (\".\" [0-9]+)? ([eE] [-+]? [0-9]+)?\n"},
-        {XLARUN__JS_INTEGER, 0, "integer ::= \"-\"? (\"0\" | [1-9] [0-9]*)\n"}};
-    xlarun__js *g;
-    xlarun__js state;
-    xlarun_status st;
-    size_t i, r;
-    g = &state;
-    if (len) *len = 0;
-    if (!schema || !len || (!out && cap))
-        return xlarun__fail(err, XLARUN_ERR_ARGUMENT, "xlarun_json_schema_to_grammar: %s is NULL",
-                            !schema ? "schema" : !len ? "len" : "out (with cap > 0)");
-    st = xlarun__json_validate(schema, schema_len, "JSON Schema", err);
+/* the shared rules, in the order written; each with the rules it uses */
+static const struct xlarun__js_shared_rule { unsigned bit, uses; const char *text; } xlarun__js_shared[] = {
+    /* with ", " and ": " (spaced; the compact object and array follow) */
+    {XLARUN__JS_OBJECT << 8, 0, "object ::= \"{\" (string \": \" value (\", \" string \": \" value)*)? \"}\"\n"},
+    {XLARUN__JS_ARRAY << 8, 0, "array ::= \"[\" (value (\", \" value)*)? \"]\"\n"},
+    {XLARUN__JS_VALUE, XLARUN__JS_OBJECT | XLARUN__JS_ARRAY | XLARUN__JS_STRING | XLARUN__JS_NUMBER,
+     "value ::= object | array | string | number | \"true\" | \"false\" | \"null\"\n"},
+    {XLARUN__JS_OBJECT, XLARUN__JS_STRING | XLARUN__JS_VALUE,
+     "object ::= \"{\" (string \":\" value (\",\" string \":\" value)*)? \"}\"\n"},
+    {XLARUN__JS_ARRAY, XLARUN__JS_VALUE, "array ::= \"[\" (value (\",\" value)*)? \"]\"\n"},
+    {XLARUN__JS_STRING, XLARUN__JS_CHAR, "string ::= \"\\\"\" char* \"\\\"\"\n"},
+    {XLARUN__JS_CHAR, XLARUN__JS_HEX,
+     "char ::= [^\"\\\\\\x00-\\x1F] | \"\\\\\" ([\"\\\\/bfnrt] | \"u\" ([0-9a-cA-Ce-fE-F] hex hex hex"
+     " | [dD] [0-7] hex hex | [dD] [89abAB] hex hex \"\\\\u\" [dD] [c-fC-F] hex hex))\n"},
+    {XLARUN__JS_HEX, 0, "hex ::= [0-9a-fA-F]\n"},
+    {XLARUN__JS_NUMBER, XLARUN__JS_INTEGER, "number ::= integer (\".\" [0-9]+)? ([eE] [-+]? [0-9]+)?\n"},
+    {XLARUN__JS_INTEGER, 0, "integer ::= \"-\"? (\"0\" | [1-9] [0-9]*)\n"}};
+
+/* the begin of a conversion: the text validated, the state set */
+static xlarun_status xlarun__js_begin(xlarun__js *g, const char *schema, size_t schema_len, char *out, size_t cap,
+                                      xlarun_error *err) {
+    xlarun_status st = xlarun__json_validate(schema, schema_len, "JSON Schema", err);
     if (st != XLARUN_OK) {
         if (err) err->status = XLARUN_ERR_GRAMMAR;
         return XLARUN_ERR_GRAMMAR;
@@ -16306,7 +16349,15 @@ XLARUN_API xlarun_status xlarun_json_schema_to_grammar(const char *schema, size_
     g->out = out;
     g->cap = cap;
     g->err = err;
-    g->ref[0] = xlarun__json_ws(schema, schema_len, 0);
+    return XLARUN_OK;
+}
+
+/* the rules of the schema document at node ("root", or s<node> with no_root), then those of its
+   $ref targets, each once ($ref resolves against this document) */
+static xlarun_status xlarun__js_document(xlarun__js *g, size_t node) {
+    xlarun_status st;
+    size_t r;
+    g->ref[0] = node;
     g->ref_src[0] = XLARUN__NONE;
     g->n_ref = 1;
     strcpy(g->path, "#");
@@ -16317,22 +16368,235 @@ XLARUN_API xlarun_status xlarun_json_schema_to_grammar(const char *schema, size_
         g->plen = strlen(g->path);
         st = xlarun__js_node(g, g->ref[r]);
     }
-    if (st != XLARUN_OK) return st;
-    for (i = 0; i < sizeof shared / sizeof shared[0]; i++) /* listed after the rules that use them */
-        if (g->used & shared[i].bit) g->used |= shared[i].uses;
-    for (i = 0; i < sizeof shared / sizeof shared[0]; i++)
-        if (g->used & shared[i].bit) xlarun__js_s(g, shared[i].text);
+    return st;
+}
+
+/* the shared rules used, after the rules that use them */
+static void xlarun__js_shared_rules(xlarun__js *g) {
+    size_t i, n = sizeof xlarun__js_shared / sizeof xlarun__js_shared[0];
+    unsigned both = XLARUN__JS_OBJECT | XLARUN__JS_ARRAY;
+    unsigned before = 0;
+    while (before != g->used) { /* to a fixed point: object and value use each other */
+        before = g->used;
+        for (i = 0; i < n; i++) if (g->used & xlarun__js_shared[i].bit) g->used |= xlarun__js_shared[i].uses;
+    }
+    if (g->spaced) g->used = (g->used & ~both) | (g->used & both) << 8;
+    for (i = 0; i < n; i++) if (g->used & xlarun__js_shared[i].bit) xlarun__js_s(g, xlarun__js_shared[i].text);
+}
+
+/* the end: the NUL, or the size */
+static xlarun_status xlarun__js_end(xlarun__js *g, const char *fn, size_t *len) {
     *len = g->n;
-    if (!out) { xlarun__ok(err); return XLARUN_OK; }
-    if (g->n >= cap)
-        return xlarun__fail(err, XLARUN_ERR_MEMORY, "xlarun_json_schema_to_grammar: the grammar needs "
-                            "%lu bytes and a NUL, the buffer holds %lu", XLARUN__CAST(unsigned long, g->n),
-                            XLARUN__CAST(unsigned long, cap));
-    out[g->n] = 0;
-    xlarun__ok(err);
+    if (!g->out) { xlarun__ok(g->err); return XLARUN_OK; }
+    if (g->n >= g->cap)
+        return xlarun__fail(g->err, XLARUN_ERR_MEMORY, "%s: the grammar needs %lu bytes and a NUL, the buffer holds %lu", fn,
+                            XLARUN__CAST(unsigned long, g->n), XLARUN__CAST(unsigned long, g->cap));
+    g->out[g->n] = 0;
+    xlarun__ok(g->err);
     return XLARUN_OK;
 }
 
+XLARUN_API xlarun_status xlarun_json_schema_to_grammar(const char *schema, size_t schema_len,
+                                                       char *out, size_t cap, size_t *len,
+                                                       xlarun_error *err) {
+    xlarun__js state;
+    if (len) *len = 0;
+    if (!schema || !len || (!out && cap))
+        return xlarun__fail(err, XLARUN_ERR_ARGUMENT, "xlarun_json_schema_to_grammar: %s is NULL",
+                            !schema ? "schema" : !len ? "len" : "out (with cap > 0)");
+    XLARUN__TRY(xlarun__js_begin(&state, schema, schema_len, out, cap, err));
+    XLARUN__TRY(xlarun__js_document(&state, xlarun__json_ws(schema, schema_len, 0)));
+    xlarun__js_shared_rules(&state);
+    return xlarun__js_end(&state, "xlarun_json_schema_to_grammar", len);
+}
+
+/* ---- tool calls as a grammar ----------------------------------------------------------------
+   One row per format: the markers that open calls, each with the rule of the calls that follow
+   it, and the calls of one tool in up to two forms ("call" and "callx"): %N is the tool's name
+   JSON-escaped, %n as it is, %A the rule of its arguments. The forms are the ones the family's
+   chat templates write (tests/fixtures/toolcalls), the union where a family's models differ.
+   Before a marker, free text: one rule per state of matching the markers (a state is the
+   longest marker prefix that ends the text), so the text never holds a marker, and a character
+   that completes one goes on to its calls. */
+#define XLARUN__DS_CALL_BEGIN XLARUN__DS("tool" XLARUN__LOW8TH "call" XLARUN__LOW8TH "begin")
+#define XLARUN__DS_CALL_END XLARUN__DS("tool" XLARUN__LOW8TH "call" XLARUN__LOW8TH "end")
+#define XLARUN__DS_CALLS_END XLARUN__DS("tool" XLARUN__LOW8TH "calls" XLARUN__LOW8TH "end")
+#define XLARUN__TG_JSON(args) "\"{\\\"name\\\": \\\"\" %N \"\\\", \\\"" args "\\\": \" %A"
+#define XLARUN__TG_HERMES "\"\\n\" call \"\\n</tool_call>\" (\"\\n<tool_call>\\n\" call \"\\n</tool_call>\")*"
+static const struct xlarun__tool_gbnf {
+    const char *marker[2], *calls[2], *call, *callx;
+} xlarun__tool_gbnf[] = {
+    {{NULL, NULL}, {NULL, NULL}, NULL, NULL},
+    /* Llama 3: the whole reply is the call, or text that does not start with "{" */
+    {{NULL, NULL}, {NULL, NULL}, XLARUN__TG_JSON("parameters") " \"}\"", NULL},
+    /* Hermes, Qwen, Granite 4: <tool_call>\n{..}\n</tool_call>, one per line */
+    {{"<tool_call>", NULL}, {XLARUN__TG_HERMES, NULL}, XLARUN__TG_JSON("arguments") " \"}\"", NULL},
+    /* Mistral: [TOOL_CALLS] [{.., "id": ".."}, ..] (7B v0.3, Nemo), or NAME[CALL_ID]ID[ARGS]{..}
+       (Small 3.2) and NAME[ARGS]{..} (Devstral), each after its own [TOOL_CALLS] */
+    {{"[TOOL_CALLS]", NULL}, {"\" \"? \"[\" call (\", \" call)* \"]\" | callx (\"[TOOL_CALLS]\" callx)*", NULL},
+     XLARUN__TG_JSON("arguments") " (\", \\\"id\\\": \\\"\" [a-zA-Z0-9]{9} \"\\\"\")? \"}\"",
+     "%n (\"[CALL_ID]\" [a-zA-Z0-9]{9})? \"[ARGS]\" %A"},
+    /* Granite 3: <|tool_call|>[{..}, ..]; Granite 4 as Hermes */
+    {{"<|tool_call|>", "<tool_call>"}, {"\"[\" call (\", \" call)* \"]\"", XLARUN__TG_HERMES},
+     XLARUN__TG_JSON("arguments") " \"}\"", NULL},
+    /* Phi-4-mini: <|tool_call|>[{..}, ..]<|/tool_call|> */
+    {{"<|tool_call|>", NULL}, {"\"[\" call (\", \" call)* \"]<|/tool_call|>\"", NULL}, XLARUN__TG_JSON("arguments") " \"}\"", NULL},
+    /* DeepSeek-R1: the calls, one per line, then their end token (the distills' templates leave
+       it out after a single call) */
+    {{XLARUN__DS_CALLS_BEGIN, NULL}, {"callx (\"\\n\" callx)* (\"\\n\"? \"" XLARUN__DS_CALLS_END "\")?", NULL}, NULL,
+     "\"" XLARUN__DS_CALL_BEGIN "function" XLARUN__DS("tool" XLARUN__LOW8TH "sep") "\" %n \"\\n```json\\n\" %A \"\\n```"
+     XLARUN__DS_CALL_END "\""}};
+
+/* a GBNF string literal of bytes */
+static void xlarun__tg_lit(xlarun__js *g, const char *s, size_t n) {
+    xlarun__js_s(g, "\"");
+    xlarun__js_lit(g, s, n);
+    xlarun__js_s(g, "\"");
+}
+
+/* the free text before the markers (up to two, each at most 32 characters): f<state> rules */
+static void xlarun__tg_free(xlarun__js *g, const char *const *markers) {
+    uint32_t cp[2][32], all[64];
+    size_t len[2] = {0, 0}, nm = 0, m, i, l, n_all = 0, st[64][2], n_st = 0, k, c;
+    char esc[24];
+    for (m = 0; m < 2 && markers[m]; m++, nm++)
+        for (i = 0; markers[m][i] && len[m] < 32; i += l) {
+            cp[m][len[m]++] = xlarun__cp_at(XLARUN__PUN(const unsigned char *, markers[m]), i, &l);
+            for (k = 0; k < n_all && all[k] != cp[m][len[m] - 1]; k++) {}
+            if (k == n_all) all[n_all++] = cp[m][len[m] - 1];
+        }
+    /* the states: the distinct proper prefixes of the markers, the empty one first */
+    st[n_st][0] = 0; st[n_st][1] = 0; n_st++;
+    for (m = 0; m < nm; m++)
+        for (l = 1; l < len[m]; l++) {
+            for (k = 0; k < n_st; k++)
+                if (st[k][1] == l && !memcmp(cp[st[k][0]], cp[m], l * sizeof(uint32_t))) break;
+            if (k == n_st) { st[n_st][0] = m; st[n_st][1] = l; n_st++; }
+        }
+    for (k = 0; k < n_st; k++) {
+        const uint32_t *p = cp[st[k][0]];
+        size_t pl = st[k][1];
+        xlarun__js_s(g, "f");
+        xlarun__js_u64(g, k);
+        xlarun__js_s(g, " ::= \"\" | [^");
+        for (c = 0; c < n_all; c++) { snprintf(esc, sizeof esc, "\\U%08lX", XLARUN__CAST(unsigned long, all[c])); xlarun__js_s(g, esc); }
+        xlarun__js_s(g, "] f0");
+        for (c = 0; c < n_all; c++) {
+            uint32_t t[33];
+            size_t tl = pl + 1, best = 0, d, done = 0;
+            memcpy(t, p, pl * sizeof(uint32_t));
+            t[pl] = all[c];
+            snprintf(esc, sizeof esc, " | [\\U%08lX]", XLARUN__CAST(unsigned long, all[c]));
+            xlarun__js_s(g, esc);
+            for (m = 0; m < nm && !done; m++)  /* a marker completed: its calls */
+                if (len[m] == tl && !memcmp(cp[m], t, tl * sizeof(uint32_t))) {
+                    xlarun__js_s(g, m ? " calls1" : " calls0");
+                    done = 1;
+                }
+            if (done) continue;
+            for (d = 1; d < n_st; d++) {  /* else the longest state that ends t */
+                size_t sl = st[d][1];
+                if (sl <= tl && sl > st[best][1] && !memcmp(cp[st[d][0]], t + tl - sl, sl * sizeof(uint32_t))) best = d;
+            }
+            xlarun__js_s(g, " f");
+            xlarun__js_u64(g, best);
+        }
+        xlarun__js_s(g, "\n");
+    }
+}
+
+/* one tool's form: the template with its name and arguments' rule */
+static void xlarun__tg_form(xlarun__js *g, const char *form, const char *nm, size_t nlen, size_t params) {
+    char esc[1100];
+    size_t i, t;
+    for (; *form; form++) {
+        if (form[0] != '%' || !form[1]) { xlarun__js_put(g, form, 1); continue; }
+        form++;
+        if (*form == 'A') {
+            if (params == XLARUN__NONE) { xlarun__js_s(g, "object"); g->used |= XLARUN__JS_OBJECT; }
+            else xlarun__js_name(g, params);
+        } else if (*form == 'n') xlarun__tg_lit(g, nm, nlen);
+        else {  /* N: the name as JSON writes it */
+            for (i = 0, t = 0; i < nlen && t + 8 < sizeof esc; i++) {
+                unsigned char c = XLARUN__CAST(unsigned char, nm[i]);
+                if (c == '"' || c == '\\') { esc[t++] = '\\'; esc[t++] = XLARUN__CAST(char, c); }
+                else if (c < 0x20) t += XLARUN__CAST(size_t, snprintf(esc + t, sizeof esc - t, "\\u%04x", c));
+                else esc[t++] = XLARUN__CAST(char, c);
+            }
+            xlarun__tg_lit(g, esc, t);
+        }
+    }
+    xlarun__js_s(g, "\n");
+}
+
+XLARUN_API xlarun_status xlarun_tool_grammar(xlarun_tool_format format, const char *tools_json, size_t tools_len,
+                                             char *out, size_t cap, size_t *len, xlarun_error *err) {
+    const struct xlarun__tool_gbnf *f;
+    xlarun__js state, *g = &state;
+    size_t it, pass, form;
+    if (len) *len = 0;
+    if (!tools_json || !len || (!out && cap))
+        return xlarun__fail(err, XLARUN_ERR_ARGUMENT, "xlarun_tool_grammar: %s is NULL",
+                            !tools_json ? "tools_json" : !len ? "len" : "out (with cap > 0)");
+    if (XLARUN__CAST(unsigned, format) == 0 || XLARUN__CAST(unsigned, format) > XLARUN__CAST(unsigned, XLARUN_TOOLS_DEEPSEEK_R1))
+        return xlarun__fail(err, XLARUN_ERR_ARGUMENT, "xlarun_tool_grammar: format %d has no tool calls", XLARUN__CAST(int, format));
+    f = &xlarun__tool_gbnf[format];
+    XLARUN__TRY(xlarun__js_begin(g, tools_json, tools_len, out, cap, err));
+    g->no_root = 1;
+    g->spaced = 1;
+    it = xlarun__json_ws(tools_json, tools_len, 0);
+    if (tools_json[it] != '[') return xlarun__fail(err, XLARUN_ERR_GRAMMAR, "tools: a JSON array of tools was expected");
+    /* the reply: free text, then the calls a marker opens */
+    if (f->marker[0]) {
+        xlarun__js_s(g, "root ::= f0\n");
+        xlarun__tg_free(g, f->marker);
+        for (form = 0; form < 2 && f->marker[form]; form++) {
+            xlarun__js_s(g, form ? "calls1 ::= " : "calls0 ::= ");
+            xlarun__js_s(g, f->calls[form]);
+            xlarun__js_s(g, "\n");
+        }
+    } else xlarun__js_s(g, "root ::= \"\" | call | [^{] .*\n");
+    /* call ::= tool0 | tool1 ..., callx likewise; then each tool's forms; then the arguments */
+    for (pass = 0; pass < 4; pass++) {
+        size_t cur = it, key, el, k = 0;
+        const char *tmpl = pass == 0 || pass == 2 ? f->call : f->callx;
+        if (pass < 2 && tmpl) xlarun__js_s(g, pass ? "callx ::= " : "call ::= ");
+        while (xlarun__json_next(&g->j, &cur, &key, &el)) {
+            char nm[1024];
+            size_t nlen, fn, name, params;
+            if (g->j.s[el] != '{') return xlarun__fail(err, XLARUN_ERR_GRAMMAR, "tools[%lu]: a tool is a JSON object", XLARUN__CAST(unsigned long, k));
+            fn = xlarun__json_get(&g->j, el, "function");
+            if (fn == XLARUN__NONE || g->j.s[fn] != '{') fn = el;
+            name = xlarun__json_get(&g->j, fn, "name");
+            if (name == XLARUN__NONE || g->j.s[name] != '"' || (nlen = xlarun__json_str(&g->j, name, nm, sizeof nm)) == XLARUN__NONE || !nlen)
+                return xlarun__fail(err, XLARUN_ERR_GRAMMAR, "tools[%lu]: no \"name\" string (of 1 to 1023 bytes) in the tool%s",
+                                    XLARUN__CAST(unsigned long, k), fn != el ? "'s \"function\"" : "");
+            params = xlarun__json_get(&g->j, fn, "parameters");
+            if (pass < 2 && tmpl) {
+                xlarun__js_s(g, k ? (pass ? " | toolx" : " | tool") : (pass ? "toolx" : "tool"));
+                xlarun__js_u64(g, k);
+            } else if (pass < 4 && pass >= 2 && tmpl) {
+                xlarun__js_s(g, pass == 3 ? "toolx" : "tool");
+                xlarun__js_u64(g, k);
+                xlarun__js_s(g, " ::= ");
+                xlarun__tg_form(g, tmpl, nm, nlen, params);
+            }
+            if (pass == 3 && params != XLARUN__NONE) {
+                xlarun_status st = xlarun__js_document(g, params);
+                if (st != XLARUN_OK) {
+                    char m[sizeof err->message];
+                    snprintf(m, sizeof m, "%s", err ? err->message : "");
+                    return xlarun__fail(err, XLARUN_ERR_GRAMMAR, "tool '%.200s': %s", nm, m);
+                }
+            }
+            k++;
+        }
+        if (!k) return xlarun__fail(err, XLARUN_ERR_GRAMMAR, "tools: the array holds no tool");
+        if (pass < 2 && tmpl) xlarun__js_s(g, "\n");
+    }
+    xlarun__js_shared_rules(g);
+    return xlarun__js_end(g, "xlarun_tool_grammar", len);
+}
 
 /* ---- the token loop ------------------------------------------------------------------------- */
 

@@ -110,6 +110,8 @@ static void usage(FILE *f) {
             "      --grammar-file F     the grammar in a file\n"
             "      --json-schema F      a JSON Schema (a file): the reply is compact JSON it accepts\n"
             "      --json               the reply is one JSON value\n"
+            "      --no-tool-grammar    with --tools, do not constrain the calls (by default a call the model\n"
+            "                           opens follows its format, naming a tool, arguments per its schema)\n"
             "\n"
             "performance:\n"
             "  -t, --threads N          threads (default 1)\n"
@@ -398,7 +400,7 @@ typedef struct args {
     size_t n_stops;
     unsigned long threads, ctx, batch, top_k, seed;
     long n_predict; /* 0: no limit */
-    int print_ids, ignore_eos, no_mmap, chat, interactive, no_special, json;
+    int print_ids, ignore_eos, no_mmap, chat, interactive, no_special, json, no_tool_grammar;
     xlarun_precision precision;
     xlarun_kv_type kv_type;
     int set_temp, set_topk, set_topp, set_minp, set_rep, set_seed;
@@ -487,6 +489,7 @@ static int parse_args(int argc, char **argv, args *A, char *msg, size_t cap) {
         else if (!strcmp(a, "--grammar-file")) { NEED_VALUE(); A->grammar_file = val; }
         else if (!strcmp(a, "--json-schema")) { NEED_VALUE(); A->schema_file = val; }
         else if (!strcmp(a, "--json")) A->json = 1;
+        else if (!strcmp(a, "--no-tool-grammar")) A->no_tool_grammar = 1;
         else if (!strcmp(a, "--ignore-eos")) A->ignore_eos = 1;
         else if (!strcmp(a, "--no-mmap")) A->no_mmap = 1;
         else {
@@ -671,6 +674,16 @@ int main(int argc, char **argv) {
         go.ignore_eos = A.ignore_eos;
         go.stop_strings = A.stops;
         go.n_stop_strings = A.n_stops;
+        if (A.tools_arg && !grammar && !A.no_tool_grammar && tok &&
+            (tool_format = xlarun_tool_format_guess(has_token, tok)) != XLARUN_TOOLS_NONE) {
+            /* the calls the model writes follow its format and the tools' schemas */
+            size_t need = 0;
+            if (xlarun_tool_grammar(tool_format, tools_text, tools_len, NULL, 0, &need, &err) != XLARUN_OK) goto error;
+            if (!(grammar_text = (char *)malloc(need + 1))) { strcpy(err.message, "out of memory"); goto error; }
+            if (xlarun_tool_grammar(tool_format, tools_text, tools_len, grammar_text, need + 1, &need, &err) != XLARUN_OK ||
+                xlarun_grammar_compile(grammar_text, need, &grammar, &err) != XLARUN_OK)
+                goto error;
+        }
         go.grammar = grammar;
         {   /* room for the prompt, tools and system texts besides 16 bytes per context token for the conversation */
             const xlarun_config *c = xlarun_model_config(model);

@@ -57,11 +57,11 @@ build() {
 }
 
 # the suites built per variant (tests/test_<name>.c); options builds skip kernels
-TESTS="kernels model errors generate quant tokenizer chat reply grammar"
+TESTS="kernels model errors generate quant tokenizer chat reply schema grammar"
 
 # the command-line tools' tests, on the native builds
 cli_tests() {
-    build $B/gen $B/oracle_ids $B/tokenize && run "gen cli" sh tests/test_cli.sh $B # tokenize decodes --print-ids
+    build $B/gen $B/json $B/oracle_ids $B/tokenize && run "gen cli" sh tests/test_cli.sh $B # tokenize decodes --print-ids
     build $B/inspect && run "inspect cli" sh tests/test_inspect.sh $B
     build $B/tokenize && run "tokenize cli" sh tests/test_tokenize_cli.sh $B
     if [ -n "$XLARUN_CHECK" ]; then build $B/tools $B/gen && XLARUN_CHECK=1 run "tools example" sh tests/test_tools_example.sh $B
@@ -126,7 +126,7 @@ lane_a() { # scalar under valgrind, NEON under qemu, C++, the fuzz corpora
     else skip "c++ build: g++ not installed"; fi
     # the fuzz corpora (tests/fuzz/corpus: seeds and every kept crash input) replayed through the
     # harnesses built by gcc: with ASan+UBSan over the host's SIMD kernels, and the scalar build under valgrind
-    FUZZERS="json safetensors model tokenizer encode decode jinja reply grammar"
+    FUZZERS="json safetensors model tokenizer encode decode jinja reply schema grammar"
     for h in $FUZZERS; do
         build SAN_ISA="$san_isa" $B/replay/fuzz_$h && run "replay $h (asan+ubsan)" $B/replay/fuzz_$h tests/fuzz/corpus/$h
         if have valgrind; then build $B/replay-scalar/fuzz_$h && run "replay $h (valgrind)" $VG $B/replay-scalar/fuzz_$h tests/fuzz/corpus/$h
@@ -144,7 +144,7 @@ lane_b() { # AVX2 under valgrind, Windows under wine, ASan+UBSan, the build opti
         cpu_has avx2 fma f16c && win_isa="-mavx2 -mfma -mf16c"
         export WINEDEBUG=-all WINEPREFIX="$(pwd)/$B/wineprefix"
         rm -rf $B/win
-        for t in kernels model generate tokenizer chat reply grammar; do
+        for t in kernels model generate tokenizer chat reply schema grammar; do
             build WIN_ISA="$win_isa" $B/win/test_$t.exe && run "windows $t (wine)" $wine $B/win/test_$t.exe
         done
         rm -rf $B/win-options # the weights read with ReadFile into the model's memory, no threads

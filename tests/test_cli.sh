@@ -154,4 +154,41 @@ names=$("$B/gen" -m $demo -p hi --chat-template nosuch 2>&1 | sed 's/.*the names
 "$B/gen" --help >"$B/cli.help"
 for nm in $names; do grep -qw -- "$nm" "$B/cli.help" && ok || bad "gen --help does not list the template '$nm'"; done
 [ -n "$names" ] && ok || bad "no template names in the unknown-name error"
+# grammars: every reply a sentence of the grammar, under sampling too (the demo model's text is
+# free otherwise); stdout carries only the reply
+yn='root ::= ("yes" | "no") " because " [a-z ]{3,20} "."'
+for seed in 1 2 3 4 5; do
+    got=$("$B/gen" -m $demo -p "Is it raining?" --grammar "$yn" --temp 1.2 --seed $seed -n 40 2>"$B/cli.err")
+    echo "$got" | grep -Eqx '(yes|no) because [a-z ]{3,20}\.' && ok || bad "gen --grammar (seed $seed) printed '$got'"
+done
+printf '%s\n' "$yn" >"$B/cli.gbnf"
+expect_out "$("$B/gen" -m $demo -p "Is it raining?" --grammar "$yn" -n 40 2>/dev/null)" -m $demo -p "Is it raining?" --grammar-file "$B/cli.gbnf" -n 40
+got=$("$B/gen" -m $demo -p "An event:" --json-schema tools/grammars/event.schema.json --temp 0.9 --seed 7 -n 300 2>"$B/cli.err")
+case "$got" in '{"title":"'*'","date":"'*'"}') ok ;; *) bad "gen --json-schema printed '$got'" ;; esac
+got=$("$B/gen" -m $demo -p "JSON:" --json -n 100 2>"$B/cli.err")
+case "$got" in [\{\[\"tfn0-9-]*) ok ;; *) bad "gen --json printed '$got'" ;; esac
+check_error "rule 'foo' is not defined" -m $demo -p hi --grammar 'root ::= foo'
+check_error "grammar line 1 column 14: expected ')' to close the group opened on line 1 column 10" -m $demo -p hi --grammar 'root ::= ("a"'
+check_error "give one of --grammar, --grammar-file, --json-schema and --json" -m $demo -p hi --grammar 'root ::= "a"' --json
+check_error "cannot read the grammar file" -m $demo -p hi --grammar-file /nonexistent
+check_error "cannot read the JSON Schema file" -m $demo -p hi --json-schema /nonexistent
+printf '{"type": "string", "pattern": "a+"}' >"$B/cli.schema"
+check_error '"pattern" is not supported' -m $demo -p hi --json-schema "$B/cli.schema"
+# --tools: a call the model opens follows its format and the tools' schemas (tooldemo: trained for
+# Hermes calls, which pass through the grammar unchanged)
+tools_json='[{"type": "function", "function": {"name": "get_weather", "parameters": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}}}, {"type": "function", "function": {"name": "get_time", "parameters": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}}}]'
+printf '%s' "$tools_json" >"$B/cli.tools"
+for q in "What is the weather in Paris?" "What time is it in Tokyo?"; do
+    free=$("$B/gen" -m tests/fixtures/tooldemo --tools "$B/cli.tools" --no-tool-grammar -p "$q" 2>/dev/null)
+    expect_out "$free" -m tests/fixtures/tooldemo --tools "$B/cli.tools" -p "$q"
+    case "$free" in *'{"name": "get_'*'"arguments": {"city":'*) ok ;; *) bad "tooldemo on '$q' printed '$free'" ;; esac
+done
+printf '[{"name": "f", "parameters": {"type": "object", "properties": {"x": {"format": "date"}}}}]' >"$B/cli.badtools"
+check_error "tool 'f': #/properties/x: \"format\" is not supported" -m tests/fixtures/tooldemo --tools "$B/cli.badtools" -p hi
+# examples/json.c: a JSON object asked for with a schema, read back
+got=$("$B/json" $demo 2>"$B/cli.err") && ok || bad "build/json failed: $(cat "$B/cli.err")"
+case "$got" in *'
+name: '*'
+age: '*'
+city: '*) ok ;; *) bad "build/json printed '$got'" ;; esac
 finish

@@ -852,13 +852,270 @@ out:
     xlarun_model_close(m);
 }
 
+/* ---- generation under a grammar ---- */
+
+/* (yes|no) " because " [a-z ]{3,20} "." , checked by hand */
+static int is_yes_no(const char *t) {
+    size_t n;
+    if (!strncmp(t, "yes because ", 12)) t += 12;
+    else if (!strncmp(t, "no because ", 11)) t += 11;
+    else return 0;
+    for (n = 0; (t[n] >= 'a' && t[n] <= 'z') || t[n] == ' '; n++) {}
+    return n >= 3 && n <= 20 && t[n] == '.' && t[n + 1] == 0;
+}
+
+/* [a-z]{1,8} (" " [a-z]{1,8}){2,5} "." , checked by hand */
+static int is_words(const char *t) {
+    int words = 0;
+    for (;;) {
+        size_t n = 0;
+        while (t[n] >= 'a' && t[n] <= 'z') n++;
+        if (!n || n > 8) return 0;
+        words++;
+        t += n;
+        if (*t == '.') return words >= 3 && words <= 6 && t[1] == 0;
+        if (*t++ != ' ') return 0;
+    }
+}
+
+/* a generator under a grammar on the demo model with a tokenizer (the demo's, or another folder's:
+   the model's ids index its vocabulary) */
+static void grammar_run(const char *tok_dir, const char *gbnf, int32_t eos, int ignore_eos, float temp, uint64_t seed,
+                        reply *r, xlarun_generate_result *res, xlarun_status *st, xlarun_error *err) {
+    xlarun_model *m = NULL;
+    xlarun_tokenizer *tok = NULL;
+    xlarun_session *s = NULL;
+    xlarun_generator *g = NULL;
+    xlarun_grammar *gr = NULL;
+    xlarun_generator_options go;
+    memset(r, 0, sizeof *r);
+    memset(res, 0, sizeof *res);
+    *st = XLARUN_ERR_ARGUMENT;
+    if (xlarun_model_open(DEMO, NULL, &m, err) != XLARUN_OK || xlarun_tokenizer_open(tok_dir, NULL, &tok, err) != XLARUN_OK ||
+        xlarun_session_create(m, NULL, &s, err) != XLARUN_OK || xlarun_grammar_compile(gbnf, strlen(gbnf), &gr, err) != XLARUN_OK) {
+        CHECKF(0, "%s", err->message);
+        goto out;
+    }
+    memset(&go, 0, sizeof go);
+    go.sampling.temperature = temp;
+    go.sampling.seed = seed;
+    go.eos_ids = &eos;
+    go.n_eos = 1;
+    go.ignore_eos = ignore_eos;
+    go.grammar = gr;
+    if ((*st = xlarun_generator_create(s, tok, &go, &g, err)) != XLARUN_OK) goto out;
+    {   /* ids every tokenizer here has, below the model's 400 */
+        static const int32_t prompt[4] = {1, 40, 41, 42};
+        *st = xlarun_generate_ids(g, prompt, 4, 120, on_token, r, res, err);
+    }
+out:
+    xlarun_generator_free(g);
+    xlarun_grammar_free(gr);
+    xlarun_session_free(s);
+    xlarun_tokenizer_close(tok);
+    xlarun_model_close(m);
+}
+
+static void test_generate_grammar(void) {
+    static const char *yn = "root ::= (\"yes\" | \"no\") \" because \" [a-z ]{3,20} \".\"";
+    static const char *words = "root ::= [a-z]{1,8} (\" \" [a-z]{1,8}){2,5} \".\"";
+    static reply r;
+    xlarun_generate_result res;
+    xlarun_status st;
+    xlarun_error err;
+    uint64_t seed;
+    int kinds[2] = {0, 0};
+    /* byte-level BPE: sampled replies are sentences; the eos id is the only way on after "." */
+    for (seed = 1; seed <= 12; seed++) {
+        grammar_run(DEMO, yn, 2, 0, seed == 1 ? 0.0f : 1.3f, seed, &r, &res, &st, &err);
+        CHECKF(st == XLARUN_OK && is_yes_no(r.text) && res.stop == XLARUN_STOP_EOS && r.ids[r.n_ids - 1] == 2,
+               "seed %lu: status %d stop %d reply '%s' (%s)", (unsigned long)seed, (int)st, (int)res.stop, r.text, err.message);
+        kinds[r.text[0] == 'y']++;
+    }
+    CHECKF(kinds[0] && kinds[1], "12 sampled replies all begin the same way (%d no, %d yes)", kinds[0], kinds[1]);
+    /* ignore_eos: no end id, so a complete sentence that nothing may follow stops the loop */
+    grammar_run(DEMO, yn, 2, 1, 1.3f, 5, &r, &res, &st, &err);
+    CHECKF(st == XLARUN_OK && res.stop == XLARUN_STOP_GRAMMAR && is_yes_no(r.text), "ignore_eos: status %d stop %d reply '%s'",
+           (int)st, (int)res.stop, r.text);
+    /* SentencePiece (Replace, ByteFallback, Fuse, Strip): the first token's leading space is
+       dropped, so the start is checked token by token; the text is what decode gives */
+    for (seed = 1; seed <= 12; seed++) {
+        xlarun_tokenizer *tok = NULL;
+        char dec[4096];
+        size_t dlen = 0, n = r.n_ids;
+        grammar_run("tests/fixtures/tokenizers/sp", words, 2, 0, seed == 1 ? 0.0f : 1.5f, seed, &r, &res, &st, &err);
+        n = r.n_ids;
+        CHECKF(st == XLARUN_OK && is_words(r.text) && res.stop == XLARUN_STOP_EOS, "sp seed %lu: status %d stop %d reply '%s' (%s)",
+               (unsigned long)seed, (int)st, (int)res.stop, r.text, err.message);
+        if (xlarun_tokenizer_open("tests/fixtures/tokenizers/sp", NULL, &tok, &err) == XLARUN_OK) {
+            CHECK(n > 1 && xlarun_tokenizer_decode(tok, r.ids, n - 1, 0, dec, sizeof dec, &dlen, &err) == XLARUN_OK && !strcmp(dec, r.text));
+            xlarun_tokenizer_close(tok);
+        }
+    }
+    /* a character no token of the model's ids can write: a status, not a loop */
+    grammar_run("tests/fixtures/tokenizers/gemma", "root ::= \"\\U0001F600\"", 1, 0, 0.0f, 1, &r, &res, &st, &err);
+    CHECK(st == XLARUN_ERR_GRAMMAR);
+    CHECK_CONTAINS(err.message, "no token of the vocabulary continues the output");
+    {   /* the generator's memory holds the matcher: exact; a grammar needs a tokenizer */
+        xlarun_model *m = NULL;
+        xlarun_tokenizer *tok = NULL;
+        xlarun_session *s = NULL;
+        xlarun_generator *g = NULL;
+        xlarun_grammar *gr = NULL;
+        xlarun_generator_options go;
+        size_t with = 0, without = 0;
+        void *mem;
+        memset(&go, 0, sizeof go);
+        if (xlarun_model_open(DEMO, NULL, &m, &err) == XLARUN_OK && xlarun_tokenizer_open(DEMO, NULL, &tok, &err) == XLARUN_OK &&
+            xlarun_session_create(m, NULL, &s, &err) == XLARUN_OK && xlarun_grammar_compile(yn, strlen(yn), &gr, &err) == XLARUN_OK) {
+            CHECK(xlarun_generator_memory(s, tok, &go, &without, &err) == XLARUN_OK);
+            go.grammar = gr;
+            CHECK(xlarun_generator_memory(s, tok, &go, &with, &err) == XLARUN_OK && with > without);
+            mem = malloc(with);
+            CHECK(mem && xlarun_generator_init(s, tok, &go, mem, with - 65, &g, &err) == XLARUN_ERR_MEMORY);
+            CHECK(mem && xlarun_generator_init(s, tok, &go, mem, with, &g, &err) == XLARUN_OK);
+            if (g) {
+                CHECK(xlarun_generate_text(g, "Hi", 2, 0, 60, on_token, &r, &res, &err) == XLARUN_OK);
+                xlarun_generator_free(g);
+            }
+            free(mem);
+            CHECK(xlarun_generator_create(s, NULL, &go, &g, &err) == XLARUN_ERR_ARGUMENT);
+            CHECK_CONTAINS(err.message, "a grammar needs a tokenizer");
+        } else CHECKF(0, "%s", err.message);
+        xlarun_grammar_free(gr);
+        xlarun_session_free(s);
+        xlarun_tokenizer_close(tok);
+        xlarun_model_close(m);
+    }
+}
+
+/* ---- tool calls under a grammar ---- */
+static const char *TOOL_SET =
+    "[{\"type\": \"function\", \"function\": {\"name\": \"get_weather\", \"parameters\": {\"type\": \"object\", \"properties\": "
+    "{\"location\": {\"type\": \"string\", \"maxLength\": 12}, \"unit\": {\"type\": \"string\", \"enum\": [\"celsius\", \"fahrenheit\"]}},"
+    " \"required\": [\"location\"]}}},"
+    " {\"name\": \"add\", \"parameters\": {\"type\": \"object\", \"properties\": {\"a\": {\"type\": \"integer\", \"minimum\": -5, \"maximum\": 99},"
+    " \"b\": {\"type\": \"integer\", \"minimum\": 0, \"maximum\": 9}, \"tags\": {\"type\": \"array\", \"items\": {\"enum\": [\"x\", \"y\"]}, \"maxItems\": 2}},"
+    " \"required\": [\"a\", \"b\"], \"additionalProperties\": false}},"
+    " {\"type\": \"function\", \"function\": {\"name\": \"ping\"}}]";
+
+/* the arguments of a parsed call against TOOL_SET, by hand */
+static int tool_args_ok(const char *name, const char *a) {
+    if (!strcmp(name, "ping")) return a[0] == '{';
+    if (!strcmp(name, "get_weather")) {
+        size_t n;
+        if (strncmp(a, "{\"location\":\"", 13)) return 0;
+        for (a += 13, n = 0; *a && *a != '"'; a++, n++) if (*a == '\\') a++;
+        if (*a++ != '"') return 0;
+        return !strcmp(a, "}") || !strcmp(a, ",\"unit\":\"celsius\"}") || !strcmp(a, ",\"unit\":\"fahrenheit\"}");
+    }
+    if (!strcmp(name, "add")) {
+        long x, y;
+        char *e;
+        if (strncmp(a, "{\"a\":", 5)) return 0;
+        x = strtol(a + 5, &e, 10);
+        if (x < -5 || x > 99 || strncmp(e, ",\"b\":", 5)) return 0;
+        y = strtol(e + 5, &e, 10);
+        if (y < 0 || y > 9) return 0;
+        return !strcmp(e, "}") || !strcmp(e, ",\"tags\":[]}") || !strcmp(e, ",\"tags\":[\"x\"]}") || !strcmp(e, ",\"tags\":[\"y\"]}") ||
+               !strncmp(e, ",\"tags\":[\"", 10);
+    }
+    return 0;
+}
+
+/* random sentences of each format's tool grammar that open a call (its marker fed first, or for
+   Llama 3 a "{"), walked byte by byte: each parses with xlarun_reply_parse into calls of the
+   tools, with arguments the schemas accept */
+static void test_tool_grammar(void) {
+    static const xlarun_tool_format fmts[6] = {XLARUN_TOOLS_LLAMA3, XLARUN_TOOLS_HERMES, XLARUN_TOOLS_MISTRAL,
+                                               XLARUN_TOOLS_GRANITE, XLARUN_TOOLS_PHI4, XLARUN_TOOLS_DEEPSEEK_R1};
+    static const char *open[6] = {"", "Sure.\n<tool_call>", "[TOOL_CALLS]", "<|tool_call|>", "<|tool_call|>",
+                                  "\xEF\xBD\x9C"}; /* DeepSeek's: below */
+    static char text[8192], gbnf[65536], rmem[1 << 16];
+    char *bytes[256];
+    size_t lens[256], f, i, calls = 0, sentences = 0;
+    uint64_t rng = 12345;
+    xlarun_error err;
+    for (i = 0; i < 256; i++) { bytes[i] = (char *)malloc(1); bytes[i][0] = (char)i; lens[i] = 1; }
+    for (f = 0; f < 6; f++) {
+        xlarun_grammar *g = NULL;
+        xlarun_matcher *m = NULL;
+        size_t glen = 0, walk;
+        CHECK(xlarun_tool_grammar(fmts[f], TOOL_SET, strlen(TOOL_SET), gbnf, sizeof gbnf, &glen, &err) == XLARUN_OK);
+        if (xlarun_grammar_compile(gbnf, glen, &g, &err) != XLARUN_OK) { CHECKF(0, "%s: %s", xlarun_tool_format_name(fmts[f]), err.message); continue; }
+        CHECK(xlarun_matcher_create(g, (const char *const *)bytes, lens, 256, NULL, &m, &err) == XLARUN_OK);
+        for (walk = 0; m && walk < 40; walk++) {
+            uint32_t mask[8];
+            size_t n = 0, tries;
+            const char *o = fmts[f] == XLARUN_TOOLS_DEEPSEEK_R1 ? "<\xEF\xBD\x9Ctool\xE2\x96\x81" "calls\xE2\x96\x81" "begin\xEF\xBD\x9C>" : open[f];
+            xlarun_reply reply;
+            xlarun_matcher_reset(m);
+            if (fmts[f] == XLARUN_TOOLS_LLAMA3) o = "{";
+            CHECK(xlarun_matcher_accept_bytes(m, o, strlen(o), &err) == XLARUN_OK);
+            memcpy(text, o, strlen(o));
+            n = strlen(o);
+            for (tries = 0; n < sizeof text - 1; tries++) {
+                uint32_t pick, c = 0, k;
+                if (xlarun_matcher_complete(m) && (!xlarun_matcher_can_continue(m) || (rng >> 60) < 3)) break;
+                CHECK(xlarun_matcher_allowed(m, mask, &err) == XLARUN_OK);
+                for (k = 0; k < 256; k++) c += mask[k >> 5] >> (k & 31) & 1;
+                if (!c) break;
+                rng = rng * 6364136223846793005ull + 1442695040888963407ull;
+                /* prefer printable ASCII, so strings and numbers end */
+                pick = (uint32_t)(rng >> 33) % c;
+                for (k = 0; k < 256; k++)
+                    if ((mask[k >> 5] >> (k & 31) & 1) && pick-- == 0) break;
+                if (k >= 0x80 && (rng >> 20) % 4) { /* mostly ASCII: take the first allowed ASCII byte */
+                    uint32_t j;
+                    for (j = 0x20; j < 0x7F; j++) if (mask[j >> 5] >> (j & 31) & 1) { k = j; break; }
+                }
+                if (k == '"' || k == '}' || k == ']' || ((rng >> 40) % 3 == 0)) {} /* take it */
+                text[n++] = (char)k;
+                CHECK(xlarun_matcher_accept_bytes(m, text + n - 1, 1, &err) == XLARUN_OK);
+            }
+            text[n] = 0;
+            if (!xlarun_matcher_complete(m)) continue; /* ran long: not a sentence yet */
+            sentences++;
+            if (xlarun_reply_parse(fmts[f], text, n, rmem, sizeof rmem, &reply, &err) != XLARUN_OK) {
+                CHECKF(0, "%s: '%s' does not parse: %s", xlarun_tool_format_name(fmts[f]), text, err.message);
+                continue;
+            }
+            CHECKF(reply.n_calls >= 1, "%s: '%s' parsed to no call", xlarun_tool_format_name(fmts[f]), text);
+            for (i = 0; i < reply.n_calls; i++) {
+                CHECKF(tool_args_ok(reply.calls[i].name, reply.calls[i].arguments), "%s: '%s': call %s(%s)",
+                       xlarun_tool_format_name(fmts[f]), text, reply.calls[i].name, reply.calls[i].arguments);
+                calls++;
+            }
+        }
+        xlarun_matcher_free(m);
+        xlarun_grammar_free(g);
+    }
+    CHECKF(sentences >= 100 && calls >= sentences, "%lu sentences with %lu calls", (unsigned long)sentences, (unsigned long)calls);
+    if (test_verbose) printf("tool grammar: %lu sentences, %lu calls parsed\n", (unsigned long)sentences, (unsigned long)calls);
+    for (i = 0; i < 256; i++) free(bytes[i]);
+    /* refusals name the tool */
+    {
+        size_t glen = 0;
+        CHECK(xlarun_tool_grammar(XLARUN_TOOLS_HERMES, "[{\"parameters\": {}}]", 20, NULL, 0, &glen, &err) == XLARUN_ERR_GRAMMAR);
+        CHECK_CONTAINS(err.message, "tools[0]: no \"name\" string");
+        const char *bad = "[{\"name\": \"f\", \"parameters\": {\"type\": \"string\", \"pattern\": \"x\"}}]";
+        CHECK(xlarun_tool_grammar(XLARUN_TOOLS_HERMES, bad, strlen(bad), NULL, 0, &glen, &err) == XLARUN_ERR_GRAMMAR);
+        CHECK_CONTAINS(err.message, "tool 'f': #: \"pattern\" is not supported");
+        CHECK(xlarun_tool_grammar(XLARUN_TOOLS_NONE, "[]", 2, NULL, 0, &glen, &err) == XLARUN_ERR_ARGUMENT);
+        CHECK(xlarun_tool_grammar(XLARUN_TOOLS_HERMES, "[]", 2, NULL, 0, &glen, &err) == XLARUN_ERR_GRAMMAR);
+        CHECK_CONTAINS(err.message, "the array holds no tool");
+        CHECK(xlarun_tool_grammar(XLARUN_TOOLS_HERMES, "{}", 2, NULL, 0, &glen, &err) == XLARUN_ERR_GRAMMAR);
+    }
+}
+
 int main(int argc, char **argv) {
     static const struct { const char *name; void (*run)(void); } cases[] = {
         {"sampling check", test_sampling_check}, {"sampler", test_sampler}, {"sampling fixture", test_sampling_fixture},
         {"sampling large", test_sampling_large}, {"sampler structured", test_sampler_structured},
         {"generation_config", test_generation_config}, {"stopper", test_stopper}, {"generate demo", test_generate_demo},
         {"generate ring", test_generate_ring}, {"generate longrope", test_generate_longrope},
-        {"generate ids only", test_generate_ids_only}};
+        {"generate ids only", test_generate_ids_only}, {"generate grammar", test_generate_grammar},
+        {"tool grammar", test_tool_grammar}};
     size_t i;
     test_init(argc, argv);
     for (i = 0; i < sizeof cases / sizeof *cases; i++)

@@ -16,6 +16,14 @@
    (run_read_gb_s: the better of the two, the median over the runs).
    prefill_gflops counts the matrix and attention FLOPs of the prompt.
 
+     build/bench -m DIR ... --grammar FILE.gbnf | --json-schema FILE.json [--tokenizer DIR]
+
+   also decodes each run a second time under the grammar (the tokenizer of DIR, or of --tokenizer):
+   every step computes the full mask (xlarun_matcher_allowed: no greedy shortcut), takes the best
+   allowed token and accepts it; a finished sentence starts the next. decode_tok_s_grammar,
+   grammar_ms_per_token (the matcher's time) and grammar_overhead (1 - decode_tok_s_grammar /
+   decode_tok_s, the medians of the same runs) say what the grammar costs.
+
      build/bench --chat TEMPLATE.jinja --messages MSGS.json [--tools TOOLS.json] [--tokenizer DIR] [-r 20]
 
    times the chat template instead: compiling it, sizing a render (xlarun_chat_render_memory) and
@@ -383,12 +391,103 @@ static int bench_chat(const char *tmpl_path, const char *msgs_path, const char *
     return 0;
 }
 
+/* the grammar run: a matcher over the tokenizer's vocabulary */
+typedef struct gstate {
+    xlarun_grammar *g;
+    xlarun_matcher *m;
+    xlarun_tokenizer *t;
+    uint32_t *mask;
+    double secs;      /* in the matcher this run */
+    int sentences;    /* completed and started again */
+} gstate;
+
+/* compiles the grammar (GBNF, or made from a JSON Schema) for the tokenizer in tdir */
+static int gstate_open(gstate *G, const char *gfile, int schema, const char *tdir, uint32_t n_vocab, char *msg, size_t cap) {
+    xlarun_error err;
+    xlarun_matcher_options mo;
+    size_t len = 0, need = 0, k, *lens = NULL;
+    char *text = slurp(gfile, &len), *gbnf = NULL, **toks = NULL;
+    const int32_t *eos = NULL;
+    uint32_t V, i;
+    int ok = 0;
+    memset(G, 0, sizeof *G);
+    if (!text) { snprintf(msg, cap, "%s: cannot read", gfile); return 0; }
+    if (schema) {
+        if (xlarun_json_schema_to_grammar(text, len, NULL, 0, &need, &err) != XLARUN_OK || !(gbnf = (char *)malloc(need + 1)) ||
+            xlarun_json_schema_to_grammar(text, len, gbnf, need + 1, &len, &err) != XLARUN_OK) {
+            snprintf(msg, cap, "%.300s: %.380s", gfile, gbnf ? err.message : "out of memory");
+            goto done;
+        }
+    }
+    if (xlarun_grammar_compile(schema ? gbnf : text, len, &G->g, &err) != XLARUN_OK) { snprintf(msg, cap, "%.300s: %.380s", gfile, err.message); goto done; }
+    if (xlarun_tokenizer_open(tdir, NULL, &G->t, &err) != XLARUN_OK) { snprintf(msg, cap, "%.600s", err.message); goto done; }
+    V = xlarun_tokenizer_vocab_size(G->t);
+    if (V > n_vocab) { snprintf(msg, cap, "%.500s: the tokenizer has %u ids, the model %u", tdir, V, n_vocab); goto done; }
+    toks = (char **)calloc(n_vocab, sizeof *toks);
+    lens = (size_t *)calloc(n_vocab, sizeof *lens);
+    G->mask = (uint32_t *)malloc((n_vocab + 31) / 32 * sizeof(uint32_t));
+    if (!toks || !lens || !G->mask) { snprintf(msg, cap, "out of memory"); goto done; }
+    for (i = 0; i < V; i++) {
+        size_t n = xlarun_tokenizer_token_bytes(G->t, (int32_t)i, 0, NULL, 0);
+        if (!n) continue;
+        if (!(toks[i] = (char *)malloc(n))) { snprintf(msg, cap, "out of memory"); goto done; }
+        lens[i] = xlarun_tokenizer_token_bytes(G->t, (int32_t)i, 0, toks[i], n);
+    }
+    memset(&mo, 0, sizeof mo);
+    mo.n_end = xlarun_tokenizer_eos_ids(G->t, &eos);
+    mo.end_ids = eos;
+    if (xlarun_matcher_create(G->g, (const char *const *)toks, lens, n_vocab, &mo, &G->m, &err) != XLARUN_OK) { snprintf(msg, cap, "%.600s", err.message); goto done; }
+    ok = 1;
+done:
+    if (toks) for (k = 0; k < n_vocab; k++) free(toks[k]);
+    free(toks);
+    free(lens);
+    free(text);
+    free(gbnf);
+    return ok;
+}
+
+static void gstate_close(gstate *G) {
+    xlarun_matcher_free(G->m);
+    xlarun_grammar_free(G->g);
+    xlarun_tokenizer_close(G->t);
+    free(G->mask);
+}
+
+/* the best token the grammar allows (the full mask each step); -1 on an error. Where the
+   best is an eos id of a complete sentence, the next sentence starts instead. */
+static int32_t gstate_next(gstate *G, const float *logits, uint32_t V, xlarun_error *err) {
+    double t0 = now();
+    const int32_t *eos = NULL;
+    size_t n_eos = xlarun_tokenizer_eos_ids(G->t, &eos), e;
+    int32_t best;
+    uint32_t i;
+    int fresh = 0;
+    for (;;) {
+        int end = 0;
+        best = -1;
+        if (xlarun_matcher_allowed(G->m, G->mask, err) != XLARUN_OK) return -1;
+        for (i = 0; i < V; i++)
+            if ((G->mask[i >> 5] >> (i & 31) & 1u) && (best < 0 || logits[i] > logits[best])) best = (int32_t)i;
+        for (e = 0; e < n_eos && best >= 0; e++) end |= eos[e] == best;
+        if (best >= 0 && !end) break;
+        if (fresh) { snprintf(err->message, sizeof err->message, "the grammar allows no token at its start"); return -1; }
+        xlarun_matcher_reset(G->m);  /* the sentence is complete: the next one starts */
+        G->sentences++;
+        fresh = 1;
+    }
+    if (xlarun_matcher_accept_token(G->m, best, err) != XLARUN_OK) return -1;
+    G->secs += now() - t0;
+    return best;
+}
+
 static void usage(FILE *f) {
     fprintf(f, "usage: bench -m DIR [-m DIR ...] [-p 256] [-n 64] [-t 2 | -t 1,2] [-r 5] [-b N] [--no-mmap]\n"
                "             [--precision exact|bf16] [--kv f32|f16|bf16] [--temp T] [--top-k K] [--top-p P] [--min-p M]\n"
                "  -b: the session's prefill chunk (n_batch; default the library's, 256)\n"
                "  --temp above 0: decode draws each token with these sampler settings (greedy by default)\n"
                "  prints one JSON object per model and thread count (medians of -r runs)\n"
+               "  --grammar F.gbnf | --json-schema F.json [--tokenizer DIR]: decode again under the grammar\n"
                "       bench --chat TEMPLATE.jinja --messages MSGS.json [--tools TOOLS.json] [--tokenizer DIR] [-r 20]\n"
                "  times compiling and rendering a chat template instead\n");
 }
@@ -399,7 +498,8 @@ int main(int argc, char **argv) {
     xlarun_precision precision = XLARUN_PRECISION_EXACT;
     xlarun_kv_type kv = XLARUN_KV_F32;
     static const char *kv_names[] = {"f32", "f16", "bf16"};
-    int threads[16] = {2}, n_threads = 1;
+    int threads[16] = {2}, n_threads = 1, schema = 0;
+    const char *gfile = NULL, *tdir = NULL;
     xlarun_sampling sp;
     xlarun_error serr;
     char msg[700];
@@ -437,6 +537,12 @@ int main(int argc, char **argv) {
         else if (!strcmp(a, "--top-k")) sp.top_k = atoi(v);
         else if (!strcmp(a, "--top-p")) sp.top_p = atof(v);
         else if (!strcmp(a, "--min-p")) sp.min_p = (float)atof(v);
+        else if (!strcmp(a, "--grammar") || !strcmp(a, "--json-schema")) {
+            if (gfile) return fail("give one --grammar or --json-schema");
+            gfile = v;
+            schema = !strcmp(a, "--json-schema");
+        }
+        else if (!strcmp(a, "--tokenizer")) tdir = v;
         else if (!strcmp(a, "--precision")) {
             if (!strcmp(v, "exact")) precision = XLARUN_PRECISION_EXACT;
             else if (!strcmp(v, "bf16")) precision = XLARUN_PRECISION_BF16_ACTIVATIONS;
@@ -482,6 +588,8 @@ int main(int argc, char **argv) {
             const xlarun_config *c;
             int32_t *ids = (int32_t *)malloc((size_t)n_prompt * sizeof(int32_t));
             double pre[101], dec[101], rd[101], ratio[101], t0, t1, t2, flops, wbytes, kvbytes, attn, pre_tok_s, dec_tok_s;
+            double decg[101], gms[101];
+            gstate G;
             struct rusage ru;
             char sampling[96];
             int r, g, probe_failed = 0;
@@ -501,6 +609,11 @@ int main(int argc, char **argv) {
                 xlarun_session_free(s); xlarun_model_close(m); free(ids); return fail_probed(&ps, err.message);
             }
             for (i = 0; i < n_prompt; i++) ids[i] = (int32_t)(rng_next() % c->vocab_size);
+            memset(&G, 0, sizeof G);
+            if (gfile && !gstate_open(&G, gfile, schema, tdir ? tdir : dirs[d], c->vocab_size, msg, sizeof msg)) {
+                gstate_close(&G); xlarun_sampler_free(smp); xlarun_session_free(s); xlarun_model_close(m); free(ids);
+                return fail_probed(&ps, msg);
+            }
             for (r = -1; r < reps; r++) { /* run -1 warms the page cache and the caches */
                 xlarun_session_reset(s);
                 if (smp) xlarun_sampler_reset(smp);
@@ -521,8 +634,23 @@ int main(int argc, char **argv) {
                     dec[r] = (n_gen - 1) / (t2 - t1);
                     ratio[r] = dec[r] / rd[r]; /* times the bytes per token below: the same for every run */
                 }
+                if (gfile) { /* the same decode under the grammar */
+                    int32_t next;
+                    xlarun_session_reset(s);
+                    xlarun_matcher_reset(G.m);
+                    G.secs = 0;
+                    if (xlarun_session_prefill(s, ids, (size_t)n_prompt, &err) != XLARUN_OK) break;
+                    t1 = now();
+                    for (g = 1; g < n_gen; g++)
+                        if ((next = gstate_next(&G, xlarun_session_logits(s), c->vocab_size, &err)) < 0 ||
+                            xlarun_session_decode(s, next, &err) != XLARUN_OK) break;
+                    t2 = now();
+                    if (g < n_gen) break;
+                    if (r >= 0) { decg[r] = (n_gen - 1) / (t2 - t1); gms[r] = G.secs / (n_gen - 1) * 1e3; }
+                }
             }
             if (r < reps) {
+                gstate_close(&G);
                 xlarun_sampler_free(smp); xlarun_session_free(s); xlarun_model_close(m); free(ids);
                 return fail_probed(&ps, probe_failed ? "the machine probe failed" : err.message);
             }
@@ -563,14 +691,20 @@ int main(int argc, char **argv) {
                    "\"weight_bytes_per_token\": %.0f, \"kv_bytes_per_token\": %.0f, \"decode_gb_s\": %.2f, \"mem_read_gb_s\": %.2f, "
                    "\"bandwidth_ratio\": %.3f, \"run_read_gb_s\": %.2f, \"run_bandwidth_ratio\": %.3f, \"prefill_gflops\": %.1f, \"fma_peak_gflops\": %.1f, "
                    "\"prefill_peak_ratio\": %.3f, \"peak_rss_bytes\": %ld, \"kernels\": \"%s\", \"precision\": \"%s\", "
-                   "\"kv_type\": \"%s\", \"sampling\": \"%s\"}\n",
+                   "\"kv_type\": \"%s\", \"sampling\": \"%s\"",
                    dirs[d], xlarun_model_dtype(m), nt, n_prompt, n_gen, reps, pre_tok_s, dec_tok_s, wbytes, kvbytes,
                    dec_tok_s * (wbytes + kvbytes) / 1e9, mem_gb_s, dec_tok_s * (wbytes + kvbytes) / 1e9 / mem_gb_s,
                    median(rd, reps), median(ratio, reps) * (wbytes + kvbytes) / 1e9,
                    pre_tok_s * flops / n_prompt / 1e9, peak_gflops,
                    pre_tok_s * flops / n_prompt / 1e9 / peak_gflops, ru.ru_maxrss * 1024L, XLARUN_K_ISA,
                    precision == XLARUN_PRECISION_EXACT ? "exact" : "bf16-activations", kv_names[kv], sampling);
+            if (gfile)
+                printf(", \"grammar\": \"%s\", \"decode_tok_s_grammar\": %.2f, \"grammar_ms_per_token\": %.3f, "
+                       "\"grammar_overhead\": %.3f, \"grammar_sentences\": %d",
+                       gfile, median(decg, reps), median(gms, reps), 1 - median(decg, reps) / dec_tok_s, G.sentences);
+            printf("}\n");
             fflush(stdout);
+            gstate_close(&G);
             xlarun_sampler_free(smp);
             xlarun_session_free(s);
             xlarun_model_close(m);

@@ -221,6 +221,20 @@ def main():
         flags = (0 if f.get("gen") == "1" else 1) | (2 if tools else 0) | 4
         put("jinja", "%s-%s" % (name, conv), bytes([flags]) + tmpl + SEP + bytes.fromhex(f["messages"]) + SEP + tools + SEP +
             bytes.fromhex(f["vars"]))
+    schema_seeds()
+
+
+def schema_seeds():
+    """schema: every schema of the oracle fixtures (tests/fixtures/schema/cases.txt), one a file,
+    and a few that are refused"""
+    lines = rd(os.path.join(FIX, "schema", "cases.txt")).decode().split("\n")
+    for i, l in enumerate(lines):
+        if l.startswith("schema "):
+            put("schema", l[7:], lines[i + 1].encode())
+    for k, t in enumerate([b'{"type":"object","properties":{"a":{"pattern":"x"}}}', b'{"$ref":"#/$defs/x"}',
+                           b'{"anyOf":[{"$ref":"#"},{"type":"null"}]}', b'{"type":"integer","minimum":5,"maximum":4}',
+                           b'false', b'{"$defs":{"a b":{"type":"null"}},"$ref":"#/$defs/a%20b"}']):
+        put("schema", "refused-%d" % k, t)
 
 
 if __name__ == "__main__":
