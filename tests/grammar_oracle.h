@@ -133,7 +133,7 @@ static int go_add_term(go_grammar *g, const go_range *in, int n, int negate) {
     go_range *a = (go_range *)malloc(sizeof(go_range) * (size_t)(n + 3)), *out;
     int i, j, m = 0, k = 0;
     if (!a) exit(2);
-    memcpy(a, in, sizeof(go_range) * (size_t)n);
+    if (n) memcpy(a, in, sizeof(go_range) * (size_t)n);
     /* sort (insertion: classes are small) and merge */
     for (i = 1; i < n; i++) {
         go_range t = a[i];

@@ -463,7 +463,7 @@ static void exhaustive(const char *name, xlarun_matcher *m, go_rec *r, const voc
         int32_t *p2 = (int32_t *)malloc(sizeof(int32_t) * (size_t)(n_path + 1));
         for (i = 0; i < n_pool; i++)
             if (om[pool[i] / 32] >> (pool[i] % 32) & 1) next[n++] = pool[i];
-        memcpy(p2, path, sizeof(int32_t) * (size_t)n_path);
+        if (n_path) memcpy(p2, path, sizeof(int32_t) * (size_t)n_path);
         for (i = 0; i < n; i++) {
             p2[n_path] = (int32_t)next[i];
             exhaustive(name, m, r, v, em, om, p2, n_path + 1, depth - 1, pool, n_pool);

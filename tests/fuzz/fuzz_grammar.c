@@ -33,7 +33,8 @@ static xlarun_matcher *mk(const xlarun_grammar *g) {
     o.max_stacks = 64;
     st = xlarun_matcher_create(g, toks, lens, NV, &o, &m, &e);
     fuzz_check_err(st, &e);
-    FUZZ_CHECK(st == XLARUN_OK || st == XLARUN_ERR_MEMORY);
+    /* the start state itself may outgrow this harness's small limits ("a"{4096}: 4096 frames) */
+    FUZZ_CHECK(st == XLARUN_OK || st == XLARUN_ERR_MEMORY || (st == XLARUN_ERR_GRAMMAR && strstr(e.message, "max_")));
     return st == XLARUN_OK ? m : NULL;
 }
 
