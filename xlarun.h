@@ -918,11 +918,11 @@ XLARUN_API xlarun_status xlarun_tool_grammar(xlarun_tool_format format, const ch
        ws     ::= [ \t\n]{0,4}
    rules (name ::= alternatives, names of letters, digits and -), alternation |, sequences,
    groups ( ), repetition * + ? {m} {m,} {m,n} {,n}, strings "..." and character classes [...]
-   with ranges a-z and negation [^...], the escapes \n \r \t \\ \" \' \[ \] \- \xHH \uHHHH
-   \UHHHHHHHH, any character ., UTF-8 in strings and classes, # comments. A rule ends at the end
+   with ranges a-z and negation [^...], the escapes \n \r \t \\ \" \' \[ \] \- \^ \xHH \uHHHH
+   \UHHHHHHHH (code points), any character ., UTF-8 in strings and classes, # comments. A rule ends at the end
    of its line unless a group is open or the line ends with |. The grammar matches UTF-8 text
    (Unicode scalar values; a negated class never matches a surrogate). Refused, with
-   XLARUN_ERR_GRAMMAR and the line and column: syntax errors, a reference to a rule that is not
+   XLARUN_ERR_GRAMMAR and the line and column (in characters): syntax errors, a reference to a rule that is not
    defined, a rule defined twice, no root rule, left recursion (also through rules that can match
    the empty string), a grammar whose root matches no text at all, and grammars past the size
    limits. The compiled grammar is immutable and may be shared by any number of matchers. */
@@ -976,13 +976,14 @@ XLARUN_API xlarun_status xlarun_json_schema_to_grammar(const char *schema, size_
    allowed exactly where a sentence is complete. The mask comes from the grammar's parse stacks
    walked over a trie of the vocabulary (tokens sharing a prefix are walked once), with caches of
    the states already seen. Memory: xlarun_matcher_memory gives the exact bytes; the matcher
-   allocates nothing after that. */
+   allocates nothing after that. Creating one is XLARUN_ERR_GRAMMAR when the grammar's start
+   alone outgrows max_nodes or max_stacks. */
 typedef struct xlarun_matcher xlarun_matcher;
 typedef struct xlarun_matcher_options {  /* zero-initialised means defaults */
     const int32_t *end_ids;   /* ids allowed where a sentence is complete (eos ids) */
     size_t n_end;             /*   at most 64 */
     uint32_t max_nodes;       /* parse-stack frames kept at once; 0: 1 << 17 */
-    uint32_t max_stacks;      /* parse stacks alive at once (the ambiguity allowed); 0: 256 */
+    uint32_t max_stacks;      /* parse stacks alive at once (the ambiguity allowed); 0: 4096 */
 } xlarun_matcher_options;
 XLARUN_API xlarun_status xlarun_matcher_memory(const xlarun_grammar *g, const char *const *tokens,
                                                const size_t *lens, uint32_t n_vocab,
