@@ -40,10 +40,10 @@ static uint32_t rndn(uint32_t n) { return n ? rnd() % n : 0; }
 
 /* the slow runners (valgrind, qemu) get fewer iterations */
 static int slow(void) {
-    const char *p = getenv("LD_PRELOAD");
 #if defined(__aarch64__)
     return 1;
 #else
+    const char *p = getenv("LD_PRELOAD");
     return p && strstr(p, "vgpreload") != NULL;
 #endif
 }
