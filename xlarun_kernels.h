@@ -1667,12 +1667,14 @@ XLARUN_K__FN void xlarun_k_matmul_bf16x(const void *W, size_t K, size_t r0, size
    DOT: the block sums isum_b = sum q*qx are exact integers in every build; a row's result is
      an f32 sum of isum * (d * dx). Canonical reductions, per output element:
        scalar   acc = 0; for b: acc += (float)isum_b * (d_b * dx_b)       (each op rounded)
-       AVX-512  per step of 128 elements (4 blocks; the last may hold 1..3, zero-padded): 16
-                int32 lanes, lane l = the exact sum of elements 4(l%4)..+3 and 16+4(l%4)..+3
-                of block l/4 of the step;
+       AVX-512  per step of 512 elements (16 blocks; the last may hold 1..15, zero-padded): 16
+                int32 lanes, lane l = the exact sum of the 32 elements of block 4(l%4) + l/4
+                of the step (the order one AMX tile product per block gives: xlarun_k_qmatmul's
+                AMX path, where built and allowed, returns the same bits);
                 acc = fma(float(lanes), d lanes * dx lanes, acc); result = xlarun_k__hsum(acc)
-                VNNI: two vpdpbusd on (q + 128 as u8) x qx, the lane starting at the precomputed
-                -128*sum(qx); without VNNI: vpmaddubsw sign trick.
+                (a lane past the last block adds fma(0, 0, acc), i.e. +0)
+                VNNI: eight vpdpbusd on (q + 128 as u8) x qx, the lane starting at the
+                precomputed -128*sum(qx); without VNNI: vpmaddubsw sign trick.
        AVX2     per block: 8 lanes of 4 elements (vpmaddubsw sign trick);
                 acc = fma(float(lanes), set1(d * dx), acc); result = xlarun_k__hsum8(acc)
        NEON     per block: 4 lanes of 8 elements (sdot with __ARM_FEATURE_DOTPROD, else
@@ -1834,44 +1836,74 @@ XLARUN_K__FN void xlarun_k_qmatmul_ref(xlarun_k_qtype qt, const void *W, const v
      xlarun_k__qw(q4, row, st, full)    the codes of step st, ready for the pair product
      xlarun_k__qd(srow, st, full)       the weight scales of step st, in lanes
      xlarun_k__qpair(q4, w, d, rec, acc) acc += float(integer lanes of w . x) * (d * dx)
-   full = 0 only for a last AVX-512 step that holds one block (K/32 odd). */
+   full: the blocks of the step (XQ_NB, or XQ_TAIL for a last partial one; AVX-512 reads no
+   byte past them). */
 #if defined(XLARUN_K__Q512)
-#define XQ_STEP 128
-#define XQ_REC 256 /* int8 A[64], B[64], f32 dx lanes[16], int32 zero-point lanes[16] */
+#define XQ_STEP 512
+#define XQ_REC 640 /* int8 X[8][64], f32 dx lanes[16], int32 zero-point lanes[16] */
 #define XQ_NT 4
-/* A step is 4 blocks. A holds elements 0..15 of each block, B elements 16..31 (16 bytes per
-   block, in block order), so lane l of dpbusd(dpbusd(z, wA, xA), wB, xB) is the exact sum of
-   elements 4(l%4)..+3 and 16+4(l%4)..+3 of block l/4: q4 codes need no shuffle at all (A is
-   the low nibbles, B the high ones), q8 codes one 128-bit lane shuffle each. */
-typedef struct { __m512i a, b; } xlarun_k__qwv;
+/* A step is 16 blocks. Every vector of a step has lane l on block xlarun_k__qlane(l) =
+   4(l%4) + l/4 of the step (an involution), and vector i (0..7) holds elements 4i..4i+3 of
+   that block: eight dot products into one int32 accumulator give each lane its block's whole
+   sum. This is the order an AMX tile product (TDPBSSD, one block) reproduces bit for bit.
+   The weights reach that layout by in-register transposes (xlarun_k__qw: 24 shuffles a step
+   for q8, 8 for q4, shared by the tile's four tokens); the activation records are written in it. */
+typedef struct { __m512i v0, v1, v2, v3, v4, v5, v6, v7; } xlarun_k__qwv;
 typedef __m512 xlarun_k__qf;
 #define XQ_ZERO() _mm512_setzero_ps()
 #define XQ_HSUM(a) xlarun_k__hsum(a)
+#define XQ_PERM _mm512_set_epi32(15, 11, 7, 3, 14, 10, 6, 2, 13, 9, 5, 1, 12, 8, 4, 0)
+#define XQ_EACH8(M) M(0) M(1) M(2) M(3) M(4) M(5) M(6) M(7)
+#define XQ_EACH4(M) M(0) M(1) M(2) M(3)
+/* GCC sees that every row of a tile reads the same activation vectors, loads them once and
+   spills them (8 per token); reading them again per row, as memory operands, is faster */
+#if defined(__GNUC__)
+#define XQ_OPAQUE(p) __asm__ __volatile__("" : "+r"(p))
+#endif
 
-/* nb: blocks in this step (4, or 1..3 for the last one, zero-padded) */
+/* a0..a3: 128-bit lane j of a<k> holds 16 bytes of block 4k + j; o<u> lane 4j + k: dword u of
+   them (the 4 x 4 dword transpose in each 128-bit lane) */
+#define XQ_TR4(a0, a1, a2, a3, o0, o1, o2, o3)                                                 \
+    do {                                                                                       \
+        __m512i t0_ = _mm512_unpacklo_epi32(a0, a1), t1_ = _mm512_unpackhi_epi32(a0, a1);      \
+        __m512i t2_ = _mm512_unpacklo_epi32(a2, a3), t3_ = _mm512_unpackhi_epi32(a2, a3);      \
+        o0 = _mm512_unpacklo_epi64(t0_, t2_);                                                  \
+        o1 = _mm512_unpackhi_epi64(t0_, t2_);                                                  \
+        o2 = _mm512_unpacklo_epi64(t1_, t3_);                                                  \
+        o3 = _mm512_unpackhi_epi64(t1_, t3_);                                                  \
+    } while (0)
+
+/* 16 q8 blocks in file order (512 bytes at p; nb < 16: only the first nb are read, the rest 0)
+   to the step layout, codes as stored (int8) */
+XLARUN_K__AI xlarun_k__qwv xlarun_k__qt8(const unsigned char *p, int nb) {
+    xlarun_k__qwv r;
+#define XQ_L8(i)                                                                               \
+    __m512i l##i = nb >= 16 ? _mm512_loadu_si512((const void *)(p + 64 * i))                   \
+                 : _mm512_maskz_loadu_epi8(nb >= 2 * i + 2 ? ~(__mmask64)0 : nb == 2 * i + 1 ? (__mmask64)0xFFFFFFFFull : 0, \
+                                           (const void *)(p + 64 * i));
+    XQ_EACH8(XQ_L8)
+#undef XQ_L8
+    /* first: the first 16 bytes of blocks 4k..4k+3 (one per 128-bit lane), then their last 16 */
+    XQ_TR4(_mm512_shuffle_i64x2(l0, l1, 0x88), _mm512_shuffle_i64x2(l2, l3, 0x88), _mm512_shuffle_i64x2(l4, l5, 0x88),
+           _mm512_shuffle_i64x2(l6, l7, 0x88), r.v0, r.v1, r.v2, r.v3);
+    XQ_TR4(_mm512_shuffle_i64x2(l0, l1, 0xDD), _mm512_shuffle_i64x2(l2, l3, 0xDD), _mm512_shuffle_i64x2(l4, l5, 0xDD),
+           _mm512_shuffle_i64x2(l6, l7, 0xDD), r.v4, r.v5, r.v6, r.v7);
+    return r;
+}
+
+/* the codes of step st (nb: its blocks, 16 or 1..15 for the last), as the dot product reads them */
 XLARUN_K__AI xlarun_k__qwv xlarun_k__qw(int q4, const unsigned char *w, size_t st, int nb) {
     xlarun_k__qwv r;
     if (!q4) {
-        const unsigned char *p = w + 128 * st;
-        __m512i v0, v1;
-        if (nb == 4) {
-            v0 = _mm512_loadu_si512((const void *)p);
-            v1 = _mm512_loadu_si512((const void *)(p + 64));
-        } else {
-            v0 = _mm512_maskz_loadu_epi8(nb >= 2 ? ~(__mmask64)0 : (__mmask64)0xFFFFFFFFull, (const void *)p);
-            v1 = _mm512_maskz_loadu_epi8(nb == 3 ? (__mmask64)0xFFFFFFFFull : (__mmask64)0, (const void *)(p + 64));
-        }
-        r.a = _mm512_shuffle_i64x2(v0, v1, 0x88);
-        r.b = _mm512_shuffle_i64x2(v0, v1, 0xDD);
+        r = xlarun_k__qt8(w + 512 * st, nb);
 #if defined(__AVX512VNNI__)
-        r.a = _mm512_xor_si512(r.a, _mm512_set1_epi8((char)0x80)); /* q + 128 as u8 */
-        r.b = _mm512_xor_si512(r.b, _mm512_set1_epi8((char)0x80));
+#define XQ_X80(i) r.v##i = _mm512_xor_si512(r.v##i, _mm512_set1_epi8((char)0x80)); /* q + 128 as u8 */
+        XQ_EACH8(XQ_X80)
+#undef XQ_X80
 #endif
     } else {
-        const unsigned char *p = w + 64 * st;
-        __m512i v = nb == 4 ? _mm512_loadu_si512((const void *)p)
-                            : _mm512_maskz_loadu_epi8(((__mmask64)1 << (16 * nb)) - 1, (const void *)p);
-        __m512i h = _mm512_srli_epi16(v, 4);
+        const unsigned char *p = w + 256 * st;
+        __m512i t0, t1, t2, t3;
 #if defined(__AVX512VNNI__) && defined(__AVX512VBMI__)
         /* q + 128 as u8 straight from the nibble (the table reads the index's low 6 bits) */
         const __m512i lut = _mm512_set_epi8(
@@ -1879,60 +1911,81 @@ XLARUN_K__AI xlarun_k__qwv xlarun_k__qw(int q4, const unsigned char *w, size_t s
             -121, -122, -123, -124, -125, -126, -127, -128, 127, 126, 125, 124, 123, 122, 121, 120,
             -121, -122, -123, -124, -125, -126, -127, -128, 127, 126, 125, 124, 123, 122, 121, 120,
             -121, -122, -123, -124, -125, -126, -127, -128, 127, 126, 125, 124, 123, 122, 121, 120);
-        r.a = _mm512_permutexvar_epi8(v, lut);
-        r.b = _mm512_permutexvar_epi8(h, lut);
+#define XQ_NIB(v) _mm512_permutexvar_epi8(v, lut)
 #elif defined(__AVX512VNNI__)
-        r.a = _mm512_add_epi8(_mm512_and_si512(v, _mm512_set1_epi8(15)), _mm512_set1_epi8(120));
-        r.b = _mm512_add_epi8(_mm512_and_si512(h, _mm512_set1_epi8(15)), _mm512_set1_epi8(120));
+#define XQ_NIB(v) _mm512_add_epi8(_mm512_and_si512(v, _mm512_set1_epi8(15)), _mm512_set1_epi8(120))
 #else
-        r.a = _mm512_sub_epi8(_mm512_and_si512(v, _mm512_set1_epi8(15)), _mm512_set1_epi8(8));
-        r.b = _mm512_sub_epi8(_mm512_and_si512(h, _mm512_set1_epi8(15)), _mm512_set1_epi8(8));
+#define XQ_NIB(v) _mm512_sub_epi8(_mm512_and_si512(v, _mm512_set1_epi8(15)), _mm512_set1_epi8(8))
 #endif
+#define XQ_L4(i)                                                                               \
+        __m512i l##i = nb >= 16 ? _mm512_loadu_si512((const void *)(p + 64 * i))               \
+                     : _mm512_maskz_loadu_epi8(nb >= 4 * i + 4 ? ~(__mmask64)0                 \
+                                               : nb > 4 * i ? ((__mmask64)1 << (16 * (nb - 4 * i))) - 1 : 0, \
+                                               (const void *)(p + 64 * i));
+        XQ_EACH4(XQ_L4)
+#undef XQ_L4
+        XQ_TR4(l0, l1, l2, l3, t0, t1, t2, t3); /* t<u>: bytes 4u.. = elements 4u.. (low) and 16+4u.. (high) */
+        r.v0 = XQ_NIB(t0); r.v4 = XQ_NIB(_mm512_srli_epi16(t0, 4));
+        r.v1 = XQ_NIB(t1); r.v5 = XQ_NIB(_mm512_srli_epi16(t1, 4));
+        r.v2 = XQ_NIB(t2); r.v6 = XQ_NIB(_mm512_srli_epi16(t2, 4));
+        r.v3 = XQ_NIB(t3); r.v7 = XQ_NIB(_mm512_srli_epi16(t3, 4));
+#undef XQ_NIB
     }
     return r;
 }
 
+/* the weight scales of step st in the lane order (0 past the last block) */
 XLARUN_K__AI xlarun_k__qf xlarun_k__qd(const unsigned char *s, size_t st, int nb) {
-    long long u = 0;
-    __m128 f;
-    memcpy(&u, s + 8 * st, (size_t)(2 * nb));
-    f = _mm_cvtph_ps(_mm_cvtsi64_si128(u));
-    return _mm512_permutexvar_ps(_mm512_set_epi32(3, 3, 3, 3, 2, 2, 2, 2, 1, 1, 1, 1, 0, 0, 0, 0),
-                                 _mm512_castps128_ps512(f));
+    __m256i h = nb >= 16 ? _mm256_loadu_si256((const __m256i *)(const void *)(s + 32 * st))
+                         : _mm256_maskz_loadu_epi16((__mmask16)((1u << nb) - 1), (const void *)(s + 32 * st));
+    return _mm512_permutexvar_ps(XQ_PERM, _mm512_cvtph_ps(h));
 }
 
+/* lane l: the exact integer sum of block qlane(l) of the step */
 XLARUN_K__AI __m512i xlarun_k__qint(int q4, xlarun_k__qwv w, const unsigned char *rec) {
-    __m512i xa = _mm512_loadu_si512((const void *)rec), xb = _mm512_loadu_si512((const void *)(rec + 64));
 #if defined(__AVX512VNNI__)
+    __m512i acc = _mm512_loadu_si512((const void *)(rec + 576)); /* -128 * the block's sum of qx */
+#define XQ_DP(i) acc = _mm512_dpbusd_epi32(acc, w.v##i, _mm512_loadu_si512((const void *)(rec + 64 * i)));
     (void)q4;
-    return _mm512_dpbusd_epi32(_mm512_dpbusd_epi32(_mm512_loadu_si512((const void *)(rec + 192)), w.a, xa), w.b, xb);
+    XQ_EACH8(XQ_DP)
+#undef XQ_DP
+    return acc;
 #else
     const __m512i one = _mm512_set1_epi16(1);
-    __m512i sa = _mm512_mask_sub_epi8(xa, _mm512_movepi8_mask(w.a), _mm512_setzero_si512(), xa);
-    __m512i sb = _mm512_mask_sub_epi8(xb, _mm512_movepi8_mask(w.b), _mm512_setzero_si512(), xb);
+    __m512i acc = _mm512_setzero_si512();
+#define XQ_DP(i)                                                                               \
+    {                                                                                          \
+        __m512i x_ = _mm512_loadu_si512((const void *)(rec + 64 * i));                         \
+        __m512i sx_ = _mm512_mask_sub_epi8(x_, _mm512_movepi8_mask(w.v##i), _mm512_setzero_si512(), x_); \
+        acc = _mm512_add_epi32(acc, _mm512_madd_epi16(_mm512_maddubs_epi16(_mm512_abs_epi8(w.v##i), sx_), one)); \
+    }
     (void)q4;
-    return _mm512_add_epi32(_mm512_madd_epi16(_mm512_maddubs_epi16(_mm512_abs_epi8(w.a), sa), one),
-                            _mm512_madd_epi16(_mm512_maddubs_epi16(_mm512_abs_epi8(w.b), sb), one));
+    XQ_EACH8(XQ_DP)
+#undef XQ_DP
+    return acc;
 #endif
 }
 
 XLARUN_K__AI xlarun_k__qf xlarun_k__qpair(int q4, xlarun_k__qwv w, xlarun_k__qf d, const unsigned char *rec,
                                           xlarun_k__qf acc) {
     return _mm512_fmadd_ps(_mm512_cvtepi32_ps(xlarun_k__qint(q4, w, rec)),
-                           _mm512_mul_ps(d, _mm512_loadu_ps((const float *)(const void *)(rec + 128))), acc);
+                           _mm512_mul_ps(d, _mm512_loadu_ps((const float *)(const void *)(rec + 512))), acc);
 }
 
-XLARUN_K__FN size_t xlarun_k_qact_bytes_simd(size_t K) { return (K + 127) / 128 * XQ_REC; }
+XLARUN_K__FN size_t xlarun_k_qact_bytes_simd(size_t K) { return (K + 511) / 512 * XQ_REC; }
 
 XLARUN_K__FN void xlarun_k_quantize_act_simd(const float *x, size_t K, void *xq) {
     unsigned char *o = (unsigned char *)xq;
-    size_t nb = K / 32, st, h, l;
-    for (st = 0; 4 * st < nb; st++) {
+    size_t nb = K / 32, st, h;
+    for (st = 0; 16 * st < nb; st++) {
         unsigned char *rec = o + st * XQ_REC;
+        __m512i natv[8]; /* the step's qx in block order */
+        unsigned char *nat = (unsigned char *)(void *)natv;
         float dl[16];
-        __m512i s4, one = _mm512_set1_epi8(1), one16 = _mm512_set1_epi16(1);
-        for (h = 0; h < 4; h++) {
-            size_t b = 4 * st + h;
+        xlarun_k__qwv v;
+        __m512i s = _mm512_setzero_si512();
+        for (h = 0; h < 16; h++) {
+            size_t b = 16 * st + h;
             float a = 0.0f, d = 0.0f, id;
             if (b < nb) {
                 __m512 x0 = _mm512_loadu_ps(x + 32 * b), x1 = _mm512_loadu_ps(x + 32 * b + 16), iv;
@@ -1940,19 +1993,17 @@ XLARUN_K__FN void xlarun_k_quantize_act_simd(const float *x, size_t K, void *xq)
                 d = a / 127.0f;
                 id = a != 0.0f ? 127.0f / a : 0.0f;
                 iv = _mm512_set1_ps(id);
-                _mm_storeu_si128((__m128i *)(void *)(rec + 16 * h), _mm512_cvtsepi32_epi8(_mm512_cvtps_epi32(_mm512_mul_ps(x0, iv))));
-                _mm_storeu_si128((__m128i *)(void *)(rec + 64 + 16 * h), _mm512_cvtsepi32_epi8(_mm512_cvtps_epi32(_mm512_mul_ps(x1, iv))));
-            } else {
-                memset(rec + 16 * h, 0, 16);
-                memset(rec + 64 + 16 * h, 0, 16);
-            }
-            for (l = 0; l < 4; l++) dl[4 * h + l] = d;
+                _mm_storeu_si128((__m128i *)(void *)(nat + 32 * h), _mm512_cvtsepi32_epi8(_mm512_cvtps_epi32(_mm512_mul_ps(x0, iv))));
+                _mm_storeu_si128((__m128i *)(void *)(nat + 32 * h + 16), _mm512_cvtsepi32_epi8(_mm512_cvtps_epi32(_mm512_mul_ps(x1, iv))));
+            } else memset(nat + 32 * h, 0, 32);
+            dl[h] = d;
         }
-        memcpy(rec + 128, dl, sizeof dl);
-        s4 = _mm512_add_epi32(
-            _mm512_madd_epi16(_mm512_maddubs_epi16(one, _mm512_loadu_si512((const void *)rec)), one16),
-            _mm512_madd_epi16(_mm512_maddubs_epi16(one, _mm512_loadu_si512((const void *)(rec + 64))), one16));
-        _mm512_storeu_si512((void *)(rec + 192), _mm512_sub_epi32(_mm512_setzero_si512(), _mm512_slli_epi32(s4, 7)));
+        v = xlarun_k__qt8(nat, 16);
+#define XQ_ST(i)                                                                                       _mm512_storeu_si512((void *)(rec + 64 * i), v.v##i);                                           s = _mm512_add_epi32(s, _mm512_madd_epi16(_mm512_maddubs_epi16(_mm512_set1_epi8(1), v.v##i), _mm512_set1_epi16(1)));
+        XQ_EACH8(XQ_ST)
+#undef XQ_ST
+        _mm512_storeu_ps((float *)(void *)(rec + 512), _mm512_permutexvar_ps(XQ_PERM, _mm512_loadu_ps(dl)));
+        _mm512_storeu_si512((void *)(rec + 576), _mm512_sub_epi32(_mm512_setzero_si512(), _mm512_slli_epi32(s, 7)));
     }
 }
 
@@ -2099,6 +2150,9 @@ XLARUN_K__FN void xlarun_k_quantize_act_simd(const float *x, size_t K, void *xq)
 
 #if defined(XLARUN_K__Q512) || defined(XLARUN_K__Q256) || defined(XLARUN_K__QNEON)
 #define XLARUN_K__QSIMD 1
+#if !defined(XQ_OPAQUE)
+#define XQ_OPAQUE(p) ((void)0)
+#endif
 
 /* blocks in a full step, and in the last (partial) one */
 #define XQ_NB (XQ_STEP / 32)
@@ -2112,9 +2166,9 @@ XLARUN_K__AI float xlarun_k__qdot1p(int q4, const unsigned char *w, const unsign
     size_t full = K / XQ_STEP, st, sz = (size_t)(XQ_STEP / (q4 ? 2 : 1)), ss = XQ_STEP / 16;
     xlarun_k__qf acc = XQ_ZERO();
     for (st = 0; st < full; st++) {
-        if (wa) {
-            if (((st * sz) & 63) == 0) XLARUN_K__PREFETCH(w, wa + st * sz);
-            if (sz > 64) XLARUN_K__PREFETCH(w, wa + st * sz + 64);
+        if (wa) { /* the lines that start in this step's codes, and its scales' line */
+            size_t c;
+            for (c = (64 - ((st * sz) & 63)) & 63; c < sz; c += 64) XLARUN_K__PREFETCH(w, wa + st * sz + c);
             if (((st * ss) & 63) == 0) XLARUN_K__PREFETCH(s, sa + st * ss);
         }
         acc = xlarun_k__qpair(q4, xlarun_k__qw(q4, w, st, XQ_NB), xlarun_k__qd(s, st, XQ_NB), x + st * XQ_REC, acc);
@@ -2140,7 +2194,12 @@ XLARUN_K__AI float xlarun_k__qdot1(int q4, const unsigned char *w, const unsigne
 #define XQ_ONE(M, r) M(r, 0)
 #define XQ_DECL(r, j) xlarun_k__qf a##r##j = XQ_ZERO();
 #define XQ_XPTR(j) const unsigned char *x##j = xs[j];
-#define XQ_PAIR(r, j) a##r##j = xlarun_k__qpair(q4, wv, dv, x##j + st * XQ_REC, a##r##j);
+#define XQ_PAIR(r, j)                                                                          \
+    {                                                                                          \
+        const unsigned char *xr_ = x##j + st * XQ_REC;                                         \
+        XQ_OPAQUE(xr_);                                                                        \
+        a##r##j = xlarun_k__qpair(q4, wv, dv, xr_, a##r##j);                                   \
+    }
 #define XQ_OUT(r, j) out[4 * j + r] = XQ_HSUM(a##r##j);
 #define XQ_OUT1(r, j) out[r] = XQ_HSUM(a##r##j);
 #define XQ_ROW(T, r, f) wv = xlarun_k__qw(q4, w##r, st, f); dv = xlarun_k__qd(s##r, st, f); T(XQ_PAIR, r)
@@ -2186,49 +2245,7 @@ XLARUN_K__AI void xlarun_k__qtile(int q4, const unsigned char *w0, const unsigne
 #endif
 }
 
-#if defined(XLARUN_K__Q512) && defined(__AVX512VNNI__)
-/* The VNNI GEMM tile: 4 rows x 4 tokens, every pair computed exactly as xlarun_k__qpair does.
-   Each token's codes are loaded once per step and pinned in registers (left alone, GCC reloads
-   them for every row); its zero points and dx lanes are read as memory operands; each row's
-   codes and scales are expanded once per step for the four tokens. */
-#define XQ5_X(j)                                                                               \
-    const unsigned char *xr##j = x##j + st * XQ_REC;                                            \
-    __m512i xa##j = _mm512_loadu_si512((const void *)xr##j), xb##j = _mm512_loadu_si512((const void *)(xr##j + 64)); \
-    XK_PIN(xa##j); XK_PIN(xb##j);
-#define XQ5_P(r, j)                                                                            \
-    a##r##j = _mm512_fmadd_ps(_mm512_cvtepi32_ps(_mm512_dpbusd_epi32(_mm512_dpbusd_epi32(     \
-                                  _mm512_loadu_si512((const void *)(xr##j + 192)), wv.a, xa##j), wv.b, xb##j)), \
-                              _mm512_mul_ps(dv, _mm512_loadu_ps((const float *)(const void *)(xr##j + 128))), a##r##j);
-#define XQ5_ROW(r, f) wv = xlarun_k__qw(q4, w##r, st, f); dv = xlarun_k__qd(s##r, st, f); XQ_TOK(XQ5_P, r)
-#define XQ5_STEP(f)                                                                            \
-    do {                                                                                       \
-        xlarun_k__qwv wv; __m512 dv;                                                           \
-        XQ_TOK1(XQ5_X)                                                                         \
-        XQ5_ROW(0, f) XQ5_ROW(1, f) XQ5_ROW(2, f) XQ5_ROW(3, f)                                \
-    } while (0)
-XLARUN_K__AI void xlarun_k__qtile5(int q4, const unsigned char *w0, const unsigned char *w1, const unsigned char *w2,
-                                   const unsigned char *w3, const unsigned char *s0, const unsigned char *s1,
-                                   const unsigned char *s2, const unsigned char *s3,
-                                   const unsigned char *const *xs, size_t K, float *out) {
-    size_t full = K / XQ_STEP, st;
-    XQ_TOK1(XQ_XPTR)
-    XQ_ROWS(XQ_TOK, XQ_DECL)
-    for (st = 0; st < full; st++) XQ5_STEP(XQ_NB);
-    if (full * XQ_STEP < K) XQ5_STEP(XQ_TAIL);
-#if defined(XLARUN_K__Q512)
-    XLARUN_K__OUT4X4(out);
-#else
-    XQ_ROWS(XQ_TOK, XQ_OUT)
-#endif
-}
-#undef XQ5_X
-#undef XQ5_P
-#undef XQ5_ROW
-#undef XQ5_STEP
-#define XQ_GEMM_TILE xlarun_k__qtile5
-#else
 #define XQ_GEMM_TILE xlarun_k__qtile
-#endif
 
 XLARUN_K__AI void xlarun_k__qmatmul_t(int q4, const unsigned char *W, const unsigned char *S, size_t K, size_t r0,
                                       size_t r1, const unsigned char *X, size_t n, float *Y, size_t ldy) {
@@ -2335,6 +2352,11 @@ XLARUN_K__FN void xlarun_k_qmatmul(xlarun_k_qtype qt, const void *W, const void 
 #undef XQ_STEP_ALL
 #undef XQ_NB
 #undef XQ_GEMM_TILE
+#undef XQ_PERM
+#undef XQ_OPAQUE
+#undef XQ_EACH8
+#undef XQ_EACH4
+#undef XQ_TR4
 #undef XQ_TAIL
 
 #ifdef __cplusplus
