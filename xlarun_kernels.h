@@ -1853,7 +1853,7 @@ XLARUN_K__FN void xlarun_k_qmatmul_ref(xlarun_k_qtype qt, const void *W, const v
 #if defined(XLARUN_K__Q512)
 #define XQ_STEP 512
 #define XQ_REC 640 /* int8 X[8][64], f32 dx lanes[16], int32 zero-point lanes[16] */
-#define XQ_NT 4
+#define XQ_NT 8 /* tokens per GEMM tile (xlarun_k__qtile8) */
 /* A step is 16 blocks. Every vector of a step has lane l on block xlarun_k__qlane(l) =
    4(l%4) + l/4 of the step (an involution), and vector i (0..7) holds elements 4i..4i+3 of
    that block: eight dot products into one int32 accumulator give each lane its block's whole
@@ -2241,6 +2241,7 @@ XLARUN_K__AI void xlarun_k__qgemv4(int q4, const unsigned char *w0, const unsign
     XQ_ROWS(XQ_ONE, XQ_OUT1)
 }
 
+#if !defined(XLARUN_K__Q512)
 XLARUN_K__AI void xlarun_k__qtile(int q4, const unsigned char *w0, const unsigned char *w1, const unsigned char *w2,
                                   const unsigned char *w3, const unsigned char *s0, const unsigned char *s1,
                                   const unsigned char *s2, const unsigned char *s3,
@@ -2250,14 +2251,62 @@ XLARUN_K__AI void xlarun_k__qtile(int q4, const unsigned char *w0, const unsigne
     XQ_ROWS(XQ_TOK, XQ_DECL)
     for (st = 0; st < full; st++) XQ_STEP_ALL(XQ_TOK, XQ_NB);
     if (full * XQ_STEP < K) XQ_STEP_ALL(XQ_TOK, XQ_TAIL);
-#if defined(XLARUN_K__Q512)
-    XLARUN_K__OUT4X4(out);
-#else
     XQ_ROWS(XQ_TOK, XQ_OUT)
-#endif
 }
+#endif
 
+#if defined(XLARUN_K__Q512)
+/* AVX-512: 4 rows x 8 tokens as two passes of 2 rows x 8 tokens (16 accumulators), so each row's
+   codes are transposed once per 8 tokens instead of once per 4: the transposes are a third of
+   a 4 x 4 tile's instructions for q8_0. Pass accumulator b<r><j> is tile row 2h + r, token j. */
+#define XQ8_TOK(M, r) M(r, 0) M(r, 1) M(r, 2) M(r, 3) M(r, 4) M(r, 5) M(r, 6) M(r, 7)
+#define XQ8_XPTR(j) const unsigned char *x##j = xs[j];
+#define XQ8_DECL(r, j) __m512 b##r##j = _mm512_setzero_ps();
+#define XQ8_PAIR(r, j)                                                                         \
+    {                                                                                          \
+        const unsigned char *xr_ = x##j + st * XQ_REC;                                         \
+        XQ_OPAQUE(xr_);                                                                        \
+        b##r##j = xlarun_k__qpair(q4, wv, dv, xr_, b##r##j);                                   \
+    }
+#define XQ8_ROW(r, f) wv = xlarun_k__qw(q4, w##r, st, f); dv = xlarun_k__qd(s##r, st, f); XQ8_TOK(XQ8_PAIR, r)
+#define XQ8_STEP(f) do { xlarun_k__qwv wv; __m512 dv; XQ8_ROW(0, f) XQ8_ROW(1, f) } while (0)
+XLARUN_K__AI void xlarun_k__qpass(int q4, const unsigned char *w0, const unsigned char *w1, const unsigned char *s0,
+                                  const unsigned char *s1, const unsigned char *const *xs, size_t K, float *out, int h) {
+    size_t full = K / XQ_STEP, st, j;
+    float t[16];
+    XQ8_TOK(XQ8_DECL, 0) XQ8_TOK(XQ8_DECL, 1)
+    XQ8_XPTR(0) XQ8_XPTR(1) XQ8_XPTR(2) XQ8_XPTR(3) XQ8_XPTR(4) XQ8_XPTR(5) XQ8_XPTR(6) XQ8_XPTR(7)
+    for (st = 0; st < full; st++) XQ8_STEP(XQ_NB);
+    if (full * XQ_STEP < K) XQ8_STEP(XQ_TAIL);
+    { /* xlarun_k__hsum of each, 16 trees side by side: t[4j + r] = a<r><j> */
+        __m512 a00 = b00, a01 = b01, a02 = b02, a03 = b03, a10 = b10, a11 = b11, a12 = b12, a13 = b13;
+        __m512 a20 = b04, a21 = b05, a22 = b06, a23 = b07, a30 = b14, a31 = b15, a32 = b16, a33 = b17;
+        XLARUN_K__OUT4X4(t);
+    }
+    for (j = 0; j < 4; j++) {
+        out[4 * j + 2 * h] = t[4 * j];
+        out[4 * j + 2 * h + 1] = t[4 * j + 1];
+        out[4 * (j + 4) + 2 * h] = t[4 * j + 2];
+        out[4 * (j + 4) + 2 * h + 1] = t[4 * j + 3];
+    }
+}
+#undef XQ8_TOK
+#undef XQ8_XPTR
+#undef XQ8_DECL
+#undef XQ8_PAIR
+#undef XQ8_ROW
+#undef XQ8_STEP
+XLARUN_K__AI void xlarun_k__qtile8(int q4, const unsigned char *w0, const unsigned char *w1, const unsigned char *w2,
+                                   const unsigned char *w3, const unsigned char *s0, const unsigned char *s1,
+                                   const unsigned char *s2, const unsigned char *s3,
+                                   const unsigned char *const *xs, size_t K, float *out) {
+    xlarun_k__qpass(q4, w0, w1, s0, s1, xs, K, out, 0);
+    xlarun_k__qpass(q4, w2, w3, s2, s3, xs, K, out, 1);
+}
+#define XQ_GEMM_TILE xlarun_k__qtile8
+#else
 #define XQ_GEMM_TILE xlarun_k__qtile
+#endif
 
 XLARUN_K__AI void xlarun_k__qmatmul_t(int q4, const unsigned char *W, const unsigned char *S, size_t K, size_t r0,
                                       size_t r1, const unsigned char *X, size_t n, float *Y, size_t ldy) {
