@@ -539,6 +539,10 @@ XLARUN_API xlarun_status xlarun_session_decode(xlarun_session *s, int32_t id, xl
 XLARUN_API const float *xlarun_session_logits(const xlarun_session *s); /* vocab_size, or NULL */
 XLARUN_API int32_t xlarun_session_argmax(const xlarun_session *s);     /* -1 when no logits */
 XLARUN_API size_t xlarun_session_position(const xlarun_session *s);    /* tokens in context */
+/* "int8" when q8_0/q4_0 prefill runs on AMX tiles, "refused" when built for them but the OS said
+   no (the AVX-512 kernels then give the same bits), "unused" when the model has no q8_0/q4_0
+   weights, "not built" when the compiler did not target AMX-INT8 */
+XLARUN_API const char *xlarun_session_amx(const xlarun_session *s);
 XLARUN_API int32_t xlarun_argmax(const float *x, size_t n); /* first maximal index, as torch */
 
 /* ---- quantization ------------------------------------------------------------------------- */
@@ -4038,6 +4042,10 @@ struct xlarun_session {
                                             thread's group, or (xlarun__attn_split_task) a KV head's */
     float *logits;                       /* [vocab_size] */
     unsigned char *xq;                   /* quantized models: n_batch int8 input rows */
+    unsigned char *qtiles;               /* quantized models, AMX build: qtiles_bytes per thread */
+    size_t qtiles_bytes;
+    int amx;                             /* AMX int8 tiles: 1 used, 0 refused by the OS, -1 not
+                                            built (or no quantized weights) */
     float *router;                       /* mixture of experts: [n_batch][n_experts] router probabilities */
     uint32_t *moe_e;                     /* [n_batch][n_experts_used]: the experts each token runs,
                                             in index order */
@@ -4050,6 +4058,23 @@ struct xlarun_session {
     xlarun__pool pool;
     void *own, *alloc_user;
 };
+
+/* AMX tiles (q8_0/q4_0 prefill): Linux hands a process the tile state only on request. Asked
+   at every session creation (the answer is the process's, and asking again is harmless), so no
+   flag outlives a session: 1 granted, 0 refused or not Linux, -1 not built. */
+static int xlarun__amx_request(void) {
+#if defined(XLARUN_K_QAMX) && defined(__linux__) && defined(__x86_64__)
+    /* arch_prctl (syscall 158) ARCH_REQ_XCOMP_PERM (0x1023), XFEATURE_XTILEDATA (18); made
+       directly: strict C99 has no syscall() declaration */
+    long r;
+    __asm__ __volatile__("syscall" : "=a"(r) : "0"(158L), "D"(0x1023L), "S"(18L) : "rcx", "r11", "memory");
+    return r == 0;
+#elif defined(XLARUN_K_QAMX)
+    return 0;
+#else
+    return -1;
+#endif
+}
 
 /* rows [r0, r1) of m that thread t of nt computes: contiguous blocks of 16 rows */
 static void xlarun__split(size_t m, uint32_t t, uint32_t nt, size_t *r0, size_t *r1) {
@@ -4074,6 +4099,8 @@ typedef struct xlarun__mm {
     const float *x;
     const void *xq;                      /* x as int8 blocks, for q8_0/q4_0 weights */
     const uint16_t *xb16;                /* x rounded to bf16, for bf16 weights (BF16_ACTIVATIONS) */
+    unsigned char *tiles;                /* AMX scratch, tiles_bytes per thread, or NULL */
+    size_t tiles_bytes;
 } xlarun__mm;
 
 static void xlarun__mm_task(void *ctx, uint32_t t, uint32_t nt) {
@@ -4085,7 +4112,8 @@ static void xlarun__mm_task(void *ctx, uint32_t t, uint32_t nt) {
         xlarun__split(c->rows[i], t, nt, &r0, &r1);
         if (r0 < r1 && c->w[i]->scale)
             xlarun_k_qmatmul(c->w[i]->qtype, c->w[i]->data, c->w[i]->scale, c->K, r0, r1,
-                             XLARUN__CAST(const unsigned char *, c->xq) + at * xlarun_k_qact_bytes(c->K), c->n, c->y[i], ldy);
+                             XLARUN__CAST(const unsigned char *, c->xq) + at * xlarun_k_qact_bytes(c->K), c->n, c->y[i], ldy,
+                             c->tiles ? c->tiles + t * c->tiles_bytes : NULL);
         else if (r0 < r1 && c->xb16 && c->w[i]->type == XLARUN_K_BF16)
             xlarun_k_matmul_bf16x(c->w[i]->data, c->K, r0, r1, c->xb16 + at * c->K, c->K, c->n, c->y[i], ldy);
         else if (r0 < r1) xlarun_k_matmul(c->w[i]->type, c->w[i]->data, c->K, r0, r1, x, c->K, c->n, c->y[i], ldy);
@@ -4122,6 +4150,7 @@ static void xlarun__mm_run(xlarun_session *s, xlarun__mm *c) {
         size_t j, b = xlarun_k_qact_bytes(c->K);
         for (j = 0; j < in; j++) xlarun_k_quantize_act(c->x + j * c->K, c->K, s->xq + j * b);
         c->xq = s->xq;
+        if (s->amx == 1) { c->tiles = s->qtiles; c->tiles_bytes = s->qtiles_bytes; }
     }
     xlarun__pool_run(&s->pool, xlarun__mm_task, c);
 }
@@ -4469,6 +4498,7 @@ static xlarun_status xlarun__session_build(xlarun__arena *a, const xlarun_model 
     s = XLARUN__CAST(xlarun_session *, xlarun__alloc_ex(a, sizeof *s, 0, 0));
     if (!s) return xlarun__no_room(a, "session", err);
     memset(s, 0, sizeof *s);
+    s->amx = -1;
     s->m = m;
     s->n_ctx = n_ctx;
     s->n_batch = nb;
@@ -4545,6 +4575,12 @@ static xlarun_status xlarun__session_build(xlarun__arena *a, const xlarun_model 
     if (m->quantized) { /* int8 input rows for the widest K */
         s->xq = XLARUN__CAST(unsigned char *, xlarun__alloc_ex(a, XLARUN__CAST(size_t, nb) * xlarun_k_qact_bytes(kmax), 0, 1));
         if (!s->xq && !xlarun__measuring(a)) return xlarun__no_room(a, "session", err);
+        s->qtiles_bytes = xlarun_k_qtiles_bytes(kmax, nb);
+        if (s->qtiles_bytes) { /* counted whether or not the OS grants the tiles: the size query is exact */
+            s->qtiles = XLARUN__CAST(unsigned char *, xlarun__alloc_ex(a, s->qtiles_bytes * nt, 0, 1));
+            if (!s->qtiles && !xlarun__measuring(a)) return xlarun__no_room(a, "session", err);
+            s->amx = xlarun__measuring(a) ? 0 : xlarun__amx_request();
+        }
     }
     if (o->precision == XLARUN_PRECISION_BF16_ACTIVATIONS) { /* bf16 input rows, widest K */
         s->xb16 = XLARUN__CAST(uint16_t *, xlarun__alloc_ex(a, XLARUN__CAST(size_t, nb) * kmax * sizeof(uint16_t), 0, 1));
@@ -4725,6 +4761,15 @@ XLARUN_API int32_t xlarun_argmax(const float *x, size_t n) {
 XLARUN_API int32_t xlarun_session_argmax(const xlarun_session *s) {
     const float *l = xlarun_session_logits(s);
     return l ? xlarun_argmax(l, s->m->cfg.vocab_size) : -1;
+}
+
+XLARUN_API const char *xlarun_session_amx(const xlarun_session *s) {
+#if defined(XLARUN_K_QAMX)
+    return s && s->amx == 1 ? "int8" : s && s->amx == 0 ? "refused" : "unused"; /* unused: no q8_0/q4_0 weights */
+#else
+    (void)s;
+    return "not built";
+#endif
 }
 
 XLARUN_API size_t xlarun_session_position(const xlarun_session *s) {

@@ -2,6 +2,7 @@
 # make test: build the suite once per kernel variant this host can run and run it.
 #   scalar, avx2      under valgrind memcheck (errors and definite leaks fail)
 #   avx512            natively, and under AddressSanitizer + UndefinedBehaviorSanitizer
+#   amx               the avx512 build with the AMX-INT8 GEMM, natively (where the CPU has it)
 #   neon              aarch64-linux-gnu-gcc + qemu-aarch64
 #   windows           mingw-w64 + wine64
 #   c++, clang, options builds, static analysis, ThreadSanitizer, the fuzz corpora, the CLI tests
@@ -174,6 +175,17 @@ lane_c() { # AVX-512 natively, static analysis, ThreadSanitizer, the CLI tests
             build AVX512_EXT="$ext" $B/avx512/test_$t && run "avx512 $t" $B/avx512/test_$t
         done
     else skip "avx512 variant: this CPU lacks AVX-512 (F/BW/VL/DQ)"; fi
+    # the same with the AMX-INT8 GEMM: built where the compiler knows AMX, run where the CPU has it
+    if ! ${CC:-gcc} -mamx-tile -mamx-int8 -E -x c /dev/null >/dev/null 2>&1; then
+        skip "amx variant: the compiler does not target AMX-TILE/AMX-INT8 (gcc 11 or later)"
+    else
+        for t in kernels quant model; do
+            build AVX512_EXT="$ext" $B/amx/test_$t || continue
+            if [ -n "$have_avx512" ] && cpu_has amx_tile amx_int8; then run "amx $t" $B/amx/test_$t; fi
+        done
+        [ -n "$have_avx512" ] && cpu_has amx_tile amx_int8 ||
+            skip "amx variant: built, not run: this CPU lacks AMX-INT8 (grep amx_int8 /proc/cpuinfo)"
+    fi
     mark=$(date +%s)
     if have clang; then
         printf '#define XLARUN_IMPLEMENTATION\n#include "../../xlarun.h"\n' >$B/logs/clang.c

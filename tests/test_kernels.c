@@ -854,12 +854,77 @@ static void test_bf16_opt_in(void) {
     free(f);
 }
 
+/* The AMX-INT8 GEMM (built where the compiler targets AMX) against the AVX-512 path bit for bit:
+   odd row counts and row ranges, token counts around the 16-token tiles, K from under one
+   512-element step to several (partial steps and lanes with no block), q8_0 codes of -128,
+   zero activation blocks, q4_0. Not built: nothing to check; refused by the OS: said so. */
+#if defined(XLARUN_K_QAMX) && defined(__linux__) && defined(__x86_64__)
+static int amx_granted(void) {
+    long r;
+    __asm__ __volatile__("syscall" : "=a"(r) : "0"(158L), "D"(0x1023L), "S"(18L) : "rcx", "r11", "memory");
+    return r == 0;
+}
+#endif
+static void test_qmatmul_amx(void) {
+#if defined(XLARUN_K_QAMX) && defined(__linux__) && defined(__x86_64__)
+    static const size_t Ks[] = {96, 544, 1120, 2048}, Ns[] = {5, 37, 64}, ns[] = {16, 17, 33, 50};
+    size_t ki, ni, ti, q, i, r, bad = 0, checked = 0;
+    if (!amx_granted()) {
+        printf("kernels: AMX built, but the OS refused the tile state: not checked\n");
+        return;
+    }
+    for (q = 0; q < 2; q++)
+        for (ki = 0; ki < sizeof Ks / sizeof *Ks; ki++)
+            for (ni = 0; ni < sizeof Ns / sizeof *Ns; ni++) {
+                xlarun_k_qtype qt = q ? XLARUN_K_Q4_0 : XLARUN_K_Q8_0;
+                size_t K = Ks[ki], N = Ns[ni], rb = xlarun_k_qrow_bytes(qt, K), sb = K / 16, xb = xlarun_k_qact_bytes(K);
+                size_t nmax = 50;
+                unsigned char *W = (unsigned char *)malloc(N * rb), *S = (unsigned char *)malloc(N * sb);
+                unsigned char *X = (unsigned char *)malloc(nmax * xb), *T = (unsigned char *)malloc(xlarun_k_qtiles_bytes(K, nmax));
+                float *row = (float *)malloc(K * sizeof(float)), *Ya = (float *)malloc(nmax * N * sizeof(float));
+                float *Yv = (float *)malloc(nmax * N * sizeof(float));
+                if (!W || !S || !X || !T || !row || !Ya || !Yv) { CHECK(0); return; }
+                for (r = 0; r < N; r++) {
+                    for (i = 0; i < K; i++) row[i] = frand() * (i % 29 == 0 ? 8.0f : 1.0f);
+                    CHECK(xlarun_k_quantize_row(qt, row, K, W + r * rb, S + r * sb) == 0);
+                }
+                if (!q) for (i = 0; i < N * rb; i += 53) W[i] = 0x80; /* -128: legal in a file */
+                for (i = 0; i < nmax; i++) {
+                    size_t k;
+                    for (k = 0; k < K; k++) row[k] = (i % 7 == 3 && k < 64) ? 0.0f : frand() * 4.0f;
+                    xlarun_k_quantize_act(row, K, X + i * xb);
+                }
+                for (ti = 0; ti < sizeof ns / sizeof *ns; ti++) {
+                    size_t n = ns[ti], r0 = N > 16 ? 3 : 0, r1 = N > 16 ? N - 1 : N;
+                    memset(Ya, 0xAB, nmax * N * sizeof(float));
+                    memset(Yv, 0xAB, nmax * N * sizeof(float));
+                    xlarun_k_qmatmul(qt, W, S, K, r0, r1, X, n, Ya, N, T);
+                    xlarun_k_qmatmul(qt, W, S, K, r0, r1, X, n, Yv, N, NULL);
+                    for (i = 0; i < n; i++)
+                        for (r = 0; r < N; r++) {
+                            float d = xlarun_k_qdot(qt, W + r * rb, S + r * sb, X + i * xb, K);
+                            int in = r >= r0 && r < r1;
+                            checked++;
+                            if (memcmp(Ya + i * N + r, Yv + i * N + r, 4) || (in && memcmp(Ya + i * N + r, &d, 4))) {
+                                if (bad++ < 5)
+                                    CHECKF(0, "%s K=%zu N=%zu n=%zu [%zu][%zu]: amx %.9g vnni %.9g dot %.9g", q ? "q4_0" : "q8_0", K, N,
+                                           n, i, r, (double)Ya[i * N + r], (double)Yv[i * N + r], (double)d);
+                            }
+                        }
+                }
+                free(W); free(S); free(X); free(T); free(row); free(Ya); free(Yv);
+            }
+    CHECKF(bad == 0, "AMX != AVX-512 in %zu of %zu outputs", bad, checked);
+    printf("kernels: AMX int8 GEMM == AVX-512 GEMM == qdot on %zu outputs\n", checked);
+#endif
+}
+
 int main(int argc, char **argv) {
     static const struct { const char *name; void (*run)(void); } cases[] = {
         {"conversions", test_conversions}, {"to_f32", test_to_f32}, {"dot", test_dot}, {"matmul", test_matmul},
         {"matmul blocked", test_matmul_blocked}, {"rmsnorm", test_rmsnorm}, {"rope", test_rope}, {"softmax", test_softmax},
         {"attend", test_attend}, {"kv store", test_kv_store}, {"exp", test_exp}, {"silu add argmax", test_silu_add_argmax},
-        {"bf16 opt-in", test_bf16_opt_in}};
+        {"bf16 opt-in", test_bf16_opt_in}, {"qmatmul amx", test_qmatmul_amx}};
     size_t i;
     test_init(argc, argv);
     for (i = 0; i < sizeof cases / sizeof *cases; i++)

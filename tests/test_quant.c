@@ -199,7 +199,7 @@ static void test_qdot_qmatmul(void) {
                     for (r0 = 0; r0 < rows; r0 += 3)
                         for (r1 = r0 + 1; r1 <= rows; r1 += 2) {
                             memset(Y, 0xff, n * rows * sizeof(float));
-                            xlarun_k_qmatmul(t, W, S, K, r0, r1, X, nn, Y, rows);
+                            xlarun_k_qmatmul(t, W, S, K, r0, r1, X, nn, Y, rows, NULL);
                             for (i = 0; i < nn; i++)
                                 for (r = r0; r < r1; r++)
                                     if (qbits(Y[i * rows + r]) != qbits(D[i * rows + r])) bitbad++;

@@ -690,13 +690,13 @@ int main(int argc, char **argv) {
                    "\"runs\": %d, \"prefill_tok_s\": %.2f, \"decode_tok_s\": %.2f, "
                    "\"weight_bytes_per_token\": %.0f, \"kv_bytes_per_token\": %.0f, \"decode_gb_s\": %.2f, \"mem_read_gb_s\": %.2f, "
                    "\"bandwidth_ratio\": %.3f, \"run_read_gb_s\": %.2f, \"run_bandwidth_ratio\": %.3f, \"prefill_gflops\": %.1f, \"fma_peak_gflops\": %.1f, "
-                   "\"prefill_peak_ratio\": %.3f, \"peak_rss_bytes\": %ld, \"kernels\": \"%s\", \"precision\": \"%s\", "
+                   "\"prefill_peak_ratio\": %.3f, \"peak_rss_bytes\": %ld, \"kernels\": \"%s\", \"amx\": \"%s\", \"precision\": \"%s\", "
                    "\"kv_type\": \"%s\", \"sampling\": \"%s\"",
                    dirs[d], xlarun_model_dtype(m), nt, n_prompt, n_gen, reps, pre_tok_s, dec_tok_s, wbytes, kvbytes,
                    dec_tok_s * (wbytes + kvbytes) / 1e9, mem_gb_s, dec_tok_s * (wbytes + kvbytes) / 1e9 / mem_gb_s,
                    median(rd, reps), median(ratio, reps) * (wbytes + kvbytes) / 1e9,
                    pre_tok_s * flops / n_prompt / 1e9, peak_gflops,
-                   pre_tok_s * flops / n_prompt / 1e9 / peak_gflops, ru.ru_maxrss * 1024L, XLARUN_K_ISA,
+                   pre_tok_s * flops / n_prompt / 1e9 / peak_gflops, ru.ru_maxrss * 1024L, XLARUN_K_ISA, xlarun_session_amx(s),
                    precision == XLARUN_PRECISION_EXACT ? "exact" : "bf16-activations", kv_names[kv], sampling);
             if (gfile)
                 printf(", \"grammar\": \"%s\", \"decode_tok_s_grammar\": %.2f, \"grammar_ms_per_token\": %.3f, "

@@ -623,7 +623,7 @@ static int run_case(int q4, size_t N, size_t K, size_t M, int reps, double peak,
 
     printf("%s  N=%zu K=%zu M=%zu  (weights %.1f MB)\n", qn, N, K, M, (double)(N * rb) / 1e6);
     for (rep = 0; rep < reps; rep++) {
-        t = now(); xlarun_k_qmatmul(q4 ? XLARUN_K_Q4_0 : XLARUN_K_Q8_0, W, S, K, 0, N, XQ, M, Yref, N); add(&s_ref, flops / (now() - t) * 1e-9);
+        t = now(); xlarun_k_qmatmul(q4 ? XLARUN_K_Q4_0 : XLARUN_K_Q8_0, W, S, K, 0, N, XQ, M, Yref, N, NULL); add(&s_ref, flops / (now() - t) * 1e-9);
         if (amx_ok) {
             t = now(); exact_gemm(q4, W, S, K, N, XQ, M, Y1, N, NULL, NULL, XA, dxT, wbuf, dbuf, it, accb, cb); add(&s_e, flops / (now() - t) * 1e-9);
             t = now(); exact_gemm(q4, W, S, K, N, XQ, M, Y1, N, WB1all, dWall, XA, dxT, wbuf, dbuf, it, accb, cb); add(&s_ep, flops / (now() - t) * 1e-9);
@@ -694,7 +694,7 @@ static void decode_case(int q4, size_t N, size_t K, int reps) {
     xlarun_k_quantize_act(row, K, XQ);
     vb_pack_dx(XQ, xb, 1, K, dxp);
     for (rep = 0; rep < reps; rep++) {
-        t = now(); xlarun_k_qmatmul(q4 ? XLARUN_K_Q4_0 : XLARUN_K_Q8_0, W, S, K, 0, N, XQ, 1, Y0, N); t = now() - t;
+        t = now(); xlarun_k_qmatmul(q4 ? XLARUN_K_Q4_0 : XLARUN_K_Q8_0, W, S, K, 0, N, XQ, 1, Y0, N, NULL); t = now() - t;
         if (bytes / t * 1e-9 > b0) b0 = bytes / t * 1e-9;
         t = now();
         if (q4) for (r = 0; r < N; r++) Y1[r] = vb_dot_p(1, W + r * rb, S + r * sb, XQ, dxp, K, 8 * rb);
