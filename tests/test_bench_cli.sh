@@ -37,4 +37,16 @@ case "$out" in *'"kv_bytes_per_token": 512,'*'"kv_type": "f16"'*) ok ;; *) bad "
 # decode through a sampler
 out=$("$B/bench" -m $M -p 3 -n 3 -t 1 -r 1 --temp 0.8 --top-k 0 --top-p 0.9 2>"$B/bench.err"); rc=$?
 case "$out" in *'"sampling": "temp 0.8 top_k 0 top_p 0.9 min_p 0"}'*) ok ;; *) bad "bench --temp 0.8: exit $rc, printed '$out' ($(cat "$B/bench.err"))" ;; esac
+# decode again under a grammar (the demo folder has a tokenizer): its keys, and its errors
+printf 'root ::= ("yes" | "no") " because " [a-z ]{3,20} "."\n' >"$B/bench.gbnf"
+out=$("$B/bench" -m tests/fixtures/demo -p 3 -n 40 -t 1 -r 1 --grammar "$B/bench.gbnf" 2>"$B/bench.err"); rc=$?
+for key in decode_tok_s_grammar grammar_ms_per_token grammar_overhead grammar_sentences; do
+    case "$out" in *"\"$key\": "*) ok ;; *) bad "bench --grammar: exit $rc, no \"$key\" in '$out' ($(cat "$B/bench.err"))" ;; esac
+done
+case "$out" in *'"grammar_sentences": 0'*) bad "bench --grammar: 39 tokens finished no sentence of at most 33 bytes: $out" ;; *) ok ;; esac
+check_error "cannot read" -m tests/fixtures/demo --grammar /nonexistent
+printf 'root ::= foo\n' >"$B/bench.bad.gbnf"
+check_error "rule 'foo' is not defined" -m tests/fixtures/demo --grammar "$B/bench.bad.gbnf"
+printf '{"type": "string", "pattern": "a+"}' >"$B/bench.schema"
+check_error "\"pattern\" is not supported" -m tests/fixtures/demo --json-schema "$B/bench.schema"
 finish

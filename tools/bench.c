@@ -413,11 +413,10 @@ static int gstate_open(gstate *G, const char *gfile, int schema, const char *tdi
     memset(G, 0, sizeof *G);
     if (!text) { snprintf(msg, cap, "%s: cannot read", gfile); return 0; }
     if (schema) {
-        if (xlarun_json_schema_to_grammar(text, len, NULL, 0, &need, &err) != XLARUN_OK || !(gbnf = (char *)malloc(need + 1)) ||
-            xlarun_json_schema_to_grammar(text, len, gbnf, need + 1, &len, &err) != XLARUN_OK) {
-            snprintf(msg, cap, "%.300s: %.380s", gfile, gbnf ? err.message : "out of memory");
-            goto done;
-        }
+        xlarun_status st = xlarun_json_schema_to_grammar(text, len, NULL, 0, &need, &err);
+        if (st == XLARUN_OK && !(gbnf = (char *)malloc(need + 1))) { snprintf(msg, cap, "out of memory"); goto done; }
+        if (st == XLARUN_OK) st = xlarun_json_schema_to_grammar(text, len, gbnf, need + 1, &len, &err);
+        if (st != XLARUN_OK) { snprintf(msg, cap, "%.300s: %.380s", gfile, err.message); goto done; }
     }
     if (xlarun_grammar_compile(schema ? gbnf : text, len, &G->g, &err) != XLARUN_OK) { snprintf(msg, cap, "%.300s: %.380s", gfile, err.message); goto done; }
     if (xlarun_tokenizer_open(tdir, NULL, &G->t, &err) != XLARUN_OK) { snprintf(msg, cap, "%.600s", err.message); goto done; }
