@@ -62,7 +62,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     FUZZ_CHECK(mem != NULL);
     FUZZ_CHECK(xlarun_grammar_compile_in(text, len, mem, bytes - 1, &g2, &e) == XLARUN_ERR_MEMORY);
     FUZZ_CHECK(xlarun_grammar_compile_in(text, len, mem, bytes, &g2, &e) == XLARUN_OK && g2 != NULL);
-    if (len <= 1024) {
+    if (len <= 1024 && g->n_elems <= 2048) { /* the oracle's Earley closure is slow on long runs of
+                                                empty items (""{4096}): such grammars go unchecked */
         og = go_compile(text, len, NULL, 0);
         if (og && og->nullable_repeat) { go_free(og); og = NULL; }
         if (og) r = go_rec_new(og);
