@@ -1469,6 +1469,7 @@ static int xlarun__hex4(const char *s, unsigned *out) {
 }
 
 static size_t xlarun__json_ws(const char *s, size_t n, size_t i) {
+    if (i < n && XLARUN__CAST(unsigned char, s[i]) > ' ') return i;
     while (i < n && (s[i] == ' ' || s[i] == '\t' || s[i] == '\n' || s[i] == '\r')) i++;
     return i;
 }
@@ -1479,6 +1480,7 @@ static size_t xlarun__json_scan_string(const char *s, size_t n, size_t i, const 
     i++;
     while (i < n) {
         unsigned c = u[i];
+        if (c >= 0x20 && c < 0x80 && c != '"' && c != '\\') { i++; continue; }   /* most bytes: one test */
         if (c == '"') return i + 1;
         if (c < 0x20) { *why = "control character in a string"; return 0; }
         if (c == '\\') {
@@ -1609,19 +1611,39 @@ bad:
 
 typedef struct xlarun__json { const char *s; size_t n; } xlarun__json;
 
+/* past the value at i. The document is valid, so a string ends at the first '"' that is not
+   escaped (no UTF-8 or escape checks again) and a number at the first byte that cannot be in one:
+   skipping is what makes looking a key up in a 9 MB tokenizer.json cheap. */
 static size_t xlarun__json_skip(const xlarun__json *j, size_t i) {
-    const char *why;
+    const char *s = j->s;
     size_t depth = 0;
+    i = xlarun__json_ws(s, j->n, i);
+    if (s[i] == '{' || s[i] == '[') {   /* a container: only brackets and strings matter */
+        for (;; i++) {
+            char c = s[i];
+            if (c == '"') {
+                for (i++; s[i] != '"'; i++)
+                    if (s[i] == '\\') i++;
+            } else if (c == '{' || c == '[') depth++;
+            else if ((c == '}' || c == ']') && --depth == 0) return i + 1;
+        }
+    }
     do {
-        i = xlarun__json_ws(j->s, j->n, i);
-        switch (j->s[i]) {
+        i = xlarun__json_ws(s, j->n, i);
+        switch (s[i]) {
         case '{': case '[': depth++; i++; break;
         case '}': case ']': depth--; i++; break;
         case ',': case ':': i++; break;
-        case '"': i = xlarun__json_scan_string(j->s, j->n, i, &why); break;
+        case '"':
+            for (i++; s[i] != '"'; i++)
+                if (s[i] == '\\') i++;
+            i++;
+            break;
         case 't': case 'n': i += 4; break;
         case 'f': i += 5; break;
-        default: i = xlarun__json_scan_number(j->s, j->n, i, &why);
+        default:
+            while (i < j->n && ((s[i] >= '0' && s[i] <= '9') || s[i] == '-' || s[i] == '+' || s[i] == '.' ||
+                                s[i] == 'e' || s[i] == 'E')) i++;
         }
     } while (depth > 0);
     return i;
@@ -1629,14 +1651,13 @@ static size_t xlarun__json_skip(const xlarun__json *j, size_t i) {
 
 /* iterate an object (keys) or array (key stays NONE): *it starts at the '{' or '[' */
 static int xlarun__json_next(const xlarun__json *j, size_t *it, size_t *key, size_t *val) {
-    size_t i = xlarun__json_ws(j->s, j->n, *it);
+    size_t i = xlarun__json_ws(j->s, j->n, *it), e;
     if (j->s[i] == '{' || j->s[i] == '[' || j->s[i] == ',') i = xlarun__json_ws(j->s, j->n, i + 1);
     if (j->s[i] == '}' || j->s[i] == ']') return 0;
     if (key) *key = XLARUN__NONE;
-    if (j->s[i] == '"' && j->s[xlarun__json_ws(j->s, j->n, xlarun__json_skip(j, i))] == ':') {
+    if (j->s[i] == '"' && j->s[e = xlarun__json_ws(j->s, j->n, xlarun__json_skip(j, i))] == ':') {
         if (key) *key = i;
-        i = xlarun__json_ws(j->s, j->n, xlarun__json_skip(j, i)) + 1;
-        i = xlarun__json_ws(j->s, j->n, i);
+        i = xlarun__json_ws(j->s, j->n, e + 1);
     }
     *val = i;
     *it = xlarun__json_ws(j->s, j->n, xlarun__json_skip(j, i));
@@ -1653,8 +1674,17 @@ static size_t xlarun__json_str(const xlarun__json *j, size_t i, char *out, size_
         unsigned cp = 0;
         char buf[4];
         size_t k, len = 1;
-        if (s[i] != '\\') { buf[0] = s[i++]; }
-        else {
+        if (s[i] != '\\') {   /* a run with no escape: copied whole */
+            size_t r = i;
+            while (s[r] != '"' && s[r] != '\\') r++;
+            if (out) {
+                if (n + (r - i) >= cap) return XLARUN__NONE;
+                memcpy(out + n, s + i, r - i);
+            }
+            n += r - i;
+            i = r;
+            continue;
+        } else {
             char e = s[i + 1];
             i += 2;
             switch (e) {
@@ -1719,6 +1749,17 @@ static size_t xlarun__json_get(const xlarun__json *j, size_t obj, const char *ke
     while (xlarun__json_next(j, &it, &k, &v))
         if (xlarun__json_eq(j, k, key)) found = v;
     return found;
+}
+
+/* the values of n keys of the object at obj, each as xlarun__json_get gives it, in one pass:
+   a lookup skips every member before it, and tokenizer.json's model holds 9 MB of them */
+static void xlarun__json_get_n(const xlarun__json *j, size_t obj, const char *const *keys, size_t n, size_t *vals) {
+    size_t it = obj, k, v, q;
+    for (q = 0; q < n; q++) vals[q] = XLARUN__NONE;
+    if (obj == XLARUN__NONE || j->s[obj] != '{') return;
+    while (xlarun__json_next(j, &it, &k, &v))
+        for (q = 0; q < n; q++)
+            if (xlarun__json_eq(j, k, keys[q])) vals[q] = v;
 }
 
 static int xlarun__json_is_null(const xlarun__json *j, size_t v) {
@@ -6673,6 +6714,7 @@ typedef struct xlarun__tload {
     size_t *pos;                    /* JSON offset of each id's text (temporary) */
     unsigned char *src;             /* 1 model.vocab, 2 added_tokens, 4 special (temporary) */
     unsigned char *flags;           /* the tokenizer's flags, writable while loading */
+    size_t vocab, merges;           /* model.vocab and model.merges */
 } xlarun__tload;
 
 static int xlarun__tk_str(const xlarun__json *j, size_t v) { return v != XLARUN__NONE && j->s[v] == '"'; }
@@ -6685,13 +6727,16 @@ static void xlarun__tk_type(const xlarun__json *j, size_t obj, char *buf, size_t
     buf[0] = 0;
     if (xlarun__tk_str(j, v) && xlarun__json_str(j, v, buf, cap) == XLARUN__NONE) strcpy(buf, "?");
 }
-/* a bool member: def when absent or null, -1 when not a bool */
-static int xlarun__tk_bool(const xlarun__json *j, size_t obj, const char *key, int def) {
-    size_t v = xlarun__json_get(j, obj, key);
+/* a bool value: def when absent or null, -1 when not a bool */
+static int xlarun__tk_bool_v(const xlarun__json *j, size_t v, int def) {
     if (xlarun__json_is_null(j, v)) return def;
     if (j->s[v] == 't') return 1;
     if (j->s[v] == 'f') return 0;
     return -1;
+}
+/* a bool member: def when absent or null, -1 when not a bool */
+static int xlarun__tk_bool(const xlarun__json *j, size_t obj, const char *key, int def) {
+    return xlarun__tk_bool_v(j, xlarun__json_get(j, obj, key), def);
 }
 /* a JSON string copied into the lasting part of the arena */
 static xlarun_status xlarun__tk_dup(xlarun__tload *L, size_t v, const char **out, size_t *len, xlarun_error *err) {
@@ -6712,10 +6757,10 @@ static xlarun_status xlarun__tk_bad(xlarun__tload *L, xlarun_status st, const ch
 }
 
 /* the strings of model.vocab and added_tokens, in id order */
-static xlarun_status xlarun__tk_vocab(xlarun__tload *L, size_t model, size_t added, xlarun_error *err) {
+static xlarun_status xlarun__tk_vocab(xlarun__tload *L, size_t added, xlarun_error *err) {
     xlarun_tokenizer *t = L->t;
     xlarun__json *j = &L->j;
-    size_t vocab = xlarun__json_get(j, model, "vocab"), it, k, v, total = 0;
+    size_t vocab = L->vocab, it, k, v, total = 0;
     uint64_t x, max_id = 0;
     uint32_t id, cap;
     int any = 0;
@@ -6853,10 +6898,10 @@ static xlarun_status xlarun__tk_vocab(xlarun__tload *L, size_t model, size_t add
     return XLARUN_OK;
 }
 
-static xlarun_status xlarun__tk_merges(xlarun__tload *L, size_t model, xlarun_error *err) {
+static xlarun_status xlarun__tk_merges(xlarun__tload *L, xlarun_error *err) {
     xlarun_tokenizer *t = L->t;
     xlarun__json *j = &L->j;
-    size_t merges = xlarun__json_get(j, model, "merges"), it, v, cap, count = 0, bufcap;
+    size_t merges = L->merges, it, v, cap, count = 0, bufcap;
     int32_t rank = 0;
     char *buf;
     xlarun__merge *mh;
@@ -7375,10 +7420,13 @@ static xlarun_status xlarun__tok_build(xlarun__arena *a, const char *dir, const 
     xlarun__tload L;
     xlarun_tokenizer *t;
     char *text, file[4200];
-    size_t len, mark, root, model, v;
+    size_t len, mark, root, model, v, rv[6], mv[10];
     uint32_t id;
     int b;
     char type[48];
+    static const char *const rkeys[6] = {"model", "added_tokens", "normalizer", "pre_tokenizer", "post_processor", "decoder"};
+    static const char *const mkeys[10] = {"byte_fallback", "fuse_unk", "ignore_merges", "dropout", "continuing_subword_prefix",
+                                          "end_of_word_suffix", "type", "vocab", "merges", "unk_token"};
     memset(&L, 0, sizeof L);
     t = XLARUN__CAST(xlarun_tokenizer *, xlarun__alloc_ex(a, sizeof *t, 0, 0));
     if (!t) return xlarun__fail(err, XLARUN_ERR_MEMORY, "tokenizer memory too small");
@@ -7398,18 +7446,23 @@ static xlarun_status xlarun__tok_build(xlarun__arena *a, const char *dir, const 
     L.j.n = len;
     root = xlarun__json_ws(text, len, 0);
     if (text[root] != '{') return xlarun__tk_bad(&L, XLARUN_ERR_FORMAT, "the document", root, "an object", err);
-    model = xlarun__json_get(&L.j, root, "model");
+    xlarun__json_get_n(&L.j, root, rkeys, 6, rv);
+    model = rv[0];
     if (model == XLARUN__NONE || text[model] != '{') return xlarun__tk_bad(&L, XLARUN_ERR_FORMAT, "model", model, "an object", err);
-    xlarun__tk_type(&L.j, model, type, sizeof type);
+    xlarun__json_get_n(&L.j, model, mkeys, 10, mv);
+    L.vocab = mv[7];
+    L.merges = mv[8];
+    type[0] = 0;
+    if (xlarun__tk_str(&L.j, mv[6]) && xlarun__json_str(&L.j, mv[6], type, sizeof type) == XLARUN__NONE) strcpy(type, "?");
     if (type[0] && strcmp(type, "BPE"))
         return xlarun__fail(err, XLARUN_ERR_UNSUPPORTED, "%s: model.type '%s' is not supported (xlarun runs BPE tokenizers)", file, type);
-    v = xlarun__json_get(&L.j, model, "dropout");
+    v = mv[3];
     if (!xlarun__json_is_null(&L.j, v) && !(xlarun__json_is_number(&L.j, v) && xlarun__json_double(&L.j, v) == 0.0))
         return xlarun__tk_unsupported(&L, "model.dropout", "other than null", "null", err);
-    v = xlarun__json_get(&L.j, model, "continuing_subword_prefix");
+    v = mv[4];
     if (!xlarun__json_is_null(&L.j, v) && !xlarun__tk_is(&L.j, v, ""))
         return xlarun__tk_unsupported(&L, "model.continuing_subword_prefix", "other than null", "null", err);
-    v = xlarun__json_get(&L.j, model, "end_of_word_suffix");
+    v = mv[5];
     if (!xlarun__json_is_null(&L.j, v) && !xlarun__tk_is(&L.j, v, ""))
         return xlarun__tk_unsupported(&L, "model.end_of_word_suffix", "other than null", "null", err);
     {
@@ -7418,25 +7471,25 @@ static xlarun_status xlarun__tok_build(xlarun__arena *a, const char *dir, const 
         int q;
         dst[0] = &t->byte_fallback; dst[1] = &t->fuse_unk; dst[2] = &t->ignore_merges;
         for (q = 0; q < 3; q++) {
-            *dst[q] = xlarun__tk_bool(&L.j, model, keys[q], 0);
+            *dst[q] = xlarun__tk_bool_v(&L.j, mv[q], 0);
             if (*dst[q] < 0) {
                 char what[48];
                 snprintf(what, sizeof what, "model.%s", keys[q]);
-                return xlarun__tk_bad(&L, XLARUN_ERR_FORMAT, what, xlarun__json_get(&L.j, model, keys[q]), "true or false", err);
+                return xlarun__tk_bad(&L, XLARUN_ERR_FORMAT, what, mv[q], "true or false", err);
             }
         }
     }
-    v = xlarun__json_get(&L.j, root, "added_tokens");
+    v = rv[1];
     if (xlarun__json_is_null(&L.j, v)) v = XLARUN__NONE;
     else if (text[v] != '[') return xlarun__tk_bad(&L, XLARUN_ERR_FORMAT, "added_tokens", v, "a list", err);
-    XLARUN__TRY(xlarun__tk_vocab(&L, model, v, err));
-    XLARUN__TRY(xlarun__tk_normalizer(&L, xlarun__json_get(&L.j, root, "normalizer"), err));
+    XLARUN__TRY(xlarun__tk_vocab(&L, v, err));
+    XLARUN__TRY(xlarun__tk_normalizer(&L, rv[2], err));
     XLARUN__TRY(xlarun__tk_added(&L, v, err));
-    XLARUN__TRY(xlarun__tk_merges(&L, model, err));
-    XLARUN__TRY(xlarun__tk_pretok(&L, xlarun__json_get(&L.j, root, "pre_tokenizer"), err));
-    XLARUN__TRY(xlarun__tk_post(&L, xlarun__json_get(&L.j, root, "post_processor"), err));
-    XLARUN__TRY(xlarun__tk_decoder(&L, xlarun__json_get(&L.j, root, "decoder"), err));
-    v = xlarun__json_get(&L.j, model, "unk_token");
+    XLARUN__TRY(xlarun__tk_merges(&L, err));
+    XLARUN__TRY(xlarun__tk_pretok(&L, rv[3], err));
+    XLARUN__TRY(xlarun__tk_post(&L, rv[4], err));
+    XLARUN__TRY(xlarun__tk_decoder(&L, rv[5], err));
+    v = mv[9];
     if (!xlarun__json_is_null(&L.j, v)) {
         char buf[256];
         size_t n;
