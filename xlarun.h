@@ -1181,18 +1181,25 @@ typedef struct xlarun__builder {
     const char *what;           /* "model": in messages, and xlarun_<what>_memory */
 } xlarun__builder;
 
-static xlarun_status xlarun__measure(const xlarun__builder *b, const void *args, void *alloc_user,
-                                     size_t *bytes, xlarun_error *err) {
+/* keep: NULL, or an arena that takes over the measuring build's allocations, for a second build
+   to read (the caller releases them) */
+static xlarun_status xlarun__measure_keep(const xlarun__builder *b, const void *args, void *alloc_user,
+                                          size_t *bytes, xlarun__arena *keep, xlarun_error *err) {
     xlarun__arena a;
     void *obj = NULL;
     xlarun_status st;
     xlarun__arena_init(&a, NULL, 0, alloc_user);
     st = b->build(&a, args, &obj, err);
     if (a.failed) st = xlarun__fail(err, XLARUN_ERR_MEMORY, "out of memory while sizing the %s", b->what);
-    xlarun__arena_release_blocks(&a);
+    if (keep && st == XLARUN_OK) *keep = a;
+    else xlarun__arena_release_blocks(&a);
     *bytes = st == XLARUN_OK ? a.peak : 0;
     if (st == XLARUN_OK) xlarun__ok(err);
     return st;
+}
+static xlarun_status xlarun__measure(const xlarun__builder *b, const void *args, void *alloc_user,
+                                     size_t *bytes, xlarun_error *err) {
+    return xlarun__measure_keep(b, args, alloc_user, bytes, NULL, err);
 }
 
 /* label (a folder, or NULL) goes in front of the message when the block is too small */
@@ -1216,20 +1223,30 @@ static xlarun_status xlarun__build_in(const xlarun__builder *b, const void *args
     return st;
 }
 
-static xlarun_status xlarun__build_alloc(const xlarun__builder *b, const void *args, void *alloc_user,
-                                         const char *label, void **obj, void **own, xlarun_error *err) {
+/* keep: the second build may read what the measuring build made (both see the same args) */
+static xlarun_status xlarun__build_alloc_ex(const xlarun__builder *b, const void *args, void *alloc_user,
+                                            const char *label, int keep, void **obj, void **own, xlarun_error *err) {
+    xlarun__arena kept;
     size_t bytes = 0;
     void *mem;
     xlarun_status st;
     *obj = NULL;
-    XLARUN__TRY(xlarun__measure(b, args, alloc_user, &bytes, err));
-    if (bytes > SIZE_MAX - XLARUN__ALIGN || !(mem = XLARUN_MALLOC(bytes + XLARUN__ALIGN, alloc_user)))
+    memset(&kept, 0, sizeof kept);
+    XLARUN__TRY(xlarun__measure_keep(b, args, alloc_user, &bytes, keep ? &kept : NULL, err));
+    if (bytes > SIZE_MAX - XLARUN__ALIGN || !(mem = XLARUN_MALLOC(bytes + XLARUN__ALIGN, alloc_user))) {
+        xlarun__arena_release_blocks(&kept);
         return xlarun__fail(err, XLARUN_ERR_MEMORY, "%s%scannot allocate %lu bytes of %s memory", label ? label : "",
                             label ? ": " : "", XLARUN__CAST(unsigned long, bytes), b->what);
+    }
     st = xlarun__build_in(b, args, alloc_user, xlarun__align_up(mem), bytes, label, obj, err);
+    xlarun__arena_release_blocks(&kept);
     if (st != XLARUN_OK) { XLARUN_FREE(mem, alloc_user); return st; }
     *own = mem;
     return XLARUN_OK;
+}
+static xlarun_status xlarun__build_alloc(const xlarun__builder *b, const void *args, void *alloc_user,
+                                         const char *label, void **obj, void **own, xlarun_error *err) {
+    return xlarun__build_alloc_ex(b, args, alloc_user, label, 0, obj, own, err);
 }
 
 /* ---- platform: files and maps ------------------------------------------------------------- */
@@ -6706,6 +6723,18 @@ XLARUN_API xlarun_status xlarun_tokenizer_decode(const xlarun_tokenizer *t, cons
 #define XLARUN__O200K XLARUN__O200K_PATTERN("(?i:'s|'t|'re|'ve|'m|'ll|'d)?", "{1,3}")
 #define XLARUN__TEKKEN XLARUN__O200K_PATTERN("", "")
 
+/* xlarun_tokenizer_open builds twice, measuring and then in one block: the measuring build
+   leaves its text and tokenizer here, and the second build, given the same bytes, copies the
+   vocabulary hash and the merge table instead of recomputing them (most of the time of a large
+   tokenizer.json goes to the merges' lookups) */
+typedef struct xlarun__tok_reuse {
+    const char *text;
+    size_t len;
+    const xlarun_tokenizer *t;
+    size_t rv[6], mv[10];           /* the root's and model's members (offsets into the text) */
+    size_t n_merges;
+} xlarun__tok_reuse;
+
 typedef struct xlarun__tload {
     xlarun__arena *a;
     xlarun_tokenizer *t;
@@ -6715,7 +6744,10 @@ typedef struct xlarun__tload {
     unsigned char *src;             /* 1 model.vocab, 2 added_tokens, 4 special (temporary) */
     unsigned char *flags;           /* the tokenizer's flags, writable while loading */
     size_t vocab, merges;           /* model.vocab and model.merges */
+    const xlarun_tokenizer *same;   /* built from the same bytes already: its tables are copied */
+    size_t *n_merges;               /* the measuring build's count, or NULL */
 } xlarun__tload;
+
 
 static int xlarun__tk_str(const xlarun__json *j, size_t v) { return v != XLARUN__NONE && j->s[v] == '"'; }
 static int xlarun__tk_is(const xlarun__json *j, size_t v, const char *lit) {
@@ -6872,11 +6904,16 @@ static xlarun_status xlarun__tk_vocab(xlarun__tload *L, size_t added, xlarun_err
     t->off = off;
     t->flags = flags;
     L->flags = flags;
-    memset(vh, 0, sizeof(uint32_t) * cap);
     t->vhash = vh;
     t->vmask = cap - 1;
-    for (k = 0; k < 0x800; k++) cid[k] = -1;
     t->char_id = cid;
+    if (L->same) {
+        memcpy(vh, L->same->vhash, sizeof(uint32_t) * cap);
+        memcpy(cid, L->same->char_id, sizeof(int32_t) * 0x800);
+        return XLARUN_OK;
+    }
+    memset(vh, 0, sizeof(uint32_t) * cap);
+    for (k = 0; k < 0x800; k++) cid[k] = -1;
     for (id = 0; id < t->n_ids; id++) {
         const char *p = pieces + off[id];
         size_t n = xlarun__piece_len(t, XLARUN__CAST(int32_t, id)), l;
@@ -6908,16 +6945,23 @@ static xlarun_status xlarun__tk_merges(xlarun__tload *L, xlarun_error *err) {
     if (merges == XLARUN__NONE || j->s[merges] != '[')
         return xlarun__tk_bad(L, XLARUN_ERR_FORMAT, "model.merges", merges, "a list of merges", err);
     it = merges;
-    while (xlarun__json_next(j, &it, NULL, &v)) count++;
+    if (L->same) count = *L->n_merges;
+    else
+        while (xlarun__json_next(j, &it, NULL, &v)) count++;
+    if (L->n_merges) *L->n_merges = count;
     if (count > INT32_MAX / 2) return xlarun__fail(err, XLARUN_ERR_FORMAT, "%s: model.merges: too many merges", L->file);
     for (cap = 16; cap < count + count / 3 + 1; cap *= 2) {}
     bufcap = 2 * t->max_token_len + 8;
     mh = XLARUN__CAST(xlarun__merge *, xlarun__alloc_ex(L->a, sizeof(xlarun__merge) * cap, 0, 0));
     buf = XLARUN__CAST(char *, xlarun__alloc_ex(L->a, 2 * bufcap, 1, 0));
     if (!mh || !buf) return xlarun__fail(err, XLARUN_ERR_MEMORY, "tokenizer memory too small");
-    memset(mh, 0xFF, sizeof(xlarun__merge) * cap);
     t->mhash = mh;
     t->mmask = XLARUN__CAST(uint32_t, cap - 1);
+    if (L->same) {
+        memcpy(mh, L->same->mhash, sizeof(xlarun__merge) * cap);
+        return XLARUN_OK;
+    }
+    memset(mh, 0xFF, sizeof(xlarun__merge) * cap);
     it = merges;
     count = 0;
     while (xlarun__json_next(j, &it, NULL, &v)) {
@@ -7416,7 +7460,7 @@ static xlarun_status xlarun__tk_eos(xlarun_tokenizer *t, const xlarun__json *j, 
 }
 
 static xlarun_status xlarun__tok_build(xlarun__arena *a, const char *dir, const xlarun_tokenizer_options *opt,
-                                       xlarun_tokenizer **out, xlarun_error *err) {
+                                       xlarun__tok_reuse *reuse, xlarun_tokenizer **out, xlarun_error *err) {
     xlarun__tload L;
     xlarun_tokenizer *t;
     char *text, file[4200];
@@ -7441,15 +7485,24 @@ static xlarun_status xlarun__tok_build(xlarun__arena *a, const char *dir, const 
     for (b = 0; b < 256; b++) t->byte_id[b] = -1;
     mark = a->high;
     XLARUN__TRY(xlarun__read_small(a, opt->io, dir, "tokenizer.json", XLARUN_MAX_TOKENIZER_BYTES, &text, &len, err));
-    XLARUN__TRY(xlarun__json_validate(text, len, file, err));
+    if (reuse && xlarun__measuring(a)) {   /* the text stays allocated until the measuring arena goes */
+        reuse->text = text;
+        reuse->len = len;
+    } else if (reuse && reuse->t && reuse->len == len && !memcmp(reuse->text, text, len)) L.same = reuse->t;
+    if (reuse) L.n_merges = &reuse->n_merges;
+    if (!L.same) XLARUN__TRY(xlarun__json_validate(text, len, file, err));
     L.j.s = text;
     L.j.n = len;
     root = xlarun__json_ws(text, len, 0);
     if (text[root] != '{') return xlarun__tk_bad(&L, XLARUN_ERR_FORMAT, "the document", root, "an object", err);
-    xlarun__json_get_n(&L.j, root, rkeys, 6, rv);
+    if (L.same) memcpy(rv, reuse->rv, sizeof rv);
+    else xlarun__json_get_n(&L.j, root, rkeys, 6, rv);
+    if (reuse) memcpy(reuse->rv, rv, sizeof rv);
     model = rv[0];
     if (model == XLARUN__NONE || text[model] != '{') return xlarun__tk_bad(&L, XLARUN_ERR_FORMAT, "model", model, "an object", err);
-    xlarun__json_get_n(&L.j, model, mkeys, 10, mv);
+    if (L.same) memcpy(mv, reuse->mv, sizeof mv);
+    else xlarun__json_get_n(&L.j, model, mkeys, 10, mv);
+    if (reuse) memcpy(reuse->mv, mv, sizeof mv);
     L.vocab = mv[7];
     L.merges = mv[8];
     type[0] = 0;
@@ -7594,6 +7647,7 @@ static xlarun_status xlarun__tok_build(xlarun__arena *a, const char *dir, const 
         t->max_piece = (t->max_token_len + 4) * (tl > 3 ? tl : 3) + 16;
     }
     t->magic = XLARUN__TOK_MAGIC;
+    if (reuse && xlarun__measuring(a)) reuse->t = t;
     return XLARUN_OK;
 }
 
@@ -7604,12 +7658,16 @@ static const xlarun_tokenizer_options *xlarun__tok_opts(const xlarun_tokenizer_o
     return opt ? opt : &defaults;
 }
 
-typedef struct xlarun__tok_args { const char *dir; const xlarun_tokenizer_options *opt; } xlarun__tok_args;
+typedef struct xlarun__tok_args {
+    const char *dir;
+    const xlarun_tokenizer_options *opt;
+    xlarun__tok_reuse *reuse;       /* xlarun_tokenizer_open's two builds; NULL */
+} xlarun__tok_args;
 
 static xlarun_status xlarun__tok_build_cb(xlarun__arena *a, const void *args, void **obj, xlarun_error *err) {
     const xlarun__tok_args *x = XLARUN__CAST(const xlarun__tok_args *, args);
     xlarun_tokenizer *o = NULL;
-    xlarun_status st = xlarun__tok_build(a, x->dir, x->opt, &o, err);
+    xlarun_status st = xlarun__tok_build(a, x->dir, x->opt, x->reuse, &o, err);
     *obj = o;
     return st;
 }
@@ -7623,6 +7681,7 @@ XLARUN_API xlarun_status xlarun_tokenizer_memory(const char *dir, const xlarun_t
     if (!dir || !bytes) return xlarun__fail(err, XLARUN_ERR_ARGUMENT, "xlarun_tokenizer_memory: NULL argument");
     x.dir = dir;
     x.opt = xlarun__tok_opts(opt);
+    x.reuse = NULL;
     return xlarun__measure(&xlarun__tok_builder, &x, x.opt->alloc_user, bytes, err);
 }
 
@@ -7635,6 +7694,7 @@ XLARUN_API xlarun_status xlarun_tokenizer_open_in(const char *dir, const xlarun_
     if (!dir || !mem || !out) return xlarun__fail(err, XLARUN_ERR_ARGUMENT, "xlarun_tokenizer_open_in: NULL argument");
     x.dir = dir;
     x.opt = xlarun__tok_opts(opt);
+    x.reuse = NULL;
     XLARUN__TRY(xlarun__build_in(&xlarun__tok_builder, &x, x.opt->alloc_user, mem, bytes, dir, &obj, err));
     *out = XLARUN__CAST(xlarun_tokenizer *, obj);
     (*out)->alloc_user = x.opt->alloc_user;
@@ -7644,12 +7704,15 @@ XLARUN_API xlarun_status xlarun_tokenizer_open_in(const char *dir, const xlarun_
 XLARUN_API xlarun_status xlarun_tokenizer_open(const char *dir, const xlarun_tokenizer_options *opt,
                                                xlarun_tokenizer **out, xlarun_error *err) {
     xlarun__tok_args x;
+    xlarun__tok_reuse reuse;
     void *obj = NULL, *own = NULL;
     if (out) *out = NULL;
     if (!dir || !out) return xlarun__fail(err, XLARUN_ERR_ARGUMENT, "xlarun_tokenizer_open: NULL argument");
+    memset(&reuse, 0, sizeof reuse);
     x.dir = dir;
     x.opt = xlarun__tok_opts(opt);
-    XLARUN__TRY(xlarun__build_alloc(&xlarun__tok_builder, &x, x.opt->alloc_user, dir, &obj, &own, err));
+    x.reuse = &reuse;
+    XLARUN__TRY(xlarun__build_alloc_ex(&xlarun__tok_builder, &x, x.opt->alloc_user, dir, 1, &obj, &own, err));
     *out = XLARUN__CAST(xlarun_tokenizer *, obj);
     (*out)->alloc_user = x.opt->alloc_user;
     (*out)->own = own;
