@@ -258,6 +258,13 @@ typedef struct xlarun_error {
 
 XLARUN_API const char *xlarun_status_name(xlarun_status s);
 
+/* The machine's physical cores, each counted once whatever its SMT threads: the default thread
+   count of the examples and tools. Linux: the CPU topology in /sys (thread_siblings_list),
+   else the online processors; Windows: GetLogicalProcessorInformation; other POSIX systems: the
+   online processors. 1 with XLARUN_NO_THREADS (sessions then run serially); with
+   XLARUN_NO_STDIO, the online processors (no files are read). At most 512, at least 1. */
+XLARUN_API uint32_t xlarun_physical_cores(void);
+
 /* ---- safetensors streaming reader --------------------------------------------------------- */
 
 /* Read up to n bytes into buf; return the count (0 only at the end of the file), or (size_t)-1
@@ -1031,6 +1038,9 @@ XLARUN_API const int32_t *xlarun_generator_ids(const xlarun_generator *g, size_t
 #endif
 #if !defined(XLARUN_NO_THREADS) && !defined(_WIN32)
 #include <pthread.h>
+#if defined(__unix__) || defined(__APPLE__)
+#include <unistd.h>                   /* sysconf, for xlarun_physical_cores */
+#endif
 #endif
 
 #ifdef __cplusplus
@@ -1441,6 +1451,63 @@ static xlarun_status xlarun__read_small(xlarun__arena *a, const xlarun_io *io, c
     *text = buf;
     *len = n;
     return XLARUN_OK;
+}
+
+/* ---- platform: the machine's cores ---------------------------------------------------------- */
+
+#if defined(XLARUN__POSIX_FILES) && !defined(XLARUN_NO_THREADS) && defined(__linux__)
+/* the first number of /sys/devices/system/cpu/cpuN/topology/thread_siblings_list, -1 */
+static long xlarun__first_sibling(long cpu) {
+    char path[96], buf[64];
+    ssize_t n;
+    long v = 0;
+    int fd, k;
+    snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu%ld/topology/thread_siblings_list", cpu);
+    fd = open(path, O_RDONLY);
+    if (fd < 0) return -1;
+    n = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    if (n <= 0 || buf[0] < '0' || buf[0] > '9') return -1;
+    for (k = 0; k < n && buf[k] >= '0' && buf[k] <= '9' && v < 1000000; k++) v = v * 10 + (buf[k] - '0');
+    return v;
+}
+#endif
+
+XLARUN_API uint32_t xlarun_physical_cores(void) {
+    long n = 1;
+#if defined(XLARUN_NO_THREADS)
+    n = 1;
+#elif defined(_WIN32)
+    DWORD bytes = 0;
+    SYSTEM_INFO si;
+    GetSystemInfo(&si);
+    n = XLARUN__CAST(long, si.dwNumberOfProcessors);
+    if (!GetLogicalProcessorInformation(NULL, &bytes) && GetLastError() == ERROR_INSUFFICIENT_BUFFER && bytes) {
+        SYSTEM_LOGICAL_PROCESSOR_INFORMATION *info =
+            XLARUN__CAST(SYSTEM_LOGICAL_PROCESSOR_INFORMATION *, XLARUN_MALLOC(bytes, NULL));
+        if (info && GetLogicalProcessorInformation(info, &bytes)) {
+            size_t i, cores = 0;
+            for (i = 0; i < bytes / sizeof *info; i++)
+                if (info[i].Relationship == RelationProcessorCore) cores++;
+            if (cores) n = XLARUN__CAST(long, cores);
+        }
+        if (info) XLARUN_FREE(info, NULL);
+    }
+#elif defined(__unix__) || defined(__APPLE__)
+    n = sysconf(_SC_NPROCESSORS_ONLN);
+#if defined(XLARUN__POSIX_FILES) && defined(__linux__)
+    {   /* a core counts once: at the CPU that comes first in its siblings list */
+        long conf = sysconf(_SC_NPROCESSORS_CONF), cpu, cores = 0, first;
+        if (conf < n) conf = n;
+        for (cpu = 0; cpu < conf && cpu < 8192; cpu++)
+            if ((first = xlarun__first_sibling(cpu)) == cpu) cores++;
+        if (cores > 0 && cores <= n) n = cores;
+    }
+#endif
+#endif
+    if (n < 1) n = 1;
+    if (n > 512) n = 512;
+    return XLARUN__CAST(uint32_t, n);
 }
 
 /* ---- strict JSON (RFC 8259) ------------------------------------------------------------------
