@@ -1836,14 +1836,18 @@ static size_t xlarun__json_get(const xlarun__json *j, size_t obj, const char *ke
 }
 
 /* the values of n keys of the object at obj, each as xlarun__json_get gives it, in one pass:
-   a lookup skips every member before it, and tokenizer.json's model holds 9 MB of them */
-static void xlarun__json_get_n(const xlarun__json *j, size_t obj, const char *const *keys, size_t n, size_t *vals) {
+   a lookup skips every member before it, and tokenizer.json's model holds 9 MB of them.
+   Returns the offset past the object (obj itself if it is none). */
+static size_t xlarun__json_get_n(const xlarun__json *j, size_t obj, const char *const *keys, size_t n, size_t *vals) {
     size_t it = obj, k, v, q;
     for (q = 0; q < n; q++) vals[q] = XLARUN__NONE;
-    if (obj == XLARUN__NONE || j->s[obj] != '{') return;
+    if (obj == XLARUN__NONE || j->s[obj] != '{') return obj;
     while (xlarun__json_next(j, &it, &k, &v))
         for (q = 0; q < n; q++)
             if (xlarun__json_eq(j, k, keys[q])) vals[q] = v;
+    it = xlarun__json_ws(j->s, j->n, it);
+    if (j->s[it] == '{') it = xlarun__json_ws(j->s, j->n, it + 1);
+    return it + 1;   /* past the '}' */
 }
 
 static int xlarun__json_is_null(const xlarun__json *j, size_t v) {
@@ -6855,6 +6859,25 @@ static xlarun_status xlarun__tk_bad(xlarun__tload *L, xlarun_status st, const ch
     return xlarun__fail(err, st, "%s: %s: expected %s, found %s", L->file, what, expected, tok);
 }
 
+/* the root's members (rkeys) and, read on the way past it, the model's (mkeys): one walk over
+   the text where looking each object up would walk the model twice */
+static void xlarun__tk_members(const xlarun__json *j, size_t root, const char *const *rkeys, size_t *rv,
+                               const char *const *mkeys, size_t *mv) {
+    size_t i = xlarun__json_ws(j->s, j->n, root + 1), q, v, end;
+    for (q = 0; q < 6; q++) rv[q] = XLARUN__NONE;
+    for (q = 0; q < 10; q++) mv[q] = XLARUN__NONE;
+    while (j->s[i] == '"') {   /* root is an object of a validated document */
+        size_t k = i;
+        int model = 0;
+        v = xlarun__json_ws(j->s, j->n, xlarun__json_ws(j->s, j->n, xlarun__json_skip(j, k)) + 1);
+        for (q = 0; q < 6; q++)
+            if (xlarun__json_eq(j, k, rkeys[q])) { rv[q] = v; model = q == 0; }
+        end = model && j->s[v] == '{' ? xlarun__json_get_n(j, v, mkeys, 10, mv) : xlarun__json_skip(j, v);
+        i = xlarun__json_ws(j->s, j->n, end);
+        if (j->s[i] == ',') i = xlarun__json_ws(j->s, j->n, i + 1);
+    }
+}
+
 /* the strings of model.vocab and added_tokens, in id order */
 static xlarun_status xlarun__tk_vocab(xlarun__tload *L, size_t added, xlarun_error *err) {
     xlarun_tokenizer *t = L->t;
@@ -7562,14 +7585,16 @@ static xlarun_status xlarun__tok_build(xlarun__arena *a, const char *dir, const 
     L.j.n = len;
     root = xlarun__json_ws(text, len, 0);
     if (text[root] != '{') return xlarun__tk_bad(&L, XLARUN_ERR_FORMAT, "the document", root, "an object", err);
-    if (L.same) memcpy(rv, reuse->rv, sizeof rv);
-    else xlarun__json_get_n(&L.j, root, rkeys, 6, rv);
-    if (reuse) memcpy(reuse->rv, rv, sizeof rv);
+    if (L.same) {
+        memcpy(rv, reuse->rv, sizeof rv);
+        memcpy(mv, reuse->mv, sizeof mv);
+    } else xlarun__tk_members(&L.j, root, rkeys, rv, mkeys, mv);
+    if (reuse) {
+        memcpy(reuse->rv, rv, sizeof rv);
+        memcpy(reuse->mv, mv, sizeof mv);
+    }
     model = rv[0];
     if (model == XLARUN__NONE || text[model] != '{') return xlarun__tk_bad(&L, XLARUN_ERR_FORMAT, "model", model, "an object", err);
-    if (L.same) memcpy(mv, reuse->mv, sizeof mv);
-    else xlarun__json_get_n(&L.j, model, mkeys, 10, mv);
-    if (reuse) memcpy(reuse->mv, mv, sizeof mv);
     L.vocab = mv[7];
     L.merges = mv[8];
     type[0] = 0;

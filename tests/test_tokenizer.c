@@ -798,6 +798,11 @@ static void test_bad_input(void) {
     expect_bad("{\"model\": {", XLARUN_ERR_FORMAT, "mem/tokenizer.json: invalid JSON at line 1 column 12: expected a string key");
     expect_bad("[1, 2]", XLARUN_ERR_FORMAT, "the document: expected an object");
     expect_bad("{}", XLARUN_ERR_FORMAT, "mem/tokenizer.json: model: expected an object, found nothing");
+    /* a repeated key counts once, the last (as Python's json): the root's "model" and model's "merges" */
+    expect_bad_variant("\"ab\"]]}}", "\"ab\"]]}, \"model\": 5}", XLARUN_ERR_FORMAT, "model: expected an object, found 5");
+    expect_bad_variant("\"decoder\":", "\"model\": [], \"decoder\":", XLARUN_OK, "");
+    expect_bad_variant("\"merges\": [", "\"merges\": 7, \"merges\": [", XLARUN_OK, "");
+    expect_bad_variant("\"ab\"]]}}", "\"ab\"]], \"merges\": 7}}", XLARUN_ERR_FORMAT, "model.merges: expected a list of merges, found 7");
     expect_bad_variant("\"a b\", \"ab c\"", "\"a b\", \"ab x\"", XLARUN_ERR_FORMAT,
                        "model.merges[1] \"ab x\" names a second token that is not in model.vocab");
     expect_bad_variant("\"a b\", \"ab c\"", "\"a b\", \"q c\"", XLARUN_ERR_FORMAT,
