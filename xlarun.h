@@ -6878,6 +6878,44 @@ static void xlarun__tk_members(const xlarun__json *j, size_t root, const char *c
     }
 }
 
+/* xlarun__tk_vocab when the same bytes were built already: the tables copied, the id sources
+   (model.vocab, added_tokens) read back from the flags, whose TF_VOCAB and TF_ADDED only it sets */
+static xlarun_status xlarun__tk_vocab_copy(xlarun__tload *L, xlarun_error *err) {
+    const xlarun_tokenizer *p = L->same;
+    xlarun_tokenizer *t = L->t;
+    uint32_t id, cap = p->vmask + 1;
+    char *pieces;
+    uint32_t *off, *vh;
+    unsigned char *flags;
+    int32_t *cid;
+    t->n_vocab = p->n_vocab;
+    t->n_ids = p->n_ids;
+    t->max_token_len = p->max_token_len;
+    L->src = XLARUN__CAST(unsigned char *, xlarun__alloc_ex(L->a, t->n_ids, 1, 0));
+    off = XLARUN__CAST(uint32_t *, xlarun__alloc_ex(L->a, sizeof(uint32_t) * (t->n_ids + XLARUN__CAST(size_t, 1)), 0, 0));
+    pieces = XLARUN__CAST(char *, xlarun__alloc_ex(L->a, p->off[p->n_ids], 0, 0));
+    flags = XLARUN__CAST(unsigned char *, xlarun__alloc_ex(L->a, t->n_ids, 0, 0));
+    vh = XLARUN__CAST(uint32_t *, xlarun__alloc_ex(L->a, sizeof(uint32_t) * cap, 0, 0));
+    cid = XLARUN__CAST(int32_t *, xlarun__alloc_ex(L->a, sizeof(int32_t) * 0x800, 0, 0));
+    if (!L->src || !off || !pieces || !flags || !vh || !cid) return xlarun__fail(err, XLARUN_ERR_MEMORY, "tokenizer memory too small");
+    for (id = 0; id < t->n_ids; id++) {
+        L->src[id] = XLARUN__CAST(unsigned char, (p->flags[id] & XLARUN__TF_VOCAB ? 1 : 0) | (p->flags[id] & XLARUN__TF_ADDED ? 2 : 0));
+        flags[id] = XLARUN__CAST(unsigned char, p->flags[id] & (XLARUN__TF_VOCAB | XLARUN__TF_ADDED));
+    }
+    memcpy(off, p->off, sizeof(uint32_t) * (t->n_ids + XLARUN__CAST(size_t, 1)));
+    memcpy(pieces, p->pieces, p->off[p->n_ids]);
+    memcpy(vh, p->vhash, sizeof(uint32_t) * cap);
+    memcpy(cid, p->char_id, sizeof(int32_t) * 0x800);
+    t->pieces = pieces;
+    t->off = off;
+    t->flags = flags;
+    L->flags = flags;
+    t->vhash = vh;
+    t->vmask = cap - 1;
+    t->char_id = cid;
+    return XLARUN_OK;
+}
+
 /* the strings of model.vocab and added_tokens, in id order */
 static xlarun_status xlarun__tk_vocab(xlarun__tload *L, size_t added, xlarun_error *err) {
     xlarun_tokenizer *t = L->t;
@@ -6890,6 +6928,7 @@ static xlarun_status xlarun__tk_vocab(xlarun__tload *L, size_t added, xlarun_err
     uint32_t *off, *vh;
     unsigned char *flags;
     int32_t *cid;
+    if (L->same) return xlarun__tk_vocab_copy(L, err);
     if (vocab == XLARUN__NONE || j->s[vocab] != '{')
         return xlarun__tk_bad(L, XLARUN_ERR_FORMAT, "model.vocab", vocab, "an object of token: id", err);
     it = vocab;
@@ -6994,16 +7033,11 @@ static xlarun_status xlarun__tk_vocab(xlarun__tload *L, size_t added, xlarun_err
     t->off = off;
     t->flags = flags;
     L->flags = flags;
+    memset(vh, 0, sizeof(uint32_t) * cap);
     t->vhash = vh;
     t->vmask = cap - 1;
-    t->char_id = cid;
-    if (L->same) {
-        memcpy(vh, L->same->vhash, sizeof(uint32_t) * cap);
-        memcpy(cid, L->same->char_id, sizeof(int32_t) * 0x800);
-        return XLARUN_OK;
-    }
-    memset(vh, 0, sizeof(uint32_t) * cap);
     for (k = 0; k < 0x800; k++) cid[k] = -1;
+    t->char_id = cid;
     for (id = 0; id < t->n_ids; id++) {
         const char *p = pieces + off[id];
         size_t n = xlarun__piece_len(t, XLARUN__CAST(int32_t, id)), l;
