@@ -1698,39 +1698,34 @@ typedef struct xlarun__json { const char *s; size_t n; } xlarun__json;
 /* past the value at i. The document is valid, so a string ends at the first '"' that is not
    escaped (no UTF-8 or escape checks again) and a number at the first byte that cannot be in one:
    skipping is what makes looking a key up in a 9 MB tokenizer.json cheap. */
-static size_t xlarun__json_skip(const xlarun__json *j, size_t i) {
-    const char *s = j->s;
+static size_t xlarun__json_skip_container(const char *s, size_t i) {   /* s[i] is '{' or '[' */
     size_t depth = 0;
-    i = xlarun__json_ws(s, j->n, i);
-    if (s[i] == '{' || s[i] == '[') {   /* a container: only brackets and strings matter */
-        for (;; i++) {
-            char c = s[i];
-            if (c == '"') {
-                for (i++; s[i] != '"'; i++)
-                    if (s[i] == '\\') i++;
-            } else if (c == '{' || c == '[') depth++;
-            else if ((c == '}' || c == ']') && --depth == 0) return i + 1;
-        }
-    }
-    do {
-        i = xlarun__json_ws(s, j->n, i);
-        switch (s[i]) {
-        case '{': case '[': depth++; i++; break;
-        case '}': case ']': depth--; i++; break;
-        case ',': case ':': i++; break;
-        case '"':
+    for (;; i++) {   /* only brackets and strings matter */
+        char c = s[i];
+        if (c == '"') {
             for (i++; s[i] != '"'; i++)
                 if (s[i] == '\\') i++;
-            i++;
-            break;
-        case 't': case 'n': i += 4; break;
-        case 'f': i += 5; break;
-        default:
-            while (i < j->n && ((s[i] >= '0' && s[i] <= '9') || s[i] == '-' || s[i] == '+' || s[i] == '.' ||
-                                s[i] == 'e' || s[i] == 'E')) i++;
-        }
-    } while (depth > 0);
-    return i;
+        } else if (c == '{' || c == '[') depth++;
+        else if ((c == '}' || c == ']') && --depth == 0) return i + 1;
+    }
+}
+static size_t xlarun__json_skip(const xlarun__json *j, size_t i) {
+    const char *s = j->s;
+    i = xlarun__json_ws(s, j->n, i);
+    switch (s[i]) {
+    case '"':
+        for (i++; s[i] != '"'; i++)
+            if (s[i] == '\\') i++;
+        return i + 1;
+    case '{': case '[': return xlarun__json_skip_container(s, i);
+    case 't': case 'n': return i + 4;
+    case 'f': return i + 5;
+    case ',': case ':': return i + 1;
+    default:
+        while (i < j->n && ((s[i] >= '0' && s[i] <= '9') || s[i] == '-' || s[i] == '+' || s[i] == '.' || s[i] == 'e' ||
+                            s[i] == 'E')) i++;
+        return i;
+    }
 }
 
 /* iterate an object (keys) or array (key stays NONE): *it starts at the '{' or '[' */
