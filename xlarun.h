@@ -1455,7 +1455,7 @@ static xlarun_status xlarun__read_small(xlarun__arena *a, const xlarun_io *io, c
 
 /* ---- platform: the machine's cores ---------------------------------------------------------- */
 
-#if defined(XLARUN__POSIX_FILES) && !defined(XLARUN_NO_THREADS) && defined(__linux__)
+#if defined(XLARUN__POSIX_FILES) && !defined(XLARUN_NO_THREADS) && defined(__linux__) && defined(_SC_NPROCESSORS_CONF)
 /* the first number of /sys/devices/system/cpu/cpuN/topology/thread_siblings_list, -1 */
 static long xlarun__first_sibling(long cpu) {
     char path[96], buf[64];
@@ -1493,9 +1493,9 @@ XLARUN_API uint32_t xlarun_physical_cores(void) {
         }
         if (info) XLARUN_FREE(info, NULL);
     }
-#elif defined(__unix__) || defined(__APPLE__)
+#elif (defined(__unix__) || defined(__APPLE__)) && defined(_SC_NPROCESSORS_ONLN)
     n = sysconf(_SC_NPROCESSORS_ONLN);
-#if defined(XLARUN__POSIX_FILES) && defined(__linux__)
+#if defined(XLARUN__POSIX_FILES) && defined(__linux__) && defined(_SC_NPROCESSORS_CONF)
     {   /* a core counts once: at the CPU that comes first in its siblings list */
         long conf = sysconf(_SC_NPROCESSORS_CONF), cpu, cores = 0, first;
         if (conf < n) conf = n;
