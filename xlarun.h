@@ -87,6 +87,8 @@
        used by one thread at a time; it owns a pool of n_threads-1 workers. Each output element is
        computed by one thread in a fixed order, so results are bit-identical for any thread count,
        and prefill of a chunk is bit-identical to decoding its tokens one at a time.
+       xlarun_physical_cores() counts the machine's cores (SMT siblings once): the examples' and
+       tools' default n_threads.
        Free a generator before its session, and sessions before closing their model and
        tokenizer (xlarun_generator_free itself reads nothing of the session, so either order
        frees). A session whose model was closed answers XLARUN_ERR_ARGUMENT while the model's
