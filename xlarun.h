@@ -182,7 +182,7 @@
        xlarun_session_prefill     xlarun_session_decode      xlarun_session_logits
        xlarun_session_argmax      xlarun_session_position    xlarun_argmax
        xlarun_session_truncate    xlarun_model_dtype         xlarun_model_weight_bytes
-       xlarun_arch_name
+       xlarun_arch_name           xlarun_physical_cores
        xlarun_st_begin            xlarun_st_memory           xlarun_st_read_header
        xlarun_st_count            xlarun_st_tensor_at        xlarun_st_next
        xlarun_st_read             xlarun_dtype_name          xlarun_st_metadata
