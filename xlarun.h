@@ -87,6 +87,8 @@
        used by one thread at a time; it owns a pool of n_threads-1 workers. Each output element is
        computed by one thread in a fixed order, so results are bit-identical for any thread count,
        and prefill of a chunk is bit-identical to decoding its tokens one at a time.
+       xlarun_physical_cores() counts the machine's cores (SMT siblings once): the examples' and
+       tools' default n_threads.
        Free a generator before its session, and sessions before closing their model and
        tokenizer (xlarun_generator_free itself reads nothing of the session, so either order
        frees). A session whose model was closed answers XLARUN_ERR_ARGUMENT while the model's
@@ -180,7 +182,7 @@
        xlarun_session_prefill     xlarun_session_decode      xlarun_session_logits
        xlarun_session_argmax      xlarun_session_position    xlarun_argmax
        xlarun_session_truncate    xlarun_model_dtype         xlarun_model_weight_bytes
-       xlarun_arch_name
+       xlarun_arch_name           xlarun_physical_cores
        xlarun_st_begin            xlarun_st_memory           xlarun_st_read_header
        xlarun_st_count            xlarun_st_tensor_at        xlarun_st_next
        xlarun_st_read             xlarun_dtype_name          xlarun_st_metadata
@@ -259,6 +261,13 @@ typedef struct xlarun_error {
 } xlarun_error;
 
 XLARUN_API const char *xlarun_status_name(xlarun_status s);
+
+/* The machine's physical cores, each counted once whatever its SMT threads: the default thread
+   count of the examples and tools. Linux: the CPU topology in /sys (thread_siblings_list),
+   else the online processors; Windows: GetLogicalProcessorInformation; other POSIX systems: the
+   online processors. 1 with XLARUN_NO_THREADS (sessions then run serially); with
+   XLARUN_NO_STDIO, the online processors (no files are read). At most 512, at least 1. */
+XLARUN_API uint32_t xlarun_physical_cores(void);
 
 /* ---- safetensors streaming reader --------------------------------------------------------- */
 
@@ -1164,6 +1173,9 @@ XLARUN_API const int32_t *xlarun_generator_ids(const xlarun_generator *g, size_t
 #endif
 #if !defined(XLARUN_NO_THREADS) && !defined(_WIN32)
 #include <pthread.h>
+#if defined(__unix__) || defined(__APPLE__)
+#include <unistd.h>                   /* sysconf, for xlarun_physical_cores */
+#endif
 #endif
 
 #ifdef __cplusplus
@@ -1315,18 +1327,25 @@ typedef struct xlarun__builder {
     const char *what;           /* "model": in messages, and xlarun_<what>_memory */
 } xlarun__builder;
 
-static xlarun_status xlarun__measure(const xlarun__builder *b, const void *args, void *alloc_user,
-                                     size_t *bytes, xlarun_error *err) {
+/* keep: NULL, or an arena that takes over the measuring build's allocations, for a second build
+   to read (the caller releases them) */
+static xlarun_status xlarun__measure_keep(const xlarun__builder *b, const void *args, void *alloc_user,
+                                          size_t *bytes, xlarun__arena *keep, xlarun_error *err) {
     xlarun__arena a;
     void *obj = NULL;
     xlarun_status st;
     xlarun__arena_init(&a, NULL, 0, alloc_user);
     st = b->build(&a, args, &obj, err);
     if (a.failed) st = xlarun__fail(err, XLARUN_ERR_MEMORY, "out of memory while sizing the %s", b->what);
-    xlarun__arena_release_blocks(&a);
+    if (keep && st == XLARUN_OK) *keep = a;
+    else xlarun__arena_release_blocks(&a);
     *bytes = st == XLARUN_OK ? a.peak : 0;
     if (st == XLARUN_OK) xlarun__ok(err);
     return st;
+}
+static xlarun_status xlarun__measure(const xlarun__builder *b, const void *args, void *alloc_user,
+                                     size_t *bytes, xlarun_error *err) {
+    return xlarun__measure_keep(b, args, alloc_user, bytes, NULL, err);
 }
 
 /* label (a folder, or NULL) goes in front of the message when the block is too small */
@@ -1350,20 +1369,30 @@ static xlarun_status xlarun__build_in(const xlarun__builder *b, const void *args
     return st;
 }
 
-static xlarun_status xlarun__build_alloc(const xlarun__builder *b, const void *args, void *alloc_user,
-                                         const char *label, void **obj, void **own, xlarun_error *err) {
+/* keep: the second build may read what the measuring build made (both see the same args) */
+static xlarun_status xlarun__build_alloc_ex(const xlarun__builder *b, const void *args, void *alloc_user,
+                                            const char *label, int keep, void **obj, void **own, xlarun_error *err) {
+    xlarun__arena kept;
     size_t bytes = 0;
     void *mem;
     xlarun_status st;
     *obj = NULL;
-    XLARUN__TRY(xlarun__measure(b, args, alloc_user, &bytes, err));
-    if (bytes > SIZE_MAX - XLARUN__ALIGN || !(mem = XLARUN_MALLOC(bytes + XLARUN__ALIGN, alloc_user)))
+    memset(&kept, 0, sizeof kept);
+    XLARUN__TRY(xlarun__measure_keep(b, args, alloc_user, &bytes, keep ? &kept : NULL, err));
+    if (bytes > SIZE_MAX - XLARUN__ALIGN || !(mem = XLARUN_MALLOC(bytes + XLARUN__ALIGN, alloc_user))) {
+        xlarun__arena_release_blocks(&kept);
         return xlarun__fail(err, XLARUN_ERR_MEMORY, "%s%scannot allocate %lu bytes of %s memory", label ? label : "",
                             label ? ": " : "", XLARUN__CAST(unsigned long, bytes), b->what);
+    }
     st = xlarun__build_in(b, args, alloc_user, xlarun__align_up(mem), bytes, label, obj, err);
+    xlarun__arena_release_blocks(&kept);
     if (st != XLARUN_OK) { XLARUN_FREE(mem, alloc_user); return st; }
     *own = mem;
     return XLARUN_OK;
+}
+static xlarun_status xlarun__build_alloc(const xlarun__builder *b, const void *args, void *alloc_user,
+                                         const char *label, void **obj, void **own, xlarun_error *err) {
+    return xlarun__build_alloc_ex(b, args, alloc_user, label, 0, obj, own, err);
 }
 
 /* ---- platform: files and maps ------------------------------------------------------------- */
@@ -1560,6 +1589,63 @@ static xlarun_status xlarun__read_small(xlarun__arena *a, const xlarun_io *io, c
     return XLARUN_OK;
 }
 
+/* ---- platform: the machine's cores ---------------------------------------------------------- */
+
+#if defined(XLARUN__POSIX_FILES) && !defined(XLARUN_NO_THREADS) && defined(__linux__) && defined(_SC_NPROCESSORS_CONF)
+/* the first number of /sys/devices/system/cpu/cpuN/topology/thread_siblings_list, -1 */
+static long xlarun__first_sibling(long cpu) {
+    char path[96], buf[64];
+    ssize_t n;
+    long v = 0;
+    int fd, k;
+    snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu%ld/topology/thread_siblings_list", cpu);
+    fd = open(path, O_RDONLY);
+    if (fd < 0) return -1;
+    n = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    if (n <= 0 || buf[0] < '0' || buf[0] > '9') return -1;
+    for (k = 0; k < n && buf[k] >= '0' && buf[k] <= '9' && v < 1000000; k++) v = v * 10 + (buf[k] - '0');
+    return v;
+}
+#endif
+
+XLARUN_API uint32_t xlarun_physical_cores(void) {
+    long n = 1;
+#if defined(XLARUN_NO_THREADS)
+    n = 1;
+#elif defined(_WIN32)
+    DWORD bytes = 0;
+    SYSTEM_INFO si;
+    GetSystemInfo(&si);
+    n = XLARUN__CAST(long, si.dwNumberOfProcessors);
+    if (!GetLogicalProcessorInformation(NULL, &bytes) && GetLastError() == ERROR_INSUFFICIENT_BUFFER && bytes) {
+        SYSTEM_LOGICAL_PROCESSOR_INFORMATION *info =
+            XLARUN__CAST(SYSTEM_LOGICAL_PROCESSOR_INFORMATION *, XLARUN_MALLOC(bytes, NULL));
+        if (info && GetLogicalProcessorInformation(info, &bytes)) {
+            size_t i, cores = 0;
+            for (i = 0; i < bytes / sizeof *info; i++)
+                if (info[i].Relationship == RelationProcessorCore) cores++;
+            if (cores) n = XLARUN__CAST(long, cores);
+        }
+        if (info) XLARUN_FREE(info, NULL);
+    }
+#elif (defined(__unix__) || defined(__APPLE__)) && defined(_SC_NPROCESSORS_ONLN)
+    n = sysconf(_SC_NPROCESSORS_ONLN);
+#if defined(XLARUN__POSIX_FILES) && defined(__linux__) && defined(_SC_NPROCESSORS_CONF)
+    {   /* a core counts once: at the CPU that comes first in its siblings list */
+        long conf = sysconf(_SC_NPROCESSORS_CONF), cpu, cores = 0, first;
+        if (conf < n) conf = n;
+        for (cpu = 0; cpu < conf && cpu < 8192; cpu++)
+            if ((first = xlarun__first_sibling(cpu)) == cpu) cores++;
+        if (cores > 0 && cores <= n) n = cores;
+    }
+#endif
+#endif
+    if (n < 1) n = 1;
+    if (n > 512) n = 512;
+    return XLARUN__CAST(uint32_t, n);
+}
+
 /* ---- strict JSON (RFC 8259) ------------------------------------------------------------------
    xlarun__json_validate checks a whole document once: grammar, UTF-8, escapes (surrogate pairs
    must pair up), nesting depth. After that the cursor functions walk the text in place with no
@@ -1603,6 +1689,7 @@ static int xlarun__hex4(const char *s, unsigned *out) {
 }
 
 static size_t xlarun__json_ws(const char *s, size_t n, size_t i) {
+    if (i < n && XLARUN__CAST(unsigned char, s[i]) > ' ') return i;
     while (i < n && (s[i] == ' ' || s[i] == '\t' || s[i] == '\n' || s[i] == '\r')) i++;
     return i;
 }
@@ -1613,6 +1700,7 @@ static size_t xlarun__json_scan_string(const char *s, size_t n, size_t i, const 
     i++;
     while (i < n) {
         unsigned c = u[i];
+        if (c >= 0x20 && c < 0x80 && c != '"' && c != '\\') { i++; continue; }   /* most bytes: one test */
         if (c == '"') return i + 1;
         if (c < 0x20) { *why = "control character in a string"; return 0; }
         if (c == '\\') {
@@ -1743,34 +1831,48 @@ bad:
 
 typedef struct xlarun__json { const char *s; size_t n; } xlarun__json;
 
-static size_t xlarun__json_skip(const xlarun__json *j, size_t i) {
-    const char *why;
+/* past the value at i. The document is valid, so a string ends at the first '"' that is not
+   escaped (no UTF-8 or escape checks again) and a number at the first byte that cannot be in one:
+   skipping is what makes looking a key up in a 9 MB tokenizer.json cheap. */
+static size_t xlarun__json_skip_container(const char *s, size_t i) {   /* s[i] is '{' or '[' */
     size_t depth = 0;
-    do {
-        i = xlarun__json_ws(j->s, j->n, i);
-        switch (j->s[i]) {
-        case '{': case '[': depth++; i++; break;
-        case '}': case ']': depth--; i++; break;
-        case ',': case ':': i++; break;
-        case '"': i = xlarun__json_scan_string(j->s, j->n, i, &why); break;
-        case 't': case 'n': i += 4; break;
-        case 'f': i += 5; break;
-        default: i = xlarun__json_scan_number(j->s, j->n, i, &why);
-        }
-    } while (depth > 0);
-    return i;
+    for (;; i++) {   /* only brackets and strings matter */
+        char c = s[i];
+        if (c == '"') {
+            for (i++; s[i] != '"'; i++)
+                if (s[i] == '\\') i++;
+        } else if (c == '{' || c == '[') depth++;
+        else if ((c == '}' || c == ']') && --depth == 0) return i + 1;
+    }
+}
+static size_t xlarun__json_skip(const xlarun__json *j, size_t i) {
+    const char *s = j->s;
+    i = xlarun__json_ws(s, j->n, i);
+    switch (s[i]) {
+    case '"':
+        for (i++; s[i] != '"'; i++)
+            if (s[i] == '\\') i++;
+        return i + 1;
+    case '{': case '[': return xlarun__json_skip_container(s, i);
+    case 't': case 'n': return i + 4;
+    case 'f': return i + 5;
+    case ',': case ':': return i + 1;
+    default:
+        while (i < j->n && ((s[i] >= '0' && s[i] <= '9') || s[i] == '-' || s[i] == '+' || s[i] == '.' || s[i] == 'e' ||
+                            s[i] == 'E')) i++;
+        return i;
+    }
 }
 
 /* iterate an object (keys) or array (key stays NONE): *it starts at the '{' or '[' */
 static int xlarun__json_next(const xlarun__json *j, size_t *it, size_t *key, size_t *val) {
-    size_t i = xlarun__json_ws(j->s, j->n, *it);
+    size_t i = xlarun__json_ws(j->s, j->n, *it), e;
     if (j->s[i] == '{' || j->s[i] == '[' || j->s[i] == ',') i = xlarun__json_ws(j->s, j->n, i + 1);
     if (j->s[i] == '}' || j->s[i] == ']') return 0;
     if (key) *key = XLARUN__NONE;
-    if (j->s[i] == '"' && j->s[xlarun__json_ws(j->s, j->n, xlarun__json_skip(j, i))] == ':') {
+    if (j->s[i] == '"' && j->s[e = xlarun__json_ws(j->s, j->n, xlarun__json_skip(j, i))] == ':') {
         if (key) *key = i;
-        i = xlarun__json_ws(j->s, j->n, xlarun__json_skip(j, i)) + 1;
-        i = xlarun__json_ws(j->s, j->n, i);
+        i = xlarun__json_ws(j->s, j->n, e + 1);
     }
     *val = i;
     *it = xlarun__json_ws(j->s, j->n, xlarun__json_skip(j, i));
@@ -1787,8 +1889,17 @@ static size_t xlarun__json_str(const xlarun__json *j, size_t i, char *out, size_
         unsigned cp = 0;
         char buf[4];
         size_t k, len = 1;
-        if (s[i] != '\\') { buf[0] = s[i++]; }
-        else {
+        if (s[i] != '\\') {   /* a run with no escape: copied whole */
+            size_t r = i;
+            while (s[r] != '"' && s[r] != '\\') r++;
+            if (out) {
+                if (n + (r - i) >= cap) return XLARUN__NONE;
+                memcpy(out + n, s + i, r - i);
+            }
+            n += r - i;
+            i = r;
+            continue;
+        } else {
             char e = s[i + 1];
             i += 2;
             switch (e) {
@@ -1853,6 +1964,21 @@ static size_t xlarun__json_get(const xlarun__json *j, size_t obj, const char *ke
     while (xlarun__json_next(j, &it, &k, &v))
         if (xlarun__json_eq(j, k, key)) found = v;
     return found;
+}
+
+/* the values of n keys of the object at obj, each as xlarun__json_get gives it, in one pass:
+   a lookup skips every member before it, and tokenizer.json's model holds 9 MB of them.
+   Returns the offset past the object (obj itself if it is none). */
+static size_t xlarun__json_get_n(const xlarun__json *j, size_t obj, const char *const *keys, size_t n, size_t *vals) {
+    size_t it = obj, k, v, q;
+    for (q = 0; q < n; q++) vals[q] = XLARUN__NONE;
+    if (obj == XLARUN__NONE || j->s[obj] != '{') return obj;
+    while (xlarun__json_next(j, &it, &k, &v))
+        for (q = 0; q < n; q++)
+            if (xlarun__json_eq(j, k, keys[q])) vals[q] = v;
+    it = xlarun__json_ws(j->s, j->n, it);
+    if (j->s[it] == '{') it = xlarun__json_ws(j->s, j->n, it + 1);
+    return it + 1;   /* past the '}' */
 }
 
 static int xlarun__json_is_null(const xlarun__json *j, size_t v) {
@@ -6840,6 +6966,18 @@ XLARUN_API xlarun_status xlarun_tokenizer_decode(const xlarun_tokenizer *t, cons
 #define XLARUN__O200K XLARUN__O200K_PATTERN("(?i:'s|'t|'re|'ve|'m|'ll|'d)?", "{1,3}")
 #define XLARUN__TEKKEN XLARUN__O200K_PATTERN("", "")
 
+/* xlarun_tokenizer_open builds twice, measuring and then in one block: the measuring build
+   leaves its text and tokenizer here, and the second build, given the same bytes, copies the
+   vocabulary hash and the merge table instead of recomputing them (most of the time of a large
+   tokenizer.json goes to the merges' lookups) */
+typedef struct xlarun__tok_reuse {
+    const char *text;
+    size_t len;
+    const xlarun_tokenizer *t;
+    size_t rv[6], mv[10];           /* the root's and model's members (offsets into the text) */
+    size_t n_merges;
+} xlarun__tok_reuse;
+
 typedef struct xlarun__tload {
     xlarun__arena *a;
     xlarun_tokenizer *t;
@@ -6848,7 +6986,11 @@ typedef struct xlarun__tload {
     size_t *pos;                    /* JSON offset of each id's text (temporary) */
     unsigned char *src;             /* 1 model.vocab, 2 added_tokens, 4 special (temporary) */
     unsigned char *flags;           /* the tokenizer's flags, writable while loading */
+    size_t vocab, merges;           /* model.vocab and model.merges */
+    const xlarun_tokenizer *same;   /* built from the same bytes already: its tables are copied */
+    size_t *n_merges;               /* the measuring build's count, or NULL */
 } xlarun__tload;
+
 
 static int xlarun__tk_str(const xlarun__json *j, size_t v) { return v != XLARUN__NONE && j->s[v] == '"'; }
 static int xlarun__tk_is(const xlarun__json *j, size_t v, const char *lit) {
@@ -6860,13 +7002,16 @@ static void xlarun__tk_type(const xlarun__json *j, size_t obj, char *buf, size_t
     buf[0] = 0;
     if (xlarun__tk_str(j, v) && xlarun__json_str(j, v, buf, cap) == XLARUN__NONE) strcpy(buf, "?");
 }
-/* a bool member: def when absent or null, -1 when not a bool */
-static int xlarun__tk_bool(const xlarun__json *j, size_t obj, const char *key, int def) {
-    size_t v = xlarun__json_get(j, obj, key);
+/* a bool value: def when absent or null, -1 when not a bool */
+static int xlarun__tk_bool_v(const xlarun__json *j, size_t v, int def) {
     if (xlarun__json_is_null(j, v)) return def;
     if (j->s[v] == 't') return 1;
     if (j->s[v] == 'f') return 0;
     return -1;
+}
+/* a bool member: def when absent or null, -1 when not a bool */
+static int xlarun__tk_bool(const xlarun__json *j, size_t obj, const char *key, int def) {
+    return xlarun__tk_bool_v(j, xlarun__json_get(j, obj, key), def);
 }
 /* a JSON string copied into the lasting part of the arena */
 static xlarun_status xlarun__tk_dup(xlarun__tload *L, size_t v, const char **out, size_t *len, xlarun_error *err) {
@@ -6886,11 +7031,68 @@ static xlarun_status xlarun__tk_bad(xlarun__tload *L, xlarun_status st, const ch
     return xlarun__fail(err, st, "%s: %s: expected %s, found %s", L->file, what, expected, tok);
 }
 
+/* the root's members (rkeys) and, read on the way past it, the model's (mkeys): one walk over
+   the text where looking each object up would walk the model twice */
+static void xlarun__tk_members(const xlarun__json *j, size_t root, const char *const *rkeys, size_t *rv,
+                               const char *const *mkeys, size_t *mv) {
+    size_t i = xlarun__json_ws(j->s, j->n, root + 1), q, v, end;
+    for (q = 0; q < 6; q++) rv[q] = XLARUN__NONE;
+    for (q = 0; q < 10; q++) mv[q] = XLARUN__NONE;
+    while (j->s[i] == '"') {   /* root is an object of a validated document */
+        size_t k = i;
+        int model = 0;
+        v = xlarun__json_ws(j->s, j->n, xlarun__json_ws(j->s, j->n, xlarun__json_skip(j, k)) + 1);
+        for (q = 0; q < 6; q++)
+            if (xlarun__json_eq(j, k, rkeys[q])) { rv[q] = v; model = q == 0; }
+        end = model && j->s[v] == '{' ? xlarun__json_get_n(j, v, mkeys, 10, mv) : xlarun__json_skip(j, v);
+        i = xlarun__json_ws(j->s, j->n, end);
+        if (j->s[i] == ',') i = xlarun__json_ws(j->s, j->n, i + 1);
+    }
+}
+
+/* xlarun__tk_vocab when the same bytes were built already: the tables copied, the id sources
+   (model.vocab, added_tokens) read back from the flags, whose TF_VOCAB and TF_ADDED only it sets */
+static xlarun_status xlarun__tk_vocab_copy(xlarun__tload *L, xlarun_error *err) {
+    const xlarun_tokenizer *p = L->same;
+    xlarun_tokenizer *t = L->t;
+    uint32_t id, cap = p->vmask + 1;
+    char *pieces;
+    uint32_t *off, *vh;
+    unsigned char *flags;
+    int32_t *cid;
+    t->n_vocab = p->n_vocab;
+    t->n_ids = p->n_ids;
+    t->max_token_len = p->max_token_len;
+    L->src = XLARUN__CAST(unsigned char *, xlarun__alloc_ex(L->a, t->n_ids, 1, 0));
+    off = XLARUN__CAST(uint32_t *, xlarun__alloc_ex(L->a, sizeof(uint32_t) * (t->n_ids + XLARUN__CAST(size_t, 1)), 0, 0));
+    pieces = XLARUN__CAST(char *, xlarun__alloc_ex(L->a, p->off[p->n_ids], 0, 0));
+    flags = XLARUN__CAST(unsigned char *, xlarun__alloc_ex(L->a, t->n_ids, 0, 0));
+    vh = XLARUN__CAST(uint32_t *, xlarun__alloc_ex(L->a, sizeof(uint32_t) * cap, 0, 0));
+    cid = XLARUN__CAST(int32_t *, xlarun__alloc_ex(L->a, sizeof(int32_t) * 0x800, 0, 0));
+    if (!L->src || !off || !pieces || !flags || !vh || !cid) return xlarun__fail(err, XLARUN_ERR_MEMORY, "tokenizer memory too small");
+    for (id = 0; id < t->n_ids; id++) {
+        L->src[id] = XLARUN__CAST(unsigned char, (p->flags[id] & XLARUN__TF_VOCAB ? 1 : 0) | (p->flags[id] & XLARUN__TF_ADDED ? 2 : 0));
+        flags[id] = XLARUN__CAST(unsigned char, p->flags[id] & (XLARUN__TF_VOCAB | XLARUN__TF_ADDED));
+    }
+    memcpy(off, p->off, sizeof(uint32_t) * (t->n_ids + XLARUN__CAST(size_t, 1)));
+    memcpy(pieces, p->pieces, p->off[p->n_ids]);
+    memcpy(vh, p->vhash, sizeof(uint32_t) * cap);
+    memcpy(cid, p->char_id, sizeof(int32_t) * 0x800);
+    t->pieces = pieces;
+    t->off = off;
+    t->flags = flags;
+    L->flags = flags;
+    t->vhash = vh;
+    t->vmask = cap - 1;
+    t->char_id = cid;
+    return XLARUN_OK;
+}
+
 /* the strings of model.vocab and added_tokens, in id order */
-static xlarun_status xlarun__tk_vocab(xlarun__tload *L, size_t model, size_t added, xlarun_error *err) {
+static xlarun_status xlarun__tk_vocab(xlarun__tload *L, size_t added, xlarun_error *err) {
     xlarun_tokenizer *t = L->t;
     xlarun__json *j = &L->j;
-    size_t vocab = xlarun__json_get(j, model, "vocab"), it, k, v, total = 0;
+    size_t vocab = L->vocab, it, k, v, total = 0;
     uint64_t x, max_id = 0;
     uint32_t id, cap;
     int any = 0;
@@ -6898,6 +7100,7 @@ static xlarun_status xlarun__tk_vocab(xlarun__tload *L, size_t model, size_t add
     uint32_t *off, *vh;
     unsigned char *flags;
     int32_t *cid;
+    if (L->same) return xlarun__tk_vocab_copy(L, err);
     if (vocab == XLARUN__NONE || j->s[vocab] != '{')
         return xlarun__tk_bad(L, XLARUN_ERR_FORMAT, "model.vocab", vocab, "an object of token: id", err);
     it = vocab;
@@ -7028,26 +7231,33 @@ static xlarun_status xlarun__tk_vocab(xlarun__tload *L, size_t model, size_t add
     return XLARUN_OK;
 }
 
-static xlarun_status xlarun__tk_merges(xlarun__tload *L, size_t model, xlarun_error *err) {
+static xlarun_status xlarun__tk_merges(xlarun__tload *L, xlarun_error *err) {
     xlarun_tokenizer *t = L->t;
     xlarun__json *j = &L->j;
-    size_t merges = xlarun__json_get(j, model, "merges"), it, v, cap, count = 0, bufcap;
+    size_t merges = L->merges, it, v, cap, count = 0, bufcap;
     int32_t rank = 0;
     char *buf;
     xlarun__merge *mh;
     if (merges == XLARUN__NONE || j->s[merges] != '[')
         return xlarun__tk_bad(L, XLARUN_ERR_FORMAT, "model.merges", merges, "a list of merges", err);
     it = merges;
-    while (xlarun__json_next(j, &it, NULL, &v)) count++;
+    if (L->same) count = *L->n_merges;
+    else
+        while (xlarun__json_next(j, &it, NULL, &v)) count++;
+    if (L->n_merges) *L->n_merges = count;
     if (count > INT32_MAX / 2) return xlarun__fail(err, XLARUN_ERR_FORMAT, "%s: model.merges: too many merges", L->file);
     for (cap = 16; cap < count + count / 3 + 1; cap *= 2) {}
     bufcap = 2 * t->max_token_len + 8;
     mh = XLARUN__CAST(xlarun__merge *, xlarun__alloc_ex(L->a, sizeof(xlarun__merge) * cap, 0, 0));
     buf = XLARUN__CAST(char *, xlarun__alloc_ex(L->a, 2 * bufcap, 1, 0));
     if (!mh || !buf) return xlarun__fail(err, XLARUN_ERR_MEMORY, "tokenizer memory too small");
-    memset(mh, 0xFF, sizeof(xlarun__merge) * cap);
     t->mhash = mh;
     t->mmask = XLARUN__CAST(uint32_t, cap - 1);
+    if (L->same) {
+        memcpy(mh, L->same->mhash, sizeof(xlarun__merge) * cap);
+        return XLARUN_OK;
+    }
+    memset(mh, 0xFF, sizeof(xlarun__merge) * cap);
     it = merges;
     count = 0;
     while (xlarun__json_next(j, &it, NULL, &v)) {
@@ -7546,14 +7756,17 @@ static xlarun_status xlarun__tk_eos(xlarun_tokenizer *t, const xlarun__json *j, 
 }
 
 static xlarun_status xlarun__tok_build(xlarun__arena *a, const char *dir, const xlarun_tokenizer_options *opt,
-                                       xlarun_tokenizer **out, xlarun_error *err) {
+                                       xlarun__tok_reuse *reuse, xlarun_tokenizer **out, xlarun_error *err) {
     xlarun__tload L;
     xlarun_tokenizer *t;
     char *text, file[4200];
-    size_t len, mark, root, model, v;
+    size_t len, mark, root, model, v, rv[6], mv[10];
     uint32_t id;
     int b;
     char type[48];
+    static const char *const rkeys[6] = {"model", "added_tokens", "normalizer", "pre_tokenizer", "post_processor", "decoder"};
+    static const char *const mkeys[10] = {"byte_fallback", "fuse_unk", "ignore_merges", "dropout", "continuing_subword_prefix",
+                                          "end_of_word_suffix", "type", "vocab", "merges", "unk_token"};
     memset(&L, 0, sizeof L);
     t = XLARUN__CAST(xlarun_tokenizer *, xlarun__alloc_ex(a, sizeof *t, 0, 0));
     if (!t) return xlarun__fail(err, XLARUN_ERR_MEMORY, "tokenizer memory too small");
@@ -7568,23 +7781,39 @@ static xlarun_status xlarun__tok_build(xlarun__arena *a, const char *dir, const 
     for (b = 0; b < 256; b++) t->byte_id[b] = -1;
     mark = a->high;
     XLARUN__TRY(xlarun__read_small(a, opt->io, dir, "tokenizer.json", XLARUN_MAX_TOKENIZER_BYTES, &text, &len, err));
-    XLARUN__TRY(xlarun__json_validate(text, len, file, err));
+    if (reuse && xlarun__measuring(a)) {   /* the text stays allocated until the measuring arena goes */
+        reuse->text = text;
+        reuse->len = len;
+    } else if (reuse && reuse->t && reuse->len == len && !memcmp(reuse->text, text, len)) L.same = reuse->t;
+    if (reuse) L.n_merges = &reuse->n_merges;
+    if (!L.same) XLARUN__TRY(xlarun__json_validate(text, len, file, err));
     L.j.s = text;
     L.j.n = len;
     root = xlarun__json_ws(text, len, 0);
     if (text[root] != '{') return xlarun__tk_bad(&L, XLARUN_ERR_FORMAT, "the document", root, "an object", err);
-    model = xlarun__json_get(&L.j, root, "model");
+    if (L.same) {
+        memcpy(rv, reuse->rv, sizeof rv);
+        memcpy(mv, reuse->mv, sizeof mv);
+    } else xlarun__tk_members(&L.j, root, rkeys, rv, mkeys, mv);
+    if (reuse) {
+        memcpy(reuse->rv, rv, sizeof rv);
+        memcpy(reuse->mv, mv, sizeof mv);
+    }
+    model = rv[0];
     if (model == XLARUN__NONE || text[model] != '{') return xlarun__tk_bad(&L, XLARUN_ERR_FORMAT, "model", model, "an object", err);
-    xlarun__tk_type(&L.j, model, type, sizeof type);
+    L.vocab = mv[7];
+    L.merges = mv[8];
+    type[0] = 0;
+    if (xlarun__tk_str(&L.j, mv[6]) && xlarun__json_str(&L.j, mv[6], type, sizeof type) == XLARUN__NONE) strcpy(type, "?");
     if (type[0] && strcmp(type, "BPE"))
         return xlarun__fail(err, XLARUN_ERR_UNSUPPORTED, "%s: model.type '%s' is not supported (xlarun runs BPE tokenizers)", file, type);
-    v = xlarun__json_get(&L.j, model, "dropout");
+    v = mv[3];
     if (!xlarun__json_is_null(&L.j, v) && !(xlarun__json_is_number(&L.j, v) && xlarun__json_double(&L.j, v) == 0.0))
         return xlarun__tk_unsupported(&L, "model.dropout", "other than null", "null", err);
-    v = xlarun__json_get(&L.j, model, "continuing_subword_prefix");
+    v = mv[4];
     if (!xlarun__json_is_null(&L.j, v) && !xlarun__tk_is(&L.j, v, ""))
         return xlarun__tk_unsupported(&L, "model.continuing_subword_prefix", "other than null", "null", err);
-    v = xlarun__json_get(&L.j, model, "end_of_word_suffix");
+    v = mv[5];
     if (!xlarun__json_is_null(&L.j, v) && !xlarun__tk_is(&L.j, v, ""))
         return xlarun__tk_unsupported(&L, "model.end_of_word_suffix", "other than null", "null", err);
     {
@@ -7593,25 +7822,25 @@ static xlarun_status xlarun__tok_build(xlarun__arena *a, const char *dir, const 
         int q;
         dst[0] = &t->byte_fallback; dst[1] = &t->fuse_unk; dst[2] = &t->ignore_merges;
         for (q = 0; q < 3; q++) {
-            *dst[q] = xlarun__tk_bool(&L.j, model, keys[q], 0);
+            *dst[q] = xlarun__tk_bool_v(&L.j, mv[q], 0);
             if (*dst[q] < 0) {
                 char what[48];
                 snprintf(what, sizeof what, "model.%s", keys[q]);
-                return xlarun__tk_bad(&L, XLARUN_ERR_FORMAT, what, xlarun__json_get(&L.j, model, keys[q]), "true or false", err);
+                return xlarun__tk_bad(&L, XLARUN_ERR_FORMAT, what, mv[q], "true or false", err);
             }
         }
     }
-    v = xlarun__json_get(&L.j, root, "added_tokens");
+    v = rv[1];
     if (xlarun__json_is_null(&L.j, v)) v = XLARUN__NONE;
     else if (text[v] != '[') return xlarun__tk_bad(&L, XLARUN_ERR_FORMAT, "added_tokens", v, "a list", err);
-    XLARUN__TRY(xlarun__tk_vocab(&L, model, v, err));
-    XLARUN__TRY(xlarun__tk_normalizer(&L, xlarun__json_get(&L.j, root, "normalizer"), err));
+    XLARUN__TRY(xlarun__tk_vocab(&L, v, err));
+    XLARUN__TRY(xlarun__tk_normalizer(&L, rv[2], err));
     XLARUN__TRY(xlarun__tk_added(&L, v, err));
-    XLARUN__TRY(xlarun__tk_merges(&L, model, err));
-    XLARUN__TRY(xlarun__tk_pretok(&L, xlarun__json_get(&L.j, root, "pre_tokenizer"), err));
-    XLARUN__TRY(xlarun__tk_post(&L, xlarun__json_get(&L.j, root, "post_processor"), err));
-    XLARUN__TRY(xlarun__tk_decoder(&L, xlarun__json_get(&L.j, root, "decoder"), err));
-    v = xlarun__json_get(&L.j, model, "unk_token");
+    XLARUN__TRY(xlarun__tk_merges(&L, err));
+    XLARUN__TRY(xlarun__tk_pretok(&L, rv[3], err));
+    XLARUN__TRY(xlarun__tk_post(&L, rv[4], err));
+    XLARUN__TRY(xlarun__tk_decoder(&L, rv[5], err));
+    v = mv[9];
     if (!xlarun__json_is_null(&L.j, v)) {
         char buf[256];
         size_t n;
@@ -7716,6 +7945,7 @@ static xlarun_status xlarun__tok_build(xlarun__arena *a, const char *dir, const 
         t->max_piece = (t->max_token_len + 4) * (tl > 3 ? tl : 3) + 16;
     }
     t->magic = XLARUN__TOK_MAGIC;
+    if (reuse && xlarun__measuring(a)) reuse->t = t;
     return XLARUN_OK;
 }
 
@@ -7726,12 +7956,16 @@ static const xlarun_tokenizer_options *xlarun__tok_opts(const xlarun_tokenizer_o
     return opt ? opt : &defaults;
 }
 
-typedef struct xlarun__tok_args { const char *dir; const xlarun_tokenizer_options *opt; } xlarun__tok_args;
+typedef struct xlarun__tok_args {
+    const char *dir;
+    const xlarun_tokenizer_options *opt;
+    xlarun__tok_reuse *reuse;       /* xlarun_tokenizer_open's two builds; NULL */
+} xlarun__tok_args;
 
 static xlarun_status xlarun__tok_build_cb(xlarun__arena *a, const void *args, void **obj, xlarun_error *err) {
     const xlarun__tok_args *x = XLARUN__CAST(const xlarun__tok_args *, args);
     xlarun_tokenizer *o = NULL;
-    xlarun_status st = xlarun__tok_build(a, x->dir, x->opt, &o, err);
+    xlarun_status st = xlarun__tok_build(a, x->dir, x->opt, x->reuse, &o, err);
     *obj = o;
     return st;
 }
@@ -7745,6 +7979,7 @@ XLARUN_API xlarun_status xlarun_tokenizer_memory(const char *dir, const xlarun_t
     if (!dir || !bytes) return xlarun__fail(err, XLARUN_ERR_ARGUMENT, "xlarun_tokenizer_memory: NULL argument");
     x.dir = dir;
     x.opt = xlarun__tok_opts(opt);
+    x.reuse = NULL;
     return xlarun__measure(&xlarun__tok_builder, &x, x.opt->alloc_user, bytes, err);
 }
 
@@ -7757,6 +7992,7 @@ XLARUN_API xlarun_status xlarun_tokenizer_open_in(const char *dir, const xlarun_
     if (!dir || !mem || !out) return xlarun__fail(err, XLARUN_ERR_ARGUMENT, "xlarun_tokenizer_open_in: NULL argument");
     x.dir = dir;
     x.opt = xlarun__tok_opts(opt);
+    x.reuse = NULL;
     XLARUN__TRY(xlarun__build_in(&xlarun__tok_builder, &x, x.opt->alloc_user, mem, bytes, dir, &obj, err));
     *out = XLARUN__CAST(xlarun_tokenizer *, obj);
     (*out)->alloc_user = x.opt->alloc_user;
@@ -7766,12 +8002,15 @@ XLARUN_API xlarun_status xlarun_tokenizer_open_in(const char *dir, const xlarun_
 XLARUN_API xlarun_status xlarun_tokenizer_open(const char *dir, const xlarun_tokenizer_options *opt,
                                                xlarun_tokenizer **out, xlarun_error *err) {
     xlarun__tok_args x;
+    xlarun__tok_reuse reuse;
     void *obj = NULL, *own = NULL;
     if (out) *out = NULL;
     if (!dir || !out) return xlarun__fail(err, XLARUN_ERR_ARGUMENT, "xlarun_tokenizer_open: NULL argument");
+    memset(&reuse, 0, sizeof reuse);
     x.dir = dir;
     x.opt = xlarun__tok_opts(opt);
-    XLARUN__TRY(xlarun__build_alloc(&xlarun__tok_builder, &x, x.opt->alloc_user, dir, &obj, &own, err));
+    x.reuse = &reuse;
+    XLARUN__TRY(xlarun__build_alloc_ex(&xlarun__tok_builder, &x, x.opt->alloc_user, dir, 1, &obj, &own, err));
     *out = XLARUN__CAST(xlarun_tokenizer *, obj);
     (*out)->alloc_user = x.opt->alloc_user;
     (*out)->own = own;

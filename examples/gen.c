@@ -6,8 +6,8 @@
      build/gen -m DIR --chat --tools tools.json --var enable_thinking=false -p "Weather in Paris?"
      build/gen -m DIR --ids 128000,9906,1917 -n 48 --temp 0 --print-ids -t 2 -c 512
 
-   Text streams to stdout as it is generated; load time, prefill and decode speed, memory and
-   mapped bytes go to stderr. With --print-ids the generated ids (not the prompt) are printed,
+   Text streams to stdout as it is generated; the thread count (the machine's physical cores unless
+   -t says), load time, prefill and decode speed, memory and mapped bytes go to stderr. With --print-ids the generated ids (not the prompt) are printed,
    space-separated, on one stdout line instead. Chat runs the model's own Jinja chat template (or a
    built-in one by name, or any template file) over the whole conversation at every turn: messages
    as JSON, as transformers' apply_chat_template takes them. Every error is one line
@@ -114,7 +114,7 @@ static void usage(FILE *f) {
             "                           opens follows its format, naming a tool, arguments per its schema)\n"
             "\n"
             "performance:\n"
-            "  -t, --threads N          threads (default 1)\n"
+            "  -t, --threads N          threads (default: the machine's physical cores)\n"
             "  -c, --ctx-size N         context length in tokens (default: prompt + n for --ids with\n"
             "                           n > 0, else min(4096, the model's max_position_embeddings))\n"
             "  -b, --batch-size N       prefill chunk in tokens (default 256)\n"
@@ -414,7 +414,7 @@ static int parse_args(int argc, char **argv, args *A, char *msg, size_t cap) {
     unsigned long v;
     int i;
     memset(A, 0, sizeof *A);
-    A->threads = 1;
+    A->threads = xlarun_physical_cores();
     A->n_predict = -2; /* the default, below */
     A->precision = XLARUN_PRECISION_EXACT;
     A->kv_type = XLARUN_KV_F32;
@@ -774,6 +774,7 @@ int main(int argc, char **argv) {
     }
     t3 = now();
     fflush(stdout); /* the generated text before the stats, also when both go to one pipe */
+    fprintf(stderr, "threads: %lu\n", (unsigned long)so.n_threads);
     fprintf(stderr, "load: %.3f s\n", t1 - t0);
     fprintf(stderr, "prefill: %lu tokens, %.3f s, %.2f tok/s\n", (unsigned long)n_prompt, t2 - t1,
             t2 > t1 ? (double)n_prompt / (t2 - t1) : 0.0);

@@ -32,6 +32,7 @@ int main(int argc, char **argv) {
     msg.role = "user";
     msg.content = argv[2];
     so.n_ctx = 1024;
+    so.n_threads = xlarun_physical_cores();  /* one per core */
     ok = xlarun_model_open(argv[1], NULL, &model, &err) == XLARUN_OK &&
          xlarun_tokenizer_open(argv[1], NULL, &tok, &err) == XLARUN_OK &&
          xlarun_session_create(model, &so, &sess, &err) == XLARUN_OK &&

@@ -22,7 +22,7 @@ out=$("$B/bench" -m $M -p 3 -n 2 -t 1 -r 1 -b 1 2>"$B/bench.err"); rc=$?
 if [ $rc -eq 0 ] && [ "$(echo "$out" | wc -l)" -eq 1 ]; then ok; else bad "bench -b 1: exit $rc, printed '$out' ($(cat "$B/bench.err"))"; fi
 for key in model dtype threads n_prompt n_gen prefill_tok_s decode_tok_s weight_bytes_per_token decode_gb_s \
            mem_read_gb_s bandwidth_ratio run_read_gb_s run_bandwidth_ratio prefill_gflops peak_rss_bytes \
-           kv_bytes_per_token; do
+           kv_bytes_per_token cpu kernels tokenizer tokenizer_load_s; do
     case "$out" in *"\"$key\": "*) ok ;; *) bad "bench output lacks \"$key\": $out" ;; esac
 done
 case "$out" in *'"kv_type": "f32"'*) ok ;; *) bad "bench's default cache is not f32: $out" ;; esac
@@ -34,6 +34,18 @@ case "$out" in *'"sampling": "greedy"'*) ok ;; *) bad "bench's default decode is
 case "$out" in *'"kv_bytes_per_token": 1024,'*) ok ;; *) bad "bench -b 1: kv_bytes_per_token is not 1024: $out" ;; esac
 out=$("$B/bench" -m $M -p 3 -n 2 -t 1 -r 1 --kv f16 2>"$B/bench.err"); rc=$?
 case "$out" in *'"kv_bytes_per_token": 512,'*'"kv_type": "f16"'*) ok ;; *) bad "bench --kv f16: exit $rc, printed '$out' ($(cat "$B/bench.err"))" ;; esac
+# the tokenizer's open timed: none in mqa-f32; the demo's by folder or by file; a bad one is an error
+case "$out" in *'"tokenizer": null, "tokenizer_tokens": null, "tokenizer_load_s": null,'*) ok ;; *) bad "bench: mqa-f32 has no tokenizer: $out" ;; esac
+out=$("$B/bench" -m $M -p 3 -n 2 -t 1 -r 1 --tokenizer tests/fixtures/demo/tokenizer.json 2>"$B/bench.err"); rc=$?
+case "$out" in *'"tokenizer": "tests/fixtures/demo/tokenizer.json", "tokenizer_tokens": 400, "tokenizer_load_s": '[0-9]*) ok ;;
+    *) bad "bench --tokenizer FILE: exit $rc, printed '$out' ($(cat "$B/bench.err"))" ;; esac
+out=$("$B/bench" -m tests/fixtures/demo -p 3 -n 2 -t 1 -r 1 2>"$B/bench.err"); rc=$?
+case "$out" in *'"tokenizer": "tests/fixtures/demo/tokenizer.json", "tokenizer_tokens": 400,'*) ok ;;
+    *) bad "bench: the model folder's tokenizer: exit $rc, printed '$out' ($(cat "$B/bench.err"))" ;; esac
+check_error "/nonexistent/tokenizer.json: cannot open" -m $M --tokenizer /nonexistent
+# no -t: one object, with the physical cores
+out=$("$B/bench" -m $M -p 3 -n 2 -r 1 2>"$B/bench.err"); rc=$?
+case "$out" in *'"threads": '[1-9]*) ok ;; *) bad "bench without -t: exit $rc, printed '$out' ($(cat "$B/bench.err"))" ;; esac
 # decode through a sampler
 out=$("$B/bench" -m $M -p 3 -n 3 -t 1 -r 1 --temp 0.8 --top-k 0 --top-p 0.9 2>"$B/bench.err"); rc=$?
 case "$out" in *'"sampling": "temp 0.8 top_k 0 top_p 0.9 min_p 0"}'*) ok ;; *) bad "bench --temp 0.8: exit $rc, printed '$out' ($(cat "$B/bench.err"))" ;; esac

@@ -13,7 +13,7 @@ for d in llama32-bf16 llama2-f32 odd-f16 mistral-f16 qwen2-bf16 biased-f32 qwen3
     want=$("$B/oracle_ids" "$dir" | sed -n 2p)
     got=$("$B/gen" -m "$dir" --ids "$prompt" -n 48 --temp 0 --print-ids --ignore-eos -t 2 -c 512 2>"$B/cli.err")
     if [ "$got" = "$want" ]; then ok; else bad "$d: gen printed '$got', transformers gave '$want'"; fi
-    for k in load: prefill: decode: arena: mapped:; do
+    for k in "threads: 2" load: prefill: decode: arena: mapped:; do
         if grep -q "^$k" "$B/cli.err"; then ok; else bad "$d: no '$k' line on stderr"; fi
     done
 done
@@ -45,7 +45,10 @@ Hello!<|im_end|>
 "
 expect_out "$("$B/gen" -m $demo --chat -p "Tell me a story." --temp 0.9 --top-k 20 --top-p 0.9 --min-p 0.05 --seed 7 2>/dev/null)" \
     -m $demo --chat -p "Tell me a story." --temp 0.9 --top-k 20 --top-p 0.9 --min-p 0.05 --seed 7
-for k in load: prefill: decode: arena: mapped:; do
+# no -t: the physical cores (distinct SMT sibling lists), else the online processors
+cores=$(cat /sys/devices/system/cpu/cpu[0-9]*/topology/thread_siblings_list 2>/dev/null | sort -u | wc -l)
+[ "$cores" -gt 0 ] || cores=$(getconf _NPROCESSORS_ONLN)
+for k in "threads: $cores" load: prefill: decode: arena: mapped:; do
     if grep -q "^$k" "$B/cli.err"; then ok; else bad "demo: no '$k' line on stderr"; fi
 done
 # the lower-precision options: the demo's answer survives a half-size cache and bf16 activations

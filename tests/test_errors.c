@@ -2051,12 +2051,22 @@ static void test_api_rest(void) {
     if (test_case("chat_template.jinja")) test_chat_template_file();
 }
 
+/* the default thread count of the tools: 1..512; 1 where the library has no threads */
+static void test_physical_cores(void) {
+    uint32_t n = xlarun_physical_cores();
+    CHECKF(n >= 1 && n <= 512, "xlarun_physical_cores() = %u", n);
+#if defined(XLARUN_NO_THREADS)
+    CHECK(n == 1);
+#endif
+    CHECK(xlarun_physical_cores() == n);
+}
+
 int main(int argc, char **argv) {
     static const struct { const char *name; void (*run)(void); } cases[] = {
         {"safetensors begin", test_st_begin}, {"safetensors json", test_st_json}, {"safetensors header", test_st_header},
         {"safetensors truncated", test_st_truncated}, {"safetensors valid", test_st_valid}, {"model tensors", test_model_tensors},
         {"model biases", test_model_biases}, {"model sharded", test_model_sharded}, {"api model and session", test_api_model},
-        {"io", test_io}};
+        {"io", test_io}, {"physical cores", test_physical_cores}};
     size_t i;
     test_init(argc, argv);
     setvbuf(stdout, NULL, _IOLBF, 0); /* the final line survives a sanitizer's exit */

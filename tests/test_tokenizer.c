@@ -703,6 +703,62 @@ static void expect_bad_variant(const char *from, const char *to, xlarun_status w
     free(s);
 }
 
+/* xlarun_tokenizer_open builds twice (measuring, then in one block) and the second build copies
+   the first's tables when tokenizer.json's bytes are the same: a file that changes between the
+   two reads (here: "c" and "abc" swap ids, the same size) must give the second file's tokenizer */
+static int changing_opens, changing_at;   /* the second file from this open of tokenizer.json on */
+static void *mf_open_changing(void *user, const char *name) {
+    memfs *fs = (memfs *)user;
+    if (!strcmp(name, "tokenizer.json") && changing_opens++ == changing_at) fs->files[0].data = fs->files[1].data;
+    return mf_open(user, name);
+}
+static void test_open_twice(void) {
+    memfs fs;
+    xlarun_io io;
+    xlarun_tokenizer_options o;
+    xlarun_tokenizer *t;
+    xlarun_error err;
+    int32_t ids[8];
+    size_t n;
+    char *swapped = variant("\"c\": 5, \"abc\": 6", "\"c\": 6, \"abc\": 5");
+    memset(&fs, 0, sizeof fs);
+    fs.files[0].name = "tokenizer.json";
+    fs.files[0].data = SMALL;
+    fs.files[1].name = "not read";
+    fs.files[1].data = swapped;
+    io.open = mf_open_changing;
+    io.read = mf_read;
+    io.close = mf_close;
+    io.user = &fs;
+    memset(&o, 0, sizeof o);
+    o.io = &io;
+    changing_opens = 0;   /* how often the two builds open it (each measures, then reads) */
+    changing_at = -1;
+    CHECKF(xlarun_tokenizer_open("mem", &o, &t, &err) == XLARUN_OK, "%s", err.message);
+    xlarun_tokenizer_close(t);
+    CHECKF(changing_opens >= 2 && changing_opens % 2 == 0, "tokenizer.json opened %d times", changing_opens);
+    changing_at = changing_opens / 2;
+    changing_opens = 0;
+    CHECKF(xlarun_tokenizer_open("mem", &o, &t, &err) == XLARUN_OK, "%s", err.message);
+    if (t) {
+        CHECK(xlarun_tokenizer_encode(t, "abc ab", 6, 0, ids, 8, &n, NULL, 0, &err) == XLARUN_OK && n == 3 &&
+              ids[0] == 9 && ids[1] == 5 && ids[2] == 4);
+        CHECK(xlarun_tokenizer_token_id(t, "abc", 3) == 5 && xlarun_tokenizer_token_id(t, "c", 1) == 6);
+        xlarun_tokenizer_close(t);
+    }
+    /* the same bytes twice: the copied tables give SMALL's ids */
+    fs.files[0].data = SMALL;
+    fs.files[1].data = SMALL;
+    changing_at = -1;
+    CHECKF(xlarun_tokenizer_open("mem", &o, &t, &err) == XLARUN_OK, "%s", err.message);
+    if (t) {
+        CHECK(xlarun_tokenizer_encode(t, "abc ab", 6, 0, ids, 8, &n, NULL, 0, &err) == XLARUN_OK && n == 3 &&
+              ids[0] == 9 && ids[1] == 6 && ids[2] == 4);
+        xlarun_tokenizer_close(t);
+    }
+    free(swapped);
+}
+
 static void test_bad_input(void) {
     xlarun_tokenizer *t;
     xlarun_error err;
@@ -742,6 +798,11 @@ static void test_bad_input(void) {
     expect_bad("{\"model\": {", XLARUN_ERR_FORMAT, "mem/tokenizer.json: invalid JSON at line 1 column 12: expected a string key");
     expect_bad("[1, 2]", XLARUN_ERR_FORMAT, "the document: expected an object");
     expect_bad("{}", XLARUN_ERR_FORMAT, "mem/tokenizer.json: model: expected an object, found nothing");
+    /* a repeated key counts once, the last (as Python's json): the root's "model" and model's "merges" */
+    expect_bad_variant("\"ab\"]]}}", "\"ab\"]]}, \"model\": 5}", XLARUN_ERR_FORMAT, "model: expected an object, found 5");
+    expect_bad_variant("\"decoder\":", "\"model\": [], \"decoder\":", XLARUN_OK, "");
+    expect_bad_variant("\"merges\": [", "\"merges\": 7, \"merges\": [", XLARUN_OK, "");
+    expect_bad_variant("\"ab\"]]}}", "\"ab\"]], \"merges\": 7}}", XLARUN_ERR_FORMAT, "model.merges: expected a list of merges, found 7");
     expect_bad_variant("\"a b\", \"ab c\"", "\"a b\", \"ab x\"", XLARUN_ERR_FORMAT,
                        "model.merges[1] \"ab x\" names a second token that is not in model.vocab");
     expect_bad_variant("\"a b\", \"ab c\"", "\"a b\", \"q c\"", XLARUN_ERR_FORMAT,
@@ -1091,7 +1152,7 @@ static void test_pieces(const char *name, int digits, int contr) {
 int main(int argc, char **argv) {
     static const struct { const char *name; void (*run)(void); } cases[] = {
         {"nfc", test_nfc}, {"lookups", test_lookups}, {"qwen2 tokenizer", test_qwen2}, {"gemma tokenizer", test_gemma},
-        {"bad input", test_bad_input}};
+        {"bad input", test_bad_input}, {"open twice", test_open_twice}};
     size_t i;
     test_init(argc, argv);
     static const char *const files[4] = {FIX "corpus.txt", FIX "corpus_nfc.txt", FIX "corpus_gemma.txt", FIX "corpus_case.txt"};

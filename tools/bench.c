@@ -14,7 +14,13 @@
    kv_bytes_per_token), and bandwidth_ratio compares it with the probe. run_bandwidth_ratio
    compares each run's decode with a probe read right before the run and right after its decode
    (run_read_gb_s: the better of the two, the median over the runs).
-   prefill_gflops counts the matrix and attention FLOPs of the prompt.
+   prefill_gflops counts the matrix and attention FLOPs of the prompt. -t defaults to the machine's
+   physical cores (xlarun_physical_cores). Each object also names the CPU ("cpu": /proc/cpuinfo's
+   model name, else the cpuid brand string) and the kernel set ("kernels"), and times opening the
+   tokenizer: tokenizer_load_s is the median of 5 xlarun_tokenizer_open calls (after one more) on
+   --tokenizer DIR (a folder, or its tokenizer.json), else the model folder's tokenizer.json;
+   "tokenizer" names the file, or is null when there is none. tools/mktokenizer.py writes one of
+   Llama 3's size.
 
      build/bench -m DIR ... --grammar FILE.gbnf | --json-schema FILE.json [--tokenizer DIR]
 
@@ -35,6 +41,9 @@
 #include "../xlarun.h"
 
 #include <pthread.h>
+#if defined(__x86_64__) || defined(__i386__)
+#include <cpuid.h>
+#endif
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
@@ -480,15 +489,92 @@ static int32_t gstate_next(gstate *G, const float *logits, uint32_t V, xlarun_er
     return best;
 }
 
+/* ---- the machine and the tokenizer ---------------------------------------------------------- */
+
+/* the CPU's name as a JSON string's contents: /proc/cpuinfo's "model name", else cpuid's brand */
+static void cpu_name(char *out, size_t cap) {
+    char line[512], raw[256] = "";
+    FILE *f = fopen("/proc/cpuinfo", "r");
+    size_t i, n = 0;
+    if (f) {
+        while (!raw[0] && fgets(line, sizeof line, f)) {
+            char *c = strchr(line, ':');
+            if (strncmp(line, "model name", 10) || !c) continue;
+            for (c++; *c == ' ' || *c == '\t'; c++) {}
+            snprintf(raw, sizeof raw, "%s", c);
+            raw[strcspn(raw, "\r\n")] = 0;
+        }
+        fclose(f);
+    }
+#if defined(__x86_64__) || defined(__i386__)
+    if (!raw[0] && __get_cpuid_max(0x80000000u, NULL) >= 0x80000004u) {
+        unsigned r[12], k;
+        for (k = 0; k < 3; k++) __get_cpuid(0x80000002u + k, &r[4 * k], &r[4 * k + 1], &r[4 * k + 2], &r[4 * k + 3]);
+        memcpy(raw, r, sizeof r);
+        raw[sizeof r] = 0;
+    }
+#endif
+    for (i = 0; raw[i] == ' '; i++) {}
+    if (!raw[i]) snprintf(raw, sizeof raw, "unknown");
+    for (; raw[i] && n + 3 < cap; i++) {   /* JSON: escape quotes and backslashes, drop controls */
+        unsigned char ch = (unsigned char)raw[i];
+        if (ch < 0x20) continue;
+        if (ch == '"' || ch == '\\') out[n++] = '\\';
+        out[n++] = (char)ch;
+    }
+    while (n && out[n - 1] == ' ') n--;
+    out[n] = 0;
+}
+
+/* "tokenizer": "PATH", "tokenizer_tokens": N, "tokenizer_load_s": S, (or nulls) into out; the
+   folder is given (tok: a folder or its tokenizer.json) or the model's */
+static int tokenizer_timing(const char *tok, const char *model_dir, char *out, size_t cap) {
+    char dir[4096], file[4200];
+    double t[6];
+    xlarun_tokenizer *tk = NULL;
+    xlarun_error err;
+    uint32_t n_tokens = 0;
+    size_t n;
+    int r;
+    FILE *f;
+    snprintf(dir, sizeof dir, "%s", tok ? tok : model_dir);
+    n = strlen(dir);
+    if (n >= 14 && !strcmp(dir + n - 14, "tokenizer.json")) {   /* a file: its folder */
+        dir[n - 14] = 0;
+        if (!dir[0]) snprintf(dir, sizeof dir, ".");
+    }
+    snprintf(file, sizeof file, "%s%stokenizer.json", dir, dir[strlen(dir) - 1] == '/' ? "" : "/");
+    if (!tok && !(f = fopen(file, "r"))) {   /* the model folder has none */
+        snprintf(out, cap, "\"tokenizer\": null, \"tokenizer_tokens\": null, \"tokenizer_load_s\": null, ");
+        return 1;
+    } else if (!tok) fclose(f);
+    for (r = 0; r < 6; r++) {
+        double t0 = now();
+        if (xlarun_tokenizer_open(dir, NULL, &tk, &err) != XLARUN_OK) {   /* the message, for the error line */
+            snprintf(out, cap, "%s", err.message);
+            return 0;
+        }
+        t[r] = now() - t0;
+        n_tokens = xlarun_tokenizer_vocab_size(tk);
+        xlarun_tokenizer_close(tk);
+    }
+    snprintf(out, cap, "\"tokenizer\": \"%s\", \"tokenizer_tokens\": %u, \"tokenizer_load_s\": %.4f, ", file, n_tokens,
+             median(t + 1, 5));
+    return 1;
+}
+
 static void usage(FILE *f) {
-    fprintf(f, "usage: bench -m DIR [-m DIR ...] [-p 256] [-n 64] [-t 2 | -t 1,2] [-r 5] [-b N] [--no-mmap]\n"
+    fprintf(f, "usage: bench -m DIR [-m DIR ...] [-p 256] [-n 64] [-t N | -t 1,2] [-r 5] [-b N] [--no-mmap]\n"
                "             [--precision exact|bf16] [--kv f32|f16|bf16] [--temp T] [--top-k K] [--top-p P] [--min-p M]\n"
+               "             [--tokenizer DIR|FILE]\n"
+               "  -t: thread counts (default: the machine's physical cores, %u here)\n"
+               "  --tokenizer: the tokenizer.json tokenizer_load_s times (default: each model folder's)\n"
                "  -b: the session's prefill chunk (n_batch; default the library's, 256)\n"
                "  --temp above 0: decode draws each token with these sampler settings (greedy by default)\n"
                "  prints one JSON object per model and thread count (medians of -r runs)\n"
                "  --grammar F.gbnf | --json-schema F.json [--tokenizer DIR]: decode again under the grammar\n"
                "       bench --chat TEMPLATE.jinja --messages MSGS.json [--tools TOOLS.json] [--tokenizer DIR] [-r 20]\n"
-               "  times compiling and rendering a chat template instead\n");
+               "  times compiling and rendering a chat template instead\n", xlarun_physical_cores());
 }
 
 int main(int argc, char **argv) {
@@ -497,13 +583,15 @@ int main(int argc, char **argv) {
     xlarun_precision precision = XLARUN_PRECISION_EXACT;
     xlarun_kv_type kv = XLARUN_KV_F32;
     static const char *kv_names[] = {"f32", "f16", "bf16"};
-    int threads[16] = {2}, n_threads = 1, schema = 0;
-    const char *gfile = NULL, *tdir = NULL;
+    int threads[16] = {0}, n_threads = 1, schema = 0;
+    const char *tok_dir = NULL, *gfile = NULL;
+    char cpu[300], tok_json[16][4800];
     xlarun_sampling sp;
     xlarun_error serr;
     char msg[700];
     memset(&sp, 0, sizeof sp);
     sp.seed = 1;
+    threads[0] = (int)xlarun_physical_cores();
     { /* --chat: the template benchmark, a mode of its own */
         const char *ct = NULL, *cm = NULL, *ctools = NULL, *ctok = NULL;
         int creps = 20, chat = 0;
@@ -532,6 +620,7 @@ int main(int argc, char **argv) {
         else if (!strcmp(a, "-n")) n_gen = atoi(v);
         else if (!strcmp(a, "-r")) reps = atoi(v);
         else if (!strcmp(a, "-b")) n_batch = atoi(v);
+        else if (!strcmp(a, "--tokenizer")) tok_dir = v;
         else if (!strcmp(a, "--temp")) sp.temperature = (float)atof(v);
         else if (!strcmp(a, "--top-k")) sp.top_k = atoi(v);
         else if (!strcmp(a, "--top-p")) sp.top_p = atof(v);
@@ -541,7 +630,6 @@ int main(int argc, char **argv) {
             gfile = v;
             schema = !strcmp(a, "--json-schema");
         }
-        else if (!strcmp(a, "--tokenizer")) tdir = v;
         else if (!strcmp(a, "--precision")) {
             if (!strcmp(v, "exact")) precision = XLARUN_PRECISION_EXACT;
             else if (!strcmp(v, "bf16")) precision = XLARUN_PRECISION_BF16_ACTIVATIONS;
@@ -570,6 +658,9 @@ int main(int argc, char **argv) {
         if (threads[k] < 1 || threads[k] > 512) return fail("threads must be 1..512");
     if (xlarun_sampling_check(&sp, &serr) != XLARUN_OK) return fail(serr.message);
     signal(SIGPIPE, SIG_IGN); /* a probe child that died: its pipe's write fails instead */
+    cpu_name(cpu, sizeof cpu);
+    for (k = 0; k < n_dirs; k++)   /* before the probes: nothing else runs while it is timed */
+        if (!tokenizer_timing(tok_dir, dirs[k], tok_json[k], sizeof tok_json[k])) return fail(tok_json[k]);
 
     for (k = 0; k < n_threads; k++) {
         int nt = threads[k], d;
@@ -609,7 +700,7 @@ int main(int argc, char **argv) {
             }
             for (i = 0; i < n_prompt; i++) ids[i] = (int32_t)(rng_next() % c->vocab_size);
             memset(&G, 0, sizeof G);
-            if (gfile && !gstate_open(&G, gfile, schema, tdir ? tdir : dirs[d], c->vocab_size, msg, sizeof msg)) {
+            if (gfile && !gstate_open(&G, gfile, schema, tok_dir ? tok_dir : dirs[d], c->vocab_size, msg, sizeof msg)) {
                 gstate_close(&G); xlarun_sampler_free(smp); xlarun_session_free(s); xlarun_model_close(m); free(ids);
                 return fail_probed(&ps, msg);
             }
@@ -685,13 +776,14 @@ int main(int argc, char **argv) {
             if (smp) snprintf(sampling, sizeof sampling, "temp %g top_k %d top_p %g min_p %g", (double)sp.temperature,
                               (int)sp.top_k, sp.top_p, (double)sp.min_p);
             else snprintf(sampling, sizeof sampling, "greedy");
-            printf("{\"model\": \"%s\", \"dtype\": \"%s\", \"threads\": %d, \"n_prompt\": %d, \"n_gen\": %d, "
+            printf("{\"model\": \"%s\", \"cpu\": \"%s\", %s", dirs[d], cpu, tok_json[d]);
+            printf("\"dtype\": \"%s\", \"threads\": %d, \"n_prompt\": %d, \"n_gen\": %d, "
                    "\"runs\": %d, \"prefill_tok_s\": %.2f, \"decode_tok_s\": %.2f, "
                    "\"weight_bytes_per_token\": %.0f, \"kv_bytes_per_token\": %.0f, \"decode_gb_s\": %.2f, \"mem_read_gb_s\": %.2f, "
                    "\"bandwidth_ratio\": %.3f, \"run_read_gb_s\": %.2f, \"run_bandwidth_ratio\": %.3f, \"prefill_gflops\": %.1f, \"fma_peak_gflops\": %.1f, "
                    "\"prefill_peak_ratio\": %.3f, \"peak_rss_bytes\": %ld, \"kernels\": \"%s\", \"amx\": \"%s\", \"precision\": \"%s\", "
                    "\"kv_type\": \"%s\", \"sampling\": \"%s\"",
-                   dirs[d], xlarun_model_dtype(m), nt, n_prompt, n_gen, reps, pre_tok_s, dec_tok_s, wbytes, kvbytes,
+                   xlarun_model_dtype(m), nt, n_prompt, n_gen, reps, pre_tok_s, dec_tok_s, wbytes, kvbytes,
                    dec_tok_s * (wbytes + kvbytes) / 1e9, mem_gb_s, dec_tok_s * (wbytes + kvbytes) / 1e9 / mem_gb_s,
                    median(rd, reps), median(ratio, reps) * (wbytes + kvbytes) / 1e9,
                    pre_tok_s * flops / n_prompt / 1e9, peak_gflops,
