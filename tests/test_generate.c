@@ -1108,6 +1108,60 @@ static void test_tool_grammar(void) {
     }
 }
 
+/* the tool-call replies that real chat templates rendered (tests/fixtures/toolcalls, by
+   transformers 5.24.0) are sentences of their format's tool grammar for the fixture's tools;
+   the one that calls a tool not offered (Llama 3.2's JSON call of the built-in brave_search) is not */
+static const char *FIXTURE_TOOLS =
+    "[{\"type\": \"function\", \"function\": {\"name\": \"get_weather\", \"parameters\": {\"type\": \"object\", \"properties\": {"
+    "\"location\": {\"type\": \"string\"}, \"unit\": {\"type\": \"string\", \"enum\": [\"celsius\", \"fahrenheit\"]}}, \"required\": [\"location\"]}}},"
+    " {\"type\": \"function\", \"function\": {\"name\": \"get_time\", \"parameters\": {\"type\": \"object\", \"properties\": {"
+    "\"timezone\": {\"type\": \"string\"}}, \"required\": [\"timezone\"]}}},"
+    " {\"type\": \"function\", \"function\": {\"name\": \"search\", \"parameters\": {\"type\": \"object\", \"properties\": {"
+    "\"query\": {\"type\": \"string\"}, \"limit\": {\"type\": \"integer\"}, \"ratio\": {\"type\": \"number\"}, \"flags\": {\"type\": \"array\"},"
+    " \"opts\": {\"type\": \"object\"}}, \"required\": [\"query\"]}}}]";
+
+static int hexval(char c) { return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1; }
+
+static void test_tool_grammar_fixtures(void) {
+    char *all = read_file("tests/fixtures/toolcalls/cases.txt", NULL), *p, *line, fmt[32] = "";
+    static char gbnf[65536], text[16384];
+    static const char *names[7] = {"", "llama3", "hermes", "mistral", "granite", "phi4", "deepseek-r1"};
+    int accepted = 0, refused = 0;
+    const char *one = "x";
+    size_t one_len = 1;
+    xlarun_error err;
+    CHECKF(all != NULL, "tests/fixtures/toolcalls/cases.txt is missing");
+    if (!all) return;
+    for (p = all; (line = p) != NULL && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL) {
+        size_t n = 0, k, f;
+        xlarun_grammar *g = NULL;
+        xlarun_matcher *m = NULL;
+        int ok, builtin;
+        if (!strncmp(line, "format ", 7)) { sscanf(line + 7, "%31s", fmt); continue; }
+        if (strncmp(line, "output ", 7)) continue;
+        for (k = 7; hexval(line[k]) >= 0 && hexval(line[k + 1]) >= 0 && n < sizeof text; k += 2)
+            text[n++] = (char)(hexval(line[k]) * 16 + hexval(line[k + 1]));
+        for (f = 1; f < 7 && strcmp(fmt, names[f]); f++) {}
+        if (f == 7) { CHECKF(0, "unknown format '%s'", fmt); continue; }
+        CHECK(xlarun_tool_grammar((xlarun_tool_format)f, FIXTURE_TOOLS, strlen(FIXTURE_TOOLS), gbnf, sizeof gbnf, &k, &err) == XLARUN_OK);
+        if (xlarun_grammar_compile(gbnf, k, &g, &err) != XLARUN_OK ||
+            xlarun_matcher_create(g, &one, &one_len, 1, NULL, &m, &err) != XLARUN_OK) {
+            CHECKF(0, "%s: %s", fmt, err.message);
+            xlarun_grammar_free(g);
+            continue;
+        }
+        ok = xlarun_matcher_accept_bytes(m, text, n, &err) == XLARUN_OK && xlarun_matcher_complete(m);
+        /* Llama 3.2's JSON call of it; 3.1's <|python_tag|>brave_search.call(..) is free text here */
+        builtin = strstr(text, "brave_search") != NULL && text[0] == '{';
+        CHECKF(ok != builtin, "%s: the rendered reply '%.*s' is %s the grammar", fmt, (int)n, text, ok ? "a sentence of" : "refused by");
+        if (ok) accepted++; else refused++;
+        xlarun_matcher_free(m);
+        xlarun_grammar_free(g);
+    }
+    CHECKF(accepted == 50 && refused == 1, "%d rendered replies accepted, %d refused", accepted, refused);
+    free(all);
+}
+
 int main(int argc, char **argv) {
     static const struct { const char *name; void (*run)(void); } cases[] = {
         {"sampling check", test_sampling_check}, {"sampler", test_sampler}, {"sampling fixture", test_sampling_fixture},
@@ -1115,7 +1169,7 @@ int main(int argc, char **argv) {
         {"generation_config", test_generation_config}, {"stopper", test_stopper}, {"generate demo", test_generate_demo},
         {"generate ring", test_generate_ring}, {"generate longrope", test_generate_longrope},
         {"generate ids only", test_generate_ids_only}, {"generate grammar", test_generate_grammar},
-        {"tool grammar", test_tool_grammar}};
+        {"tool grammar", test_tool_grammar}, {"tool grammar fixtures", test_tool_grammar_fixtures}};
     size_t i;
     test_init(argc, argv);
     for (i = 0; i < sizeof cases / sizeof *cases; i++)
