@@ -15489,6 +15489,7 @@ static xlarun_status xlarun__matcher_build_cb(xlarun__arena *A, const void *args
     uint32_t id, n_sorted = 0, max_len = 0, k, pos;
     unsigned char *raw;
     xlarun__tokref *refs;
+    int measuring = xlarun__measuring(A);
     if (!m) return XLARUN_ERR_MEMORY;
     memset(m, 0, sizeof *m);
     for (id = 0; id < in->n_vocab; id++) {
@@ -15513,28 +15514,32 @@ static xlarun_status xlarun__matcher_build_cb(xlarun__arena *A, const void *args
     m->tmask = xlarun__pow2_at_least(2ull * m->max_nodes) - 1;
     m->words = (in->n_vocab + 31) / 32;
     m->work_cap = 2 * (m->max_stacks + in->g->n_alts) + 64;
-    m->order = XLARUN__ALLOC_N(A, uint32_t, n_sorted + 1, 0);
-    m->id_pos = XLARUN__ALLOC_N(A, uint32_t, in->n_vocab, 0);
-    m->tok_off = XLARUN__ALLOC_N(A, uint32_t, n_sorted + 1, 0);
-    m->lcp = XLARUN__ALLOC_N(A, uint32_t, n_sorted + 1, 0);
-    m->bytes = XLARUN__ALLOC_N(A, unsigned char, total + 1, 0);
-    m->npos = XLARUN__ALLOC_N(A, uint32_t, m->max_nodes + 1, 0);
-    m->npar = XLARUN__ALLOC_N(A, uint32_t, m->max_nodes + 1, 0);
-    m->stamp = XLARUN__ALLOC_N(A, uint32_t, m->max_nodes + 1, 0);
-    m->remap = XLARUN__ALLOC_N(A, uint32_t, m->max_nodes + 1, 0);
-    m->nhash = XLARUN__ALLOC_N(A, uint32_t, m->nmask + 1u, 0);
-    m->pool = XLARUN__ALLOC_N(A, uint32_t, m->pool_cap, 0);
-    m->set_off = XLARUN__ALLOC_N(A, uint32_t, m->max_sets + 1, 0);
-    m->set_len = XLARUN__ALLOC_N(A, uint32_t, m->max_sets + 1, 0);
-    m->shash = XLARUN__ALLOC_N(A, uint32_t, m->smask + 1u, 0);
-    m->tkey = XLARUN__ALLOC_N(A, uint32_t, m->tmask + 1u, 0);
-    m->tval = XLARUN__ALLOC_N(A, uint32_t, m->tmask + 1u, 0);
-    m->masks = XLARUN__ALLOC_N(A, uint32_t, XLARUN__CAST(size_t, XLARUN__MASK_CACHE) * m->words, 0);
-    m->out = XLARUN__ALLOC_N(A, uint32_t, m->max_stacks, 0);
-    m->work = XLARUN__ALLOC_N(A, uint32_t, m->work_cap, 0);
-    m->level = XLARUN__ALLOC_N(A, uint32_t, max_len + 1, 0);
-    raw = XLARUN__ALLOC_N(A, unsigned char, total + 1, 1);
-    refs = XLARUN__ALLOC_N(A, xlarun__tokref, n_sorted + 1, 1);
+    /* the tables: while measuring only counted (nothing is sorted or walked then) */
+#define XLARUN__ALLOC_B(A, T, n, top) XLARUN__CAST(T *, xlarun__alloc_ex(A, XLARUN__CAST(size_t, n) * sizeof(T), top, measuring))
+    m->order = XLARUN__ALLOC_B(A, uint32_t, n_sorted + 1, 0);
+    m->id_pos = XLARUN__ALLOC_B(A, uint32_t, in->n_vocab, 0);
+    m->tok_off = XLARUN__ALLOC_B(A, uint32_t, n_sorted + 1, 0);
+    m->lcp = XLARUN__ALLOC_B(A, uint32_t, n_sorted + 1, 0);
+    m->bytes = XLARUN__ALLOC_B(A, unsigned char, total + 1, 0);
+    m->npos = XLARUN__ALLOC_B(A, uint32_t, m->max_nodes + 1, 0);
+    m->npar = XLARUN__ALLOC_B(A, uint32_t, m->max_nodes + 1, 0);
+    m->stamp = XLARUN__ALLOC_B(A, uint32_t, m->max_nodes + 1, 0);
+    m->remap = XLARUN__ALLOC_B(A, uint32_t, m->max_nodes + 1, 0);
+    m->nhash = XLARUN__ALLOC_B(A, uint32_t, m->nmask + 1u, 0);
+    m->pool = XLARUN__ALLOC_B(A, uint32_t, m->pool_cap, 0);
+    m->set_off = XLARUN__ALLOC_B(A, uint32_t, m->max_sets + 1, 0);
+    m->set_len = XLARUN__ALLOC_B(A, uint32_t, m->max_sets + 1, 0);
+    m->shash = XLARUN__ALLOC_B(A, uint32_t, m->smask + 1u, 0);
+    m->tkey = XLARUN__ALLOC_B(A, uint32_t, m->tmask + 1u, 0);
+    m->tval = XLARUN__ALLOC_B(A, uint32_t, m->tmask + 1u, 0);
+    m->masks = XLARUN__ALLOC_B(A, uint32_t, XLARUN__CAST(size_t, XLARUN__MASK_CACHE) * m->words, 0);
+    m->out = XLARUN__ALLOC_B(A, uint32_t, m->max_stacks, 0);
+    m->work = XLARUN__ALLOC_B(A, uint32_t, m->work_cap, 0);
+    m->level = XLARUN__ALLOC_B(A, uint32_t, max_len + 1, 0);
+    raw = XLARUN__ALLOC_B(A, unsigned char, total + 1, 1);
+    refs = XLARUN__ALLOC_B(A, xlarun__tokref, n_sorted + 1, 1);
+#undef XLARUN__ALLOC_B
+    if (measuring) { *obj = m; return A->exhausted ? XLARUN_ERR_MEMORY : XLARUN_OK; }
     if (!m->order || !m->id_pos || !m->tok_off || !m->lcp || !m->bytes || !m->npos || !m->npar || !m->stamp || !m->remap ||
         !m->nhash || !m->pool || !m->set_off || !m->set_len || !m->shash || !m->tkey || !m->tval || !m->masks || !m->out ||
         !m->work || !m->level || !raw || !refs)
