@@ -938,7 +938,9 @@ XLARUN_API xlarun_status xlarun_tool_grammar(xlarun_tool_format format, const ch
    XLARUN_ERR_GRAMMAR and the line and column (in characters): syntax errors, a reference to a rule that is not
    defined, a rule defined twice, no root rule, left recursion (also through rules that can match
    the empty string), a grammar whose root matches no text at all, and grammars past the size
-   limits. The compiled grammar is immutable and may be shared by any number of matchers. */
+   limits (2^22 compiled elements, counts of {m,n} up to 4,096, 512 ranges in a class, groups
+   nested 64 deep). The compiled grammar is immutable and may be shared by any number of
+   matchers. */
 typedef struct xlarun_grammar xlarun_grammar;
 XLARUN_API xlarun_status xlarun_grammar_memory(const char *gbnf, size_t len, size_t *bytes,
                                                xlarun_error *err);
