@@ -14700,6 +14700,7 @@ static int xlarun__g_cmp_range(const void *a, const void *b) {
 static size_t xlarun__g_ranges(uint32_t *r, size_t nr, int neg) {
     size_t k, m = 0;
     uint32_t t[2 * (XLARUN__G_MAX_RANGES + 4)];
+    memset(t, 0, sizeof t);
     qsort(r, nr, 2 * sizeof(uint32_t), xlarun__g_cmp_range);
     for (k = 0; k < nr; k++) {  /* merge */
         if (m && r[2 * k] <= r[2 * m - 1] + 1) { if (r[2 * k + 1] > r[2 * m - 1]) r[2 * m - 1] = r[2 * k + 1]; }
@@ -14960,7 +14961,7 @@ static int xlarun__g_bits_empty(const uint32_t *c) {
 }
 
 /* after the fill pass: refuse an empty language and left recursion (in any alternative, also one
-   that can never complete), then drop the alternatives that can never complete. mark: n_rules bytes of scratch; work: 2 * n_rules words. */
+   that can never complete), then drop the alternatives that can never complete. mark: n_rules bytes of scratch; work: 3 * n_rules words. */
 static xlarun_status xlarun__g_check(xlarun__gp *p, uint32_t root, unsigned char *mark, uint32_t *work) {
     uint32_t r, a, k, e, changed = 1;
     const uint32_t G = XLARUN__G_REF;
@@ -14996,21 +14997,23 @@ static xlarun_status xlarun__g_check(xlarun__gp *p, uint32_t root, unsigned char
     }
     /* left recursion: a cycle of rules each reachable from the last at the start of an
        alternative, or after rules that may match nothing. Depth-first, iterative: work holds the
-       path (rule, next edge); bit 4 = on the path, bit 8 = done. */
+       path as (rule, alternative, element) where its next edge is; bit 4 = on the path, bit 8 =
+       done. Each element is looked at once per visit. */
     for (r = 0; r < p->n_rules; r++) {
         uint32_t depth = 0;
         if (mark[r] & 8) continue;
-        work[0] = r; work[1] = 0; depth = 1; mark[r] |= 4;
+        work[0] = r; work[1] = 0; work[2] = 0; depth = 1; mark[r] |= 4;
         while (depth) {
-            uint32_t u = work[2 * (depth - 1)], edge = work[2 * (depth - 1) + 1], idx = 0, next = UINT32_MAX;
-            for (a = 0; a < p->rule_nalt[u] && next == UINT32_MAX; a++)
-                for (k = p->alt_start[p->rule_first[u] + a]; (e = p->elems[k]) != XLARUN__G_END; k++) {
-                    if (!(e & G)) break;
-                    if (idx++ == edge) { next = e & ~G; break; }
-                    if (!(mark[e & ~G] & 2)) break;
-                }
+            uint32_t *w = work + 3 * (depth - 1), u = w[0], next = UINT32_MAX;
+            while (w[1] < p->rule_nalt[u]) {
+                e = p->elems[p->alt_start[p->rule_first[u] + w[1]] + w[2]];
+                if (e == XLARUN__G_END || !(e & G)) { w[1]++; w[2] = 0; continue; }
+                next = e & ~G;
+                if (mark[next] & 2) w[2]++;   /* it may match nothing: the element after it leads too */
+                else { w[1]++; w[2] = 0; }
+                break;
+            }
             if (next == UINT32_MAX) { mark[u] = XLARUN__CAST(unsigned char, (mark[u] & ~4) | 8); depth--; continue; }
-            work[2 * (depth - 1) + 1]++;
             if (mark[next] & 4) {
                 char a1[160], a2[160];
                 xlarun__g_name(p, next, a1, sizeof a1);
@@ -15021,7 +15024,7 @@ static xlarun_status xlarun__g_check(xlarun__gp *p, uint32_t root, unsigned char
             }
             if (mark[next] & 8) continue;
             mark[next] |= 4;
-            work[2 * depth] = next; work[2 * depth + 1] = 0; depth++;
+            work[3 * depth] = next; work[3 * depth + 1] = 0; work[3 * depth + 2] = 0; depth++;
         }
     }
     for (r = 0; r < p->n_rules; r++) {  /* keep the alternatives that can complete, in order */
@@ -15073,7 +15076,7 @@ static xlarun_status xlarun__grammar_build_cb(xlarun__arena *A, const void *args
     p.elems = XLARUN__CAST(uint32_t *, xlarun__alloc_ex(A, (p.n_elems + 1) * sizeof(uint32_t), 0, 0));
     p.classes = XLARUN__CAST(uint32_t *, xlarun__alloc_ex(A, (p.n_classes + 1) * 8 * sizeof(uint32_t), 0, 0));
     mark = XLARUN__CAST(unsigned char *, xlarun__alloc_ex(A, p.n_rules, 1, 0));
-    work = XLARUN__CAST(uint32_t *, xlarun__alloc_ex(A, 2 * (p.n_rules + 1) * sizeof(uint32_t), 1, 0));
+    work = XLARUN__CAST(uint32_t *, xlarun__alloc_ex(A, 3 * (p.n_rules + 1) * sizeof(uint32_t), 1, 0));
     if (!p.rule_first || !p.rule_nalt || !p.rule_owner || !p.alt_start || !p.elems || !p.classes || !mark || !work) return XLARUN_ERR_MEMORY;
     p.n_rules = p.n_defs; p.n_alts = 0; p.n_elems = 0; p.n_classes = 0; p.any_rule = 0; p.i = 0; p.fill = 1;
     XLARUN__TRY(xlarun__g_parse(&p));                       /* fill */
@@ -17051,7 +17054,7 @@ XLARUN_API xlarun_status xlarun_generator_init(xlarun_session *s, const xlarun_t
         if (!opt->ignore_eos) { in.opt.end_ids = g->eos; in.opt.n_end = g->n_eos; }
         XLARUN__TRY(xlarun__build_in(&xlarun__matcher_builder, &in, NULL, base + L.matcher, L.matcher_bytes, NULL, &obj, err));
         g->gm = XLARUN__CAST(xlarun_matcher *, obj);
-        g->masked = XLARUN__PUN(float *, base + L.masked);
+        g->masked = XLARUN__CAST(float *, XLARUN__CAST(void *, base + L.masked)); /* 64-aligned */
         g->mask = XLARUN__PUN(uint32_t *, base + L.mask);
     }
     xlarun_session_reset(s);
