@@ -1635,10 +1635,10 @@ XLARUN_API uint32_t xlarun_physical_cores(void) {
     n = sysconf(_SC_NPROCESSORS_ONLN);
 #if defined(XLARUN__POSIX_FILES) && defined(__linux__) && defined(_SC_NPROCESSORS_CONF)
     {   /* a core counts once: at the CPU that comes first in its siblings list */
-        long conf = sysconf(_SC_NPROCESSORS_CONF), cpu, cores = 0, first;
+        long conf = sysconf(_SC_NPROCESSORS_CONF), cpu, cores = 0;
         if (conf < n) conf = n;
         for (cpu = 0; cpu < conf && cpu < 8192; cpu++)
-            if ((first = xlarun__first_sibling(cpu)) == cpu) cores++;
+            if (xlarun__first_sibling(cpu) == cpu) cores++;
         if (cores > 0 && cores <= n) n = cores;
     }
 #endif
@@ -1896,7 +1896,7 @@ static size_t xlarun__json_str(const xlarun__json *j, size_t i, char *out, size_
             while (s[r] != '"' && s[r] != '\\') r++;
             if (out) {
                 if (n + (r - i) >= cap) return XLARUN__NONE;
-                memcpy(out + n, s + i, r - i);
+                memmove(out + n, s + i, r - i); /* out may be the text itself (decoded in place) */
             }
             n += r - i;
             i = r;
@@ -2569,6 +2569,7 @@ static xlarun_status xlarun__cfg_float(const xlarun__json *j, size_t obj, const 
                                        double def, double *out, xlarun_error *err) {
     size_t v = xlarun__json_get(j, obj, key);
     char tok[48];
+    *out = def; /* set on every path (GCC -O3 cannot see that the failures return non-zero) */
     if (xlarun__json_is_null(j, v)) {
         if (required) return xlarun__fail(err, XLARUN_ERR_FORMAT, "config.json: missing key '%s%s'", where, key);
         *out = def;
@@ -2586,7 +2587,8 @@ static xlarun_status xlarun__cfg_float(const xlarun__json *j, size_t obj, const 
 static xlarun_status xlarun__cfg_bool(const xlarun__json *j, size_t root, const char *key, int def,
                                       int *out, xlarun_error *err) {
     size_t v = xlarun__json_get(j, root, key);
-    if (xlarun__json_is_null(j, v)) { *out = def; return XLARUN_OK; }
+    *out = def;
+    if (xlarun__json_is_null(j, v)) return XLARUN_OK;
     if (j->s[v] != 't' && j->s[v] != 'f')
         return xlarun__fail(err, XLARUN_ERR_FORMAT, "config.json: '%s' must be true or false", key);
     *out = j->s[v] == 't';
@@ -2674,7 +2676,7 @@ static xlarun_status xlarun__parse_gemma(const xlarun__json *j, size_t root, xla
     double d;
     char buf[32];
     uint32_t l, first_full = 0;
-    int b;
+    int b = 0;
     static const char *const no_null[] = {"query_pre_attn_scalar", "sliding_window"};
     for (l = 0; l < 2; l++) /* keys whose null transformers cannot run (the window: its mask) */
         if ((v = xlarun__json_get(j, root, no_null[l])) != XLARUN__NONE && xlarun__json_is_null(j, v))
@@ -14581,7 +14583,7 @@ static size_t xlarun__g_enc(uint32_t c, unsigned char *o) {
 /* splits lo..hi until each piece is a product of byte ranges, pushing one alternative each */
 static xlarun_status xlarun__g_utf8_split(xlarun__gp *p, uint32_t lo, uint32_t hi, int depth) {
     static const uint32_t lim[3] = {0x7F, 0x7FF, 0xFFFF};
-    unsigned char a[4], b[4];
+    unsigned char a[4] = {0, 0, 0, 0}, b[4] = {0, 0, 0, 0};
     size_t n, k, i;
     for (k = 0; k < 3; k++)
         if (lo <= lim[k] && hi > lim[k]) {
@@ -14934,7 +14936,7 @@ static xlarun_status xlarun__g_parse(xlarun__gp *p) {
             if (p->n_defs >= p->cap_defs) return xlarun__g_error(p, s, "too many rules");
             p->def_at[p->n_defs] = s;
             p->def_len[p->n_defs] = XLARUN__CAST(uint32_t, len);
-            d = p->n_defs++;
+            d = XLARUN__CAST(long, p->n_defs++);
         } else d = xlarun__g_find(p, p->s + s, len);
         p->cur_def = XLARUN__CAST(uint32_t, d);
         xlarun__g_space(p, 1);
@@ -15149,29 +15151,27 @@ XLARUN_API void xlarun_grammar_free(xlarun_grammar *g) {
 #define XLARUN__MATCHER_MAGIC 0x58474d41u
 #define XLARUN__MASK_CACHE 4
 
-struct xlarun_matcher {
-    uint32_t magic;
+struct xlarun_matcher {        /* pointers first, then counts (no padding) */
     const xlarun_grammar *g;
-    uint32_t n_vocab, n_sorted, max_len, n_end;
-    int32_t end_ids[64];
+    void *own;
+    /* the vocabulary, sorted by bytes */
     uint32_t *order;            /* sorted position -> id */
     uint32_t *id_pos;           /* id -> sorted position, UINT32_MAX for a token with no bytes */
     uint32_t *tok_off;          /* sorted position -> offset into bytes (n_sorted + 1) */
     uint32_t *lcp;              /* bytes shared with the token before in sorted order */
     unsigned char *bytes;
-    /* frames */
-    uint32_t max_nodes, n_nodes, *npos, *npar, *nhash, nmask, *stamp, *remap, epoch;
-    /* sets of stacks */
-    uint32_t *pool, pool_cap, pool_n, *set_off, *set_len, n_sets, max_sets, *shash, smask;
-    /* transitions */
-    uint32_t *tkey, *tval, tmask, tn;
-    /* masks */
-    uint32_t words, *masks, mask_set[XLARUN__MASK_CACHE], mask_age[XLARUN__MASK_CACHE], age;
-    /* work */
-    uint32_t max_stacks, n_out, *out, *work, work_cap, *level;
+    uint32_t *npos, *npar, *nhash, *stamp, *remap;      /* frames */
+    uint32_t *pool, *set_off, *set_len, *shash;         /* sets of stacks */
+    uint32_t *tkey, *tval;                              /* transitions */
+    uint32_t *masks, *out, *work, *level;               /* masks; work */
+    uint32_t magic, n_vocab, n_sorted, max_len, n_end;
+    uint32_t max_nodes, n_nodes, nmask, epoch;
+    uint32_t pool_cap, pool_n, n_sets, max_sets, smask;
+    uint32_t tmask, tn, words, age, max_stacks, n_out, work_cap;
     uint32_t cur;               /* the set of stacks after the bytes accepted so far */
     int accept, failed;
-    void *own;
+    uint32_t mask_set[XLARUN__MASK_CACHE], mask_age[XLARUN__MASK_CACHE];
+    int32_t end_ids[64];
 };
 
 static uint32_t xlarun__m_node(xlarun_matcher *m, uint32_t pos, uint32_t par) {

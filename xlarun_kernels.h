@@ -2284,10 +2284,11 @@ XLARUN_K__AI void xlarun_k__qpass(int q4, const unsigned char *w0, const unsigne
         XLARUN_K__OUT4X4(t);
     }
     for (j = 0; j < 4; j++) {
-        out[4 * j + 2 * h] = t[4 * j];
-        out[4 * j + 2 * h + 1] = t[4 * j + 1];
-        out[4 * (j + 4) + 2 * h] = t[4 * j + 2];
-        out[4 * (j + 4) + 2 * h + 1] = t[4 * j + 3];
+        size_t o = 4 * j + 2 * (size_t)h;
+        out[o] = t[4 * j];
+        out[o + 1] = t[4 * j + 1];
+        out[o + 16] = t[4 * j + 2];
+        out[o + 17] = t[4 * j + 3];
     }
 }
 #undef XQ8_TOK
