@@ -17255,8 +17255,7 @@ XLARUN_API xlarun_status xlarun_generate_ids(xlarun_generator *g, const int32_t 
     for (;;) {
         const float *logits = xlarun_session_logits(s);
         int32_t id;
-        int eos = 0, cb = 0, hit = 0;
-        size_t e;
+        int eos, cb = 0, hit = 0;
         if (g->gm) {
             int done = 0;
             XLARUN__TRY(xlarun__gen_grammar_sample(g, logits, &id, &done, err));
@@ -17267,10 +17266,10 @@ XLARUN_API xlarun_status xlarun_generate_ids(xlarun_generator *g, const int32_t 
         g->ids[g->n_ids] = id;
         g->last = id;
         r.n_generated++;
-        for (e = 0; e < g->n_eos; e++) eos |= g->eos[e] == id;
+        eos = xlarun__gen_is_eos(g, id);
         g->text_len = 0;
         g->text[0] = 0;
-        if (eos && !g->ignore_eos) {
+        if (eos) {
             r.stop = XLARUN_STOP_EOS;
             if (fn) fn(user, id, g->text, 0);
             break;

@@ -981,6 +981,27 @@ static void test_generate_grammar(void) {
             free(mem);
             CHECK(xlarun_generator_create(s, NULL, &go, &g, &err) == XLARUN_ERR_ARGUMENT);
             CHECK_CONTAINS(err.message, "a grammar needs a tokenizer");
+            go.grammar_limits.max_nodes = 1u << 27;
+            CHECK(xlarun_generator_create(s, tok, &go, &g, &err) == XLARUN_ERR_ARGUMENT);
+            CHECK_CONTAINS(err.message, "grammar_limits: max_nodes is at most 2^26");
+            go.grammar_limits.max_nodes = 0;
+            {   /* the matcher's own argument checks */
+                const char *t1 = "a";
+                size_t l1 = 1;
+                int32_t ends[65];
+                xlarun_matcher_options mo;
+                xlarun_matcher *mm = NULL;
+                memset(&mo, 0, sizeof mo);
+                memset(ends, 0, sizeof ends);
+                mo.end_ids = ends;
+                mo.n_end = 65;
+                CHECK(xlarun_matcher_create(gr, &t1, &l1, 1, &mo, &mm, &err) == XLARUN_ERR_ARGUMENT);
+                CHECK_CONTAINS(err.message, "n_end 65 (at most 64, with end_ids)");
+                mo.n_end = 1;
+                ends[0] = 5;
+                CHECK(xlarun_matcher_create(gr, &t1, &l1, 1, &mo, &mm, &err) == XLARUN_ERR_ARGUMENT);
+                CHECK_CONTAINS(err.message, "end id 5 is outside the vocabulary");
+            }
         } else CHECKF(0, "%s", err.message);
         xlarun_grammar_free(gr);
         xlarun_session_free(s);
