@@ -383,13 +383,9 @@ typedef enum xlarun_arch {          /* config.json's architectures / model_type 
                                        a mixture of experts plus a shared expert behind a sigmoid gate */
 } xlarun_arch;
 
-typedef enum xlarun_act {           /* the MLP's activation: down(act(gate(x)) * up(x)) */
-    XLARUN_ACT_SILU = 0,            /* hidden_act "silu" */
-    XLARUN_ACT_GELU_TANH            /* hidden_activation "gelu_pytorch_tanh" (Gemma 1: hidden_act, its
-                                       "gelu" read as this too) */
-} xlarun_act;
-
-typedef struct xlarun_config {      /* config.json, checked; read-only */
+typedef struct xlarun_config {      /* what config.json says the model is, checked; read-only. How
+                                       the executor runs it (norm placement, biases, multipliers,
+                                       per-layer switches) is the model's private plan. */
     xlarun_arch arch;
     uint32_t vocab_size, hidden_size, intermediate_size, n_layers;
     uint32_t n_heads, n_kv_heads, head_dim, max_position_embeddings;
@@ -400,51 +396,21 @@ typedef struct xlarun_config {      /* config.json, checked; read-only */
     uint32_t rope_original_max_position_embeddings;
     uint32_t rope_dim;              /* the rotated dimensions of a head: head_dim, or Phi-3's
                                        int(head_dim * partial_rotary_factor) (the first ones) */
-    float rope_attn_factor;         /* cos and sin are multiplied by it: 1, longrope's
-                                       sqrt(1 + ln(max / original max) / ln(original max)) */
-    float rope_ext[XLARUN_MAX_ROPE_FACTORS]; /* longrope: short_factor, rope_dim / 2 of them */
-    float rope_ext_long[XLARUN_MAX_ROPE_FACTORS]; /* longrope: long_factor, as many */
+    float rope_local_theta;         /* Gemma 3: the sliding layers' RoPE base (rope_local_base_freq,
+                                       never scaled); 0: every layer uses rope_theta */
     int tie_word_embeddings;
     uint32_t sliding_window;        /* position i attends to i-W+1..i (on the sliding layers); 0: none */
-    uint32_t sliding_pattern;       /* which layers slide: 0 all (Mistral); P: all but those with
-                                       (l + 1) % P == 0 (Gemma 3's sliding_window_pattern / layer_types) */
-    int qkv_bias;                   /* q_proj, k_proj, v_proj add a bias: Qwen2, Llama's attention_bias */
-    int o_bias;                     /* o_proj adds one: Llama's attention_bias */
-    int mlp_bias;                   /* gate_proj, up_proj, down_proj add one: Llama's mlp_bias */
-    int qk_norm;                    /* Qwen3, Gemma 3: q and k are RMS-normalized per head (q_norm, k_norm);
-                                       2: OLMo 2, all heads' q (k) as one vector */
-    int post_norms;                 /* OLMo 2: no input_layernorm; post_attention_layernorm normalizes
-                                       the attention's output, post_feedforward_layernorm the MLP's */
-    unsigned char no_rope[XLARUN_MAX_LAYERS]; /* 1: layer l applies no RoPE (SmolLM3's no_rope_layers 0) */
-    uint32_t n_experts;             /* mixture of experts: the experts of a sparse layer (Mixtral's
-                                       num_local_experts, num_experts); 0: a dense model */
+    uint32_t n_experts;             /* mixture of experts: the experts of a sparse layer; 0: a dense model */
     uint32_t n_experts_used;        /* num_experts_per_tok: each token runs the experts with the
                                        largest router probabilities */
     uint32_t moe_intermediate_size; /* an expert's intermediate size (Mixtral: intermediate_size) */
-    int moe_norm_topk;              /* the chosen experts' probabilities divided by their sum (Mixtral
-                                       always; norm_topk_prob) */
-    unsigned char moe[XLARUN_MAX_LAYERS]; /* 1: layer l's MLP is the mixture of experts */
-    uint32_t moe_shared_size;       /* Qwen2-MoE: the shared expert's intermediate size
-                                       (shared_expert_intermediate_size), run on every token of a sparse
-                                       layer and added times sigmoid(shared_expert_gate . x); 0: none */
-    int fused;                      /* Phi-3: q, k, v are the rows of qkv_proj, gate and up of gate_up_proj */
-    xlarun_act act;
-    int norm_plus_one;              /* Gemma: every RMSNorm multiplies by 1 + weight */
-    int sandwich_norms;             /* Gemma 3: post_attention_layernorm normalizes the attention's
-                                       output, pre_ and post_feedforward_layernorm the MLP's input and output */
-    float embed_scale;              /* embedding rows are multiplied by it: 1, Gemma's f32(sqrt(hidden_size)) */
-    float attn_scale;               /* q.k is multiplied by it: 1/sqrt(head_dim), Gemma's query_pre_attn_scalar^-0.5,
-                                       Granite's attention_multiplier */
-    float residual_scale;           /* Granite: each attention and MLP output times it before it is
-                                       added (residual_multiplier); 1 */
-    float logit_scale;              /* Granite: logits divided by it (logits_scaling); 1 */
-    float rope_local_theta;         /* Gemma 3: the sliding layers' RoPE base (rope_local_base_freq,
-                                       never scaled); 0: every layer uses rope_theta */
-    float attn_softcap;             /* Gemma 2: scores = cap * tanh(scores / cap) before the softmax; 0: none */
-    float final_softcap;            /* Gemma 2 and 3: logits = cap * tanh(logits / cap); 0: none */
+    uint32_t moe_shared_size;       /* Qwen2-MoE: the shared expert's intermediate size; 0: none */
     int32_t bos_token_id;           /* -1 when absent */
     uint32_t n_eos;
     int32_t eos_token_ids[XLARUN_MAX_EOS];
+    char transformers_version[24];  /* as config.json gives it ("4.46.3"); "" when absent. Where
+                                       transformers versions read a key differently, its major
+                                       version decides (none: as 4.x) */
 } xlarun_config;
 
 XLARUN_API const char *xlarun_arch_name(xlarun_arch a); /* "LlamaForCausalLM", ...; "?" if unknown */
@@ -2452,35 +2418,6 @@ typedef struct xlarun__weight {
 
 typedef struct xlarun__map { void *addr; uint64_t bytes; } xlarun__map;
 
-/* the tensors a model may need: 3 global slots, then 21 per layer: 2 norms, 7 matrices, the
-   biases of the matrices (bias of matrix kind k at XLARUN__L_BIAS + k; the one at L_BIAS +
-   L_MLP_NORM is never used), the per-head q and k norms (Qwen3, Gemma 3) and Gemma 3's norms
-   around the MLP (its post_attention_layernorm, the L_MLP_NORM slot, normalizes the attention's
-   output). Only the biases and norms config.json asks for are used. */
-enum { XLARUN__T_EMBED, XLARUN__T_NORM, XLARUN__T_LM_HEAD, XLARUN__T_GLOBAL };
-enum { XLARUN__L_ATTN_NORM, XLARUN__L_Q, XLARUN__L_K, XLARUN__L_V, XLARUN__L_O,
-       XLARUN__L_MLP_NORM, XLARUN__L_GATE, XLARUN__L_UP, XLARUN__L_DOWN,
-       XLARUN__L_BIAS = XLARUN__L_DOWN, XLARUN__L_Q_NORM = XLARUN__L_BIAS + XLARUN__L_DOWN + 1,
-       XLARUN__L_K_NORM, XLARUN__L_PRE_FFN_NORM, XLARUN__L_POST_FFN_NORM, XLARUN__L_COUNT };
-static const char *const xlarun__global_names[XLARUN__T_GLOBAL] = {
-    "model.embed_tokens.weight", "model.norm.weight", "lm_head.weight"};
-static const char *const xlarun__layer_names[XLARUN__L_COUNT] = {
-    "input_layernorm.weight", "self_attn.q_proj.weight", "self_attn.k_proj.weight",
-    "self_attn.v_proj.weight", "self_attn.o_proj.weight", "post_attention_layernorm.weight",
-    "mlp.gate_proj.weight", "mlp.up_proj.weight", "mlp.down_proj.weight",
-    "self_attn.q_proj.bias", "self_attn.k_proj.bias", "self_attn.v_proj.bias",
-    "self_attn.o_proj.bias", NULL, "mlp.gate_proj.bias", "mlp.up_proj.bias", "mlp.down_proj.bias",
-    "self_attn.q_norm.weight", "self_attn.k_norm.weight", "pre_feedforward_layernorm.weight",
-    "post_feedforward_layernorm.weight"};
-
-/* layer slot kind k's tensor name under this config: Phi-3's q and gate slots hold the fused
-   qkv_proj and gate_up_proj (its k, v and up slots are views into them, never read) */
-static const char *xlarun__layer_name(int fused, int k) {
-    if (fused && k == XLARUN__L_Q) return "self_attn.qkv_proj.weight";
-    if (fused && k == XLARUN__L_GATE) return "mlp.gate_up_proj.weight";
-    return xlarun__layer_names[k];
-}
-
 typedef struct xlarun__slot {
     const void *data;            /* mapped or streamed bytes (f32 copy for norms) */
     xlarun_dtype dtype;
@@ -2491,19 +2428,234 @@ typedef struct xlarun__slot {
 } xlarun__slot;
 
 /* ============================== 4. MODEL ====================================================== */
+/* config.json is read through one row per architecture (xlarun__archs): the row names the
+   transformers class and model_type, its config class's defaults, the keys it reads under two
+   names, how its layer is built (as enums) and its tensors (as tables of kind, name, shape and
+   when it is needed). The parser turns the row and config.json into the public xlarun_config
+   (what the model is) and a private plan (how the executor runs it); the loader, inspect,
+   quantize and bench find every tensor through the same tables. Adding an architecture is adding
+   a row, and a step in the forward pass where its maths is new.                               */
+
+/* ---- the parts of an architecture ----------------------------------------------------------- */
+
+typedef enum xlarun__act { XLARUN__ACT_SILU = 0, XLARUN__ACT_GELU_TANH } xlarun__act; /* the MLP's
+                                   down(act(gate(x)) * up(x)): "silu", "gelu_pytorch_tanh" */
+typedef enum xlarun__norms {
+    XLARUN__NORMS_PRE = 0,      /* Llama: input_layernorm before attention, post_attention_layernorm before the MLP */
+    XLARUN__NORMS_SANDWICH,     /* Gemma 2 and 3: input_layernorm before attention, post_attention_layernorm on its
+                                   output, pre_ and post_feedforward_layernorm on the MLP's input and output */
+    XLARUN__NORMS_POST          /* OLMo 2: none before; post_attention_layernorm and post_feedforward_layernorm on
+                                   the attention's and the MLP's outputs, before the residual add */
+} xlarun__norms;
+typedef enum xlarun__qk {
+    XLARUN__QK_NONE = 0,
+    XLARUN__QK_HEAD,            /* q_norm, k_norm [head_dim]: each head RMS-normalized before RoPE (Qwen3, Gemma 3) */
+    XLARUN__QK_WHOLE            /* q_norm [heads * head_dim], k_norm [kv_heads * head_dim]: all heads as one vector */
+} xlarun__qk;
+typedef enum xlarun__bias {     /* which attention matrices add a bias */
+    XLARUN__BIAS_NONE = 0,
+    XLARUN__BIAS_QKV,           /* q, k and v always (Qwen2) */
+    XLARUN__BIAS_ATTENTION,     /* q, k, v and o when attention_bias is true */
+    XLARUN__BIAS_QKV_KEY        /* q, k and v when qkv_bias is true, as it is when missing (Qwen2-MoE) */
+} xlarun__bias;
+typedef enum xlarun__window {
+    XLARUN__WIN_NONE = 0,       /* no window (its keys unread) */
+    XLARUN__WIN_ALL,            /* sliding_window on every layer; null: none, missing: the row's default */
+    XLARUN__WIN_LAYERS          /* local and global layers (Gemma 2 and 3: layer_types, a pattern) */
+} xlarun__window;
+typedef enum xlarun__scale {
+    XLARUN__SCALE_NONE = 0,
+    XLARUN__SCALE_GEMMA,        /* every RMSNorm multiplies by 1 + w, the embedding by f32(sqrt(hidden_size)) */
+    XLARUN__SCALE_GRANITE       /* embedding_multiplier, attention_multiplier, residual_multiplier, logits_scaling */
+} xlarun__scale;
+typedef enum xlarun__sparse {
+    XLARUN__SPARSE_ALL = 0,     /* every layer's MLP is the mixture (Mixtral, OLMoE) */
+    XLARUN__SPARSE_QWEN         /* those with (l + 1) % decoder_sparse_step == 0 and not in mlp_only_layers */
+} xlarun__sparse;
+
+/* what a tensor is to the executor */
+enum {
+    XLARUN__W_EMBED, XLARUN__W_FINAL_NORM, XLARUN__W_LM_HEAD,
+    XLARUN__W_ATTN_NORM, XLARUN__W_Q, XLARUN__W_K, XLARUN__W_V, XLARUN__W_QKV, XLARUN__W_O,
+    XLARUN__W_Q_BIAS, XLARUN__W_K_BIAS, XLARUN__W_V_BIAS, XLARUN__W_O_BIAS, XLARUN__W_Q_NORM, XLARUN__W_K_NORM,
+    XLARUN__W_MLP_NORM, XLARUN__W_PRE_FFN_NORM, XLARUN__W_POST_FFN_NORM,
+    XLARUN__W_GATE, XLARUN__W_UP, XLARUN__W_GATE_UP, XLARUN__W_DOWN, XLARUN__W_GATE_BIAS, XLARUN__W_UP_BIAS, XLARUN__W_DOWN_BIAS,
+    XLARUN__W_ROUTER, XLARUN__W_EXPERT_GATE, XLARUN__W_EXPERT_UP, XLARUN__W_EXPERT_DOWN,
+    XLARUN__W_SHARED_GATE, XLARUN__W_SHARED_UP, XLARUN__W_SHARED_DOWN, XLARUN__W_SHARED_ROUTER
+};
+enum { XLARUN__C_MATRIX, XLARUN__C_ROUTER, XLARUN__C_NORM, XLARUN__C_BIAS }; /* a router: a matrix kept float by quantize */
+enum { /* a dimension from the config */
+    XLARUN__D_NONE, XLARUN__D_1, XLARUN__D_H, XLARUN__D_V, XLARUN__D_Q, XLARUN__D_KV, XLARUN__D_QKV, XLARUN__D_I,
+    XLARUN__D_2I, XLARUN__D_QN, XLARUN__D_KN, XLARUN__D_E, XLARUN__D_EI, XLARUN__D_SI
+};
+enum { /* when a layer reads a tensor */
+    XLARUN__N_ALWAYS, XLARUN__N_UNTIED, XLARUN__N_NORM_BEFORE, XLARUN__N_QKV_BIAS, XLARUN__N_O_BIAS, XLARUN__N_MLP_BIAS,
+    XLARUN__N_QK_NORM, XLARUN__N_SANDWICH, XLARUN__N_NORM_AFTER, XLARUN__N_DENSE, XLARUN__N_SPARSE, XLARUN__N_SHARED
+};
+
+/* a tensor: its name after "model.layers.N." ("%e": an expert's number; a global one whole),
+   [rows, cols] (cols XLARUN__D_NONE: [rows]) */
+typedef struct xlarun__tdesc {
+    unsigned char kind, cls, rows, cols, need;
+    const char *name;
+} xlarun__tdesc;
+#define XLARUN__TEND {0, 0, 0, 0, 0, NULL}
+
+static const xlarun__tdesc xlarun__t_global[] = {
+    {XLARUN__W_EMBED, XLARUN__C_MATRIX, XLARUN__D_V, XLARUN__D_H, XLARUN__N_ALWAYS, "model.embed_tokens.weight"},
+    {XLARUN__W_FINAL_NORM, XLARUN__C_NORM, XLARUN__D_H, XLARUN__D_NONE, XLARUN__N_ALWAYS, "model.norm.weight"},
+    {XLARUN__W_LM_HEAD, XLARUN__C_MATRIX, XLARUN__D_V, XLARUN__D_H, XLARUN__N_UNTIED, "lm_head.weight"}};
+#define XLARUN__N_GLOBAL 3
+static const xlarun__tdesc xlarun__t_attention[] = { /* and the norms around the block */
+    {XLARUN__W_ATTN_NORM, XLARUN__C_NORM, XLARUN__D_H, XLARUN__D_NONE, XLARUN__N_NORM_BEFORE, "input_layernorm.weight"},
+    {XLARUN__W_Q, XLARUN__C_MATRIX, XLARUN__D_Q, XLARUN__D_H, XLARUN__N_ALWAYS, "self_attn.q_proj.weight"},
+    {XLARUN__W_K, XLARUN__C_MATRIX, XLARUN__D_KV, XLARUN__D_H, XLARUN__N_ALWAYS, "self_attn.k_proj.weight"},
+    {XLARUN__W_V, XLARUN__C_MATRIX, XLARUN__D_KV, XLARUN__D_H, XLARUN__N_ALWAYS, "self_attn.v_proj.weight"},
+    {XLARUN__W_O, XLARUN__C_MATRIX, XLARUN__D_H, XLARUN__D_Q, XLARUN__N_ALWAYS, "self_attn.o_proj.weight"},
+    {XLARUN__W_Q_BIAS, XLARUN__C_BIAS, XLARUN__D_Q, XLARUN__D_NONE, XLARUN__N_QKV_BIAS, "self_attn.q_proj.bias"},
+    {XLARUN__W_K_BIAS, XLARUN__C_BIAS, XLARUN__D_KV, XLARUN__D_NONE, XLARUN__N_QKV_BIAS, "self_attn.k_proj.bias"},
+    {XLARUN__W_V_BIAS, XLARUN__C_BIAS, XLARUN__D_KV, XLARUN__D_NONE, XLARUN__N_QKV_BIAS, "self_attn.v_proj.bias"},
+    {XLARUN__W_O_BIAS, XLARUN__C_BIAS, XLARUN__D_H, XLARUN__D_NONE, XLARUN__N_O_BIAS, "self_attn.o_proj.bias"},
+    {XLARUN__W_Q_NORM, XLARUN__C_NORM, XLARUN__D_QN, XLARUN__D_NONE, XLARUN__N_QK_NORM, "self_attn.q_norm.weight"},
+    {XLARUN__W_K_NORM, XLARUN__C_NORM, XLARUN__D_KN, XLARUN__D_NONE, XLARUN__N_QK_NORM, "self_attn.k_norm.weight"},
+    {XLARUN__W_MLP_NORM, XLARUN__C_NORM, XLARUN__D_H, XLARUN__D_NONE, XLARUN__N_ALWAYS, "post_attention_layernorm.weight"},
+    {XLARUN__W_PRE_FFN_NORM, XLARUN__C_NORM, XLARUN__D_H, XLARUN__D_NONE, XLARUN__N_SANDWICH, "pre_feedforward_layernorm.weight"},
+    {XLARUN__W_POST_FFN_NORM, XLARUN__C_NORM, XLARUN__D_H, XLARUN__D_NONE, XLARUN__N_NORM_AFTER, "post_feedforward_layernorm.weight"},
+    XLARUN__TEND};
+static const xlarun__tdesc xlarun__t_mlp[] = {
+    {XLARUN__W_GATE, XLARUN__C_MATRIX, XLARUN__D_I, XLARUN__D_H, XLARUN__N_DENSE, "mlp.gate_proj.weight"},
+    {XLARUN__W_UP, XLARUN__C_MATRIX, XLARUN__D_I, XLARUN__D_H, XLARUN__N_DENSE, "mlp.up_proj.weight"},
+    {XLARUN__W_DOWN, XLARUN__C_MATRIX, XLARUN__D_H, XLARUN__D_I, XLARUN__N_DENSE, "mlp.down_proj.weight"},
+    {XLARUN__W_GATE_BIAS, XLARUN__C_BIAS, XLARUN__D_I, XLARUN__D_NONE, XLARUN__N_MLP_BIAS, "mlp.gate_proj.bias"},
+    {XLARUN__W_UP_BIAS, XLARUN__C_BIAS, XLARUN__D_I, XLARUN__D_NONE, XLARUN__N_MLP_BIAS, "mlp.up_proj.bias"},
+    {XLARUN__W_DOWN_BIAS, XLARUN__C_BIAS, XLARUN__D_H, XLARUN__D_NONE, XLARUN__N_MLP_BIAS, "mlp.down_proj.bias"},
+    XLARUN__TEND};
+static const xlarun__tdesc xlarun__t_phi3[] = { /* q, k, v as the rows of one matrix, gate and up of another */
+    {XLARUN__W_ATTN_NORM, XLARUN__C_NORM, XLARUN__D_H, XLARUN__D_NONE, XLARUN__N_ALWAYS, "input_layernorm.weight"},
+    {XLARUN__W_QKV, XLARUN__C_MATRIX, XLARUN__D_QKV, XLARUN__D_H, XLARUN__N_ALWAYS, "self_attn.qkv_proj.weight"},
+    {XLARUN__W_O, XLARUN__C_MATRIX, XLARUN__D_H, XLARUN__D_Q, XLARUN__N_ALWAYS, "self_attn.o_proj.weight"},
+    {XLARUN__W_MLP_NORM, XLARUN__C_NORM, XLARUN__D_H, XLARUN__D_NONE, XLARUN__N_ALWAYS, "post_attention_layernorm.weight"},
+    {XLARUN__W_GATE_UP, XLARUN__C_MATRIX, XLARUN__D_2I, XLARUN__D_H, XLARUN__N_ALWAYS, "mlp.gate_up_proj.weight"},
+    {XLARUN__W_DOWN, XLARUN__C_MATRIX, XLARUN__D_H, XLARUN__D_I, XLARUN__N_ALWAYS, "mlp.down_proj.weight"},
+    XLARUN__TEND};
+static const xlarun__tdesc xlarun__t_mixtral[] = {
+    {XLARUN__W_ROUTER, XLARUN__C_ROUTER, XLARUN__D_E, XLARUN__D_H, XLARUN__N_SPARSE, "block_sparse_moe.gate.weight"},
+    {XLARUN__W_EXPERT_GATE, XLARUN__C_MATRIX, XLARUN__D_EI, XLARUN__D_H, XLARUN__N_SPARSE, "block_sparse_moe.experts.%e.w1.weight"},
+    {XLARUN__W_EXPERT_UP, XLARUN__C_MATRIX, XLARUN__D_EI, XLARUN__D_H, XLARUN__N_SPARSE, "block_sparse_moe.experts.%e.w3.weight"},
+    {XLARUN__W_EXPERT_DOWN, XLARUN__C_MATRIX, XLARUN__D_H, XLARUN__D_EI, XLARUN__N_SPARSE, "block_sparse_moe.experts.%e.w2.weight"},
+    XLARUN__TEND};
+static const xlarun__tdesc xlarun__t_experts[] = { /* Qwen-MoE's, OLMoE's; Qwen2-MoE's shared expert when it has one */
+    {XLARUN__W_ROUTER, XLARUN__C_ROUTER, XLARUN__D_E, XLARUN__D_H, XLARUN__N_SPARSE, "mlp.gate.weight"},
+    {XLARUN__W_EXPERT_GATE, XLARUN__C_MATRIX, XLARUN__D_EI, XLARUN__D_H, XLARUN__N_SPARSE, "mlp.experts.%e.gate_proj.weight"},
+    {XLARUN__W_EXPERT_UP, XLARUN__C_MATRIX, XLARUN__D_EI, XLARUN__D_H, XLARUN__N_SPARSE, "mlp.experts.%e.up_proj.weight"},
+    {XLARUN__W_EXPERT_DOWN, XLARUN__C_MATRIX, XLARUN__D_H, XLARUN__D_EI, XLARUN__N_SPARSE, "mlp.experts.%e.down_proj.weight"},
+    {XLARUN__W_SHARED_GATE, XLARUN__C_MATRIX, XLARUN__D_SI, XLARUN__D_H, XLARUN__N_SHARED, "mlp.shared_expert.gate_proj.weight"},
+    {XLARUN__W_SHARED_UP, XLARUN__C_MATRIX, XLARUN__D_SI, XLARUN__D_H, XLARUN__N_SHARED, "mlp.shared_expert.up_proj.weight"},
+    {XLARUN__W_SHARED_DOWN, XLARUN__C_MATRIX, XLARUN__D_H, XLARUN__D_SI, XLARUN__N_SHARED, "mlp.shared_expert.down_proj.weight"},
+    {XLARUN__W_SHARED_ROUTER, XLARUN__C_ROUTER, XLARUN__D_1, XLARUN__D_H, XLARUN__N_SHARED, "mlp.shared_expert_gate.weight"},
+    XLARUN__TEND};
+
+/* a mixture-of-experts MLP: its config class's defaults (size 0: intermediate_size; shared 0:
+   no shared expert) */
+typedef struct xlarun__moe_desc {
+    xlarun__sparse sparse;
+    const char *count_key;          /* the expert count's key as the 4.x class names it */
+    uint32_t experts, used, size, shared;
+    uint32_t min_experts;           /* Qwen's classes allow 0: a dense model */
+    int norm_topk;                  /* -1: always renormalized (Mixtral); else norm_topk_prob's default */
+    const xlarun__tdesc *tensors;
+} xlarun__moe_desc;
+
+/* a key that the transformers classes name two ways (attribute_map): a folder may use either,
+   and when it has both they must agree */
+typedef struct xlarun__alias { const char *key, *alias, *what; } xlarun__alias;
+
+/* a key whose value xlarun does not run: refused when set (not null) or true */
+enum { XLARUN__REFUSE_SET, XLARUN__REFUSE_TRUE, XLARUN__REFUSE_NULL };
+typedef struct xlarun__refusal { const char *key; int when; const char *why; } xlarun__refusal;
+
+/* Gemma 2 and 3's local and global layers */
+typedef struct xlarun__local_desc {
+    double final_cap;               /* final_logit_softcapping when the key is missing (null: none) */
+    double attn_cap;                /* attn_logit_softcapping's, the same way; < 0: the key is not applied */
+    const char *pattern_key;        /* sliding_window_pattern, read when there is no layer_types; NULL: none */
+    uint32_t pattern;               /* the pattern when neither is there */
+    int local_theta;                /* reads rope_local_base_freq (and the local object of rope_parameters) */
+} xlarun__local_desc;
+
+typedef struct xlarun__plan xlarun__plan;
+typedef struct xlarun__cfgrd xlarun__cfgrd;
+typedef struct xlarun__arch_desc xlarun__arch_desc;
+
+struct xlarun__arch_desc {
+    const char *cls, *type;
+    xlarun_arch arch;
+    /* the config class's defaults: num_key_value_heads (0: num_attention_heads), max_position_embeddings,
+       head_dim (0: hidden_size / num_attention_heads), tie_word_embeddings, rms_norm_eps, rope_theta */
+    uint32_t kv_heads, max_pos, head_dim;
+    int tie;
+    double eps, theta;
+    int head_dim_free;              /* head_dim may differ from hidden_size / num_attention_heads */
+    const char *act_key;            /* hidden_act, or Gemma 2 and 3's hidden_activation */
+    xlarun__act act;
+    const char *act_names;          /* the names read as act ("gelu" too for Gemma 1, as transformers 5) */
+    xlarun__bias bias;
+    int mlp_bias;                   /* reads mlp_bias */
+    xlarun__qk qk;
+    xlarun__norms norms;
+    xlarun__scale scale;
+    xlarun__window window;
+    uint32_t window_def;            /* XLARUN__WIN_ALL: sliding_window when the key is missing */
+    const xlarun__local_desc *local;/* XLARUN__WIN_LAYERS: how its layers are local */
+    unsigned rope_types;            /* 1 << xlarun_rope_type of each type it takes */
+    const char *rope_why;           /* why another type is refused; NULL: the list of those it takes */
+    const xlarun__tdesc *layer, *mlp;   /* its tensors besides the mixture's (mlp NULL: in layer) */
+    const xlarun__moe_desc *moe;    /* NULL: a dense model */
+    const xlarun__alias *aliases;
+    const xlarun__refusal *refusals;
+    xlarun_status (*own)(xlarun__cfgrd *r, xlarun_config *c, xlarun__plan *p, xlarun_error *err); /* its own keys */
+};
+
+/* how the executor runs the model: from its row and config.json */
+#define XLARUN__MAX_LT 32 /* tensor kinds of a layer */
+struct xlarun__plan {
+    const xlarun__arch_desc *a;
+    xlarun__act act;
+    xlarun__norms norms;
+    xlarun__qk qk;
+    int qkv_bias, o_bias, mlp_bias; /* which matrices add a bias */
+    int norm_plus_one;              /* RMSNorm multiplies by 1 + weight */
+    int fused;                      /* q, k, v are the rows of qkv_proj, gate and up of gate_up_proj */
+    float embed_scale;              /* embedding rows times it: 1, Gemma's f32(sqrt(hidden_size)), Granite's multiplier */
+    float attn_scale;               /* q.k times it: 1/sqrt(head_dim), Gemma's query_pre_attn_scalar^-0.5, Granite's
+                                       attention_multiplier */
+    float residual_scale;           /* each attention and MLP output times it before the add (Granite); 1 */
+    float logit_scale;              /* logits divided by it (Granite's logits_scaling); 1 */
+    float attn_softcap;             /* scores = cap * tanh(scores / cap) before the softmax (Gemma 2); 0: none */
+    float final_softcap;            /* logits = cap * tanh(logits / cap) (Gemma 2 and 3); 0: none */
+    float rope_attn_factor;         /* cos and sin times it: 1, longrope's sqrt(1 + ln(max / original) / ln(original)) */
+    uint32_t sliding_pattern;       /* which layers slide: 0 all; P: all but those with (l + 1) % P == 0 */
+    int moe_norm_topk;              /* the chosen experts' probabilities divided by their sum */
+    int n_lt, stride;               /* a layer's tensor kinds (lt) and its slots (an expert kind has one per expert) */
+    const xlarun__tdesc *lt[XLARUN__MAX_LT];
+    int lt_slot[XLARUN__MAX_LT];    /* the first slot of each within a layer */
+    unsigned char no_rope[XLARUN_MAX_LAYERS]; /* 1: layer l applies no RoPE (SmolLM3's no_rope_layers 0) */
+    unsigned char moe[XLARUN_MAX_LAYERS];     /* 1: layer l's MLP is the mixture of experts */
+    float rope_ext[XLARUN_MAX_ROPE_FACTORS], rope_ext_long[XLARUN_MAX_ROPE_FACTORS]; /* longrope's short and long factors */
+};
 
 typedef struct xlarun__layer {
     const float *attn_norm, *mlp_norm;
     xlarun__weight q, k, v, o, gate, up, down;
-    const float *bias[XLARUN__L_DOWN + 1]; /* f32 bias of matrix kind k (XLARUN__L_Q...), or NULL */
-    const float *q_norm, *k_norm;        /* per-head norm weights [head_dim] (Qwen3, Gemma 3), or NULL */
-    const float *pre_ffn_norm, *post_ffn_norm; /* Gemma 3's (its mlp_norm is the post-attention one) */
+    const float *q_bias, *k_bias, *v_bias, *o_bias, *gate_bias, *up_bias, *down_bias; /* f32, or NULL */
+    const float *q_norm, *k_norm;        /* per-head [head_dim] or whole [heads * head_dim] norm weights, or NULL */
+    const float *pre_ffn_norm, *post_ffn_norm; /* sandwich and post norms (mlp_norm is then the post-attention one) */
     uint32_t window;                     /* the sliding window of this layer; 0: none */
     int local_rope;                      /* RoPE with the model's inv_freq_local */
     int no_rope;                         /* no RoPE on q and k (SmolLM3) */
     xlarun__weight router;               /* a sparse layer's: router logits [n_experts] of x */
-    xlarun__weight *experts;             /* a sparse layer's gate, up, down of each expert
-                                            ([3 * n_experts]); NULL: a dense MLP */
+    xlarun__weight *experts;             /* a sparse layer's gate, up, down of each expert ([3 * e + 0, 1, 2]),
+                                            then the shared expert's gate, up, down and gate logit; NULL: dense */
 } xlarun__layer;
 
 #define XLARUN__MODEL_MAGIC 0x584C4D4Fu
@@ -2512,6 +2664,7 @@ typedef struct xlarun__layer {
 struct xlarun_model {
     uint32_t magic;
     xlarun_config cfg;
+    xlarun__plan plan;
     xlarun__weight embed, lm_head;
     const float *final_norm;
     xlarun__layer *layers;
@@ -2543,19 +2696,72 @@ static void xlarun__token(const xlarun__json *j, size_t v, char *buf, size_t cap
     strcpy(buf + n, e - v > n ? "..." : "");
 }
 
-static xlarun_status xlarun__cfg_uint(const xlarun__json *j, size_t root, const char *key, int required,
-                                      uint32_t lo, uint32_t hi, uint32_t def, uint32_t *out,
-                                      xlarun_error *err) {
-    size_t v = xlarun__json_get(j, root, key);
+/* ---- reading config.json: a key under its name or alias, its default, and a log of both -------- */
+
+#define XLARUN__CFGLOG_MAX 64
+typedef struct xlarun__cfglog {     /* the keys read under their alias or taken as a default (inspect prints it) */
+    uint32_t n;
+    struct { const char *where, *key, *via; char value[40]; } e[XLARUN__CFGLOG_MAX]; /* via NULL: a default */
+} xlarun__cfglog;
+
+struct xlarun__cfgrd {              /* config.json being read for one row */
+    xlarun__json j;
+    size_t root;
+    const xlarun__arch_desc *a;
+    int major;                      /* transformers_version's major version; 4 when absent */
+    size_t rope;                    /* the RoPE object (rope_parameters or rope_scaling) or XLARUN__NONE */
+    const char *where;              /* its name and a dot, for messages */
+    xlarun__cfglog *log;            /* NULL, or where the aliases and defaults used are noted */
+};
+
+static void xlarun__cfg_note(xlarun__cfgrd *r, const char *where, const char *key, const char *via, const char *value) {
+    uint32_t i;
+    if (!r->log) return;
+    for (i = 0; i < r->log->n; i++)
+        if (!strcmp(r->log->e[i].key, key) && !strcmp(r->log->e[i].where, where)) return;
+    if (r->log->n == XLARUN__CFGLOG_MAX) return;
+    r->log->e[r->log->n].where = where;
+    r->log->e[r->log->n].key = key;
+    r->log->e[r->log->n].via = via;
+    snprintf(r->log->e[r->log->n].value, sizeof r->log->e[0].value, "%s", value);
+    r->log->n++;
+}
+static void xlarun__cfg_note_num(xlarun__cfgrd *r, const char *where, const char *key, double d) {
+    char b[40];
+    snprintf(b, sizeof b, "%.9g", d);
+    xlarun__cfg_note(r, where, key, NULL, b);
+}
+
+/* key's value in obj, XLARUN__NONE when missing; a top-level key missing under its name is read
+   under its alias */
+static size_t xlarun__cfg_get(xlarun__cfgrd *r, size_t obj, const char *key) {
+    size_t v = xlarun__json_get(&r->j, obj, key);
+    const xlarun__alias *al;
+    if (v != XLARUN__NONE || obj != r->root) return v;
+    for (al = r->a ? r->a->aliases : NULL; al && al->key; al++)
+        if (!strcmp(al->key, key) && (v = xlarun__json_get(&r->j, obj, al->alias)) != XLARUN__NONE) {
+            xlarun__cfg_note(r, "", key, al->alias, "");
+            return v;
+        }
+    return XLARUN__NONE;
+}
+static int xlarun__cfg_set(xlarun__cfgrd *r, size_t obj, const char *key) { /* present and not null */
+    return !xlarun__json_is_null(&r->j, xlarun__cfg_get(r, obj, key));
+}
+
+static xlarun_status xlarun__cfg_uint(xlarun__cfgrd *r, const char *key, int required, uint32_t lo, uint32_t hi,
+                                      uint32_t def, uint32_t *out, xlarun_error *err) {
+    size_t v = xlarun__cfg_get(r, r->root, key);
     uint64_t x;
     char tok[48];
-    if (xlarun__json_is_null(j, v)) {
+    *out = def;
+    if (xlarun__json_is_null(&r->j, v)) {
         if (required) return xlarun__fail(err, XLARUN_ERR_FORMAT, "config.json: missing key '%s'", key);
-        *out = def;
+        xlarun__cfg_note_num(r, "", key, def);
         return XLARUN_OK;
     }
-    if (!xlarun__json_uint(j, v, hi, &x) || x < lo) {
-        xlarun__token(j, v, tok, sizeof tok);
+    if (!xlarun__json_uint(&r->j, v, hi, &x) || x < lo) {
+        xlarun__token(&r->j, v, tok, sizeof tok);
         return xlarun__fail(err, XLARUN_ERR_FORMAT, "config.json: '%s' must be an integer in %u..%u, found %s",
                             key, lo, hi, tok);
     }
@@ -2563,54 +2769,55 @@ static xlarun_status xlarun__cfg_uint(const xlarun__json *j, size_t root, const 
     return XLARUN_OK;
 }
 
-/* a finite number > lo and < hi (exclusive) */
-static xlarun_status xlarun__cfg_float(const xlarun__json *j, size_t obj, const char *where,
-                                       const char *key, int required, double lo, double hi,
-                                       double def, double *out, xlarun_error *err) {
-    size_t v = xlarun__json_get(j, obj, key);
+/* a finite number > lo and < hi (exclusive) in obj (where: its name and a dot, "" at the top) */
+static xlarun_status xlarun__cfg_float(xlarun__cfgrd *r, size_t obj, const char *where, const char *key, int required,
+                                       double lo, double hi, double def, double *out, xlarun_error *err) {
+    size_t v = xlarun__cfg_get(r, obj, key);
     char tok[48];
     *out = def; /* set on every path (GCC -O3 cannot see that the failures return non-zero) */
-    if (xlarun__json_is_null(j, v)) {
+    if (xlarun__json_is_null(&r->j, v)) {
         if (required) return xlarun__fail(err, XLARUN_ERR_FORMAT, "config.json: missing key '%s%s'", where, key);
-        *out = def;
+        xlarun__cfg_note_num(r, where, key, def);
         return XLARUN_OK;
     }
-    if (xlarun__json_is_number(j, v)) *out = xlarun__json_double(j, v);
-    if (!xlarun__json_is_number(j, v) || !(*out > lo && *out < hi)) {
-        xlarun__token(j, v, tok, sizeof tok);
+    if (xlarun__json_is_number(&r->j, v)) *out = xlarun__json_double(&r->j, v);
+    if (!xlarun__json_is_number(&r->j, v) || !(*out > lo && *out < hi)) {
+        xlarun__token(&r->j, v, tok, sizeof tok);
         return xlarun__fail(err, XLARUN_ERR_FORMAT, "config.json: '%s%s' must be a number in (%g, %g), found %s",
                             where, key, lo, hi, tok);
     }
     return XLARUN_OK;
 }
 
-static xlarun_status xlarun__cfg_bool(const xlarun__json *j, size_t root, const char *key, int def,
-                                      int *out, xlarun_error *err) {
-    size_t v = xlarun__json_get(j, root, key);
+static xlarun_status xlarun__cfg_bool(xlarun__cfgrd *r, const char *key, int def, int *out, xlarun_error *err) {
+    size_t v = xlarun__cfg_get(r, r->root, key);
     *out = def;
-    if (xlarun__json_is_null(j, v)) return XLARUN_OK;
-    if (j->s[v] != 't' && j->s[v] != 'f')
+    if (xlarun__json_is_null(&r->j, v)) {
+        xlarun__cfg_note(r, "", key, NULL, def ? "true" : "false");
+        return XLARUN_OK;
+    }
+    if (r->j.s[v] != 't' && r->j.s[v] != 'f')
         return xlarun__fail(err, XLARUN_ERR_FORMAT, "config.json: '%s' must be true or false", key);
-    *out = j->s[v] == 't';
+    *out = r->j.s[v] == 't';
     return XLARUN_OK;
 }
 
 /* token id keys: an integer, a list of integers, or null */
-static xlarun_status xlarun__cfg_ids(const xlarun__json *j, size_t root, const char *key,
-                                     int32_t *ids, uint32_t cap, uint32_t *n, xlarun_error *err) {
-    size_t v = xlarun__json_get(j, root, key), it, e;
+static xlarun_status xlarun__cfg_ids(xlarun__cfgrd *r, const char *key, int32_t *ids, uint32_t cap, uint32_t *n,
+                                     xlarun_error *err) {
+    size_t v = xlarun__cfg_get(r, r->root, key), it, e;
     uint64_t x;
     *n = 0;
-    if (xlarun__json_is_null(j, v)) return XLARUN_OK;
-    if (j->s[v] != '[') {
-        if (!xlarun__json_uint(j, v, INT32_MAX, &x))
+    if (xlarun__json_is_null(&r->j, v)) return XLARUN_OK;
+    if (r->j.s[v] != '[') {
+        if (!xlarun__json_uint(&r->j, v, INT32_MAX, &x))
             return xlarun__fail(err, XLARUN_ERR_FORMAT, "config.json: '%s' must be a token id or a list of them", key);
         ids[(*n)++] = XLARUN__CAST(int32_t, x);
         return XLARUN_OK;
     }
     it = v;
-    while (xlarun__json_next(j, &it, NULL, &e)) {
-        if (!xlarun__json_uint(j, e, INT32_MAX, &x))
+    while (xlarun__json_next(&r->j, &it, NULL, &e)) {
+        if (!xlarun__json_uint(&r->j, e, INT32_MAX, &x))
             return xlarun__fail(err, XLARUN_ERR_FORMAT, "config.json: '%s' must be a token id or a list of them", key);
         if (*n == cap)
             return xlarun__fail(err, XLARUN_ERR_FORMAT, "config.json: '%s' lists more than %u ids", key, cap);
@@ -2619,107 +2826,65 @@ static xlarun_status xlarun__cfg_ids(const xlarun__json *j, size_t root, const c
     return XLARUN_OK;
 }
 
-/* the models xlarun runs: transformers class, model_type, and what config.json keys default to
-   where the classes differ (num_key_value_heads, max_position_embeddings, head_dim) */
-static const struct xlarun__arch_info {
-    const char *cls, *type;
-    xlarun_arch arch;
-    uint32_t kv_heads, max_pos, head_dim; /* kv_heads 0: num_attention_heads; head_dim 0: hidden / heads */
-    int tie;                              /* tie_word_embeddings when the key is missing */
-} xlarun__archs[] = {
-    {"LlamaForCausalLM", "llama", XLARUN_ARCH_LLAMA, 0, 2048, 0, 0},
-    {"MistralForCausalLM", "mistral", XLARUN_ARCH_MISTRAL, 8, 4096 * 32, 0, 0},
-    {"Qwen2ForCausalLM", "qwen2", XLARUN_ARCH_QWEN2, 32, 32768, 0, 0},
-    {"Qwen3ForCausalLM", "qwen3", XLARUN_ARCH_QWEN3, 32, 32768, 128, 0},
-    {"Gemma3ForCausalLM", "gemma3_text", XLARUN_ARCH_GEMMA3, 4, 131072, 256, 1},
-    {"Gemma2ForCausalLM", "gemma2", XLARUN_ARCH_GEMMA2, 4, 8192, 256, 1},
-    {"GemmaForCausalLM", "gemma", XLARUN_ARCH_GEMMA, 16, 8192, 256, 1},
-    {"Phi3ForCausalLM", "phi3", XLARUN_ARCH_PHI3, 0, 4096, 0, 0},
-    {"SmolLM3ForCausalLM", "smollm3", XLARUN_ARCH_SMOLLM3, 4, 32768, 0, 1},
-    {"GraniteForCausalLM", "granite", XLARUN_ARCH_GRANITE, 0, 2048, 0, 0},
-    {"Olmo2ForCausalLM", "olmo2", XLARUN_ARCH_OLMO2, 0, 2048, 0, 0},
-    {"MixtralForCausalLM", "mixtral", XLARUN_ARCH_MIXTRAL, 8, 4096 * 32, 0, 0},
-    {"Qwen3MoeForCausalLM", "qwen3_moe", XLARUN_ARCH_QWEN3_MOE, 4, 32768, 0, 0},
-    {"OlmoeForCausalLM", "olmoe", XLARUN_ARCH_OLMOE, 0, 4096, 0, 0},
-    {"Qwen2MoeForCausalLM", "qwen2_moe", XLARUN_ARCH_QWEN2_MOE, 16, 32768, 0, 0},
-};
-#define XLARUN__N_ARCH XLARUN__CAST(int, sizeof xlarun__archs / sizeof *xlarun__archs)
-#define XLARUN__ARCH_CLASSES "LlamaForCausalLM, MistralForCausalLM, Qwen2ForCausalLM, Qwen3ForCausalLM, Gemma3ForCausalLM, Gemma2ForCausalLM, GemmaForCausalLM, Phi3ForCausalLM, SmolLM3ForCausalLM, GraniteForCausalLM, Olmo2ForCausalLM, MixtralForCausalLM, Qwen3MoeForCausalLM, OlmoeForCausalLM, Qwen2MoeForCausalLM"
-#define XLARUN__ARCH_TYPES "llama, mistral, qwen2, qwen3, gemma3_text, gemma2, gemma, phi3, smollm3, granite, olmo2, mixtral, qwen3_moe, olmoe, qwen2_moe"
-
-XLARUN_API const char *xlarun_arch_name(xlarun_arch a) {
-    int k;
-    for (k = 0; k < XLARUN__N_ARCH; k++)
-        if (xlarun__archs[k].arch == a) return xlarun__archs[k].cls;
-    return "?";
-}
-
-/* the table index of a class name (by_type 0) or a model_type (1); XLARUN__N_ARCH if unknown */
-static int xlarun__arch_find(const char *name, int by_type) {
-    int k;
-    for (k = 0; k < XLARUN__N_ARCH && strcmp(name, by_type ? xlarun__archs[k].type : xlarun__archs[k].cls); k++) {}
-    return k;
+/* a string key into buf: "" when missing or null, "?" when not a string (or too long) */
+static void xlarun__cfg_str(xlarun__cfgrd *r, size_t obj, const char *key, char *buf, size_t cap) {
+    size_t v = xlarun__cfg_get(r, obj, key);
+    buf[0] = 0;
+    if (!xlarun__json_is_null(&r->j, v) && (r->j.s[v] != '"' || xlarun__json_str(&r->j, v, buf, cap) == XLARUN__NONE))
+        strcpy(buf, "?");
 }
 
 /* a RoPE object's rope_type (or its older name, type): "default" when absent, "?" when not a string */
-static void xlarun__rope_type(const xlarun__json *j, size_t obj, char *buf, size_t cap) {
-    size_t v = xlarun__json_get(j, obj, "rope_type");
-    if (xlarun__json_is_null(j, v)) v = xlarun__json_get(j, obj, "type");
-    if (xlarun__json_is_null(j, v)) strcpy(buf, "default");
-    else if (j->s[v] != '"' || xlarun__json_str(j, v, buf, cap) == XLARUN__NONE) strcpy(buf, "?");
+static void xlarun__rope_type(xlarun__cfgrd *r, size_t obj, char *buf, size_t cap) {
+    xlarun__cfg_str(r, obj, "rope_type", buf, cap);
+    if (!buf[0]) xlarun__cfg_str(r, obj, "type", buf, cap);
+    if (!buf[0]) strcpy(buf, "default");
 }
 
-/* Gemma3ForCausalLM's own keys (as transformers' Gemma3TextConfig reads them): the local / global layer pattern, the local
-   RoPE base, the attention scale, the soft caps, and its fixed changes to the Llama block (Gemma 2 and 3) */
-static xlarun_status xlarun__parse_gemma(const xlarun__json *j, size_t root, xlarun_config *c, xlarun_error *err) {
+/* ---- each family's own keys ------------------------------------------------------------------ */
+
+/* Gemma 2 and 3's (as transformers' Gemma2Config and Gemma3TextConfig read them): the attention
+   scale, the soft caps, the local / global layers and, for Gemma 3, the local RoPE base; where
+   the two differ, the row's xlarun__local_desc says how */
+static xlarun_status xlarun__parse_gemma(xlarun__cfgrd *r, xlarun_config *c, xlarun__plan *p, xlarun_error *err) {
+    const xlarun__local_desc *ld = r->a->local;
     size_t v, it, e;
     double d;
     char buf[32];
     uint32_t l, first_full = 0;
-    int b = 0;
-    static const char *const no_null[] = {"query_pre_attn_scalar", "sliding_window"};
-    for (l = 0; l < 2; l++) /* keys whose null transformers cannot run (the window: its mask) */
-        if ((v = xlarun__json_get(j, root, no_null[l])) != XLARUN__NONE && xlarun__json_is_null(j, v))
-            return xlarun__fail(err, XLARUN_ERR_FORMAT, "config.json: '%s' is null (expected a number)", no_null[l]);
-    c->norm_plus_one = 1;
-    c->sandwich_norms = 1;
-    /* Gemma3TextScaledWordEmbedding: a float32 scalar tensor of hidden_size ** 0.5 */
-    c->embed_scale = XLARUN__CAST(float, sqrt(XLARUN__CAST(double, c->hidden_size)));
-    XLARUN__TRY(xlarun__cfg_float(j, root, "", "query_pre_attn_scalar", 0, 0.0, 1e30, 256.0, &d, err));
-    c->attn_scale = XLARUN__CAST(float, pow(d, -0.5));
-    /* soft caps, null for none: a missing key is Gemma2Config's 30 and 50, Gemma3TextConfig's none */
-    XLARUN__TRY(xlarun__cfg_float(j, root, "", "final_logit_softcapping", 0, 0.0, 1e30,
-                                  c->arch == XLARUN_ARCH_GEMMA2 && xlarun__json_get(j, root, "final_logit_softcapping") == XLARUN__NONE ? 30.0 : 0.0,
-                                  &d, err));
-    c->final_softcap = XLARUN__CAST(float, d);
-    if (c->arch == XLARUN_ARCH_GEMMA2) {
-        XLARUN__TRY(xlarun__cfg_float(j, root, "", "attn_logit_softcapping", 0, 0.0, 1e30,
-                                      xlarun__json_get(j, root, "attn_logit_softcapping") == XLARUN__NONE ? 50.0 : 0.0, &d, err));
-        c->attn_softcap = XLARUN__CAST(float, d);
-    } else { /* Gemma 3: attn_logit_softcapping is kept but never applied by its attention (4.57, 5.23): ignored */
-        XLARUN__TRY(xlarun__cfg_float(j, root, "", "rope_local_base_freq", 0, 0.0, 1e30, 10000.0, &d, err));
+    XLARUN__TRY(xlarun__cfg_float(r, r->root, "", "query_pre_attn_scalar", 0, 0.0, 1e30, 256.0, &d, err));
+    p->attn_scale = XLARUN__CAST(float, pow(d, -0.5));
+    /* soft caps: null is none, a missing key the class's default */
+    XLARUN__TRY(xlarun__cfg_float(r, r->root, "", "final_logit_softcapping", 0, 0.0, 1e30,
+                                  xlarun__cfg_get(r, r->root, "final_logit_softcapping") == XLARUN__NONE ? ld->final_cap : 0.0, &d, err));
+    p->final_softcap = XLARUN__CAST(float, d);
+    if (ld->attn_cap >= 0.0) {
+        XLARUN__TRY(xlarun__cfg_float(r, r->root, "", "attn_logit_softcapping", 0, 0.0, 1e30,
+                                      xlarun__cfg_get(r, r->root, "attn_logit_softcapping") == XLARUN__NONE ? ld->attn_cap : 0.0, &d, err));
+        p->attn_softcap = XLARUN__CAST(float, d);
+    }
+    if (ld->local_theta && c->rope_local_theta == 0.0f) { /* unless rope_parameters gave it */
+        XLARUN__TRY(xlarun__cfg_float(r, r->root, "", "rope_local_base_freq", 0, 0.0, 1e30, 10000.0, &d, err));
         c->rope_local_theta = XLARUN__CAST(float, d);
     }
-    XLARUN__TRY(xlarun__cfg_bool(j, root, "use_bidirectional_attention", 0, &b, err));
-    if (b) return xlarun__fail(err, XLARUN_ERR_UNSUPPORTED, "config.json: use_bidirectional_attention true (an embedding model) is not supported");
-    XLARUN__TRY(xlarun__cfg_uint(j, root, "sliding_window", 0, 1, XLARUN_MAX_POSITIONS, 4096, &c->sliding_window, err));
-    /* which layers are local: layer_types when given (transformers >= 4.53 writes it), else
-       sliding_window_pattern (default 6): layer l is local unless (l + 1) % pattern == 0. xlarun
-       keeps the pattern, so a layer_types list must be one. */
-    v = xlarun__json_get(j, root, "layer_types");
-    if (xlarun__json_is_null(j, v) && c->arch == XLARUN_ARCH_GEMMA2) { /* Gemma2Config: every other layer local, from 0 */
-        c->sliding_pattern = 2;
+    XLARUN__TRY(xlarun__cfg_uint(r, "sliding_window", 0, 1, XLARUN_MAX_POSITIONS, 4096, &c->sliding_window, err));
+    /* which layers are local: layer_types when given (transformers >= 4.53 writes it), else the
+       pattern: layer l is local unless (l + 1) % pattern == 0. xlarun keeps the pattern, so a
+       layer_types list must be one. */
+    v = xlarun__cfg_get(r, r->root, "layer_types");
+    if (xlarun__json_is_null(&r->j, v) && !ld->pattern_key) {
+        p->sliding_pattern = ld->pattern;
         return XLARUN_OK;
     }
-    if (xlarun__json_is_null(j, v)) {
-        if ((v = xlarun__json_get(j, root, "sliding_window_pattern")) != XLARUN__NONE && xlarun__json_is_null(j, v))
-            return xlarun__fail(err, XLARUN_ERR_FORMAT, "config.json: 'sliding_window_pattern' is null and there is no 'layer_types'");
-        return xlarun__cfg_uint(j, root, "sliding_window_pattern", 0, 1, XLARUN_MAX_LAYERS + 1, 6, &c->sliding_pattern, err);
+    if (xlarun__json_is_null(&r->j, v)) {
+        if ((v = xlarun__cfg_get(r, r->root, ld->pattern_key)) != XLARUN__NONE && xlarun__json_is_null(&r->j, v))
+            return xlarun__fail(err, XLARUN_ERR_FORMAT, "config.json: '%s' is null and there is no 'layer_types'", ld->pattern_key);
+        return xlarun__cfg_uint(r, ld->pattern_key, 0, 1, XLARUN_MAX_LAYERS + 1, ld->pattern, &p->sliding_pattern, err);
     }
-    if (j->s[v] != '[') return xlarun__fail(err, XLARUN_ERR_FORMAT, "config.json: 'layer_types' must be a list");
-    for (l = 0, it = v; xlarun__json_next(j, &it, NULL, &e); l++) {
+    if (r->j.s[v] != '[') return xlarun__fail(err, XLARUN_ERR_FORMAT, "config.json: 'layer_types' must be a list");
+    for (l = 0, it = v; xlarun__json_next(&r->j, &it, NULL, &e); l++) {
         int full;
-        if (j->s[e] != '"' || xlarun__json_str(j, e, buf, sizeof buf) == XLARUN__NONE) strcpy(buf, "?");
+        if (r->j.s[e] != '"' || xlarun__json_str(&r->j, e, buf, sizeof buf) == XLARUN__NONE) strcpy(buf, "?");
         if (l >= c->n_layers)
             return xlarun__fail(err, XLARUN_ERR_FORMAT, "config.json: 'layer_types' lists more than num_hidden_layers %u layers", c->n_layers);
         full = !strcmp(buf, "full_attention");
@@ -2733,24 +2898,22 @@ static xlarun_status xlarun__parse_gemma(const xlarun__json *j, size_t root, xla
     }
     if (l != c->n_layers)
         return xlarun__fail(err, XLARUN_ERR_FORMAT, "config.json: 'layer_types' lists %u layers, num_hidden_layers is %u", l, c->n_layers);
-    c->sliding_pattern = first_full; /* 0 when none is full: every layer local */
+    p->sliding_pattern = first_full; /* 0 when none is full: every layer local */
     return XLARUN_OK;
 }
 
-/* Phi3ForCausalLM's own keys: the rotated part of each head (partial_rotary_factor: rope_parameters'
-   when it has one, as transformers 5 reads it, else the top-level key, as 4.x), and longrope's
-   short and long factors and attention factor
-   (rope: the rope_scaling / rope_parameters object, or XLARUN__NONE). Its attention_bias and
-   mlp_bias (Phi-4-mini's config has them) are never read by transformers, nor here. */
-static xlarun_status xlarun__parse_phi3(const xlarun__json *j, size_t root, size_t rope, const char *where,
-                                        xlarun_config *c, xlarun_error *err) {
+/* Phi-3's: the rotated part of each head (partial_rotary_factor: rope_parameters' when it has one,
+   as transformers 5 reads it, else the top-level key, as 4.x), and longrope's short and long
+   factors and attention factor. Its attention_bias and mlp_bias (Phi-4-mini's config has them)
+   are never read by transformers, nor here. */
+static xlarun_status xlarun__parse_phi3(xlarun__cfgrd *r, xlarun_config *c, xlarun__plan *p, xlarun_error *err) {
     double d, rd;
-    size_t v, it, e, obj = root;
+    size_t v, it, e, rope = r->rope, obj = r->root;
     uint32_t n = 0, k;
     uint64_t om;
-    c->fused = 1;
-    if (!xlarun__json_is_null(j, rope) && !xlarun__json_is_null(j, xlarun__json_get(j, rope, "partial_rotary_factor"))) obj = rope;
-    XLARUN__TRY(xlarun__cfg_float(j, obj, obj == root ? "" : where, "partial_rotary_factor", 0, 0.0, 1.0 + 1e-9, 1.0, &d, err));
+    const char *where = r->where;
+    if (!xlarun__json_is_null(&r->j, rope) && xlarun__cfg_set(r, rope, "partial_rotary_factor")) obj = rope;
+    XLARUN__TRY(xlarun__cfg_float(r, obj, obj == r->root ? "" : where, "partial_rotary_factor", 0, 0.0, 1.0 + 1e-9, 1.0, &d, err));
     rd = floor(XLARUN__CAST(double, c->head_dim) * d); /* Python's int(head_dim * factor) */
     if (rd < 2.0 || XLARUN__CAST(uint32_t, rd) % 2)
         return xlarun__fail(err, XLARUN_ERR_FORMAT, "config.json: partial_rotary_factor %g leaves %g rotated dimensions of head_dim %u (expected an even number > 0)",
@@ -2758,69 +2921,70 @@ static xlarun_status xlarun__parse_phi3(const xlarun__json *j, size_t root, size
     c->rope_dim = XLARUN__CAST(uint32_t, rd);
     /* original_max_position_embeddings: the top-level key (transformers 5 writes it there too, and
        its top-level default of 4096 wins over a copy in rope_parameters) */
-    v = xlarun__json_get(j, root, "original_max_position_embeddings");
-    if (xlarun__json_is_null(j, v)) om = 4096;
-    else if (!xlarun__json_uint(j, v, XLARUN_MAX_POSITIONS, &om) || om < 2)
+    v = xlarun__cfg_get(r, r->root, "original_max_position_embeddings");
+    if (xlarun__json_is_null(&r->j, v)) {
+        om = 4096;
+        xlarun__cfg_note_num(r, "", "original_max_position_embeddings", 4096.0);
+    } else if (!xlarun__json_uint(&r->j, v, XLARUN_MAX_POSITIONS, &om) || om < 2)
         return xlarun__fail(err, XLARUN_ERR_FORMAT, "config.json: 'original_max_position_embeddings' must be an integer of at least 2");
     c->rope_original_max_position_embeddings = XLARUN__CAST(uint32_t, om);
     if (c->rope_type != XLARUN_ROPE_LONGROPE) return XLARUN_OK;
-    if (!xlarun__json_is_null(j, xlarun__json_get(j, rope, "factor")) || !xlarun__json_is_null(j, xlarun__json_get(j, rope, "attention_factor")))
+    if (xlarun__cfg_set(r, rope, "factor") || xlarun__cfg_set(r, rope, "attention_factor"))
         return xlarun__fail(err, XLARUN_ERR_UNSUPPORTED,
                             "config.json: a longrope 'factor' or 'attention_factor' is not supported (transformers 4 refuses them, 5 reads them)");
     for (k = 0; k < 2; k++) { /* short_factor, long_factor */
         const char *key = k ? "long_factor" : "short_factor";
-        v = xlarun__json_get(j, rope, key);
-        if (xlarun__json_is_null(j, v) || j->s[v] != '[')
+        v = xlarun__cfg_get(r, rope, key);
+        if (xlarun__json_is_null(&r->j, v) || r->j.s[v] != '[')
             return xlarun__fail(err, XLARUN_ERR_FORMAT, "config.json: '%s%s' must be a list of %u numbers", where, key, c->rope_dim / 2);
-        for (n = 0, it = v; xlarun__json_next(j, &it, NULL, &e); n++) {
-            double f = xlarun__json_is_number(j, e) ? xlarun__json_double(j, e) : -1.0;
+        for (n = 0, it = v; xlarun__json_next(&r->j, &it, NULL, &e); n++) {
+            double f = xlarun__json_is_number(&r->j, e) ? xlarun__json_double(&r->j, e) : -1.0;
             if (!(f > 0.0 && f < 1e30) || n >= c->rope_dim / 2)
                 return xlarun__fail(err, XLARUN_ERR_FORMAT, "config.json: '%s%s' must be a list of %u positive numbers", where, key, c->rope_dim / 2);
-            (k ? c->rope_ext_long : c->rope_ext)[n] = XLARUN__CAST(float, f); /* torch.tensor(.., float32) */
+            (k ? p->rope_ext_long : p->rope_ext)[n] = XLARUN__CAST(float, f); /* torch.tensor(.., float32) */
         }
         if (n != c->rope_dim / 2)
             return xlarun__fail(err, XLARUN_ERR_FORMAT, "config.json: '%s%s' has %u numbers, expected %u (one per rotated frequency)", where, key, n, c->rope_dim / 2);
     }
     /* the attention factor, from max_position_embeddings over the original */
     d = XLARUN__CAST(double, c->max_position_embeddings) / XLARUN__CAST(double, om);
-    c->rope_attn_factor = d <= 1.0 ? 1.0f : XLARUN__CAST(float, sqrt(1.0 + log(d) / log(XLARUN__CAST(double, om))));
+    p->rope_attn_factor = d <= 1.0 ? 1.0f : XLARUN__CAST(float, sqrt(1.0 + log(d) / log(XLARUN__CAST(double, om))));
     return XLARUN_OK;
 }
 
-/* SmolLM3ForCausalLM's own keys: the layers without RoPE (no_rope_layers, a number per layer, 0:
-   none, as Python's truth; entries past the layers unread; else every no_rope_layer_interval-th
-   layer, default 4, has none), and its window: on the layers layer_types calls sliding_attention
-   (without the key, those without RoPE when use_sliding_window and a sliding_window are set),
-   which is refused */
-static xlarun_status xlarun__parse_smollm3(const xlarun__json *j, size_t root, xlarun_config *c, xlarun_error *err) {
-    size_t v = xlarun__json_get(j, root, "no_rope_layers"), it, e;
-    uint32_t l = 0, p, slide = 0;
-    int b = 0, win = !xlarun__json_is_null(j, xlarun__json_get(j, root, "sliding_window"));
-    if (xlarun__json_is_null(j, v)) {
-        XLARUN__TRY(xlarun__cfg_uint(j, root, "no_rope_layer_interval", 0, 1, 0xFFFFFFFFu, 4, &p, err));
-        for (l = 0; l < c->n_layers; l++) c->no_rope[l] = (l + 1) % p == 0;
+/* SmolLM3's: the layers without RoPE (no_rope_layers, a number per layer, 0: none, as Python's
+   truth; entries past the layers unread; else every no_rope_layer_interval-th layer, default 4,
+   has none), and its window: on the layers layer_types calls sliding_attention (without the key,
+   those without RoPE when use_sliding_window and a sliding_window are set), which is refused */
+static xlarun_status xlarun__parse_smollm3(xlarun__cfgrd *r, xlarun_config *c, xlarun__plan *p, xlarun_error *err) {
+    size_t v = xlarun__cfg_get(r, r->root, "no_rope_layers"), it, e;
+    uint32_t l = 0, n, slide = 0;
+    int b = 0, win = xlarun__cfg_set(r, r->root, "sliding_window");
+    if (xlarun__json_is_null(&r->j, v)) {
+        XLARUN__TRY(xlarun__cfg_uint(r, "no_rope_layer_interval", 0, 1, 0xFFFFFFFFu, 4, &n, err));
+        for (l = 0; l < c->n_layers; l++) p->no_rope[l] = (l + 1) % n == 0;
     } else {
-        if (j->s[v] != '[')
+        if (r->j.s[v] != '[')
             return xlarun__fail(err, XLARUN_ERR_FORMAT, "config.json: 'no_rope_layers' must be a list of %u numbers 0 or 1", c->n_layers);
-        for (it = v; xlarun__json_next(j, &it, NULL, &e); l++) {
+        for (it = v; xlarun__json_next(&r->j, &it, NULL, &e); l++) {
             uint64_t x;
-            if (!xlarun__json_uint(j, e, 0xFFFFFFFFu, &x)) /* transformers 4 and 5 disagree on true and 1.0 */
+            if (!xlarun__json_uint(&r->j, e, 0xFFFFFFFFu, &x)) /* transformers 4 and 5 disagree on true and 1.0 */
                 return xlarun__fail(err, XLARUN_ERR_FORMAT, "config.json: 'no_rope_layers' must be a list of %u numbers 0 or 1 (one per layer; 1: RoPE)", c->n_layers);
-            if (l < c->n_layers) c->no_rope[l] = x == 0;
+            if (l < c->n_layers) p->no_rope[l] = x == 0;
         }
         if (l < c->n_layers)
             return xlarun__fail(err, XLARUN_ERR_FORMAT, "config.json: 'no_rope_layers' has %u entries, expected %u (one per layer)", l, c->n_layers);
     }
-    XLARUN__TRY(xlarun__cfg_bool(j, root, "use_sliding_window", 0, &b, err));
-    v = xlarun__json_get(j, root, "layer_types");
-    if (xlarun__json_is_null(j, v)) {
-        for (l = 0; l < c->n_layers; l++) slide += b && win && c->no_rope[l];
+    XLARUN__TRY(xlarun__cfg_bool(r, "use_sliding_window", 0, &b, err));
+    v = xlarun__cfg_get(r, r->root, "layer_types");
+    if (xlarun__json_is_null(&r->j, v)) {
+        for (l = 0; l < c->n_layers; l++) slide += b && win && p->no_rope[l];
     } else {
-        if (j->s[v] != '[')
+        if (r->j.s[v] != '[')
             return xlarun__fail(err, XLARUN_ERR_FORMAT, "config.json: 'layer_types' must be a list of %u strings", c->n_layers);
-        for (l = 0, it = v; xlarun__json_next(j, &it, NULL, &e); l++) {
-            if (j->s[e] == '"' && xlarun__json_eq(j, e, "sliding_attention")) slide++;
-            else if (!(j->s[e] == '"' && xlarun__json_eq(j, e, "full_attention")))
+        for (l = 0, it = v; xlarun__json_next(&r->j, &it, NULL, &e); l++) {
+            if (r->j.s[e] == '"' && xlarun__json_eq(&r->j, e, "sliding_attention")) slide++;
+            else if (!(r->j.s[e] == '"' && xlarun__json_eq(&r->j, e, "full_attention")))
                 return xlarun__fail(err, XLARUN_ERR_UNSUPPORTED,
                                     "config.json: layer_types entry %u is not supported (expected \"full_attention\" or \"sliding_attention\")", l);
         }
@@ -2835,163 +2999,475 @@ static xlarun_status xlarun__parse_smollm3(const xlarun__json *j, size_t root, x
     return XLARUN_OK;
 }
 
-/* the mixture of experts (Mixtral, Qwen3-MoE, OLMoE, Qwen2-MoE): how many experts, how many a
-   token runs, their size, whether the chosen probabilities are renormalized, which layers are
-   sparse (Qwen: not in mlp_only_layers, and (l + 1) % decoder_sparse_step == 0; the others: all),
-   and Qwen2-MoE's shared expert (Qwen2MoeConfig's defaults: 60 experts of 1408, 4 a token, a
-   shared one of 5632) */
-static xlarun_status xlarun__parse_moe(const xlarun__json *j, size_t root, xlarun_config *c, xlarun_error *err) {
-    int mixtral = c->arch == XLARUN_ARCH_MIXTRAL, qwen2 = c->arch == XLARUN_ARCH_QWEN2_MOE;
-    int qwen = c->arch == XLARUN_ARCH_QWEN3_MOE || qwen2;
-    /* the expert count's key and, where transformers 5's config class maps one to the other
-       (attribute_map: Mixtral, Qwen3-MoE and OLMoE; Qwen3MoeConfig saves num_local_experts), its
-       alias; a folder with both must agree */
-    const char *ne = mixtral ? "num_local_experts" : "num_experts", *alias = mixtral ? "num_experts" : qwen2 ? NULL : "num_local_experts";
-    uint32_t step = 1, l, other;
+/* the mixture of experts, from the row's xlarun__moe_desc: how many experts, how many a token runs,
+   their size, whether the chosen probabilities are renormalized, which layers are sparse, and a
+   shared expert */
+static xlarun_status xlarun__parse_moe(xlarun__cfgrd *r, xlarun_config *c, xlarun__plan *p, xlarun_error *err) {
+    const xlarun__moe_desc *md = r->a->moe;
+    int qwen = md->sparse == XLARUN__SPARSE_QWEN;
+    uint32_t step = 1, l;
     size_t v, it, e;
     uint64_t x;
-    if (alias && xlarun__json_is_null(j, xlarun__json_get(j, root, ne))) ne = alias, alias = NULL;
-    XLARUN__TRY(xlarun__cfg_uint(j, root, ne, 0, qwen ? 0 : 1, XLARUN_MAX_EXPERTS, mixtral ? 8 : qwen2 ? 60 : qwen ? 128 : 64, &c->n_experts, err));
-    if (alias && !xlarun__json_is_null(j, xlarun__json_get(j, root, alias))) {
-        XLARUN__TRY(xlarun__cfg_uint(j, root, alias, 0, qwen ? 0 : 1, XLARUN_MAX_EXPERTS, 0, &other, err));
-        if (other != c->n_experts)
-            return xlarun__fail(err, XLARUN_ERR_FORMAT, "config.json: '%s' %u and '%s' %u name one value (the expert count) and differ",
-                                ne, c->n_experts, alias, other);
-    }
-    XLARUN__TRY(xlarun__cfg_uint(j, root, "num_experts_per_tok", 0, 1, XLARUN_MAX_EXPERTS, mixtral ? 2 : qwen2 ? 4 : 8, &c->n_experts_used, err));
+    XLARUN__TRY(xlarun__cfg_uint(r, md->count_key, 0, md->min_experts, XLARUN_MAX_EXPERTS, md->experts, &c->n_experts, err));
+    XLARUN__TRY(xlarun__cfg_uint(r, "num_experts_per_tok", 0, 1, XLARUN_MAX_EXPERTS, md->used, &c->n_experts_used, err));
     if (c->n_experts && c->n_experts_used > c->n_experts)
         return xlarun__fail(err, XLARUN_ERR_FORMAT, "config.json: num_experts_per_tok %u is more than %s %u",
-                            c->n_experts_used, ne, c->n_experts);
+                            c->n_experts_used, md->count_key, c->n_experts);
     c->moe_intermediate_size = c->intermediate_size;
-    c->moe_norm_topk = 1;
-    if (!mixtral) XLARUN__TRY(xlarun__cfg_bool(j, root, "norm_topk_prob", 0, &c->moe_norm_topk, err));
-    if (qwen) {
-        XLARUN__TRY(xlarun__cfg_uint(j, root, "moe_intermediate_size", 0, 1, XLARUN_MAX_INTERMEDIATE, qwen2 ? 1408 : 768, &c->moe_intermediate_size, err));
-        XLARUN__TRY(xlarun__cfg_uint(j, root, "decoder_sparse_step", 0, 1, XLARUN_MAX_LAYERS, 1, &step, err));
-    }
-    for (l = 0; l < c->n_layers; l++) c->moe[l] = c->n_experts > 0 && (l + 1) % step == 0;
-    v = qwen ? xlarun__json_get(j, root, "mlp_only_layers") : XLARUN__NONE;
-    if (!xlarun__json_is_null(j, v)) { /* dense layers; numbers past the layers name none */
-        if (j->s[v] != '[') return xlarun__fail(err, XLARUN_ERR_FORMAT, "config.json: 'mlp_only_layers' must be a list of layer numbers");
+    p->moe_norm_topk = 1;
+    if (md->norm_topk >= 0) XLARUN__TRY(xlarun__cfg_bool(r, "norm_topk_prob", md->norm_topk, &p->moe_norm_topk, err));
+    if (md->size) XLARUN__TRY(xlarun__cfg_uint(r, "moe_intermediate_size", 0, 1, XLARUN_MAX_INTERMEDIATE, md->size, &c->moe_intermediate_size, err));
+    if (qwen) XLARUN__TRY(xlarun__cfg_uint(r, "decoder_sparse_step", 0, 1, XLARUN_MAX_LAYERS, 1, &step, err));
+    for (l = 0; l < c->n_layers; l++) p->moe[l] = c->n_experts > 0 && (l + 1) % step == 0;
+    v = qwen ? xlarun__cfg_get(r, r->root, "mlp_only_layers") : XLARUN__NONE;
+    if (!xlarun__json_is_null(&r->j, v)) { /* dense layers; numbers past the layers name none */
+        if (r->j.s[v] != '[') return xlarun__fail(err, XLARUN_ERR_FORMAT, "config.json: 'mlp_only_layers' must be a list of layer numbers");
         it = v;
-        while (xlarun__json_next(j, &it, NULL, &e)) {
-            if (!xlarun__json_uint(j, e, UINT32_MAX, &x))
+        while (xlarun__json_next(&r->j, &it, NULL, &e)) {
+            if (!xlarun__json_uint(&r->j, e, UINT32_MAX, &x))
                 return xlarun__fail(err, XLARUN_ERR_FORMAT, "config.json: 'mlp_only_layers' must be a list of layer numbers");
-            if (x < c->n_layers) c->moe[x] = 0;
+            if (x < c->n_layers) p->moe[x] = 0;
         }
     }
-    if (qwen2) /* the shared expert: always there in Qwen2MoeSparseMoeBlock */
-        XLARUN__TRY(xlarun__cfg_uint(j, root, "shared_expert_intermediate_size", 0, 1, XLARUN_MAX_INTERMEDIATE, 5632, &c->moe_shared_size, err));
+    if (md->shared) /* the shared expert: always there in its block */
+        XLARUN__TRY(xlarun__cfg_uint(r, "shared_expert_intermediate_size", 0, 1, XLARUN_MAX_INTERMEDIATE, md->shared, &c->moe_shared_size, err));
     if (c->n_experts == 0) c->n_experts_used = 0, c->moe_shared_size = 0;
     return XLARUN_OK;
 }
 
-static xlarun_status xlarun__parse_config(const char *text, size_t len, xlarun_config *c,
-                                          xlarun_error *err) {
-    xlarun__json j;
+/* ---- the architectures ------------------------------------------------------------------------ */
+
+#define XLARUN__R(t) (1u << XLARUN_ROPE_##t)
+static const xlarun__local_desc xlarun__gemma2_local = {30.0, 50.0, NULL, 2, 0};
+/* Gemma 3: attn_logit_softcapping is kept but never applied by its attention (4.57, 5.23): ignored */
+static const xlarun__local_desc xlarun__gemma3_local = {0.0, -1.0, "sliding_window_pattern", 6, 1};
+static const xlarun__moe_desc xlarun__moe_mixtral = {XLARUN__SPARSE_ALL, "num_local_experts", 8, 2, 0, 0, 1, -1, xlarun__t_mixtral};
+static const xlarun__moe_desc xlarun__moe_qwen3 = {XLARUN__SPARSE_QWEN, "num_experts", 128, 8, 768, 0, 0, 0, xlarun__t_experts};
+static const xlarun__moe_desc xlarun__moe_olmoe = {XLARUN__SPARSE_ALL, "num_experts", 64, 8, 0, 0, 1, 0, xlarun__t_experts};
+static const xlarun__moe_desc xlarun__moe_qwen2 = {XLARUN__SPARSE_QWEN, "num_experts", 60, 4, 1408, 5632, 0, 0, xlarun__t_experts};
+/* transformers 5's attribute_map: Mixtral's num_experts, Qwen3-MoE's and OLMoE's num_local_experts
+   (what Qwen3MoeConfig saves) */
+static const xlarun__alias xlarun__alias_local_experts[] = {{"num_local_experts", "num_experts", "the expert count"}, {NULL, NULL, NULL}};
+static const xlarun__alias xlarun__alias_experts[] = {{"num_experts", "num_local_experts", "the expert count"}, {NULL, NULL, NULL}};
+static const xlarun__refusal xlarun__no_qwen_window[] = { /* a window on layers max_window_layers.. only; transformers' own paths disagree on it */
+    {"use_sliding_window", XLARUN__REFUSE_TRUE, "use_sliding_window true (Qwen's window on the upper layers) is not supported"}, {NULL, 0, NULL}};
+static const xlarun__refusal xlarun__no_qwen3_window[] = {
+    {"use_sliding_window", XLARUN__REFUSE_TRUE, "use_sliding_window true (Qwen's window on the upper layers) is not supported"},
+    {"sliding_window", XLARUN__REFUSE_SET, /* 4.51 masks every layer with it, later ones none */
+     "a sliding_window with Qwen3ForCausalLM is not supported (transformers versions disagree on whether it applies); null means none"},
+    {NULL, 0, NULL}};
+static const xlarun__refusal xlarun__no_olmoe_clip[] = {
+    {"clip_qkv", XLARUN__REFUSE_SET, "clip_qkv (OLMoE's clamp of q, k and v) is not supported; null means none"}, {NULL, 0, NULL}};
+static const xlarun__refusal xlarun__no_gemma_nulls[] = { /* keys whose null transformers cannot run (the window: its mask) */
+    {"hidden_activation", XLARUN__REFUSE_NULL, "'hidden_activation' is null (expected \"gelu_pytorch_tanh\")"},
+    {"query_pre_attn_scalar", XLARUN__REFUSE_NULL, "'query_pre_attn_scalar' is null (expected a number)"},
+    {"sliding_window", XLARUN__REFUSE_NULL, "'sliding_window' is null (expected a number)"},
+    {"use_bidirectional_attention", XLARUN__REFUSE_TRUE, "use_bidirectional_attention true (an embedding model) is not supported"},
+    {NULL, 0, NULL}};
+static const xlarun__refusal xlarun__no_gemma1_null[] = {
+    {"hidden_act", XLARUN__REFUSE_NULL, "'hidden_act' is null (expected \"gelu_pytorch_tanh\")"}, {NULL, 0, NULL}};
+static const xlarun__refusal xlarun__no_granite_nulls[] = { /* transformers fails on them */
+    {"embedding_multiplier", XLARUN__REFUSE_NULL, "'embedding_multiplier' is null (expected a positive number)"},
+    {"attention_multiplier", XLARUN__REFUSE_NULL, "'attention_multiplier' is null (expected a positive number)"},
+    {"residual_multiplier", XLARUN__REFUSE_NULL, "'residual_multiplier' is null (expected a positive number)"},
+    {"logits_scaling", XLARUN__REFUSE_NULL, "'logits_scaling' is null (expected a positive number)"},
+    {NULL, 0, NULL}};
+
+/* Gemma 1's hub configs say hidden_act "gelu", meant as the tanh form: transformers 5's GemmaConfig
+   rewrites it to gelu_pytorch_tanh (calling the exact form a bug), 4.46.3 read hidden_activation
+   (tanh when null); only 4.51 to 4.57 ran the exact GELU. xlarun runs the tanh form for both. */
+static const xlarun__arch_desc xlarun__archs[] = {
+    /* cls, model_type, arch,
+       kv_heads, max_pos, head_dim, tie, eps, theta, head_dim_free,
+       act_key, act, act_names, bias, mlp_bias, qk, norms, scale, window, window_def, local,
+       rope_types, rope_why, layer, mlp, moe, aliases, refusals, own */
+    {"LlamaForCausalLM", "llama", XLARUN_ARCH_LLAMA,
+     0, 2048, 0, 0, 1e-6, 10000.0, 1,
+     "hidden_act", XLARUN__ACT_SILU, "silu", XLARUN__BIAS_ATTENTION, 1, XLARUN__QK_NONE, XLARUN__NORMS_PRE, XLARUN__SCALE_NONE, XLARUN__WIN_NONE, 0, NULL,
+     XLARUN__R(DEFAULT) | XLARUN__R(LINEAR) | XLARUN__R(LLAMA3), NULL, xlarun__t_attention, xlarun__t_mlp, NULL, NULL, NULL, NULL},
+    {"MistralForCausalLM", "mistral", XLARUN_ARCH_MISTRAL,
+     8, 4096 * 32, 0, 0, 1e-6, 10000.0, 1,
+     "hidden_act", XLARUN__ACT_SILU, "silu", XLARUN__BIAS_NONE, 0, XLARUN__QK_NONE, XLARUN__NORMS_PRE, XLARUN__SCALE_NONE, XLARUN__WIN_ALL, 4096, NULL,
+     XLARUN__R(DEFAULT), "it takes no RoPE scaling", xlarun__t_attention, xlarun__t_mlp, NULL, NULL, NULL, NULL},
+    {"Qwen2ForCausalLM", "qwen2", XLARUN_ARCH_QWEN2,
+     32, 32768, 0, 0, 1e-6, 10000.0, 0,
+     "hidden_act", XLARUN__ACT_SILU, "silu", XLARUN__BIAS_QKV, 0, XLARUN__QK_NONE, XLARUN__NORMS_PRE, XLARUN__SCALE_NONE, XLARUN__WIN_NONE, 0, NULL,
+     XLARUN__R(DEFAULT) | XLARUN__R(LINEAR) | XLARUN__R(LLAMA3), NULL, xlarun__t_attention, xlarun__t_mlp, NULL, NULL, xlarun__no_qwen_window, NULL},
+    {"Qwen3ForCausalLM", "qwen3", XLARUN_ARCH_QWEN3,
+     32, 32768, 128, 0, 1e-6, 10000.0, 1,
+     "hidden_act", XLARUN__ACT_SILU, "silu", XLARUN__BIAS_ATTENTION, 0, XLARUN__QK_HEAD, XLARUN__NORMS_PRE, XLARUN__SCALE_NONE, XLARUN__WIN_NONE, 0, NULL,
+     XLARUN__R(DEFAULT) | XLARUN__R(LINEAR) | XLARUN__R(LLAMA3), NULL, xlarun__t_attention, xlarun__t_mlp, NULL, NULL, xlarun__no_qwen3_window, NULL},
+    {"Gemma3ForCausalLM", "gemma3_text", XLARUN_ARCH_GEMMA3,
+     4, 131072, 256, 1, 1e-6, 1e6, 1,
+     "hidden_activation", XLARUN__ACT_GELU_TANH, "gelu_pytorch_tanh", XLARUN__BIAS_ATTENTION, 0, XLARUN__QK_HEAD, XLARUN__NORMS_SANDWICH, XLARUN__SCALE_GEMMA,
+     XLARUN__WIN_LAYERS, 4096, &xlarun__gemma3_local,
+     XLARUN__R(DEFAULT) | XLARUN__R(LINEAR) | XLARUN__R(LLAMA3), NULL, xlarun__t_attention, xlarun__t_mlp, NULL, NULL, xlarun__no_gemma_nulls, xlarun__parse_gemma},
+    {"Gemma2ForCausalLM", "gemma2", XLARUN_ARCH_GEMMA2,
+     4, 8192, 256, 1, 1e-6, 10000.0, 1,
+     "hidden_activation", XLARUN__ACT_GELU_TANH, "gelu_pytorch_tanh", XLARUN__BIAS_ATTENTION, 0, XLARUN__QK_NONE, XLARUN__NORMS_SANDWICH, XLARUN__SCALE_GEMMA,
+     XLARUN__WIN_LAYERS, 4096, &xlarun__gemma2_local,
+     XLARUN__R(DEFAULT) | XLARUN__R(LINEAR) | XLARUN__R(LLAMA3), NULL, xlarun__t_attention, xlarun__t_mlp, NULL, NULL, xlarun__no_gemma_nulls, xlarun__parse_gemma},
+    {"GemmaForCausalLM", "gemma", XLARUN_ARCH_GEMMA, /* 4.46.3's Gemma ignores rope_scaling, later ones apply it */
+     16, 8192, 256, 1, 1e-6, 10000.0, 1,
+     "hidden_act", XLARUN__ACT_GELU_TANH, "gelu, gelu_pytorch_tanh", XLARUN__BIAS_ATTENTION, 0, XLARUN__QK_NONE, XLARUN__NORMS_PRE, XLARUN__SCALE_GEMMA,
+     XLARUN__WIN_NONE, 0, NULL,
+     XLARUN__R(DEFAULT), "transformers versions disagree on applying it", xlarun__t_attention, xlarun__t_mlp, NULL, NULL, xlarun__no_gemma1_null, NULL},
+    {"Phi3ForCausalLM", "phi3", XLARUN_ARCH_PHI3, /* longrope also under its older names su and yarn */
+     0, 4096, 0, 0, 1e-5, 10000.0, 0,
+     "hidden_act", XLARUN__ACT_SILU, "silu", XLARUN__BIAS_NONE, 0, XLARUN__QK_NONE, XLARUN__NORMS_PRE, XLARUN__SCALE_NONE, XLARUN__WIN_ALL, 0, NULL,
+     XLARUN__R(DEFAULT) | XLARUN__R(LONGROPE), "supported: default, longrope", xlarun__t_phi3, NULL, NULL, NULL, NULL, xlarun__parse_phi3},
+    {"SmolLM3ForCausalLM", "smollm3", XLARUN_ARCH_SMOLLM3,
+     4, 32768, 0, 1, 1e-6, 2e6, 1,
+     "hidden_act", XLARUN__ACT_SILU, "silu", XLARUN__BIAS_ATTENTION, 1, XLARUN__QK_NONE, XLARUN__NORMS_PRE, XLARUN__SCALE_NONE, XLARUN__WIN_NONE, 0, NULL,
+     XLARUN__R(DEFAULT) | XLARUN__R(LINEAR) | XLARUN__R(LLAMA3), NULL, xlarun__t_attention, xlarun__t_mlp, NULL, NULL, NULL, xlarun__parse_smollm3},
+    {"GraniteForCausalLM", "granite", XLARUN_ARCH_GRANITE,
+     0, 2048, 0, 0, 1e-6, 10000.0, 0,
+     "hidden_act", XLARUN__ACT_SILU, "silu", XLARUN__BIAS_ATTENTION, 1, XLARUN__QK_NONE, XLARUN__NORMS_PRE, XLARUN__SCALE_GRANITE, XLARUN__WIN_NONE, 0, NULL,
+     XLARUN__R(DEFAULT) | XLARUN__R(LINEAR) | XLARUN__R(LLAMA3), NULL, xlarun__t_attention, xlarun__t_mlp, NULL, NULL, xlarun__no_granite_nulls, NULL},
+    {"Olmo2ForCausalLM", "olmo2", XLARUN_ARCH_OLMO2,
+     0, 2048, 0, 0, 1e-5, 10000.0, 1,
+     "hidden_act", XLARUN__ACT_SILU, "silu", XLARUN__BIAS_ATTENTION, 0, XLARUN__QK_WHOLE, XLARUN__NORMS_POST, XLARUN__SCALE_NONE, XLARUN__WIN_NONE, 0, NULL,
+     XLARUN__R(DEFAULT) | XLARUN__R(LINEAR) | XLARUN__R(LLAMA3), NULL, xlarun__t_attention, xlarun__t_mlp, NULL, NULL, NULL, NULL},
+    {"MixtralForCausalLM", "mixtral", XLARUN_ARCH_MIXTRAL,
+     8, 4096 * 32, 0, 0, 1e-5, 1e6, 1,
+     "hidden_act", XLARUN__ACT_SILU, "silu", XLARUN__BIAS_NONE, 0, XLARUN__QK_NONE, XLARUN__NORMS_PRE, XLARUN__SCALE_NONE, XLARUN__WIN_ALL, 0, NULL,
+     XLARUN__R(DEFAULT), "transformers versions disagree on applying it", xlarun__t_attention, NULL, &xlarun__moe_mixtral, xlarun__alias_local_experts, NULL, NULL},
+    {"Qwen3MoeForCausalLM", "qwen3_moe", XLARUN_ARCH_QWEN3_MOE,
+     4, 32768, 0, 0, 1e-6, 10000.0, 1,
+     "hidden_act", XLARUN__ACT_SILU, "silu", XLARUN__BIAS_ATTENTION, 0, XLARUN__QK_HEAD, XLARUN__NORMS_PRE, XLARUN__SCALE_NONE, XLARUN__WIN_NONE, 0, NULL,
+     XLARUN__R(DEFAULT) | XLARUN__R(LINEAR) | XLARUN__R(LLAMA3), NULL, xlarun__t_attention, xlarun__t_mlp, &xlarun__moe_qwen3, xlarun__alias_experts, xlarun__no_qwen_window, NULL},
+    {"OlmoeForCausalLM", "olmoe", XLARUN_ARCH_OLMOE,
+     0, 4096, 0, 0, 1e-5, 10000.0, 0,
+     "hidden_act", XLARUN__ACT_SILU, "silu", XLARUN__BIAS_ATTENTION, 0, XLARUN__QK_WHOLE, XLARUN__NORMS_PRE, XLARUN__SCALE_NONE, XLARUN__WIN_NONE, 0, NULL,
+     XLARUN__R(DEFAULT) | XLARUN__R(LINEAR) | XLARUN__R(LLAMA3), NULL, xlarun__t_attention, NULL, &xlarun__moe_olmoe, xlarun__alias_experts, xlarun__no_olmoe_clip, NULL},
+    {"Qwen2MoeForCausalLM", "qwen2_moe", XLARUN_ARCH_QWEN2_MOE,
+     16, 32768, 0, 0, 1e-6, 10000.0, 0,
+     "hidden_act", XLARUN__ACT_SILU, "silu", XLARUN__BIAS_QKV_KEY, 0, XLARUN__QK_NONE, XLARUN__NORMS_PRE, XLARUN__SCALE_NONE, XLARUN__WIN_NONE, 0, NULL,
+     XLARUN__R(DEFAULT) | XLARUN__R(LINEAR) | XLARUN__R(LLAMA3), NULL, xlarun__t_attention, xlarun__t_mlp, &xlarun__moe_qwen2, NULL, xlarun__no_qwen_window, NULL},
+};
+#define XLARUN__N_ARCH XLARUN__CAST(int, sizeof xlarun__archs / sizeof *xlarun__archs)
+static const char *const xlarun__rope_names[] = {"default", "linear", "llama3", "longrope"}; /* by xlarun_rope_type */
+
+XLARUN_API const char *xlarun_arch_name(xlarun_arch a) {
+    int k;
+    for (k = 0; k < XLARUN__N_ARCH; k++)
+        if (xlarun__archs[k].arch == a) return xlarun__archs[k].cls;
+    return "?";
+}
+
+/* the row of a class name (by_type 0) or a model_type (1); NULL if unknown */
+static const xlarun__arch_desc *xlarun__arch_find(const char *name, int by_type) {
+    int k;
+    for (k = 0; k < XLARUN__N_ARCH; k++)
+        if (!strcmp(name, by_type ? xlarun__archs[k].type : xlarun__archs[k].cls)) return &xlarun__archs[k];
+    return NULL;
+}
+
+/* the supported classes (by_type 0) or model_types (1), ", " between them */
+static const char *xlarun__arch_list(int by_type, char *buf, size_t cap) {
+    int k;
+    size_t used = 0;
+    buf[0] = 0;
+    for (k = 0; k < XLARUN__N_ARCH && used + 1 < cap; k++)
+        used += XLARUN__CAST(size_t, snprintf(buf + used, cap - used, "%s%s", k ? ", " : "",
+                                              by_type ? xlarun__archs[k].type : xlarun__archs[k].cls));
+    return buf;
+}
+
+/* ---- the tensors: slots laid out by the row's tables -------------------------------------------
+   Slots 0..2 are the global tensors (xlarun__t_global); then each layer has plan.stride slots, one
+   per tensor kind of its row's tables in order, an expert's kind ("%e") one per expert. Whether a
+   layer reads a slot is its kind's need (xlarun__tensor_used). */
+
+static int xlarun__per_expert(const xlarun__tdesc *d) { return strstr(d->name, "%e") != NULL; }
+
+/* the plan's layer tables: the row's layer, MLP and mixture tensors */
+static void xlarun__plan_tensors(const xlarun_config *c, xlarun__plan *p) {
+    const xlarun__tdesc *tabs[3], *d;
+    int t, n = 0, slot = 0;
+    tabs[0] = p->a->layer;
+    tabs[1] = p->a->mlp;
+    tabs[2] = p->a->moe ? p->a->moe->tensors : NULL;
+    for (t = 0; t < 3; t++)
+        for (d = tabs[t]; d && d->name; d++) {
+            XLARUN_ASSERT(n < XLARUN__MAX_LT);
+            p->lt[n] = d;
+            p->lt_slot[n++] = slot;
+            slot += xlarun__per_expert(d) ? XLARUN__CAST(int, c->n_experts) : 1;
+            if (d->kind == XLARUN__W_QKV) p->fused = 1;
+        }
+    p->n_lt = n;
+    p->stride = slot;
+}
+
+static int xlarun__n_slots(const xlarun_model *m) {
+    return XLARUN__N_GLOBAL + XLARUN__CAST(int, m->cfg.n_layers) * m->plan.stride;
+}
+
+/* a slot's tensor kind, its layer and (an expert's kind) its expert */
+static const xlarun__tdesc *xlarun__slot_desc(const xlarun_model *m, int slot, uint32_t *layer, uint32_t *expert) {
+    const xlarun__plan *p = &m->plan;
+    int off, i;
+    *layer = *expert = 0;
+    if (slot < XLARUN__N_GLOBAL) return &xlarun__t_global[slot];
+    off = (slot - XLARUN__N_GLOBAL) % p->stride;
+    *layer = XLARUN__CAST(uint32_t, (slot - XLARUN__N_GLOBAL) / p->stride);
+    for (i = p->n_lt - 1; i > 0 && p->lt_slot[i] > off; i--) {}
+    *expert = XLARUN__CAST(uint32_t, off - p->lt_slot[i]);
+    return p->lt[i];
+}
+
+/* whether layer l reads tensor kind d (a global one: always, but a tied lm_head) */
+static int xlarun__tensor_used(const xlarun_model *m, uint32_t l, const xlarun__tdesc *d) {
+    const xlarun__plan *p = &m->plan;
+    int moe = l < m->cfg.n_layers && p->moe[l];
+    switch (d->need) {
+    case XLARUN__N_ALWAYS: return 1;
+    case XLARUN__N_UNTIED: return !m->cfg.tie_word_embeddings;
+    case XLARUN__N_NORM_BEFORE: return p->norms != XLARUN__NORMS_POST;
+    case XLARUN__N_QKV_BIAS: return p->qkv_bias;
+    case XLARUN__N_O_BIAS: return p->o_bias;
+    case XLARUN__N_MLP_BIAS: return p->mlp_bias && !moe;
+    case XLARUN__N_QK_NORM: return p->qk != XLARUN__QK_NONE;
+    case XLARUN__N_SANDWICH: return p->norms == XLARUN__NORMS_SANDWICH;
+    case XLARUN__N_NORM_AFTER: return p->norms != XLARUN__NORMS_PRE;
+    case XLARUN__N_DENSE: return !moe;
+    case XLARUN__N_SPARSE: return moe;
+    default: return moe && m->cfg.moe_shared_size; /* XLARUN__N_SHARED */
+    }
+}
+
+static int xlarun__slot_cls(const xlarun_model *m, int slot) {
+    uint32_t l, e;
+    return xlarun__slot_desc(m, slot, &l, &e)->cls;
+}
+static int xlarun__is_matrix_slot(const xlarun_model *m, int slot) {
+    return xlarun__slot_cls(m, slot) == XLARUN__C_MATRIX || xlarun__slot_cls(m, slot) == XLARUN__C_ROUTER;
+}
+
+/* a dimension of the config */
+static uint64_t xlarun__dim(const xlarun_model *m, int dim) {
+    const xlarun_config *c = &m->cfg;
+    uint64_t Q = XLARUN__CAST(uint64_t, c->n_heads) * c->head_dim, KV = XLARUN__CAST(uint64_t, c->n_kv_heads) * c->head_dim;
+    int whole = m->plan.qk == XLARUN__QK_WHOLE;
+    switch (dim) {
+    case XLARUN__D_1: return 1;
+    case XLARUN__D_H: return c->hidden_size;
+    case XLARUN__D_V: return c->vocab_size;
+    case XLARUN__D_Q: return Q;
+    case XLARUN__D_KV: return KV;
+    case XLARUN__D_QKV: return Q + 2 * KV;
+    case XLARUN__D_I: return c->intermediate_size;
+    case XLARUN__D_2I: return 2 * XLARUN__CAST(uint64_t, c->intermediate_size);
+    case XLARUN__D_QN: return whole ? Q : c->head_dim;
+    case XLARUN__D_KN: return whole ? KV : c->head_dim;
+    case XLARUN__D_E: return c->n_experts;
+    case XLARUN__D_EI: return c->moe_intermediate_size;
+    case XLARUN__D_SI: return c->moe_shared_size;
+    default: return 0;
+    }
+}
+
+/* the shape config.json implies for a slot: [rows, cols] (2), or [rows] for norms and biases (1) */
+static int xlarun__slot_shape(const xlarun_model *m, int slot, uint64_t shape[2]) {
+    uint32_t l, e;
+    const xlarun__tdesc *d = xlarun__slot_desc(m, slot, &l, &e);
+    shape[0] = xlarun__dim(m, d->rows);
+    shape[1] = xlarun__dim(m, d->cols);
+    return d->cols != XLARUN__D_NONE ? 2 : 1;
+}
+
+/* whether s is pattern's name, an expert's number below n for "%e" (*e) */
+static int xlarun__name_match(const char *pattern, const char *s, uint32_t n, uint32_t *e) {
+    const char *at = strstr(pattern, "%e");
+    size_t pre;
+    uint64_t x = 0;
+    *e = 0;
+    if (!at) return !strcmp(pattern, s);
+    pre = XLARUN__CAST(size_t, at - pattern);
+    if (strncmp(pattern, s, pre)) return 0;
+    s += pre;
+    if (*s < '0' || *s > '9' || (s[0] == '0' && s[1] >= '0' && s[1] <= '9')) return 0;
+    for (; *s >= '0' && *s <= '9' && x < n; s++) x = x * 10 + XLARUN__CAST(uint64_t, *s - '0');
+    if (x >= n || strcmp(s, at + 2)) return 0;
+    *e = XLARUN__CAST(uint32_t, x);
+    return 1;
+}
+
+/* the slot of a tensor name, -1 if the model does not use it, -2 for a layer past n_layers */
+static int xlarun__slot_of(const xlarun_model *m, const char *name) {
+    const xlarun__plan *p = &m->plan;
+    const char *q;
+    unsigned long layer = 0;
+    uint32_t e, l;
+    int i;
+    for (i = 0; i < XLARUN__N_GLOBAL; i++)
+        if (!strcmp(name, xlarun__t_global[i].name)) return i;
+    if (strncmp(name, "model.layers.", 13)) return -1;
+    q = name + 13;
+    if (*q < '0' || *q > '9' || (q[0] == '0' && q[1] != '.')) return -1;
+    for (; *q >= '0' && *q <= '9'; q++) {
+        layer = layer * 10 + XLARUN__CAST(unsigned long, *q - '0');
+        if (layer > 1000000) return -2;
+    }
+    if (*q++ != '.') return -1;
+    for (i = 0; i < p->n_lt; i++) {
+        if (!xlarun__name_match(p->lt[i]->name, q, m->cfg.n_experts, &e)) continue;
+        if (layer >= m->cfg.n_layers) { /* -2 when some layer reads this kind */
+            for (l = 0; l < m->cfg.n_layers; l++)
+                if (xlarun__tensor_used(m, l, p->lt[i])) return -2;
+            return -1;
+        }
+        if (!xlarun__tensor_used(m, XLARUN__CAST(uint32_t, layer), p->lt[i])) return -1;
+        return XLARUN__N_GLOBAL + XLARUN__CAST(int, layer) * p->stride + p->lt_slot[i] + XLARUN__CAST(int, e);
+    }
+    return -1;
+}
+
+static void xlarun__slot_name(const xlarun_model *m, int slot, char *buf, size_t cap) {
+    uint32_t l, e;
+    const xlarun__tdesc *d = xlarun__slot_desc(m, slot, &l, &e);
+    const char *at = strstr(d->name, "%e");
+    if (slot < XLARUN__N_GLOBAL) snprintf(buf, cap, "%s", d->name);
+    else if (!at) snprintf(buf, cap, "model.layers.%u.%s", l, d->name);
+    else snprintf(buf, cap, "model.layers.%u.%.*s%u%s", l, XLARUN__CAST(int, at - d->name), d->name, e, at + 2);
+}
+
+/* the widest MLP a layer has (a dense layer's intermediate_size or an expert's), and the widest
+   input row of any matrix (that, hidden_size, or the attention's n_heads * head_dim) */
+static size_t xlarun__mlp_width(const xlarun_model *m) {
+    const xlarun_config *c = &m->cfg;
+    size_t w = 0;
+    uint32_t l;
+    for (l = 0; l < c->n_layers; l++) {
+        size_t x = m->plan.moe[l] ? c->moe_intermediate_size : c->intermediate_size;
+        if (m->plan.moe[l] && c->moe_shared_size > x) x = c->moe_shared_size;
+        if (x > w) w = x;
+    }
+    return w;
+}
+static size_t xlarun__widest_input(const xlarun_model *m) {
+    size_t w = xlarun__mlp_width(m), q = XLARUN__CAST(size_t, m->cfg.n_heads) * m->cfg.head_dim;
+    if (q > w) w = q;
+    return m->cfg.hidden_size > w ? m->cfg.hidden_size : w;
+}
+
+/* ---- config.json ------------------------------------------------------------------------------- */
+
+/* config.json into the public config and the executor's plan, through the architecture's row;
+   log (may be NULL) notes each key read under an alias or taken as a default */
+static xlarun_status xlarun__parse_config(const char *text, size_t len, xlarun_config *c, xlarun__plan *p,
+                                          xlarun__cfglog *log, xlarun_error *err) {
+    xlarun__cfgrd rd, *r = &rd;
+    const xlarun__arch_desc *a = NULL, *k;
+    const xlarun__alias *al;
+    const xlarun__refusal *rf;
     size_t root, v, it, e, rope;
-    double d;
-    uint32_t nbos;
+    double d, local_theta = 0.0;
+    uint32_t nbos, i;
     int32_t bos[XLARUN_MAX_EOS];
-    char buf[64];
+    char buf[64], list[512];
     const char *where;
-    double local_theta = 0.0, theta_def;
-    int b, k, by_cls = -1, gemma;
+    int b;
     XLARUN__TRY(xlarun__json_validate(text, len, "config.json", err));
-    j.s = text;
-    j.n = len;
-    root = xlarun__json_ws(text, len, 0);
+    memset(r, 0, sizeof *r);
+    r->j.s = text;
+    r->j.n = len;
+    r->log = log;
+    r->major = 4;
+    root = r->root = xlarun__json_ws(text, len, 0);
     if (text[root] != '{') return xlarun__fail(err, XLARUN_ERR_FORMAT, "config.json: not a JSON object");
     memset(c, 0, sizeof *c);
+    memset(p, 0, sizeof *p);
+    if (log) log->n = 0;
 
-    /* what kind of model: 'architectures' and 'model_type' name one of the known ones (when
-       both are there, the same one); anything else is refused by name */
-    v = xlarun__json_get(&j, root, "architectures");
-    if (!xlarun__json_is_null(&j, v)) {
+    /* what kind of model: 'architectures' and 'model_type' name one of the rows (when both are
+       there, the same one); anything else is refused by name */
+    v = xlarun__json_get(&r->j, root, "architectures");
+    if (!xlarun__json_is_null(&r->j, v)) {
         if (text[v] != '[') return xlarun__fail(err, XLARUN_ERR_FORMAT, "config.json: 'architectures' must be a list");
         it = v;
-        while (xlarun__json_next(&j, &it, NULL, &e)) {
-            if (text[e] != '"' || xlarun__json_str(&j, e, buf, sizeof buf) == XLARUN__NONE) strcpy(buf, "?");
-            if ((k = xlarun__arch_find(buf, 0)) == XLARUN__N_ARCH)
-                return xlarun__fail(err, XLARUN_ERR_UNSUPPORTED,
-                                    "config.json: architecture '%s' is not supported (supported: %s)", buf, XLARUN__ARCH_CLASSES);
-            if (by_cls >= 0 && by_cls != k)
-                return xlarun__fail(err, XLARUN_ERR_FORMAT, "config.json: 'architectures' names two different models");
-            by_cls = k;
+        while (xlarun__json_next(&r->j, &it, NULL, &e)) {
+            if (text[e] != '"' || xlarun__json_str(&r->j, e, buf, sizeof buf) == XLARUN__NONE) strcpy(buf, "?");
+            if (!(k = xlarun__arch_find(buf, 0)))
+                return xlarun__fail(err, XLARUN_ERR_UNSUPPORTED, "config.json: architecture '%s' is not supported (supported: %s)",
+                                    buf, xlarun__arch_list(0, list, sizeof list));
+            if (a && a != k) return xlarun__fail(err, XLARUN_ERR_FORMAT, "config.json: 'architectures' names two different models");
+            a = k;
         }
     }
-    v = xlarun__json_get(&j, root, "model_type");
-    if (!xlarun__json_is_null(&j, v)) {
-        if (text[v] != '"' || xlarun__json_str(&j, v, buf, sizeof buf) == XLARUN__NONE) strcpy(buf, "?");
-        if ((k = xlarun__arch_find(buf, 1)) == XLARUN__N_ARCH)
-            return xlarun__fail(err, XLARUN_ERR_UNSUPPORTED, "config.json: model_type '%s' is not supported (supported: %s)", buf, XLARUN__ARCH_TYPES);
-        if (by_cls >= 0 && by_cls != k)
+    xlarun__cfg_str(r, root, "model_type", buf, sizeof buf);
+    if (buf[0]) {
+        if (!(k = xlarun__arch_find(buf, 1)))
+            return xlarun__fail(err, XLARUN_ERR_UNSUPPORTED, "config.json: model_type '%s' is not supported (supported: %s)",
+                                buf, xlarun__arch_list(1, list, sizeof list));
+        if (a && a != k)
             return xlarun__fail(err, XLARUN_ERR_FORMAT, "config.json: model_type '%s' and 'architectures' name different models", buf);
-        by_cls = k;
+        a = k;
     }
-    if (by_cls < 0) /* no name (or an empty list) */
+    if (!a) /* no name (or an empty list) */
         return xlarun__fail(err, XLARUN_ERR_FORMAT, "config.json: neither 'architectures' nor 'model_type' says what model this is");
-    c->arch = xlarun__archs[by_cls].arch;
-    gemma = c->arch == XLARUN_ARCH_GEMMA3 || c->arch == XLARUN_ARCH_GEMMA2;
-    /* the activation: Gemma 2 and 3's MLP reads hidden_activation (and ignores hidden_act), the
-       others hidden_act. Gemma 1's hub configs say "gelu", meant as the tanh form: transformers
-       5.23.0's GemmaConfig rewrites it to gelu_pytorch_tanh (calling the exact form a bug), 4.46.3
-       read hidden_activation (tanh when null); only 4.51 to 4.57 ran the exact GELU. xlarun
-       runs the tanh form for both names. */
-    v = xlarun__json_get(&j, root, gemma ? "hidden_activation" : "hidden_act");
-    if ((gemma || c->arch == XLARUN_ARCH_GEMMA) && v != XLARUN__NONE && xlarun__json_is_null(&j, v)) /* transformers fails on it */
-        return xlarun__fail(err, XLARUN_ERR_FORMAT, "config.json: '%s' is null (expected \"gelu_pytorch_tanh\")",
-                            gemma ? "hidden_activation" : "hidden_act");
-    c->act = gemma || c->arch == XLARUN_ARCH_GEMMA ? XLARUN_ACT_GELU_TANH : XLARUN_ACT_SILU;
-    if (!xlarun__json_is_null(&j, v)) {
-        if (text[v] != '"' || xlarun__json_str(&j, v, buf, sizeof buf) == XLARUN__NONE) strcpy(buf, "?");
-        if (strcmp(buf, c->act == XLARUN_ACT_GELU_TANH ? "gelu_pytorch_tanh" : "silu") && (c->arch != XLARUN_ARCH_GEMMA || strcmp(buf, "gelu")))
-            return xlarun__fail(err, XLARUN_ERR_UNSUPPORTED, "config.json: %s '%s' is not supported (supported: %s)",
-                                gemma ? "hidden_activation" : "hidden_act", buf,
-                                gemma ? "gelu_pytorch_tanh" : c->arch == XLARUN_ARCH_GEMMA ? "gelu, gelu_pytorch_tanh" : "silu");
+    r->a = p->a = a;
+    c->arch = a->arch;
+    /* the transformers version that wrote the folder: its major version where versions differ */
+    v = xlarun__json_get(&r->j, root, "transformers_version");
+    if (!xlarun__json_is_null(&r->j, v)) {
+        if (text[v] != '"' || xlarun__json_str(&r->j, v, c->transformers_version, sizeof c->transformers_version) == XLARUN__NONE)
+            return xlarun__fail(err, XLARUN_ERR_FORMAT, "config.json: 'transformers_version' must be a version string of at most %u bytes",
+                                XLARUN__CAST(unsigned, sizeof c->transformers_version - 1));
+        if (c->transformers_version[0] >= '1' && c->transformers_version[0] <= '9') r->major = atoi(c->transformers_version);
     }
-    if (c->arch == XLARUN_ARCH_LLAMA || c->arch == XLARUN_ARCH_QWEN3 || gemma || c->arch == XLARUN_ARCH_GEMMA ||
-        c->arch == XLARUN_ARCH_SMOLLM3 || c->arch == XLARUN_ARCH_GRANITE || c->arch == XLARUN_ARCH_OLMO2 ||
-        c->arch == XLARUN_ARCH_QWEN3_MOE || c->arch == XLARUN_ARCH_OLMOE) { /* their bias switches */
-        XLARUN__TRY(xlarun__cfg_bool(&j, root, "attention_bias", 0, &c->qkv_bias, err));
-        c->o_bias = c->qkv_bias;
-        if (c->arch == XLARUN_ARCH_LLAMA || c->arch == XLARUN_ARCH_SMOLLM3 || c->arch == XLARUN_ARCH_GRANITE)
-            XLARUN__TRY(xlarun__cfg_bool(&j, root, "mlp_bias", 0, &c->mlp_bias, err));
-    } else if (c->arch == XLARUN_ARCH_QWEN2)
-        c->qkv_bias = 1;
-    else if (c->arch == XLARUN_ARCH_QWEN2_MOE) /* Qwen2MoeConfig's qkv_bias (true when missing, as earlier versions had always) */
-        XLARUN__TRY(xlarun__cfg_bool(&j, root, "qkv_bias", 1, &c->qkv_bias, err));
-    c->qk_norm = c->arch == XLARUN_ARCH_QWEN3 || c->arch == XLARUN_ARCH_GEMMA3 || c->arch == XLARUN_ARCH_QWEN3_MOE ? 1
-               : c->arch == XLARUN_ARCH_OLMO2 || c->arch == XLARUN_ARCH_OLMOE ? 2 : 0;
-    c->post_norms = c->arch == XLARUN_ARCH_OLMO2;
-    if (c->arch == XLARUN_ARCH_OLMOE && !xlarun__json_is_null(&j, xlarun__json_get(&j, root, "clip_qkv")))
-        return xlarun__fail(err, XLARUN_ERR_UNSUPPORTED, "config.json: clip_qkv (OLMoE's clamp of q, k and v) is not supported; null means none");
-    if (c->arch == XLARUN_ARCH_QWEN2 || c->arch == XLARUN_ARCH_QWEN3 || c->arch == XLARUN_ARCH_QWEN3_MOE ||
-        c->arch == XLARUN_ARCH_QWEN2_MOE) {
-        XLARUN__TRY(xlarun__cfg_bool(&j, root, "use_sliding_window", 0, &b, err));
-        if (b) /* a window on layers max_window_layers.. only; transformers' own paths disagree on it */
-            return xlarun__fail(err, XLARUN_ERR_UNSUPPORTED, "config.json: use_sliding_window true (Qwen's window on the upper layers) is not supported");
-        v = xlarun__json_get(&j, root, "sliding_window");
-        if (c->arch == XLARUN_ARCH_QWEN3 && !xlarun__json_is_null(&j, v)) /* 4.51 masks every layer with it, later ones none */
-            return xlarun__fail(err, XLARUN_ERR_UNSUPPORTED,
-                                "config.json: a sliding_window with Qwen3ForCausalLM is not supported (transformers versions disagree on whether it applies); null means none");
+    for (al = a->aliases; al && al->key; al++) { /* a key under both its names: one value */
+        size_t x = xlarun__json_get(&r->j, root, al->key), y = xlarun__json_get(&r->j, root, al->alias);
+        char tx[48], ty[48];
+        if (x == XLARUN__NONE || y == XLARUN__NONE) continue;
+        xlarun__token(&r->j, x, tx, sizeof tx);
+        xlarun__token(&r->j, y, ty, sizeof ty);
+        if (strcmp(tx, ty))
+            return xlarun__fail(err, XLARUN_ERR_FORMAT, "config.json: '%s' %s and '%s' %s name one value (%s) and differ", al->key, tx, al->alias, ty, al->what);
+    }
+    for (rf = a->refusals; rf && rf->key; rf++) { /* values xlarun does not run */
+        v = xlarun__json_get(&r->j, root, rf->key);
+        if (rf->when == XLARUN__REFUSE_TRUE) XLARUN__TRY(xlarun__cfg_bool(r, rf->key, 0, &b, err));
+        else b = rf->when == XLARUN__REFUSE_SET ? !xlarun__json_is_null(&r->j, v) : v != XLARUN__NONE && xlarun__json_is_null(&r->j, v);
+        if (b) return xlarun__fail(err, rf->when == XLARUN__REFUSE_NULL ? XLARUN_ERR_FORMAT : XLARUN_ERR_UNSUPPORTED, "config.json: %s", rf->why);
     }
 
+    /* the layer: activation, biases, norms, multipliers, as the row says */
+    p->act = a->act;
+    xlarun__cfg_str(r, root, a->act_key, buf, sizeof buf);
+    if (buf[0]) {
+        const char *n = a->act_names;
+        size_t bl = strlen(buf);
+        while (n && (strncmp(n, buf, bl) || (n[bl] && n[bl] != ','))) n = strchr(n, ',') ? strchr(n, ',') + 2 : NULL;
+        if (!n) return xlarun__fail(err, XLARUN_ERR_UNSUPPORTED, "config.json: %s '%s' is not supported (supported: %s)", a->act_key, buf, a->act_names);
+    }
+    if (a->bias == XLARUN__BIAS_ATTENTION) {
+        XLARUN__TRY(xlarun__cfg_bool(r, "attention_bias", 0, &p->qkv_bias, err));
+        p->o_bias = p->qkv_bias;
+    } else if (a->bias == XLARUN__BIAS_QKV)
+        p->qkv_bias = 1;
+    else if (a->bias == XLARUN__BIAS_QKV_KEY) /* Qwen2MoeConfig's qkv_bias (true when missing, as earlier versions had always) */
+        XLARUN__TRY(xlarun__cfg_bool(r, "qkv_bias", 1, &p->qkv_bias, err));
+    if (a->mlp_bias) XLARUN__TRY(xlarun__cfg_bool(r, "mlp_bias", 0, &p->mlp_bias, err));
+    p->qk = a->qk;
+    p->norms = a->norms;
+    p->norm_plus_one = a->scale == XLARUN__SCALE_GEMMA;
+
     /* shapes */
-    XLARUN__TRY(xlarun__cfg_uint(&j, root, "vocab_size", 1, 1, XLARUN_MAX_VOCAB, 0, &c->vocab_size, err));
-    XLARUN__TRY(xlarun__cfg_uint(&j, root, "hidden_size", 1, 1, XLARUN_MAX_HIDDEN, 0, &c->hidden_size, err));
-    XLARUN__TRY(xlarun__cfg_uint(&j, root, "intermediate_size", 1, 1, XLARUN_MAX_INTERMEDIATE, 0, &c->intermediate_size, err));
-    XLARUN__TRY(xlarun__cfg_uint(&j, root, "num_hidden_layers", 1, 1, XLARUN_MAX_LAYERS, 0, &c->n_layers, err));
-    XLARUN__TRY(xlarun__cfg_uint(&j, root, "num_attention_heads", 1, 1, XLARUN_MAX_HEADS, 0, &c->n_heads, err));
-    XLARUN__TRY(xlarun__cfg_uint(&j, root, "num_key_value_heads", 0, 1, XLARUN_MAX_HEADS, /* null: the heads */
-                                 xlarun__json_get(&j, root, "num_key_value_heads") == XLARUN__NONE && xlarun__archs[by_cls].kv_heads
-                                     ? xlarun__archs[by_cls].kv_heads : c->n_heads, &c->n_kv_heads, err));
-    if (xlarun__json_is_null(&j, xlarun__json_get(&j, root, "head_dim")) && c->hidden_size % c->n_heads && !xlarun__archs[by_cls].head_dim)
+    XLARUN__TRY(xlarun__cfg_uint(r, "vocab_size", 1, 1, XLARUN_MAX_VOCAB, 0, &c->vocab_size, err));
+    XLARUN__TRY(xlarun__cfg_uint(r, "hidden_size", 1, 1, XLARUN_MAX_HIDDEN, 0, &c->hidden_size, err));
+    XLARUN__TRY(xlarun__cfg_uint(r, "intermediate_size", 1, 1, XLARUN_MAX_INTERMEDIATE, 0, &c->intermediate_size, err));
+    XLARUN__TRY(xlarun__cfg_uint(r, "num_hidden_layers", 1, 1, XLARUN_MAX_LAYERS, 0, &c->n_layers, err));
+    XLARUN__TRY(xlarun__cfg_uint(r, "num_attention_heads", 1, 1, XLARUN_MAX_HEADS, 0, &c->n_heads, err));
+    XLARUN__TRY(xlarun__cfg_uint(r, "num_key_value_heads", 0, 1, XLARUN_MAX_HEADS, /* null: the heads */
+                                 xlarun__cfg_get(r, root, "num_key_value_heads") == XLARUN__NONE && a->kv_heads ? a->kv_heads : c->n_heads,
+                                 &c->n_kv_heads, err));
+    if (!xlarun__cfg_set(r, root, "head_dim") && c->hidden_size % c->n_heads && !a->head_dim)
         return xlarun__fail(err, XLARUN_ERR_FORMAT,
                             "config.json: hidden_size %u is not divisible by num_attention_heads %u (and no head_dim is given)",
                             c->hidden_size, c->n_heads);
-    XLARUN__TRY(xlarun__cfg_uint(&j, root, "head_dim", 0, 2, XLARUN_MAX_HEAD_DIM,
-                                 xlarun__archs[by_cls].head_dim ? xlarun__archs[by_cls].head_dim : c->hidden_size / c->n_heads,
+    XLARUN__TRY(xlarun__cfg_uint(r, "head_dim", 0, 2, XLARUN_MAX_HEAD_DIM, a->head_dim ? a->head_dim : c->hidden_size / c->n_heads,
                                  &c->head_dim, err));
     if (c->head_dim % 2 || c->head_dim == 0)
         return xlarun__fail(err, XLARUN_ERR_FORMAT, "config.json: head_dim %u must be even for RoPE", c->head_dim);
@@ -2999,145 +3475,125 @@ static xlarun_status xlarun__parse_config(const char *text, size_t len, xlarun_c
         return xlarun__fail(err, XLARUN_ERR_FORMAT,
                             "config.json: num_attention_heads %u is not a multiple of num_key_value_heads %u",
                             c->n_heads, c->n_kv_heads);
-    if ((c->arch == XLARUN_ARCH_QWEN2 || c->arch == XLARUN_ARCH_PHI3 || c->arch == XLARUN_ARCH_GRANITE || c->arch == XLARUN_ARCH_OLMOE ||
-         c->arch == XLARUN_ARCH_QWEN2_MOE) &&
-        c->head_dim * c->n_heads != c->hidden_size) /* transformers versions differ */
+    if (!a->head_dim_free && c->head_dim * c->n_heads != c->hidden_size) /* transformers versions differ */
         return xlarun__fail(err, XLARUN_ERR_UNSUPPORTED,
                             "config.json: head_dim %u with %s is not supported (it must be hidden_size / num_attention_heads, %u)",
-                            c->head_dim, xlarun__archs[by_cls].cls, c->hidden_size / c->n_heads);
+                            c->head_dim, a->cls, c->hidden_size / c->n_heads);
     if (XLARUN__CAST(uint64_t, c->n_heads) * c->head_dim > (1u << 20))
         return xlarun__fail(err, XLARUN_ERR_FORMAT, "config.json: num_attention_heads x head_dim is over %u", 1u << 20);
-    XLARUN__TRY(xlarun__cfg_uint(&j, root, "max_position_embeddings", 0, 1, XLARUN_MAX_POSITIONS, xlarun__archs[by_cls].max_pos,
-                                 &c->max_position_embeddings, err));
-    XLARUN__TRY(xlarun__cfg_float(&j, root, "", "rms_norm_eps", 0, 0.0, 1.0,
-                                  c->arch == XLARUN_ARCH_PHI3 || c->arch == XLARUN_ARCH_OLMO2 || c->arch == XLARUN_ARCH_MIXTRAL ||
-                                  c->arch == XLARUN_ARCH_OLMOE ? 1e-5 : 1e-6, &d, err));
+    XLARUN__TRY(xlarun__cfg_uint(r, "max_position_embeddings", 0, 1, XLARUN_MAX_POSITIONS, a->max_pos, &c->max_position_embeddings, err));
+    XLARUN__TRY(xlarun__cfg_float(r, root, "", "rms_norm_eps", 0, 0.0, 1.0, a->eps, &d, err));
     c->rms_norm_eps = XLARUN__CAST(float, d);
-    XLARUN__TRY(xlarun__cfg_bool(&j, root, "tie_word_embeddings", xlarun__archs[by_cls].tie, &c->tie_word_embeddings, err));
-    c->embed_scale = 1.0f;
-    c->attn_scale = XLARUN__CAST(float, 1.0 / sqrt(XLARUN__CAST(double, c->head_dim)));
-    c->residual_scale = c->logit_scale = 1.0f;
+    XLARUN__TRY(xlarun__cfg_bool(r, "tie_word_embeddings", a->tie, &c->tie_word_embeddings, err));
+    p->embed_scale = a->scale == XLARUN__SCALE_GEMMA /* a float32 tensor of hidden_size ** 0.5 */
+                         ? XLARUN__CAST(float, sqrt(XLARUN__CAST(double, c->hidden_size))) : 1.0f;
+    p->attn_scale = XLARUN__CAST(float, 1.0 / sqrt(XLARUN__CAST(double, c->head_dim)));
+    p->residual_scale = p->logit_scale = 1.0f;
     c->rope_dim = c->head_dim;
-    c->rope_attn_factor = 1.0f;
+    p->rope_attn_factor = 1.0f;
 
     /* RoPE: v4 keys rope_theta + rope_scaling, v5 folds them into rope_parameters */
-    rope = xlarun__json_get(&j, root, "rope_parameters");
-    if (!xlarun__json_is_null(&j, rope) && text[rope] != '{')
+    rope = xlarun__cfg_get(r, root, "rope_parameters");
+    if (!xlarun__json_is_null(&r->j, rope) && text[rope] != '{')
         return xlarun__fail(err, XLARUN_ERR_FORMAT, "config.json: 'rope_parameters' must be an object");
     where = "rope_parameters.";
-    theta_def = c->arch == XLARUN_ARCH_GEMMA3 || c->arch == XLARUN_ARCH_MIXTRAL ? 1e6 : c->arch == XLARUN_ARCH_SMOLLM3 ? 2e6 : 10000.0; /* the classes' rope_theta */
-    if (c->arch == XLARUN_ARCH_GEMMA3 && !xlarun__json_is_null(&j, rope)) {
+    if (a->local && a->local->local_theta && !xlarun__json_is_null(&r->j, rope)) {
         /* transformers 5's Gemma 3: one object per layer type, the local one unscaled; a theta
            either lacks comes from the top-level key (rope_theta, rope_local_base_freq), then
            the class default. 4.x ignores rope_parameters and 5.x reads only this form. */
-        size_t loc = xlarun__json_get(&j, rope, "sliding_attention");
+        size_t loc = xlarun__cfg_get(r, rope, "sliding_attention");
         double local_def;
-        rope = xlarun__json_get(&j, rope, "full_attention");
-        if (xlarun__json_is_null(&j, rope) || text[rope] != '{' || xlarun__json_is_null(&j, loc) || text[loc] != '{')
+        rope = xlarun__cfg_get(r, rope, "full_attention");
+        if (xlarun__json_is_null(&r->j, rope) || text[rope] != '{' || xlarun__json_is_null(&r->j, loc) || text[loc] != '{')
             return xlarun__fail(err, XLARUN_ERR_UNSUPPORTED,
-                                "config.json: rope_parameters with Gemma3ForCausalLM must hold the objects full_attention and sliding_attention (transformers 5's form)");
-        if (!xlarun__json_is_null(&j, xlarun__json_get(&j, root, "rope_scaling")))
+                                "config.json: rope_parameters with %s must hold the objects full_attention and sliding_attention (transformers 5's form)", a->cls);
+        if (xlarun__cfg_set(r, root, "rope_scaling"))
             return xlarun__fail(err, XLARUN_ERR_UNSUPPORTED, "config.json: rope_scaling next to rope_parameters is not supported");
-        xlarun__rope_type(&j, loc, buf, sizeof buf);
+        xlarun__rope_type(r, loc, buf, sizeof buf);
         if (strcmp(buf, "default"))
             return xlarun__fail(err, XLARUN_ERR_UNSUPPORTED,
                                 "config.json: rope type '%s' in rope_parameters.sliding_attention is not supported (supported: default)", buf);
-        XLARUN__TRY(xlarun__cfg_float(&j, root, "", "rope_local_base_freq", 0, 0.0, 1e30, 10000.0, &local_def, err));
-        XLARUN__TRY(xlarun__cfg_float(&j, loc, "rope_parameters.sliding_attention.", "rope_theta", 0, 0.0, 1e30, local_def, &local_theta, err));
+        XLARUN__TRY(xlarun__cfg_float(r, root, "", "rope_local_base_freq", 0, 0.0, 1e30, 10000.0, &local_def, err));
+        XLARUN__TRY(xlarun__cfg_float(r, loc, "rope_parameters.sliding_attention.", "rope_theta", 0, 0.0, 1e30, local_def, &local_theta, err));
+        c->rope_local_theta = XLARUN__CAST(float, local_theta);
         where = "rope_parameters.full_attention.";
     }
     /* the top-level rope_theta: v4's, and the default of a theta rope_parameters lacks (as transformers 5 reads it) */
-    XLARUN__TRY(xlarun__cfg_float(&j, root, "", "rope_theta", 0, 0.0, 1e30, theta_def, &d, err));
-    if (xlarun__json_is_null(&j, rope)) {
+    XLARUN__TRY(xlarun__cfg_float(r, root, "", "rope_theta", 0, 0.0, 1e30, a->theta, &d, err));
+    if (xlarun__json_is_null(&r->j, rope)) {
         where = "rope_scaling.";
-        rope = xlarun__json_get(&j, root, "rope_scaling");
-        if (!xlarun__json_is_null(&j, rope) && text[rope] != '{')
+        rope = xlarun__cfg_get(r, root, "rope_scaling");
+        if (!xlarun__json_is_null(&r->j, rope) && text[rope] != '{')
             return xlarun__fail(err, XLARUN_ERR_FORMAT, "config.json: 'rope_scaling' must be an object or null");
     } else
-        XLARUN__TRY(xlarun__cfg_float(&j, rope, where, "rope_theta", 0, 0.0, 1e30, d, &d, err));
+        XLARUN__TRY(xlarun__cfg_float(r, rope, where, "rope_theta", 0, 0.0, 1e30, d, &d, err));
     c->rope_theta = XLARUN__CAST(float, d);
     c->rope_type = XLARUN_ROPE_DEFAULT;
     c->rope_factor = 1.0f;
-    if (!xlarun__json_is_null(&j, rope)) {
-        xlarun__rope_type(&j, rope, buf, sizeof buf);
-        if ((c->arch == XLARUN_ARCH_MISTRAL || c->arch == XLARUN_ARCH_MIXTRAL) && strcmp(buf, "default")) /* versions differ */
-            return xlarun__fail(err, XLARUN_ERR_UNSUPPORTED,
-                                "config.json: rope type '%s' with %s is not supported (%s)", buf, xlarun__archs[by_cls].cls,
-                                c->arch == XLARUN_ARCH_MISTRAL ? "it takes no RoPE scaling" : "transformers versions disagree on applying it");
-        if (c->arch == XLARUN_ARCH_GEMMA && strcmp(buf, "default")) /* 4.46.3's Gemma ignores it, later ones apply it */
-            return xlarun__fail(err, XLARUN_ERR_UNSUPPORTED,
-                                "config.json: rope type '%s' with GemmaForCausalLM is not supported (transformers versions disagree on applying it)", buf);
-        if (c->arch == XLARUN_ARCH_PHI3 && (!strcmp(buf, "longrope") || !strcmp(buf, "su") || !strcmp(buf, "yarn"))) /* renamed by transformers */
-            c->rope_type = XLARUN_ROPE_LONGROPE;
-        else if (c->arch == XLARUN_ARCH_PHI3 && strcmp(buf, "default"))
-            return xlarun__fail(err, XLARUN_ERR_UNSUPPORTED,
-                                "config.json: rope type '%s' with Phi3ForCausalLM is not supported (supported: default, longrope)", buf);
-        else if (!strcmp(buf, "linear")) {
-            c->rope_type = XLARUN_ROPE_LINEAR;
-            XLARUN__TRY(xlarun__cfg_float(&j, rope, where, "factor", 1, 0.0, 1e9, 1.0, &d, err));
+    r->rope = rope;
+    r->where = where;
+    if (!xlarun__json_is_null(&r->j, rope)) {
+        unsigned t;
+        xlarun__rope_type(r, rope, buf, sizeof buf);
+        for (t = 0; t < 4 && strcmp(buf, xlarun__rope_names[t]); t++) {}
+        if (!strcmp(buf, "su") || !strcmp(buf, "yarn")) t = XLARUN_ROPE_LONGROPE; /* longrope's names before transformers renamed it */
+        if (t == 4 || !(a->rope_types & 1u << t)) {
+            if (a->rope_why) /* versions differ */
+                return xlarun__fail(err, XLARUN_ERR_UNSUPPORTED, "config.json: rope type '%s' with %s is not supported (%s)", buf, a->cls, a->rope_why);
+            for (i = 0, list[0] = 0; i < 4; i++)
+                if (a->rope_types & 1u << i)
+                    snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", list[0] ? ", " : "", xlarun__rope_names[i]);
+            return xlarun__fail(err, XLARUN_ERR_UNSUPPORTED, "config.json: rope type '%s' is not supported (supported: %s)", buf, list);
+        }
+        c->rope_type = XLARUN__CAST(xlarun_rope_type, t);
+        if (t == XLARUN_ROPE_LINEAR || t == XLARUN_ROPE_LLAMA3) {
+            XLARUN__TRY(xlarun__cfg_float(r, rope, where, "factor", 1, 0.0, 1e9, 1.0, &d, err));
             c->rope_factor = XLARUN__CAST(float, d);
-        } else if (!strcmp(buf, "llama3")) {
+        }
+        if (t == XLARUN_ROPE_LLAMA3) {
             uint64_t om;
-            c->rope_type = XLARUN_ROPE_LLAMA3;
-            XLARUN__TRY(xlarun__cfg_float(&j, rope, where, "factor", 1, 0.0, 1e9, 1.0, &d, err));
-            c->rope_factor = XLARUN__CAST(float, d);
-            XLARUN__TRY(xlarun__cfg_float(&j, rope, where, "low_freq_factor", 1, 0.0, 1e9, 1.0, &d, err));
+            XLARUN__TRY(xlarun__cfg_float(r, rope, where, "low_freq_factor", 1, 0.0, 1e9, 1.0, &d, err));
             c->rope_low_freq_factor = XLARUN__CAST(float, d);
-            XLARUN__TRY(xlarun__cfg_float(&j, rope, where, "high_freq_factor", 1, 0.0, 1e9, 1.0, &d, err));
+            XLARUN__TRY(xlarun__cfg_float(r, rope, where, "high_freq_factor", 1, 0.0, 1e9, 1.0, &d, err));
             c->rope_high_freq_factor = XLARUN__CAST(float, d);
-            v = xlarun__json_get(&j, rope, "original_max_position_embeddings");
-            if (!xlarun__json_uint(&j, v == XLARUN__NONE ? 0 : v, XLARUN_MAX_POSITIONS, &om) || om == 0)
+            v = xlarun__cfg_get(r, rope, "original_max_position_embeddings");
+            if (!xlarun__json_uint(&r->j, v == XLARUN__NONE ? 0 : v, XLARUN_MAX_POSITIONS, &om) || om == 0)
                 return xlarun__fail(err, XLARUN_ERR_FORMAT,
                                     "config.json: '%soriginal_max_position_embeddings' must be a positive integer", where);
             c->rope_original_max_position_embeddings = XLARUN__CAST(uint32_t, om);
             if (!(c->rope_high_freq_factor > c->rope_low_freq_factor))
                 return xlarun__fail(err, XLARUN_ERR_FORMAT,
                                     "config.json: %shigh_freq_factor must be larger than low_freq_factor", where);
-        } else if (strcmp(buf, "default") && c->rope_type != XLARUN_ROPE_LONGROPE)
-            return xlarun__fail(err, XLARUN_ERR_UNSUPPORTED,
-                                "config.json: rope type '%s' is not supported (supported: default, linear, llama3)", buf);
-    }
-    if (c->arch == XLARUN_ARCH_MISTRAL || c->arch == XLARUN_ARCH_PHI3 || c->arch == XLARUN_ARCH_MIXTRAL) /* the window: null is
-                                                       none; a missing key is MistralConfig's 4096, the others' none */
-        XLARUN__TRY(xlarun__cfg_uint(&j, root, "sliding_window", 0, 1, XLARUN_MAX_POSITIONS,
-                                     c->arch == XLARUN_ARCH_MISTRAL && xlarun__json_get(&j, root, "sliding_window") == XLARUN__NONE ? 4096 : 0,
-                                     &c->sliding_window, err));
-    if (c->arch == XLARUN_ARCH_PHI3) XLARUN__TRY(xlarun__parse_phi3(&j, root, rope, where, c, err));
-    if (c->arch == XLARUN_ARCH_SMOLLM3) XLARUN__TRY(xlarun__parse_smollm3(&j, root, c, err));
-    if (c->arch == XLARUN_ARCH_MIXTRAL || c->arch == XLARUN_ARCH_QWEN3_MOE || c->arch == XLARUN_ARCH_OLMOE ||
-        c->arch == XLARUN_ARCH_QWEN2_MOE)
-        XLARUN__TRY(xlarun__parse_moe(&j, root, c, err));
-    if (c->arch == XLARUN_ARCH_GRANITE) { /* GraniteConfig's multipliers, each 1 when missing; applied
-                                            in f32 as Python floats are on f32 tensors */
-        static const char *const keys[4] = {"embedding_multiplier", "attention_multiplier", "residual_multiplier", "logits_scaling"};
-        float *at[4];
-        at[0] = &c->embed_scale; at[1] = &c->attn_scale; at[2] = &c->residual_scale; at[3] = &c->logit_scale;
-        for (k = 0; k < 4; k++) {
-            v = xlarun__json_get(&j, root, keys[k]);
-            if (v != XLARUN__NONE && xlarun__json_is_null(&j, v)) /* transformers fails on it */
-                return xlarun__fail(err, XLARUN_ERR_FORMAT, "config.json: '%s' is null (expected a positive number)", keys[k]);
-            XLARUN__TRY(xlarun__cfg_float(&j, root, "", keys[k], 0, 0.0, 1e30, 1.0, &d, err));
-            *at[k] = XLARUN__CAST(float, d);
         }
     }
-    if (gemma) XLARUN__TRY(xlarun__parse_gemma(&j, root, c, err));
-    if (c->arch == XLARUN_ARCH_GEMMA) { /* GemmaRMSNorm's 1 + w; the embedding times a tensor of
-                                           hidden_size ** 0.5 in the activations' dtype (f32) */
-        c->norm_plus_one = 1;
-        c->embed_scale = XLARUN__CAST(float, sqrt(XLARUN__CAST(double, c->hidden_size)));
+
+    /* the window, the multipliers, the mixture, and the family's own keys */
+    if (a->window == XLARUN__WIN_ALL) /* null is none; a missing key the class's default */
+        XLARUN__TRY(xlarun__cfg_uint(r, "sliding_window", 0, 1, XLARUN_MAX_POSITIONS,
+                                     xlarun__cfg_get(r, root, "sliding_window") == XLARUN__NONE ? a->window_def : 0, &c->sliding_window, err));
+    if (a->scale == XLARUN__SCALE_GRANITE) { /* each 1 when missing; applied in f32 as Python floats are on f32 tensors */
+        static const char *const keys[4] = {"embedding_multiplier", "attention_multiplier", "residual_multiplier", "logits_scaling"};
+        float *at[4];
+        at[0] = &p->embed_scale; at[1] = &p->attn_scale; at[2] = &p->residual_scale; at[3] = &p->logit_scale;
+        for (i = 0; i < 4; i++) {
+            XLARUN__TRY(xlarun__cfg_float(r, root, "", keys[i], 0, 0.0, 1e30, 1.0, &d, err));
+            *at[i] = XLARUN__CAST(float, d);
+        }
     }
-    if (local_theta > 0.0) c->rope_local_theta = XLARUN__CAST(float, local_theta);
-    XLARUN__TRY(xlarun__cfg_ids(&j, root, "bos_token_id", bos, XLARUN_MAX_EOS, &nbos, err));
+    if (a->moe) XLARUN__TRY(xlarun__parse_moe(r, c, p, err));
+    if (a->own) XLARUN__TRY(a->own(r, c, p, err));
+    XLARUN__TRY(xlarun__cfg_ids(r, "bos_token_id", bos, XLARUN_MAX_EOS, &nbos, err));
     c->bos_token_id = nbos ? bos[0] : -1;
-    XLARUN__TRY(xlarun__cfg_ids(&j, root, "eos_token_id", c->eos_token_ids, XLARUN_MAX_EOS, &c->n_eos, err));
+    XLARUN__TRY(xlarun__cfg_ids(r, "eos_token_id", c->eos_token_ids, XLARUN_MAX_EOS, &c->n_eos, err));
+    xlarun__plan_tensors(c, p);
     return XLARUN_OK;
 }
 
 /* transformers' inv_freq (its _compute_default_rope_parameters), step by step in f32; longrope's with its long
    factors when lng */
-static void xlarun__rope_freqs(const xlarun_config *c, float *inv, int lng) {
+static void xlarun__rope_freqs(const xlarun_config *c, const xlarun__plan *p, float *inv, int lng) {
     uint32_t j, half = c->rope_dim / 2;
-    const float *ext = lng ? c->rope_ext_long : c->rope_ext;
+    const float *ext = lng ? p->rope_ext_long : p->rope_ext;
     for (j = 0; j < half; j++) {
         float e = XLARUN__CAST(float, 2 * j) / XLARUN__CAST(float, c->rope_dim);
         inv[j] = 1.0f / (c->rope_type == XLARUN_ROPE_LONGROPE ? ext[j] * powf(c->rope_theta, e) : powf(c->rope_theta, e));
@@ -3163,198 +3619,15 @@ static void xlarun__rope_freqs(const xlarun_config *c, float *inv, int lng) {
     }
 }
 
-/* A layer's slots: the XLARUN__L_COUNT kinds above, then, in a mixture-of-experts model, the
-   router (XLARUN__L_ROUTER) and each expert's gate, up and down (kind XLARUN__L_ROUTER + 1 +
-   3 * expert + 0, 1, 2), then Qwen2-MoE's shared expert: its gate, up and down (from
-   xlarun__shared_kind) and its sigmoid gate (xlarun__shared_kind + 3). Each layer has them all;
-   xlarun__slot_used says which one reads. A sparse layer's experts[] holds the matrices after
-   the router in this order. */
-#define XLARUN__L_ROUTER XLARUN__L_COUNT
-static int xlarun__moe_mats(const xlarun_config *c) {
-    return 3 * XLARUN__CAST(int, c->n_experts) + (c->moe_shared_size ? 4 : 0);
-}
-static int xlarun__shared_kind(const xlarun_config *c) { return XLARUN__L_ROUTER + 1 + 3 * XLARUN__CAST(int, c->n_experts); }
-/* one of the shared expert's four kinds */
-static int xlarun__is_shared_kind(const xlarun_config *c, int k) {
-    return c->moe_shared_size && k >= xlarun__shared_kind(c);
-}
-/* the router and the shared expert's gate: one row each per expert or one in all, kept float by quantize */
-static int xlarun__is_gate_kind(const xlarun_config *c, int k) {
-    return k == XLARUN__L_ROUTER || (xlarun__is_shared_kind(c, k) && k == xlarun__shared_kind(c) + 3);
-}
-static int xlarun__stride(const xlarun_config *c) {
-    return XLARUN__L_COUNT + (c->n_experts ? 1 + xlarun__moe_mats(c) : 0);
-}
-/* the widest MLP a layer has (a dense layer's intermediate_size or an expert's), and the widest
-   input row of any matrix (that, hidden_size, or the attention's n_heads * head_dim) */
-static size_t xlarun__mlp_width(const xlarun_config *c) {
-    size_t w = 0;
-    uint32_t l;
-    for (l = 0; l < c->n_layers; l++) {
-        size_t x = c->moe[l] ? c->moe_intermediate_size : c->intermediate_size;
-        if (c->moe[l] && c->moe_shared_size > x) x = c->moe_shared_size;
-        if (x > w) w = x;
-    }
-    return w;
-}
-static size_t xlarun__widest_input(const xlarun_config *c) {
-    size_t w = xlarun__mlp_width(c), q = XLARUN__CAST(size_t, c->n_heads) * c->head_dim;
-    if (q > w) w = q;
-    return c->hidden_size > w ? c->hidden_size : w;
-}
-
-static int xlarun__n_slots(const xlarun_config *c) { /* the global ones and every layer's */
-    return XLARUN__T_GLOBAL + XLARUN__CAST(int, c->n_layers) * xlarun__stride(c);
-}
-static int xlarun__slot_kind(const xlarun_config *c, int slot) {
-    return slot < XLARUN__T_GLOBAL ? -1 : (slot - XLARUN__T_GLOBAL) % xlarun__stride(c);
-}
-static uint32_t xlarun__slot_layer(const xlarun_config *c, int slot) {
-    return slot < XLARUN__T_GLOBAL ? 0 : XLARUN__CAST(uint32_t, (slot - XLARUN__T_GLOBAL) / xlarun__stride(c));
-}
-/* an expert's slot kind as the dense kind it mirrors (XLARUN__L_GATE, _UP, _DOWN); others as they are */
-static int xlarun__dense_kind(int k) { return k > XLARUN__L_ROUTER ? XLARUN__L_GATE + (k - XLARUN__L_ROUTER - 1) % 3 : k; }
-
-static int xlarun__is_matrix_slot(const xlarun_config *c, int slot) {
-    int k = xlarun__slot_kind(c, slot);
-    if (slot < XLARUN__T_GLOBAL) return slot != XLARUN__T_NORM;
-    if (k >= XLARUN__L_ROUTER) return 1;
-    return k != XLARUN__L_ATTN_NORM && k != XLARUN__L_MLP_NORM && k <= XLARUN__L_DOWN; /* not norms, biases */
-}
-
-/* a norm's weights (not a matrix, not a bias) */
-static int xlarun__is_norm_slot(const xlarun_config *c, int slot) {
-    int k = xlarun__slot_kind(c, slot);
-    return slot == XLARUN__T_NORM || k == XLARUN__L_ATTN_NORM || k == XLARUN__L_MLP_NORM || (k >= XLARUN__L_Q_NORM && k < XLARUN__L_COUNT);
-}
-
-/* whether layer l reads slot kind k: the norms and matrices always, a bias when config.json
-   gives the matrix one, the head norms for Qwen3; a sparse layer its router and experts in
-   place of gate, up and down */
-static int xlarun__slot_used(const xlarun_config *c, uint32_t l, int k) {
-    int moe = l < c->n_layers && c->moe[l];
-    if (k >= XLARUN__L_ROUTER) return moe;
-    if (moe && (k == XLARUN__L_GATE || k == XLARUN__L_UP || k == XLARUN__L_DOWN)) return 0;
-    if (c->fused && (k == XLARUN__L_K || k == XLARUN__L_V || k == XLARUN__L_UP)) return 0;
-    if (k == XLARUN__L_ATTN_NORM) return !c->post_norms;
-    if (k <= XLARUN__L_DOWN) return 1;
-    if (k == XLARUN__L_POST_FFN_NORM) return c->sandwich_norms || c->post_norms;
-    if (k >= XLARUN__L_PRE_FFN_NORM) return c->sandwich_norms;
-    if (k >= XLARUN__L_Q_NORM) return c->qk_norm;
-    switch (k - XLARUN__L_BIAS) {
-    case XLARUN__L_Q: case XLARUN__L_K: case XLARUN__L_V: return c->qkv_bias;
-    case XLARUN__L_O: return c->o_bias;
-    case XLARUN__L_GATE: case XLARUN__L_UP: case XLARUN__L_DOWN: return c->mlp_bias && !moe;
-    default: return 0;
-    }
-}
-
-/* the name after "model.layers.N." of an expert kind (k > XLARUN__L_ROUTER), the router or the
-   shared expert's */
-static void xlarun__moe_name(const xlarun_config *c, int k, char *buf, size_t cap) {
-    static const char *const mixtral[3] = {"w1", "w3", "w2"}, *const mlp[3] = {"gate_proj", "up_proj", "down_proj"};
-    int mx = c->arch == XLARUN_ARCH_MIXTRAL, sk = xlarun__shared_kind(c);
-    if (k == XLARUN__L_ROUTER) snprintf(buf, cap, "%s.gate.weight", mx ? "block_sparse_moe" : "mlp");
-    else if (xlarun__is_gate_kind(c, k)) snprintf(buf, cap, "mlp.shared_expert_gate.weight");
-    else if (xlarun__is_shared_kind(c, k)) snprintf(buf, cap, "mlp.shared_expert.%s.weight", mlp[k - sk]);
-    else
-        snprintf(buf, cap, "%s.experts.%d.%s.weight", mx ? "block_sparse_moe" : "mlp", (k - XLARUN__L_ROUTER - 1) / 3,
-                 (mx ? mixtral : mlp)[(k - XLARUN__L_ROUTER - 1) % 3]);
-}
-
-/* the slot of a tensor name, -1 if the model does not use it, -2 for a layer past n_layers */
-static int xlarun__slot_of(const xlarun_config *c, const char *name) {
-    int k, found = -1;
-    const char *p;
-    unsigned long layer = 0;
-    for (k = 0; k < XLARUN__T_GLOBAL; k++)
-        if (!strcmp(name, xlarun__global_names[k])) return k;
-    if (strncmp(name, "model.layers.", 13)) return -1;
-    p = name + 13;
-    if (*p < '0' || *p > '9' || (p[0] == '0' && p[1] != '.')) return -1;
-    for (; *p >= '0' && *p <= '9'; p++) {
-        layer = layer * 10 + XLARUN__CAST(unsigned long, *p - '0');
-        if (layer > 1000000) return -2;
-    }
-    if (*p++ != '.') return -1;
-    for (k = 0; k < XLARUN__L_COUNT && found < 0; k++)
-        if (xlarun__layer_name(c->fused, k) && !strcmp(p, xlarun__layer_name(c->fused, k))) found = k;
-    if (found < 0 && c->n_experts) { /* the router, or "<prefix>.experts.<e>.<matrix>.weight" */
-        const char *pre = c->arch == XLARUN_ARCH_MIXTRAL ? "block_sparse_moe." : "mlp.", *q;
-        size_t np = strlen(pre);
-        unsigned long e = 0;
-        char want[96];
-        if (!strncmp(p, pre, np) && !strcmp(p + np, "gate.weight")) found = XLARUN__L_ROUTER;
-        else if (!strncmp(p, pre, np) && !strncmp(p + np, "experts.", 8)) {
-            q = p + np + 8;
-            if (*q >= '0' && *q <= '9' && (q[0] != '0' || q[1] == '.')) {
-                for (; *q >= '0' && *q <= '9' && e <= c->n_experts; q++) e = e * 10 + XLARUN__CAST(unsigned long, *q - '0');
-                for (k = 0; k < 3 && e < c->n_experts && found < 0; k++) {
-                    xlarun__moe_name(c, XLARUN__L_ROUTER + 1 + 3 * XLARUN__CAST(int, e) + k, want, sizeof want);
-                    if (!strcmp(p, want)) found = XLARUN__L_ROUTER + 1 + 3 * XLARUN__CAST(int, e) + k;
-                }
-            }
-        }
-        for (k = 0; c->moe_shared_size && k < 4 && found < 0; k++) { /* Qwen2-MoE's shared expert */
-            xlarun__moe_name(c, xlarun__shared_kind(c) + k, want, sizeof want);
-            if (!strcmp(p, want)) found = xlarun__shared_kind(c) + k;
-        }
-    }
-    if (found < 0) return -1;
-    if (layer >= c->n_layers) { /* -2 when some layer reads this kind */
-        uint32_t l;
-        for (l = 0; l < c->n_layers; l++)
-            if (xlarun__slot_used(c, l, found)) return -2;
-        return -1;
-    }
-    if (!xlarun__slot_used(c, XLARUN__CAST(uint32_t, layer), found)) return -1;
-    return XLARUN__CAST(int, XLARUN__T_GLOBAL + layer * XLARUN__CAST(unsigned long, xlarun__stride(c))) + found;
-}
-
-static void xlarun__slot_name(const xlarun_config *c, int slot, char *buf, size_t cap) {
-    int k = xlarun__slot_kind(c, slot);
-    char tail[96];
-    if (slot < XLARUN__T_GLOBAL) { snprintf(buf, cap, "%s", xlarun__global_names[slot]); return; }
-    if (k >= XLARUN__L_ROUTER) xlarun__moe_name(c, k, tail, sizeof tail);
-    else snprintf(tail, sizeof tail, "%s", xlarun__layer_name(c->fused, k));
-    snprintf(buf, cap, "model.layers.%u.%s", xlarun__slot_layer(c, slot), tail);
-}
-
-/* the shape config.json implies for a slot: [rows, cols], or [rows] for norms and biases */
-static int xlarun__slot_shape(const xlarun_config *c, int slot, uint64_t shape[2]) {
-    uint64_t H = c->hidden_size, I = c->intermediate_size, V = c->vocab_size;
-    uint64_t Q = XLARUN__CAST(uint64_t, c->n_heads) * c->head_dim, KV = XLARUN__CAST(uint64_t, c->n_kv_heads) * c->head_dim;
-    int k = xlarun__slot_kind(c, slot), bias = k > XLARUN__L_DOWN && k < XLARUN__L_COUNT;
-    shape[1] = H;
-    if (slot == XLARUN__T_EMBED || slot == XLARUN__T_LM_HEAD) { shape[0] = V; return 2; }
-    if (k == XLARUN__L_ROUTER) { shape[0] = c->n_experts; return 2; }
-    if (k > XLARUN__L_ROUTER && xlarun__is_gate_kind(c, k)) { shape[0] = 1; return 2; } /* the shared expert's gate */
-    if (k > XLARUN__L_ROUTER) { /* an expert: its own intermediate size (the shared one: its own) */
-        I = xlarun__is_shared_kind(c, k) ? c->moe_shared_size : c->moe_intermediate_size;
-        k = xlarun__dense_kind(k);
-    }
-    if (slot == XLARUN__T_NORM || k == XLARUN__L_ATTN_NORM || k == XLARUN__L_MLP_NORM || k >= XLARUN__L_PRE_FFN_NORM) { shape[0] = H; return 1; }
-    if (k >= XLARUN__L_Q_NORM) { shape[0] = c->qk_norm == 2 ? (k == XLARUN__L_Q_NORM ? Q : KV) : c->head_dim; return 1; }
-    if (bias) k -= XLARUN__L_BIAS; /* a bias: [rows] of its matrix */
-    switch (k) {
-    case XLARUN__L_Q: shape[0] = c->fused && !bias ? Q + 2 * KV : Q; break;
-    case XLARUN__L_K: case XLARUN__L_V: shape[0] = KV; break;
-    case XLARUN__L_O: shape[0] = H; shape[1] = Q; break;
-    case XLARUN__L_GATE: case XLARUN__L_UP: shape[0] = c->fused && !bias && k == XLARUN__L_GATE ? 2 * I : I; break;
-    default: shape[0] = H; shape[1] = I; break;
-    }
-    return bias ? 1 : 2;
-}
-
 static xlarun_k_type xlarun__ktype(xlarun_dtype d) {
     return d == XLARUN_DTYPE_F32 ? XLARUN_K_F32 : d == XLARUN_DTYPE_F16 ? XLARUN_K_F16 : XLARUN_K_BF16;
 }
 
 /* check a tensor the model needs against config.json before any of its bytes are used */
-static xlarun_status xlarun__check_tensor(const xlarun_config *c, int slot, const xlarun_st_tensor *t,
+static xlarun_status xlarun__check_tensor(const xlarun_model *m, int slot, const xlarun_st_tensor *t,
                                           const char *file, xlarun_error *err) {
     uint64_t want[2];
-    int nd = xlarun__slot_shape(c, slot, want);
+    int nd = xlarun__slot_shape(m, slot, want);
     char got[160], exp[64];
     if (t->dtype == XLARUN_DTYPE_I8 || t->dtype == XLARUN_DTYPE_U8) { /* q8_0 codes [rows,K], q4_0 [rows,K/2] */
         if (nd != 2)
@@ -3378,23 +3651,23 @@ static xlarun_status xlarun__check_tensor(const xlarun_config *c, int slot, cons
 }
 
 /* "<matrix name>_scale": the slot of that matrix, -2 for a layer past n_layers, else -1 */
-static int xlarun__scale_slot(const xlarun_config *c, const char *name) {
+static int xlarun__scale_slot(const xlarun_model *m, const char *name) {
     char base[160];
     size_t n = strlen(name);
     int slot;
     if (n < 7 || n - 6 >= sizeof base || strcmp(name + n - 6, "_scale")) return -1;
     memcpy(base, name, n - 6);
     base[n - 6] = 0;
-    slot = xlarun__slot_of(c, base);
-    return slot == -2 || (slot >= 0 && xlarun__is_matrix_slot(c, slot)) ? slot : -1;
+    slot = xlarun__slot_of(m, base);
+    return slot == -2 || (slot >= 0 && xlarun__is_matrix_slot(m, slot)) ? slot : -1;
 }
 
 /* the f16 block scales of a quantized matrix: [rows, K/32] */
-static xlarun_status xlarun__check_scale(const xlarun_config *c, int slot, const xlarun_st_tensor *t,
+static xlarun_status xlarun__check_scale(const xlarun_model *m, int slot, const xlarun_st_tensor *t,
                                          const char *file, xlarun_error *err) {
     uint64_t want[2];
     char got[160];
-    xlarun__slot_shape(c, slot, want);
+    xlarun__slot_shape(m, slot, want);
     if (t->dtype != XLARUN_DTYPE_F16)
         return xlarun__fail(err, XLARUN_ERR_MODEL, "%s: tensor '%s' has dtype %s; quantization scales are F16",
                             file, t->name, xlarun_dtype_name(t->dtype));
@@ -3409,7 +3682,7 @@ static xlarun_status xlarun__check_scale(const xlarun_config *c, int slot, const
 
 /* a shard with quantized matrices says so in __metadata__: "xlarun.quant" q8_0 or q4_0 (the
    tensors' own dtypes decide each one's type), "xlarun.block" 32 when present */
-static xlarun_status xlarun__check_quant_meta(const xlarun_config *c, const xlarun_st_reader *r, const char *file,
+static xlarun_status xlarun__check_quant_meta(const xlarun_model *m, const xlarun_st_reader *r, const char *file,
                                               xlarun_error *err) {
     char q[64], blk[64];
     int has = xlarun_st_metadata(r, "xlarun.quant", q, sizeof q);
@@ -3422,7 +3695,7 @@ static xlarun_status xlarun__check_quant_meta(const xlarun_config *c, const xlar
                             file, blk);
     for (i = 0; i < r->n_tensors && !has; i++) {
         const xlarun_st_tensor *t = &r->tensors[i];
-        if ((t->dtype == XLARUN_DTYPE_I8 || t->dtype == XLARUN_DTYPE_U8) && xlarun__slot_of(c, t->name) >= 0)
+        if ((t->dtype == XLARUN_DTYPE_I8 || t->dtype == XLARUN_DTYPE_U8) && xlarun__slot_of(m, t->name) >= 0)
             return xlarun__fail(err, XLARUN_ERR_MODEL, "%s: tensor '%s' is %s, but the file has no \"xlarun.quant\" in __metadata__",
                                 file, t->name, xlarun_dtype_name(t->dtype));
     }
@@ -3440,21 +3713,21 @@ typedef struct xlarun__loader {
 
 /* record a tensor the model needs: check it, then keep a view (matrices) or an f32 copy (norms) */
 /* the slot a tensor fills (*scale = 1 for a matrix's "_scale" tensor), -1: unused, -2: past n_layers */
-static int xlarun__tensor_slot(const xlarun_config *c, const char *name, int *scale) {
-    int slot = xlarun__slot_of(c, name);
+static int xlarun__tensor_slot(const xlarun_model *m, const char *name, int *scale) {
+    int slot = xlarun__slot_of(m, name);
     *scale = 0;
-    if (slot == -1 && (slot = xlarun__scale_slot(c, name)) != -1) *scale = 1;
+    if (slot == -1 && (slot = xlarun__scale_slot(m, name)) != -1) *scale = 1;
     return slot;
 }
 
 /* check one tensor of a shard against config.json by its name (names the model does not use pass) */
-static xlarun_status xlarun__check_named(const xlarun_config *c, const xlarun_st_tensor *t, const char *path,
+static xlarun_status xlarun__check_named(const xlarun_model *m, const xlarun_st_tensor *t, const char *path,
                                          xlarun_error *err) {
-    int sc, slot = xlarun__tensor_slot(c, t->name, &sc);
+    int sc, slot = xlarun__tensor_slot(m, t->name, &sc);
     if (slot == -2)
         return xlarun__fail(err, XLARUN_ERR_MODEL, "%s: tensor '%s' is past num_hidden_layers %u in config.json",
-                            path, t->name, c->n_layers);
-    if (slot >= 0) return (sc ? xlarun__check_scale : xlarun__check_tensor)(c, slot, t, path, err);
+                            path, t->name, m->cfg.n_layers);
+    if (slot >= 0) return (sc ? xlarun__check_scale : xlarun__check_tensor)(m, slot, t, path, err);
     return XLARUN_OK;
 }
 
@@ -3470,19 +3743,19 @@ static xlarun_status xlarun__take(xlarun__loader *L, int shard, const xlarun_st_
     }
     if (s->found) {
         char name[160];
-        xlarun__slot_name(&L->m->cfg, slot, name, sizeof name);
+        xlarun__slot_name(L->m, slot, name, sizeof name);
         return xlarun__fail(err, XLARUN_ERR_MODEL, "%s: tensor '%s' is also in an earlier shard", path, name);
     }
     s->found = 1;
     s->shard = shard;
     s->dtype = t->dtype;
     s->data = bytes;
-    if (!xlarun__is_matrix_slot(&L->m->cfg, slot)) {
+    if (!xlarun__is_matrix_slot(L->m, slot)) {
         size_t n = XLARUN__CAST(size_t, t->shape[0]);
         float *f = XLARUN__CAST(float *, xlarun__alloc_ex(L->a, n * sizeof(float), 0, 0));
         if (!f) return xlarun__fail(err, XLARUN_ERR_MEMORY, "model memory too small for the norm and bias weights");
         if (bytes) xlarun_k_to_f32(xlarun__ktype(t->dtype), bytes, f, n);
-        if (bytes && L->m->cfg.norm_plus_one && xlarun__is_norm_slot(&L->m->cfg, slot)) { /* Gemma: x * (1 + w), 1 + w in f32 */
+        if (bytes && L->m->plan.norm_plus_one && xlarun__slot_cls(L->m, slot) == XLARUN__C_NORM) { /* Gemma: x * (1 + w), 1 + w in f32 */
             size_t i;
             for (i = 0; i < n; i++) f[i] = 1.0f + f[i];
         }
@@ -3512,11 +3785,11 @@ static xlarun_status xlarun__load_shard(xlarun__loader *L, const char *name, int
     if (st != XLARUN_OK) { xlarun__file_close(&f); return st; }
     /* check every tensor the model needs before reading any data */
     for (i = 0; i < r.n_tensors; i++)
-        if ((st = xlarun__check_named(&L->m->cfg, &r.tensors[i], path, err)) != XLARUN_OK) {
+        if ((st = xlarun__check_named(L->m, &r.tensors[i], path, err)) != XLARUN_OK) {
             xlarun__file_close(&f);
             return st;
         }
-    if ((st = xlarun__check_quant_meta(&L->m->cfg, &r, path, err)) != XLARUN_OK) {
+    if ((st = xlarun__check_quant_meta(L->m, &r, path, err)) != XLARUN_OK) {
         xlarun__file_close(&f);
         return st;
     }
@@ -3538,7 +3811,7 @@ static xlarun_status xlarun__load_shard(xlarun__loader *L, const char *name, int
         xlarun__file_close(&f);
         for (i = 0; i < r.n_tensors && st == XLARUN_OK; i++) {
             const xlarun_st_tensor *t = &r.tensors[i];
-            int sc, slot = xlarun__tensor_slot(&L->m->cfg, t->name, &sc);
+            int sc, slot = xlarun__tensor_slot(L->m, t->name, &sc);
             if (slot >= 0) st = xlarun__take(L, shard, t, base ? base + t->offset : NULL, slot, sc, path, err);
         }
         L->a->high = mark;
@@ -3548,11 +3821,11 @@ static xlarun_status xlarun__load_shard(xlarun__loader *L, const char *name, int
     /* streaming: tensors in file order into the model's memory; a measuring pass stops here */
     for (i = 0; i < r.n_tensors && st == XLARUN_OK; i++) {
         const xlarun_st_tensor *t = &r.tensors[i];
-        int sc, slot = xlarun__tensor_slot(&L->m->cfg, t->name, &sc), temp;
+        int sc, slot = xlarun__tensor_slot(L->m, t->name, &sc), temp;
         void *dst = NULL;
         size_t got, tmark = L->a->high;
         if (slot < 0) continue;
-        temp = !sc && !xlarun__is_matrix_slot(&L->m->cfg, slot);
+        temp = !sc && !xlarun__is_matrix_slot(L->m, slot);
         if (t->nbytes > SIZE_MAX / 2 ||
             !(dst = xlarun__alloc_ex(L->a, XLARUN__CAST(size_t, t->nbytes), temp, 1))) {
             if (!xlarun__measuring(L->a))
@@ -3616,7 +3889,7 @@ static xlarun_status xlarun__read_index(xlarun__loader *L, const char *text, siz
             n++;
         }
         if (xlarun__json_str(&j, k, tname, sizeof tname) == XLARUN__NONE) continue;
-        slot = xlarun__slot_of(&L->m->cfg, tname);
+        slot = xlarun__slot_of(L->m, tname);
         if (slot >= 0) L->slots[slot].index_shard = XLARUN__CAST(int, i);
     }
     if (n == 0) return xlarun__fail(err, XLARUN_ERR_FORMAT, "%s: weight_map names no shards", what);
@@ -3627,7 +3900,7 @@ static xlarun_status xlarun__read_index(xlarun__loader *L, const char *text, siz
 /* the typed view of a checked matrix slot; returns the bytes one token reads from it */
 static uint64_t xlarun__view(xlarun_model *m, const xlarun__slot *sl, int slot, xlarun__weight *w) {
     uint64_t shape[2];
-    xlarun__slot_shape(&m->cfg, slot, shape);
+    xlarun__slot_shape(m, slot, shape);
     w->data = sl->data;
     w->type = xlarun__ktype(sl->dtype);
     w->scale = NULL;
@@ -3656,39 +3929,46 @@ static void xlarun__rows(const xlarun__weight *w, size_t r0, size_t K, xlarun__w
 static xlarun_status xlarun__check_slot(const xlarun__loader *L, int i, const char *const *names, xlarun_error *err) {
     char name[160];
     const xlarun__slot *sl = &L->slots[i];
-    const xlarun_config *c = &L->m->cfg;
-    int k = xlarun__slot_kind(c, i);
-    if (i == XLARUN__T_LM_HEAD && c->tie_word_embeddings) return XLARUN_OK;
-    if (k >= 0 && !xlarun__slot_used(c, xlarun__slot_layer(c, i), k)) return XLARUN_OK;
-    xlarun__slot_name(c, i, name, sizeof name);
-    if (!sl->found) {
-        if (k >= XLARUN__L_ROUTER)
+    const xlarun_model *m = L->m;
+    const xlarun_config *c = &m->cfg;
+    const xlarun__arch_desc *a = m->plan.a;
+    uint32_t l, e;
+    const xlarun__tdesc *d = xlarun__slot_desc(m, i, &l, &e);
+    if (!xlarun__tensor_used(m, l, d)) return XLARUN_OK;
+    xlarun__slot_name(m, i, name, sizeof name);
+    if (!sl->found) { /* why the model needs it, by its need */
+        switch (d->need) {
+        case XLARUN__N_SPARSE: case XLARUN__N_SHARED:
             return xlarun__fail(err, XLARUN_ERR_MODEL, "%s: missing tensor '%s' (layer %u is a mixture of %u experts%s)",
-                                L->dir, name, xlarun__slot_layer(c, i), c->n_experts,
-                                k == XLARUN__L_ROUTER ? "; this is its router"
-                                : xlarun__is_shared_kind(c, k) ? " and a shared expert" : "");
-        if (k >= XLARUN__L_PRE_FFN_NORM)
+                                L->dir, name, l, c->n_experts, d->kind == XLARUN__W_ROUTER ? "; this is its router"
+                                                               : d->need == XLARUN__N_SHARED ? " and a shared expert" : "");
+        case XLARUN__N_SANDWICH: case XLARUN__N_NORM_AFTER:
             return xlarun__fail(err, XLARUN_ERR_MODEL, "%s: missing tensor '%s' (%s normalizes the MLP's %s)",
-                                L->dir, name, xlarun_arch_name(c->arch), c->post_norms ? "output" : "input and output");
-        if (k >= XLARUN__L_Q_NORM)
+                                L->dir, name, a->cls, m->plan.norms == XLARUN__NORMS_POST ? "output" : "input and output");
+        case XLARUN__N_QK_NORM:
             return xlarun__fail(err, XLARUN_ERR_MODEL, "%s: missing tensor '%s' (%s normalizes %s of q and k)",
-                                L->dir, name, xlarun_arch_name(c->arch), c->qk_norm == 2 ? "the whole" : "each head");
-        if (k > XLARUN__L_DOWN && k < XLARUN__L_COUNT)
-            return xlarun__fail(err, XLARUN_ERR_MODEL, "%s: missing tensor '%s' (%s)", L->dir, name,
-                                c->arch == XLARUN_ARCH_QWEN2 ? "Qwen2ForCausalLM has q, k and v biases"
-                                : k - XLARUN__L_BIAS <= XLARUN__L_O ? "config.json has attention_bias true"
-                                                                    : "config.json has mlp_bias true");
-        if (c->n_experts && (k == XLARUN__L_GATE || k == XLARUN__L_UP || k == XLARUN__L_DOWN))
-            return xlarun__fail(err, XLARUN_ERR_MODEL, "%s: missing tensor '%s' (layer %u has a dense MLP: mlp_only_layers, decoder_sparse_step)",
-                                L->dir, name, xlarun__slot_layer(c, i));
-        if (c->fused && (k == XLARUN__L_Q || k == XLARUN__L_GATE))
-            return xlarun__fail(err, XLARUN_ERR_MODEL, "%s: missing tensor '%s' (Phi3ForCausalLM keeps %s in one matrix; separate ones are not read)",
-                                L->dir, name, k == XLARUN__L_Q ? "q, k and v" : "gate and up");
-        if (i >= XLARUN__T_GLOBAL)
+                                L->dir, name, a->cls, m->plan.qk == XLARUN__QK_WHOLE ? "the whole" : "each head");
+        case XLARUN__N_QKV_BIAS: case XLARUN__N_O_BIAS: case XLARUN__N_MLP_BIAS:
+            if (a->bias == XLARUN__BIAS_QKV && d->need == XLARUN__N_QKV_BIAS)
+                return xlarun__fail(err, XLARUN_ERR_MODEL, "%s: missing tensor '%s' (%s has q, k and v biases)", L->dir, name, a->cls);
+            return xlarun__fail(err, XLARUN_ERR_MODEL, "%s: missing tensor '%s' (config.json has %s true)", L->dir, name,
+                                d->need == XLARUN__N_MLP_BIAS ? "mlp_bias" : a->bias == XLARUN__BIAS_QKV_KEY ? "qkv_bias" : "attention_bias");
+        case XLARUN__N_DENSE:
+            if (c->n_experts)
+                return xlarun__fail(err, XLARUN_ERR_MODEL, "%s: missing tensor '%s' (layer %u has a dense MLP: mlp_only_layers, decoder_sparse_step)",
+                                    L->dir, name, l);
+            break;
+        case XLARUN__N_UNTIED:
+            return xlarun__fail(err, XLARUN_ERR_MODEL, "%s: missing tensor '%s' (config.json has tie_word_embeddings false)", L->dir, name);
+        default: break;
+        }
+        if (d->kind == XLARUN__W_QKV || d->kind == XLARUN__W_GATE_UP)
+            return xlarun__fail(err, XLARUN_ERR_MODEL, "%s: missing tensor '%s' (%s keeps %s in one matrix; separate ones are not read)",
+                                L->dir, name, a->cls, d->kind == XLARUN__W_QKV ? "q, k and v" : "gate and up");
+        if (i >= XLARUN__N_GLOBAL)
             return xlarun__fail(err, XLARUN_ERR_MODEL, "%s: missing tensor '%s' (config.json has num_hidden_layers %u)",
                                 L->dir, name, c->n_layers);
-        return xlarun__fail(err, XLARUN_ERR_MODEL, "%s: missing tensor '%s'%s", L->dir, name,
-                            i == XLARUN__T_LM_HEAD ? " (config.json has tie_word_embeddings false)" : "");
+        return xlarun__fail(err, XLARUN_ERR_MODEL, "%s: missing tensor '%s'", L->dir, name);
     }
     if (sl->index_shard >= 0 && sl->index_shard != sl->shard)
         return xlarun__fail(err, XLARUN_ERR_MODEL, "%s: tensor '%s' is in %s, but model.safetensors.index.json says %s",
@@ -3725,10 +4005,10 @@ static xlarun_status xlarun__model_build(xlarun__arena *a, const char *dir,
     *out = m;
     mark = a->high;
     XLARUN__TRY(xlarun__read_small(a, opt->io, dir, "config.json", XLARUN_MAX_CONFIG_BYTES, &text, &len, err));
-    XLARUN__TRY(xlarun__parse_config(text, len, &m->cfg, err));
+    XLARUN__TRY(xlarun__parse_config(text, len, &m->cfg, &m->plan, NULL, err));
     a->high = mark;
 
-    L.n_slots = xlarun__n_slots(&m->cfg);
+    L.n_slots = xlarun__n_slots(m);
     L.slots = XLARUN__CAST(xlarun__slot *, xlarun__alloc_ex(a, sizeof(xlarun__slot) * XLARUN__CAST(size_t, L.n_slots), 1, 0));
     names = XLARUN__CAST(const char **, xlarun__alloc_ex(a, sizeof(char *) * XLARUN__MAX_SHARDS, 1, 0));
     if (!L.slots || !names) return xlarun__fail(err, XLARUN_ERR_MEMORY, "model memory too small");
@@ -3762,7 +4042,7 @@ static xlarun_status xlarun__model_build(xlarun__arena *a, const char *dir,
     m->layers = XLARUN__CAST(xlarun__layer *, xlarun__alloc_ex(a, sizeof(xlarun__layer) * m->cfg.n_layers, 0, 0));
     m->inv_freq = XLARUN__CAST(float *, xlarun__alloc_ex(a, sizeof(float) * (m->cfg.head_dim / 2), 0, 0));
     if (!m->layers || !m->inv_freq) return xlarun__fail(err, XLARUN_ERR_MEMORY, "model memory too small");
-    if (m->cfg.rope_local_theta > 0.0f && m->cfg.sliding_pattern != 1) {
+    if (m->cfg.rope_local_theta > 0.0f && m->plan.sliding_pattern != 1) {
         m->inv_freq_local = XLARUN__CAST(float *, xlarun__alloc_ex(a, sizeof(float) * (m->cfg.head_dim / 2), 0, 0));
         if (!m->inv_freq_local) return xlarun__fail(err, XLARUN_ERR_MEMORY, "model memory too small");
     }
@@ -3770,62 +4050,77 @@ static xlarun_status xlarun__model_build(xlarun__arena *a, const char *dir,
         m->inv_freq_long = XLARUN__CAST(float *, xlarun__alloc_ex(a, sizeof(float) * (m->cfg.head_dim / 2), 0, 0));
         if (!m->inv_freq_long) return xlarun__fail(err, XLARUN_ERR_MEMORY, "model memory too small");
     }
-    xlarun__view(m, &L.slots[XLARUN__T_EMBED], XLARUN__T_EMBED, &m->embed);
-    i = m->cfg.tie_word_embeddings ? XLARUN__T_EMBED : XLARUN__T_LM_HEAD;
+    xlarun__view(m, &L.slots[XLARUN__W_EMBED], XLARUN__W_EMBED, &m->embed);
+    i = m->cfg.tie_word_embeddings ? XLARUN__W_EMBED : XLARUN__W_LM_HEAD;
     m->weight_bytes = xlarun__view(m, &L.slots[i], i, &m->lm_head);
-    m->final_norm = XLARUN__CAST(const float *, L.slots[XLARUN__T_NORM].data);
+    m->final_norm = XLARUN__CAST(const float *, L.slots[XLARUN__W_FINAL_NORM].data);
     for (l = 0; l < m->cfg.n_layers; l++) {
-        int base = XLARUN__T_GLOBAL + XLARUN__CAST(int, l) * xlarun__stride(&m->cfg);
-        xlarun__slot *sl = &L.slots[base];
+        const xlarun__plan *p = &m->plan;
+        int base = XLARUN__N_GLOBAL + XLARUN__CAST(int, l) * p->stride, t, E = XLARUN__CAST(int, m->cfg.n_experts);
         xlarun__layer *ly = &m->layers[l];
-        xlarun__weight *w[XLARUN__L_COUNT];
-        int k;
+        uint64_t experts = 0;
         memset(ly, 0, sizeof *ly);
-        w[XLARUN__L_Q] = &ly->q; w[XLARUN__L_K] = &ly->k; w[XLARUN__L_V] = &ly->v; w[XLARUN__L_O] = &ly->o;
-        w[XLARUN__L_GATE] = &ly->gate; w[XLARUN__L_UP] = &ly->up; w[XLARUN__L_DOWN] = &ly->down;
-        ly->attn_norm = m->cfg.post_norms ? NULL : XLARUN__CAST(const float *, sl[XLARUN__L_ATTN_NORM].data);
-        ly->mlp_norm = XLARUN__CAST(const float *, sl[XLARUN__L_MLP_NORM].data);
-        ly->q_norm = m->cfg.qk_norm ? XLARUN__CAST(const float *, sl[XLARUN__L_Q_NORM].data) : NULL;
-        ly->k_norm = m->cfg.qk_norm ? XLARUN__CAST(const float *, sl[XLARUN__L_K_NORM].data) : NULL;
-        ly->pre_ffn_norm = m->cfg.sandwich_norms ? XLARUN__CAST(const float *, sl[XLARUN__L_PRE_FFN_NORM].data) : NULL;
-        ly->post_ffn_norm = m->cfg.sandwich_norms || m->cfg.post_norms ? XLARUN__CAST(const float *, sl[XLARUN__L_POST_FFN_NORM].data) : NULL;
-        ly->window = m->cfg.sliding_pattern && (l + 1) % m->cfg.sliding_pattern == 0 ? 0 : m->cfg.sliding_window;
+        ly->window = p->sliding_pattern && (l + 1) % p->sliding_pattern == 0 ? 0 : m->cfg.sliding_window;
         ly->local_rope = ly->window && m->cfg.rope_local_theta > 0.0f;
-        ly->no_rope = m->cfg.no_rope[l];
-        for (k = 0; k <= XLARUN__L_DOWN; k++) {
-            ly->bias[k] = NULL;
-            if (k == XLARUN__L_ATTN_NORM || k == XLARUN__L_MLP_NORM || !xlarun__slot_used(&m->cfg, XLARUN__CAST(uint32_t, l), k)) continue;
-            m->weight_bytes += xlarun__view(m, &sl[k], base + k, w[k]);
-            ly->bias[k] = xlarun__slot_used(&m->cfg, XLARUN__CAST(uint32_t, l), XLARUN__L_BIAS + k) ? XLARUN__CAST(const float *, sl[XLARUN__L_BIAS + k].data) : NULL;
-        }
-        ly->experts = NULL;
-        if (m->cfg.moe[l]) { /* a token reads the router, n_experts_used experts (on average that
-                                share of all of them) and the shared expert */
-            uint64_t all = 0;
-            int e;
-            ly->experts = XLARUN__CAST(xlarun__weight *, xlarun__alloc_ex(a, sizeof(xlarun__weight) * XLARUN__CAST(size_t, xlarun__moe_mats(&m->cfg)), 0, 0));
+        ly->no_rope = p->no_rope[l];
+        if (p->moe[l]) {
+            ly->experts = XLARUN__CAST(xlarun__weight *, xlarun__alloc_ex(a, sizeof(xlarun__weight) * XLARUN__CAST(size_t, 3 * E + 4), 0, 0));
             if (!ly->experts) return xlarun__fail(err, XLARUN_ERR_MEMORY, "model memory too small");
-            m->weight_bytes += xlarun__view(m, &sl[XLARUN__L_ROUTER], base + XLARUN__L_ROUTER, &ly->router);
-            for (e = 0; e < 3 * XLARUN__CAST(int, m->cfg.n_experts); e++)
-                all += xlarun__view(m, &sl[XLARUN__L_ROUTER + 1 + e], base + XLARUN__L_ROUTER + 1 + e, &ly->experts[e]);
-            m->weight_bytes += all / m->cfg.n_experts * m->cfg.n_experts_used;
-            for (; e < xlarun__moe_mats(&m->cfg); e++)
-                m->weight_bytes += xlarun__view(m, &sl[XLARUN__L_ROUTER + 1 + e], base + XLARUN__L_ROUTER + 1 + e, &ly->experts[e]);
         }
-        if (m->cfg.fused) { /* Phi-3: k and v are rows of qkv_proj after q's, up rows of gate_up_proj after gate's */
+        for (t = 0; t < p->n_lt; t++) { /* each tensor kind the layer reads, to its place */
+            const xlarun__tdesc *d = p->lt[t];
+            int s0 = base + p->lt_slot[t], n = xlarun__per_expert(d) ? E : 1, e;
+            const float *f = XLARUN__CAST(const float *, L.slots[s0].data);
+            xlarun__weight *w = NULL;
+            if (!xlarun__tensor_used(m, XLARUN__CAST(uint32_t, l), d)) continue;
+            switch (d->kind) {
+            case XLARUN__W_ATTN_NORM: ly->attn_norm = f; break;
+            case XLARUN__W_MLP_NORM: ly->mlp_norm = f; break;
+            case XLARUN__W_Q_NORM: ly->q_norm = f; break;
+            case XLARUN__W_K_NORM: ly->k_norm = f; break;
+            case XLARUN__W_PRE_FFN_NORM: ly->pre_ffn_norm = f; break;
+            case XLARUN__W_POST_FFN_NORM: ly->post_ffn_norm = f; break;
+            case XLARUN__W_Q_BIAS: ly->q_bias = f; break;
+            case XLARUN__W_K_BIAS: ly->k_bias = f; break;
+            case XLARUN__W_V_BIAS: ly->v_bias = f; break;
+            case XLARUN__W_O_BIAS: ly->o_bias = f; break;
+            case XLARUN__W_GATE_BIAS: ly->gate_bias = f; break;
+            case XLARUN__W_UP_BIAS: ly->up_bias = f; break;
+            case XLARUN__W_DOWN_BIAS: ly->down_bias = f; break;
+            case XLARUN__W_Q: case XLARUN__W_QKV: w = &ly->q; break; /* Phi-3: k and v are views into it, below */
+            case XLARUN__W_K: w = &ly->k; break;
+            case XLARUN__W_V: w = &ly->v; break;
+            case XLARUN__W_O: w = &ly->o; break;
+            case XLARUN__W_GATE: case XLARUN__W_GATE_UP: w = &ly->gate; break;
+            case XLARUN__W_UP: w = &ly->up; break;
+            case XLARUN__W_DOWN: w = &ly->down; break;
+            case XLARUN__W_ROUTER: w = &ly->router; break;
+            case XLARUN__W_SHARED_GATE: case XLARUN__W_SHARED_UP: case XLARUN__W_SHARED_DOWN: case XLARUN__W_SHARED_ROUTER:
+                w = &ly->experts[3 * E + d->kind - XLARUN__W_SHARED_GATE];
+                break;
+            default: /* an expert's gate, up or down: experts[3 * e + 0, 1, 2]; a token reads n_experts_used
+                        of them, on average that share of all */
+                for (e = 0; e < n; e++)
+                    experts += xlarun__view(m, &L.slots[s0 + e], s0 + e, &ly->experts[3 * e + d->kind - XLARUN__W_EXPERT_GATE]);
+                break;
+            }
+            if (w) m->weight_bytes += xlarun__view(m, &L.slots[s0], s0, w);
+        }
+        if (E) m->weight_bytes += experts / m->cfg.n_experts * m->cfg.n_experts_used;
+        if (p->fused) { /* Phi-3: k and v are rows of qkv_proj after q's, up rows of gate_up_proj after gate's */
             size_t qd = XLARUN__CAST(size_t, m->cfg.n_heads) * m->cfg.head_dim, kvd = XLARUN__CAST(size_t, m->cfg.n_kv_heads) * m->cfg.head_dim;
             xlarun__rows(&ly->q, qd, m->cfg.hidden_size, &ly->k);
             xlarun__rows(&ly->q, qd + kvd, m->cfg.hidden_size, &ly->v);
             xlarun__rows(&ly->gate, m->cfg.intermediate_size, m->cfg.hidden_size, &ly->up);
         }
     }
-    xlarun__rope_freqs(&m->cfg, m->inv_freq, 0);
-    if (m->inv_freq_long) xlarun__rope_freqs(&m->cfg, m->inv_freq_long, 1);
+    xlarun__rope_freqs(&m->cfg, &m->plan, m->inv_freq, 0);
+    if (m->inv_freq_long) xlarun__rope_freqs(&m->cfg, &m->plan, m->inv_freq_long, 1);
     if (m->inv_freq_local) { /* Gemma 3's local layers: rope_local_base_freq, default RoPE */
         xlarun_config lc = m->cfg;
         lc.rope_theta = m->cfg.rope_local_theta;
         lc.rope_type = XLARUN_ROPE_DEFAULT;
-        xlarun__rope_freqs(&lc, m->inv_freq_local, 0);
+        xlarun__rope_freqs(&lc, &m->plan, m->inv_freq_local, 0);
     }
     m->magic = XLARUN__MODEL_MAGIC;
     return XLARUN_OK;
@@ -3932,8 +4227,9 @@ XLARUN_API const char *xlarun_model_dtype(const xlarun_model *m) {
         w[0] = &ly->q; w[1] = &ly->k; w[2] = &ly->v; w[3] = &ly->o; w[4] = &ly->gate; w[5] = &ly->up; w[6] = &ly->down;
         for (k = 0; k < n; k++)
             if (strcmp(xlarun__weight_kind(w[k]), kind)) return "mixed";
-        for (k = 0; ly->experts && k < xlarun__moe_mats(&m->cfg); k++) /* not the shared expert's gate (kept float) */
-            if (!xlarun__is_gate_kind(&m->cfg, XLARUN__L_ROUTER + 1 + k) && strcmp(xlarun__weight_kind(&ly->experts[k]), kind)) return "mixed";
+        n = 3 * XLARUN__CAST(int, m->cfg.n_experts) + (m->cfg.moe_shared_size ? 3 : 0); /* not the shared expert's gate (kept float) */
+        for (k = 0; ly->experts && k < n; k++)
+            if (strcmp(xlarun__weight_kind(&ly->experts[k]), kind)) return "mixed";
     }
     return kind;
 }
@@ -4256,7 +4552,7 @@ static void xlarun__mm_task(void *ctx, uint32_t t, uint32_t nt) {
         size_t r0, r1, i2;
         xlarun__split(c->rows[i], t, nt, &r0, &r1);
         for (i2 = 0; i2 < c->n && r0 < r1; i2++)
-            (c->act == 1 + XLARUN_ACT_GELU_TANH ? xlarun_k_gelu_mul : xlarun_k_silu_mul)(
+            (c->act == 1 + XLARUN__ACT_GELU_TANH ? xlarun_k_gelu_mul : xlarun_k_silu_mul)(
                 c->y[i] + i2 * c->rows[i] + r0, c->y[i + 1] + i2 * c->rows[i + 1] + r0, r1 - r0);
     }
 }
@@ -4343,8 +4639,8 @@ static void xlarun__attn_task(void *ctx, uint32_t t, uint32_t nt) {
         at += cost;
         if (2 * at - cost < 2 * lo || 2 * at - cost >= 2 * hi) continue; /* its middle, doubled */
         xlarun_k_attend(s->kvt, s->q + i * qd + kvh * group * hd, group, xlarun__kc(s, c->layer, kvh),
-                        xlarun__vc(s, c->layer, kvh), xlarun__slots(s, c->layer), j0, n_keys, hd, cf->attn_scale,
-                        cf->attn_softcap, s->scores + XLARUN__CAST(size_t, t) * group * lds, lds,
+                        xlarun__vc(s, c->layer, kvh), xlarun__slots(s, c->layer), j0, n_keys, hd, s->m->plan.attn_scale,
+                        s->m->plan.attn_softcap, s->scores + XLARUN__CAST(size_t, t) * group * lds, lds,
                         s->att + i * qd + kvh * group * hd);
     }
 }
@@ -4371,13 +4667,13 @@ static void xlarun__attn_split_task(void *ctx, uint32_t t, uint32_t nt) {
         if (c->phase == 1) {
             size_t ja = (b0 + u0) * B, jb = (b0 + u1) * B;
             xlarun_k_attend_qk(s->kvt, s->q + kvh * group * hd, group, xlarun__kc(s, c->layer, kvh), ring, j0,
-                               ja > j0 ? ja : j0, jb < n_keys ? jb : n_keys, hd, cf->attn_scale,
+                               ja > j0 ? ja : j0, jb < n_keys ? jb : n_keys, hd, s->m->plan.attn_scale,
                                s->scores + kvh * group * lds, lds);
         } else if (c->phase == 2) {
             size_t g;
             for (g = u0; g < u1; g++) {
                 float *p = s->scores + (kvh * group + g) * lds + j0 % B; /* the row from j0's block */
-                if (cf->attn_softcap > 0.0f) xlarun_k_softcap(p, n_keys - j0, cf->attn_softcap);
+                if (s->m->plan.attn_softcap > 0.0f) xlarun_k_softcap(p, n_keys - j0, s->m->plan.attn_softcap);
                 xlarun_k_softmax(p, n_keys - j0);
             }
         } else
@@ -4418,6 +4714,7 @@ static void xlarun__add_weighted(float *out, const float *y, float w, size_t n) 
 
 static void xlarun__moe(xlarun_session *s, const xlarun__layer *L, const float *xin, size_t n) {
     const xlarun_config *c = &s->m->cfg;
+    const xlarun__plan *pl = &s->m->plan;
     size_t H = c->hidden_size, I = c->moe_intermediate_size, E = c->n_experts, K = c->n_experts_used;
     size_t i, j, e;
     xlarun__mm mm;
@@ -4436,7 +4733,7 @@ static void xlarun__moe(xlarun_session *s, const xlarun__layer *L, const float *
             p[best] = -2.0f;
             sum += tw[j];
         }
-        if (c->moe_norm_topk) /* the sum in the order picked, as torch's */
+        if (pl->moe_norm_topk) /* the sum in the order picked, as torch's */
             for (j = 0; j < K; j++) tw[j] /= sum;
         for (j = 1; j < K; j++) { /* then the experts in index order, their weights with them */
             size_t k2 = j;
@@ -4459,7 +4756,7 @@ static void xlarun__moe(xlarun_session *s, const xlarun__layer *L, const float *
             mm.w[2 * j] = &L->experts[3 * te[j]]; mm.y[2 * j] = s->gate + j * I; mm.rows[2 * j] = I;
             mm.w[2 * j + 1] = &L->experts[3 * te[j] + 1]; mm.y[2 * j + 1] = s->up + j * I; mm.rows[2 * j + 1] = I;
         }
-        mm.count = XLARUN__CAST(int, 2 * K); mm.act = 1 + XLARUN__CAST(int, c->act); mm.K = H; mm.n = 1; mm.x = xin;
+        mm.count = XLARUN__CAST(int, 2 * K); mm.act = 1 + XLARUN__CAST(int, pl->act); mm.K = H; mm.n = 1; mm.x = xin;
         xlarun__mm_run(s, &mm);
         memset(&mm, 0, sizeof mm);
         for (j = 0; j < K; j++) { mm.w[j] = &L->experts[3 * te[j] + 2]; mm.y[j] = s->moe_y + j * H; mm.rows[j] = H; }
@@ -4483,7 +4780,7 @@ static void xlarun__moe(xlarun_session *s, const xlarun__layer *L, const float *
         memset(&mm, 0, sizeof mm);
         mm.w[0] = &L->experts[3 * e]; mm.y[0] = s->gate; mm.rows[0] = I;
         mm.w[1] = &L->experts[3 * e + 1]; mm.y[1] = s->up; mm.rows[1] = I;
-        mm.count = 2; mm.act = 1 + XLARUN__CAST(int, c->act); mm.K = H; mm.n = cnt; mm.x = xe;
+        mm.count = 2; mm.act = 1 + XLARUN__CAST(int, pl->act); mm.K = H; mm.n = cnt; mm.x = xe;
         xlarun__mm_run(s, &mm);
         xlarun__matmul(s, &L->experts[3 * e + 2], NULL, H, I, s->gate, cnt, s->moe_y);
         for (r = 0; r < cnt; r++)
@@ -4495,7 +4792,7 @@ static void xlarun__moe(xlarun_session *s, const xlarun__layer *L, const float *
         memset(&mm, 0, sizeof mm);
         mm.w[0] = &sh[0]; mm.y[0] = s->gate; mm.rows[0] = Is;
         mm.w[1] = &sh[1]; mm.y[1] = s->up; mm.rows[1] = Is;
-        mm.count = 2; mm.act = 1 + XLARUN__CAST(int, c->act); mm.K = H; mm.n = n; mm.x = xin;
+        mm.count = 2; mm.act = 1 + XLARUN__CAST(int, pl->act); mm.K = H; mm.n = n; mm.x = xin;
         xlarun__mm_run(s, &mm);
         xlarun__matmul(s, &sh[2], NULL, H, Is, s->gate, n, s->moe_y);
         xlarun__matmul(s, &sh[3], NULL, 1, H, xin, n, s->router); /* the routing is done with s->router */
@@ -4509,6 +4806,7 @@ static void xlarun__moe(xlarun_session *s, const xlarun__layer *L, const float *
 static void xlarun__forward(xlarun_session *s, const int32_t *ids, size_t n, int lng) {
     const xlarun_model *m = s->m;
     const xlarun_config *c = &m->cfg;
+    const xlarun__plan *pl = &m->plan;
     size_t H = c->hidden_size, I = c->intermediate_size, hd = c->head_dim, half = c->rope_dim / 2;
     size_t qd = XLARUN__CAST(size_t, c->n_heads) * hd, kvd = XLARUN__CAST(size_t, c->n_kv_heads) * hd;
     size_t esz = xlarun_k_type_size(m->embed.type), i, j, l;
@@ -4520,13 +4818,13 @@ static void xlarun__forward(xlarun_session *s, const int32_t *ids, size_t n, int
         else
             xlarun_k_to_f32(m->embed.type, XLARUN__CAST(const char *, m->embed.data) + XLARUN__CAST(size_t, ids[i]) * H * esz,
                             s->x + i * H, H);
-    if (c->embed_scale != 1.0f) /* Gemma: the row times f32(sqrt(hidden_size)); Granite's embedding_multiplier */
-        for (i = 0; i < n * H; i++) s->x[i] *= c->embed_scale;
+    if (pl->embed_scale != 1.0f) /* Gemma: the row times f32(sqrt(hidden_size)); Granite's embedding_multiplier */
+        for (i = 0; i < n * H; i++) s->x[i] *= pl->embed_scale;
     for (i = 0; i < n; i++) /* angle = f32(pos) * inv_freq, one f32 product as in transformers */
         for (j = 0; j < half; j++) {
             float ang = XLARUN__CAST(float, s->pos + i) * inv[j];
-            s->rope_cos[i * half + j] = cosf(ang) * c->rope_attn_factor; /* longrope's factor: both, in f32 */
-            s->rope_sin[i * half + j] = sinf(ang) * c->rope_attn_factor;
+            s->rope_cos[i * half + j] = cosf(ang) * pl->rope_attn_factor; /* longrope's factor: both, in f32 */
+            s->rope_sin[i * half + j] = sinf(ang) * pl->rope_attn_factor;
             if (m->inv_freq_local) {
                 ang = XLARUN__CAST(float, s->pos + i) * m->inv_freq_local[j];
                 s->rope_cos_local[i * half + j] = cosf(ang);
@@ -4541,14 +4839,14 @@ static void xlarun__forward(xlarun_session *s, const int32_t *ids, size_t n, int
         if (L->attn_norm)
             for (i = 0; i < n; i++) xlarun_k_rmsnorm(s->xb + i * H, s->x + i * H, L->attn_norm, H, c->rms_norm_eps);
         memset(&mm, 0, sizeof mm);
-        mm.w[0] = &L->q; mm.b[0] = L->bias[XLARUN__L_Q]; mm.y[0] = s->q; mm.rows[0] = qd;
-        mm.w[1] = &L->k; mm.b[1] = L->bias[XLARUN__L_K]; mm.y[1] = s->k; mm.rows[1] = kvd;
-        mm.w[2] = &L->v; mm.b[2] = L->bias[XLARUN__L_V]; mm.y[2] = s->v; mm.rows[2] = kvd;
+        mm.w[0] = &L->q; mm.b[0] = L->q_bias; mm.y[0] = s->q; mm.rows[0] = qd;
+        mm.w[1] = &L->k; mm.b[1] = L->k_bias; mm.y[1] = s->k; mm.rows[1] = kvd;
+        mm.w[2] = &L->v; mm.b[2] = L->v_bias; mm.y[2] = s->v; mm.rows[2] = kvd;
         mm.count = 3; mm.K = H; mm.n = n; mm.x = L->attn_norm ? s->xb : s->x;
         xlarun__mm_run(s, &mm);
         for (i = 0; i < n; i++) {
             size_t p = s->pos + i, h;
-            if (L->q_norm && c->qk_norm == 2) { /* OLMo 2: q and k each RMS-normalized whole */
+            if (L->q_norm && pl->qk == XLARUN__QK_WHOLE) { /* OLMo 2: q and k each RMS-normalized whole */
                 xlarun_k_rmsnorm(s->q + i * qd, s->q + i * qd, L->q_norm, qd, c->rms_norm_eps);
                 xlarun_k_rmsnorm(s->k + i * kvd, s->k + i * kvd, L->k_norm, kvd, c->rms_norm_eps);
             } else if (L->q_norm) /* Qwen3, Gemma 3: each head of q and k RMS-normalized before RoPE */
@@ -4571,37 +4869,37 @@ static void xlarun__forward(xlarun_session *s, const int32_t *ids, size_t n, int
             }
         }
         xlarun__attention(s, l, n);
-        xlarun__matmul(s, &L->o, L->bias[XLARUN__L_O], H, qd, s->att, n, s->tmp);
-        if (L->pre_ffn_norm || c->post_norms) /* Gemma 3, OLMo 2: the attention's output normalized (post_attention_layernorm) */
+        xlarun__matmul(s, &L->o, L->o_bias, H, qd, s->att, n, s->tmp);
+        if (L->pre_ffn_norm || pl->norms == XLARUN__NORMS_POST) /* Gemma 3, OLMo 2: the attention's output normalized (post_attention_layernorm) */
             for (i = 0; i < n; i++) xlarun_k_rmsnorm(s->tmp + i * H, s->tmp + i * H, L->mlp_norm, H, c->rms_norm_eps);
-        if (c->residual_scale != 1.0f) /* Granite: the branch times residual_multiplier, then added */
-            for (i = 0; i < n * H; i++) s->tmp[i] *= c->residual_scale;
+        if (pl->residual_scale != 1.0f) /* Granite: the branch times residual_multiplier, then added */
+            for (i = 0; i < n * H; i++) s->tmp[i] *= pl->residual_scale;
         xlarun_k_add(s->x, s->tmp, n * H);
         /* MLP block: down(act(gate(x)) * up(x)), x normalized first (OLMo 2: not) */
-        if (!c->post_norms)
+        if (pl->norms != XLARUN__NORMS_POST)
             for (i = 0; i < n; i++)
                 xlarun_k_rmsnorm(s->xb + i * H, s->x + i * H, L->pre_ffn_norm ? L->pre_ffn_norm : L->mlp_norm, H, c->rms_norm_eps);
         if (L->experts) /* Mixtral, Qwen3-MoE, OLMoE: the mixture of experts */
-            xlarun__moe(s, L, c->post_norms ? s->x : s->xb, n);
+            xlarun__moe(s, L, pl->norms == XLARUN__NORMS_POST ? s->x : s->xb, n);
         else {
             memset(&mm, 0, sizeof mm);
-            mm.w[0] = &L->gate; mm.b[0] = L->bias[XLARUN__L_GATE]; mm.y[0] = s->gate; mm.rows[0] = I;
-            mm.w[1] = &L->up; mm.b[1] = L->bias[XLARUN__L_UP]; mm.y[1] = s->up; mm.rows[1] = I;
-            mm.count = 2; mm.act = 1 + XLARUN__CAST(int, c->act); mm.K = H; mm.n = n; mm.x = c->post_norms ? s->x : s->xb;
+            mm.w[0] = &L->gate; mm.b[0] = L->gate_bias; mm.y[0] = s->gate; mm.rows[0] = I;
+            mm.w[1] = &L->up; mm.b[1] = L->up_bias; mm.y[1] = s->up; mm.rows[1] = I;
+            mm.count = 2; mm.act = 1 + XLARUN__CAST(int, pl->act); mm.K = H; mm.n = n; mm.x = pl->norms == XLARUN__NORMS_POST ? s->x : s->xb;
             xlarun__mm_run(s, &mm);
-            xlarun__matmul(s, &L->down, L->bias[XLARUN__L_DOWN], H, I, s->gate, n, s->tmp);
+            xlarun__matmul(s, &L->down, L->down_bias, H, I, s->gate, n, s->tmp);
         }
         if (L->post_ffn_norm)
             for (i = 0; i < n; i++) xlarun_k_rmsnorm(s->tmp + i * H, s->tmp + i * H, L->post_ffn_norm, H, c->rms_norm_eps);
-        if (c->residual_scale != 1.0f)
-            for (i = 0; i < n * H; i++) s->tmp[i] *= c->residual_scale;
+        if (pl->residual_scale != 1.0f)
+            for (i = 0; i < n * H; i++) s->tmp[i] *= pl->residual_scale;
         xlarun_k_add(s->x, s->tmp, n * H);
     }
     xlarun_k_rmsnorm(s->xb, s->x + (n - 1) * H, m->final_norm, H, c->rms_norm_eps);
     xlarun__matmul(s, &m->lm_head, NULL, c->vocab_size, H, s->xb, 1, s->logits);
-    if (c->logit_scale != 1.0f) /* Granite: logits / logits_scaling, a true division as torch's */
-        for (i = 0; i < c->vocab_size; i++) s->logits[i] /= c->logit_scale;
-    if (c->final_softcap > 0.0f) xlarun_k_softcap(s->logits, c->vocab_size, c->final_softcap); /* Gemma */
+    if (pl->logit_scale != 1.0f) /* Granite: logits / logits_scaling, a true division as torch's */
+        for (i = 0; i < c->vocab_size; i++) s->logits[i] /= pl->logit_scale;
+    if (pl->final_softcap > 0.0f) xlarun_k_softcap(s->logits, c->vocab_size, pl->final_softcap); /* Gemma */
     if (s->ring < s->lds && s->pos + n > s->ring + s->ring_lo) s->ring_lo = s->pos + n - s->ring; /* overwritten */
     s->pos += n;
     s->has_logits = 1;
@@ -4616,7 +4914,7 @@ static xlarun_status xlarun__session_build(xlarun__arena *a, const xlarun_model 
     uint32_t nb = o->n_batch ? o->n_batch : 256, nt = o->n_threads ? o->n_threads : 1;
     uint64_t kvd = XLARUN__CAST(uint64_t, c->n_kv_heads) * c->head_dim, qd = XLARUN__CAST(uint64_t, c->n_heads) * c->head_dim;
     uint64_t width = c->hidden_size, cache = 0, key_bytes = 0, per_pos;
-    size_t imax = xlarun__mlp_width(c), kmax = xlarun__widest_input(c);
+    size_t imax = xlarun__mlp_width(m), kmax = xlarun__widest_input(m);
     float **bufs[9];
     uint64_t cols[9];
     int i, k;
@@ -17499,7 +17797,7 @@ static xlarun_status xlarun__qplan_all(xlarun__qctx *q, xlarun__qbuf *hb, xlarun
         xlarun__file_close(&f);
         for (i = 0; i < r.n_tensors && st == XLARUN_OK; i++) {
             const xlarun_st_tensor *t = &r.tensors[i];
-            int sc, slot = xlarun__tensor_slot(&q->m->cfg, t->name, &sc);
+            int sc, slot = xlarun__tensor_slot(q->m, t->name, &sc);
             xlarun__qplan *p;
             if (slot == -2) {
                 st = xlarun__fail(err, XLARUN_ERR_MODEL, "%s: tensor '%s' is past num_hidden_layers %u in config.json",
@@ -17510,7 +17808,7 @@ static xlarun_status xlarun__qplan_all(xlarun__qctx *q, xlarun__qbuf *hb, xlarun
                 st = xlarun__fail(err, XLARUN_ERR_UNSUPPORTED, "%s: tensor '%s' is already quantized", path, t->name);
                 break;
             }
-            if (slot >= 0 && (st = xlarun__check_tensor(&q->m->cfg, slot, t, path, err)) != XLARUN_OK) break;
+            if (slot >= 0 && (st = xlarun__check_tensor(q->m, slot, t, path, err)) != XLARUN_OK) break;
             if (q->n_plan == q->cap_plan) {
                 size_t cap = q->cap_plan ? 2 * q->cap_plan : 256;
                 xlarun__qplan *np = XLARUN__CAST(xlarun__qplan *, XLARUN_MALLOC(cap * sizeof *np, q->u));
@@ -17523,8 +17821,8 @@ static xlarun_status xlarun__qplan_all(xlarun__qctx *q, xlarun__qbuf *hb, xlarun
             p = &q->plan[q->n_plan++];
             memset(p, 0, sizeof *p);
             q->total += t->nbytes;
-            p->quant = slot >= 0 && xlarun__is_matrix_slot(&q->m->cfg, slot) && !xlarun__is_gate_kind(&q->m->cfg, xlarun__slot_kind(&q->m->cfg, slot)) &&
-                       !(q->opt->keep_embeddings && (slot == XLARUN__T_EMBED || slot == XLARUN__T_LM_HEAD));
+            p->quant = slot >= 0 && xlarun__slot_cls(q->m, slot) == XLARUN__C_MATRIX && /* not norms, biases, routers */
+                       !(q->opt->keep_embeddings && (slot == XLARUN__W_EMBED || slot == XLARUN__W_LM_HEAD));
             if (p->quant && t->shape[1] % XLARUN_K_QBLOCK) { p->quant = 0; kept_odd = 1; }
             if (p->quant) {
                 uint64_t rows = t->shape[0], K = t->shape[1];
@@ -17556,7 +17854,7 @@ static xlarun_status xlarun__qplan_all(xlarun__qctx *q, xlarun__qbuf *hb, xlarun
                  "\"xlarun.scale_dtype\":\"F16\",\"xlarun.source_dtype\":\"%s\",\"xlarun.unquantized\":\"norms%s%s%s%s%s\"}",
                  qt == XLARUN_K_Q8_0 ? "q8_0" : "q4_0",
                  src_dtype >= 0 ? xlarun_dtype_name(XLARUN__CAST(xlarun_dtype, src_dtype)) : "mixed",
-                 q->m->cfg.qkv_bias || q->m->cfg.o_bias || q->m->cfg.mlp_bias ? ",biases" : "",
+                 q->m->plan.qkv_bias || q->m->plan.o_bias || q->m->plan.mlp_bias ? ",biases" : "",
                  q->m->cfg.n_experts ? ",routers" : "", q->m->cfg.moe_shared_size ? ",shared expert gates" : "",
                  q->opt->keep_embeddings ? ",embeddings" : "", kept_odd ? ",rows not a multiple of 32" : "");
         xlarun__qbuf_str(hb, tmp);
@@ -17779,12 +18077,12 @@ XLARUN_API xlarun_status xlarun_quantize(const char *src, const char *dst, const
         memset(q.m, 0, sizeof *q.m);
         st = xlarun__read_small(&q.a, NULL, src, "config.json", XLARUN_MAX_CONFIG_BYTES, &text, &len, err);
     }
-    if (st == XLARUN_OK) st = xlarun__parse_config(text, len, &q.m->cfg, err);
+    if (st == XLARUN_OK) st = xlarun__parse_config(text, len, &q.m->cfg, &q.m->plan, NULL, err);
     if (st == XLARUN_OK) {
         q.shards = XLARUN__CAST(const char **, xlarun__alloc_ex(&q.a, sizeof(char *) * XLARUN__MAX_SHARDS, 0, 0));
         L.a = &q.a;
         L.m = q.m;
-        L.n_slots = xlarun__n_slots(&q.m->cfg);
+        L.n_slots = xlarun__n_slots(q.m);
         L.slots = XLARUN__CAST(xlarun__slot *, xlarun__alloc_ex(&q.a, sizeof(xlarun__slot) * XLARUN__CAST(size_t, L.n_slots), 0, 0));
         if (!q.shards || !L.slots) st = xlarun__fail(err, XLARUN_ERR_MEMORY, "out of memory");
     }
@@ -17804,7 +18102,7 @@ XLARUN_API xlarun_status xlarun_quantize(const char *src, const char *dst, const
     if (st == XLARUN_OK) st = xlarun__qplan_all(&q, &hb, err);
     /* buffers: a block of whole rows of the widest matrix, at least 1 MiB */
     if (st == XLARUN_OK) {
-        maxk = xlarun__widest_input(&q.m->cfg); /* an expert's rows too */
+        maxk = xlarun__widest_input(q.m); /* an expert's rows too */
         q.in_cap = maxk * 4 > (1u << 20) ? maxk * 4 : (1u << 20);
         q.in = XLARUN__CAST(unsigned char *, XLARUN_MALLOC(q.in_cap, q.u));
         q.codes = XLARUN__CAST(unsigned char *, XLARUN_MALLOC(q.in_cap, q.u));

@@ -827,14 +827,18 @@ static void gem_case(const char *base, const char *old, const char *new_, xlarun
 }
 
 /* the config xlarun reads from the fixture's config.json with old replaced by new_ */
-static int gem_config(const char *base, const char *old, const char *new_, xlarun_config *out) {
+/* what a config.json reads to: the public config and the executor's plan */
+typedef struct cfgplan { xlarun_config c; xlarun__plan p; } cfgplan;
+
+static int gem_config(const char *base, const char *old, const char *new_, cfgplan *out) {
     xlarun_model *m = NULL;
     xlarun_error e;
     char *t = gem_cfg(base, old, new_);
     spits(tpath("mg/config.json"), t);
     free(t);
     if (xlarun_model_open(tpath("mg"), NULL, &m, &e) != XLARUN_OK) { CHECKF(0, "config.json: %s", e.message); return 0; }
-    *out = *xlarun_model_config(m);
+    out->c = m->cfg;
+    out->p = m->plan;
     xlarun_model_close(m);
     return 1;
 }
@@ -871,13 +875,13 @@ static void config_gemma3(void) {
     size_t n, nc;
     unsigned char *w = slurp(FIX "gemma3-f32/model.safetensors", &n), *f = (unsigned char *)malloc(n + 16);
     char *base = (char *)slurp(FIX "gemma3-f32/config.json", &nc);
-    xlarun_config ref, c;
+    cfgplan ref, c;
     spit(tpath("mg/model.safetensors"), w, n);
     if (!gem_config(base, NULL, NULL, &ref)) { free(w); free(f); free(base); return; }
-    CHECK(ref.arch == XLARUN_ARCH_GEMMA3 && ref.act == XLARUN_ACT_GELU_TANH && ref.norm_plus_one && ref.sandwich_norms && ref.qk_norm);
-    CHECK(ref.sliding_window == 20 && ref.sliding_pattern == 3 && ref.rope_local_theta == 10000.0f && ref.rope_theta == 1e6f);
-    CHECK(ref.rope_type == XLARUN_ROPE_LINEAR && ref.rope_factor == 8.0f && ref.tie_word_embeddings);
-    CHECK(ref.attn_scale == (float)pow(24.0, -0.5) && ref.embed_scale == (float)sqrt(96.0));
+    CHECK(ref.c.arch == XLARUN_ARCH_GEMMA3 && ref.p.act == XLARUN__ACT_GELU_TANH && ref.p.norm_plus_one && (ref.p.norms == XLARUN__NORMS_SANDWICH) && ref.p.qk);
+    CHECK(ref.c.sliding_window == 20 && ref.p.sliding_pattern == 3 && ref.c.rope_local_theta == 10000.0f && ref.c.rope_theta == 1e6f);
+    CHECK(ref.c.rope_type == XLARUN_ROPE_LINEAR && ref.c.rope_factor == 8.0f && ref.c.tie_word_embeddings);
+    CHECK(ref.p.attn_scale == (float)pow(24.0, -0.5) && ref.p.embed_scale == (float)sqrt(96.0));
     /* transformers 5 writes one RoPE object per layer type */
     CHECK(gem_config(base, GEM_ROPE_V4, "  \"rope_parameters\": {\"sliding_attention\": {\"rope_type\": \"default\", \"rope_theta\": 10000.0}, "
                      "\"full_attention\": {\"rope_type\": \"linear\", \"factor\": 8.0, \"rope_theta\": 1000000.0}},\n", &c) &&
@@ -895,17 +899,17 @@ static void config_gemma3(void) {
     CHECK(gem_config(base, GEM_ROPE_V4, "  \"rope_parameters\": {\"sliding_attention\": {}, \"full_attention\": {\"rope_type\": \"linear\", \"factor\": 8.0}},\n", &c) &&
           !memcmp(&c, &ref, sizeof c));
     CHECK(gem_config(base, GEM_ROPE_V4, "  \"rope_local_base_freq\": 20000.0, \"rope_theta\": 123.0, \"rope_parameters\": {\"sliding_attention\": {}, \"full_attention\": {}},\n", &c) &&
-          c.rope_theta == 123.0f && c.rope_local_theta == 20000.0f && c.rope_type == XLARUN_ROPE_DEFAULT);
+          c.c.rope_theta == 123.0f && c.c.rope_local_theta == 20000.0f && c.c.rope_type == XLARUN_ROPE_DEFAULT);
     CHECK(gem_config(base, "  \"rope_theta\": 1000000.0,\n", "", &c) && !memcmp(&c, &ref, sizeof c)); /* missing: 1e6 */
     /* which layers are local: layer_types, else sliding_window_pattern (6 when missing) */
     CHECK(gem_config(base, GEM_TYPES, "", &c) && !memcmp(&c, &ref, sizeof c));
     {
         char *t = gem_cfg(base, GEM_TYPES, "");
-        CHECK(gem_config(t, "\"sliding_window_pattern\": 3", "\"sliding_window_pattern\": 2", &c) && c.sliding_pattern == 2);
-        CHECK(gem_config(t, "  \"sliding_window_pattern\": 3,\n", "", &c) && c.sliding_pattern == 6);
+        CHECK(gem_config(t, "\"sliding_window_pattern\": 3", "\"sliding_window_pattern\": 2", &c) && c.p.sliding_pattern == 2);
+        CHECK(gem_config(t, "  \"sliding_window_pattern\": 3,\n", "", &c) && c.p.sliding_pattern == 6);
         free(t);
     }
-    CHECK(gem_config(base, "    \"full_attention\",\n", "    \"sliding_attention\",\n", &c) && c.sliding_pattern == 0);
+    CHECK(gem_config(base, "    \"full_attention\",\n", "    \"sliding_attention\",\n", &c) && c.p.sliding_pattern == 0);
     gem_case(base, "    \"sliding_attention\",\n    \"full_attention\"", "    \"full_attention\",\n    \"full_attention\"", XLARUN_ERR_UNSUPPORTED,
              "config.json: layer_types is not supported: xlarun runs a full_attention layer every P layers (P = 2 here), and layer 2 is full_attention", __LINE__);
     gem_case(base, "    \"full_attention\",\n", "", XLARUN_ERR_FORMAT, "config.json: 'layer_types' lists 3 layers, num_hidden_layers is 4", __LINE__);
@@ -916,8 +920,8 @@ static void config_gemma3(void) {
     gem_case(base, GEM_TYPES, "  \"layer_types\": 3,\n", XLARUN_ERR_FORMAT, "config.json: 'layer_types' must be a list", __LINE__);
     /* Gemma3Attention keeps attn_logit_softcapping but applies it nowhere: read past */
     CHECK(gem_config(base, "\"attn_logit_softcapping\": null", "\"attn_logit_softcapping\": 50.0", &c) && !memcmp(&c, &ref, sizeof c));
-    CHECK(gem_config(base, "\"final_logit_softcapping\": null", "\"final_logit_softcapping\": 30.0", &c) && c.final_softcap == 30.0f &&
-          c.attn_softcap == 0.0f); /* applied by Gemma3ForCausalLM as by Gemma 2's (the gemma2 fixture checks it) */
+    CHECK(gem_config(base, "\"final_logit_softcapping\": null", "\"final_logit_softcapping\": 30.0", &c) && c.p.final_softcap == 30.0f &&
+          c.p.attn_softcap == 0.0f); /* applied by Gemma3ForCausalLM as by Gemma 2's (the gemma2 fixture checks it) */
     /* refused by name */
     gem_case(base, "\"use_bidirectional_attention\": false", "\"use_bidirectional_attention\": true", XLARUN_ERR_UNSUPPORTED,
              "config.json: use_bidirectional_attention true (an embedding model) is not supported", __LINE__);
@@ -980,24 +984,24 @@ static void config_gemma2(void) {
     size_t n, nc;
     unsigned char *w;
     char *base;
-    xlarun_config ref, c;
+    cfgplan ref, c;
     w = slurp(FIX "gemma2-f32/model.safetensors", &n);
     base = (char *)slurp(FIX "gemma2-f32/config.json", &nc);
     spit(tpath("mg/model.safetensors"), w, n);
     if (gem_config(base, NULL, NULL, &ref)) {
-        CHECK(ref.arch == XLARUN_ARCH_GEMMA2 && ref.attn_softcap == 5.0f && ref.final_softcap == 10.0f && ref.sliding_pattern == 2);
-        CHECK(!ref.qk_norm && ref.rope_local_theta == 0.0f && ref.sandwich_norms && ref.norm_plus_one && ref.act == XLARUN_ACT_GELU_TANH);
+        CHECK(ref.c.arch == XLARUN_ARCH_GEMMA2 && ref.p.attn_softcap == 5.0f && ref.p.final_softcap == 10.0f && ref.p.sliding_pattern == 2);
+        CHECK(!ref.p.qk && ref.c.rope_local_theta == 0.0f && (ref.p.norms == XLARUN__NORMS_SANDWICH) && ref.p.norm_plus_one && ref.p.act == XLARUN__ACT_GELU_TANH);
         CHECK(gem_config(base, "  \"layer_types\": [\n    \"sliding_attention\",\n    \"full_attention\",\n    \"sliding_attention\",\n    \"full_attention\"\n  ],\n", "", &c) &&
               !memcmp(&c, &ref, sizeof c));
-        CHECK(gem_config(base, "  \"attn_logit_softcapping\": 5.0,\n", "", &c) && c.attn_softcap == 50.0f);
-        CHECK(gem_config(base, "  \"final_logit_softcapping\": 10.0,\n", "", &c) && c.final_softcap == 30.0f);
-        CHECK(gem_config(base, "\"attn_logit_softcapping\": 5.0", "\"attn_logit_softcapping\": null", &c) && c.attn_softcap == 0.0f);
-        CHECK(gem_config(base, "\"final_logit_softcapping\": 10.0", "\"final_logit_softcapping\": null", &c) && c.final_softcap == 0.0f);
+        CHECK(gem_config(base, "  \"attn_logit_softcapping\": 5.0,\n", "", &c) && c.p.attn_softcap == 50.0f);
+        CHECK(gem_config(base, "  \"final_logit_softcapping\": 10.0,\n", "", &c) && c.p.final_softcap == 30.0f);
+        CHECK(gem_config(base, "\"attn_logit_softcapping\": 5.0", "\"attn_logit_softcapping\": null", &c) && c.p.attn_softcap == 0.0f);
+        CHECK(gem_config(base, "\"final_logit_softcapping\": 10.0", "\"final_logit_softcapping\": null", &c) && c.p.final_softcap == 0.0f);
         /* a theta rope_parameters lacks is the top-level rope_theta's (transformers 5) */
         CHECK(gem_config(base, "\"rope_theta\": 10000.0", "\"rope_theta\": 5000.0, \"rope_parameters\": {\"rope_type\": \"default\"}", &c) &&
-              c.rope_theta == 5000.0f);
+              c.c.rope_theta == 5000.0f);
         CHECK(gem_config(base, "\"rope_theta\": 10000.0", "\"rope_theta\": 5000.0, \"rope_parameters\": {\"rope_type\": \"default\", \"rope_theta\": 7.0}", &c) &&
-              c.rope_theta == 7.0f);
+              c.c.rope_theta == 7.0f);
         gem_case(base, "\"attn_logit_softcapping\": 5.0", "\"attn_logit_softcapping\": -1", XLARUN_ERR_FORMAT,
                  "config.json: 'attn_logit_softcapping' must be a number in (0, 1e+30), found -1", __LINE__);
     }
@@ -1013,19 +1017,19 @@ static void config_gemma(void) {
     size_t n, nc;
     unsigned char *w;
     char *base;
-    xlarun_config ref, c;
+    cfgplan ref, c;
     w = slurp(FIX "gemma-f32/model.safetensors", &n);
     base = (char *)slurp(FIX "gemma-f32/config.json", &nc);
     spit(tpath("mg/model.safetensors"), w, n);
     if (gem_config(base, NULL, NULL, &ref)) {
-        CHECK(ref.arch == XLARUN_ARCH_GEMMA && ref.act == XLARUN_ACT_GELU_TANH && ref.norm_plus_one && !ref.sandwich_norms && !ref.qk_norm);
-        CHECK(ref.embed_scale == (float)sqrt(96.0) && ref.attn_scale == (float)(1.0 / sqrt(32.0)) && ref.sliding_window == 0);
-        CHECK(ref.attn_softcap == 0.0f && ref.final_softcap == 0.0f && ref.rope_theta == 10000.0f && ref.tie_word_embeddings);
+        CHECK(ref.c.arch == XLARUN_ARCH_GEMMA && ref.p.act == XLARUN__ACT_GELU_TANH && ref.p.norm_plus_one && !(ref.p.norms == XLARUN__NORMS_SANDWICH) && !ref.p.qk);
+        CHECK(ref.p.embed_scale == (float)sqrt(96.0) && ref.p.attn_scale == (float)(1.0 / sqrt(32.0)) && ref.c.sliding_window == 0);
+        CHECK(ref.p.attn_softcap == 0.0f && ref.p.final_softcap == 0.0f && ref.c.rope_theta == 10000.0f && ref.c.tie_word_embeddings);
         CHECK(gem_config(base, "  \"hidden_act\": \"gelu_pytorch_tanh\",\n", "", &c) && !memcmp(&c, &ref, sizeof c));
         CHECK(gem_config(base, "\"hidden_act\": \"gelu_pytorch_tanh\"", "\"hidden_act\": \"gelu\"", &c) && !memcmp(&c, &ref, sizeof c));
         CHECK(gem_config(base, "\"hidden_activation\": null", "\"hidden_activation\": \"silu\"", &c) && !memcmp(&c, &ref, sizeof c));
         CHECK(gem_config(base, "  \"rope_theta\": 10000.0,\n", "  \"sliding_window\": 4, \"final_logit_softcapping\": 3.0, \"query_pre_attn_scalar\": 5,\n", &c) &&
-              c.sliding_window == 0 && c.final_softcap == 0.0f && c.attn_scale == ref.attn_scale && c.rope_theta == 10000.0f);
+              c.c.sliding_window == 0 && c.p.final_softcap == 0.0f && c.p.attn_scale == ref.p.attn_scale && c.c.rope_theta == 10000.0f);
         gem_case(base, "\"hidden_act\": \"gelu_pytorch_tanh\"", "\"hidden_act\": \"gelu_new\"", XLARUN_ERR_UNSUPPORTED,
                  "config.json: hidden_act 'gelu_new' is not supported (supported: gelu, gelu_pytorch_tanh)", __LINE__);
         gem_case(base, "\"hidden_act\": \"gelu_pytorch_tanh\"", "\"hidden_act\": null", XLARUN_ERR_FORMAT,
@@ -1051,46 +1055,46 @@ static void config_phi3(void) {
     size_t n, nc;
     unsigned char *w;
     char *base;
-    xlarun_config ref, c;
+    cfgplan ref, c;
     w = slurp(FIX "phi3-f32/model.safetensors", &n);
     base = (char *)slurp(FIX "phi3-f32/config.json", &nc);
     spit(tpath("mg/model.safetensors"), w, n);
     if (gem_config(base, NULL, NULL, &ref)) {
-        CHECK(ref.arch == XLARUN_ARCH_PHI3 && ref.fused && ref.sliding_window == 20 && ref.rms_norm_eps == 1e-5f && !ref.tie_word_embeddings);
-        CHECK(!ref.norm_plus_one && ref.embed_scale == 1.0f && ref.act == XLARUN_ACT_SILU && !ref.qkv_bias && ref.n_kv_heads == 2);
-        CHECK(gem_config(base, "  \"sliding_window\": 20,\n", "", &c) && c.sliding_window == 0);
-        CHECK(gem_config(base, "\"sliding_window\": 20", "\"sliding_window\": null", &c) && c.sliding_window == 0);
-        CHECK(gem_config(base, "  \"rms_norm_eps\": 1e-05,\n", "", &c) && c.rms_norm_eps == 1e-5f);
-        CHECK(gem_config(base, "\"partial_rotary_factor\": 1.0", "\"attention_bias\": true, \"mlp_bias\": true", &c) && !c.qkv_bias && !c.mlp_bias);
+        CHECK(ref.c.arch == XLARUN_ARCH_PHI3 && ref.p.fused && ref.c.sliding_window == 20 && ref.c.rms_norm_eps == 1e-5f && !ref.c.tie_word_embeddings);
+        CHECK(!ref.p.norm_plus_one && ref.p.embed_scale == 1.0f && ref.p.act == XLARUN__ACT_SILU && !ref.p.qkv_bias && ref.c.n_kv_heads == 2);
+        CHECK(gem_config(base, "  \"sliding_window\": 20,\n", "", &c) && c.c.sliding_window == 0);
+        CHECK(gem_config(base, "\"sliding_window\": 20", "\"sliding_window\": null", &c) && c.c.sliding_window == 0);
+        CHECK(gem_config(base, "  \"rms_norm_eps\": 1e-05,\n", "", &c) && c.c.rms_norm_eps == 1e-5f);
+        CHECK(gem_config(base, "\"partial_rotary_factor\": 1.0", "\"attention_bias\": true, \"mlp_bias\": true", &c) && !c.p.qkv_bias && !c.p.mlp_bias);
 #define LR(s, l) "\"rope_scaling\": {\"type\": \"longrope\", \"short_factor\": [" s "], \"long_factor\": [" l "]}"
         /* longrope: the short and long factors, one per rotated frequency; the attention factor from
            max_position_embeddings over original_max_position_embeddings (none at 256 / 256) */
         CHECK(gem_config(base, "\"rope_scaling\": null", LR("1, 1.5, 2, 3, 4, 5, 6, 7", "2, 2, 2, 2, 2, 2, 2, 2"), &c) &&
-              c.rope_type == XLARUN_ROPE_LONGROPE && c.rope_ext[1] == 1.5f && c.rope_ext[7] == 7.0f && c.rope_attn_factor == 1.0f &&
-              c.rope_ext_long[0] == 2.0f && c.rope_original_max_position_embeddings == 256 && c.rope_dim == 16);
+              c.c.rope_type == XLARUN_ROPE_LONGROPE && c.p.rope_ext[1] == 1.5f && c.p.rope_ext[7] == 7.0f && c.p.rope_attn_factor == 1.0f &&
+              c.p.rope_ext_long[0] == 2.0f && c.c.rope_original_max_position_embeddings == 256 && c.c.rope_dim == 16);
         CHECK(gem_config(base, "\"rope_scaling\": null", LR("1, 1, 1, 1, 1, 1, 1, 1", "2, 2, 2, 2, 2, 2, 2, 0.1"), &c) &&
-              c.rope_ext_long[6] == 2.0f && c.rope_ext_long[7] == 0.1f);
+              c.p.rope_ext_long[6] == 2.0f && c.p.rope_ext_long[7] == 0.1f);
         CHECK(gem_config(base, "\"rope_scaling\": null", "\"rope_scaling\": {\"type\": \"su\", \"short_factor\": [1, 1, 1, 1, 1, 1, 1, 1], \"long_factor\": [2, 2, 2, 2, 2, 2, 2, 2]}", &c) &&
-              c.rope_type == XLARUN_ROPE_LONGROPE);
+              c.c.rope_type == XLARUN_ROPE_LONGROPE);
         CHECK(gem_config(base, "\"rope_scaling\": null", "\"rope_scaling\": {\"type\": \"yarn\", \"short_factor\": [1, 1, 1, 1, 1, 1, 1, 1], \"long_factor\": [2, 2, 2, 2, 2, 2, 2, 2]}", &c) &&
-              c.rope_type == XLARUN_ROPE_LONGROPE);
+              c.c.rope_type == XLARUN_ROPE_LONGROPE);
         /* transformers 5's form: partial_rotary_factor from rope_parameters over the top-level
            key; original_max_position_embeddings only from the top level */
         {
             char *t = gem_cfg(base, "\"rope_scaling\": null", "\"rope_parameters\": {\"rope_type\": \"longrope\", \"rope_theta\": 500.0, \"partial_rotary_factor\": 0.5, "
                                                              "\"original_max_position_embeddings\": 64, \"short_factor\": [1, 2, 3, 4], \"long_factor\": [1, 1, 1, 1]}");
-            CHECK(gem_config(t, NULL, NULL, &c) && c.rope_dim == 8 && c.rope_theta == 500.0f && c.rope_original_max_position_embeddings == 256 &&
-                  c.rope_ext[3] == 4.0f && c.rope_ext_long[3] == 1.0f);
+            CHECK(gem_config(t, NULL, NULL, &c) && c.c.rope_dim == 8 && c.c.rope_theta == 500.0f && c.c.rope_original_max_position_embeddings == 256 &&
+                  c.p.rope_ext[3] == 4.0f && c.p.rope_ext_long[3] == 1.0f);
             free(t);
         }
         {
             char *t = gem_cfg(base, "\"max_position_embeddings\": 256", "\"max_position_embeddings\": 1024");
             CHECK(gem_config(t, "\"rope_scaling\": null", LR("1, 1, 1, 1, 1, 1, 1, 1", "2, 2, 2, 2, 2, 2, 2, 2"), &c) &&
-                  c.rope_attn_factor == (float)sqrt(1.0 + log(4.0) / log(256.0)));
+                  c.p.rope_attn_factor == (float)sqrt(1.0 + log(4.0) / log(256.0)));
             free(t);
         }
-        CHECK(gem_config(base, "\"partial_rotary_factor\": 1.0", "\"partial_rotary_factor\": 0.75", &c) && c.rope_dim == 12);
-        CHECK(gem_config(base, "\"partial_rotary_factor\": 1.0", "\"partial_rotary_factor\": 0.3", &c) && c.rope_dim == 4);
+        CHECK(gem_config(base, "\"partial_rotary_factor\": 1.0", "\"partial_rotary_factor\": 0.75", &c) && c.c.rope_dim == 12);
+        CHECK(gem_config(base, "\"partial_rotary_factor\": 1.0", "\"partial_rotary_factor\": 0.3", &c) && c.c.rope_dim == 4);
         gem_case(base, "\"rope_scaling\": null", LR("1, 1, 1", "2, 2, 2"), XLARUN_ERR_FORMAT,
                  "config.json: 'rope_scaling.short_factor' has 3 numbers, expected 8 (one per rotated frequency)", __LINE__);
         gem_case(base, "\"rope_scaling\": null", LR("1, 1, 1, 1, 1, 1, 1, 1", "2, 2, 2, 2, 2, 2, 2, 2, 2"), XLARUN_ERR_FORMAT,
@@ -1132,38 +1136,38 @@ static void config_smollm3(void) {
     size_t n, nc;
     unsigned char *w;
     char *base;
-    xlarun_config ref, c;
+    cfgplan ref, c;
     w = slurp(FIX "smollm3-f32/model.safetensors", &n);
     base = (char *)slurp(FIX "smollm3-f32/config.json", &nc);
     spit(tpath("mg/model.safetensors"), w, n);
     if (gem_config(base, NULL, NULL, &ref)) {
-        CHECK(ref.arch == XLARUN_ARCH_SMOLLM3 && !ref.no_rope[0] && ref.no_rope[1] && !ref.no_rope[2] && ref.tie_word_embeddings);
-        CHECK(ref.n_kv_heads == 2 && ref.rope_theta == 10000.0f && ref.sliding_window == 0 && !ref.qkv_bias && !ref.mlp_bias);
+        CHECK(ref.c.arch == XLARUN_ARCH_SMOLLM3 && !ref.p.no_rope[0] && ref.p.no_rope[1] && !ref.p.no_rope[2] && ref.c.tie_word_embeddings);
+        CHECK(ref.c.n_kv_heads == 2 && ref.c.rope_theta == 10000.0f && ref.c.sliding_window == 0 && !ref.p.qkv_bias && !ref.p.mlp_bias);
         CHECK(gem_config(base, "\"no_rope_layers\": [\n    1,\n    0,\n    1\n  ]", "\"no_rope_layers\": null", &c) &&
-              !c.no_rope[0] && !c.no_rope[1] && !c.no_rope[2]); /* every 4th: none of 3 */
+              !c.p.no_rope[0] && !c.p.no_rope[1] && !c.p.no_rope[2]); /* every 4th: none of 3 */
         CHECK(gem_config(base, "\"no_rope_layers\": [\n    1,\n    0,\n    1\n  ]", "\"no_rope_layers\": null, \"no_rope_layer_interval\": 1", &c) &&
-              c.no_rope[0] && c.no_rope[1] && c.no_rope[2]);
+              c.p.no_rope[0] && c.p.no_rope[1] && c.p.no_rope[2]);
         {
             char *t = gem_cfg(base, "\"no_rope_layer_interval\": 4", "\"no_rope_layer_interval\": 2");
             CHECK(gem_config(t, "\"no_rope_layers\": [\n    1,\n    0,\n    1\n  ]", "\"no_rope_layers\": null", &c) &&
-                  !c.no_rope[0] && c.no_rope[1] && !c.no_rope[2]);
+                  !c.p.no_rope[0] && c.p.no_rope[1] && !c.p.no_rope[2]);
             free(t);
         }
-        CHECK(gem_config(base, "  \"rope_theta\": 10000.0,\n", "", &c) && c.rope_theta == 2e6f);
-        CHECK(gem_config(base, "\"use_sliding_window\": false", "\"use_sliding_window\": true", &c) && c.sliding_window == 0); /* no window given */
+        CHECK(gem_config(base, "  \"rope_theta\": 10000.0,\n", "", &c) && c.c.rope_theta == 2e6f);
+        CHECK(gem_config(base, "\"use_sliding_window\": false", "\"use_sliding_window\": true", &c) && c.c.sliding_window == 0); /* no window given */
         gem_case(base, "\"use_sliding_window\": false", "\"use_sliding_window\": false, \"tie_word_embeddings\": false", XLARUN_ERR_MODEL,
                  "missing tensor 'lm_head.weight'", __LINE__);
         gem_case(base, "\"num_key_value_heads\": 2", "\"num_key_value_heads\": null", XLARUN_ERR_MODEL,
                  "tensor 'model.layers.0.self_attn.k_proj.weight' has shape [32,64], but config.json implies [64,64]", __LINE__);
         gem_case(base, "  \"num_key_value_heads\": 2,\n", "", XLARUN_ERR_MODEL, /* SmolLM3Config's 4 */
                  "tensor 'model.layers.0.self_attn.k_proj.weight' has shape [32,64], but config.json implies [64,64]", __LINE__);
-        CHECK(gem_config(base, "\"sliding_window\": null", "\"sliding_window\": 16", &c) && c.sliding_window == 0); /* without use_sliding_window: none */
+        CHECK(gem_config(base, "\"sliding_window\": null", "\"sliding_window\": 16", &c) && c.c.sliding_window == 0); /* without use_sliding_window: none */
         {   /* the window: on the layers layer_types calls sliding_attention (this file's are all full,
                so use_sliding_window changes nothing, as in transformers); without layer_types, on
                those without RoPE when use_sliding_window and a window are set: refused */
             char *t = gem_cfg(base, "\"sliding_window\": null", "\"sliding_window\": 16"), *t2 = gem_cfg(t, "\"use_sliding_window\": false", "\"use_sliding_window\": true");
             char *t3 = gem_cfg(t2, "\"layer_types\": [\n    \"full_attention\",\n    \"full_attention\",\n    \"full_attention\"\n  ]", "\"layer_types\": null");
-            CHECK(gem_config(t2, NULL, NULL, &c) && c.sliding_window == 0);
+            CHECK(gem_config(t2, NULL, NULL, &c) && c.c.sliding_window == 0);
             gem_case(t3, NULL, NULL, XLARUN_ERR_UNSUPPORTED,
                      "config.json: SmolLM3's sliding window (1 layers sliding_attention, with use_sliding_window or layer_types) is not supported", __LINE__);
             gem_case(t, "\"full_attention\",\n    \"full_attention\"\n", "\"full_attention\",\n    \"sliding_attention\"\n", XLARUN_ERR_UNSUPPORTED,
@@ -1183,9 +1187,9 @@ static void config_smollm3(void) {
         gem_case(base, "\"no_rope_layers\": [\n    1,\n    0,\n    1\n  ]", "\"no_rope_layers\": [1, 0]", XLARUN_ERR_FORMAT,
                  "config.json: 'no_rope_layers' has 2 entries, expected 3 (one per layer)", __LINE__);
         CHECK(gem_config(base, "\"no_rope_layers\": [\n    1,\n    0,\n    1\n  ]", "\"no_rope_layers\": [1, 0, 1, 0]", &c) &&
-              !c.no_rope[0] && c.no_rope[1] && !c.no_rope[2] && !c.no_rope[3]); /* entries past the layers unread */
+              !c.p.no_rope[0] && c.p.no_rope[1] && !c.p.no_rope[2] && !c.p.no_rope[3]); /* entries past the layers unread */
         CHECK(gem_config(base, "\"no_rope_layers\": [\n    1,\n    0,\n    1\n  ]", "\"no_rope_layers\": [2, 0, 7]", &c) &&
-              !c.no_rope[0] && c.no_rope[1] && !c.no_rope[2]); /* Python's truth: RoPE */
+              !c.p.no_rope[0] && c.p.no_rope[1] && !c.p.no_rope[2]); /* Python's truth: RoPE */
         gem_case(base, "\"no_rope_layers\": [\n    1,\n    0,\n    1\n  ]", "\"no_rope_layers\": [1, 1.0, 1]", XLARUN_ERR_FORMAT,
                  "config.json: 'no_rope_layers' must be a list of 3 numbers 0 or 1 (one per layer; 1: RoPE)", __LINE__);
         gem_case(base, "\"no_rope_layers\": [\n    1,\n    0,\n    1\n  ]", "\"no_rope_layers\": [1, true, 1]", XLARUN_ERR_FORMAT,
@@ -1208,17 +1212,17 @@ static void config_granite(void) {
     size_t n, nc;
     unsigned char *w;
     char *base;
-    xlarun_config ref, c;
+    cfgplan ref, c;
     w = slurp(FIX "granite-f32/model.safetensors", &n);
     base = (char *)slurp(FIX "granite-f32/config.json", &nc);
     spit(tpath("mg/model.safetensors"), w, n);
     if (gem_config(base, NULL, NULL, &ref)) {
-        CHECK(ref.arch == XLARUN_ARCH_GRANITE && ref.embed_scale == 3.0f && ref.attn_scale == 0.3f && ref.residual_scale == 0.7f &&
-              ref.logit_scale == 1.5f && !ref.tie_word_embeddings && ref.n_kv_heads == 2);
-        CHECK(gem_config(base, "  \"attention_multiplier\": 0.3,\n", "", &c) && c.attn_scale == 1.0f);
-        CHECK(gem_config(base, "  \"embedding_multiplier\": 3.0,\n", "", &c) && c.embed_scale == 1.0f);
-        CHECK(gem_config(base, "  \"logits_scaling\": 1.5,\n", "", &c) && c.logit_scale == 1.0f);
-        CHECK(gem_config(base, "  \"residual_multiplier\": 0.7,\n", "", &c) && c.residual_scale == 1.0f);
+        CHECK(ref.c.arch == XLARUN_ARCH_GRANITE && ref.p.embed_scale == 3.0f && ref.p.attn_scale == 0.3f && ref.p.residual_scale == 0.7f &&
+              ref.p.logit_scale == 1.5f && !ref.c.tie_word_embeddings && ref.c.n_kv_heads == 2);
+        CHECK(gem_config(base, "  \"attention_multiplier\": 0.3,\n", "", &c) && c.p.attn_scale == 1.0f);
+        CHECK(gem_config(base, "  \"embedding_multiplier\": 3.0,\n", "", &c) && c.p.embed_scale == 1.0f);
+        CHECK(gem_config(base, "  \"logits_scaling\": 1.5,\n", "", &c) && c.p.logit_scale == 1.0f);
+        CHECK(gem_config(base, "  \"residual_multiplier\": 0.7,\n", "", &c) && c.p.residual_scale == 1.0f);
         gem_case(base, "\"residual_multiplier\": 0.7", "\"residual_multiplier\": 0", XLARUN_ERR_FORMAT,
                  "config.json: 'residual_multiplier' must be a number in (0, 1e+30), found 0", __LINE__);
         gem_case(base, "\"logits_scaling\": 1.5", "\"logits_scaling\": -2", XLARUN_ERR_FORMAT, "logits_scaling", __LINE__);
@@ -1227,7 +1231,7 @@ static void config_granite(void) {
         gem_case(base, "\"attention_multiplier\": 0.3", "\"attention_multiplier\": \"x\"", XLARUN_ERR_FORMAT, "attention_multiplier", __LINE__);
         gem_case(base, "\"num_key_value_heads\": 2", "\"num_key_value_heads\": 2, \"head_dim\": 8", XLARUN_ERR_UNSUPPORTED,
                  "config.json: head_dim 8 with GraniteForCausalLM is not supported (it must be hidden_size / num_attention_heads, 16)", __LINE__);
-        CHECK(gem_config(base, "  \"tie_word_embeddings\": false,\n", "", &c) && !c.tie_word_embeddings); /* GraniteConfig's default */
+        CHECK(gem_config(base, "  \"tie_word_embeddings\": false,\n", "", &c) && !c.c.tie_word_embeddings); /* GraniteConfig's default */
     }
     free(w);
     free(base);
@@ -1238,13 +1242,13 @@ static void config_olmo2(void) {
     size_t n, nc;
     unsigned char *w;
     char *base;
-    xlarun_config ref, c;
+    cfgplan ref, c;
     w = slurp(FIX "olmo2-f32/model.safetensors", &n);
     base = (char *)slurp(FIX "olmo2-f32/config.json", &nc);
     spit(tpath("mg/model.safetensors"), w, n);
     if (gem_config(base, NULL, NULL, &ref)) {
-        CHECK(ref.arch == XLARUN_ARCH_OLMO2 && ref.qk_norm == 2 && ref.post_norms && !ref.sandwich_norms && !ref.tie_word_embeddings);
-        CHECK(gem_config(base, "  \"rms_norm_eps\": 1e-06,\n", "", &c) && c.rms_norm_eps == 1e-5f); /* Olmo2Config's */
+        CHECK(ref.c.arch == XLARUN_ARCH_OLMO2 && ref.p.qk == XLARUN__QK_WHOLE && (ref.p.norms == XLARUN__NORMS_POST) && !(ref.p.norms == XLARUN__NORMS_SANDWICH) && !ref.c.tie_word_embeddings);
+        CHECK(gem_config(base, "  \"rms_norm_eps\": 1e-06,\n", "", &c) && c.c.rms_norm_eps == 1e-5f); /* Olmo2Config's */
         gem_case(base, "\"num_key_value_heads\": 2", "\"num_key_value_heads\": 4", XLARUN_ERR_MODEL,
                  "tensor 'model.layers.0.self_attn.k_norm.weight' has shape [32], but config.json implies [64]", __LINE__);
         /* layer 0's q_norm, layer 1's post_feedforward_layernorm under other names (same length): missing, by name */
@@ -1336,18 +1340,18 @@ static void config_mixtral(void) {
     size_t n, nc;
     unsigned char *w;
     char *base;
-    xlarun_config ref, c;
+    cfgplan ref, c;
     char *at;
     w = slurp(FIX "mixtral-f32/model.safetensors", &n);
     base = (char *)slurp(FIX "mixtral-f32/config.json", &nc);
     spit(tpath("mg/model.safetensors"), w, n);
     if (gem_config(base, NULL, NULL, &ref)) {
-        CHECK(ref.arch == XLARUN_ARCH_MIXTRAL && ref.n_experts == 4 && ref.n_experts_used == 2 && ref.moe_norm_topk &&
-              ref.moe_intermediate_size == 96 && ref.moe[0] && ref.moe[1] && ref.sliding_window == 20 && !ref.qk_norm);
+        CHECK(ref.c.arch == XLARUN_ARCH_MIXTRAL && ref.c.n_experts == 4 && ref.c.n_experts_used == 2 && ref.p.moe_norm_topk &&
+              ref.c.moe_intermediate_size == 96 && ref.p.moe[0] && ref.p.moe[1] && ref.c.sliding_window == 20 && !ref.p.qk);
         CHECK(gem_config(base, "  \"num_local_experts\": 4,\n", "  \"num_local_experts\": 4,\n  \"norm_topk_prob\": false,\n", &c) &&
-              c.moe_norm_topk); /* Mixtral has no such key: always renormalized */
+              c.p.moe_norm_topk); /* Mixtral has no such key: always renormalized */
         /* MixtralConfig's attribute_map: num_experts names num_local_experts */
-        CHECK(gem_config(base, "\"num_local_experts\": 4", "\"num_experts\": 4", &c) && c.n_experts == 4);
+        CHECK(gem_config(base, "\"num_local_experts\": 4", "\"num_experts\": 4", &c) && c.c.n_experts == 4);
         same_logits(FIX "mixtral-f32", tpath("mg"), "mixtral, num_experts");
         gem_case(base, "\"num_experts_per_tok\": 2", "\"num_experts_per_tok\": 5", XLARUN_ERR_FORMAT,
                  "config.json: num_experts_per_tok 5 is more than num_local_experts 4", __LINE__);
@@ -1363,8 +1367,8 @@ static void config_mixtral(void) {
                  "tensor 'model.layers.0.block_sparse_moe.experts.0.w1.weight' has shape [96,64], but config.json implies [64,64]", __LINE__);
         gem_case(base, "\"rope_theta\": 10000.0", "\"rope_theta\": 10000.0, \"rope_scaling\": {\"rope_type\": \"linear\", \"factor\": 2.0}",
                  XLARUN_ERR_UNSUPPORTED, "config.json: rope type 'linear' with MixtralForCausalLM is not supported", __LINE__);
-        CHECK(gem_config(base, "  \"sliding_window\": 20,\n", "", &c) && c.sliding_window == 0); /* MixtralConfig's none */
-        CHECK(gem_config(base, "  \"rope_theta\": 10000.0,\n", "", &c) && c.rope_theta == 1e6f);
+        CHECK(gem_config(base, "  \"sliding_window\": 20,\n", "", &c) && c.c.sliding_window == 0); /* MixtralConfig's none */
+        CHECK(gem_config(base, "  \"rope_theta\": 10000.0,\n", "", &c) && c.c.rope_theta == 1e6f);
         renamed_case(w, n, base, "layers.1.block_sparse_moe.experts.3.w2.", 35, 'x', XLARUN_ERR_MODEL, /* experts.3xw2: not read */
                      "missing tensor 'model.layers.1.block_sparse_moe.experts.3.w2.weight' (layer 1 is a mixture of 4 experts)", __LINE__);
         renamed_case(w, n, base, "layers.0.block_sparse_moe.gate.weight", 26, 'q', XLARUN_ERR_MODEL, /* qate */
@@ -1412,15 +1416,15 @@ static void config_qwen3moe(void) {
     size_t n, nc;
     unsigned char *w;
     char *base;
-    xlarun_config ref, c;
+    cfgplan ref, c;
     w = slurp(FIX "qwen3moe-f32/model.safetensors", &n);
     base = (char *)slurp(FIX "qwen3moe-f32/config.json", &nc);
     spit(tpath("mg/model.safetensors"), w, n);
     if (gem_config(base, NULL, NULL, &ref)) {
-        CHECK(ref.arch == XLARUN_ARCH_QWEN3_MOE && ref.n_experts == 8 && ref.n_experts_used == 3 && ref.moe_norm_topk &&
-              ref.moe_intermediate_size == 48 && ref.intermediate_size == 128 && ref.moe[0] && !ref.moe[1] && ref.moe[2] &&
-              ref.qk_norm == 1 && ref.head_dim == 32);
-        CHECK(gem_config(base, "\"mlp_only_layers\": [\n    1\n  ]", "\"mlp_only_layers\": [1, 7, 4000000000]", &c) && !c.moe[1] && c.moe[2]);
+        CHECK(ref.c.arch == XLARUN_ARCH_QWEN3_MOE && ref.c.n_experts == 8 && ref.c.n_experts_used == 3 && ref.p.moe_norm_topk &&
+              ref.c.moe_intermediate_size == 48 && ref.c.intermediate_size == 128 && ref.p.moe[0] && !ref.p.moe[1] && ref.p.moe[2] &&
+              ref.p.qk == XLARUN__QK_HEAD && ref.c.head_dim == 32);
+        CHECK(gem_config(base, "\"mlp_only_layers\": [\n    1\n  ]", "\"mlp_only_layers\": [1, 7, 4000000000]", &c) && !c.p.moe[1] && c.p.moe[2]);
         gem_case(base, "\"mlp_only_layers\": [\n    1\n  ]", "\"mlp_only_layers\": []", XLARUN_ERR_MODEL,
                  "missing tensor 'model.layers.1.mlp.gate.weight' (layer 1 is a mixture of 8 experts; this is its router)", __LINE__);
         gem_case(base, "\"mlp_only_layers\": [\n    1\n  ]", "\"mlp_only_layers\": [0, 1]", XLARUN_ERR_MODEL,
@@ -1441,13 +1445,13 @@ static void config_qwen3moe(void) {
                  "tensor 'model.layers.0.mlp.experts.0.down_proj.weight' has shape [64,48], but config.json implies [64,32]", __LINE__);
         gem_case(base, "\"use_sliding_window\": false", "\"use_sliding_window\": true", XLARUN_ERR_UNSUPPORTED,
                  "config.json: use_sliding_window true (Qwen's window on the upper layers) is not supported", __LINE__);
-        CHECK(gem_config(base, "\"sliding_window\": null", "\"sliding_window\": 4096", &c) && c.sliding_window == 0); /* unused without use_sliding_window */
-        CHECK(gem_config(base, "  \"norm_topk_prob\": true,\n", "", &c) && !c.moe_norm_topk); /* Qwen3MoeConfig's default */
+        CHECK(gem_config(base, "\"sliding_window\": null", "\"sliding_window\": 4096", &c) && c.c.sliding_window == 0); /* unused without use_sliding_window */
+        CHECK(gem_config(base, "  \"norm_topk_prob\": true,\n", "", &c) && !c.p.moe_norm_topk); /* Qwen3MoeConfig's default */
         /* transformers 5's Qwen3MoeConfig saves the expert count as num_local_experts (attribute_map):
            the same model, the same logits as the folder transformers 4 wrote (its oracle's) */
-        CHECK(gem_config(base, "\"num_experts\": 8", "\"num_local_experts\": 8", &c) && c.n_experts == 8);
+        CHECK(gem_config(base, "\"num_experts\": 8", "\"num_local_experts\": 8", &c) && c.c.n_experts == 8);
         same_logits(FIX "qwen3moe-f32", tpath("mg"), "qwen3moe, num_local_experts");
-        CHECK(gem_config(base, "\"num_experts\": 8", "\"num_experts\": 8, \"num_local_experts\": 8", &c) && c.n_experts == 8);
+        CHECK(gem_config(base, "\"num_experts\": 8", "\"num_experts\": 8, \"num_local_experts\": 8", &c) && c.c.n_experts == 8);
         gem_case(base, "\"num_experts\": 8", "\"num_experts\": 8, \"num_local_experts\": 5", XLARUN_ERR_FORMAT,
                  "config.json: 'num_experts' 8 and 'num_local_experts' 5 name one value (the expert count) and differ", __LINE__);
         {   /* all 8 experts per token (16 gate/up products in one decode step) */
@@ -1470,20 +1474,20 @@ static void config_olmoe(void) {
     size_t n, nc;
     unsigned char *w;
     char *base;
-    xlarun_config ref, c;
+    cfgplan ref, c;
     w = slurp(FIX "olmoe-f32/model.safetensors", &n);
     base = (char *)slurp(FIX "olmoe-f32/config.json", &nc);
     spit(tpath("mg/model.safetensors"), w, n);
     if (gem_config(base, NULL, NULL, &ref)) {
-        CHECK(ref.arch == XLARUN_ARCH_OLMOE && ref.n_experts == 6 && ref.n_experts_used == 2 && !ref.moe_norm_topk &&
-              ref.qk_norm == 2 && !ref.post_norms && ref.moe[0] && ref.moe[1]);
+        CHECK(ref.c.arch == XLARUN_ARCH_OLMOE && ref.c.n_experts == 6 && ref.c.n_experts_used == 2 && !ref.p.moe_norm_topk &&
+              ref.p.qk == XLARUN__QK_WHOLE && !(ref.p.norms == XLARUN__NORMS_POST) && ref.p.moe[0] && ref.p.moe[1]);
         gem_case(base, "\"clip_qkv\": null", "\"clip_qkv\": 8.0", XLARUN_ERR_UNSUPPORTED,
                  "config.json: clip_qkv (OLMoE's clamp of q, k and v) is not supported; null means none", __LINE__);
         gem_case(base, "\"num_key_value_heads\": 2", "\"num_key_value_heads\": 2, \"head_dim\": 8", XLARUN_ERR_UNSUPPORTED,
                  "config.json: head_dim 8 with OlmoeForCausalLM is not supported (it must be hidden_size / num_attention_heads, 16)", __LINE__);
-        CHECK(gem_config(base, "  \"num_experts_per_tok\": 2,\n", "  \"num_experts_per_tok\": 6,\n", &c) && c.n_experts_used == 6);
+        CHECK(gem_config(base, "  \"num_experts_per_tok\": 2,\n", "  \"num_experts_per_tok\": 6,\n", &c) && c.c.n_experts_used == 6);
         /* OlmoeConfig's attribute_map: num_local_experts names num_experts */
-        CHECK(gem_config(base, "\"num_experts\": 6", "\"num_local_experts\": 6", &c) && c.n_experts == 6);
+        CHECK(gem_config(base, "\"num_experts\": 6", "\"num_local_experts\": 6", &c) && c.c.n_experts == 6);
         same_logits(FIX "olmoe-f32", tpath("mg"), "olmoe, num_local_experts");
         gem_case(base, "  \"num_experts\": 6,\n", "", XLARUN_ERR_MODEL, /* OlmoeConfig's 64 */
                  "tensor 'model.layers.0.mlp.gate.weight' has shape [6,64], but config.json implies [64,64]", __LINE__);
@@ -1497,16 +1501,16 @@ static void config_qwen2moe(void) {
     size_t n, nc;
     unsigned char *w;
     char *base;
-    xlarun_config ref, c;
+    cfgplan ref, c;
     w = slurp(FIX "qwen2moe-f32/model.safetensors", &n);
     base = (char *)slurp(FIX "qwen2moe-f32/config.json", &nc);
     spit(tpath("mg/model.safetensors"), w, n);
     if (gem_config(base, NULL, NULL, &ref)) {
-        CHECK(ref.arch == XLARUN_ARCH_QWEN2_MOE && ref.n_experts == 8 && ref.n_experts_used == 2 && !ref.moe_norm_topk &&
-              ref.moe_intermediate_size == 32 && ref.moe_shared_size == 96 && ref.intermediate_size == 128 &&
-              ref.moe[0] && !ref.moe[1] && ref.moe[2] && ref.qkv_bias && !ref.o_bias && !ref.qk_norm);
-        CHECK(gem_config(base, "  \"qkv_bias\": true,\n", "", &c) && c.qkv_bias); /* Qwen2MoeConfig's default */
-        CHECK(gem_config(base, "\"qkv_bias\": true", "\"qkv_bias\": false", &c) && !c.qkv_bias); /* the bias tensors unread */
+        CHECK(ref.c.arch == XLARUN_ARCH_QWEN2_MOE && ref.c.n_experts == 8 && ref.c.n_experts_used == 2 && !ref.p.moe_norm_topk &&
+              ref.c.moe_intermediate_size == 32 && ref.c.moe_shared_size == 96 && ref.c.intermediate_size == 128 &&
+              ref.p.moe[0] && !ref.p.moe[1] && ref.p.moe[2] && ref.p.qkv_bias && !ref.p.o_bias && !ref.p.qk);
+        CHECK(gem_config(base, "  \"qkv_bias\": true,\n", "", &c) && c.p.qkv_bias); /* Qwen2MoeConfig's default */
+        CHECK(gem_config(base, "\"qkv_bias\": true", "\"qkv_bias\": false", &c) && !c.p.qkv_bias); /* the bias tensors unread */
         gem_case(base, "\"shared_expert_intermediate_size\": 96", "\"shared_expert_intermediate_size\": 64", XLARUN_ERR_MODEL,
                  "tensor 'model.layers.0.mlp.shared_expert.down_proj.weight' has shape [64,96], but config.json implies [64,64]", __LINE__);
         gem_case(base, "  \"shared_expert_intermediate_size\": 96,\n", "", XLARUN_ERR_MODEL, /* Qwen2MoeConfig's 5632 */

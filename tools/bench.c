@@ -761,9 +761,9 @@ int main(int argc, char **argv) {
                 uint32_t l, i;
                 for (l = 0; l < c->n_layers; l++) {
                     layers += H * qd + 2 * H * kvd + qd * H +
-                              (c->moe[l] ? H * c->n_experts + 3.0 * H * c->moe_intermediate_size * c->n_experts_used +
+                              (m->layers[l].experts ? H * c->n_experts + 3.0 * H * c->moe_intermediate_size * c->n_experts_used +
                                                (c->moe_shared_size ? H + 3.0 * H * c->moe_shared_size : 0) : 3 * H * I);
-                    double w = c->sliding_pattern && (l + 1) % c->sliding_pattern == 0 ? 0 : c->sliding_window;
+                    double w = m->layers[l].window; /* the layer's, as the model's plan sets it */
                     double mid = n_prompt + n_gen / 2.0;
                     for (i = 1; i <= (uint32_t)n_prompt; i++) keys += w && i > w ? w : i;
                     kv_pos += w && mid > w ? w : mid;

@@ -31,9 +31,12 @@ static void problem(const xlarun_error *e) {
     n_problems++;
 }
 
-static void print_config(const xlarun_config *c) {
+/* config.json as read: the public config, the executor's plan, and the keys read under an alias
+   or taken as a default (the log) */
+static void print_config(const xlarun_config *c, const xlarun__plan *p, const xlarun__cfglog *log) {
     uint32_t i, k;
-    printf("config.json: %s\n", xlarun_arch_name(c->arch));
+    printf("config.json: %s, written by transformers %s\n", xlarun_arch_name(c->arch),
+           c->transformers_version[0] ? c->transformers_version : "(no transformers_version; read as 4.x)");
     printf("  vocab_size %u, hidden_size %u, intermediate_size %u, num_hidden_layers %u\n", c->vocab_size,
            c->hidden_size, c->intermediate_size, c->n_layers);
     printf("  heads %u, kv heads %u, head_dim %u, max_position_embeddings %u, rms_norm_eps %g\n", c->n_heads,
@@ -46,47 +49,52 @@ static void print_config(const xlarun_config *c) {
                c->rope_original_max_position_embeddings);
     else if (c->rope_type == XLARUN_ROPE_LONGROPE)
         printf("longrope, short factors within original_max_position_embeddings %u and long ones past it, cos and sin times %.9g\n",
-               c->rope_original_max_position_embeddings, (double)c->rope_attn_factor);
+               c->rope_original_max_position_embeddings, (double)p->rope_attn_factor);
     else printf("default\n");
     if (c->rope_dim != c->head_dim) printf("  rope on the first %u of each head's %u dimensions\n", c->rope_dim, c->head_dim);
-    if (c->qkv_bias || c->o_bias || c->mlp_bias)
-        printf("  biases:%s%s%s\n", c->qkv_bias ? " q_proj k_proj v_proj" : "", c->o_bias ? " o_proj" : "",
-               c->mlp_bias ? " gate_proj up_proj down_proj" : "");
-    if (c->qk_norm) printf("  q_norm and k_norm: %s RMS-normalized before RoPE\n", c->qk_norm == 2 ? "q and k, all heads at once," : "each head of q and k");
-    if (c->post_norms) printf("  no norm before attention or the MLP; their outputs normalized before the residual add\n");
-    if (c->sliding_window && c->sliding_pattern)
+    if (p->qkv_bias || p->o_bias || p->mlp_bias)
+        printf("  biases:%s%s%s\n", p->qkv_bias ? " q_proj k_proj v_proj" : "", p->o_bias ? " o_proj" : "",
+               p->mlp_bias ? " gate_proj up_proj down_proj" : "");
+    if (p->qk) printf("  q_norm and k_norm: %s RMS-normalized before RoPE\n", p->qk == XLARUN__QK_WHOLE ? "q and k, all heads at once," : "each head of q and k");
+    if (p->norms == XLARUN__NORMS_POST) printf("  no norm before attention or the MLP; their outputs normalized before the residual add\n");
+    if (c->sliding_window && p->sliding_pattern)
         printf("  sliding_window %u on the local layers (position i attends to i-%u..i); every %u%s layer global\n", c->sliding_window,
-               c->sliding_window - 1, c->sliding_pattern, c->sliding_pattern == 1 ? "st" : c->sliding_pattern == 2 ? "nd" : c->sliding_pattern == 3 ? "rd" : "th");
+               c->sliding_window - 1, p->sliding_pattern, p->sliding_pattern == 1 ? "st" : p->sliding_pattern == 2 ? "nd" : p->sliding_pattern == 3 ? "rd" : "th");
     else if (c->sliding_window) printf("  sliding_window %u (position i attends to i-%u..i)\n", c->sliding_window, c->sliding_window - 1);
     if (c->rope_local_theta > 0.0f) printf("  local layers' rope: theta %g, default\n", (double)c->rope_local_theta);
     for (i = 0, k = 0; i < c->n_layers; i++)
-        if (c->no_rope[i]) printf(k++ ? " %u" : "  no RoPE on layers %u", (unsigned)i);
+        if (p->no_rope[i]) printf(k++ ? " %u" : "  no RoPE on layers %u", (unsigned)i);
     if (k) printf("\n");
     if (c->n_experts) {
         printf("  mixture of %u experts of intermediate size %u, %u per token%s", c->n_experts,
-               c->moe_intermediate_size, c->n_experts_used, c->moe_norm_topk ? ", their weights renormalized" : "");
+               c->moe_intermediate_size, c->n_experts_used, p->moe_norm_topk ? ", their weights renormalized" : "");
         if (c->moe_shared_size) printf(", and a gated shared expert of intermediate size %u", c->moe_shared_size);
         printf("; sparse layers");
-        for (k = 0, i = 0; i < c->n_layers; i++) k += c->moe[i];
+        for (k = 0, i = 0; i < c->n_layers; i++) k += p->moe[i];
         if (k == c->n_layers) printf(": all\n");
         else {
             for (i = 0; i < c->n_layers; i++)
-                if (c->moe[i]) printf(" %u", (unsigned)i);
+                if (p->moe[i]) printf(" %u", (unsigned)i);
             printf(" (the others dense)\n");
         }
     }
-    if (c->act == XLARUN_ACT_GELU_TANH) printf("  MLP activation: gelu_pytorch_tanh\n");
-    if (c->attn_softcap > 0.0f) printf("  attention scores soft-capped at %g\n", (double)c->attn_softcap);
-    if (c->final_softcap > 0.0f) printf("  logits soft-capped at %g\n", (double)c->final_softcap);
-    if (c->norm_plus_one) printf("  RMSNorm weights used as 1 + w%s\n", c->sandwich_norms ? "; norms also after attention and around the MLP" : "");
-    if (c->embed_scale != 1.0f) printf("  embeddings scaled by %.9g\n", (double)c->embed_scale);
-    if (c->attn_scale != (float)(1.0 / sqrt((double)c->head_dim))) printf("  attention scores scaled by %.9g\n", (double)c->attn_scale);
-    if (c->residual_scale != 1.0f) printf("  attention and MLP outputs scaled by %.9g before the residual add\n", (double)c->residual_scale);
-    if (c->logit_scale != 1.0f) printf("  logits divided by %.9g\n", (double)c->logit_scale);
+    if (p->act == XLARUN__ACT_GELU_TANH) printf("  MLP activation: gelu_pytorch_tanh\n");
+    if (p->attn_softcap > 0.0f) printf("  attention scores soft-capped at %g\n", (double)p->attn_softcap);
+    if (p->final_softcap > 0.0f) printf("  logits soft-capped at %g\n", (double)p->final_softcap);
+    if (p->norm_plus_one) printf("  RMSNorm weights used as 1 + w%s\n", p->norms == XLARUN__NORMS_SANDWICH ? "; norms also after attention and around the MLP" : "");
+    if (p->embed_scale != 1.0f) printf("  embeddings scaled by %.9g\n", (double)p->embed_scale);
+    if (p->attn_scale != (float)(1.0 / sqrt((double)c->head_dim))) printf("  attention scores scaled by %.9g\n", (double)p->attn_scale);
+    if (p->residual_scale != 1.0f) printf("  attention and MLP outputs scaled by %.9g before the residual add\n", (double)p->residual_scale);
+    if (p->logit_scale != 1.0f) printf("  logits divided by %.9g\n", (double)p->logit_scale);
     printf("  tie_word_embeddings %s, bos %d, eos", c->tie_word_embeddings ? "true" : "false", (int)c->bos_token_id);
     if (!c->n_eos) printf(" none");
     for (i = 0; i < c->n_eos; i++) printf(" %d", (int)c->eos_token_ids[i]);
     printf("\n");
+    for (i = 0; i < log->n; i++) /* what the folder did not say in the class's own words */
+        if (log->e[i].via) printf("  key %s read as its alias %s\n", log->e[i].key, log->e[i].via);
+    for (i = 0, k = 0; i < log->n; i++)
+        if (!log->e[i].via) printf("%s %s%s=%s", k++ ? "," : "  defaults (keys not in config.json):", log->e[i].where, log->e[i].key, log->e[i].value);
+    if (k) printf("\n");
 }
 
 /* one shard: its header, its table, and each tensor checked on its own */
@@ -124,7 +132,7 @@ static void inspect_shard(xlarun__loader *L, int have_cfg, const char *name, int
     if (ok) {
         for (i = 0; i < r.n_tensors; i++) {
             const xlarun_st_tensor *t = &r.tensors[i];
-            int sc = 0, slot = have_cfg ? xlarun__tensor_slot(&L->m->cfg, t->name, &sc) : 0;
+            int sc = 0, slot = have_cfg ? xlarun__tensor_slot(L->m, t->name, &sc) : 0;
             xlarun__shape_str(t, shape, sizeof shape);
             printf("  %-48s %-7s %-16s %12llu  %s%s\n", t->name, xlarun_dtype_name(t->dtype), shape,
                    (unsigned long long)t->nbytes, name, have_cfg && slot == -1 ? " -" : "");
@@ -134,8 +142,8 @@ static void inspect_shard(xlarun__loader *L, int have_cfg, const char *name, int
         if (have_cfg) {
             for (i = 0; i < r.n_tensors; i++) {
                 const xlarun_st_tensor *t = &r.tensors[i];
-                int sc, slot = xlarun__tensor_slot(&L->m->cfg, t->name, &sc);
-                if (xlarun__check_named(&L->m->cfg, t, path, &e) != XLARUN_OK) {
+                int sc, slot = xlarun__tensor_slot(L->m, t->name, &sc);
+                if (xlarun__check_named(L->m, t, path, &e) != XLARUN_OK) {
                     problem(&e);
                     if (slot >= 0 && sc) L->slots[slot].scale_found = 1; /* present, though wrong: not "missing" too */
                     else if (slot >= 0 && !L->slots[slot].found) {
@@ -145,7 +153,7 @@ static void inspect_shard(xlarun__loader *L, int have_cfg, const char *name, int
                     }
                 } else if (slot >= 0 && xlarun__take(L, shard, t, NULL, slot, sc, path, &e) != XLARUN_OK) problem(&e);
             }
-            if (xlarun__check_quant_meta(&L->m->cfg, &r, path, &e) != XLARUN_OK) problem(&e);
+            if (xlarun__check_quant_meta(L->m, &r, path, &e) != XLARUN_OK) problem(&e);
         }
     }
     free(hdr);
@@ -157,6 +165,7 @@ int main(int argc, char **argv) {
     xlarun__arena a;
     xlarun__loader L;
     xlarun_model cfgm;
+    static xlarun__cfglog keys; /* the keys read under an alias or taken as a default */
     xlarun_model_options opt;
     xlarun_error e;
     char *text, path[4096];
@@ -188,11 +197,11 @@ int main(int argc, char **argv) {
     L.m = &cfgm;
 
     if (xlarun__read_small(&a, NULL, dir, "config.json", XLARUN_MAX_CONFIG_BYTES, &text, &len, &e) != XLARUN_OK) problem(&e);
-    else if (xlarun__parse_config(text, len, &cfgm.cfg, &e) != XLARUN_OK) problem(&e);
+    else if (xlarun__parse_config(text, len, &cfgm.cfg, &cfgm.plan, &keys, &e) != XLARUN_OK) problem(&e);
     else {
         have_cfg = 1;
-        print_config(&cfgm.cfg);
-        L.n_slots = xlarun__n_slots(&cfgm.cfg);
+        print_config(&cfgm.cfg, &cfgm.plan, &keys);
+        L.n_slots = xlarun__n_slots(&cfgm);
         L.slots = (xlarun__slot *)calloc((size_t)L.n_slots, sizeof *L.slots);
         if (!L.slots) { fprintf(stderr, "inspect: out of memory\n"); return 2; }
         for (i = 0; i < L.n_slots; i++) L.slots[i].index_shard = -1;
