@@ -1588,6 +1588,10 @@ int main(int argc, char **argv) {
     static const char *names[] = {"llama32", "llama2", "mqa", "odd", "mistral", "qwen2", "biased", "qwen3", "gemma3", "gemma2", "gemma", "phi3", "phi3lr", "phi3mix", "phi3long", "smollm3", "granite", "olmo2",
                                   "mixtral", "qwen3moe", "olmoe", "qwen2moe"};
     static const char *dtypes[] = {"f32", "bf16", "f16"};
+    /* the same families saved by transformers 5.24 (tools/make_fixtures.py --generation 5: its own
+       config.json keys, rope_parameters, num_local_experts, ...), bf16 only, plus qwen3moe5 */
+    static const char *names_v5[] = {"llama32", "llama2", "mqa", "odd", "mistral", "qwen2", "biased", "qwen3", "gemma3", "gemma2", "gemma", "phi3", "phi3lr", "phi3mix", "phi3long", "smollm3", "granite", "olmo2",
+                                     "mixtral", "qwen3moe", "olmoe", "qwen2moe", "qwen3moe5"};
     static const char *inv[] = {
         "llama32-bf16",
         "odd-f16",
@@ -1644,6 +1648,11 @@ int main(int argc, char **argv) {
                 if (!n_run++) printf("oracle (kernels: %s):\n", XLARUN_K_ISA);
                 test_oracle(names[i], dtypes[j], &worst);
             }
+    for (i = 0; i < sizeof names_v5 / sizeof *names_v5; i++)
+        if (test_case("oracle %s-v5-bf16", names_v5[i])) {
+            if (!n_run++) printf("oracle (kernels: %s):\n", XLARUN_K_ISA);
+            test_oracle(names_v5[i], "v5-bf16", &worst);
+        }
     if (n_run) printf("  worst relative logit error %.2e (tolerance %.0e)\n", worst, LOGIT_TOL);
     for (i = 0; i < sizeof inv / sizeof *inv; i++) invariants_case(inv[i], XLARUN_PRECISION_EXACT, XLARUN_KV_F32, "");
     for (i = 0; i < sizeof rings / sizeof *rings; i++)

@@ -2,6 +2,18 @@
 """Generate the oracle fixtures for xlarun's C tests.
 
 Usage:  python3 tools/make_fixtures.py [--out tests/fixtures] [--only NAME ...]
+        python3 tools/make_fixtures.py --generation 5 [--out tests/fixtures] [--only NAME ...]
+
+--generation 5 (pinned to PINNED_V5: torch 2.15.0, transformers 5.24.0) writes, for every family
+in CONFIGS and the 5.x-only ones in CONFIGS_V5 (qwen3moe5), one folder
+tests/fixtures/<name>-v5-bf16/ with what transformers 5's save_pretrained writes, its config.json
+untouched (rope_parameters, num_local_experts, dtype, ...; head_dim is not removed), plus
+oracle.safetensors computed the same way with 5.x (from_pretrained(folder, dtype=float32,
+attn_implementation="eager")). The weights are drawn from the same seeds in the same order as
+4.x's parameters (fill_weights expands 5.x's fused expert tensors into 4.x's per-expert ones), the
+seed is accepted by the same rule over all three dtype copies, and only the bf16 copy is saved; the
+summary says, per family, whether its weights equal the 4.x <name>-bf16 folder's and how far its
+oracle is from that folder's.
 
 For each of five small random-weight LlamaForCausalLM configs (llama32, llama2, mqa, odd, and
 biased: attention_bias and mlp_bias true), one MistralForCausalLM config with a sliding window
@@ -36,6 +48,7 @@ rejected) in the metadata and the summary.
 import argparse, copy, itertools, json, math, os, platform, shutil, struct, sys, warnings
 
 PINNED = {"torch": "2.5.1", "transformers": "4.46.3", "safetensors": "0.4.5", "numpy": "1.26.4"}
+PINNED_V5 = {"torch": "2.15.0", "transformers": "5.24.0", "safetensors": "0.8.0", "numpy": "2.4.6"}
 
 import numpy as np
 import torch
@@ -71,6 +84,13 @@ try:   # transformers >= 4.53 (the smollm3 family only)
 except ImportError:
     SmolLM3Config = SmolLM3ForCausalLM = None
 from transformers.cache_utils import DynamicCache
+
+V5 = int(transformers.__version__.split(".")[0]) >= 5   # transformers 5's API: dtype=, DynamicCache(config=)
+if V5:
+    transformers.utils.logging.disable_progress_bar()
+    # 5.24 renames forward's past_key_values to cache (removal announced for 5.40); generate() and
+    # this script still pass past_key_values
+    warnings.filterwarnings("ignore", message=".*past_key_values. is deprecated", category=FutureWarning)
 
 VERSIONS = {
     "torch": torch.__version__.split("+")[0],
@@ -279,6 +299,18 @@ CONFIGS["qwen2moe"] = (dict(vocab_size=320, hidden_size=64, intermediate_size=12
                             tie_word_embeddings=False, max_position_embeddings=256, bos_token_id=1, eos_token_id=2,
                             pad_token_id=0),
                        31, 10050, 231, 4.0)
+# families made by --generation 5 only (transformers 5.24.0)
+CONFIGS_V5 = {
+    # Qwen3-MoE with 5 experts (an odd count), 2 per token, renormalized; head_dim 22 (11 rotary
+    # frequencies; != H/nh = 16); layer 0 dense (mlp_only_layers [0]), layers 1 and 2 sparse.
+    # transformers 5 saves the expert count as num_local_experts (issue 24)
+    "qwen3moe5": (dict(vocab_size=320, hidden_size=64, intermediate_size=128, moe_intermediate_size=48,
+                       num_hidden_layers=3, num_attention_heads=4, num_key_value_heads=2, head_dim=22,
+                       num_experts=5, num_experts_per_tok=2, norm_topk_prob=True, decoder_sparse_step=1,
+                       mlp_only_layers=[0], rope_theta=10000.0, rms_norm_eps=1e-6, tie_word_embeddings=False,
+                       max_position_embeddings=256, bos_token_id=1, eos_token_id=2, pad_token_id=0),
+                  31, 10060, 241, 4.0),
+}
 PHI3LR = CONFIGS["phi3lr"][0]
 CONFIGS["phi3mix"] = (PHI3LR, 100, 9950, 151, 4.0)
 CONFIGS["phi3long"] = (PHI3LR, 150, 9970, 161, 4.0)
@@ -292,7 +324,8 @@ ARCH = {"mistral": (MistralConfig, MistralForCausalLM), "qwen2": (Qwen2Config, Q
         "granite": (GraniteConfig, GraniteForCausalLM), "olmo2": (Olmo2Config, Olmo2ForCausalLM),
         "mixtral": (MixtralConfig, MixtralForCausalLM), "qwen3moe": (Qwen3MoeConfig, Qwen3MoeForCausalLM),
         "olmoe": (OlmoeConfig, OlmoeForCausalLM), "qwen2moe": (Qwen2MoeConfig, Qwen2MoeForCausalLM),
-        "gemma3": (Gemma3TextConfig, Gemma3ForCausalLM), "gemma2": (Gemma2Config, Gemma2ForCausalLM)}   # the rest: Llama
+        "gemma3": (Gemma3TextConfig, Gemma3ForCausalLM), "gemma2": (Gemma2Config, Gemma2ForCausalLM),
+        "qwen3moe5": (Qwen3MoeConfig, Qwen3MoeForCausalLM)}   # the rest: Llama
 # families whose model class needs other versions than PINNED: made only with --only, under these
 # (python3 -m venv --system-site-packages V && V/bin/pip install transformers==4.51.3;
 #  V/bin/python tools/make_fixtures.py --only qwen3; the same with 4.57.1 and --only gemma3)
@@ -333,6 +366,42 @@ def model_class(name):
     return ARCH[name][1] if name in ARCH else LlamaForCausalLM
 
 
+EXPERT_NAMES = {"mixtral": ("block_sparse_moe.experts.%d.", "w1", "w3", "w2", ("w1", "w2", "w3"))}
+EXPERT_NAMES_DEFAULT = ("mlp.experts.%d.", "gate_proj", "up_proj", "down_proj", ("gate_proj", "up_proj", "down_proj"))
+
+
+def param_plan(model):
+    """(name, shape, tensor to copy into) for every parameter, in transformers 4's named_parameters
+    order with its names and shapes. transformers 5 keeps a mixture's experts as two 3-D tensors per
+    layer (experts.gate_up_proj [E, 2I, H]: gate rows then up rows; experts.down_proj [E, H, I]) and
+    may list them before the router (Qwen3-MoE); 4.x had the router, then per expert its own
+    matrices (Mixtral: w1, w2, w3; the others: gate_proj, up_proj, down_proj). Listing them the 4.x
+    way draws the same numbers into the same places, so both generations get the same weights."""
+    ex = EXPERT_NAMES.get(model.config.model_type, EXPERT_NAMES_DEFAULT)
+    params = dict(model.named_parameters())
+    plan = []
+    for name, p in params.items():
+        if p.dim() == 3 and name.endswith("experts.down_proj"):
+            continue
+        if p.dim() == 3 and name.endswith("experts.gate_up_proj"):
+            lp = name[:-len("mlp.experts.gate_up_proj")]   # "model.layers.N."
+            down = params[name[:-len("gate_up_proj")] + "down_proj"]
+            I = down.shape[2]
+            router = lp + "mlp.gate.weight"
+            if not any(n == router for n, _, _ in plan):   # the router first, as 4.x registered it
+                plan.append((router, tuple(params[router].shape), params[router]))
+            for e in range(p.shape[0]):
+                views = {ex[1]: p[e, :I], ex[2]: p[e, I:], ex[3]: down[e]}
+                for part in ex[4]:
+                    v = views[part]
+                    plan.append((lp + (ex[0] % e) + part + ".weight", tuple(v.shape), v))
+            continue
+        if any(n == name for n, _, _ in plan):
+            continue
+        plan.append((name, tuple(p.shape), p))
+    return plan
+
+
 def fill_weights(model, cfg, seed, logit_std, qk_scale=1.0):
     """Deterministic weights with spread-out logits.
 
@@ -351,8 +420,7 @@ def fill_weights(model, cfg, seed, logit_std, qk_scale=1.0):
     H = cfg.hidden_size
     gemma = np.float32(cfg.model_type in ("gemma3_text", "gemma2", "gemma"))
     with torch.no_grad():
-        for name, p in model.named_parameters():   # tied lm_head is not listed separately
-            shape = tuple(p.shape)
+        for name, shape, p in param_plan(model):   # tied lm_head is not listed separately
             if name.endswith(("q_norm.weight", "k_norm.weight")):   # peaked attention after the head norms
                 w = 2.0 * (1.0 + 0.1 * rng.standard_normal(shape, dtype=np.float32)) - gemma
             elif gemma and cfg.model_type != "gemma" and name.endswith(("post_attention_layernorm.weight", "post_feedforward_layernorm.weight")):
@@ -374,16 +442,21 @@ def fill_weights(model, cfg, seed, logit_std, qk_scale=1.0):
         assert model.lm_head.weight.data_ptr() == model.model.embed_tokens.weight.data_ptr()
 
 
+def new_cache(model):
+    """The cache generate() makes: 5.x's DynamicCache(config=) holds the window's layers as sliding ones."""
+    return DynamicCache(config=model.config) if V5 else DynamicCache()
+
+
 @torch.no_grad()
 def greedy(model, prompt, n=N_NEW):
     """KV-cached greedy decoding as generate(do_sample=False) does it, never stopping. longrope
     (Phi3ForCausalLM.prepare_inputs_for_generation): the step whose sequence first passes
     original_max_position_embeddings drops the cache and runs the whole sequence again, now with
     the long factors, so each row is the last row of one forward over the whole sequence."""
-    rs = getattr(model.config, "rope_scaling", None) or {}
+    rs = (getattr(model.config, "rope_parameters", None) if V5 else getattr(model.config, "rope_scaling", None)) or {}
     om = getattr(model.config, "original_max_position_embeddings", None) if rs.get("rope_type", rs.get("type")) == "longrope" else None
     seq = list(prompt)
-    out = model(input_ids=torch.tensor([seq]), past_key_values=DynamicCache(), use_cache=True)
+    out = model(input_ids=torch.tensor([seq]), past_key_values=new_cache(model), use_cache=True)
     rows, toks = [], []
     for i in range(n):
         logits = out.logits[0, -1].to(torch.float32)
@@ -393,7 +466,7 @@ def greedy(model, prompt, n=N_NEW):
         seq.append(t)
         if i + 1 < n:
             if om and len(seq) == om + 1 and len(prompt) <= om:   # the crossing: all again
-                out = model(input_ids=torch.tensor([seq]), past_key_values=DynamicCache(), use_cache=True)
+                out = model(input_ids=torch.tensor([seq]), past_key_values=new_cache(model), use_cache=True)
             else:
                 out = model(input_ids=torch.tensor([[t]]), past_key_values=out.past_key_values,
                             use_cache=True)
@@ -510,7 +583,7 @@ def canonicalize_header(path):
 def oracle(folder, name, dn, seed, prompt, check_generate):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        model = model_class(name).from_pretrained(folder, torch_dtype=torch.float32,
+        model = model_class(name).from_pretrained(folder, **{"dtype" if V5 else "torch_dtype": torch.float32},
                                                   attn_implementation="eager")
     model.eval()
     assert model.config._attn_implementation == "eager"
@@ -543,7 +616,7 @@ def oracle(folder, name, dn, seed, prompt, check_generate):
         "min_margin_row": str(s["min_margin_row"]), "distinct_ids": str(s["distinct"]),
         "longest_run": str(s["longest_run"]),
         "n_new": str(N_NEW), "prompt_len": str(len(prompt)),
-        "reference": model_class(name).__name__ + ".from_pretrained(folder, torch_dtype=float32, "
+        "reference": model_class(name).__name__ + ".from_pretrained(folder, %s=float32, " % ("dtype" if V5 else "torch_dtype") +
                      "attn_implementation=eager), KV-cached greedy, torch.argmax",
         "generate_check": gen_note,
     }
@@ -602,6 +675,11 @@ def numpy_reference(folder):
     whole_qk = cfg.get("model_type") in ("olmo2", "olmoe")   # q and k RMS-normalized whole, not per head
     rot = int(hd * cfg.get("partial_rotary_factor", 1.0))   # Phi-3: the first rot dims of a head rotate
     rp = cfg.get("rope_parameters") or {}   # transformers 5 writes theta and the scaling there
+    local_theta = cfg.get("rope_local_base_freq")
+    if "full_attention" in rp:   # transformers 5's Gemma 3: one set per layer type
+        local_theta = rp["sliding_attention"]["rope_theta"]
+        assert rp["sliding_attention"].get("rope_type", "default") == "default"
+        rp = rp["full_attention"]
     inv = 1.0 / (cfg.get("rope_theta", rp.get("rope_theta")) ** (np.arange(0, rot, 2) / rot))
     inv_long = long_from = None
     mscale = 1.0
@@ -636,7 +714,7 @@ def numpy_reference(folder):
     rope = lambda x, cs: np.concatenate([x[..., :rot] * cs[0] + np.concatenate([-x[..., rot // 2:rot], x[..., :rot // 2]], -1) * cs[1],
                                          x[..., rot:]], -1)
     def forward(glob):   # logits at every position of one forward over seq
-        local = cos_sin(1.0 / (cfg["rope_local_base_freq"] ** (np.arange(0, hd, 2) / hd))) if "rope_local_base_freq" in cfg else glob
+        local = cos_sin(1.0 / (local_theta ** (np.arange(0, hd, 2) / hd))) if local_theta else glob
         types = cfg.get("layer_types") or ["sliding_attention" if cfg.get("sliding_window") else "full_attention"] * cfg["num_hidden_layers"]
         scale = cfg["query_pre_attn_scalar"] ** -0.5 if gemma else cfg.get("attention_multiplier", 1 / math.sqrt(hd))
         rm = cfg.get("residual_multiplier", 1.0)   # Granite's multipliers (1 elsewhere)
@@ -721,10 +799,16 @@ def numpy_reference(folder):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--out", default=os.path.join(os.path.dirname(os.path.abspath(__file__)),
-                                                 "..", "tests", "fixtures"))
-    ap.add_argument("--only", nargs="+", choices=sorted(CONFIGS), help="regenerate only these families")
+    ap.add_argument("--out", default=FIXTURES)
+    ap.add_argument("--only", nargs="+", choices=sorted(CONFIGS) + sorted(CONFIGS_V5), help="regenerate only these families")
+    ap.add_argument("--generation", type=int, choices=(4, 5), default=4,
+                    help="4: the <name>-<dtype> folders (transformers 4.x, FAMILY_PINS); "
+                         "5: the <name>-v5-bf16 folders (transformers 5.24.0, every family)")
     a = ap.parse_args()
+    if a.generation == 5:
+        return main_v5(a)
+    if a.only and set(a.only) & set(CONFIGS_V5):
+        sys.exit("%s: --generation 5 only" % ", ".join(sorted(set(a.only) & set(CONFIGS_V5))))
     names = a.only or [n for n in CONFIGS if n not in FAMILY_PINS]
     pins = [dict(PINNED, **FAMILY_PINS.get(n, {})) for n in names]
     if any(p != pins[0] for p in pins):
@@ -767,6 +851,69 @@ def main():
             continue
         total += sum(os.path.getsize(os.path.join(root, f)) for f in fs)
     print("total bytes under %s: %d" % (os.path.normpath(a.out), total))
+
+
+FIXTURES = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "fixtures"))
+
+
+def compare_v4(folder, v4):
+    """How the 5.x folder compares with the 4.x folder of the same family and dtype (a report only;
+    nothing is taken from it): are the weights equal tensor by tensor (the 5.x file names them as
+    4.x did), and the largest |logit difference| between the two oracles, and their greedy ids."""
+    if not os.path.isdir(v4):
+        return "no 4.x folder", "-"
+    def tensors(d):
+        out = {}
+        for fn in sorted(os.listdir(d)):
+            if fn.startswith("model") and fn.endswith(".safetensors"):
+                out.update(load_file(os.path.join(d, fn)))
+        return out
+    a, b = tensors(folder), tensors(v4)
+    same = sorted(a) == sorted(b) and all(torch.equal(a[k], b[k]) for k in a)
+    oa, ob = load_file(os.path.join(folder, "oracle.safetensors")), load_file(os.path.join(v4, "oracle.safetensors"))
+    if oa["logits"].shape != ob["logits"].shape or not torch.equal(oa["prompt"], ob["prompt"]):
+        return ("equal" if same else "differ"), "other prompt/vocab"
+    ids = int((oa["greedy"] == ob["greedy"]).sum())
+    return ("equal" if same else "differ"), "%.1e, ids %d/%d" % (float((oa["logits"] - ob["logits"]).abs().max()), ids, N_NEW)
+
+
+def main_v5(a):
+    """--generation 5: <name>-v5-bf16 for every family, with transformers 5."""
+    check_versions(PINNED_V5)
+    if not V5:
+        sys.exit("--generation 5 needs transformers 5")
+    families = dict(CONFIGS, **CONFIGS_V5)
+    names = a.only or list(families)
+    torch.set_num_threads(1)
+    transformers.logging.set_verbosity_error()
+    os.makedirs(a.out, exist_ok=True)
+    rows = []
+    for name in names:
+        kw, plen, base_seed, prompt_seed, logit_std = families[name]
+        cfg, model, prompt, seed, rejected = choose_seed(name, kw, plen, base_seed, prompt_seed, logit_std)
+        print("%s: weight seed %d (prompt seed %d); rejected (seed, (dtype, min_margin, distinct, longest_run)): %s"
+              % (name, seed, prompt_seed, rejected))
+        folder = os.path.join(a.out, "%s-v5-bf16" % name)
+        save_folder(model, torch.bfloat16, folder, False, False)   # config.json as 5.x writes it
+        s, gen = oracle(folder, name, "bf16", seed, prompt, check_generate=True)
+        ref_diff, ref_argmax = numpy_reference(folder)
+        assert ref_argmax and ref_diff < 1e-3, (folder, ref_diff, ref_argmax)
+        same_w, vs4 = compare_v4(folder, os.path.join(FIXTURES, "%s-bf16" % name))
+        files = sorted(os.listdir(folder))
+        size = sum(os.path.getsize(os.path.join(folder, f)) for f in files)
+        rows.append((name + "-v5-bf16", len(prompt), seed, len(rejected), s["min_margin"], s["max_abs_logit"],
+                     s["distinct"], s["longest_run"], size, "%.1e" % ref_diff, same_w, vs4, gen))
+    hdr = ("folder", "P", "seed", "rej", "min_margin", "max|logit|", "distinct", "run", "bytes", "numpy64 |d|",
+           "weights vs 4.x bf16", "oracle vs 4.x bf16", "generate()")
+    print("versions:", json.dumps(VERSIONS))
+    print(" | ".join(hdr))
+    for r in rows:
+        print(" | ".join(("%.4f" % x if isinstance(x, float) else str(x)) for x in r))
+    total = 0
+    for n in names:
+        d = os.path.join(a.out, "%s-v5-bf16" % n)
+        total += sum(os.path.getsize(os.path.join(d, f)) for f in os.listdir(d))
+    print("total bytes in the %d v5 folders: %d" % (len(names), total))
 
 
 if __name__ == "__main__":
