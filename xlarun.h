@@ -409,8 +409,8 @@ typedef struct xlarun_config {      /* what config.json says the model is, check
     uint32_t n_eos;
     int32_t eos_token_ids[XLARUN_MAX_EOS];
     char transformers_version[24];  /* as config.json gives it ("4.46.3"); "" when absent. Where
-                                       transformers versions read a key differently, its major
-                                       version decides (none: as 4.x) */
+                                       transformers versions read a key differently, this one
+                                       decides (none: as the latest 4.x) */
 } xlarun_config;
 
 XLARUN_API const char *xlarun_arch_name(xlarun_arch a); /* "LlamaForCausalLM", ...; "?" if unknown */
@@ -2583,6 +2583,10 @@ typedef struct xlarun__local_desc {
     int local_theta;                /* reads rope_local_base_freq (and the local object of rope_parameters) */
 } xlarun__local_desc;
 
+/* a default that a config class had before a transformers version: a folder written by an
+   earlier one (its transformers_version) that lacks the key reads it */
+typedef struct xlarun__vdefault { const char *key; int before; double value; } xlarun__vdefault;
+
 typedef struct xlarun__plan xlarun__plan;
 typedef struct xlarun__cfgrd xlarun__cfgrd;
 typedef struct xlarun__arch_desc xlarun__arch_desc;
@@ -2614,6 +2618,7 @@ struct xlarun__arch_desc {
     const xlarun__alias *aliases;
     const xlarun__refusal *refusals;
     xlarun_status (*own)(xlarun__cfgrd *r, xlarun_config *c, xlarun__plan *p, xlarun_error *err); /* its own keys */
+    const xlarun__vdefault *vdefaults; /* defaults that earlier transformers versions had */
 };
 
 /* how the executor runs the model: from its row and config.json */
@@ -2699,16 +2704,27 @@ static void xlarun__token(const xlarun__json *j, size_t v, char *buf, size_t cap
 /* ---- reading config.json: a key under its name or alias, its default, and a log of both -------- */
 
 #define XLARUN__CFGLOG_MAX 64
-typedef struct xlarun__cfglog {     /* the keys read under their alias or taken as a default (inspect prints it) */
+typedef struct xlarun__cfglog {     /* the keys read under their alias, taken as a default or ignored as the
+                                       folder's transformers version does (inspect prints it) */
     uint32_t n;
-    struct { const char *where, *key, *via; char value[40]; } e[XLARUN__CFGLOG_MAX]; /* via NULL: a default */
+    struct { const char *where, *key, *via; char value[40]; } e[XLARUN__CFGLOG_MAX]; /* via NULL: a default
+                                       (value); via "": ignored (value: why); else the alias read */
 } xlarun__cfglog;
+
+/* "4.46.3" as 4046, "5.24.0" as 5024; 0 when it does not start with two numbers */
+static int xlarun__tf_version(const char *v) {
+    int major = 0, minor = 0, n = 0;
+    while (*v >= '0' && *v <= '9' && major < 1000) major = major * 10 + (*v++ - '0'), n++;
+    if (!n || *v++ != '.' || *v < '0' || *v > '9') return 0;
+    while (*v >= '0' && *v <= '9' && minor < 1000) minor = minor * 10 + (*v++ - '0');
+    return major >= 1000 || minor >= 1000 ? 0 : major * 1000 + minor;
+}
 
 struct xlarun__cfgrd {              /* config.json being read for one row */
     xlarun__json j;
     size_t root;
     const xlarun__arch_desc *a;
-    int major;                      /* transformers_version's major version; 4 when absent */
+    int version;                    /* transformers_version as major * 1000 + minor (4046, 5024); 0 when absent */
     size_t rope;                    /* the RoPE object (rope_parameters or rope_scaling) or XLARUN__NONE */
     const char *where;              /* its name and a dot, for messages */
     xlarun__cfglog *log;            /* NULL, or where the aliases and defaults used are noted */
@@ -2749,6 +2765,14 @@ static int xlarun__cfg_set(xlarun__cfgrd *r, size_t obj, const char *key) { /* p
     return !xlarun__json_is_null(&r->j, xlarun__cfg_get(r, obj, key));
 }
 
+/* a missing top-level key's default: the row's for the folder's transformers version, else def */
+static double xlarun__cfg_default(const xlarun__cfgrd *r, size_t obj, const char *key, double def) {
+    const xlarun__vdefault *vd;
+    for (vd = r->a && obj == r->root ? r->a->vdefaults : NULL; vd && vd->key; vd++)
+        if (!strcmp(vd->key, key) && r->version && r->version < vd->before) return vd->value;
+    return def;
+}
+
 static xlarun_status xlarun__cfg_uint(xlarun__cfgrd *r, const char *key, int required, uint32_t lo, uint32_t hi,
                                       uint32_t def, uint32_t *out, xlarun_error *err) {
     size_t v = xlarun__cfg_get(r, r->root, key);
@@ -2757,6 +2781,7 @@ static xlarun_status xlarun__cfg_uint(xlarun__cfgrd *r, const char *key, int req
     *out = def;
     if (xlarun__json_is_null(&r->j, v)) {
         if (required) return xlarun__fail(err, XLARUN_ERR_FORMAT, "config.json: missing key '%s'", key);
+        *out = def = XLARUN__CAST(uint32_t, xlarun__cfg_default(r, r->root, key, def));
         xlarun__cfg_note_num(r, "", key, def);
         return XLARUN_OK;
     }
@@ -2777,6 +2802,7 @@ static xlarun_status xlarun__cfg_float(xlarun__cfgrd *r, size_t obj, const char 
     *out = def; /* set on every path (GCC -O3 cannot see that the failures return non-zero) */
     if (xlarun__json_is_null(&r->j, v)) {
         if (required) return xlarun__fail(err, XLARUN_ERR_FORMAT, "config.json: missing key '%s%s'", where, key);
+        *out = def = xlarun__cfg_default(r, obj, key, def);
         xlarun__cfg_note_num(r, where, key, def);
         return XLARUN_OK;
     }
@@ -2999,6 +3025,28 @@ static xlarun_status xlarun__parse_smollm3(xlarun__cfgrd *r, xlarun_config *c, x
     return XLARUN_OK;
 }
 
+/* Gemma 1's activation as the folder's transformers version reads it: before 4.51 (4.46.3) its
+   MLP runs hidden_activation (the tanh form when null) and ignores hidden_act; 4.51 to 4.57 run
+   hidden_act as written, so "gelu" is the exact (erf) GELU there, which xlarun does not run; 5.x
+   reads "gelu" as gelu_pytorch_tanh, as xlarun does without a version */
+static xlarun_status xlarun__parse_gemma_act(xlarun__cfgrd *r, xlarun_config *c, xlarun__plan *p, xlarun_error *err) {
+    char buf[32];
+    (void)p;
+    if (r->version && r->version < 4051) {
+        xlarun__cfg_str(r, r->root, "hidden_activation", buf, sizeof buf);
+        if (buf[0] && strcmp(buf, "gelu_pytorch_tanh"))
+            return xlarun__fail(err, XLARUN_ERR_UNSUPPORTED, "config.json: hidden_activation '%s' (what transformers %s runs in place of hidden_act) is not supported (supported: gelu_pytorch_tanh)",
+                                buf, c->transformers_version);
+        return XLARUN_OK;
+    }
+    xlarun__cfg_str(r, r->root, "hidden_act", buf, sizeof buf);
+    if (r->version && r->version < 5000 && !strcmp(buf, "gelu"))
+        return xlarun__fail(err, XLARUN_ERR_UNSUPPORTED,
+                            "config.json: hidden_act 'gelu' with %s written by transformers %s is the exact GELU there (4.51 to 4.57 run it as written), which xlarun does not run; gelu_pytorch_tanh (what transformers 5 reads 'gelu' as) is",
+                            r->a->cls, c->transformers_version);
+    return XLARUN_OK;
+}
+
 /* the mixture of experts, from the row's xlarun__moe_desc: how many experts, how many a token runs,
    their size, whether the chosen probabilities are renormalized, which layers are sparse, and a
    shared expert */
@@ -3073,6 +3121,9 @@ static const xlarun__refusal xlarun__no_granite_nulls[] = { /* transformers fail
     {"logits_scaling", XLARUN__REFUSE_NULL, "'logits_scaling' is null (expected a positive number)"},
     {NULL, 0, NULL}};
 
+/* Gemma2Config before 4.51 (4.46.3) */
+static const xlarun__vdefault xlarun__gemma2_vdefaults[] = {{"query_pre_attn_scalar", 4051, 224.0}, {NULL, 0, 0.0}};
+
 /* Gemma 1's hub configs say hidden_act "gelu", meant as the tanh form: transformers 5's GemmaConfig
    rewrites it to gelu_pytorch_tanh (calling the exact form a bug), 4.46.3 read hidden_activation
    (tanh when null); only 4.51 to 4.57 ran the exact GELU. xlarun runs the tanh form for both. */
@@ -3080,70 +3131,70 @@ static const xlarun__arch_desc xlarun__archs[] = {
     /* cls, model_type, arch,
        kv_heads, max_pos, head_dim, tie, eps, theta, head_dim_free,
        act_key, act, act_names, bias, mlp_bias, qk, norms, scale, window, window_def, local,
-       rope_types, rope_why, layer, mlp, moe, aliases, refusals, own */
+       rope_types, rope_why, layer, mlp, moe, aliases, refusals, own, vdefaults */
     {"LlamaForCausalLM", "llama", XLARUN_ARCH_LLAMA,
      0, 2048, 0, 0, 1e-6, 10000.0, 1,
      "hidden_act", XLARUN__ACT_SILU, "silu", XLARUN__BIAS_ATTENTION, 1, XLARUN__QK_NONE, XLARUN__NORMS_PRE, XLARUN__SCALE_NONE, XLARUN__WIN_NONE, 0, NULL,
-     XLARUN__R(DEFAULT) | XLARUN__R(LINEAR) | XLARUN__R(LLAMA3), NULL, xlarun__t_attention, xlarun__t_mlp, NULL, NULL, NULL, NULL},
+     XLARUN__R(DEFAULT) | XLARUN__R(LINEAR) | XLARUN__R(LLAMA3), NULL, xlarun__t_attention, xlarun__t_mlp, NULL, NULL, NULL, NULL, NULL},
     {"MistralForCausalLM", "mistral", XLARUN_ARCH_MISTRAL,
      8, 4096 * 32, 0, 0, 1e-6, 10000.0, 1,
      "hidden_act", XLARUN__ACT_SILU, "silu", XLARUN__BIAS_NONE, 0, XLARUN__QK_NONE, XLARUN__NORMS_PRE, XLARUN__SCALE_NONE, XLARUN__WIN_ALL, 4096, NULL,
-     XLARUN__R(DEFAULT), "it takes no RoPE scaling", xlarun__t_attention, xlarun__t_mlp, NULL, NULL, NULL, NULL},
+     XLARUN__R(DEFAULT), "it takes no RoPE scaling", xlarun__t_attention, xlarun__t_mlp, NULL, NULL, NULL, NULL, NULL},
     {"Qwen2ForCausalLM", "qwen2", XLARUN_ARCH_QWEN2,
      32, 32768, 0, 0, 1e-6, 10000.0, 0,
      "hidden_act", XLARUN__ACT_SILU, "silu", XLARUN__BIAS_QKV, 0, XLARUN__QK_NONE, XLARUN__NORMS_PRE, XLARUN__SCALE_NONE, XLARUN__WIN_NONE, 0, NULL,
-     XLARUN__R(DEFAULT) | XLARUN__R(LINEAR) | XLARUN__R(LLAMA3), NULL, xlarun__t_attention, xlarun__t_mlp, NULL, NULL, xlarun__no_qwen_window, NULL},
+     XLARUN__R(DEFAULT) | XLARUN__R(LINEAR) | XLARUN__R(LLAMA3), NULL, xlarun__t_attention, xlarun__t_mlp, NULL, NULL, xlarun__no_qwen_window, NULL, NULL},
     {"Qwen3ForCausalLM", "qwen3", XLARUN_ARCH_QWEN3,
      32, 32768, 128, 0, 1e-6, 10000.0, 1,
      "hidden_act", XLARUN__ACT_SILU, "silu", XLARUN__BIAS_ATTENTION, 0, XLARUN__QK_HEAD, XLARUN__NORMS_PRE, XLARUN__SCALE_NONE, XLARUN__WIN_NONE, 0, NULL,
-     XLARUN__R(DEFAULT) | XLARUN__R(LINEAR) | XLARUN__R(LLAMA3), NULL, xlarun__t_attention, xlarun__t_mlp, NULL, NULL, xlarun__no_qwen3_window, NULL},
+     XLARUN__R(DEFAULT) | XLARUN__R(LINEAR) | XLARUN__R(LLAMA3), NULL, xlarun__t_attention, xlarun__t_mlp, NULL, NULL, xlarun__no_qwen3_window, NULL, NULL},
     {"Gemma3ForCausalLM", "gemma3_text", XLARUN_ARCH_GEMMA3,
      4, 131072, 256, 1, 1e-6, 1e6, 1,
      "hidden_activation", XLARUN__ACT_GELU_TANH, "gelu_pytorch_tanh", XLARUN__BIAS_ATTENTION, 0, XLARUN__QK_HEAD, XLARUN__NORMS_SANDWICH, XLARUN__SCALE_GEMMA,
      XLARUN__WIN_LAYERS, 4096, &xlarun__gemma3_local,
-     XLARUN__R(DEFAULT) | XLARUN__R(LINEAR) | XLARUN__R(LLAMA3), NULL, xlarun__t_attention, xlarun__t_mlp, NULL, NULL, xlarun__no_gemma_nulls, xlarun__parse_gemma},
+     XLARUN__R(DEFAULT) | XLARUN__R(LINEAR) | XLARUN__R(LLAMA3), NULL, xlarun__t_attention, xlarun__t_mlp, NULL, NULL, xlarun__no_gemma_nulls, xlarun__parse_gemma, NULL},
     {"Gemma2ForCausalLM", "gemma2", XLARUN_ARCH_GEMMA2,
      4, 8192, 256, 1, 1e-6, 10000.0, 1,
      "hidden_activation", XLARUN__ACT_GELU_TANH, "gelu_pytorch_tanh", XLARUN__BIAS_ATTENTION, 0, XLARUN__QK_NONE, XLARUN__NORMS_SANDWICH, XLARUN__SCALE_GEMMA,
      XLARUN__WIN_LAYERS, 4096, &xlarun__gemma2_local,
-     XLARUN__R(DEFAULT) | XLARUN__R(LINEAR) | XLARUN__R(LLAMA3), NULL, xlarun__t_attention, xlarun__t_mlp, NULL, NULL, xlarun__no_gemma_nulls, xlarun__parse_gemma},
+     XLARUN__R(DEFAULT) | XLARUN__R(LINEAR) | XLARUN__R(LLAMA3), NULL, xlarun__t_attention, xlarun__t_mlp, NULL, NULL, xlarun__no_gemma_nulls, xlarun__parse_gemma, xlarun__gemma2_vdefaults},
     {"GemmaForCausalLM", "gemma", XLARUN_ARCH_GEMMA, /* 4.46.3's Gemma ignores rope_scaling, later ones apply it */
      16, 8192, 256, 1, 1e-6, 10000.0, 1,
      "hidden_act", XLARUN__ACT_GELU_TANH, "gelu, gelu_pytorch_tanh", XLARUN__BIAS_ATTENTION, 0, XLARUN__QK_NONE, XLARUN__NORMS_PRE, XLARUN__SCALE_GEMMA,
      XLARUN__WIN_NONE, 0, NULL,
-     XLARUN__R(DEFAULT), "transformers versions disagree on applying it", xlarun__t_attention, xlarun__t_mlp, NULL, NULL, xlarun__no_gemma1_null, NULL},
+     XLARUN__R(DEFAULT), "transformers versions disagree on applying it", xlarun__t_attention, xlarun__t_mlp, NULL, NULL, xlarun__no_gemma1_null, xlarun__parse_gemma_act, NULL},
     {"Phi3ForCausalLM", "phi3", XLARUN_ARCH_PHI3, /* longrope also under its older names su and yarn */
      0, 4096, 0, 0, 1e-5, 10000.0, 0,
      "hidden_act", XLARUN__ACT_SILU, "silu", XLARUN__BIAS_NONE, 0, XLARUN__QK_NONE, XLARUN__NORMS_PRE, XLARUN__SCALE_NONE, XLARUN__WIN_ALL, 0, NULL,
-     XLARUN__R(DEFAULT) | XLARUN__R(LONGROPE), "supported: default, longrope", xlarun__t_phi3, NULL, NULL, NULL, NULL, xlarun__parse_phi3},
+     XLARUN__R(DEFAULT) | XLARUN__R(LONGROPE), "supported: default, longrope", xlarun__t_phi3, NULL, NULL, NULL, NULL, xlarun__parse_phi3, NULL},
     {"SmolLM3ForCausalLM", "smollm3", XLARUN_ARCH_SMOLLM3,
      4, 32768, 0, 1, 1e-6, 2e6, 1,
      "hidden_act", XLARUN__ACT_SILU, "silu", XLARUN__BIAS_ATTENTION, 1, XLARUN__QK_NONE, XLARUN__NORMS_PRE, XLARUN__SCALE_NONE, XLARUN__WIN_NONE, 0, NULL,
-     XLARUN__R(DEFAULT) | XLARUN__R(LINEAR) | XLARUN__R(LLAMA3), NULL, xlarun__t_attention, xlarun__t_mlp, NULL, NULL, NULL, xlarun__parse_smollm3},
+     XLARUN__R(DEFAULT) | XLARUN__R(LINEAR) | XLARUN__R(LLAMA3), NULL, xlarun__t_attention, xlarun__t_mlp, NULL, NULL, NULL, xlarun__parse_smollm3, NULL},
     {"GraniteForCausalLM", "granite", XLARUN_ARCH_GRANITE,
      0, 2048, 0, 0, 1e-6, 10000.0, 0,
      "hidden_act", XLARUN__ACT_SILU, "silu", XLARUN__BIAS_ATTENTION, 1, XLARUN__QK_NONE, XLARUN__NORMS_PRE, XLARUN__SCALE_GRANITE, XLARUN__WIN_NONE, 0, NULL,
-     XLARUN__R(DEFAULT) | XLARUN__R(LINEAR) | XLARUN__R(LLAMA3), NULL, xlarun__t_attention, xlarun__t_mlp, NULL, NULL, xlarun__no_granite_nulls, NULL},
+     XLARUN__R(DEFAULT) | XLARUN__R(LINEAR) | XLARUN__R(LLAMA3), NULL, xlarun__t_attention, xlarun__t_mlp, NULL, NULL, xlarun__no_granite_nulls, NULL, NULL},
     {"Olmo2ForCausalLM", "olmo2", XLARUN_ARCH_OLMO2,
      0, 2048, 0, 0, 1e-5, 10000.0, 1,
      "hidden_act", XLARUN__ACT_SILU, "silu", XLARUN__BIAS_ATTENTION, 0, XLARUN__QK_WHOLE, XLARUN__NORMS_POST, XLARUN__SCALE_NONE, XLARUN__WIN_NONE, 0, NULL,
-     XLARUN__R(DEFAULT) | XLARUN__R(LINEAR) | XLARUN__R(LLAMA3), NULL, xlarun__t_attention, xlarun__t_mlp, NULL, NULL, NULL, NULL},
+     XLARUN__R(DEFAULT) | XLARUN__R(LINEAR) | XLARUN__R(LLAMA3), NULL, xlarun__t_attention, xlarun__t_mlp, NULL, NULL, NULL, NULL, NULL},
     {"MixtralForCausalLM", "mixtral", XLARUN_ARCH_MIXTRAL,
      8, 4096 * 32, 0, 0, 1e-5, 1e6, 1,
      "hidden_act", XLARUN__ACT_SILU, "silu", XLARUN__BIAS_NONE, 0, XLARUN__QK_NONE, XLARUN__NORMS_PRE, XLARUN__SCALE_NONE, XLARUN__WIN_ALL, 0, NULL,
-     XLARUN__R(DEFAULT), "transformers versions disagree on applying it", xlarun__t_attention, NULL, &xlarun__moe_mixtral, xlarun__alias_local_experts, NULL, NULL},
+     XLARUN__R(DEFAULT), "transformers versions disagree on applying it", xlarun__t_attention, NULL, &xlarun__moe_mixtral, xlarun__alias_local_experts, NULL, NULL, NULL},
     {"Qwen3MoeForCausalLM", "qwen3_moe", XLARUN_ARCH_QWEN3_MOE,
      4, 32768, 0, 0, 1e-6, 10000.0, 1,
      "hidden_act", XLARUN__ACT_SILU, "silu", XLARUN__BIAS_ATTENTION, 0, XLARUN__QK_HEAD, XLARUN__NORMS_PRE, XLARUN__SCALE_NONE, XLARUN__WIN_NONE, 0, NULL,
-     XLARUN__R(DEFAULT) | XLARUN__R(LINEAR) | XLARUN__R(LLAMA3), NULL, xlarun__t_attention, xlarun__t_mlp, &xlarun__moe_qwen3, xlarun__alias_experts, xlarun__no_qwen_window, NULL},
+     XLARUN__R(DEFAULT) | XLARUN__R(LINEAR) | XLARUN__R(LLAMA3), NULL, xlarun__t_attention, xlarun__t_mlp, &xlarun__moe_qwen3, xlarun__alias_experts, xlarun__no_qwen_window, NULL, NULL},
     {"OlmoeForCausalLM", "olmoe", XLARUN_ARCH_OLMOE,
      0, 4096, 0, 0, 1e-5, 10000.0, 0,
      "hidden_act", XLARUN__ACT_SILU, "silu", XLARUN__BIAS_ATTENTION, 0, XLARUN__QK_WHOLE, XLARUN__NORMS_PRE, XLARUN__SCALE_NONE, XLARUN__WIN_NONE, 0, NULL,
-     XLARUN__R(DEFAULT) | XLARUN__R(LINEAR) | XLARUN__R(LLAMA3), NULL, xlarun__t_attention, NULL, &xlarun__moe_olmoe, xlarun__alias_experts, xlarun__no_olmoe_clip, NULL},
+     XLARUN__R(DEFAULT) | XLARUN__R(LINEAR) | XLARUN__R(LLAMA3), NULL, xlarun__t_attention, NULL, &xlarun__moe_olmoe, xlarun__alias_experts, xlarun__no_olmoe_clip, NULL, NULL},
     {"Qwen2MoeForCausalLM", "qwen2_moe", XLARUN_ARCH_QWEN2_MOE,
      16, 32768, 0, 0, 1e-6, 10000.0, 0,
      "hidden_act", XLARUN__ACT_SILU, "silu", XLARUN__BIAS_QKV_KEY, 0, XLARUN__QK_NONE, XLARUN__NORMS_PRE, XLARUN__SCALE_NONE, XLARUN__WIN_NONE, 0, NULL,
-     XLARUN__R(DEFAULT) | XLARUN__R(LINEAR) | XLARUN__R(LLAMA3), NULL, xlarun__t_attention, xlarun__t_mlp, &xlarun__moe_qwen2, NULL, xlarun__no_qwen_window, NULL},
+     XLARUN__R(DEFAULT) | XLARUN__R(LINEAR) | XLARUN__R(LLAMA3), NULL, xlarun__t_attention, xlarun__t_mlp, &xlarun__moe_qwen2, NULL, xlarun__no_qwen_window, NULL, NULL},
 };
 #define XLARUN__N_ARCH XLARUN__CAST(int, sizeof xlarun__archs / sizeof *xlarun__archs)
 static const char *const xlarun__rope_names[] = {"default", "linear", "llama3", "longrope"}; /* by xlarun_rope_type */
@@ -3374,7 +3425,6 @@ static xlarun_status xlarun__parse_config(const char *text, size_t len, xlarun_c
     r->j.s = text;
     r->j.n = len;
     r->log = log;
-    r->major = 4;
     root = r->root = xlarun__json_ws(text, len, 0);
     if (text[root] != '{') return xlarun__fail(err, XLARUN_ERR_FORMAT, "config.json: not a JSON object");
     memset(c, 0, sizeof *c);
@@ -3409,13 +3459,13 @@ static xlarun_status xlarun__parse_config(const char *text, size_t len, xlarun_c
         return xlarun__fail(err, XLARUN_ERR_FORMAT, "config.json: neither 'architectures' nor 'model_type' says what model this is");
     r->a = p->a = a;
     c->arch = a->arch;
-    /* the transformers version that wrote the folder: its major version where versions differ */
+    /* the transformers version that wrote the folder, where versions read a key differently */
     v = xlarun__json_get(&r->j, root, "transformers_version");
     if (!xlarun__json_is_null(&r->j, v)) {
         if (text[v] != '"' || xlarun__json_str(&r->j, v, c->transformers_version, sizeof c->transformers_version) == XLARUN__NONE)
             return xlarun__fail(err, XLARUN_ERR_FORMAT, "config.json: 'transformers_version' must be a version string of at most %u bytes",
                                 XLARUN__CAST(unsigned, sizeof c->transformers_version - 1));
-        if (c->transformers_version[0] >= '1' && c->transformers_version[0] <= '9') r->major = atoi(c->transformers_version);
+        r->version = xlarun__tf_version(c->transformers_version);
     }
     for (al = a->aliases; al && al->key; al++) { /* a key under both its names: one value */
         size_t x = xlarun__json_get(&r->j, root, al->key), y = xlarun__json_get(&r->j, root, al->alias);
@@ -3426,10 +3476,12 @@ static xlarun_status xlarun__parse_config(const char *text, size_t len, xlarun_c
         if (strcmp(tx, ty))
             return xlarun__fail(err, XLARUN_ERR_FORMAT, "config.json: '%s' %s and '%s' %s name one value (%s) and differ", al->key, tx, al->alias, ty, al->what);
     }
-    for (rf = a->refusals; rf && rf->key; rf++) { /* values xlarun does not run */
+    for (rf = a->refusals; rf && rf->key; rf++) { /* values xlarun does not run (not read: not logged) */
         v = xlarun__json_get(&r->j, root, rf->key);
+        r->log = NULL;
         if (rf->when == XLARUN__REFUSE_TRUE) XLARUN__TRY(xlarun__cfg_bool(r, rf->key, 0, &b, err));
         else b = rf->when == XLARUN__REFUSE_SET ? !xlarun__json_is_null(&r->j, v) : v != XLARUN__NONE && xlarun__json_is_null(&r->j, v);
+        r->log = log;
         if (b) return xlarun__fail(err, rf->when == XLARUN__REFUSE_NULL ? XLARUN_ERR_FORMAT : XLARUN_ERR_UNSUPPORTED, "config.json: %s", rf->why);
     }
 
@@ -3492,10 +3544,18 @@ static xlarun_status xlarun__parse_config(const char *text, size_t len, xlarun_c
     c->rope_dim = c->head_dim;
     p->rope_attn_factor = 1.0f;
 
-    /* RoPE: v4 keys rope_theta + rope_scaling, v5 folds them into rope_parameters */
+    /* RoPE: v4 keys rope_theta + rope_scaling, v5 folds them into rope_parameters. transformers 4
+       never reads rope_parameters, and 5 reads rope_scaling in its place when a folder has both */
     rope = xlarun__cfg_get(r, root, "rope_parameters");
     if (!xlarun__json_is_null(&r->j, rope) && text[rope] != '{')
         return xlarun__fail(err, XLARUN_ERR_FORMAT, "config.json: 'rope_parameters' must be an object");
+    if (!xlarun__json_is_null(&r->j, rope) && r->version && r->version < 5000) {
+        xlarun__cfg_note(r, "", "rope_parameters", "", "transformers 4 does not read it");
+        rope = XLARUN__NONE;
+    } else if (!xlarun__json_is_null(&r->j, rope) && xlarun__cfg_set(r, root, "rope_scaling") && !(a->local && a->local->local_theta)) {
+        xlarun__cfg_note(r, "", "rope_parameters", "", "rope_scaling is read in its place");
+        rope = XLARUN__NONE;
+    }
     where = "rope_parameters.";
     if (a->local && a->local->local_theta && !xlarun__json_is_null(&r->j, rope)) {
         /* transformers 5's Gemma 3: one object per layer type, the local one unscaled; a theta
@@ -3513,13 +3573,15 @@ static xlarun_status xlarun__parse_config(const char *text, size_t len, xlarun_c
         if (strcmp(buf, "default"))
             return xlarun__fail(err, XLARUN_ERR_UNSUPPORTED,
                                 "config.json: rope type '%s' in rope_parameters.sliding_attention is not supported (supported: default)", buf);
-        XLARUN__TRY(xlarun__cfg_float(r, root, "", "rope_local_base_freq", 0, 0.0, 1e30, 10000.0, &local_def, err));
+        if (xlarun__cfg_set(r, loc, "rope_theta")) local_def = 0.0;
+        else XLARUN__TRY(xlarun__cfg_float(r, root, "", "rope_local_base_freq", 0, 0.0, 1e30, 10000.0, &local_def, err));
         XLARUN__TRY(xlarun__cfg_float(r, loc, "rope_parameters.sliding_attention.", "rope_theta", 0, 0.0, 1e30, local_def, &local_theta, err));
         c->rope_local_theta = XLARUN__CAST(float, local_theta);
         where = "rope_parameters.full_attention.";
     }
     /* the top-level rope_theta: v4's, and the default of a theta rope_parameters lacks (as transformers 5 reads it) */
-    XLARUN__TRY(xlarun__cfg_float(r, root, "", "rope_theta", 0, 0.0, 1e30, a->theta, &d, err));
+    if (!xlarun__json_is_null(&r->j, rope) && xlarun__cfg_set(r, rope, "rope_theta")) d = 0.0;
+    else XLARUN__TRY(xlarun__cfg_float(r, root, "", "rope_theta", 0, 0.0, 1e30, a->theta, &d, err));
     if (xlarun__json_is_null(&r->j, rope)) {
         where = "rope_scaling.";
         rope = xlarun__cfg_get(r, root, "rope_scaling");
@@ -3557,9 +3619,19 @@ static xlarun_status xlarun__parse_config(const char *text, size_t len, xlarun_c
             XLARUN__TRY(xlarun__cfg_float(r, rope, where, "high_freq_factor", 1, 0.0, 1e9, 1.0, &d, err));
             c->rope_high_freq_factor = XLARUN__CAST(float, d);
             v = xlarun__cfg_get(r, rope, "original_max_position_embeddings");
-            if (!xlarun__json_uint(&r->j, v == XLARUN__NONE ? 0 : v, XLARUN_MAX_POSITIONS, &om) || om == 0)
-                return xlarun__fail(err, XLARUN_ERR_FORMAT,
-                                    "config.json: '%soriginal_max_position_embeddings' must be a positive integer", where);
+            if (r->version >= 5000) { /* transformers 5: the top-level key wins, max_position_embeddings when neither is there */
+                size_t top = xlarun__cfg_get(r, root, "original_max_position_embeddings");
+                if (!xlarun__json_is_null(&r->j, top)) v = top, where = "";
+                else if (xlarun__json_is_null(&r->j, v)) {
+                    xlarun__cfg_note_num(r, r->where, "original_max_position_embeddings", c->max_position_embeddings);
+                    v = XLARUN__NONE, om = c->max_position_embeddings;
+                }
+            }
+            if (v != XLARUN__NONE || r->version < 5000)
+                if (!xlarun__json_uint(&r->j, v == XLARUN__NONE ? 0 : v, XLARUN_MAX_POSITIONS, &om) || om == 0)
+                    return xlarun__fail(err, XLARUN_ERR_FORMAT,
+                                        "config.json: '%soriginal_max_position_embeddings' must be a positive integer", where);
+            where = r->where;
             c->rope_original_max_position_embeddings = XLARUN__CAST(uint32_t, om);
             if (!(c->rope_high_freq_factor > c->rope_low_freq_factor))
                 return xlarun__fail(err, XLARUN_ERR_FORMAT,

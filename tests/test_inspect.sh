@@ -23,6 +23,16 @@ has "config.json: LlamaForCausalLM"; has "vocab_size 512, hidden_size 64, interm
 has "rope: theta 500000, llama3, factor 8"; has "tie_word_embeddings true, bos 509, eos 510 511"
 has "model.layers.1.mlp.down_proj.weight"; has "BF16"; has "[64,96]"; has "12288  model.safetensors"
 has "model: loads"; has "result: ok"; count 0
+# what the parser read under another name or took as a default, and the version that wrote the folder
+run $F/qwen3moe5-v5-bf16 0
+has "config.json: Qwen3MoeForCausalLM, written by transformers 5.24.0"; has "key num_experts read as its alias num_local_experts"
+has "mixture of 5 experts of intermediate size 48, 2 per token"; count 0
+run $F/odd-f32 0
+has "written by transformers 4.46.3"; has "defaults (keys not in config.json): head_dim=10"; count 0
+copy llama32-f32 v4params
+sed 's/"rope_theta": 500000.0/"rope_theta": 500000.0, "rope_parameters": {"rope_type": "default"}/' $F/llama32-f32/config.json >"$T/v4params/config.json"
+run $T/v4params 0
+has "key rope_parameters ignored: transformers 4 does not read it"; has "rope: theta 500000, llama3, factor 8"
 run $F/llama2-f32 0
 has "model-00001-of-00002.safetensors"; has "21 tensors, 308160 bytes in 2 shards"; count 0
 run $F/demo 0

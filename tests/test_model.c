@@ -547,6 +547,7 @@ static void cfg_case(const char *del, const char *extra, xlarun_status want, con
     expect_model_opt(tpath("m32"), NULL, want, sub, line);
 }
 #define CFG(del, extra, want, sub) cfg_case((del), (extra), (want), (sub), __LINE__)
+#define V5 "\"transformers_version\": \"5.24.0\", " /* a key transformers 5 writes: rope_parameters */
 
 /* config.json itself (in m32, with llama32-f32's model.safetensors) */
 static void config_file(void) {
@@ -628,10 +629,10 @@ static void config_mistral(void) {
         XLARUN_OK, "");
     CFG(NULL, "\"model_type\": \"mistral\", \"architectures\": null, \"rope_scaling\": {\"rope_type\": \"dynamic\", \"factor\": 2}",
         XLARUN_ERR_UNSUPPORTED, "config.json: rope type 'dynamic' with MistralForCausalLM is not supported");
-    CFG(NULL, MISTRAL ", "
+    CFG("transformers_version", V5 MISTRAL ", "
               "\"rope_parameters\": {\"rope_theta\": 1e6, \"rope_type\": \"linear\", \"factor\": 2}",
         XLARUN_ERR_UNSUPPORTED, "config.json: rope type 'linear' with MistralForCausalLM is not supported");
-    CFG(NULL, MISTRAL ", "
+    CFG("transformers_version", V5 MISTRAL ", "
               "\"rope_parameters\": {\"rope_theta\": 1e6, \"rope_type\": \"default\"}", XLARUN_OK, "");
     CFG(NULL, MISTRAL ", \"sliding_window\": -1",
         XLARUN_ERR_FORMAT, "config.json: 'sliding_window' must be an integer in 1..16777216, found -1");
@@ -763,6 +764,8 @@ static void config_sizes(void) {
 }
 
 /* RoPE */
+static void same_logits(const char *a, const char *b, const char *label);
+
 static void config_rope(void) {
     CFG(NULL, "\"rope_theta\": 0", XLARUN_ERR_FORMAT, "config.json: 'rope_theta' must be a number in (0, 1e+30), found 0");
     CFG(NULL, "\"rope_theta\": -10000.0", XLARUN_ERR_FORMAT, "'rope_theta' must be a number in (0, 1e+30), found -10000.0");
@@ -779,11 +782,41 @@ static void config_rope(void) {
     CFG(NULL, "\"rope_scaling\": {\"rope_type\": \"linear\", \"factor\": 0}", XLARUN_ERR_FORMAT,
         "'rope_scaling.factor' must be a number in (0, 1e+09), found 0");
     CFG(NULL, "\"rope_scaling\": \"llama3\"", XLARUN_ERR_FORMAT, "config.json: 'rope_scaling' must be an object or null");
-    CFG(NULL, "\"rope_parameters\": 5", XLARUN_ERR_FORMAT, "config.json: 'rope_parameters' must be an object");
-    CFG(NULL, "\"rope_parameters\": {\"rope_type\": \"longrope\", \"rope_theta\": 10000.0}", XLARUN_ERR_UNSUPPORTED,
+    CFG("transformers_version", V5 "\"rope_parameters\": 5", XLARUN_ERR_FORMAT, "config.json: 'rope_parameters' must be an object");
+    CFG("transformers_version", V5 "\"rope_scaling\": null, \"rope_parameters\": {\"rope_type\": \"longrope\", \"rope_theta\": 10000.0}", XLARUN_ERR_UNSUPPORTED,
         "rope type 'longrope' is not supported");
-    CFG(NULL, "\"rope_parameters\": {\"rope_type\": \"default\", \"rope_theta\": 0}", XLARUN_ERR_FORMAT,
+    CFG("transformers_version", V5 "\"rope_scaling\": null, \"rope_parameters\": {\"rope_type\": \"default\", \"rope_theta\": 0}", XLARUN_ERR_FORMAT,
         "'rope_parameters.rope_theta' must be a number");
+    /* llama3's original_max_position_embeddings: transformers 4 needs it in rope_scaling; 5 takes the
+       top-level key over rope_parameters', and max_position_embeddings when neither is there */
+    {
+        static const struct { const char *extra; uint32_t want; } om[] = {
+            {V5 "\"rope_scaling\": null, \"original_max_position_embeddings\": 32, \"rope_parameters\": "
+                "{\"rope_type\": \"llama3\", \"factor\": 8.0, \"low_freq_factor\": 1.0, \"high_freq_factor\": 4.0, \"rope_theta\": 500000.0, \"original_max_position_embeddings\": 64}", 32},
+            {V5 "\"rope_scaling\": null, \"rope_parameters\": "
+                "{\"rope_type\": \"llama3\", \"factor\": 8.0, \"low_freq_factor\": 1.0, \"high_freq_factor\": 4.0, \"rope_theta\": 500000.0, \"original_max_position_embeddings\": 64}", 64},
+            {V5 "\"rope_scaling\": null, \"rope_parameters\": "
+                "{\"rope_type\": \"llama3\", \"factor\": 8.0, \"low_freq_factor\": 1.0, \"high_freq_factor\": 4.0, \"rope_theta\": 500000.0}", 256}};
+        size_t k;
+        for (k = 0; k < sizeof om / sizeof *om; k++) {
+            xlarun_model *m = NULL;
+            xlarun_error e;
+            write_cfg(tpath("m32"), "transformers_version", om[k].extra);
+            CHECKF(xlarun_model_open(tpath("m32"), NULL, &m, &e) == XLARUN_OK, "%s", e.message);
+            if (m) CHECKF(m->cfg.rope_original_max_position_embeddings == om[k].want && m->cfg.rope_type == XLARUN_ROPE_LLAMA3,
+                          "case %lu: original_max_position_embeddings %u, want %u", (unsigned long)k,
+                          m->cfg.rope_original_max_position_embeddings, om[k].want);
+            xlarun_model_close(m);
+        }
+        /* the first one is the fixture's config in transformers 5's words: the same logits */
+        write_cfg(tpath("m32"), "transformers_version", om[0].extra);
+        same_logits(FIX "llama32-f32", tpath("m32"), "llama32, rope_parameters");
+    }
+    /* transformers 4 does not read rope_parameters; 5 reads rope_scaling in its place when both are there */
+    CFG(NULL, "\"rope_parameters\": {\"rope_type\": \"linear\", \"factor\": 2.0, \"rope_theta\": 10.0}", XLARUN_OK, "");
+    CFG("transformers_version", V5 "\"rope_parameters\": {\"rope_type\": \"linear\", \"factor\": 2.0, \"rope_theta\": 10.0}", XLARUN_OK, "");
+    write_cfg(tpath("m32"), "transformers_version", V5 "\"rope_parameters\": {\"rope_type\": \"linear\", \"factor\": 2.0, \"rope_theta\": 10.0}");
+    same_logits(FIX "llama32-f32", tpath("m32"), "llama32, rope_scaling over rope_parameters");
 }
 
 /* config.json against the tensors */
@@ -817,6 +850,18 @@ static char *gem_cfg(const char *base, const char *old, const char *new_) {
     memcpy(t + (at - base), new_, nn);
     memcpy(t + (at - base) + nn, at + no, nb - (size_t)(at - base) - no + 1);
     return t;
+}
+
+/* base with its transformers_version set to v (the version decides how some keys read) */
+static char *with_version(const char *base, const char *v) {
+    const char *at = strstr(base, "\"transformers_version\": \""), *e;
+    char old[64], new_[64];
+    CHECKF(at != NULL, "config.json: no transformers_version");
+    if (!at) return gem_cfg(base, NULL, NULL);
+    e = strchr(at + 25, '"');
+    snprintf(old, sizeof old, "%.*s", (int)(e + 1 - at), at);
+    snprintf(new_, sizeof new_, "\"transformers_version\": \"%s\"", v);
+    return gem_cfg(base, old, new_);
 }
 
 static void gem_case(const char *base, const char *old, const char *new_, xlarun_status want, const char *sub, int line) {
@@ -874,31 +919,34 @@ static void renamed_case(unsigned char *w, size_t n, const char *base, const cha
 static void config_gemma3(void) {
     size_t n, nc;
     unsigned char *w = slurp(FIX "gemma3-f32/model.safetensors", &n), *f = (unsigned char *)malloc(n + 16);
-    char *base = (char *)slurp(FIX "gemma3-f32/config.json", &nc);
-    cfgplan ref, c;
+    char *base = (char *)slurp(FIX "gemma3-f32/config.json", &nc), *base5;
+    cfgplan ref, ref5, c;
     spit(tpath("mg/model.safetensors"), w, n);
     if (!gem_config(base, NULL, NULL, &ref)) { free(w); free(f); free(base); return; }
+    base5 = gem_cfg(base, "\"transformers_version\": \"4.57.1\"", "\"transformers_version\": \"5.24.0\""); /* rope_parameters: a 5.x key */
+    ref5 = ref;
+    strcpy(ref5.c.transformers_version, "5.24.0");
     CHECK(ref.c.arch == XLARUN_ARCH_GEMMA3 && ref.p.act == XLARUN__ACT_GELU_TANH && ref.p.norm_plus_one && (ref.p.norms == XLARUN__NORMS_SANDWICH) && ref.p.qk);
     CHECK(ref.c.sliding_window == 20 && ref.p.sliding_pattern == 3 && ref.c.rope_local_theta == 10000.0f && ref.c.rope_theta == 1e6f);
     CHECK(ref.c.rope_type == XLARUN_ROPE_LINEAR && ref.c.rope_factor == 8.0f && ref.c.tie_word_embeddings);
     CHECK(ref.p.attn_scale == (float)pow(24.0, -0.5) && ref.p.embed_scale == (float)sqrt(96.0));
     /* transformers 5 writes one RoPE object per layer type */
-    CHECK(gem_config(base, GEM_ROPE_V4, "  \"rope_parameters\": {\"sliding_attention\": {\"rope_type\": \"default\", \"rope_theta\": 10000.0}, "
+    CHECK(gem_config(base5, GEM_ROPE_V4, "  \"rope_parameters\": {\"sliding_attention\": {\"rope_type\": \"default\", \"rope_theta\": 10000.0}, "
                      "\"full_attention\": {\"rope_type\": \"linear\", \"factor\": 8.0, \"rope_theta\": 1000000.0}},\n", &c) &&
-          !memcmp(&c, &ref, sizeof c));
-    gem_case(base, GEM_ROPE_V4, "  \"rope_parameters\": {\"sliding_attention\": {\"rope_type\": \"linear\", \"factor\": 2.0, \"rope_theta\": 10000.0}, "
+          !memcmp(&c, &ref5, sizeof c));
+    gem_case(base5, GEM_ROPE_V4, "  \"rope_parameters\": {\"sliding_attention\": {\"rope_type\": \"linear\", \"factor\": 2.0, \"rope_theta\": 10000.0}, "
              "\"full_attention\": {\"rope_theta\": 1000000.0}},\n", XLARUN_ERR_UNSUPPORTED,
              "config.json: rope type 'linear' in rope_parameters.sliding_attention is not supported (supported: default)", __LINE__);
-    gem_case(base, GEM_ROPE_V4, "  \"rope_parameters\": {\"sliding_attention\": {\"rope_theta\": 10000.0}},\n", XLARUN_ERR_UNSUPPORTED,
+    gem_case(base5, GEM_ROPE_V4, "  \"rope_parameters\": {\"sliding_attention\": {\"rope_theta\": 10000.0}},\n", XLARUN_ERR_UNSUPPORTED,
              "config.json: rope_parameters with Gemma3ForCausalLM must hold the objects full_attention and sliding_attention", __LINE__);
-    gem_case(base, GEM_ROPE_V4, "  \"rope_parameters\": {\"rope_type\": \"default\", \"rope_theta\": 5000.0},\n", XLARUN_ERR_UNSUPPORTED,
+    gem_case(base5, GEM_ROPE_V4, "  \"rope_parameters\": {\"rope_type\": \"default\", \"rope_theta\": 5000.0},\n", XLARUN_ERR_UNSUPPORTED,
              "config.json: rope_parameters with Gemma3ForCausalLM must hold the objects full_attention and sliding_attention", __LINE__);
-    gem_case(base, "  \"rope_theta\": 1000000.0,\n", "  \"rope_parameters\": {\"sliding_attention\": {}, \"full_attention\": {}},\n",
+    gem_case(base5, "  \"rope_theta\": 1000000.0,\n", "  \"rope_parameters\": {\"sliding_attention\": {}, \"full_attention\": {}},\n",
              XLARUN_ERR_UNSUPPORTED, "config.json: rope_scaling next to rope_parameters is not supported", __LINE__);
     /* a theta the per-type object lacks: the top-level key, then Gemma3TextConfig's (1e6 global, 1e4 local) */
-    CHECK(gem_config(base, GEM_ROPE_V4, "  \"rope_parameters\": {\"sliding_attention\": {}, \"full_attention\": {\"rope_type\": \"linear\", \"factor\": 8.0}},\n", &c) &&
-          !memcmp(&c, &ref, sizeof c));
-    CHECK(gem_config(base, GEM_ROPE_V4, "  \"rope_local_base_freq\": 20000.0, \"rope_theta\": 123.0, \"rope_parameters\": {\"sliding_attention\": {}, \"full_attention\": {}},\n", &c) &&
+    CHECK(gem_config(base5, GEM_ROPE_V4, "  \"rope_parameters\": {\"sliding_attention\": {}, \"full_attention\": {\"rope_type\": \"linear\", \"factor\": 8.0}},\n", &c) &&
+          !memcmp(&c, &ref5, sizeof c));
+    CHECK(gem_config(base5, GEM_ROPE_V4, "  \"rope_local_base_freq\": 20000.0, \"rope_theta\": 123.0, \"rope_parameters\": {\"sliding_attention\": {}, \"full_attention\": {}},\n", &c) &&
           c.c.rope_theta == 123.0f && c.c.rope_local_theta == 20000.0f && c.c.rope_type == XLARUN_ROPE_DEFAULT);
     CHECK(gem_config(base, "  \"rope_theta\": 1000000.0,\n", "", &c) && !memcmp(&c, &ref, sizeof c)); /* missing: 1e6 */
     /* which layers are local: layer_types, else sliding_window_pattern (6 when missing) */
@@ -955,7 +1003,7 @@ static void config_gemma3(void) {
     }
     gem_case(base, "\"use_bidirectional_attention\": false", "\"use_bidirectional_attention\": 1", XLARUN_ERR_FORMAT,
              "config.json: 'use_bidirectional_attention' must be true or false", __LINE__);
-    gem_case(base, GEM_ROPE_V4, "  \"rope_parameters\": {\"sliding_attention\": {\"rope_theta\": -1}, \"full_attention\": {}},\n",
+    gem_case(base5, GEM_ROPE_V4, "  \"rope_parameters\": {\"sliding_attention\": {\"rope_theta\": -1}, \"full_attention\": {}},\n",
              XLARUN_ERR_FORMAT, "config.json: 'rope_parameters.sliding_attention.rope_theta' must be a number in (0, 1e+30), found -1", __LINE__);
     /* the norms around the MLP are needed */
     {
@@ -1000,8 +1048,24 @@ static void config_gemma2(void) {
         /* a theta rope_parameters lacks is the top-level rope_theta's (transformers 5) */
         CHECK(gem_config(base, "\"rope_theta\": 10000.0", "\"rope_theta\": 5000.0, \"rope_parameters\": {\"rope_type\": \"default\"}", &c) &&
               c.c.rope_theta == 5000.0f);
+        {
+            char *b5 = with_version(base, "5.24.0");
+            CHECK(gem_config(b5, "\"rope_theta\": 10000.0", "\"rope_theta\": 5000.0, \"rope_parameters\": {\"rope_type\": \"default\", \"rope_theta\": 7.0}", &c) &&
+                  c.c.rope_theta == 7.0f);
+            free(b5);
+        }
+        /* transformers 4 does not read rope_parameters */
         CHECK(gem_config(base, "\"rope_theta\": 10000.0", "\"rope_theta\": 5000.0, \"rope_parameters\": {\"rope_type\": \"default\", \"rope_theta\": 7.0}", &c) &&
-              c.c.rope_theta == 7.0f);
+              c.c.rope_theta == 5000.0f);
+        /* Gemma2Config's query_pre_attn_scalar was 224 before 4.51, 256 since */
+        {
+            char *b = with_version(base, "4.46.3");
+            CHECK(gem_config(b, "  \"query_pre_attn_scalar\": 24,\n", "", &c) && c.p.attn_scale == (float)pow(224.0, -0.5));
+            free(b);
+            b = with_version(base, "4.51.3");
+            CHECK(gem_config(b, "  \"query_pre_attn_scalar\": 24,\n", "", &c) && c.p.attn_scale == (float)pow(256.0, -0.5));
+            free(b);
+        }
         gem_case(base, "\"attn_logit_softcapping\": 5.0", "\"attn_logit_softcapping\": -1", XLARUN_ERR_FORMAT,
                  "config.json: 'attn_logit_softcapping' must be a number in (0, 1e+30), found -1", __LINE__);
     }
@@ -1026,8 +1090,23 @@ static void config_gemma(void) {
         CHECK(ref.p.embed_scale == (float)sqrt(96.0) && ref.p.attn_scale == (float)(1.0 / sqrt(32.0)) && ref.c.sliding_window == 0);
         CHECK(ref.p.attn_softcap == 0.0f && ref.p.final_softcap == 0.0f && ref.c.rope_theta == 10000.0f && ref.c.tie_word_embeddings);
         CHECK(gem_config(base, "  \"hidden_act\": \"gelu_pytorch_tanh\",\n", "", &c) && !memcmp(&c, &ref, sizeof c));
-        CHECK(gem_config(base, "\"hidden_act\": \"gelu_pytorch_tanh\"", "\"hidden_act\": \"gelu\"", &c) && !memcmp(&c, &ref, sizeof c));
         CHECK(gem_config(base, "\"hidden_activation\": null", "\"hidden_activation\": \"silu\"", &c) && !memcmp(&c, &ref, sizeof c));
+        /* "gelu" as the folder's transformers version runs it: the exact GELU from 4.51 to 4.57
+           (refused), the tanh form in 5.x; before 4.51 hidden_activation decides */
+        gem_case(base, "\"hidden_act\": \"gelu_pytorch_tanh\"", "\"hidden_act\": \"gelu\"", XLARUN_ERR_UNSUPPORTED,
+                 "config.json: hidden_act 'gelu' with GemmaForCausalLM written by transformers 4.57.1 is the exact GELU there", __LINE__);
+        {
+            char *b = with_version(base, "5.24.0");
+            cfgplan r5;
+            CHECK(gem_config(b, NULL, NULL, &r5) && gem_config(b, "\"hidden_act\": \"gelu_pytorch_tanh\"", "\"hidden_act\": \"gelu\"", &c) && !memcmp(&c, &r5, sizeof c));
+            free(b);
+            b = with_version(base, "4.46.3");
+            CHECK(gem_config(b, NULL, NULL, &r5) && gem_config(b, "\"hidden_act\": \"gelu_pytorch_tanh\"", "\"hidden_act\": \"gelu\"", &c) && !memcmp(&c, &r5, sizeof c));
+            CHECK(gem_config(b, "\"hidden_activation\": null", "\"hidden_activation\": \"gelu_pytorch_tanh\"", &c) && !memcmp(&c, &r5, sizeof c));
+            gem_case(b, "\"hidden_activation\": null", "\"hidden_activation\": \"gelu\"", XLARUN_ERR_UNSUPPORTED,
+                     "config.json: hidden_activation 'gelu' (what transformers 4.46.3 runs in place of hidden_act) is not supported", __LINE__);
+            free(b);
+        }
         CHECK(gem_config(base, "  \"rope_theta\": 10000.0,\n", "  \"sliding_window\": 4, \"final_logit_softcapping\": 3.0, \"query_pre_attn_scalar\": 5,\n", &c) &&
               c.c.sliding_window == 0 && c.p.final_softcap == 0.0f && c.p.attn_scale == ref.p.attn_scale && c.c.rope_theta == 10000.0f);
         gem_case(base, "\"hidden_act\": \"gelu_pytorch_tanh\"", "\"hidden_act\": \"gelu_new\"", XLARUN_ERR_UNSUPPORTED,
@@ -1081,8 +1160,9 @@ static void config_phi3(void) {
         /* transformers 5's form: partial_rotary_factor from rope_parameters over the top-level
            key; original_max_position_embeddings only from the top level */
         {
-            char *t = gem_cfg(base, "\"rope_scaling\": null", "\"rope_parameters\": {\"rope_type\": \"longrope\", \"rope_theta\": 500.0, \"partial_rotary_factor\": 0.5, "
+            char *b5 = with_version(base, "5.24.0"), *t = gem_cfg(b5, "\"rope_scaling\": null", "\"rope_parameters\": {\"rope_type\": \"longrope\", \"rope_theta\": 500.0, \"partial_rotary_factor\": 0.5, "
                                                              "\"original_max_position_embeddings\": 64, \"short_factor\": [1, 2, 3, 4], \"long_factor\": [1, 1, 1, 1]}");
+            free(b5);
             CHECK(gem_config(t, NULL, NULL, &c) && c.c.rope_dim == 8 && c.c.rope_theta == 500.0f && c.c.rope_original_max_position_embeddings == 256 &&
                   c.p.rope_ext[3] == 4.0f && c.p.rope_ext_long[3] == 1.0f);
             free(t);

@@ -91,7 +91,8 @@ static void print_config(const xlarun_config *c, const xlarun__plan *p, const xl
     for (i = 0; i < c->n_eos; i++) printf(" %d", (int)c->eos_token_ids[i]);
     printf("\n");
     for (i = 0; i < log->n; i++) /* what the folder did not say in the class's own words */
-        if (log->e[i].via) printf("  key %s read as its alias %s\n", log->e[i].key, log->e[i].via);
+        if (log->e[i].via && log->e[i].via[0]) printf("  key %s read as its alias %s\n", log->e[i].key, log->e[i].via);
+        else if (log->e[i].via) printf("  key %s ignored: %s\n", log->e[i].key, log->e[i].value);
     for (i = 0, k = 0; i < log->n; i++)
         if (!log->e[i].via) printf("%s %s%s=%s", k++ ? "," : "  defaults (keys not in config.json):", log->e[i].where, log->e[i].key, log->e[i].value);
     if (k) printf("\n");
