@@ -28,6 +28,8 @@
      xlarun_k_gelu_mul(g, u, n)                                           GELU (tanh form) * mul
      xlarun_k_argmax(x, n)                                                first index of the max
      xlarun_k_f32_to_bf16_row, xlarun_k_dot_bf16_bf16                     opt-in, lower precision
+     xlarun_k_matmul_bf16x(W, K, r0, r1, Xb, ldx, n, Y, ldy, tiles), xlarun_k_btiles_bytes(K, n)
+                                                  its GEMV/GEMM; tiles: AMX-BF16 scratch or NULL
      xlarun_k_quantize_row, xlarun_k_qdequant, xlarun_k_qact_bytes, xlarun_k_quantize_act,
      xlarun_k_qdot, xlarun_k_qmatmul                  q8_0 / q4_0 weights (own section at the end)
 
@@ -1563,6 +1565,10 @@ XLARUN_K__FN float xlarun_k_dot_bf16_bf16(const uint16_t *w, const uint16_t *x, 
    bit-identical to xlarun_k_dot_bf16_bf16 of the same build, however rows and tokens are split.
    XLARUN_K_HAS_BF16_DOT says whether this build has a bf16 dot instruction (AVX512_BF16
    vdpbf16ps, Arm BF16 BFDOT); without one the path is correct but no faster than the exact one.
+   tiles: NULL, or (XLARUN_K_BAMX builds, once the OS granted the tile state) this thread's
+   xlarun_k_btiles_bytes(K, n) bytes of scratch: then every n runs on AMX-BF16 tiles, in the
+   tiles' order (below), with bits of its own that are again the same however rows and tokens
+   are split. xlarun_k_btiles_bytes is 0 where XLARUN_K_BAMX is not defined.
    ====================================================================================== */
 #if defined(XLARUN_K_HAS_BF16_DOT)
 /* 4 rows x 4 tokens, accumulator a<r><j> for row r, token j; each token's step is loaded once and
