@@ -9,7 +9,7 @@ HDRS    = xlarun.h xlarun_kernels.h
 NATIVE  = -O2 -march=native
 AVX2    = -mavx2 -mfma -mf16c
 AVX512  = -mavx512f -mavx512bw -mavx512vl -mavx512dq -mfma -mf16c $(AVX512_EXT)
-AMX     = -mamx-tile -mamx-int8
+AMX     = -mamx-tile -mamx-int8 -mamx-bf16
 NEON_CC = aarch64-linux-gnu-gcc
 NEON    = -march=armv8.2-a+fp16+dotprod+bf16
 WIN_CC  = x86_64-w64-mingw32-gcc
@@ -83,7 +83,7 @@ $(B)/avx2/test_%: tests/test_%.c tests/test.h tests/test_files.h $(HDRS)
 $(B)/avx512/test_%: tests/test_%.c tests/test.h tests/test_files.h $(HDRS)
 	@mkdir -p $(@D)
 	$(CC) $(WARN) -O2 -g $(AVX512) $< -o $@ $(LIBS)
-# the AVX-512 build with the AMX-INT8 GEMM (tests/run.sh runs it where the CPU has amx_int8)
+# the AVX-512 build with the AMX-INT8 and AMX-BF16 GEMMs (tests/run.sh runs it where the CPU has amx_int8 and amx_bf16)
 $(B)/amx/test_%: tests/test_%.c tests/test.h tests/test_files.h $(HDRS)
 	@mkdir -p $(@D)
 	$(CC) $(WARN) -O2 -g $(AVX512) $(AMX) $< -o $@ $(LIBS)

@@ -514,9 +514,11 @@ XLARUN_API xlarun_status xlarun_session_decode(xlarun_session *s, int32_t id, xl
 XLARUN_API const float *xlarun_session_logits(const xlarun_session *s); /* vocab_size, or NULL */
 XLARUN_API int32_t xlarun_session_argmax(const xlarun_session *s);     /* -1 when no logits */
 XLARUN_API size_t xlarun_session_position(const xlarun_session *s);    /* tokens in context */
-/* "int8" when q8_0/q4_0 prefill runs on AMX tiles, "refused" when built for them but the OS said
-   no (the AVX-512 kernels then give the same bits), "unused" when the model has no q8_0/q4_0
-   weights, "not built" when the compiler did not target AMX-INT8 */
+/* Which AMX tiles the session's products run on: "int8" (q8_0/q4_0 prefill), "bf16" (bf16
+   weights under XLARUN_PRECISION_BF16_ACTIVATIONS, prefill and decode) or "int8+bf16";
+   "refused" when built for them but the OS said no (the AVX-512 kernels run instead: the same
+   bits for int8, the vdpbf16ps order for bf16), "unused" when nothing in the model and options
+   uses them, "not built" when the compiler did not target AMX-INT8 or AMX-BF16 */
 XLARUN_API const char *xlarun_session_amx(const xlarun_session *s);
 XLARUN_API int32_t xlarun_argmax(const float *x, size_t n); /* first maximal index, as torch */
 
@@ -4542,8 +4544,10 @@ struct xlarun_session {
     unsigned char *xq;                   /* quantized models: n_batch int8 input rows */
     unsigned char *qtiles;               /* quantized models, AMX build: qtiles_bytes per thread */
     size_t qtiles_bytes;
-    int amx;                             /* AMX int8 tiles: 1 used, 0 refused by the OS, -1 not
-                                            built (or no quantized weights) */
+    unsigned char *btiles;               /* BF16_ACTIVATIONS, AMX-BF16 build: btiles_bytes per thread */
+    size_t btiles_bytes;
+    int amx;                             /* AMX tiles (int8 for qtiles, bf16 for btiles): 1 granted,
+                                            0 refused by the OS, -1 not built (or nothing to use them) */
     float *router;                       /* mixture of experts: [n_batch][n_experts] router probabilities */
     uint32_t *moe_e;                     /* [n_batch][n_experts_used]: the experts each token runs,
                                             in index order */
@@ -4561,13 +4565,13 @@ struct xlarun_session {
    at every session creation (the answer is the process's, and asking again is harmless), so no
    flag outlives a session: 1 granted, 0 refused or not Linux, -1 not built. */
 static int xlarun__amx_request(void) {
-#if defined(XLARUN_K_QAMX) && defined(__linux__) && defined(__x86_64__)
+#if (defined(XLARUN_K_QAMX) || defined(XLARUN_K_BAMX)) && defined(__linux__) && defined(__x86_64__)
     /* arch_prctl (syscall 158) ARCH_REQ_XCOMP_PERM (0x1023), XFEATURE_XTILEDATA (18); made
        directly: strict C99 has no syscall() declaration */
     long r;
     __asm__ __volatile__("syscall" : "=a"(r) : "0"(158L), "D"(0x1023L), "S"(18L) : "rcx", "r11", "memory");
     return r == 0;
-#elif defined(XLARUN_K_QAMX)
+#elif defined(XLARUN_K_QAMX) || defined(XLARUN_K_BAMX)
     return 0;
 #else
     return -1;
@@ -4599,6 +4603,8 @@ typedef struct xlarun__mm {
     const uint16_t *xb16;                /* x rounded to bf16, for bf16 weights (BF16_ACTIVATIONS) */
     unsigned char *tiles;                /* AMX scratch, tiles_bytes per thread, or NULL */
     size_t tiles_bytes;
+    unsigned char *btiles;               /* AMX-BF16 scratch for xb16, btiles_bytes per thread, or NULL */
+    size_t btiles_bytes;
 } xlarun__mm;
 
 static void xlarun__mm_task(void *ctx, uint32_t t, uint32_t nt) {
@@ -4613,7 +4619,8 @@ static void xlarun__mm_task(void *ctx, uint32_t t, uint32_t nt) {
                              XLARUN__CAST(const unsigned char *, c->xq) + at * xlarun_k_qact_bytes(c->K), c->n, c->y[i], ldy,
                              c->tiles ? c->tiles + t * c->tiles_bytes : NULL);
         else if (r0 < r1 && c->xb16 && c->w[i]->type == XLARUN_K_BF16)
-            xlarun_k_matmul_bf16x(c->w[i]->data, c->K, r0, r1, c->xb16 + at * c->K, c->K, c->n, c->y[i], ldy);
+            xlarun_k_matmul_bf16x(c->w[i]->data, c->K, r0, r1, c->xb16 + at * c->K, c->K, c->n, c->y[i], ldy,
+                                  c->btiles ? c->btiles + t * c->btiles_bytes : NULL);
         else if (r0 < r1) xlarun_k_matmul(c->w[i]->type, c->w[i]->data, c->K, r0, r1, x, c->K, c->n, c->y[i], ldy);
         if (c->b[i]) {
             size_t i2;
@@ -4643,6 +4650,7 @@ static void xlarun__mm_run(xlarun_session *s, xlarun__mm *c) {
         size_t j;
         for (j = 0; j < in; j++) xlarun_k_f32_to_bf16_row(c->x + j * c->K, s->xb16 + j * c->K, c->K);
         c->xb16 = s->xb16;
+        if (s->amx == 1 && s->btiles) { c->btiles = s->btiles; c->btiles_bytes = s->btiles_bytes; } /* decode too: one order */
     }
     if (q) {
         size_t j, b = xlarun_k_qact_bytes(c->K);
@@ -5085,6 +5093,13 @@ static xlarun_status xlarun__session_build(xlarun__arena *a, const xlarun_model 
     if (o->precision == XLARUN_PRECISION_BF16_ACTIVATIONS) { /* bf16 input rows, widest K */
         s->xb16 = XLARUN__CAST(uint16_t *, xlarun__alloc_ex(a, XLARUN__CAST(size_t, nb) * kmax * sizeof(uint16_t), 0, 1));
         if (!s->xb16 && !xlarun__measuring(a)) return xlarun__no_room(a, "session", err);
+        s->btiles_bytes = xlarun_k_btiles_bytes(kmax, nb);
+        if (s->btiles_bytes && (!strcmp(xlarun_model_dtype(m), "bf16") || !strcmp(xlarun_model_dtype(m), "mixed"))) {
+            /* the AMX-BF16 build, bf16 layer matrices: counted whether or not the OS grants the tiles */
+            s->btiles = XLARUN__CAST(unsigned char *, xlarun__alloc_ex(a, s->btiles_bytes * nt, 0, 1));
+            if (!s->btiles && !xlarun__measuring(a)) return xlarun__no_room(a, "session", err);
+            s->amx = xlarun__measuring(a) ? 0 : xlarun__amx_request();
+        }
     } else if (o->precision != XLARUN_PRECISION_EXACT)
         return xlarun__fail(err, XLARUN_ERR_ARGUMENT, "unknown precision %d (XLARUN_PRECISION_EXACT or _BF16_ACTIVATIONS)",
                             XLARUN__CAST(int, o->precision));
@@ -5264,8 +5279,9 @@ XLARUN_API int32_t xlarun_session_argmax(const xlarun_session *s) {
 }
 
 XLARUN_API const char *xlarun_session_amx(const xlarun_session *s) {
-#if defined(XLARUN_K_QAMX)
-    return s && s->amx == 1 ? "int8" : s && s->amx == 0 ? "refused" : "unused"; /* unused: no q8_0/q4_0 weights */
+#if defined(XLARUN_K_QAMX) || defined(XLARUN_K_BAMX)
+    if (s && s->amx == 1) return s->qtiles && s->btiles ? "int8+bf16" : s->btiles ? "bf16" : "int8";
+    return s && s->amx == 0 ? "refused" : "unused"; /* unused: nothing the built kinds apply to */
 #else
     (void)s;
     return "not built";

@@ -28,6 +28,8 @@
      xlarun_k_gelu_mul(g, u, n)                                           GELU (tanh form) * mul
      xlarun_k_argmax(x, n)                                                first index of the max
      xlarun_k_f32_to_bf16_row, xlarun_k_dot_bf16_bf16                     opt-in, lower precision
+     xlarun_k_matmul_bf16x(W, K, r0, r1, Xb, ldx, n, Y, ldy, tiles), xlarun_k_btiles_bytes(K, n)
+                                                  its GEMV/GEMM; tiles: AMX-BF16 scratch or NULL
      xlarun_k_quantize_row, xlarun_k_qdequant, xlarun_k_qact_bytes, xlarun_k_quantize_act,
      xlarun_k_qdot, xlarun_k_qmatmul                  q8_0 / q4_0 weights (own section at the end)
 
@@ -1563,6 +1565,10 @@ XLARUN_K__FN float xlarun_k_dot_bf16_bf16(const uint16_t *w, const uint16_t *x, 
    bit-identical to xlarun_k_dot_bf16_bf16 of the same build, however rows and tokens are split.
    XLARUN_K_HAS_BF16_DOT says whether this build has a bf16 dot instruction (AVX512_BF16
    vdpbf16ps, Arm BF16 BFDOT); without one the path is correct but no faster than the exact one.
+   tiles: NULL, or (XLARUN_K_BAMX builds, once the OS granted the tile state) this thread's
+   xlarun_k_btiles_bytes(K, n) bytes of scratch: then every n runs on AMX-BF16 tiles, in the
+   tiles' order (below), with bits of its own that are again the same however rows and tokens
+   are split. xlarun_k_btiles_bytes is 0 where XLARUN_K_BAMX is not defined.
    ====================================================================================== */
 #if defined(XLARUN_K_HAS_BF16_DOT)
 /* 4 rows x 4 tokens, accumulator a<r><j> for row r, token j; each token's step is loaded once and
@@ -1604,12 +1610,247 @@ XLARUN_K__AI void xlarun_k__bx_tile(const uint16_t *w0, const uint16_t *w1, cons
 #undef XB_STEP
 #endif
 
+/* ---- AMX helpers shared by the bf16 and int8 tile kernels: the tile configuration (palette 1)
+   and a 16 x 16 dword transpose ---- */
+#if defined(XLARUN_K__AVX512) && defined(__AMX_TILE__)
+typedef struct {
+    uint8_t palette, start_row, reserved[14];
+    uint16_t colsb[16];
+    uint8_t rows[16];
+} xlarun_k__tilecfg;
+
+/* 16 x 16 dword transpose: o[j] lane i = r[i] lane j */
+XLARUN_K__AI void xlarun_k__tr16(const __m512i *r, __m512i *o) {
+    __m512i t[16], u[16];
+    int i, j;
+    for (i = 0; i < 8; i++) {
+        t[2 * i] = _mm512_unpacklo_epi32(r[2 * i], r[2 * i + 1]);
+        t[2 * i + 1] = _mm512_unpackhi_epi32(r[2 * i], r[2 * i + 1]);
+    }
+    for (i = 0; i < 4; i++) {
+        u[4 * i + 0] = _mm512_unpacklo_epi64(t[4 * i], t[4 * i + 2]);
+        u[4 * i + 1] = _mm512_unpackhi_epi64(t[4 * i], t[4 * i + 2]);
+        u[4 * i + 2] = _mm512_unpacklo_epi64(t[4 * i + 1], t[4 * i + 3]);
+        u[4 * i + 3] = _mm512_unpackhi_epi64(t[4 * i + 1], t[4 * i + 3]);
+    }
+    for (j = 0; j < 4; j++) {
+        __m512i v = _mm512_shuffle_i32x4(u[j], u[4 + j], 0x88), v1 = _mm512_shuffle_i32x4(u[j], u[4 + j], 0xDD);
+        __m512i w = _mm512_shuffle_i32x4(u[8 + j], u[12 + j], 0x88), w1 = _mm512_shuffle_i32x4(u[8 + j], u[12 + j], 0xDD);
+        o[j] = _mm512_shuffle_i32x4(v, w, 0x88);
+        o[8 + j] = _mm512_shuffle_i32x4(v, w, 0xDD);
+        o[4 + j] = _mm512_shuffle_i32x4(v1, w1, 0x88);
+        o[12 + j] = _mm512_shuffle_i32x4(v1, w1, 0xDD);
+    }
+}
+
+#endif
+
+/* ---- AMX: Intel AMX-BF16 tiles for matmul_bf16x (every n, decode included) ----
+   Built where the compiler targets AMX-TILE and AMX-BF16 on top of the AVX512_BF16 variant
+   (XLARUN_K_BAMX), and used only when the caller passes per-thread scratch
+   (xlarun_k_btiles_bytes), i.e. after the kernel granted this process the tile state.
+   Layout: C^T = W X^T. A tile: 16 weight rows x 32 bf16 of K, loaded straight from W (stride
+   K * 2 bytes); B tile: 16 pairs of K x 16 tokens x 2 bf16, the activations repacked once per
+   call into per-thread scratch (16 x 16 dword transposes); C tile: 16 rows x 16 tokens in f32,
+   transposed into Y at the end. Register tiles 2 x 2 (tmm0-3 C, tmm4/5 A, tmm6/7 B), 2 x 1 for
+   one token group. K is cut into blocks whose B fits in about 1 MB of L2 (XBA_B_L2); when there
+   are several, the C tiles of XBA_RB rows go through scratch between blocks (exact f32 stores).
+   ORDER (what the bits are): per output, C = 0, then for each step s of 32 elements of K in
+   order (the last zero-padded): C = TDPBF16PS(C, W row[32s..32s+31], x[32s..32s+31]). Measured
+   on the Xeon family 6 model 207 (tools/amx/README.md, "bf16 rounding"): one pair gives
+   C + round(p0 + p1), but a step's 32 products are summed by the tile unit in an order of its
+   own before one rounded add to C (of simple f32 models, round(C + round(exact sum)) comes
+   closest and still differs in 1.6% of 4-product sums); subnormal inputs read as zero, subnormal
+   results flush to zero. That sum cannot be reproduced cheaply with vdpbf16ps, so where tiles
+   are granted decode (n = 1) runs these same tiles: every output element depends only on its
+   row, its token and the step sequence, so any n, r0, r1 give the same bits (threads, prefill ==
+   decode). Without tiles the vdpbf16ps order above holds, with its own bits. */
+#if defined(XLARUN_K__AVX512) && defined(__AVX512BF16__) && defined(__AMX_TILE__) && defined(__AMX_BF16__)
+#define XLARUN_K_BAMX 1 /* the AMX-BF16 GEMM is built (used when the caller passes tile scratch) */
+#define XBA_RB 128                  /* rows whose C tiles wait in scratch between K blocks */
+#define XBA_B_L2 ((size_t)1 << 20)  /* bytes of repacked activations one K block holds */
+
+/* scratch, 64-byte aligned: tile config 64 | C staging 4 x 1 KB | A staging 2 KB | C between
+   K blocks XBA_RB / 16 x ceil(n/16) x 1 KB | B: ceil(n/16) groups x ceil(K/32) steps x 1 KB */
+XLARUN_K__FN size_t xlarun_k_btiles_bytes(size_t K, size_t n) {
+    size_t g = (n + 15) / 16, s = (K + 31) / 32;
+    return 64 + 64 + 4096 + 2048 + XBA_RB / 16 * g * 1024 + g * s * 1024;
+}
+
+/* B: group g, step s at xb + (g * S + s) * 1024: row kk holds, for tokens 16g .. 16g + 15, the
+   pair 32s + 2kk, 32s + 2kk + 1 (tokens past n and elements past K: 0) */
+XLARUN_K__AI void xlarun_k__bamx_pack(const uint16_t *Xb, size_t ldx, size_t n, size_t K, unsigned char *xb) {
+    size_t G = (n + 15) / 16, S = (K + 31) / 32, g, s, j;
+    __m512i in[16], out[16];
+    for (g = 0; g < G; g++)
+        for (s = 0; s < S; s++) {
+            size_t left = K - 32 * s;
+            __mmask32 mk = left >= 32 ? ~(__mmask32)0 : (__mmask32)((1u << left) - 1u);
+            for (j = 0; j < 16; j++)
+                in[j] = 16 * g + j < n ? _mm512_maskz_loadu_epi16(mk, (const void *)(Xb + (16 * g + j) * ldx + 32 * s))
+                                       : _mm512_setzero_si512();
+            xlarun_k__tr16(in, out);
+            for (j = 0; j < 16; j++) _mm512_store_si512((void *)(xb + (g * S + s) * 1024 + 64 * j), out[j]);
+        }
+}
+
+/* A staging: rows pr .. pr + 31 of step s into ab (64 bytes a row), rows from nrows on and
+   elements past K zero (a partial step, or a matrix of fewer than 16 rows) */
+XLARUN_K__AI void xlarun_k__bamx_copy_a(const uint16_t *Wb, size_t K, size_t pr, size_t nrows, size_t s, unsigned char *ab) {
+    size_t left = K - 32 * s, m;
+    __mmask32 mk = left >= 32 ? ~(__mmask32)0 : (__mmask32)((1u << left) - 1u);
+    for (m = 0; m < 32; m++)
+        _mm512_store_si512((void *)(ab + 64 * m), m < nrows ? _mm512_maskz_loadu_epi16(mk, (const void *)(Wb + (pr + m) * K + 32 * s))
+                                                            : _mm512_setzero_si512());
+}
+
+/* steps of na A tiles (a, a + 16 lda; a moves 64 bytes a step) by ng B tiles (b, b + bg; b moves
+   1 KB a step) into C tile 2i + j */
+XLARUN_K__AI void xlarun_k__bamx_steps(int na, int ng, const unsigned char *a, size_t lda, const unsigned char *b, size_t bg,
+                                       size_t steps) {
+    size_t s;
+    const unsigned char *a1 = a + 16 * lda;
+    if (na == 2 && ng == 2)
+        for (s = 0; s < steps; s++, a += 64, a1 += 64, b += 1024) {
+            _tile_loadd(4, a, (long)lda);
+            _tile_loadd(6, b, 64);
+            _tile_dpbf16ps(0, 4, 6);
+            _tile_loadd(7, b + bg, 64);
+            _tile_dpbf16ps(1, 4, 7);
+            _tile_loadd(5, a1, (long)lda);
+            _tile_dpbf16ps(2, 5, 6);
+            _tile_dpbf16ps(3, 5, 7);
+        }
+    else if (na == 2)
+        for (s = 0; s < steps; s++, a += 64, a1 += 64, b += 1024) {
+            _tile_loadd(6, b, 64);
+            _tile_loadd(4, a, (long)lda);
+            _tile_dpbf16ps(0, 4, 6);
+            _tile_loadd(5, a1, (long)lda);
+            _tile_dpbf16ps(2, 5, 6);
+        }
+    else if (ng == 2)
+        for (s = 0; s < steps; s++, a += 64, b += 1024) {
+            _tile_loadd(4, a, (long)lda);
+            _tile_loadd(6, b, 64);
+            _tile_dpbf16ps(0, 4, 6);
+            _tile_loadd(7, b + bg, 64);
+            _tile_dpbf16ps(1, 4, 7);
+        }
+    else
+        for (s = 0; s < steps; s++, a += 64, b += 1024) {
+            _tile_loadd(4, a, (long)lda);
+            _tile_loadd(6, b, 64);
+            _tile_dpbf16ps(0, 4, 6);
+        }
+}
+
+/* C tiles: zeroed (c == NULL) or loaded from c (tile 2i + j at c + (i * G + j) * 1024); stored
+   to c in the same layout */
+XLARUN_K__AI void xlarun_k__bamx_cload(int na, int ng, const unsigned char *c, size_t G) {
+    if (!c) {
+        _tile_zero(0);
+        if (ng == 2) _tile_zero(1);
+        if (na == 2) _tile_zero(2);
+        if (na == 2 && ng == 2) _tile_zero(3);
+        return;
+    }
+    _tile_loadd(0, c, 64);
+    if (ng == 2) _tile_loadd(1, c + 1024, 64);
+    if (na == 2) _tile_loadd(2, c + G * 1024, 64);
+    if (na == 2 && ng == 2) _tile_loadd(3, c + G * 1024 + 1024, 64);
+}
+XLARUN_K__AI void xlarun_k__bamx_cstore(int na, int ng, unsigned char *c, size_t G) {
+    _tile_stored(0, c, 64);
+    if (ng == 2) _tile_stored(1, c + 1024, 64);
+    if (na == 2) _tile_stored(2, c + G * 1024, 64);
+    if (na == 2 && ng == 2) _tile_stored(3, c + G * 1024 + 1024, 64);
+}
+
+/* a staged C tile (16 rows x 16 tokens) into Y: tokens t0 .. t0 + nt - 1, rows pr + [mlo, mhi) */
+XLARUN_K__AI void xlarun_k__bamx_out(const unsigned char *c, size_t nt, size_t mlo, size_t mhi, float *Y, size_t ldy, size_t pr,
+                                     size_t t0) {
+    __m512i in[16], out[16];
+    __mmask16 mk = (__mmask16)(((1u << mhi) - 1u) & ~((1u << mlo) - 1u));
+    size_t m;
+    for (m = 0; m < 16; m++) in[m] = _mm512_load_si512((const void *)(c + 64 * m));
+    xlarun_k__tr16(in, out);
+    for (m = 0; m < nt; m++) _mm512_mask_storeu_ps(Y + (t0 + m) * ldy + pr, mk, _mm512_castsi512_ps(out[m]));
+}
+
+XLARUN_K__FN void xlarun_k_matmul_bf16x_amx(const void *W, size_t K, size_t r0, size_t r1, const uint16_t *Xb, size_t ldx,
+                                            size_t n, float *Y, size_t ldy, void *scratch) {
+    const uint16_t *Wb = (const uint16_t *)W;
+    size_t G = (n + 15) / 16, S = (K + 31) / 32, Sf = K / 32, Sc = XBA_B_L2 / 1024 / (G ? G : 1), rb, kb, p, g, j;
+    unsigned char *base = (unsigned char *)(((uintptr_t)scratch + 63) & ~(uintptr_t)63);
+    xlarun_k__tilecfg *cfg = (xlarun_k__tilecfg *)(void *)base;
+    unsigned char *cst = base + 64, *ab = cst + 4096, *cacc = ab + 2048, *xb = cacc + XBA_RB / 16 * G * 1024;
+    if (r1 <= r0 || n == 0) return;
+    if (Sc < 1) Sc = 1;
+    xlarun_k__bamx_pack(Xb, ldx, n, K, xb);
+    memset(cfg, 0, sizeof *cfg);
+    cfg->palette = 1;
+    for (j = 0; j < 8; j++) { cfg->colsb[j] = 64; cfg->rows[j] = 16; }
+    /* GCC 12 drops the stores above at -O2 unless it sees that ldtilecfg reads them */
+    __asm__ __volatile__("" : : "r"(cfg) : "memory");
+    _tile_loadconfig(cfg);
+    for (rb = r0; rb < r1; rb += XBA_RB) {
+        size_t re = r1 - rb < XBA_RB ? r1 : rb + XBA_RB;
+        for (kb = 0; kb < S; kb += Sc) {
+            size_t ke = S - kb < Sc ? S : kb + Sc, fe = ke < Sf ? ke : Sf; /* full steps: kb .. fe - 1 */
+            for (p = rb; p < re;) {
+                /* the panel: na tiles from row pr, rows [mlo, mhi) of each written; copy: every
+                   step staged (fewer than 16 rows in the whole matrix) */
+                size_t left = re - p, pr = p, mlo = 0, mhi = 16, nrows = left >= 32 ? 32 : 16;
+                int na = left >= 32 ? 2 : 1, copy = 0;
+                if (left < 16 && re >= 16) { pr = re - 16; mlo = 16 - left; }
+                else if (left < 16) { copy = 1; mhi = left; nrows = left; }
+                for (g = 0; g < G; g += 2) {
+                    int ng = G - g >= 2 ? 2 : 1, i;
+                    unsigned char *cs = cacc + ((p - rb) / 16 * G + g) * 1024;
+                    const unsigned char *bb = xb + (g * S + kb) * 1024;
+                    xlarun_k__bamx_cload(na, ng, kb ? cs : NULL, G);
+                    if (!copy && fe > kb)
+                        xlarun_k__bamx_steps(na, ng, (const unsigned char *)(Wb + pr * K + 32 * kb), K * 2, bb, S * 1024, fe - kb);
+                    for (j = copy ? kb : fe; j < ke; j++) { /* staged steps: the K tail, or all of a tiny matrix */
+                        xlarun_k__bamx_copy_a(Wb, K, pr, nrows, j, ab);
+                        xlarun_k__bamx_steps(na, ng, ab, 64, xb + (g * S + j) * 1024, S * 1024, 1);
+                    }
+                    if (ke < S) { xlarun_k__bamx_cstore(na, ng, cs, G); continue; }
+                    xlarun_k__bamx_cstore(na, ng, cst, 2); /* staging: tile 2i + j at cst + (2i + j) KB */
+                    for (i = 0; i < na; i++)
+                        for (j = 0; j < (size_t)ng; j++) {
+                            size_t t0 = 16 * (g + j), nt = n - t0 < 16 ? n - t0 : 16;
+                            xlarun_k__bamx_out(cst + (2 * (size_t)i + j) * 1024, nt, mlo, mhi, Y, ldy, pr + 16 * (size_t)i, t0);
+                        }
+                }
+                p += na == 2 ? 32 : left < 16 ? left : 16;
+            }
+        }
+    }
+    _tile_release();
+}
+#undef XBA_RB
+#undef XBA_B_L2
+#else
+XLARUN_K__FN size_t xlarun_k_btiles_bytes(size_t K, size_t n) { (void)K; (void)n; return 0; }
+#endif
+
 XLARUN_K__FN void xlarun_k_matmul_bf16x(const void *W, size_t K, size_t r0, size_t r1, const uint16_t *Xb,
-                                        size_t ldx, size_t n, float *Y, size_t ldy) {
+                                        size_t ldx, size_t n, float *Y, size_t ldy, void *tiles) {
     const uint16_t *Wb = (const uint16_t *)W;
     size_t i, r = r0;
 #if defined(XLARUN_K_HAS_BF16_DOT)
     float o[16];
+#endif
+#if defined(XLARUN_K_BAMX)
+    if (tiles) {
+        xlarun_k_matmul_bf16x_amx(W, K, r0, r1, Xb, ldx, n, Y, ldy, tiles);
+        return;
+    }
+#endif
+    (void)tiles;
+#if defined(XLARUN_K_HAS_BF16_DOT)
     size_t q, j;
     if (n == 1) { /* decode: one row at a time, prefetching 8 rows ahead, as xlarun_k__gemv1 */
         for (; r < r1; r++) Y[r] = xlarun_k__bdot1(Wb + r * K, Xb, K, 8 * K * 2);
@@ -2381,30 +2622,6 @@ XLARUN_K__FN void xlarun_k_qmatmul_simd(xlarun_k_qtype qt, const void *W, const 
 #if defined(XLARUN_K_QAMX)
 #define XLARUN_K__AMX_MIN 16
 
-/* 16 x 16 dword transpose: o[j] lane i = r[i] lane j */
-XLARUN_K__AI void xlarun_k__tr16(const __m512i *r, __m512i *o) {
-    __m512i t[16], u[16];
-    int i, j;
-    for (i = 0; i < 8; i++) {
-        t[2 * i] = _mm512_unpacklo_epi32(r[2 * i], r[2 * i + 1]);
-        t[2 * i + 1] = _mm512_unpackhi_epi32(r[2 * i], r[2 * i + 1]);
-    }
-    for (i = 0; i < 4; i++) {
-        u[4 * i + 0] = _mm512_unpacklo_epi64(t[4 * i], t[4 * i + 2]);
-        u[4 * i + 1] = _mm512_unpackhi_epi64(t[4 * i], t[4 * i + 2]);
-        u[4 * i + 2] = _mm512_unpacklo_epi64(t[4 * i + 1], t[4 * i + 3]);
-        u[4 * i + 3] = _mm512_unpackhi_epi64(t[4 * i + 1], t[4 * i + 3]);
-    }
-    for (j = 0; j < 4; j++) {
-        __m512i v = _mm512_shuffle_i32x4(u[j], u[4 + j], 0x88), v1 = _mm512_shuffle_i32x4(u[j], u[4 + j], 0xDD);
-        __m512i w = _mm512_shuffle_i32x4(u[8 + j], u[12 + j], 0x88), w1 = _mm512_shuffle_i32x4(u[8 + j], u[12 + j], 0xDD);
-        o[j] = _mm512_shuffle_i32x4(v, w, 0x88);
-        o[8 + j] = _mm512_shuffle_i32x4(v, w, 0xDD);
-        o[4 + j] = _mm512_shuffle_i32x4(v1, w1, 0x88);
-        o[12 + j] = _mm512_shuffle_i32x4(v1, w1, 0xDD);
-    }
-}
-
 /* the lane of block b%16 (the canonical order's map is its own inverse) */
 #define XQA_LANE(b) (4 * ((b) % 4) + (b) % 16 / 4)
 
@@ -2414,12 +2631,6 @@ XLARUN_K__FN size_t xlarun_k_qtiles_bytes(size_t K, size_t n) {
     size_t nb = K / 32, g = (n + 15) / 16;
     return 64 + 64 + 4096 + 16384 + nb * 576 + g * nb * 576 + (nb + 63) / 64 * 64;
 }
-
-typedef struct {
-    uint8_t palette, start_row, reserved[14];
-    uint16_t colsb[16];
-    uint8_t rows[16];
-} xlarun_k__tilecfg;
 
 /* the stream position of each block: lanes in order, a lane's blocks (b = 16s + lane(l)) in K order */
 XLARUN_K__AI size_t xlarun_k__qapos(const size_t *lstart, size_t b) { return lstart[XQA_LANE(b)] + b / 16; }

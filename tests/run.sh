@@ -175,16 +175,16 @@ lane_c() { # AVX-512 natively, static analysis, ThreadSanitizer, the CLI tests
             build AVX512_EXT="$ext" $B/avx512/test_$t && run "avx512 $t" $B/avx512/test_$t
         done
     else skip "avx512 variant: this CPU lacks AVX-512 (F/BW/VL/DQ)"; fi
-    # the same with the AMX-INT8 GEMM: built where the compiler knows AMX, run where the CPU has it
-    if ! ${CC:-gcc} -mamx-tile -mamx-int8 -E -x c /dev/null >/dev/null 2>&1; then
-        skip "amx variant: the compiler does not target AMX-TILE/AMX-INT8 (gcc 11 or later)"
+    # the same with the AMX-INT8 and AMX-BF16 GEMMs: built where the compiler knows AMX, run where the CPU has it
+    if ! ${CC:-gcc} -mamx-tile -mamx-int8 -mamx-bf16 -E -x c /dev/null >/dev/null 2>&1; then
+        skip "amx variant: the compiler does not target AMX-TILE/AMX-INT8/AMX-BF16 (gcc 11 or later)"
     else
         for t in kernels quant model; do
             build AVX512_EXT="$ext" $B/amx/test_$t || continue
-            if [ -n "$have_avx512" ] && cpu_has amx_tile amx_int8; then run "amx $t" $B/amx/test_$t; fi
+            if [ -n "$have_avx512" ] && cpu_has amx_tile amx_int8 amx_bf16 avx512_bf16; then run "amx $t" $B/amx/test_$t; fi
         done
-        [ -n "$have_avx512" ] && cpu_has amx_tile amx_int8 ||
-            skip "amx variant: built, not run: this CPU lacks AMX-INT8 (grep amx_int8 /proc/cpuinfo)"
+        [ -n "$have_avx512" ] && cpu_has amx_tile amx_int8 amx_bf16 avx512_bf16 ||
+            skip "amx variant: built, not run: this CPU lacks AMX-INT8/AMX-BF16 (grep amx /proc/cpuinfo)"
     fi
     mark=$(date +%s)
     if have clang; then

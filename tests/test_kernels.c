@@ -692,7 +692,7 @@ static void test_matmul_blocked(void) {
                 if (fbits(d) != fbits(Y[i * R + r])) bad++;
             }
         if (types[ti] == XLARUN_K_BF16) {
-            xlarun_k_matmul_bf16x(raw, K, 1, R, Xb, K, N, Y, R);
+            xlarun_k_matmul_bf16x(raw, K, 1, R, Xb, K, N, Y, R, NULL);
             for (i = 0; i < N; i++)
                 for (r = 1; r < R; r++) {
                     float d = xlarun_k_dot_bf16_bf16((const uint16_t *)(const void *)(raw + r * K * 2), Xb + i * K, K);
@@ -858,7 +858,7 @@ static void test_bf16_opt_in(void) {
    odd row counts and row ranges, token counts around the 16-token tiles, K from under one
    512-element step to several (partial steps and lanes with no block), q8_0 codes of -128,
    zero activation blocks, q4_0. Not built: nothing to check; refused by the OS: said so. */
-#if defined(XLARUN_K_QAMX) && defined(__linux__) && defined(__x86_64__)
+#if (defined(XLARUN_K_QAMX) || defined(XLARUN_K_BAMX)) && defined(__linux__) && defined(__x86_64__)
 static int amx_granted(void) {
     long r;
     __asm__ __volatile__("syscall" : "=a"(r) : "0"(158L), "D"(0x1023L), "S"(18L) : "rcx", "r11", "memory");
@@ -919,12 +919,111 @@ static void test_qmatmul_amx(void) {
 #endif
 }
 
+
+/* The AMX-BF16 GEMM (built where the compiler targets AMX-BF16): its own order, the same bits for
+   any n, r0, r1 (a decode step is one token and any row), checked at odd shapes: fewer than 16
+   rows in the matrix (staged A tiles), partial row tiles, K tails, 1..50 tokens, and 300 tokens
+   at K = 2065 (two K blocks: C tiles through scratch). Then the documented semantics: where each
+   32-element step has one nonzero pair, C = C + round(p0 + p1) step by step, subnormal weights
+   read as 0; and agreement with the f64 sum of the same products. */
+static void test_bf16x_amx(void) {
+#if defined(XLARUN_K_BAMX) && defined(__linux__) && defined(__x86_64__)
+    static const size_t Ks[] = {7, 32, 40, 96, 2065}, Ns[] = {5, 37, 70}, ns[] = {1, 16, 17, 33, 50};
+    size_t ki, ni, ti, i, r, k, bad = 0, checked = 0, tol_bad = 0, nmax = 300;
+    double worst = 0;
+    if (!amx_granted()) {
+        printf("kernels: AMX-BF16 built, but the OS refused the tile state: not checked\n");
+        return;
+    }
+    for (ki = 0; ki < sizeof Ks / sizeof *Ks; ki++)
+        for (ni = 0; ni < sizeof Ns / sizeof *Ns; ni++) {
+            size_t K = Ks[ki], N = Ns[ni], ldx = K + 3;
+            uint16_t *W = (uint16_t *)malloc(N * K * 2), *X = (uint16_t *)malloc(nmax * ldx * 2);
+            unsigned char *T = (unsigned char *)malloc(xlarun_k_btiles_bytes(K, nmax));
+            float *row = (float *)malloc(ldx * sizeof(float)), *Y = (float *)malloc(nmax * N * sizeof(float)), one = 0;
+            float *yr = (float *)malloc(N * sizeof(float));
+            if (!W || !X || !T || !row || !Y || !yr) { CHECK(0); return; }
+            for (i = 0; i < N * K; i++) W[i] = xlarun_k_f32_to_bf16(frand() * (i % 31 == 0 ? 8.0f : 1.0f));
+            for (i = 0; i < N * K; i += 97) W[i] = (uint16_t)(0x0040 | (i & 0x8000)); /* subnormal: read as 0 */
+            for (i = 0; i < nmax; i++) {
+                for (k = 0; k < ldx; k++) row[k] = (i % 7 == 3 && k < 40) ? 0.0f : frand() * 4.0f;
+                xlarun_k_f32_to_bf16_row(row, X + i * ldx, ldx);
+            }
+            for (ti = 0; ti <= sizeof ns / sizeof *ns; ti++) {
+                size_t n = ti < sizeof ns / sizeof *ns ? ns[ti] : nmax, r0 = N > 16 ? 3 : 1, r1 = N > 16 ? N - 2 : N;
+                if (n == nmax && (K != 2065 || N != 37)) continue;
+                memset(Y, 0xAB, nmax * N * sizeof(float));
+                xlarun_k_matmul_bf16x(W, K, r0, r1, X, ldx, n, Y, N, T);
+                for (i = 0; i < n; i++)
+                    for (r = 0; r < N; r++) {
+                        int in = r >= r0 && r < r1;
+                        uint32_t want = 0xABABABABu;
+                        double ex = 0, ab = 0;
+                        if (in) { /* one token, one row: a decode step of one row */
+                            xlarun_k_matmul_bf16x(W, K, r, r + 1, X + i * ldx, ldx, 1, yr, N, T);
+                            one = yr[r];
+                            want = fbits(one);
+                            for (k = 0; k < K; k++) {
+                                double w = (W[r * K + k] & 0x7f80) ? (double)xlarun_k_bf16_to_f32(W[r * K + k]) : 0.0;
+                                double pr = w * (double)xlarun_k_bf16_to_f32(X[i * ldx + k]);
+                                ex += pr;
+                                ab += fabs(pr);
+                            }
+                            if (fabs((double)Y[i * N + r] - ex) > (double)(K / 32 + 8) * 1.2e-7 * ab + 1e-30) tol_bad++;
+                            if (ab > 0 && fabs((double)Y[i * N + r] - ex) / ab > worst) worst = fabs((double)Y[i * N + r] - ex) / ab;
+                        }
+                        checked++;
+                        if (fbits(Y[i * N + r]) != want && bad++ < 5)
+                            CHECKF(0, "bf16x amx K=%zu N=%zu n=%zu [%zu][%zu]: gemm %.9g, one row one token %.9g", K, N, n, i, r,
+                                   (double)Y[i * N + r], (double)one);
+                    }
+            }
+            free(W); free(X); free(T); free(row); free(Y); free(yr);
+        }
+    CHECKF(bad == 0, "AMX-BF16 GEMM != its one-row one-token product in %zu of %zu outputs", bad, checked);
+    CHECKF(tol_bad == 0, "AMX-BF16 GEMM outside tolerance of the f64 sum in %zu outputs", tol_bad);
+    {   /* the semantics stated in xlarun_kernels.h: one pair a step, sequential, DAZ */
+        enum { K = 320, R = 16 };
+        uint16_t W[R * K], X[K];
+        unsigned char *T = (unsigned char *)malloc(xlarun_k_btiles_bytes(K, 1));
+        float y[R];
+        size_t sbad = 0;
+        if (!T) { CHECK(0); return; }
+        memset(W, 0, sizeof W);
+        for (k = 0; k < K; k++) X[k] = xlarun_k_f32_to_bf16(frand() * 2.0f);
+        for (r = 0; r < R; r++)
+            for (k = 0; k < K; k += 32) { /* a wide range of exponents, so that roundings happen */
+                W[r * K + k] = xlarun_k_f32_to_bf16(frand() * ldexpf(1.0f, (int)(rnd32() % 24) - 12));
+                W[r * K + k + 1] = xlarun_k_f32_to_bf16(frand() * ldexpf(1.0f, (int)(rnd32() % 24) - 12));
+                if (k == 64) W[r * K + k + 1] = 0x0011; /* subnormal */
+            }
+        xlarun_k_matmul_bf16x(W, K, 0, R, X, K, 1, y, R, T);
+        for (r = 0; r < R; r++) {
+            float acc = 0.0f;
+            for (k = 0; k < K; k += 32) {
+                float w0 = xlarun_k_bf16_to_f32(W[r * K + k]), w1 = (W[r * K + k + 1] & 0x7f80) ? xlarun_k_bf16_to_f32(W[r * K + k + 1]) : 0.0f;
+                float p0 = w0 * xlarun_k_bf16_to_f32(X[k]), p1 = w1 * xlarun_k_bf16_to_f32(X[k + 1]), ps;
+                XLARUN_K__KEEP(p0);
+                XLARUN_K__KEEP(p1);
+                ps = p0 + p1;
+                XLARUN_K__KEEP(ps);
+                acc += ps;
+            }
+            sbad += fbits(acc) != fbits(y[r]);
+        }
+        CHECKF(sbad == 0, "AMX-BF16: one pair a step is not C + round(p0 + p1) in %zu of 16 rows", sbad);
+        free(T);
+    }
+    printf("kernels: AMX-BF16 GEMM == one row one token on %zu outputs; worst error %.2e of sum|products|\n", checked, worst);
+#endif
+}
+
 int main(int argc, char **argv) {
     static const struct { const char *name; void (*run)(void); } cases[] = {
         {"conversions", test_conversions}, {"to_f32", test_to_f32}, {"dot", test_dot}, {"matmul", test_matmul},
         {"matmul blocked", test_matmul_blocked}, {"rmsnorm", test_rmsnorm}, {"rope", test_rope}, {"softmax", test_softmax},
         {"attend", test_attend}, {"kv store", test_kv_store}, {"exp", test_exp}, {"silu add argmax", test_silu_add_argmax},
-        {"bf16 opt-in", test_bf16_opt_in}, {"qmatmul amx", test_qmatmul_amx}};
+        {"bf16 opt-in", test_bf16_opt_in}, {"qmatmul amx", test_qmatmul_amx}, {"bf16x amx", test_bf16x_amx}};
     size_t i;
     test_init(argc, argv);
     for (i = 0; i < sizeof cases / sizeof *cases; i++)

@@ -564,12 +564,13 @@ static int tokenizer_timing(const char *tok, const char *model_dir, char *out, s
 }
 
 static void usage(FILE *f) {
-    fprintf(f, "usage: bench -m DIR [-m DIR ...] [-p 256] [-n 64] [-t N | -t 1,2] [-r 5] [-b N] [--no-mmap]\n"
+    fprintf(f, "usage: bench -m DIR [-m DIR ...] [-p 256] [-n 64] [-t N | -t 1,2] [-r 5] [-b N] [--no-mmap] [--no-amx]\n"
                "             [--precision exact|bf16] [--kv f32|f16|bf16] [--temp T] [--top-k K] [--top-p P] [--min-p M]\n"
                "             [--tokenizer DIR|FILE]\n"
                "  -t: thread counts (default: the machine's physical cores, %u here)\n"
                "  --tokenizer: the tokenizer.json tokenizer_load_s times (default: each model folder's)\n"
                "  -b: the session's prefill chunk (n_batch; default the library's, 256)\n"
+               "  --no-amx: the AVX-512 kernels even where the session got AMX tiles (an A/B of the tiles)\n"
                "  --temp above 0: decode draws each token with these sampler settings (greedy by default)\n"
                "  prints one JSON object per model and thread count (medians of -r runs)\n"
                "  --grammar F.gbnf | --json-schema F.json [--tokenizer DIR]: decode again under the grammar\n"
@@ -579,7 +580,7 @@ static void usage(FILE *f) {
 
 int main(int argc, char **argv) {
     const char *dirs[16];
-    int n_dirs = 0, n_prompt = 256, n_gen = 64, reps = 5, no_mmap = 0, n_batch = 0, i, k;
+    int n_dirs = 0, n_prompt = 256, n_gen = 64, reps = 5, no_mmap = 0, no_amx = 0, n_batch = 0, i, k;
     xlarun_precision precision = XLARUN_PRECISION_EXACT;
     xlarun_kv_type kv = XLARUN_KV_F32;
     static const char *kv_names[] = {"f32", "f16", "bf16"};
@@ -613,6 +614,7 @@ int main(int argc, char **argv) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strcmp(a, "-h") || !strcmp(a, "--help")) { usage(stdout); return 0; }
         if (!strcmp(a, "--no-mmap")) { no_mmap = 1; continue; }
+        if (!strcmp(a, "--no-amx")) { no_amx = 1; continue; }
         if (!v) { snprintf(msg, sizeof msg, "%s needs a value (see --help)", a); return fail(msg); }
         i++;
         if (!strcmp(a, "-m") && n_dirs < 16) dirs[n_dirs++] = v;
@@ -695,6 +697,7 @@ int main(int argc, char **argv) {
             so.precision = precision;
             so.kv_type = kv;
             if (xlarun_session_create(m, &so, &s, &err) != XLARUN_OK) { xlarun_model_close(m); free(ids); return fail_probed(&ps, err.message); }
+            if (no_amx && s->amx == 1) s->amx = 0; /* the executor passes tile scratch only where amx is 1 */
             if (sp.temperature > 0.0f && xlarun_sampler_create(&sp, c->vocab_size, &smp, &err) != XLARUN_OK) {
                 xlarun_session_free(s); xlarun_model_close(m); free(ids); return fail_probed(&ps, err.message);
             }
@@ -787,7 +790,7 @@ int main(int argc, char **argv) {
                    dec_tok_s * (wbytes + kvbytes) / 1e9, mem_gb_s, dec_tok_s * (wbytes + kvbytes) / 1e9 / mem_gb_s,
                    median(rd, reps), median(ratio, reps) * (wbytes + kvbytes) / 1e9,
                    pre_tok_s * flops / n_prompt / 1e9, peak_gflops,
-                   pre_tok_s * flops / n_prompt / 1e9 / peak_gflops, ru.ru_maxrss * 1024L, XLARUN_K_ISA, xlarun_session_amx(s),
+                   pre_tok_s * flops / n_prompt / 1e9 / peak_gflops, ru.ru_maxrss * 1024L, XLARUN_K_ISA, no_amx ? "off (--no-amx)" : xlarun_session_amx(s),
                    precision == XLARUN_PRECISION_EXACT ? "exact" : "bf16-activations", kv_names[kv], sampling);
             if (gfile)
                 printf(", \"grammar\": \"%s\", \"decode_tok_s_grammar\": %.2f, \"grammar_ms_per_token\": %.3f, "
