@@ -131,6 +131,11 @@ def main():
         st = safetensors(ts, meta)
         put("safetensors", name, st)
         put("model", name, cfg + SEP + st)
+    # every architecture's config.json as transformers 4.x and 5.x save them (config only: the
+    # parser, its row and version rules; the missing weights end each run)
+    for name in sorted(os.listdir(FIX)):
+        if (name.endswith("-f32") or name.endswith("-v5-bf16")) and os.path.exists(os.path.join(FIX, name, "config.json")):
+            put("model", "config-" + name, rd(os.path.join(FIX, name, "config.json")) + SEP)
     # sharded: index + two shards
     cfg, ts, meta = tiny_model(dtype="F16", tie=False)
     half = len(ts) // 2
