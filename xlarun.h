@@ -108,10 +108,20 @@
        and stay float in quantized checkpoints, like the norms. See README.md for the
        measured agreement. The session option precision = XLARUN_PRECISION_BF16_ACTIVATIONS
        rounds activation rows to bf16 before products with bf16 weights (AVX512_BF16 vdpbf16ps,
-       Arm BF16 BFDOT): faster prefill, looser agreement (README states both). The session option
+       AMX-BF16 tiles where built and granted, Arm BF16 BFDOT): faster prefill, looser agreement
+       (README states both). The session option
        kv_type = XLARUN_KV_F16 or XLARUN_KV_BF16 stores keys and values at half size (half the
        cache memory and the attention reads of long contexts), also at a looser agreement that
        README.md states.
+
+   CONFIG.JSON
+       Each architecture is one row of a table (xlarun__archs): its transformers class and
+       model_type, its config class's defaults, the keys it reads under two names (attribute_map:
+       num_local_experts / num_experts), its layer as enums and its tensors as tables. Folders
+       written by transformers 4.x and 5.x (rope_parameters) both load; where versions read a key
+       differently, the folder's transformers_version decides (xlarun_config.transformers_version;
+       tests/README.md lists the cases). xlarun_config says what the model is; how the executor
+       runs it is private.
 
    QUANTIZED WEIGHTS (q8_0, q4_0)
        xlarun_quantize (build/quantize) writes a checkpoint whose matrices are I8 [rows,K] (q8_0)
@@ -217,6 +227,11 @@
        0.2  chat templates run by a Jinja interpreter (the formats recognised by their text are
             gone: a named format is a built-in template text); tool calls read back from
             replies; a generator may have no tokenizer (ids only).
+       0.3  GBNF grammars, JSON Schema and tool-call grammars for the generator; AMX-INT8 and
+            AMX-BF16 tiles for prefill; config.json through one row per architecture, read as
+            the folder's transformers version (4.x or 5.x) reads it. xlarun_config keeps what
+            the model is (it gained transformers_version); the executor's switches (biases,
+            norm placement, multipliers, per-layer flags) and xlarun_act left it.
 
    LICENSE: MIT, see the end of this file.
 */
@@ -4587,7 +4602,7 @@ static void xlarun__split(size_t m, uint32_t t, uint32_t nt, size_t *r0, size_t 
 
 /* up to XLARUN__MM_MAX matrix products over the same input, each split by rows across the
    threads and followed by its bias when it has one; act: then, for each pair (gate, up) of
-   products 2j, 2j + 1, gate = act(gate) * up on the same rows (act 1 + xlarun_act: SiLU or
+   products 2j, 2j + 1, gate = act(gate) * up on the same rows (act 1 + xlarun__act: SiLU or
    GELU; 0 none). per_row: product i reads only row i of the input (n is 1), as one decode step
    runs the down matrices of several experts on their own inputs. */
 #define XLARUN__MM_MAX 32
