@@ -2612,14 +2612,14 @@ struct xlarun__arch_desc {
     const char *cls, *type;
     xlarun_arch arch;
     /* the config class's defaults: num_key_value_heads (0: num_attention_heads), max_position_embeddings,
-       head_dim (0: hidden_size / num_attention_heads), tie_word_embeddings, rms_norm_eps, rope_theta */
+       head_dim (0: hidden_size / num_attention_heads), tie_word_embeddings; then rms_norm_eps, rope_theta */
     uint32_t kv_heads, max_pos, head_dim;
     int tie;
-    double eps, theta;
     int head_dim_free;              /* head_dim may differ from hidden_size / num_attention_heads */
+    double eps, theta;
     const char *act_key;            /* hidden_act, or Gemma 2 and 3's hidden_activation */
-    xlarun__act act;
     const char *act_names;          /* the names read as act ("gelu" too for Gemma 1, as transformers 5) */
+    xlarun__act act;
     xlarun__bias bias;
     int mlp_bias;                   /* reads mlp_bias */
     xlarun__qk qk;
@@ -2627,9 +2627,9 @@ struct xlarun__arch_desc {
     xlarun__scale scale;
     xlarun__window window;
     uint32_t window_def;            /* XLARUN__WIN_ALL: sliding_window when the key is missing */
-    const xlarun__local_desc *local;/* XLARUN__WIN_LAYERS: how its layers are local */
     unsigned rope_types;            /* 1 << xlarun_rope_type of each type it takes */
-    const char *rope_why;           /* why another type is refused; NULL: the list of those it takes */
+    const xlarun__local_desc *local;/* XLARUN__WIN_LAYERS: how its layers are local */
+    const char *rope_why;           /* why another rope type is refused; NULL: the list of those it takes */
     const xlarun__tdesc *layer, *mlp;   /* its tensors besides the mixture's (mlp NULL: in layer) */
     const xlarun__moe_desc *moe;    /* NULL: a dense model */
     const xlarun__alias *aliases;
@@ -3146,73 +3146,87 @@ static const xlarun__vdefault xlarun__gemma2_vdefaults[] = {{"query_pre_attn_sca
    (tanh when null); only 4.51 to 4.57 ran the exact GELU. xlarun runs the tanh form for both. */
 static const xlarun__arch_desc xlarun__archs[] = {
     /* cls, model_type, arch,
-       kv_heads, max_pos, head_dim, tie, eps, theta, head_dim_free,
-       act_key, act, act_names, bias, mlp_bias, qk, norms, scale, window, window_def, local,
-       rope_types, rope_why, layer, mlp, moe, aliases, refusals, own, vdefaults */
+       kv_heads, max_pos, head_dim, tie, head_dim_free, eps, theta,
+       act_key, act_names, act, bias, mlp_bias, qk, norms, scale, window, window_def,
+       rope_types, local, rope_why,
+       layer, mlp, moe, aliases, refusals, own, vdefaults */
     {"LlamaForCausalLM", "llama", XLARUN_ARCH_LLAMA,
-     0, 2048, 0, 0, 1e-6, 10000.0, 1,
-     "hidden_act", XLARUN__ACT_SILU, "silu", XLARUN__BIAS_ATTENTION, 1, XLARUN__QK_NONE, XLARUN__NORMS_PRE, XLARUN__SCALE_NONE, XLARUN__WIN_NONE, 0, NULL,
-     XLARUN__R(DEFAULT) | XLARUN__R(LINEAR) | XLARUN__R(LLAMA3), NULL, xlarun__t_attention, xlarun__t_mlp, NULL, NULL, NULL, NULL, NULL},
+     0, 2048, 0, 0, 1, 1e-6, 10000.0,
+     "hidden_act", "silu", XLARUN__ACT_SILU, XLARUN__BIAS_ATTENTION, 1, XLARUN__QK_NONE, XLARUN__NORMS_PRE, XLARUN__SCALE_NONE, XLARUN__WIN_NONE, 0,
+     XLARUN__R(DEFAULT) | XLARUN__R(LINEAR) | XLARUN__R(LLAMA3), NULL, NULL,
+     xlarun__t_attention, xlarun__t_mlp, NULL, NULL, NULL, NULL, NULL},
     {"MistralForCausalLM", "mistral", XLARUN_ARCH_MISTRAL,
-     8, 4096 * 32, 0, 0, 1e-6, 10000.0, 1,
-     "hidden_act", XLARUN__ACT_SILU, "silu", XLARUN__BIAS_NONE, 0, XLARUN__QK_NONE, XLARUN__NORMS_PRE, XLARUN__SCALE_NONE, XLARUN__WIN_ALL, 4096, NULL,
-     XLARUN__R(DEFAULT), "it takes no RoPE scaling", xlarun__t_attention, xlarun__t_mlp, NULL, NULL, NULL, NULL, NULL},
+     8, 4096 * 32, 0, 0, 1, 1e-6, 10000.0,
+     "hidden_act", "silu", XLARUN__ACT_SILU, XLARUN__BIAS_NONE, 0, XLARUN__QK_NONE, XLARUN__NORMS_PRE, XLARUN__SCALE_NONE, XLARUN__WIN_ALL, 4096,
+     XLARUN__R(DEFAULT), NULL, "it takes no RoPE scaling",
+     xlarun__t_attention, xlarun__t_mlp, NULL, NULL, NULL, NULL, NULL},
     {"Qwen2ForCausalLM", "qwen2", XLARUN_ARCH_QWEN2,
-     32, 32768, 0, 0, 1e-6, 10000.0, 0,
-     "hidden_act", XLARUN__ACT_SILU, "silu", XLARUN__BIAS_QKV, 0, XLARUN__QK_NONE, XLARUN__NORMS_PRE, XLARUN__SCALE_NONE, XLARUN__WIN_NONE, 0, NULL,
-     XLARUN__R(DEFAULT) | XLARUN__R(LINEAR) | XLARUN__R(LLAMA3), NULL, xlarun__t_attention, xlarun__t_mlp, NULL, NULL, xlarun__no_qwen_window, NULL, NULL},
+     32, 32768, 0, 0, 0, 1e-6, 10000.0,
+     "hidden_act", "silu", XLARUN__ACT_SILU, XLARUN__BIAS_QKV, 0, XLARUN__QK_NONE, XLARUN__NORMS_PRE, XLARUN__SCALE_NONE, XLARUN__WIN_NONE, 0,
+     XLARUN__R(DEFAULT) | XLARUN__R(LINEAR) | XLARUN__R(LLAMA3), NULL, NULL,
+     xlarun__t_attention, xlarun__t_mlp, NULL, NULL, xlarun__no_qwen_window, NULL, NULL},
     {"Qwen3ForCausalLM", "qwen3", XLARUN_ARCH_QWEN3,
-     32, 32768, 128, 0, 1e-6, 10000.0, 1,
-     "hidden_act", XLARUN__ACT_SILU, "silu", XLARUN__BIAS_ATTENTION, 0, XLARUN__QK_HEAD, XLARUN__NORMS_PRE, XLARUN__SCALE_NONE, XLARUN__WIN_NONE, 0, NULL,
-     XLARUN__R(DEFAULT) | XLARUN__R(LINEAR) | XLARUN__R(LLAMA3), NULL, xlarun__t_attention, xlarun__t_mlp, NULL, NULL, xlarun__no_qwen3_window, NULL, NULL},
+     32, 32768, 128, 0, 1, 1e-6, 10000.0,
+     "hidden_act", "silu", XLARUN__ACT_SILU, XLARUN__BIAS_ATTENTION, 0, XLARUN__QK_HEAD, XLARUN__NORMS_PRE, XLARUN__SCALE_NONE, XLARUN__WIN_NONE, 0,
+     XLARUN__R(DEFAULT) | XLARUN__R(LINEAR) | XLARUN__R(LLAMA3), NULL, NULL,
+     xlarun__t_attention, xlarun__t_mlp, NULL, NULL, xlarun__no_qwen3_window, NULL, NULL},
     {"Gemma3ForCausalLM", "gemma3_text", XLARUN_ARCH_GEMMA3,
-     4, 131072, 256, 1, 1e-6, 1e6, 1,
-     "hidden_activation", XLARUN__ACT_GELU_TANH, "gelu_pytorch_tanh", XLARUN__BIAS_ATTENTION, 0, XLARUN__QK_HEAD, XLARUN__NORMS_SANDWICH, XLARUN__SCALE_GEMMA,
-     XLARUN__WIN_LAYERS, 4096, &xlarun__gemma3_local,
-     XLARUN__R(DEFAULT) | XLARUN__R(LINEAR) | XLARUN__R(LLAMA3), NULL, xlarun__t_attention, xlarun__t_mlp, NULL, NULL, xlarun__no_gemma_nulls, xlarun__parse_gemma, NULL},
+     4, 131072, 256, 1, 1, 1e-6, 1e6,
+     "hidden_activation", "gelu_pytorch_tanh", XLARUN__ACT_GELU_TANH, XLARUN__BIAS_ATTENTION, 0, XLARUN__QK_HEAD, XLARUN__NORMS_SANDWICH, XLARUN__SCALE_GEMMA, XLARUN__WIN_LAYERS, 4096,
+     XLARUN__R(DEFAULT) | XLARUN__R(LINEAR) | XLARUN__R(LLAMA3), &xlarun__gemma3_local, NULL,
+     xlarun__t_attention, xlarun__t_mlp, NULL, NULL, xlarun__no_gemma_nulls, xlarun__parse_gemma, NULL},
     {"Gemma2ForCausalLM", "gemma2", XLARUN_ARCH_GEMMA2,
-     4, 8192, 256, 1, 1e-6, 10000.0, 1,
-     "hidden_activation", XLARUN__ACT_GELU_TANH, "gelu_pytorch_tanh", XLARUN__BIAS_ATTENTION, 0, XLARUN__QK_NONE, XLARUN__NORMS_SANDWICH, XLARUN__SCALE_GEMMA,
-     XLARUN__WIN_LAYERS, 4096, &xlarun__gemma2_local,
-     XLARUN__R(DEFAULT) | XLARUN__R(LINEAR) | XLARUN__R(LLAMA3), NULL, xlarun__t_attention, xlarun__t_mlp, NULL, NULL, xlarun__no_gemma_nulls, xlarun__parse_gemma, xlarun__gemma2_vdefaults},
+     4, 8192, 256, 1, 1, 1e-6, 10000.0,
+     "hidden_activation", "gelu_pytorch_tanh", XLARUN__ACT_GELU_TANH, XLARUN__BIAS_ATTENTION, 0, XLARUN__QK_NONE, XLARUN__NORMS_SANDWICH, XLARUN__SCALE_GEMMA, XLARUN__WIN_LAYERS, 4096,
+     XLARUN__R(DEFAULT) | XLARUN__R(LINEAR) | XLARUN__R(LLAMA3), &xlarun__gemma2_local, NULL,
+     xlarun__t_attention, xlarun__t_mlp, NULL, NULL, xlarun__no_gemma_nulls, xlarun__parse_gemma, xlarun__gemma2_vdefaults},
     {"GemmaForCausalLM", "gemma", XLARUN_ARCH_GEMMA, /* 4.46.3's Gemma ignores rope_scaling, later ones apply it */
-     16, 8192, 256, 1, 1e-6, 10000.0, 1,
-     "hidden_act", XLARUN__ACT_GELU_TANH, "gelu, gelu_pytorch_tanh", XLARUN__BIAS_ATTENTION, 0, XLARUN__QK_NONE, XLARUN__NORMS_PRE, XLARUN__SCALE_GEMMA,
-     XLARUN__WIN_NONE, 0, NULL,
-     XLARUN__R(DEFAULT), "transformers versions disagree on applying it", xlarun__t_attention, xlarun__t_mlp, NULL, NULL, xlarun__no_gemma1_null, xlarun__parse_gemma_act, NULL},
+     16, 8192, 256, 1, 1, 1e-6, 10000.0,
+     "hidden_act", "gelu, gelu_pytorch_tanh", XLARUN__ACT_GELU_TANH, XLARUN__BIAS_ATTENTION, 0, XLARUN__QK_NONE, XLARUN__NORMS_PRE, XLARUN__SCALE_GEMMA, XLARUN__WIN_NONE, 0,
+     XLARUN__R(DEFAULT), NULL, "transformers versions disagree on applying it",
+     xlarun__t_attention, xlarun__t_mlp, NULL, NULL, xlarun__no_gemma1_null, xlarun__parse_gemma_act, NULL},
     {"Phi3ForCausalLM", "phi3", XLARUN_ARCH_PHI3, /* longrope also under its older names su and yarn */
-     0, 4096, 0, 0, 1e-5, 10000.0, 0,
-     "hidden_act", XLARUN__ACT_SILU, "silu", XLARUN__BIAS_NONE, 0, XLARUN__QK_NONE, XLARUN__NORMS_PRE, XLARUN__SCALE_NONE, XLARUN__WIN_ALL, 0, NULL,
-     XLARUN__R(DEFAULT) | XLARUN__R(LONGROPE), "supported: default, longrope", xlarun__t_phi3, NULL, NULL, NULL, NULL, xlarun__parse_phi3, NULL},
+     0, 4096, 0, 0, 0, 1e-5, 10000.0,
+     "hidden_act", "silu", XLARUN__ACT_SILU, XLARUN__BIAS_NONE, 0, XLARUN__QK_NONE, XLARUN__NORMS_PRE, XLARUN__SCALE_NONE, XLARUN__WIN_ALL, 0,
+     XLARUN__R(DEFAULT) | XLARUN__R(LONGROPE), NULL, "supported: default, longrope",
+     xlarun__t_phi3, NULL, NULL, NULL, NULL, xlarun__parse_phi3, NULL},
     {"SmolLM3ForCausalLM", "smollm3", XLARUN_ARCH_SMOLLM3,
-     4, 32768, 0, 1, 1e-6, 2e6, 1,
-     "hidden_act", XLARUN__ACT_SILU, "silu", XLARUN__BIAS_ATTENTION, 1, XLARUN__QK_NONE, XLARUN__NORMS_PRE, XLARUN__SCALE_NONE, XLARUN__WIN_NONE, 0, NULL,
-     XLARUN__R(DEFAULT) | XLARUN__R(LINEAR) | XLARUN__R(LLAMA3), NULL, xlarun__t_attention, xlarun__t_mlp, NULL, NULL, NULL, xlarun__parse_smollm3, NULL},
+     4, 32768, 0, 1, 1, 1e-6, 2e6,
+     "hidden_act", "silu", XLARUN__ACT_SILU, XLARUN__BIAS_ATTENTION, 1, XLARUN__QK_NONE, XLARUN__NORMS_PRE, XLARUN__SCALE_NONE, XLARUN__WIN_NONE, 0,
+     XLARUN__R(DEFAULT) | XLARUN__R(LINEAR) | XLARUN__R(LLAMA3), NULL, NULL,
+     xlarun__t_attention, xlarun__t_mlp, NULL, NULL, NULL, xlarun__parse_smollm3, NULL},
     {"GraniteForCausalLM", "granite", XLARUN_ARCH_GRANITE,
-     0, 2048, 0, 0, 1e-6, 10000.0, 0,
-     "hidden_act", XLARUN__ACT_SILU, "silu", XLARUN__BIAS_ATTENTION, 1, XLARUN__QK_NONE, XLARUN__NORMS_PRE, XLARUN__SCALE_GRANITE, XLARUN__WIN_NONE, 0, NULL,
-     XLARUN__R(DEFAULT) | XLARUN__R(LINEAR) | XLARUN__R(LLAMA3), NULL, xlarun__t_attention, xlarun__t_mlp, NULL, NULL, xlarun__no_granite_nulls, NULL, NULL},
+     0, 2048, 0, 0, 0, 1e-6, 10000.0,
+     "hidden_act", "silu", XLARUN__ACT_SILU, XLARUN__BIAS_ATTENTION, 1, XLARUN__QK_NONE, XLARUN__NORMS_PRE, XLARUN__SCALE_GRANITE, XLARUN__WIN_NONE, 0,
+     XLARUN__R(DEFAULT) | XLARUN__R(LINEAR) | XLARUN__R(LLAMA3), NULL, NULL,
+     xlarun__t_attention, xlarun__t_mlp, NULL, NULL, xlarun__no_granite_nulls, NULL, NULL},
     {"Olmo2ForCausalLM", "olmo2", XLARUN_ARCH_OLMO2,
-     0, 2048, 0, 0, 1e-5, 10000.0, 1,
-     "hidden_act", XLARUN__ACT_SILU, "silu", XLARUN__BIAS_ATTENTION, 0, XLARUN__QK_WHOLE, XLARUN__NORMS_POST, XLARUN__SCALE_NONE, XLARUN__WIN_NONE, 0, NULL,
-     XLARUN__R(DEFAULT) | XLARUN__R(LINEAR) | XLARUN__R(LLAMA3), NULL, xlarun__t_attention, xlarun__t_mlp, NULL, NULL, NULL, NULL, NULL},
+     0, 2048, 0, 0, 1, 1e-5, 10000.0,
+     "hidden_act", "silu", XLARUN__ACT_SILU, XLARUN__BIAS_ATTENTION, 0, XLARUN__QK_WHOLE, XLARUN__NORMS_POST, XLARUN__SCALE_NONE, XLARUN__WIN_NONE, 0,
+     XLARUN__R(DEFAULT) | XLARUN__R(LINEAR) | XLARUN__R(LLAMA3), NULL, NULL,
+     xlarun__t_attention, xlarun__t_mlp, NULL, NULL, NULL, NULL, NULL},
     {"MixtralForCausalLM", "mixtral", XLARUN_ARCH_MIXTRAL,
-     8, 4096 * 32, 0, 0, 1e-5, 1e6, 1,
-     "hidden_act", XLARUN__ACT_SILU, "silu", XLARUN__BIAS_NONE, 0, XLARUN__QK_NONE, XLARUN__NORMS_PRE, XLARUN__SCALE_NONE, XLARUN__WIN_ALL, 0, NULL,
-     XLARUN__R(DEFAULT), "transformers versions disagree on applying it", xlarun__t_attention, NULL, &xlarun__moe_mixtral, xlarun__alias_local_experts, NULL, NULL, NULL},
+     8, 4096 * 32, 0, 0, 1, 1e-5, 1e6,
+     "hidden_act", "silu", XLARUN__ACT_SILU, XLARUN__BIAS_NONE, 0, XLARUN__QK_NONE, XLARUN__NORMS_PRE, XLARUN__SCALE_NONE, XLARUN__WIN_ALL, 0,
+     XLARUN__R(DEFAULT), NULL, "transformers versions disagree on applying it",
+     xlarun__t_attention, NULL, &xlarun__moe_mixtral, xlarun__alias_local_experts, NULL, NULL, NULL},
     {"Qwen3MoeForCausalLM", "qwen3_moe", XLARUN_ARCH_QWEN3_MOE,
-     4, 32768, 0, 0, 1e-6, 10000.0, 1,
-     "hidden_act", XLARUN__ACT_SILU, "silu", XLARUN__BIAS_ATTENTION, 0, XLARUN__QK_HEAD, XLARUN__NORMS_PRE, XLARUN__SCALE_NONE, XLARUN__WIN_NONE, 0, NULL,
-     XLARUN__R(DEFAULT) | XLARUN__R(LINEAR) | XLARUN__R(LLAMA3), NULL, xlarun__t_attention, xlarun__t_mlp, &xlarun__moe_qwen3, xlarun__alias_experts, xlarun__no_qwen_window, NULL, NULL},
+     4, 32768, 0, 0, 1, 1e-6, 10000.0,
+     "hidden_act", "silu", XLARUN__ACT_SILU, XLARUN__BIAS_ATTENTION, 0, XLARUN__QK_HEAD, XLARUN__NORMS_PRE, XLARUN__SCALE_NONE, XLARUN__WIN_NONE, 0,
+     XLARUN__R(DEFAULT) | XLARUN__R(LINEAR) | XLARUN__R(LLAMA3), NULL, NULL,
+     xlarun__t_attention, xlarun__t_mlp, &xlarun__moe_qwen3, xlarun__alias_experts, xlarun__no_qwen_window, NULL, NULL},
     {"OlmoeForCausalLM", "olmoe", XLARUN_ARCH_OLMOE,
-     0, 4096, 0, 0, 1e-5, 10000.0, 0,
-     "hidden_act", XLARUN__ACT_SILU, "silu", XLARUN__BIAS_ATTENTION, 0, XLARUN__QK_WHOLE, XLARUN__NORMS_PRE, XLARUN__SCALE_NONE, XLARUN__WIN_NONE, 0, NULL,
-     XLARUN__R(DEFAULT) | XLARUN__R(LINEAR) | XLARUN__R(LLAMA3), NULL, xlarun__t_attention, NULL, &xlarun__moe_olmoe, xlarun__alias_experts, xlarun__no_olmoe_clip, NULL, NULL},
+     0, 4096, 0, 0, 0, 1e-5, 10000.0,
+     "hidden_act", "silu", XLARUN__ACT_SILU, XLARUN__BIAS_ATTENTION, 0, XLARUN__QK_WHOLE, XLARUN__NORMS_PRE, XLARUN__SCALE_NONE, XLARUN__WIN_NONE, 0,
+     XLARUN__R(DEFAULT) | XLARUN__R(LINEAR) | XLARUN__R(LLAMA3), NULL, NULL,
+     xlarun__t_attention, NULL, &xlarun__moe_olmoe, xlarun__alias_experts, xlarun__no_olmoe_clip, NULL, NULL},
     {"Qwen2MoeForCausalLM", "qwen2_moe", XLARUN_ARCH_QWEN2_MOE,
-     16, 32768, 0, 0, 1e-6, 10000.0, 0,
-     "hidden_act", XLARUN__ACT_SILU, "silu", XLARUN__BIAS_QKV_KEY, 0, XLARUN__QK_NONE, XLARUN__NORMS_PRE, XLARUN__SCALE_NONE, XLARUN__WIN_NONE, 0, NULL,
-     XLARUN__R(DEFAULT) | XLARUN__R(LINEAR) | XLARUN__R(LLAMA3), NULL, xlarun__t_attention, xlarun__t_mlp, &xlarun__moe_qwen2, NULL, xlarun__no_qwen_window, NULL, NULL},
+     16, 32768, 0, 0, 0, 1e-6, 10000.0,
+     "hidden_act", "silu", XLARUN__ACT_SILU, XLARUN__BIAS_QKV_KEY, 0, XLARUN__QK_NONE, XLARUN__NORMS_PRE, XLARUN__SCALE_NONE, XLARUN__WIN_NONE, 0,
+     XLARUN__R(DEFAULT) | XLARUN__R(LINEAR) | XLARUN__R(LLAMA3), NULL, NULL,
+     xlarun__t_attention, xlarun__t_mlp, &xlarun__moe_qwen2, NULL, xlarun__no_qwen_window, NULL, NULL},
 };
+
 #define XLARUN__N_ARCH XLARUN__CAST(int, sizeof xlarun__archs / sizeof *xlarun__archs)
 static const char *const xlarun__rope_names[] = {"default", "linear", "llama3", "longrope"}; /* by xlarun_rope_type */
 
