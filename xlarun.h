@@ -4605,9 +4605,11 @@ static int xlarun__amx_request(void) {
 
 /* How many places of a matrix one thread's decode GEMV reads at once (xlarun_k_gemv). On Intel
    server cores one core's misses in flight bound its bandwidth, and each extra stream brings
-   the L2 streamer's own prefetches: on the 2-core Xeon (family 6 model 207), one thread, four
-   runs took bf16 decode from 0.66-0.68 of the read probe to 0.84-0.94, q8_0 from 0.77-0.79 to
-   0.96-0.98, q4_0 from 0.77-0.83 to 0.98-1.04. Elsewhere one stream, 8 rows prefetched ahead:
+   the L2 streamer's own prefetches: on the 2-core Xeon (family 6 model 207, load 2.4-4 from
+   other work), one thread, bench's run_bandwidth_ratio in two interleaved rounds, one run
+   against four: bf16 0.70, 0.71 -> 0.99, 0.99 (4.2, 3.9 -> 5.4, 5.0 tok/s); q8_0 0.82, 0.90 ->
+   1.05, 0.86; q4_0 0.54, 0.82 -> 1.10, 1.10 (bench's probe is one stream per thread, so
+   above 1 is possible). Elsewhere one stream, 8 rows prefetched ahead:
    the setting measured best on Zen 5, where the hardware prefetcher alone gives a core its
    share. No bit depends on it (each row keeps its reduction). */
 #if defined(_MSC_VER) && !defined(__clang__) && (defined(_M_X64) || defined(_M_IX86))
