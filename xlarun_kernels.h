@@ -17,6 +17,7 @@
      xlarun_k_to_f32(t, src, dst, n)                                      a row of weights to f32
      xlarun_k_dot(t, w, x, n)                                             weight row . f32 vector
      xlarun_k_matmul(t, W, K, r0, r1, X, ldx, n, Y, ldy)                  GEMV (n == 1) / GEMM
+     xlarun_k_gemv(t, W, K, r0, r1, x, y, streams)                        decode GEMV, runs of rows at once
      xlarun_k_rmsnorm(out, x, w, n, eps)
      xlarun_k_rope(x, n_heads, hd, cos_, sin_)                            HF rotate_half
      xlarun_k_attend(t, q, nq, kt, v, ring, j0, n_keys, hd, scale, cap, scores, lds, out)  a GQA group
@@ -31,7 +32,7 @@
      xlarun_k_matmul_bf16x(W, K, r0, r1, Xb, ldx, n, Y, ldy, tiles), xlarun_k_btiles_bytes(K, n)
                                                   its GEMV/GEMM; tiles: AMX-BF16 scratch or NULL
      xlarun_k_quantize_row, xlarun_k_qdequant, xlarun_k_qact_bytes, xlarun_k_quantize_act,
-     xlarun_k_qdot, xlarun_k_qmatmul                  q8_0 / q4_0 weights (own section at the end)
+     xlarun_k_qdot, xlarun_k_qmatmul, xlarun_k_qgemv  q8_0 / q4_0 weights (own section at the end)
 
    VARIANT SELECTION (compile time only, from predefined macros)
      XLARUN_SIMD_SCALAR defined            -> scalar
@@ -805,6 +806,100 @@ XLARUN_K__FN void xlarun_k_matmul(xlarun_k_type t, const void *W, size_t K, size
     xlarun_k_matmul_simd(t, W, K, r0, r1, X, ldx, n, Y, ldy);
 #else
     xlarun_k_matmul_ref(t, W, K, r0, r1, X, ldx, n, Y, ldy);
+#endif
+}
+
+/* ======================================================================================
+   gemv: y[r] = dot(W row r, x, K) for r in [r0, r1): the decode GEMV (xlarun_k_matmul with
+   n == 1) reading `streams` places of the matrix at once. [r0, r1) is cut into `streams` runs
+   of equal length (the few rows left at the end go one at a time) and row i of every run is
+   computed in one loop, each row with its own accumulator and the canonical reduction, so y[r]
+   is bit-identical to xlarun_k_dot and xlarun_k_matmul whatever streams is. streams: 1, 2, 4
+   or 8 (others round down); 1 is exactly xlarun_k_matmul's n == 1 path. Only the AVX-512
+   variant reads several runs; AVX2 and NEON already read four adjacent rows at once
+   (xlarun_k__gemv4) and ignore streams.
+   Why: on a server core the misses one core keeps in flight bound its bandwidth. One
+   sequential stream, prefetched in software, stays at about 10 GB/s on the 2-core Xeon
+   (family 6 model 207), read-only loop over the mapped file; four to eight streams reach 13-15,
+   because the L2 streamer runs ahead in each stream's 4 KB page on its own. With several runs
+   each one prefetches one row ahead (XLARUN_K__GEMV_NEAR): the misses in flight come from the
+   runs, and a farther line would be evicted before use. One stream keeps its 8 rows ahead,
+   which is what Zen 5 measured best (xlarun_k__gemv1); the caller picks streams per machine.
+   ====================================================================================== */
+#define XLARUN_K_MAX_STREAMS 8
+#define XLARUN_K__GEMV_NEAR 1 /* rows ahead that each of several runs prefetches */
+XLARUN_K__FN void xlarun_k_gemv_ref(xlarun_k_type t, const void *W, size_t K, size_t r0, size_t r1,
+                                    const float *x, float *y, int streams) {
+    (void)streams;
+    xlarun_k_matmul_ref(t, W, K, r0, r1, x, K, 1, y, 0);
+}
+
+/* 1, 2, 4 or 8 */
+XLARUN_K__AI int xlarun_k__streams(int streams) { return streams >= 8 ? 8 : streams >= 4 ? 4 : streams >= 2 ? 2 : 1; }
+
+#if defined(XLARUN_K__AVX512)
+/* row i of S runs `run` bytes apart (w: run 0's row), out[s * ldo]; S a constant after inlining */
+XLARUN_K__AI void xlarun_k__gemvs(xlarun_k_type t, const unsigned char *w, size_t run, const float *x, size_t K,
+                                  size_t ahead, const int S, float *out, size_t ldo) {
+    size_t es = xlarun_k_type_size(t), k;
+    int s;
+    xlarun_k__v a[XLARUN_K_MAX_STREAMS], xv;
+    for (s = 0; s < S; s++) a[s] = XK_ZERO();
+    for (k = 0; k + XK_VL <= K; k += XK_VL) {
+        xv = XK_LOAD(x + k);
+        if (((k * es) & 63) == 0)
+            for (s = 0; s < S; s++) XLARUN_K__PREFETCH(w + s * run, ahead + k * es);
+        for (s = 0; s < S; s++) a[s] = XK_FMA(xlarun_k__wload(t, w + s * run + k * es), xv, a[s]);
+    }
+    if (k < K) { /* dot1's padded last step */
+        unsigned char wp[XK_VL * 4];
+        float xp[XK_VL];
+        xlarun_k__pad_x(xp, x + k, K - k);
+        xv = XK_LOAD(xp);
+        for (s = 0; s < S; s++) {
+            xlarun_k__pad_w(wp, w + s * run + k * es, (K - k) * es);
+            a[s] = XK_FMA(xlarun_k__wload(t, wp), xv, a[s]);
+        }
+    }
+    for (s = 0; s < S; s++) out[s * ldo] = xlarun_k__hsum(a[s]);
+}
+
+XLARUN_K__AI void xlarun_k__gemv_t(xlarun_k_type t, const unsigned char *W, size_t K, size_t r0, size_t r1,
+                                   const float *x, float *y, int S) {
+    size_t rs = K * xlarun_k_type_size(t), nrows = r1 > r0 ? r1 - r0 : 0, L = nrows / (size_t)S, r;
+    W += r0 * rs;
+    y += r0;
+    for (r = 0; S > 1 && r < L; r++) {
+        if (S == 2) xlarun_k__gemvs(t, W + r * rs, L * rs, x, K, XLARUN_K__GEMV_NEAR * rs, 2, y + r, L);
+        else if (S == 4) xlarun_k__gemvs(t, W + r * rs, L * rs, x, K, XLARUN_K__GEMV_NEAR * rs, 4, y + r, L);
+        else xlarun_k__gemvs(t, W + r * rs, L * rs, x, K, XLARUN_K__GEMV_NEAR * rs, 8, y + r, L);
+    }
+    for (r = S > 1 ? (size_t)S * L : 0; r < nrows; r++) y[r] = xlarun_k__gemv1(t, W + r * rs, x, K);
+}
+#endif
+
+#if defined(XLARUN_K__SIMD)
+XLARUN_K__FN void xlarun_k_gemv_simd(xlarun_k_type t, const void *W, size_t K, size_t r0, size_t r1,
+                                     const float *x, float *y, int streams) {
+#if defined(XLARUN_K__AVX512)
+    const unsigned char *Wb = (const unsigned char *)W;
+    int S = xlarun_k__streams(streams);
+    if (t == XLARUN_K_BF16) xlarun_k__gemv_t(XLARUN_K_BF16, Wb, K, r0, r1, x, y, S);
+    else if (t == XLARUN_K_F16) xlarun_k__gemv_t(XLARUN_K_F16, Wb, K, r0, r1, x, y, S);
+    else xlarun_k__gemv_t(XLARUN_K_F32, Wb, K, r0, r1, x, y, S);
+#else
+    (void)streams;
+    xlarun_k_matmul_simd(t, W, K, r0, r1, x, K, 1, y, 0);
+#endif
+}
+#endif
+
+XLARUN_K__FN void xlarun_k_gemv(xlarun_k_type t, const void *W, size_t K, size_t r0, size_t r1, const float *x,
+                                float *y, int streams) {
+#if defined(XLARUN_K__SIMD)
+    xlarun_k_gemv_simd(t, W, K, r0, r1, x, y, streams);
+#else
+    xlarun_k_gemv_ref(t, W, K, r0, r1, x, y, streams);
 #endif
 }
 
@@ -1938,6 +2033,8 @@ XLARUN_K__FN void xlarun_k_matmul_bf16x(const void *W, size_t K, size_t r0, size
                                                            qtiles_bytes(K, n) bytes of scratch
                                                            when the process may use AMX tiles
      xlarun_k_qtiles_bytes(K, n)                           0 where XLARUN_K_QAMX is not defined
+     xlarun_k_qgemv(qt, W, S, K, r0, r1, XQ, Y, streams)   the decode GEMV over runs of rows
+                                                           (as xlarun_k_gemv), Y[r0..r1)
    XLARUN_K_QAMX is defined where the AMX-INT8 GEMM is built (the AVX-512 variant compiled for
    AMX-TILE and AMX-INT8); it runs for n >= 16 tokens when tiles is not NULL, with the bits of
    the AVX-512 path. The caller asks the OS for the tile state first (Linux: arch_prctl
@@ -2602,6 +2699,62 @@ XLARUN_K__FN void xlarun_k_qmatmul_simd(xlarun_k_qtype qt, const void *W, const 
     if (qt == XLARUN_K_Q4_0) xlarun_k__qmatmul_t(1, Wb, Sb, K, r0, r1, Xb, n, Y, ldy);
     else xlarun_k__qmatmul_t(0, Wb, Sb, K, r0, r1, Xb, n, Y, ldy);
 }
+
+#if defined(XLARUN_K__Q512)
+/* the decode GEMV over S runs (see xlarun_k_qgemv): row i of S runs, codes wrun and scales srun
+   bytes apart, each row with qdot1's reduction and its own lines prefetched wa / sa bytes on */
+XLARUN_K__AI void xlarun_k__qgemvs(int q4, const unsigned char *w, size_t wrun, const unsigned char *s, size_t srun,
+                                   const unsigned char *x, size_t K, size_t wa, size_t sa, const int S, float *out,
+                                   size_t ldo) {
+    size_t full = K / XQ_STEP, st, c, sz = (size_t)(XQ_STEP / (q4 ? 2 : 1)), ss = XQ_STEP / 16;
+    xlarun_k__qf acc[XLARUN_K_MAX_STREAMS];
+    int j;
+    for (j = 0; j < S; j++) acc[j] = XQ_ZERO();
+    for (st = 0; st < full; st++) {
+        for (j = 0; j < S; j++) {
+            for (c = (64 - ((st * sz) & 63)) & 63; c < sz; c += 64) XLARUN_K__PREFETCH(w + j * wrun, wa + st * sz + c);
+            if (((st * ss) & 63) == 0) XLARUN_K__PREFETCH(s + j * srun, sa + st * ss);
+        }
+        for (j = 0; j < S; j++)
+            acc[j] = xlarun_k__qpair(q4, xlarun_k__qw(q4, w + j * wrun, st, XQ_NB), xlarun_k__qd(s + j * srun, st, XQ_NB),
+                                     x + st * XQ_REC, acc[j]);
+    }
+    if (full * XQ_STEP < K)
+        for (j = 0; j < S; j++)
+            acc[j] = xlarun_k__qpair(q4, xlarun_k__qw(q4, w + j * wrun, st, XQ_TAIL), xlarun_k__qd(s + j * srun, st, XQ_TAIL),
+                                     x + st * XQ_REC, acc[j]);
+    for (j = 0; j < S; j++) out[j * ldo] = XQ_HSUM(acc[j]);
+}
+
+XLARUN_K__AI void xlarun_k__qgemv_t(int q4, const unsigned char *W, const unsigned char *S, size_t K, size_t r0,
+                                    size_t r1, const unsigned char *X, float *Y, int ns) {
+    size_t rb = q4 ? K / 2 : K, sb = K / 16, nrows = r1 > r0 ? r1 - r0 : 0, L = nrows / (size_t)ns, r;
+    size_t wa = XLARUN_K__GEMV_NEAR * rb, sa = XLARUN_K__GEMV_NEAR * sb;
+    W += r0 * rb;
+    S += r0 * sb;
+    Y += r0;
+    for (r = 0; ns > 1 && r < L; r++) {
+        if (ns == 2) xlarun_k__qgemvs(q4, W + r * rb, L * rb, S + r * sb, L * sb, X, K, wa, sa, 2, Y + r, L);
+        else if (ns == 4) xlarun_k__qgemvs(q4, W + r * rb, L * rb, S + r * sb, L * sb, X, K, wa, sa, 4, Y + r, L);
+        else xlarun_k__qgemvs(q4, W + r * rb, L * rb, S + r * sb, L * sb, X, K, wa, sa, 8, Y + r, L);
+    }
+    for (r = ns > 1 ? (size_t)ns * L : 0; r < nrows; r++) /* the one-stream path of xlarun_k__qmatmul_t */
+        Y[r] = xlarun_k__qdot1p(q4, W + r * rb, S + r * sb, X, K, 8 * rb, 8 * sb);
+}
+#endif
+
+XLARUN_K__FN void xlarun_k_qgemv_simd(xlarun_k_qtype qt, const void *W, const void *S, size_t K, size_t r0,
+                                      size_t r1, const void *XQ, float *Y, int streams) {
+#if defined(XLARUN_K__Q512)
+    const unsigned char *Wb = (const unsigned char *)W, *Sb = (const unsigned char *)S, *Xb = (const unsigned char *)XQ;
+    int ns = xlarun_k__streams(streams);
+    if (qt == XLARUN_K_Q4_0) xlarun_k__qgemv_t(1, Wb, Sb, K, r0, r1, Xb, Y, ns);
+    else xlarun_k__qgemv_t(0, Wb, Sb, K, r0, r1, Xb, Y, ns);
+#else
+    (void)streams;
+    xlarun_k_qmatmul_simd(qt, W, S, K, r0, r1, XQ, 1, Y, 0);
+#endif
+}
 #endif
 
 /* ---- AMX: Intel AMX-INT8 tiles for the GEMM (n >= XLARUN_K__AMX_MIN tokens) ----
@@ -2852,6 +3005,18 @@ XLARUN_K__FN void xlarun_k_qmatmul(xlarun_k_qtype qt, const void *W, const void 
     xlarun_k_qmatmul_simd(qt, W, S, K, r0, r1, XQ, n, Y, ldy);
 #else
     xlarun_k_qmatmul_ref(qt, W, S, K, r0, r1, XQ, n, Y, ldy);
+#endif
+}
+
+/* the decode GEMV over `streams` runs of rows, as xlarun_k_gemv (the same bits as
+   xlarun_k_qmatmul with n == 1 and as xlarun_k_qdot); XQ: one activation row */
+XLARUN_K__FN void xlarun_k_qgemv(xlarun_k_qtype qt, const void *W, const void *S, size_t K, size_t r0, size_t r1,
+                                 const void *XQ, float *Y, int streams) {
+#if defined(XLARUN_K__QSIMD)
+    xlarun_k_qgemv_simd(qt, W, S, K, r0, r1, XQ, Y, streams);
+#else
+    (void)streams;
+    xlarun_k_qmatmul_ref(qt, W, S, K, r0, r1, XQ, 1, Y, 0);
 #endif
 }
 

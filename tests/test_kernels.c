@@ -300,8 +300,9 @@ static void test_matmul(void) {
                             if (fabs(D[i * R + r] - exact) > dot_tol(K) * abssum) bad_tol++;
                         }
                     /* splits: 0 whole; 1 first row apart; 2 thirds; 3 row by row; 4 token by token;
-                       5 tokens in two uneven halves with rows split at 5 */
-                    for (split = 0; split < 6; split++) {
+                       5 tokens in two uneven halves with rows split at 5; 6, 7 token by token
+                       through the decode GEMV, 1..9 streams, whole and in two uneven parts */
+                    for (split = 0; split < 8; split++) {
                         for (i = 0; i < n * ldy; i++) memcpy(&Y[i], &sentinel, 4);
                         if (split == 0) xlarun_k_matmul(types[ti], W, K, 0, R, X, ldx, n, Y, ldy);
                         if (split == 1) {
@@ -325,6 +326,15 @@ static void test_matmul(void) {
                             xlarun_k_matmul(types[ti], W, K, 0, rs, X + h * ldx, ldx, n - h, Y + h * ldy, ldy);
                             xlarun_k_matmul(types[ti], W, K, rs, R, X + h * ldx, ldx, n - h, Y + h * ldy, ldy);
                         }
+                        if (split == 6)
+                            for (i = 0; i < n; i++)
+                                xlarun_k_gemv(types[ti], W, K, 0, R, X + i * ldx, Y + i * ldy, (int)(1 + (i + ri) % 9));
+                        if (split == 7)
+                            for (i = 0; i < n; i++) {
+                                size_t h = R / 3;
+                                xlarun_k_gemv(types[ti], W, K, 0, h, X + i * ldx, Y + i * ldy, (int)(1 + (i + ni) % 9));
+                                xlarun_k_gemv(types[ti], W, K, h, R, X + i * ldx, Y + i * ldy, (int)(8 - (i + ri) % 8));
+                            }
                         for (i = 0; i < n; i++) {
                             for (r = 0; r < R; r++)
                                 if (fbits(Y[i * ldy + r]) != fbits(D[i * R + r])) bad_bits++;

@@ -205,6 +205,17 @@ static void test_qdot_qmatmul(void) {
                                     if (qbits(Y[i * rows + r]) != qbits(D[i * rows + r])) bitbad++;
                         }
                 CHECKF(bitbad == 0, "qmatmul %s K %lu: %d elements differ from qdot", qt ? "q4" : "q8", (unsigned long)K, bitbad);
+                /* the decode GEMV over 1..9 streams (runs of rows at once), every row split: qdot's bits */
+                bitbad = 0;
+                for (nn = 1; nn <= 9; nn++)
+                    for (r0 = 0; r0 < rows; r0 += 3)
+                        for (r1 = r0 + 1; r1 <= rows; r1 += 2) {
+                            memset(Y, 0xff, rows * sizeof(float));
+                            xlarun_k_qgemv(t, W, S, K, r0, r1, X, Y, (int)nn);
+                            for (r = 0; r < rows; r++)
+                                if (r >= r0 && r < r1 ? qbits(Y[r]) != qbits(D[r]) : qbits(Y[r]) != 0xffffffffu) bitbad++;
+                        }
+                CHECKF(bitbad == 0, "qgemv %s K %lu: %d elements differ from qdot", qt ? "q4" : "q8", (unsigned long)K, bitbad);
                 /* the reference matmul is the reference dot */
                 xlarun_k_qmatmul_ref(t, W, S, K, 0, rows, XR, n, Y, rows);
                 bitbad = 0;
