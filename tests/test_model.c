@@ -1024,6 +1024,7 @@ static void config_gemma3(void) {
     free(w);
     free(f);
     free(base);
+    free(base5);
 }
 
 /* Gemma 2: soft caps (missing: Gemma2Config's 50 and 30; null: none), every other layer local
