@@ -840,9 +840,8 @@ XLARUN_K__AI int xlarun_k__streams(int streams) { return streams >= 8 ? 8 : stre
 #if defined(XLARUN_K__AVX512)
 /* row i of S runs `run` bytes apart (w: run 0's row), out[s * ldo]; S a constant after inlining */
 XLARUN_K__AI void xlarun_k__gemvs(xlarun_k_type t, const unsigned char *w, size_t run, const float *x, size_t K,
-                                  size_t ahead, const int S, float *out, size_t ldo) {
-    size_t es = xlarun_k_type_size(t), k;
-    int s;
+                                  size_t ahead, const size_t S, float *out, size_t ldo) {
+    size_t es = xlarun_k_type_size(t), k, s;
     xlarun_k__v a[XLARUN_K_MAX_STREAMS], xv;
     for (s = 0; s < S; s++) a[s] = XK_ZERO();
     for (k = 0; k + XK_VL <= K; k += XK_VL) {
@@ -2704,11 +2703,10 @@ XLARUN_K__FN void xlarun_k_qmatmul_simd(xlarun_k_qtype qt, const void *W, const 
 /* the decode GEMV over S runs (see xlarun_k_qgemv): row i of S runs, codes wrun and scales srun
    bytes apart, each row with qdot1's reduction and its own lines prefetched wa / sa bytes on */
 XLARUN_K__AI void xlarun_k__qgemvs(int q4, const unsigned char *w, size_t wrun, const unsigned char *s, size_t srun,
-                                   const unsigned char *x, size_t K, size_t wa, size_t sa, const int S, float *out,
+                                   const unsigned char *x, size_t K, size_t wa, size_t sa, const size_t S, float *out,
                                    size_t ldo) {
-    size_t full = K / XQ_STEP, st, c, sz = (size_t)(XQ_STEP / (q4 ? 2 : 1)), ss = XQ_STEP / 16;
+    size_t full = K / XQ_STEP, st, c, sz = (size_t)(XQ_STEP / (q4 ? 2 : 1)), ss = XQ_STEP / 16, j;
     xlarun_k__qf acc[XLARUN_K_MAX_STREAMS];
-    int j;
     for (j = 0; j < S; j++) acc[j] = XQ_ZERO();
     for (st = 0; st < full; st++) {
         for (j = 0; j < S; j++) {
