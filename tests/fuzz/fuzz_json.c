@@ -58,11 +58,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (st == XLARUN_OK) {
         xlarun__json j;
         xlarun_config c;
+        static xlarun__plan p;      /* ~7 KB: not on the stack */
+        static xlarun__cfglog keys; /* the keys read under an alias or defaulted, as inspect asks */
         xlarun_generation_config g;
         j.s = s;
         j.n = size;
         walk(&j, xlarun__json_ws(s, size, 0), 0);
-        st = xlarun__parse_config(s, size, &c, &e);
+        st = xlarun__parse_config(s, size, &c, &p, &keys, &e);
         fuzz_check_err(st, &e);
         st = xlarun_generation_config_parse(NULL, s, size, &g, &e);
         fuzz_check_err(st, &e);
