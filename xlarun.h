@@ -3344,7 +3344,8 @@ static int xlarun__slot_cls(const xlarun_model *m, int slot) {
     return xlarun__slot_desc(m, slot, &l, &e)->cls;
 }
 static int xlarun__is_matrix_slot(const xlarun_model *m, int slot) {
-    return xlarun__slot_cls(m, slot) == XLARUN__C_MATRIX || xlarun__slot_cls(m, slot) == XLARUN__C_ROUTER;
+    int cls = xlarun__slot_cls(m, slot);
+    return cls == XLARUN__C_MATRIX || cls == XLARUN__C_ROUTER;
 }
 
 /* a dimension of the config */

@@ -783,6 +783,8 @@ static void config_rope(void) {
         "'rope_scaling.factor' must be a number in (0, 1e+09), found 0");
     CFG(NULL, "\"rope_scaling\": \"llama3\"", XLARUN_ERR_FORMAT, "config.json: 'rope_scaling' must be an object or null");
     CFG("transformers_version", V5 "\"rope_parameters\": 5", XLARUN_ERR_FORMAT, "config.json: 'rope_parameters' must be an object");
+    CFG("transformers_version", "\"transformers_version\": 5", XLARUN_ERR_FORMAT,
+        "config.json: 'transformers_version' must be a version string of at most 23 bytes");
     CFG("transformers_version", V5 "\"rope_scaling\": null, \"rope_parameters\": {\"rope_type\": \"longrope\", \"rope_theta\": 10000.0}", XLARUN_ERR_UNSUPPORTED,
         "rope type 'longrope' is not supported");
     CFG("transformers_version", V5 "\"rope_scaling\": null, \"rope_parameters\": {\"rope_type\": \"default\", \"rope_theta\": 0}", XLARUN_ERR_FORMAT,
