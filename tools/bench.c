@@ -7,7 +7,8 @@
    followed by -n tokens, greedy, or drawn by a sampler (seed 1) when --temp is above 0, so
    decode_tok_s includes the sampler's time; one JSON object per line with the medians. In the same run, a
    child process measures the machine: the best multi-threaded read bandwidth over a buffer far
-   larger than the caches (several passes, huge pages where the kernel gives them) and the f32
+   larger than the caches (several passes, huge pages where the kernel gives them, each thread
+   reading its slice both as one stream and as 8 runs side by side) and the f32
    FMA peak (independent FMA chains on every thread). Decoding reads every weight once per
    token, and attention the keys and values of every earlier position (kv_bytes_per_token, the
    mean over the generated tokens), so decode_gb_s = decode_tok_s * (weight_bytes_per_token +
@@ -77,6 +78,7 @@ typedef unsigned long long v8u __attribute__((vector_size(64), aligned(64)));
 typedef struct probe_job {
     const unsigned char *buf;
     size_t bytes;
+    size_t streams;                      /* read_slice: the slice read as this many runs at once */
     int *go;                             /* 0: wait; 1: start; -1: a thread could not start, do nothing */
     double seconds;
     unsigned long long sink;
@@ -91,21 +93,33 @@ static int start_gate(const probe_job *j) {
     return g > 0;
 }
 
-/* read this thread's slice with several independent accumulators */
+/* read this thread's slice with several independent accumulators, front to back (streams 1) or
+   as `streams` equal runs read side by side (a line of each in turn), as the decode kernels read
+   their rows on cores whose outstanding misses bound one stream (tools/README.md, Intel) */
 static void *read_slice(void *arg) {
     probe_job *j = (probe_job *)arg;
     const v8u *p = (const v8u *)j->buf;
-    size_t n = j->bytes / sizeof(v8u), i;
+    size_t n = j->bytes / sizeof(v8u), ns = j->streams > 1 ? j->streams : 1, len = n / ns, i, r;
     v8u a = {0}, b = {0}, c = {0}, d = {0};
     double t0;
     if (!start_gate(j)) return NULL;
     t0 = now();
-    for (i = 0; i + 4 <= n; i += 4) {
-        a += p[i];
-        b += p[i + 1];
-        c += p[i + 2];
-        d += p[i + 3];
-    }
+    if (ns == 1)
+        for (i = 0; i + 4 <= n; i += 4) {
+            a += p[i];
+            b += p[i + 1];
+            c += p[i + 2];
+            d += p[i + 3];
+        }
+    else
+        for (i = 0; i + 4 <= len; i += 4)
+            for (r = 0; r < ns; r++) {
+                const v8u *q = p + r * len + i;
+                a += q[0];
+                b += q[1];
+                c += q[2];
+                d += q[3];
+            }
     j->seconds = now() - t0;
     a += b + c + d;
     j->sink = a[0] ^ a[7];
@@ -197,22 +211,27 @@ static unsigned char *probe_buffer(size_t bytes) {
     return buf;
 }
 
-/* the best of passes of nt threads reading their slices of buf at once, GB/s (0: they could not run) */
+/* the best of passes of nt threads reading their slices of buf at once, GB/s (0: they could not
+   run); each pass reads every slice both ways, one stream and PROBE_STREAMS runs, so the probe is
+   the better of what a plain loop and a decode kernel's access pattern get from the memory */
+#define PROBE_STREAMS 8
 static double best_read(const unsigned char *buf, size_t bytes, int nt, int passes) {
-    size_t slice = bytes / (size_t)nt / 256 * 256;
+    size_t slice = bytes / (size_t)nt / (PROBE_STREAMS * 256) * (PROBE_STREAMS * 256); /* whole runs of 4 lines */
     probe_job jobs[512];
     double best = 0;
-    int pass, i;
-    for (pass = 0; pass < passes; pass++) {
-        double r;
-        memset(jobs, 0, sizeof jobs);
-        for (i = 0; i < nt; i++) {
-            jobs[i].buf = buf + (size_t)i * slice;
-            jobs[i].bytes = slice;
+    int pass, i, way;
+    for (pass = 0; pass < passes; pass++)
+        for (way = 0; way < 2; way++) {
+            double r;
+            memset(jobs, 0, sizeof jobs);
+            for (i = 0; i < nt; i++) {
+                jobs[i].buf = buf + (size_t)i * slice;
+                jobs[i].bytes = slice;
+                jobs[i].streams = way ? PROBE_STREAMS : 1;
+            }
+            r = run_threads(nt, read_slice, jobs, (double)slice * nt / 1e9);
+            if (r > best) best = r;
         }
-        r = run_threads(nt, read_slice, jobs, (double)slice * nt / 1e9);
-        if (r > best) best = r;
-    }
     return best;
 }
 
