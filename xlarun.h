@@ -1502,7 +1502,10 @@ static void *xlarun__map_file(const xlarun__file *f) {
 /* Advice that [p, p + bytes) will be read whole, from end to end, every decode step: Linux
    transparent huge pages for the 2 MB pages inside it (MADV_HUGEPAGE; "madvise" is the common
    THP setting, and the weights of no_mmap memory otherwise sit in 4 KB pages, one TLB entry per
-   4 KB of a stream). Advice only: where the kernel refuses it, nothing changes. */
+   4 KB of a stream). On a mapped file it makes the kernel read pages not yet cached in 2 MB
+   folios and map them whole (Linux 6.18, ext4, a q4_0 1B file read after dropping the caches:
+   640 of 663 MB mapped in 2 MB pages, against 113 MB without). Advice only: where the kernel
+   refuses it, nothing changes. */
 #if defined(XLARUN__POSIX_FILES) && defined(__linux__) && !defined(MADV_HUGEPAGE) && !defined(__cplusplus)
 extern int madvise(void *, size_t, int); /* hidden by strict C99 (glibc: _DEFAULT_SOURCE), always in Linux */
 #define MADV_HUGEPAGE 14
@@ -3930,6 +3933,7 @@ static xlarun_status xlarun__load_shard(xlarun__loader *L, const char *name, int
             mp->addr = p;
             mp->bytes = f.size;
             L->m->mapped_bytes += f.size;
+            xlarun__advise_huge(p, f.size); /* pages not yet cached are read in as 2 MB folios */
             base = XLARUN__CAST(unsigned char *, p);
         }
         xlarun__file_close(&f);
