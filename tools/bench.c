@@ -17,7 +17,8 @@
    (run_read_gb_s: the better of the two, the median over the runs).
    prefill_gflops counts the matrix and attention FLOPs of the prompt. -t defaults to the machine's
    physical cores (xlarun_physical_cores). Each object also names the CPU ("cpu": /proc/cpuinfo's
-   model name, else the cpuid brand string) and the kernel set ("kernels"), and times opening the
+   model name, else the cpuid brand string; "cpu_id": vendor, family, model and stepping on x86,
+   else null) and the kernel set ("kernels"), and times opening the
    tokenizer: tokenizer_load_s is the median of 5 xlarun_tokenizer_open calls (after one more) on
    --tokenizer DIR (a folder, or its tokenizer.json), else the model folder's tokenizer.json;
    "tokenizer" names the file, or is null when there is none. tools/mktokenizer.py writes one of
@@ -45,6 +46,7 @@
 #if defined(__x86_64__) || defined(__i386__)
 #include <cpuid.h>
 #endif
+#include <ctype.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
@@ -526,7 +528,7 @@ static void cpu_name(char *out, size_t cap) {
         fclose(f);
     }
 #if defined(__x86_64__) || defined(__i386__)
-    if (!raw[0] && __get_cpuid_max(0x80000000u, NULL) >= 0x80000004u) {
+    if (!raw[0] && (unsigned)__get_cpuid_max(0x80000000u, NULL) >= 0x80000004u) {
         unsigned r[12], k;
         for (k = 0; k < 3; k++) __get_cpuid(0x80000002u + k, &r[4 * k], &r[4 * k + 1], &r[4 * k + 2], &r[4 * k + 3]);
         memcpy(raw, r, sizeof r);
@@ -543,6 +545,30 @@ static void cpu_name(char *out, size_t cap) {
     }
     while (n && out[n - 1] == ' ') n--;
     out[n] = 0;
+}
+
+/* the CPU's identity as JSON: "GenuineIntel family 6 model 207 stepping 2" from cpuid (a
+   virtual machine's model name is often only "Intel(R) Xeon(R) Processor"), null off x86 */
+static void cpu_id(char *out, size_t cap) {
+#if defined(__x86_64__) || defined(__i386__)
+    unsigned a, b, c, d, fam, mod, k;
+    char v[13];
+    if (!__get_cpuid(0, &a, &b, &c, &d) || a < 1) { snprintf(out, cap, "null"); return; }
+    memcpy(v, &b, 4);
+    memcpy(v + 4, &d, 4);
+    memcpy(v + 8, &c, 4);
+    v[12] = 0;
+    for (k = 0; k < 12; k++)
+        if (!isalnum((unsigned char)v[k])) v[k] = '?';
+    __get_cpuid(1, &a, &b, &c, &d);
+    fam = (a >> 8) & 15;
+    mod = (a >> 4) & 15;
+    if (fam == 15) fam += (a >> 20) & 255;
+    if (fam == 6 || fam >= 15) mod += ((a >> 16) & 15) << 4;
+    snprintf(out, cap, "\"%s family %u model %u stepping %u\"", v, fam, mod, a & 15);
+#else
+    snprintf(out, cap, "null");
+#endif
 }
 
 /* "tokenizer": "PATH", "tokenizer_tokens": N, "tokenizer_load_s": S, (or nulls) into out; the
@@ -605,7 +631,7 @@ int main(int argc, char **argv) {
     static const char *kv_names[] = {"f32", "f16", "bf16"};
     int threads[16] = {0}, n_threads = 1, schema = 0;
     const char *tok_dir = NULL, *gfile = NULL;
-    char cpu[300], tok_json[16][4800];
+    char cpu[300], cpuid[96], tok_json[16][4800];
     xlarun_sampling sp;
     xlarun_error serr;
     char msg[700];
@@ -680,6 +706,7 @@ int main(int argc, char **argv) {
     if (xlarun_sampling_check(&sp, &serr) != XLARUN_OK) return fail(serr.message);
     signal(SIGPIPE, SIG_IGN); /* a probe child that died: its pipe's write fails instead */
     cpu_name(cpu, sizeof cpu);
+    cpu_id(cpuid, sizeof cpuid);
     for (k = 0; k < n_dirs; k++)   /* before the probes: nothing else runs while it is timed */
         if (!tokenizer_timing(tok_dir, dirs[k], tok_json[k], sizeof tok_json[k])) return fail(tok_json[k]);
 
@@ -798,7 +825,7 @@ int main(int argc, char **argv) {
             if (smp) snprintf(sampling, sizeof sampling, "temp %g top_k %d top_p %g min_p %g", (double)sp.temperature,
                               (int)sp.top_k, sp.top_p, (double)sp.min_p);
             else snprintf(sampling, sizeof sampling, "greedy");
-            printf("{\"model\": \"%s\", \"cpu\": \"%s\", %s", dirs[d], cpu, tok_json[d]);
+            printf("{\"model\": \"%s\", \"cpu\": \"%s\", \"cpu_id\": %s, %s", dirs[d], cpu, cpuid, tok_json[d]);
             printf("\"dtype\": \"%s\", \"threads\": %d, \"n_prompt\": %d, \"n_gen\": %d, "
                    "\"runs\": %d, \"prefill_tok_s\": %.2f, \"decode_tok_s\": %.2f, "
                    "\"weight_bytes_per_token\": %.0f, \"kv_bytes_per_token\": %.0f, \"decode_gb_s\": %.2f, \"mem_read_gb_s\": %.2f, "
