@@ -2339,7 +2339,8 @@ XLARUN_K__AI void xlarun_k__qnat_x(const unsigned char *X, size_t K, signed char
         for (i = 0; i < 8; i++)
             for (l = 0; l < 16; l++) memcpy(xn + st * XQ_STEP + 32 * (4 * (l % 4) + l / 4) + 4 * i, X + st * XQ_REC + 64 * i + 4 * l, 4);
 }
-XLARUN_K__AI __m512i xlarun_k__qint_nat(const unsigned char *p, int nb, const signed char *xn, const unsigned char *rec) {
+/* a whole step (the GEMV's last, partial step keeps the transposes) */
+XLARUN_K__AI __m512i xlarun_k__qint_nat(const unsigned char *p, const signed char *xn, const unsigned char *rec) {
     const __m512i i1a = _mm512_set_epi32(27, 26, 25, 24, 19, 18, 17, 16, 11, 10, 9, 8, 3, 2, 1, 0);
     const __m512i i2a = _mm512_set_epi32(29, 28, 25, 24, 21, 20, 17, 16, 13, 12, 9, 8, 5, 4, 1, 0);
     const __m512i i3a = _mm512_set_epi32(30, 22, 14, 6, 28, 20, 12, 4, 26, 18, 10, 2, 24, 16, 8, 0);
@@ -2347,9 +2348,7 @@ XLARUN_K__AI __m512i xlarun_k__qint_nat(const unsigned char *p, int nb, const si
     __m512i u0, u1, u2, u3, w0, w1;
 #define XQ_N8(i)                                                                               \
     __m512i v##i = _mm512_dpbusd_epi32(_mm512_setzero_si512(),                                 \
-        _mm512_xor_si512(nb >= 16 ? _mm512_loadu_si512((const void *)(p + 64 * i))             \
-                         : _mm512_maskz_loadu_epi8(nb >= 2 * i + 2 ? ~(__mmask64)0 : nb == 2 * i + 1 ? (__mmask64)0xFFFFFFFFull : 0, \
-                                                   (const void *)(p + 64 * i)), _mm512_set1_epi8((char)0x80)), \
+        _mm512_xor_si512(_mm512_loadu_si512((const void *)(p + 64 * i)), _mm512_set1_epi8((char)0x80)), \
         _mm512_loadu_si512((const void *)(xn + 64 * i)));
     XQ_EACH8(XQ_N8)
 #undef XQ_N8
@@ -2763,7 +2762,7 @@ XLARUN_K__AI void xlarun_k__qgemvs(int q4, const unsigned char *w, size_t wrun, 
             const unsigned char *rec = x + st * XQ_REC;
             __m512 dx = _mm512_loadu_ps((const float *)(const void *)(rec + 512));
             for (j = 0; j < S; j++)
-                acc[j] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(xlarun_k__qint_nat(w + j * wrun + st * XQ_STEP, XQ_NB, xn + st * XQ_STEP, rec)),
+                acc[j] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(xlarun_k__qint_nat(w + j * wrun + st * XQ_STEP, xn + st * XQ_STEP, rec)),
                                          _mm512_mul_ps(xlarun_k__qd(s + j * srun, st, XQ_NB), dx), acc[j]);
             continue;
         }

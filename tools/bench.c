@@ -106,22 +106,14 @@ static void *read_slice(void *arg) {
     double t0;
     if (!start_gate(j)) return NULL;
     t0 = now();
-    if (ns == 1)
-        for (i = 0; i + 4 <= n; i += 4) {
-            a += p[i];
-            b += p[i + 1];
-            c += p[i + 2];
-            d += p[i + 3];
+    for (i = 0; i + 4 <= len; i += 4)
+        for (r = 0; r < ns; r++) {
+            const v8u *q = p + r * len + i;
+            a += q[0];
+            b += q[1];
+            c += q[2];
+            d += q[3];
         }
-    else
-        for (i = 0; i + 4 <= len; i += 4)
-            for (r = 0; r < ns; r++) {
-                const v8u *q = p + r * len + i;
-                a += q[0];
-                b += q[1];
-                c += q[2];
-                d += q[3];
-            }
     j->seconds = now() - t0;
     a += b + c + d;
     j->sink = a[0] ^ a[7];
