@@ -3958,13 +3958,17 @@ static xlarun_status xlarun__load_shard(xlarun__loader *L, const char *name, int
         size_t got, tmark = L->a->high;
         if (slot < 0) continue;
         temp = !sc && !xlarun__is_matrix_slot(L->m, slot);
+        /* + XLARUN__ALIGN: each tensor keeps its file offset's place in a 64-byte line, as a mapped
+           file has it, so that the AMX-BF16 tiles' steps (xlarun_k_matmul_bf16x_amx's WINDOWS)
+           and with them every bit are the same however the weights were loaded */
         if (t->nbytes > SIZE_MAX / 2 ||
-            !(dst = xlarun__alloc_ex(L->a, XLARUN__CAST(size_t, t->nbytes), temp, 1))) {
+            !(dst = xlarun__alloc_ex(L->a, XLARUN__CAST(size_t, t->nbytes) + XLARUN__ALIGN, temp, 1))) {
             if (!xlarun__measuring(L->a))
                 st = xlarun__fail(err, XLARUN_ERR_MEMORY, "model memory too small for tensor '%s'", t->name);
             else if (t->nbytes > SIZE_MAX / 2)
                 st = xlarun__fail(err, XLARUN_ERR_MEMORY, "tensor '%s' is too large", t->name);
         }
+        if (dst) dst = XLARUN__CAST(unsigned char *, dst) + XLARUN__CAST(size_t, t->offset % XLARUN__ALIGN);
         if (st == XLARUN_OK && dst) {
             const xlarun_st_tensor *cur = NULL;
             while (st == XLARUN_OK && cur != t) st = xlarun_st_next(&r, &cur, err);

@@ -1750,7 +1750,9 @@ XLARUN_K__AI void xlarun_k__tr16(const __m512i *r, __m512i *o) {
    one token group. K is cut into blocks whose B fits in about 1 MB of L2 (XBA_B_L2); when there
    are several, the C tiles of XBA_RB rows go through scratch between blocks (exact f32 stores).
    ORDER (what the bits are): per output, C = 0, then for each step s of 32 elements of K in
-   order (the last zero-padded): C = TDPBF16PS(C, W row[32s..32s+31], x[32s..32s+31]). Measured
+   order (the last zero-padded): C = TDPBF16PS(C, W row[32s..32s+31], x[32s..32s+31]); where
+   W's rows all start d elements past a 64-byte line, the steps are the windows
+   [32s - d, 32s - d + 32), zero outside the row (WINDOWS, in xlarun_k_matmul_bf16x_amx). Measured
    on the Xeon family 6 model 207 (tools/amx/README.md, "bf16 rounding"): one pair gives
    C + round(p0 + p1), but a step's 32 products are summed by the tile unit in an order of its
    own before one rounded add to C (of simple f32 models, round(C + round(exact sum)) comes
@@ -1767,21 +1769,31 @@ XLARUN_K__AI void xlarun_k__tr16(const __m512i *r, __m512i *o) {
 /* scratch, 64-byte aligned: tile config 64 | C staging 4 x 1 KB | A staging 2 KB | C between
    K blocks XBA_RB / 16 x ceil(n/16) x 1 KB | B: ceil(n/16) groups x ceil(K/32) steps x 1 KB */
 XLARUN_K__FN size_t xlarun_k_btiles_bytes(size_t K, size_t n) {
-    size_t g = (n + 15) / 16, s = (K + 31) / 32;
+    size_t g = (n + 15) / 16, s = (K + 31) / 32 + 1; /* + 1: a shifted window's extra step */
     return 64 + 64 + 4096 + 2048 + XBA_RB / 16 * g * 1024 + g * s * 1024;
 }
 
 /* B: group g, step s at xb + (g * S + s) * 1024: row kk holds, for tokens 16g .. 16g + 15, the
    pair 32s + 2kk, 32s + 2kk + 1 (tokens past n and elements past K: 0) */
-XLARUN_K__AI void xlarun_k__bamx_pack(const uint16_t *Xb, size_t ldx, size_t n, size_t K, unsigned char *xb) {
-    size_t G = (n + 15) / 16, S = (K + 31) / 32, g, s, j;
+/* Step s of a row of K elements is the window [32s - d, 32s - d + 32), d < 32 (see WINDOWS below):
+   its mask of elements inside the row, and its address (formed as an integer: for s = 0 it is
+   below the row, where the masked-out elements are never read) */
+XLARUN_K__AI __mmask32 xlarun_k__bamx_mask(size_t K, size_t d, size_t s) {
+    size_t lo = 32 * s < d ? d - 32 * s : 0, hi = K + d - 32 * s; /* elements [lo, hi) of the window */
+    __mmask32 m = hi >= 32 ? ~(__mmask32)0 : (__mmask32)((1u << hi) - 1u);
+    return (__mmask32)(m & ~(__mmask32)((1u << lo) - 1u));
+}
+XLARUN_K__AI const void *xlarun_k__bamx_at(const uint16_t *row, size_t d, size_t s) {
+    return (const void *)((uintptr_t)row + 64 * s - 2 * d);
+}
+XLARUN_K__AI void xlarun_k__bamx_pack(const uint16_t *Xb, size_t ldx, size_t n, size_t K, size_t d, unsigned char *xb) {
+    size_t G = (n + 15) / 16, S = (K + d + 31) / 32, g, s, j;
     __m512i in[16], out[16];
     for (g = 0; g < G; g++)
         for (s = 0; s < S; s++) {
-            size_t left = K - 32 * s;
-            __mmask32 mk = left >= 32 ? ~(__mmask32)0 : (__mmask32)((1u << left) - 1u);
+            __mmask32 mk = xlarun_k__bamx_mask(K, d, s);
             for (j = 0; j < 16; j++)
-                in[j] = 16 * g + j < n ? _mm512_maskz_loadu_epi16(mk, (const void *)(Xb + (16 * g + j) * ldx + 32 * s))
+                in[j] = 16 * g + j < n ? _mm512_maskz_loadu_epi16(mk, xlarun_k__bamx_at(Xb + (16 * g + j) * ldx, d, s))
                                        : _mm512_setzero_si512();
             xlarun_k__tr16(in, out);
             for (j = 0; j < 16; j++) _mm512_store_si512((void *)(xb + (g * S + s) * 1024 + 64 * j), out[j]);
@@ -1789,12 +1801,12 @@ XLARUN_K__AI void xlarun_k__bamx_pack(const uint16_t *Xb, size_t ldx, size_t n, 
 }
 
 /* A staging: rows pr .. pr + 31 of step s into ab (64 bytes a row), rows from nrows on and
-   elements past K zero (a partial step, or a matrix of fewer than 16 rows) */
-XLARUN_K__AI void xlarun_k__bamx_copy_a(const uint16_t *Wb, size_t K, size_t pr, size_t nrows, size_t s, unsigned char *ab) {
-    size_t left = K - 32 * s, m;
-    __mmask32 mk = left >= 32 ? ~(__mmask32)0 : (__mmask32)((1u << left) - 1u);
+   elements outside the row zero (an edge step, or a matrix of fewer than 16 rows) */
+XLARUN_K__AI void xlarun_k__bamx_copy_a(const uint16_t *Wb, size_t K, size_t d, size_t pr, size_t nrows, size_t s, unsigned char *ab) {
+    size_t m;
+    __mmask32 mk = xlarun_k__bamx_mask(K, d, s);
     for (m = 0; m < 32; m++)
-        _mm512_store_si512((void *)(ab + 64 * m), m < nrows ? _mm512_maskz_loadu_epi16(mk, (const void *)(Wb + (pr + m) * K + 32 * s))
+        _mm512_store_si512((void *)(ab + 64 * m), m < nrows ? _mm512_maskz_loadu_epi16(mk, xlarun_k__bamx_at(Wb + (pr + m) * K, d, s))
                                                             : _mm512_setzero_si512());
 }
 
@@ -1875,13 +1887,26 @@ XLARUN_K__AI void xlarun_k__bamx_out(const unsigned char *c, size_t nt, size_t m
 XLARUN_K__FN void xlarun_k_matmul_bf16x_amx(const void *W, size_t K, size_t r0, size_t r1, const uint16_t *Xb, size_t ldx,
                                             size_t n, float *Y, size_t ldy, void *scratch) {
     const uint16_t *Wb = (const uint16_t *)W;
-    size_t G = (n + 15) / 16, S = (K + 31) / 32, Sf = K / 32, Sc = XBA_B_L2 / 1024 / (G ? G : 1), rb, kb, p, g, j;
+    /* WINDOWS. A safetensors file puts its data after a header of any length that is a multiple
+       of 8 bytes, so in a mapped file the rows of a tensor usually start off 64-byte lines, and
+       a tile row of 64 bytes then spans two. Where every row starts the same d elements past a
+       line (K a multiple of 32, W at an even address), step s is the window
+       [32s - d, 32s - d + 32) of the row: the middle steps load whole lines, the first and last
+       are staged with the elements outside the row zeroed (the activations' windows likewise),
+       so no byte outside the row enters a product. On the Xeon family 6 model 207, 40 bytes off
+       as in bench's file, against the unshifted steps: decode 0.86-0.88 -> 1.00-1.04 of the
+       exact GEMV, a 256-token GEMM over the 1B's cold matrices 1.12-1.15x (tools/README.md).
+       The windows are the steps of the ORDER below: they depend only on W and K, so every n,
+       r0, r1 still gives the same bits. */
+    size_t d = (K % 32 == 0 && !((uintptr_t)W & 1)) ? ((uintptr_t)W & 63) / 2 : 0;
+    size_t G = (n + 15) / 16, S = (K + d + 31) / 32, s0 = d ? 1 : 0, Sf = (K + d) / 32;
+    size_t Sc = XBA_B_L2 / 1024 / (G ? G : 1), rb, kb, p, g, j;
     unsigned char *base = (unsigned char *)(((uintptr_t)scratch + 63) & ~(uintptr_t)63);
     xlarun_k__tilecfg *cfg = (xlarun_k__tilecfg *)(void *)base;
     unsigned char *cst = base + 64, *ab = cst + 4096, *cacc = ab + 2048, *xb = cacc + XBA_RB / 16 * G * 1024;
     if (r1 <= r0 || n == 0) return;
     if (Sc < 1) Sc = 1;
-    xlarun_k__bamx_pack(Xb, ldx, n, K, xb);
+    xlarun_k__bamx_pack(Xb, ldx, n, K, d, xb);
     memset(cfg, 0, sizeof *cfg);
     cfg->palette = 1;
     for (j = 0; j < 8; j++) { cfg->colsb[j] = 64; cfg->rows[j] = 16; }
@@ -1891,7 +1916,8 @@ XLARUN_K__FN void xlarun_k_matmul_bf16x_amx(const void *W, size_t K, size_t r0, 
     for (rb = r0; rb < r1; rb += XBA_RB) {
         size_t re = r1 - rb < XBA_RB ? r1 : rb + XBA_RB;
         for (kb = 0; kb < S; kb += Sc) {
-            size_t ke = S - kb < Sc ? S : kb + Sc, fe = ke < Sf ? ke : Sf; /* full steps: kb .. fe - 1 */
+            /* steps kb .. ke - 1; loaded straight from W: fb .. fe - 1 (whole windows in the row) */
+            size_t ke = S - kb < Sc ? S : kb + Sc, fe = ke < Sf ? ke : Sf, fb = kb > s0 ? kb : s0;
             for (p = rb; p < re;) {
                 /* the panel: na tiles from row pr, rows [mlo, mhi) of each written; copy: every
                    step staged (fewer than 16 rows in the whole matrix) */
@@ -1902,12 +1928,16 @@ XLARUN_K__FN void xlarun_k_matmul_bf16x_amx(const void *W, size_t K, size_t r0, 
                 for (g = 0; g < G; g += 2) {
                     int ng = G - g >= 2 ? 2 : 1, i;
                     unsigned char *cs = cacc + ((p - rb) / 16 * G + g) * 1024;
-                    const unsigned char *bb = xb + (g * S + kb) * 1024;
                     xlarun_k__bamx_cload(na, ng, kb ? cs : NULL, G);
-                    if (!copy && fe > kb)
-                        xlarun_k__bamx_steps(na, ng, (const unsigned char *)(Wb + pr * K + 32 * kb), K * 2, bb, S * 1024, fe - kb);
-                    for (j = copy ? kb : fe; j < ke; j++) { /* staged steps: the K tail, or all of a tiny matrix */
-                        xlarun_k__bamx_copy_a(Wb, K, pr, nrows, j, ab);
+                    for (j = kb; j < ke; j++) {
+                        if (!copy && j >= fb && j < fe) { /* the whole windows at once */
+                            xlarun_k__bamx_steps(na, ng, (const unsigned char *)xlarun_k__bamx_at(Wb + pr * K, d, j), K * 2,
+                                                 xb + (g * S + j) * 1024, S * 1024, fe - j);
+                            j = fe - 1;
+                            continue;
+                        }
+                        /* staged: an edge window, or every step of a tiny matrix */
+                        xlarun_k__bamx_copy_a(Wb, K, d, pr, nrows, j, ab);
                         xlarun_k__bamx_steps(na, ng, ab, 64, xb + (g * S + j) * 1024, S * 1024, 1);
                     }
                     if (ke < S) { xlarun_k__bamx_cstore(na, ng, cs, G); continue; }

@@ -933,7 +933,8 @@ static void test_qmatmul_amx(void) {
 /* The AMX-BF16 GEMM (built where the compiler targets AMX-BF16): its own order, the same bits for
    any n, r0, r1 (a decode step is one token and any row), checked at odd shapes: fewer than 16
    rows in the matrix (staged A tiles), partial row tiles, K tails, 1..50 tokens, and 300 tokens
-   at K = 2065 (two K blocks: C tiles through scratch). Then the documented semantics: where each
+   at K = 2065 (two K blocks: C tiles through scratch); W on a line or 2, 40 or 62 bytes past one
+   (shifted windows where K is a multiple of 32). Then the documented semantics: where each
    32-element step has one nonzero pair, C = C + round(p0 + p1) step by step, subnormal weights
    read as 0; and agreement with the f64 sum of the same products. */
 static void test_bf16x_amx(void) {
@@ -947,12 +948,14 @@ static void test_bf16x_amx(void) {
     }
     for (ki = 0; ki < sizeof Ks / sizeof *Ks; ki++)
         for (ni = 0; ni < sizeof Ns / sizeof *Ns; ni++) {
+            static const size_t wofs[4] = {0, 1, 20, 31}; /* elements past a 64-byte line */
             size_t K = Ks[ki], N = Ns[ni], ldx = K + 3;
-            uint16_t *W = (uint16_t *)malloc(N * K * 2), *X = (uint16_t *)malloc(nmax * ldx * 2);
+            uint16_t *Wm = (uint16_t *)malloc(N * K * 2 + 128), *X = (uint16_t *)malloc(nmax * ldx * 2), *W;
             unsigned char *T = (unsigned char *)malloc(xlarun_k_btiles_bytes(K, nmax));
             float *row = (float *)malloc(ldx * sizeof(float)), *Y = (float *)malloc(nmax * N * sizeof(float)), one = 0;
             float *yr = (float *)malloc(N * sizeof(float));
-            if (!W || !X || !T || !row || !Y || !yr) { CHECK(0); return; }
+            if (!Wm || !X || !T || !row || !Y || !yr) { CHECK(0); return; }
+            W = (uint16_t *)(void *)(((uintptr_t)Wm + 63) & ~(uintptr_t)63) + wofs[(ki + ni) % 4];
             for (i = 0; i < N * K; i++) W[i] = xlarun_k_f32_to_bf16(frand() * (i % 31 == 0 ? 8.0f : 1.0f));
             for (i = 0; i < N * K; i += 97) W[i] = (uint16_t)(0x0040 | (i & 0x8000)); /* subnormal: read as 0 */
             for (i = 0; i < nmax; i++) {
@@ -988,18 +991,19 @@ static void test_bf16x_amx(void) {
                                    (double)Y[i * N + r], (double)one);
                     }
             }
-            free(W); free(X); free(T); free(row); free(Y); free(yr);
+            free(Wm); free(X); free(T); free(row); free(Y); free(yr);
         }
     CHECKF(bad == 0, "AMX-BF16 GEMM != its one-row one-token product in %zu of %zu outputs", bad, checked);
     CHECKF(tol_bad == 0, "AMX-BF16 GEMM outside tolerance of the f64 sum in %zu outputs", tol_bad);
     {   /* the semantics stated in xlarun_kernels.h: one pair a step, sequential, DAZ */
         enum { K = 320, R = 16 };
-        uint16_t W[R * K], X[K];
+        uint16_t Wbuf[R * K + 32], X[K];
+        uint16_t *W = (uint16_t *)(void *)(((uintptr_t)Wbuf + 63) & ~(uintptr_t)63); /* on a line: unshifted steps */
         unsigned char *T = (unsigned char *)malloc(xlarun_k_btiles_bytes(K, 1));
         float y[R];
         size_t sbad = 0;
         if (!T) { CHECK(0); return; }
-        memset(W, 0, sizeof W);
+        memset(W, 0, sizeof(uint16_t) * R * K);
         for (k = 0; k < K; k++) X[k] = xlarun_k_f32_to_bf16(frand() * 2.0f);
         for (r = 0; r < R; r++)
             for (k = 0; k < K; k += 32) { /* a wide range of exponents, so that roundings happen */
