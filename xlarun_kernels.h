@@ -1767,14 +1767,15 @@ XLARUN_K__AI void xlarun_k__tr16(const __m512i *r, __m512i *o) {
 #define XBA_B_L2 ((size_t)1 << 20)  /* bytes of repacked activations one K block holds */
 
 /* scratch, 64-byte aligned: tile config 64 | C staging 4 x 1 KB | A staging 2 KB | C between
-   K blocks XBA_RB / 16 x ceil(n/16) x 1 KB | B: ceil(n/16) groups x ceil(K/32) steps x 1 KB */
+   K blocks XBA_RB / 16 x ceil(n/16) x 1 KB | B: ceil(n/16) groups x ceil(K/32) + 1 steps x 1 KB */
 XLARUN_K__FN size_t xlarun_k_btiles_bytes(size_t K, size_t n) {
     size_t g = (n + 15) / 16, s = (K + 31) / 32 + 1; /* + 1: a shifted window's extra step */
     return 64 + 64 + 4096 + 2048 + XBA_RB / 16 * g * 1024 + g * s * 1024;
 }
 
 /* B: group g, step s at xb + (g * S + s) * 1024: row kk holds, for tokens 16g .. 16g + 15, the
-   pair 32s + 2kk, 32s + 2kk + 1 (tokens past n and elements past K: 0) */
+   pair 2kk, 2kk + 1 of the step's window (elements 32s - d + 2kk, + 1; tokens past n and
+   elements outside the row: 0) */
 /* Step s of a row of K elements is the window [32s - d, 32s - d + 32), d < 32 (see WINDOWS below):
    its mask of elements inside the row, and its address (formed as an integer: for s = 0 it is
    below the row, where the masked-out elements are never read) */
