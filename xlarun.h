@@ -466,6 +466,9 @@ XLARUN_API const char *xlarun_model_dtype(const xlarun_model *m); /* layer matri
 
 /* How matrix products treat activations. EXACT (the default) multiplies f32 activations by the
    exactly widened weights: the results track transformers' float32 reference (see README).
+   Where the build targets AMX-BF16 and the OS grants the tiles, EXACT runs bf16 weights on the
+   tiles with each activation split into three bf16 parts that sum to it exactly: f32-level
+   agreement again, in the tiles' own summation order (xlarun_k_matmul_amx3).
    BF16_ACTIVATIONS rounds each activation row to bf16 before products with bf16 weights and
    uses the CPU's bf16 dot product (AVX512_BF16 vdpbf16ps, Arm BF16 BFDOT) where the build has
    one: about twice the prefill speed, at the cost of the agreement README.md states; other
@@ -530,9 +533,10 @@ XLARUN_API const float *xlarun_session_logits(const xlarun_session *s); /* vocab
 XLARUN_API int32_t xlarun_session_argmax(const xlarun_session *s);     /* -1 when no logits */
 XLARUN_API size_t xlarun_session_position(const xlarun_session *s);    /* tokens in context */
 /* Which AMX tiles the session's products run on: "int8" (q8_0/q4_0 prefill), "bf16" (bf16
-   weights under XLARUN_PRECISION_BF16_ACTIVATIONS, prefill and decode) or "int8+bf16";
+   weights, prefill and decode: rounded activations under XLARUN_PRECISION_BF16_ACTIVATIONS,
+   activations in three bf16 parts under EXACT) or "int8+bf16";
    "refused" when built for them but the OS said no (the AVX-512 kernels run instead: the same
-   bits for int8, the vdpbf16ps order for bf16), "unused" when nothing in the model and options
+   bits for int8, the vdpbf16ps order or the exact path for bf16), "unused" when nothing in the model and options
    uses them, "not built" when the compiler did not target AMX-INT8 or AMX-BF16 */
 XLARUN_API const char *xlarun_session_amx(const xlarun_session *s);
 XLARUN_API int32_t xlarun_argmax(const float *x, size_t n); /* first maximal index, as torch */
@@ -4606,7 +4610,8 @@ struct xlarun_session {
     unsigned char *xq;                   /* quantized models: n_batch int8 input rows */
     unsigned char *qtiles;               /* quantized models, AMX build: qtiles_bytes per thread */
     size_t qtiles_bytes;
-    unsigned char *btiles;               /* BF16_ACTIVATIONS, AMX-BF16 build: btiles_bytes per thread */
+    unsigned char *btiles;               /* bf16 weights, AMX-BF16 build: btiles_bytes per thread (xb16:
+                                            bf16 activations; else exact, xlarun_k_matmul_amx3) */
     size_t btiles_bytes;
     int gemv_streams;                    /* runs of rows one decode GEMV reads at once (xlarun__gemv_streams) */
     int amx;                             /* AMX tiles (int8 for qtiles, bf16 for btiles): 1 granted,
@@ -4693,7 +4698,8 @@ typedef struct xlarun__mm {
     const uint16_t *xb16;                /* x rounded to bf16, for bf16 weights (BF16_ACTIVATIONS) */
     unsigned char *tiles;                /* AMX scratch, tiles_bytes per thread, or NULL */
     size_t tiles_bytes;
-    unsigned char *btiles;               /* AMX-BF16 scratch for xb16, btiles_bytes per thread, or NULL */
+    unsigned char *btiles;               /* AMX-BF16 scratch, btiles_bytes per thread, or NULL: for xb16,
+                                            or (xb16 NULL) for x in the exact precision */
     size_t btiles_bytes;
 } xlarun__mm;
 
@@ -4714,6 +4720,8 @@ static void xlarun__mm_task(void *ctx, uint32_t t, uint32_t nt) {
         else if (r0 < r1 && c->xb16 && c->w[i]->type == XLARUN_K_BF16)
             xlarun_k_matmul_bf16x(c->w[i]->data, c->K, r0, r1, c->xb16 + at * c->K, c->K, c->n, c->y[i], ldy,
                                   c->btiles ? c->btiles + t * c->btiles_bytes : NULL);
+        else if (r0 < r1 && c->btiles && c->w[i]->type == XLARUN_K_BF16) /* exact on tiles, decode too */
+            xlarun_k_matmul_amx3(c->w[i]->data, c->K, r0, r1, x, c->K, c->n, c->y[i], ldy, c->btiles + t * c->btiles_bytes);
         else if (r0 < r1 && c->n == 1) xlarun_k_gemv(c->w[i]->type, c->w[i]->data, c->K, r0, r1, x, c->y[i], c->streams);
         else if (r0 < r1) xlarun_k_matmul(c->w[i]->type, c->w[i]->data, c->K, r0, r1, x, c->K, c->n, c->y[i], ldy);
         if (c->b[i]) {
@@ -4745,8 +4753,8 @@ static void xlarun__mm_run(xlarun_session *s, xlarun__mm *c) {
         size_t j;
         for (j = 0; j < in; j++) xlarun_k_f32_to_bf16_row(c->x + j * c->K, s->xb16 + j * c->K, c->K);
         c->xb16 = s->xb16;
-        if (s->amx == 1 && s->btiles) { c->btiles = s->btiles; c->btiles_bytes = s->btiles_bytes; } /* decode too: one order */
     }
+    if (s->amx == 1 && s->btiles) { c->btiles = s->btiles; c->btiles_bytes = s->btiles_bytes; } /* decode too: one order */
     if (q) {
         size_t j, b = xlarun_k_qact_bytes(c->K);
         for (j = 0; j < in; j++) xlarun_k_quantize_act(c->x + j * c->K, c->K, s->xq + j * b);
@@ -5186,19 +5194,22 @@ static xlarun_status xlarun__session_build(xlarun__arena *a, const xlarun_model 
             s->amx = xlarun__measuring(a) ? 0 : xlarun__amx_request();
         }
     }
+    if (o->precision != XLARUN_PRECISION_EXACT && o->precision != XLARUN_PRECISION_BF16_ACTIVATIONS)
+        return xlarun__fail(err, XLARUN_ERR_ARGUMENT, "unknown precision %d (XLARUN_PRECISION_EXACT or _BF16_ACTIVATIONS)",
+                            XLARUN__CAST(int, o->precision));
     if (o->precision == XLARUN_PRECISION_BF16_ACTIVATIONS) { /* bf16 input rows, widest K */
         s->xb16 = XLARUN__CAST(uint16_t *, xlarun__alloc_ex(a, XLARUN__CAST(size_t, nb) * kmax * sizeof(uint16_t), 0, 1));
         if (!s->xb16 && !xlarun__measuring(a)) return xlarun__no_room(a, "session", err);
-        s->btiles_bytes = xlarun_k_btiles_bytes(kmax, nb);
-        if (s->btiles_bytes && (!strcmp(xlarun_model_dtype(m), "bf16") || !strcmp(xlarun_model_dtype(m), "mixed"))) {
-            /* the AMX-BF16 build, bf16 layer matrices: counted whether or not the OS grants the tiles */
-            s->btiles = XLARUN__CAST(unsigned char *, xlarun__alloc_ex(a, s->btiles_bytes * nt, 0, 1));
-            if (!s->btiles && !xlarun__measuring(a)) return xlarun__no_room(a, "session", err);
-            s->amx = xlarun__measuring(a) ? 0 : xlarun__amx_request();
-        }
-    } else if (o->precision != XLARUN_PRECISION_EXACT)
-        return xlarun__fail(err, XLARUN_ERR_ARGUMENT, "unknown precision %d (XLARUN_PRECISION_EXACT or _BF16_ACTIVATIONS)",
-                            XLARUN__CAST(int, o->precision));
+    }
+    /* the AMX-BF16 build, bf16 layer matrices: the tiles' scratch for either precision (exact: the
+       activations in three bf16 parts, xlarun_k_matmul_amx3), counted whether or not the OS grants
+       the tiles */
+    s->btiles_bytes = s->xb16 ? xlarun_k_btiles_bytes(kmax, nb) : xlarun_k_etiles_bytes(kmax, nb);
+    if (s->btiles_bytes && (!strcmp(xlarun_model_dtype(m), "bf16") || !strcmp(xlarun_model_dtype(m), "mixed"))) {
+        s->btiles = XLARUN__CAST(unsigned char *, xlarun__alloc_ex(a, s->btiles_bytes * nt, 0, 1));
+        if (!s->btiles && !xlarun__measuring(a)) return xlarun__no_room(a, "session", err);
+        s->amx = xlarun__measuring(a) ? 0 : xlarun__amx_request();
+    }
     if (!xlarun__measuring(a) && (!s->kc || !s->vc || !s->kv_at || !s->rope_cos || !s->rope_sin || !s->scores || !s->logits))
         return xlarun__no_room(a, "session", err);
 #if !defined(XLARUN_NO_THREADS)

@@ -31,6 +31,9 @@
      xlarun_k_f32_to_bf16_row, xlarun_k_dot_bf16_bf16                     opt-in, lower precision
      xlarun_k_matmul_bf16x(W, K, r0, r1, Xb, ldx, n, Y, ldy, tiles), xlarun_k_btiles_bytes(K, n)
                                                   its GEMV/GEMM; tiles: AMX-BF16 scratch or NULL
+     xlarun_k_matmul_amx3(W, K, r0, r1, X, ldx, n, Y, ldy, tiles), xlarun_k_etiles_bytes(K, n)
+                                                  bf16 weights x f32 activations on AMX-BF16 tiles
+                                                  (three bf16 parts); tiles NULL: xlarun_k_matmul
      xlarun_k_quantize_row, xlarun_k_qdequant, xlarun_k_qact_bytes, xlarun_k_quantize_act,
      xlarun_k_qdot, xlarun_k_qmatmul, xlarun_k_qgemv  q8_0 / q4_0 weights (own section at the end)
 
@@ -1752,7 +1755,7 @@ XLARUN_K__AI void xlarun_k__tr16(const __m512i *r, __m512i *o) {
    ORDER (what the bits are): per output, C = 0, then for each step s of 32 elements of K in
    order (the last zero-padded): C = TDPBF16PS(C, W row[32s..32s+31], x[32s..32s+31]); where
    W's rows all start d elements past a 64-byte line, the steps are the windows
-   [32s - d, 32s - d + 32), zero outside the row (WINDOWS, in xlarun_k_matmul_bf16x_amx). Measured
+   [32s - d, 32s - d + 32), zero outside the row (WINDOWS, in xlarun_k__bamx). Measured
    on the Xeon family 6 model 207 (tools/amx/README.md, "bf16 rounding"): one pair gives
    C + round(p0 + p1), but a step's 32 products are summed by the tile unit in an order of its
    own before one rounded add to C (of simple f32 models, round(C + round(exact sum)) comes
@@ -1767,11 +1770,14 @@ XLARUN_K__AI void xlarun_k__tr16(const __m512i *r, __m512i *o) {
 #define XBA_B_L2 ((size_t)1 << 20)  /* bytes of repacked activations one K block holds */
 
 /* scratch, 64-byte aligned: tile config 64 | C staging 4 x 1 KB | A staging 2 KB | C between
-   K blocks XBA_RB / 16 x ceil(n/16) x 1 KB | B: ceil(n/16) groups x ceil(K/32) + 1 steps x 1 KB */
-XLARUN_K__FN size_t xlarun_k_btiles_bytes(size_t K, size_t n) {
-    size_t g = (n + 15) / 16, s = (K + 31) / 32 + 1; /* + 1: a shifted window's extra step */
-    return 64 + 64 + 4096 + 2048 + XBA_RB / 16 * g * 1024 + g * s * 1024;
+   K blocks XBA_RB / 16 x G x 1 KB | B: G groups x ceil(K/32) + 1 steps x 1 KB (+ 1: a shifted
+   window's extra step), where a group is 16 tokens of bf16 activations or 5 of f32 ones in
+   three parts (xlarun_k_matmul_amx3) */
+XLARUN_K__AI size_t xlarun_k__bamx_bytes(size_t K, size_t g) {
+    return 64 + 64 + 4096 + 2048 + XBA_RB / 16 * g * 1024 + g * ((K + 31) / 32 + 1) * 1024;
 }
+XLARUN_K__FN size_t xlarun_k_btiles_bytes(size_t K, size_t n) { return xlarun_k__bamx_bytes(K, (n + 15) / 16); }
+XLARUN_K__FN size_t xlarun_k_etiles_bytes(size_t K, size_t n) { return xlarun_k__bamx_bytes(K, (n + 4) / 5); }
 
 /* B: group g, step s at xb + (g * S + s) * 1024: row kk holds, for tokens 16g .. 16g + 15, the
    pair 2kk, 2kk + 1 of the step's window (elements 32s - d + 2kk, + 1; tokens past n and
@@ -1787,7 +1793,15 @@ XLARUN_K__AI __mmask32 xlarun_k__bamx_mask(size_t K, size_t d, size_t s) {
 XLARUN_K__AI const void *xlarun_k__bamx_at(const uint16_t *row, size_t d, size_t s) {
     return (const void *)((uintptr_t)row + 64 * s - 2 * d);
 }
-XLARUN_K__AI void xlarun_k__bamx_pack(const uint16_t *Xb, size_t ldx, size_t n, size_t K, size_t d, unsigned char *xb) {
+/* one step of B, transposed: 16 rows of cb bytes from dst (cb = 64, or the columns in use when
+   there is one group, so that a decode step's B is one line or a few, not 1 KB) */
+XLARUN_K__AI void xlarun_k__bamx_put(const __m512i *out, unsigned char *dst, size_t cb) {
+    size_t j;
+    for (j = 0; j < 16; j++)
+        if (cb == 64) _mm512_store_si512((void *)(dst + 64 * j), out[j]);
+        else _mm512_mask_storeu_epi32((void *)(dst + cb * j), (__mmask16)((1u << (cb / 4)) - 1u), out[j]);
+}
+XLARUN_K__AI void xlarun_k__bamx_pack(const uint16_t *Xb, size_t ldx, size_t n, size_t K, size_t d, size_t cb, unsigned char *xb) {
     size_t G = (n + 15) / 16, S = (K + d + 31) / 32, g, s, j;
     __m512i in[16], out[16];
     for (g = 0; g < G; g++)
@@ -1797,7 +1811,40 @@ XLARUN_K__AI void xlarun_k__bamx_pack(const uint16_t *Xb, size_t ldx, size_t n, 
                 in[j] = 16 * g + j < n ? _mm512_maskz_loadu_epi16(mk, xlarun_k__bamx_at(Xb + (16 * g + j) * ldx, d, s))
                                        : _mm512_setzero_si512();
             xlarun_k__tr16(in, out);
-            for (j = 0; j < 16; j++) _mm512_store_si512((void *)(xb + (g * S + s) * 1024 + 64 * j), out[j]);
+            xlarun_k__bamx_put(out, xb + (g * S + s) * 16 * cb, cb);
+        }
+}
+
+/* The f32 activations as three bf16 parts, packed like xlarun_k__bamx_pack's bf16 ones but with
+   five tokens a group: column 3j + q of group g is part q of token 5g + j (column 15 and tokens
+   past n: 0), so every part has a C column of its own and one TDPBF16PS serves all three (decode
+   costs what the bf16-activation decode costs). Of 32 elements: hi = RNE(x), mid = RNE(x - hi),
+   lo = RNE(x - hi - mid) (vcvtne2ps2bf16). Each difference is exact in f32 and a part takes 8 of
+   x's 24 significant bits, so hi + mid + lo == x for every normal x; what vcvtne2ps2bf16 reads
+   as zero (subnormal f32, below 1.2e-38) is lost, as the tiles lose subnormal bf16 inputs. */
+XLARUN_K__AI void xlarun_k__bamx_pack3(const float *X, size_t ldx, size_t n, size_t K, size_t d, size_t cb, unsigned char *xb) {
+    size_t G = (n + 4) / 5, S = (K + d + 31) / 32, g, s, j, q;
+    __m512i in[16], out[16];
+    for (g = 0; g < G; g++)
+        for (s = 0; s < S; s++) {
+            __mmask32 mk = xlarun_k__bamx_mask(K, d, s);
+            for (j = 0; j < 5; j++) {
+                __m512 a = _mm512_setzero_ps(), b = _mm512_setzero_ps();
+                if (5 * g + j < n) { /* the window's address as 2-byte elements, at 4 bytes each */
+                    const float *x = (const float *)(const void *)((uintptr_t)(X + (5 * g + j) * ldx) + 128 * s - 4 * d);
+                    a = _mm512_maskz_loadu_ps((__mmask16)mk, x);
+                    b = _mm512_maskz_loadu_ps((__mmask16)(mk >> 16), x + 16);
+                }
+                for (q = 0; q < 3; q++) {
+                    __m512i h = (__m512i)_mm512_cvtne2ps_pbh(b, a); /* a's 16 in the low half */
+                    in[3 * j + q] = h;
+                    a = _mm512_sub_ps(a, _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(_mm512_castsi512_si256(h)), 16)));
+                    b = _mm512_sub_ps(b, _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(_mm512_extracti64x4_epi64(h, 1)), 16)));
+                }
+            }
+            in[15] = _mm512_setzero_si512();
+            xlarun_k__tr16(in, out);
+            xlarun_k__bamx_put(out, xb + (g * S + s) * 16 * cb, cb);
         }
 }
 
@@ -1811,43 +1858,43 @@ XLARUN_K__AI void xlarun_k__bamx_copy_a(const uint16_t *Wb, size_t K, size_t d, 
                                                             : _mm512_setzero_si512());
 }
 
-/* steps of na A tiles (a, a + 16 lda; a moves 64 bytes a step) by ng B tiles (b, b + bg; b moves
-   1 KB a step) into C tile 2i + j */
+/* steps of na A tiles (a, a + 16 lda; a moves 64 bytes a step) by ng B tiles (b, b + bg, rows
+   of cb bytes; b moves 16 cb a step) into C tile 2i + j */
 XLARUN_K__AI void xlarun_k__bamx_steps(int na, int ng, const unsigned char *a, size_t lda, const unsigned char *b, size_t bg,
-                                       size_t steps) {
+                                       size_t cb, size_t steps) {
     size_t s;
     const unsigned char *a1 = a + 16 * lda;
     if (na == 2 && ng == 2)
-        for (s = 0; s < steps; s++, a += 64, a1 += 64, b += 1024) {
+        for (s = 0; s < steps; s++, a += 64, a1 += 64, b += 16 * cb) {
             _tile_loadd(4, a, (long)lda);
-            _tile_loadd(6, b, 64);
+            _tile_loadd(6, b, (long)cb);
             _tile_dpbf16ps(0, 4, 6);
-            _tile_loadd(7, b + bg, 64);
+            _tile_loadd(7, b + bg, (long)cb);
             _tile_dpbf16ps(1, 4, 7);
             _tile_loadd(5, a1, (long)lda);
             _tile_dpbf16ps(2, 5, 6);
             _tile_dpbf16ps(3, 5, 7);
         }
     else if (na == 2)
-        for (s = 0; s < steps; s++, a += 64, a1 += 64, b += 1024) {
-            _tile_loadd(6, b, 64);
+        for (s = 0; s < steps; s++, a += 64, a1 += 64, b += 16 * cb) {
+            _tile_loadd(6, b, (long)cb);
             _tile_loadd(4, a, (long)lda);
             _tile_dpbf16ps(0, 4, 6);
             _tile_loadd(5, a1, (long)lda);
             _tile_dpbf16ps(2, 5, 6);
         }
     else if (ng == 2)
-        for (s = 0; s < steps; s++, a += 64, b += 1024) {
+        for (s = 0; s < steps; s++, a += 64, b += 16 * cb) {
             _tile_loadd(4, a, (long)lda);
-            _tile_loadd(6, b, 64);
+            _tile_loadd(6, b, (long)cb);
             _tile_dpbf16ps(0, 4, 6);
-            _tile_loadd(7, b + bg, 64);
+            _tile_loadd(7, b + bg, (long)cb);
             _tile_dpbf16ps(1, 4, 7);
         }
     else
-        for (s = 0; s < steps; s++, a += 64, b += 1024) {
+        for (s = 0; s < steps; s++, a += 64, b += 16 * cb) {
             _tile_loadd(4, a, (long)lda);
-            _tile_loadd(6, b, 64);
+            _tile_loadd(6, b, (long)cb);
             _tile_dpbf16ps(0, 4, 6);
         }
 }
@@ -1885,8 +1932,24 @@ XLARUN_K__AI void xlarun_k__bamx_out(const unsigned char *c, size_t nt, size_t m
     for (m = 0; m < nt; m++) _mm512_mask_storeu_ps(Y + (t0 + m) * ldy + pr, mk, _mm512_castsi512_ps(out[m]));
 }
 
-XLARUN_K__FN void xlarun_k_matmul_bf16x_amx(const void *W, size_t K, size_t r0, size_t r1, const uint16_t *Xb, size_t ldx,
-                                            size_t n, float *Y, size_t ldy, void *scratch) {
+/* the same for a group of xlarun_k__bamx_pack3: token j's output is (part 0 + part 1) + part 2 of
+   its columns, nt tokens from t0 */
+XLARUN_K__AI void xlarun_k__bamx_out3(const unsigned char *c, size_t nt, size_t mlo, size_t mhi, float *Y, size_t ldy, size_t pr,
+                                      size_t t0) {
+    __m512i in[16], out[16];
+    __mmask16 mk = (__mmask16)(((1u << mhi) - 1u) & ~((1u << mlo) - 1u));
+    size_t m;
+    for (m = 0; m < 16; m++) in[m] = _mm512_load_si512((const void *)(c + 64 * m));
+    xlarun_k__tr16(in, out);
+    for (m = 0; m < nt; m++) {
+        __m512 y = _mm512_add_ps(_mm512_castsi512_ps(out[3 * m]), _mm512_castsi512_ps(out[3 * m + 1]));
+        _mm512_mask_storeu_ps(Y + (t0 + m) * ldy + pr, mk, _mm512_add_ps(y, _mm512_castsi512_ps(out[3 * m + 2])));
+    }
+}
+
+/* Xb (bf16 activations, one part) or Xf (f32 activations, three parts) */
+XLARUN_K__AI void xlarun_k__bamx(const void *W, size_t K, size_t r0, size_t r1, const uint16_t *Xb, const float *Xf, size_t ldx,
+                                 size_t n, float *Y, size_t ldy, void *scratch) {
     const uint16_t *Wb = (const uint16_t *)W;
     /* WINDOWS. A safetensors file puts its data after a header of any length that is a multiple
        of 8 bytes, so in a mapped file the rows of a tensor usually start off 64-byte lines, and
@@ -1900,17 +1963,23 @@ XLARUN_K__FN void xlarun_k_matmul_bf16x_amx(const void *W, size_t K, size_t r0, 
        The windows are the steps of the ORDER below: they depend only on W and K, so every n,
        r0, r1 still gives the same bits. */
     size_t d = (K % 32 == 0 && !((uintptr_t)W & 1)) ? ((uintptr_t)W & 63) / 2 : 0;
-    size_t G = (n + 15) / 16, S = (K + d + 31) / 32, s0 = d ? 1 : 0, Sf = (K + d) / 32;
-    size_t Sc = XBA_B_L2 / 1024 / (G ? G : 1), rb, kb, p, g, j;
+    size_t tpg = Xf ? 5 : 16, G = (n + tpg - 1) / tpg, S = (K + d + 31) / 32, s0 = d ? 1 : 0, Sf = (K + d) / 32;
+    /* cb: bytes of a B and C tile row. One group (decode, short prompts) uses only the columns it
+       fills: a decode step's B is then 64 bytes (12 for three parts), not 1 KB, and its A tiles
+       go one at a time; both give the same bits (TDPBF16PS works element by element) and, on
+       the Xeon family 6 model 207, took the tiles' decode from 0.88-0.96 to 1.00 of the exact
+       GEMV (tools/README.md) */
+    size_t cb = G == 1 ? 4 * (Xf ? 3 * n : n) : 64, Sc = XBA_B_L2 / 1024 / (G ? G : 1), rb, kb, p, g, j;
     unsigned char *base = (unsigned char *)(((uintptr_t)scratch + 63) & ~(uintptr_t)63);
     xlarun_k__tilecfg *cfg = (xlarun_k__tilecfg *)(void *)base;
     unsigned char *cst = base + 64, *ab = cst + 4096, *cacc = ab + 2048, *xb = cacc + XBA_RB / 16 * G * 1024;
     if (r1 <= r0 || n == 0) return;
     if (Sc < 1) Sc = 1;
-    xlarun_k__bamx_pack(Xb, ldx, n, K, d, xb);
+    if (Xf) xlarun_k__bamx_pack3(Xf, ldx, n, K, d, cb, xb);
+    else xlarun_k__bamx_pack(Xb, ldx, n, K, d, cb, xb);
     memset(cfg, 0, sizeof *cfg);
     cfg->palette = 1;
-    for (j = 0; j < 8; j++) { cfg->colsb[j] = 64; cfg->rows[j] = 16; }
+    for (j = 0; j < 8; j++) { cfg->colsb[j] = (uint16_t)(j == 4 || j == 5 ? 64 : cb); cfg->rows[j] = 16; } /* tmm4/5: A */
     /* GCC 12 drops the stores above at -O2 unless it sees that ldtilecfg reads them */
     __asm__ __volatile__("" : : "r"(cfg) : "memory");
     _tile_loadconfig(cfg);
@@ -1922,8 +1991,8 @@ XLARUN_K__FN void xlarun_k_matmul_bf16x_amx(const void *W, size_t K, size_t r0, 
             for (p = rb; p < re;) {
                 /* the panel: na tiles from row pr, rows [mlo, mhi) of each written; copy: every
                    step staged (fewer than 16 rows in the whole matrix) */
-                size_t left = re - p, pr = p, mlo = 0, mhi = 16, nrows = left >= 32 ? 32 : 16;
-                int na = left >= 32 ? 2 : 1, copy = 0;
+                size_t left = re - p, pr = p, mlo = 0, mhi = 16, nrows = left >= 32 && G > 1 ? 32 : 16;
+                int na = left >= 32 && G > 1 ? 2 : 1, copy = 0;
                 if (left < 16 && re >= 16) { pr = re - 16; mlo = 16 - left; }
                 else if (left < 16) { copy = 1; mhi = left; nrows = left; }
                 for (g = 0; g < G; g += 2) {
@@ -1933,20 +2002,21 @@ XLARUN_K__FN void xlarun_k_matmul_bf16x_amx(const void *W, size_t K, size_t r0, 
                     for (j = kb; j < ke; j++) {
                         if (!copy && j >= fb && j < fe) { /* the whole windows at once */
                             xlarun_k__bamx_steps(na, ng, (const unsigned char *)xlarun_k__bamx_at(Wb + pr * K, d, j), K * 2,
-                                                 xb + (g * S + j) * 1024, S * 1024, fe - j);
+                                                 xb + (g * S + j) * 16 * cb, S * 16 * cb, cb, fe - j);
                             j = fe - 1;
                             continue;
                         }
                         /* staged: an edge window, or every step of a tiny matrix */
                         xlarun_k__bamx_copy_a(Wb, K, d, pr, nrows, j, ab);
-                        xlarun_k__bamx_steps(na, ng, ab, 64, xb + (g * S + j) * 1024, S * 1024, 1);
+                        xlarun_k__bamx_steps(na, ng, ab, 64, xb + (g * S + j) * 16 * cb, S * 16 * cb, cb, 1);
                     }
                     if (ke < S) { xlarun_k__bamx_cstore(na, ng, cs, G); continue; }
                     xlarun_k__bamx_cstore(na, ng, cst, 2); /* staging: tile 2i + j at cst + (2i + j) KB */
                     for (i = 0; i < na; i++)
                         for (j = 0; j < (size_t)ng; j++) {
-                            size_t t0 = 16 * (g + j), nt = n - t0 < 16 ? n - t0 : 16;
-                            xlarun_k__bamx_out(cst + (2 * (size_t)i + j) * 1024, nt, mlo, mhi, Y, ldy, pr + 16 * (size_t)i, t0);
+                            size_t t0 = tpg * (g + j), nt = n - t0 < tpg ? n - t0 : tpg;
+                            if (Xf) xlarun_k__bamx_out3(cst + (2 * (size_t)i + j) * 1024, nt, mlo, mhi, Y, ldy, pr + 16 * (size_t)i, t0);
+                            else xlarun_k__bamx_out(cst + (2 * (size_t)i + j) * 1024, nt, mlo, mhi, Y, ldy, pr + 16 * (size_t)i, t0);
                         }
                 }
                 p += na == 2 ? 32 : left < 16 ? left : 16;
@@ -1955,10 +2025,15 @@ XLARUN_K__FN void xlarun_k_matmul_bf16x_amx(const void *W, size_t K, size_t r0, 
     }
     _tile_release();
 }
+XLARUN_K__FN void xlarun_k_matmul_bf16x_amx(const void *W, size_t K, size_t r0, size_t r1, const uint16_t *Xb, size_t ldx,
+                                            size_t n, float *Y, size_t ldy, void *scratch) {
+    xlarun_k__bamx(W, K, r0, r1, Xb, NULL, ldx, n, Y, ldy, scratch);
+}
 #undef XBA_RB
 #undef XBA_B_L2
 #else
 XLARUN_K__FN size_t xlarun_k_btiles_bytes(size_t K, size_t n) { (void)K; (void)n; return 0; }
+XLARUN_K__FN size_t xlarun_k_etiles_bytes(size_t K, size_t n) { (void)K; (void)n; return 0; }
 #endif
 
 XLARUN_K__FN void xlarun_k_matmul_bf16x(const void *W, size_t K, size_t r0, size_t r1, const uint16_t *Xb,
@@ -1997,6 +2072,35 @@ XLARUN_K__FN void xlarun_k_matmul_bf16x(const void *W, size_t K, size_t r0, size
         for (i = 0; i < n; i++)
             for (r = first; r < r1; r++) Y[i * ldy + r] = xlarun_k_dot_bf16_bf16(Wb + r * K, Xb + i * ldx, K);
     }
+}
+
+/* ======================================================================================
+   matmul_amx3: Y[i*ldy + r] = W row r (bf16) . X row i (f32) for r in [r0, r1), i < n, the
+   exact precision's products on AMX-BF16 tiles. tiles: NULL, or (XLARUN_K_BAMX builds, once the
+   OS granted the tile state) this thread's xlarun_k_etiles_bytes(K, n) bytes of scratch.
+   NULL: exactly xlarun_k_matmul(XLARUN_K_BF16, ...), the canonical reduction. Tiles: each
+   activation is split into three bf16 parts whose sum is the activation (xlarun_k__bamx_pack3),
+   and each 32-element step runs TDPBF16PS against the three in turn: the products of bf16
+   weights and bf16 parts are exact, and the sums are the tile unit's, so the results agree with
+   the exact path to f32 rounding (test_kernels: within 5e-8 of the sum of |products| against
+   an f64 reference, the FMA path 2.5e-8) but with bits of their own. Those bits depend only
+   on row, token and the step sequence, as matmul_bf16x's on tiles do: any n, r0, r1 and any
+   thread count give the same, so a session runs decode on the tiles too. Subnormal weights and
+   activation parts read as zero (below 1.2e-38 in f32: no effect at f32 precision).
+   Single thread on the Xeon family 6 model 207, 256 tokens, N x K = 2048 x 2048, 8192 x 2048
+   and 2048 x 8192, against the exact FMA GEMM in the same process: 1.5-2.3x; two threads
+   1.3-1.7x (tools/README.md).
+   ====================================================================================== */
+XLARUN_K__FN void xlarun_k_matmul_amx3(const void *W, size_t K, size_t r0, size_t r1, const float *X, size_t ldx, size_t n,
+                                       float *Y, size_t ldy, void *tiles) {
+#if defined(XLARUN_K_BAMX)
+    if (tiles) {
+        xlarun_k__bamx(W, K, r0, r1, NULL, X, ldx, n, Y, ldy, tiles);
+        return;
+    }
+#endif
+    (void)tiles;
+    xlarun_k_matmul(XLARUN_K_BF16, W, K, r0, r1, X, ldx, n, Y, ldy);
 }
 
 /* ======================================================================================
