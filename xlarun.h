@@ -3963,7 +3963,7 @@ static xlarun_status xlarun__load_shard(xlarun__loader *L, const char *name, int
         if (slot < 0) continue;
         temp = !sc && !xlarun__is_matrix_slot(L->m, slot);
         /* + XLARUN__ALIGN: each tensor keeps its file offset's place in a 64-byte line, as a mapped
-           file has it, so that the AMX-BF16 tiles' steps (xlarun_k_matmul_bf16x_amx's WINDOWS)
+           file has it, so that the AMX-BF16 tiles' steps (xlarun_k__bamx's WINDOWS)
            and with them every bit are the same however the weights were loaded */
         if (t->nbytes > SIZE_MAX / 2 ||
             !(dst = xlarun__alloc_ex(L->a, XLARUN__CAST(size_t, t->nbytes) + XLARUN__ALIGN, temp, 1))) {
@@ -4629,7 +4629,7 @@ struct xlarun_session {
     void *own, *alloc_user;
 };
 
-/* AMX tiles (q8_0/q4_0 prefill): Linux hands a process the tile state only on request. Asked
+/* AMX tiles (q8_0/q4_0 prefill, bf16 products): Linux hands a process the tile state only on request. Asked
    at every session creation (the answer is the process's, and asking again is harmless), so no
    flag outlives a session: 1 granted, 0 refused or not Linux, -1 not built. */
 static int xlarun__amx_request(void) {

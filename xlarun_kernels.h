@@ -1742,15 +1742,17 @@ XLARUN_K__AI void xlarun_k__tr16(const __m512i *r, __m512i *o) {
 
 #endif
 
-/* ---- AMX: Intel AMX-BF16 tiles for matmul_bf16x (every n, decode included) ----
+/* ---- AMX: Intel AMX-BF16 tiles for matmul_bf16x and matmul_amx3 (every n, decode included) ----
    Built where the compiler targets AMX-TILE and AMX-BF16 on top of the AVX512_BF16 variant
    (XLARUN_K_BAMX), and used only when the caller passes per-thread scratch
-   (xlarun_k_btiles_bytes), i.e. after the kernel granted this process the tile state.
+   (xlarun_k_btiles_bytes, xlarun_k_etiles_bytes), i.e. after the kernel granted this process
+   the tile state.
    Layout: C^T = W X^T. A tile: 16 weight rows x 32 bf16 of K, loaded straight from W (stride
-   K * 2 bytes); B tile: 16 pairs of K x 16 tokens x 2 bf16, the activations repacked once per
-   call into per-thread scratch (16 x 16 dword transposes); C tile: 16 rows x 16 tokens in f32,
-   transposed into Y at the end. Register tiles 2 x 2 (tmm0-3 C, tmm4/5 A, tmm6/7 B), 2 x 1 for
-   one token group. K is cut into blocks whose B fits in about 1 MB of L2 (XBA_B_L2); when there
+   K * 2 bytes); B tile: 16 pairs of K x 16 columns x 2 bf16, a column a token (matmul_bf16x)
+   or one of a token's three parts (matmul_amx3: 5 tokens a group), the activations repacked once
+   per call into per-thread scratch (16 x 16 dword transposes); C tile: 16 rows x 16 columns in
+   f32, transposed into Y at the end. Register tiles 2 x 2 (tmm0-3 C, tmm4/5 A, tmm6/7 B); one
+   token group (decode) runs one A tile at a time with B and C narrowed to its columns. K is cut into blocks whose B fits in about 1 MB of L2 (XBA_B_L2); when there
    are several, the C tiles of XBA_RB rows go through scratch between blocks (exact f32 stores).
    ORDER (what the bits are): per output, C = 0, then for each step s of 32 elements of K in
    order (the last zero-padded): C = TDPBF16PS(C, W row[32s..32s+31], x[32s..32s+31]); where
@@ -2080,16 +2082,17 @@ XLARUN_K__FN void xlarun_k_matmul_bf16x(const void *W, size_t K, size_t r0, size
    OS granted the tile state) this thread's xlarun_k_etiles_bytes(K, n) bytes of scratch.
    NULL: exactly xlarun_k_matmul(XLARUN_K_BF16, ...), the canonical reduction. Tiles: each
    activation is split into three bf16 parts whose sum is the activation (xlarun_k__bamx_pack3),
-   and each 32-element step runs TDPBF16PS against the three in turn: the products of bf16
-   weights and bf16 parts are exact, and the sums are the tile unit's, so the results agree with
-   the exact path to f32 rounding (test_kernels: within 5e-8 of the sum of |products| against
-   an f64 reference, the FMA path 2.5e-8) but with bits of their own. Those bits depend only
-   on row, token and the step sequence, as matmul_bf16x's on tiles do: any n, r0, r1 and any
-   thread count give the same, so a session runs decode on the tiles too. Subnormal weights and
+   which are columns of the B tile (5 tokens x 3 parts a group), so each 32-element step is one
+   TDPBF16PS for all three and the output is (part 0 + part 1) + part 2. The products of bf16
+   weights and bf16 parts are exact and the sums are the tile unit's, so the results agree with
+   the exact path to f32 rounding (test_kernels: worst 2.1e-7 of the sum of |products| against
+   an f64 reference, where the FMA dot gives 1.2e-7) but with bits of their own. Those bits
+   depend only on row, token and the step sequence, as matmul_bf16x's on tiles do: any n, r0,
+   r1 and any thread count give the same, so a session runs decode on the tiles too (one
+   group: tiles narrowed to its columns, level with the exact GEMV). Subnormal weights and
    activation parts read as zero (below 1.2e-38 in f32: no effect at f32 precision).
-   Single thread on the Xeon family 6 model 207, 256 tokens, N x K = 2048 x 2048, 8192 x 2048
-   and 2048 x 8192, against the exact FMA GEMM in the same process: 1.5-2.3x; two threads
-   1.3-1.7x (tools/README.md).
+   Xeon family 6 model 207, the whole 1B in bench, 2 threads, against --no-amx in alternating
+   rounds: see tools/README.md, "Using AMX for the exact mode".
    ====================================================================================== */
 XLARUN_K__FN void xlarun_k_matmul_amx3(const void *W, size_t K, size_t r0, size_t r1, const float *X, size_t ldx, size_t n,
                                        float *Y, size_t ldy, void *tiles) {

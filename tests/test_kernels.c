@@ -930,140 +930,91 @@ static void test_qmatmul_amx(void) {
 }
 
 
-/* The AMX-BF16 GEMM (built where the compiler targets AMX-BF16): its own order, the same bits for
-   any n, r0, r1 (a decode step is one token and any row), checked at odd shapes: fewer than 16
-   rows in the matrix (staged A tiles), partial row tiles, K tails, 1..50 tokens, and 300 tokens
-   at K = 2065 (two K blocks: C tiles through scratch); W on a line or 2, 40 or 62 bytes past one
-   (shifted windows where K is a multiple of 32). Then the documented semantics: where each
-   32-element step has one nonzero pair, C = C + round(p0 + p1) step by step, subnormal weights
-   read as 0; and agreement with the f64 sum of the same products. */
-/* The exact precision's AMX path (xlarun_k_matmul_amx3): bf16 weights, f32 activations as three
-   bf16 parts. The same shapes as below; its own bits the same for any n, r0, r1; within f32
-   rounding of the f64 sum of the products (subnormal weights read as 0); and without tiles,
-   exactly xlarun_k_matmul. */
-static void test_amx3(void) {
-#if defined(XLARUN_K_BAMX) && defined(__linux__) && defined(__x86_64__)
-    static const size_t Ks[] = {7, 32, 40, 96, 2065}, Ns[] = {5, 37, 70}, ns[] = {1, 16, 17, 33, 50};
-    size_t ki, ni, ti, i, r, k, bad = 0, checked = 0, tol_bad = 0, nul_bad = 0, nmax = 300;
-    double worst = 0;
-    if (!amx_granted()) {
-        printf("kernels: AMX-BF16 built, but the OS refused the tile state: amx3 not checked\n");
-        return;
-    }
-    for (ki = 0; ki < sizeof Ks / sizeof *Ks; ki++)
-        for (ni = 0; ni < sizeof Ns / sizeof *Ns; ni++) {
-            size_t K = Ks[ki], N = Ns[ni], ldx = K + 3;
-            uint16_t *W = (uint16_t *)malloc(N * K * 2);
-            float *X = (float *)malloc(nmax * ldx * sizeof(float)), *Y = (float *)malloc(nmax * N * sizeof(float));
-            float *Y0 = (float *)malloc(nmax * N * sizeof(float)), *yr = (float *)malloc(N * sizeof(float)), one = 0;
-            unsigned char *T = (unsigned char *)malloc(xlarun_k_etiles_bytes(K, nmax));
-            if (!W || !X || !Y || !Y0 || !yr || !T) { CHECK(0); return; }
-            for (i = 0; i < N * K; i++) W[i] = xlarun_k_f32_to_bf16(frand() * (i % 31 == 0 ? 8.0f : 1.0f));
-            for (i = 0; i < N * K; i += 97) W[i] = (uint16_t)(0x0040 | (i & 0x8000)); /* subnormal: read as 0 */
-            for (i = 0; i < nmax; i++)
-                for (k = 0; k < ldx; k++) /* full f32 mantissas, a wide range of exponents, some zeros */
-                    X[i * ldx + k] = (i % 7 == 3 && k < 40) ? 0.0f : frand() * ldexpf(1.0f, (int)(rnd32() % 16) - 6);
-            for (ti = 0; ti <= sizeof ns / sizeof *ns; ti++) {
-                size_t n = ti < sizeof ns / sizeof *ns ? ns[ti] : nmax, r0 = N > 16 ? 3 : 1, r1 = N > 16 ? N - 2 : N;
-                if (n == nmax && (K != 2065 || N != 37)) continue;
-                memset(Y, 0xAB, nmax * N * sizeof(float));
-                memset(Y0, 0xAB, nmax * N * sizeof(float));
-                xlarun_k_matmul_amx3(W, K, r0, r1, X, ldx, n, Y, N, T);
-                xlarun_k_matmul_amx3(W, K, r0, r1, X, ldx, n, Y0, N, NULL);
-                for (i = 0; i < n; i++)
-                    for (r = 0; r < N; r++) {
-                        int in = r >= r0 && r < r1;
-                        uint32_t want = 0xABABABABu;
-                        double ex = 0, ab = 0;
-                        if (in) { /* one token, one row: a decode step of one row */
-                            float d = xlarun_k_dot(XLARUN_K_BF16, W + r * K, X + i * ldx, K);
-                            xlarun_k_matmul_amx3(W, K, r, r + 1, X + i * ldx, ldx, 1, yr, N, T);
-                            one = yr[r];
-                            want = fbits(one);
-                            nul_bad += fbits(d) != fbits(Y0[i * N + r]);
-                            for (k = 0; k < K; k++) {
-                                double w = (W[r * K + k] & 0x7f80) ? (double)xlarun_k_bf16_to_f32(W[r * K + k]) : 0.0;
-                                double pr = w * (double)X[i * ldx + k];
-                                ex += pr;
-                                ab += fabs(pr);
-                            }
-                            if (fabs((double)Y[i * N + r] - ex) > (double)(3 * K / 32 + 8) * 1.2e-7 * ab + 1e-30) tol_bad++;
-                            if (ab > 0 && fabs((double)Y[i * N + r] - ex) / ab > worst) worst = fabs((double)Y[i * N + r] - ex) / ab;
-                        } else nul_bad += fbits(Y0[i * N + r]) != want;
-                        checked++;
-                        if (fbits(Y[i * N + r]) != want && bad++ < 5)
-                            CHECKF(0, "amx3 K=%zu N=%zu n=%zu [%zu][%zu]: gemm %.9g, one row one token %.9g", K, N, n, i, r,
-                                   (double)Y[i * N + r], (double)one);
-                    }
-            }
-            free(W); free(X); free(Y); free(Y0); free(yr); free(T);
-        }
-    CHECKF(bad == 0, "amx3 GEMM != its one-row one-token product in %zu of %zu outputs", bad, checked);
-    CHECKF(tol_bad == 0, "amx3 GEMM outside tolerance of the f64 sum in %zu outputs", tol_bad);
-    CHECKF(nul_bad == 0, "amx3 without tiles != xlarun_k_matmul (or wrote outside its rows) in %zu outputs", nul_bad);
-    printf("kernels: AMX-BF16 exact (three parts) GEMM == one row one token on %zu outputs; worst error %.2e of sum|products|\n",
-           checked, worst);
-#endif
-}
-
+/* The AMX-BF16 GEMMs (built where the compiler targets AMX-BF16), in both precisions: bf16
+   activations (xlarun_k_matmul_bf16x) and f32 ones as three bf16 parts (xlarun_k_matmul_amx3,
+   the exact precision on tiles). Each has its own order and the same bits for any n, r0, r1 (a
+   decode step is one token and any row), checked at odd shapes: fewer than 16 rows in the matrix
+   (staged A tiles), partial row tiles, K tails, 1..50 tokens (one token group, its B and C tiles
+   narrowed to the columns in use, and several), and 300 tokens at K = 2065 (two K blocks: C
+   tiles through scratch); W on a line or 2, 40 or 62 bytes past one (shifted windows where K is
+   a multiple of 32); agreement with the f64 sum of the same products (subnormal weights read as
+   0). amx3 without tiles is exactly xlarun_k_matmul. Then the documented semantics: where each
+   32-element step has one nonzero pair, C = C + round(p0 + p1) step by step. */
 static void test_bf16x_amx(void) {
 #if defined(XLARUN_K_BAMX) && defined(__linux__) && defined(__x86_64__)
-    static const size_t Ks[] = {7, 32, 40, 96, 2065}, Ns[] = {5, 37, 70}, ns[] = {1, 16, 17, 33, 50};
-    size_t ki, ni, ti, i, r, k, bad = 0, checked = 0, tol_bad = 0, nmax = 300;
-    double worst = 0;
+    static const size_t Ks[] = {7, 32, 40, 96, 2065}, Ns[] = {5, 37, 70}, ns[] = {1, 3, 5, 16, 17, 33, 50};
+    static const char *mode_name[2] = {"bf16 activations", "exact (three parts)"};
+    size_t ki, ni, ti, i, r, k, nmax = 300, mode;
     if (!amx_granted()) {
         printf("kernels: AMX-BF16 built, but the OS refused the tile state: not checked\n");
         return;
     }
-    for (ki = 0; ki < sizeof Ks / sizeof *Ks; ki++)
-        for (ni = 0; ni < sizeof Ns / sizeof *Ns; ni++) {
-            static const size_t wofs[4] = {0, 1, 20, 31}; /* elements past a 64-byte line */
-            size_t K = Ks[ki], N = Ns[ni], ldx = K + 3;
-            uint16_t *Wm = (uint16_t *)malloc(N * K * 2 + 128), *X = (uint16_t *)malloc(nmax * ldx * 2), *W;
-            unsigned char *T = (unsigned char *)malloc(xlarun_k_btiles_bytes(K, nmax));
-            float *row = (float *)malloc(ldx * sizeof(float)), *Y = (float *)malloc(nmax * N * sizeof(float)), one = 0;
-            float *yr = (float *)malloc(N * sizeof(float));
-            if (!Wm || !X || !T || !row || !Y || !yr) { CHECK(0); return; }
-            W = (uint16_t *)(void *)(((uintptr_t)Wm + 63) & ~(uintptr_t)63) + wofs[(ki + ni) % 4];
-            for (i = 0; i < N * K; i++) W[i] = xlarun_k_f32_to_bf16(frand() * (i % 31 == 0 ? 8.0f : 1.0f));
-            for (i = 0; i < N * K; i += 97) W[i] = (uint16_t)(0x0040 | (i & 0x8000)); /* subnormal: read as 0 */
-            for (i = 0; i < nmax; i++) {
-                for (k = 0; k < ldx; k++) row[k] = (i % 7 == 3 && k < 40) ? 0.0f : frand() * 4.0f;
-                xlarun_k_f32_to_bf16_row(row, X + i * ldx, ldx);
-            }
-            for (ti = 0; ti <= sizeof ns / sizeof *ns; ti++) {
-                size_t n = ti < sizeof ns / sizeof *ns ? ns[ti] : nmax, r0 = N > 16 ? 3 : 1, r1 = N > 16 ? N - 2 : N;
-                if (n == nmax && (K != 2065 || N != 37)) continue;
-                memset(Y, 0xAB, nmax * N * sizeof(float));
-                xlarun_k_matmul_bf16x(W, K, r0, r1, X, ldx, n, Y, N, T);
-                for (i = 0; i < n; i++)
-                    for (r = 0; r < N; r++) {
-                        int in = r >= r0 && r < r1;
-                        uint32_t want = 0xABABABABu;
-                        double ex = 0, ab = 0;
-                        if (in) { /* one token, one row: a decode step of one row */
-                            xlarun_k_matmul_bf16x(W, K, r, r + 1, X + i * ldx, ldx, 1, yr, N, T);
-                            one = yr[r];
-                            want = fbits(one);
-                            for (k = 0; k < K; k++) {
-                                double w = (W[r * K + k] & 0x7f80) ? (double)xlarun_k_bf16_to_f32(W[r * K + k]) : 0.0;
-                                double pr = w * (double)xlarun_k_bf16_to_f32(X[i * ldx + k]);
-                                ex += pr;
-                                ab += fabs(pr);
-                            }
-                            if (fabs((double)Y[i * N + r] - ex) > (double)(K / 32 + 8) * 1.2e-7 * ab + 1e-30) tol_bad++;
-                            if (ab > 0 && fabs((double)Y[i * N + r] - ex) / ab > worst) worst = fabs((double)Y[i * N + r] - ex) / ab;
+    for (mode = 0; mode < 2; mode++) {
+        size_t bad = 0, checked = 0, tol_bad = 0, nul_bad = 0;
+        double worst = 0;
+        for (ki = 0; ki < sizeof Ks / sizeof *Ks; ki++)
+            for (ni = 0; ni < sizeof Ns / sizeof *Ns; ni++) {
+                static const size_t wofs[4] = {0, 1, 20, 31}; /* elements past a 64-byte line */
+                size_t K = Ks[ki], N = Ns[ni], ldx = K + 3;
+                uint16_t *Wm = (uint16_t *)malloc(N * K * 2 + 128), *Xb = (uint16_t *)malloc(nmax * ldx * 2), *W;
+                unsigned char *T = (unsigned char *)malloc(mode ? xlarun_k_etiles_bytes(K, nmax) : xlarun_k_btiles_bytes(K, nmax));
+                float *X = (float *)malloc(nmax * ldx * sizeof(float)), *Y = (float *)malloc(nmax * N * sizeof(float));
+                float *Y0 = (float *)malloc(nmax * N * sizeof(float)), *yr = (float *)malloc(N * sizeof(float)), one = 0;
+                if (!Wm || !Xb || !T || !X || !Y || !Y0 || !yr) { CHECK(0); return; }
+                W = (uint16_t *)(void *)(((uintptr_t)Wm + 63) & ~(uintptr_t)63) + wofs[(ki + ni + mode) % 4];
+                for (i = 0; i < N * K; i++) W[i] = xlarun_k_f32_to_bf16(frand() * (i % 31 == 0 ? 8.0f : 1.0f));
+                for (i = 0; i < N * K; i += 97) W[i] = (uint16_t)(0x0040 | (i & 0x8000)); /* subnormal: read as 0 */
+                for (i = 0; i < nmax; i++) { /* exact: full f32 mantissas over a wide range of exponents */
+                    for (k = 0; k < ldx; k++)
+                        X[i * ldx + k] = (i % 7 == 3 && k < 40) ? 0.0f : frand() * (mode ? ldexpf(1.0f, (int)(rnd32() % 16) - 6) : 4.0f);
+                    xlarun_k_f32_to_bf16_row(X + i * ldx, Xb + i * ldx, ldx);
+                    if (!mode) for (k = 0; k < ldx; k++) X[i * ldx + k] = xlarun_k_bf16_to_f32(Xb[i * ldx + k]);
+                }
+                for (ti = 0; ti <= sizeof ns / sizeof *ns; ti++) {
+                    size_t n = ti < sizeof ns / sizeof *ns ? ns[ti] : nmax, r0 = N > 16 ? 3 : 1, r1 = N > 16 ? N - 2 : N;
+                    if (n == nmax && (K != 2065 || N != 37)) continue;
+                    memset(Y, 0xAB, nmax * N * sizeof(float));
+                    memset(Y0, 0xAB, nmax * N * sizeof(float));
+                    if (mode) {
+                        xlarun_k_matmul_amx3(W, K, r0, r1, X, ldx, n, Y, N, T);
+                        xlarun_k_matmul_amx3(W, K, r0, r1, X, ldx, n, Y0, N, NULL);
+                    } else xlarun_k_matmul_bf16x(W, K, r0, r1, Xb, ldx, n, Y, N, T);
+                    for (i = 0; i < n; i++)
+                        for (r = 0; r < N; r++) {
+                            int in = r >= r0 && r < r1;
+                            uint32_t want = 0xABABABABu;
+                            double ex = 0, ab = 0;
+                            if (in) { /* one token, one row: a decode step of one row */
+                                if (mode) {
+                                    xlarun_k_matmul_amx3(W, K, r, r + 1, X + i * ldx, ldx, 1, yr, N, T);
+                                    nul_bad += fbits(xlarun_k_dot(XLARUN_K_BF16, W + r * K, X + i * ldx, K)) != fbits(Y0[i * N + r]);
+                                } else xlarun_k_matmul_bf16x(W, K, r, r + 1, Xb + i * ldx, ldx, 1, yr, N, T);
+                                one = yr[r];
+                                want = fbits(one);
+                                for (k = 0; k < K; k++) {
+                                    double w = (W[r * K + k] & 0x7f80) ? (double)xlarun_k_bf16_to_f32(W[r * K + k]) : 0.0;
+                                    double pr = w * (double)X[i * ldx + k];
+                                    ex += pr;
+                                    ab += fabs(pr);
+                                }
+                                /* three parts: three times the steps' roundings */
+                                if (fabs((double)Y[i * N + r] - ex) > (double)((mode ? 3 : 1) * K / 32 + 8) * 1.2e-7 * ab + 1e-30) tol_bad++;
+                                if (ab > 0 && fabs((double)Y[i * N + r] - ex) / ab > worst) worst = fabs((double)Y[i * N + r] - ex) / ab;
+                            } else if (mode) nul_bad += fbits(Y0[i * N + r]) != want;
+                            checked++;
+                            if (fbits(Y[i * N + r]) != want && bad++ < 5)
+                                CHECKF(0, "AMX-BF16 %s K=%zu N=%zu n=%zu [%zu][%zu]: gemm %.9g, one row one token %.9g", mode_name[mode],
+                                       K, N, n, i, r, (double)Y[i * N + r], (double)one);
                         }
-                        checked++;
-                        if (fbits(Y[i * N + r]) != want && bad++ < 5)
-                            CHECKF(0, "bf16x amx K=%zu N=%zu n=%zu [%zu][%zu]: gemm %.9g, one row one token %.9g", K, N, n, i, r,
-                                   (double)Y[i * N + r], (double)one);
-                    }
+                }
+                free(Wm); free(Xb); free(T); free(X); free(Y); free(Y0); free(yr);
             }
-            free(Wm); free(X); free(T); free(row); free(Y); free(yr);
-        }
-    CHECKF(bad == 0, "AMX-BF16 GEMM != its one-row one-token product in %zu of %zu outputs", bad, checked);
-    CHECKF(tol_bad == 0, "AMX-BF16 GEMM outside tolerance of the f64 sum in %zu outputs", tol_bad);
+        CHECKF(bad == 0, "AMX-BF16 %s GEMM != its one-row one-token product in %zu of %zu outputs", mode_name[mode], bad, checked);
+        CHECKF(tol_bad == 0, "AMX-BF16 %s GEMM outside tolerance of the f64 sum in %zu outputs", mode_name[mode], tol_bad);
+        CHECKF(nul_bad == 0, "amx3 without tiles != xlarun_k_matmul (or wrote outside its rows) in %zu outputs", nul_bad);
+        printf("kernels: AMX-BF16 %s GEMM == one row one token on %zu outputs; worst error %.2e of sum|products|\n",
+               mode_name[mode], checked, worst);
+    }
     {   /* the semantics stated in xlarun_kernels.h: one pair a step, sequential, DAZ */
         enum { K = 320, R = 16 };
         uint16_t Wbuf[R * K + 32], X[K];
@@ -1097,7 +1048,6 @@ static void test_bf16x_amx(void) {
         CHECKF(sbad == 0, "AMX-BF16: one pair a step is not C + round(p0 + p1) in %zu of 16 rows", sbad);
         free(T);
     }
-    printf("kernels: AMX-BF16 GEMM == one row one token on %zu outputs; worst error %.2e of sum|products|\n", checked, worst);
 #endif
 }
 
@@ -1106,7 +1056,7 @@ int main(int argc, char **argv) {
         {"conversions", test_conversions}, {"to_f32", test_to_f32}, {"dot", test_dot}, {"matmul", test_matmul},
         {"matmul blocked", test_matmul_blocked}, {"rmsnorm", test_rmsnorm}, {"rope", test_rope}, {"softmax", test_softmax},
         {"attend", test_attend}, {"kv store", test_kv_store}, {"exp", test_exp}, {"silu add argmax", test_silu_add_argmax},
-        {"bf16 opt-in", test_bf16_opt_in}, {"qmatmul amx", test_qmatmul_amx}, {"bf16x amx", test_bf16x_amx}, {"amx3", test_amx3}};
+        {"bf16 opt-in", test_bf16_opt_in}, {"qmatmul amx", test_qmatmul_amx}, {"bf16x amx", test_bf16x_amx}};
     size_t i;
     test_init(argc, argv);
     for (i = 0; i < sizeof cases / sizeof *cases; i++)
