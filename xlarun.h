@@ -98,7 +98,8 @@
 
    NUMERICS
        Activations are f32, and so is the KV cache by default; weights are read in their stored
-       dtype and widened exactly. The reference is Hugging Face transformers' LlamaForCausalLM
+       dtype and widened exactly (on AMX-BF16 tiles, where built and granted, each activation
+       as three bf16 parts that sum to it). The reference is Hugging Face transformers' LlamaForCausalLM
        (MistralForCausalLM, Qwen2ForCausalLM, Qwen3ForCausalLM, Gemma3ForCausalLM, Gemma2ForCausalLM,
        GemmaForCausalLM, Phi3ForCausalLM, SmolLM3ForCausalLM, GraniteForCausalLM, Olmo2ForCausalLM,
        MixtralForCausalLM, Qwen3MoeForCausalLM, OlmoeForCausalLM, Qwen2MoeForCausalLM) in
@@ -228,7 +229,7 @@
             gone: a named format is a built-in template text); tool calls read back from
             replies; a generator may have no tokenizer (ids only).
        0.3  GBNF grammars, JSON Schema and tool-call grammars for the generator; AMX-INT8 and
-            AMX-BF16 tiles for prefill; config.json through one row per architecture, read as
+            AMX-BF16 tiles (bf16 weights: prefill and decode, either precision); config.json through one row per architecture, read as
             the folder's transformers version (4.x or 5.x) reads it. xlarun_config keeps what
             the model is (it gained transformers_version); the executor's switches (biases,
             norm placement, multipliers, per-layer flags) and xlarun_act left it.

@@ -1923,29 +1923,21 @@ XLARUN_K__AI void xlarun_k__bamx_cstore(int na, int ng, unsigned char *c, size_t
     if (na == 2 && ng == 2) _tile_stored(3, c + G * 1024 + 1024, 64);
 }
 
-/* a staged C tile (16 rows x 16 tokens) into Y: tokens t0 .. t0 + nt - 1, rows pr + [mlo, mhi) */
-XLARUN_K__AI void xlarun_k__bamx_out(const unsigned char *c, size_t nt, size_t mlo, size_t mhi, float *Y, size_t ldy, size_t pr,
-                                     size_t t0) {
-    __m512i in[16], out[16];
-    __mmask16 mk = (__mmask16)(((1u << mhi) - 1u) & ~((1u << mlo) - 1u));
-    size_t m;
-    for (m = 0; m < 16; m++) in[m] = _mm512_load_si512((const void *)(c + 64 * m));
-    xlarun_k__tr16(in, out);
-    for (m = 0; m < nt; m++) _mm512_mask_storeu_ps(Y + (t0 + m) * ldy + pr, mk, _mm512_castsi512_ps(out[m]));
-}
-
-/* the same for a group of xlarun_k__bamx_pack3: token j's output is (part 0 + part 1) + part 2 of
-   its columns, nt tokens from t0 */
-XLARUN_K__AI void xlarun_k__bamx_out3(const unsigned char *c, size_t nt, size_t mlo, size_t mhi, float *Y, size_t ldy, size_t pr,
-                                      size_t t0) {
+/* a staged C tile (16 rows x 16 columns) into Y: tokens t0 .. t0 + nt - 1, rows pr + [mlo, mhi);
+   parts 1: a column a token; 3 (xlarun_k__bamx_pack3): token j's output is
+   (part 0 + part 1) + part 2 of columns 3j .. 3j + 2 */
+XLARUN_K__AI void xlarun_k__bamx_out(const unsigned char *c, size_t parts, size_t nt, size_t mlo, size_t mhi, float *Y, size_t ldy,
+                                     size_t pr, size_t t0) {
     __m512i in[16], out[16];
     __mmask16 mk = (__mmask16)(((1u << mhi) - 1u) & ~((1u << mlo) - 1u));
     size_t m;
     for (m = 0; m < 16; m++) in[m] = _mm512_load_si512((const void *)(c + 64 * m));
     xlarun_k__tr16(in, out);
     for (m = 0; m < nt; m++) {
-        __m512 y = _mm512_add_ps(_mm512_castsi512_ps(out[3 * m]), _mm512_castsi512_ps(out[3 * m + 1]));
-        _mm512_mask_storeu_ps(Y + (t0 + m) * ldy + pr, mk, _mm512_add_ps(y, _mm512_castsi512_ps(out[3 * m + 2])));
+        __m512 y = _mm512_castsi512_ps(out[parts * m]);
+        if (parts == 3)
+            y = _mm512_add_ps(_mm512_add_ps(y, _mm512_castsi512_ps(out[3 * m + 1])), _mm512_castsi512_ps(out[3 * m + 2]));
+        _mm512_mask_storeu_ps(Y + (t0 + m) * ldy + pr, mk, y);
     }
 }
 
@@ -2017,8 +2009,7 @@ XLARUN_K__AI void xlarun_k__bamx(const void *W, size_t K, size_t r0, size_t r1, 
                     for (i = 0; i < na; i++)
                         for (j = 0; j < (size_t)ng; j++) {
                             size_t t0 = tpg * (g + j), nt = n - t0 < tpg ? n - t0 : tpg;
-                            if (Xf) xlarun_k__bamx_out3(cst + (2 * (size_t)i + j) * 1024, nt, mlo, mhi, Y, ldy, pr + 16 * (size_t)i, t0);
-                            else xlarun_k__bamx_out(cst + (2 * (size_t)i + j) * 1024, nt, mlo, mhi, Y, ldy, pr + 16 * (size_t)i, t0);
+                            xlarun_k__bamx_out(cst + (2 * (size_t)i + j) * 1024, Xf ? 3 : 1, nt, mlo, mhi, Y, ldy, pr + 16 * (size_t)i, t0);
                         }
                 }
                 p += na == 2 ? 32 : left < 16 ? left : 16;
