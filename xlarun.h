@@ -98,16 +98,16 @@
 
    NUMERICS
        Activations are f32, and so is the KV cache by default; weights are read in their stored
-       dtype and widened exactly (on AMX-BF16 tiles, where built and granted, each activation
-       as three bf16 parts that sum to it). The reference is Hugging Face transformers' LlamaForCausalLM
-       (MistralForCausalLM, Qwen2ForCausalLM, Qwen3ForCausalLM, Gemma3ForCausalLM, Gemma2ForCausalLM,
-       GemmaForCausalLM, Phi3ForCausalLM, SmolLM3ForCausalLM, GraniteForCausalLM, Olmo2ForCausalLM,
-       MixtralForCausalLM, Qwen3MoeForCausalLM, OlmoeForCausalLM, Qwen2MoeForCausalLM) in
-       float32 with eager attention; the per-head q/k norms of Qwen3 and Gemma 3 use the RMSNorm
-       kernel of the layer norms (Gemma's norm weights are stored once as 1 + w, in f32); biases
-       (Qwen2's q, k, v; Llama's attention_bias and mlp_bias) are added in f32 after the product,
-       and stay float in quantized checkpoints, like the norms. See README.md for the
-       measured agreement. The session option precision = XLARUN_PRECISION_BF16_ACTIVATIONS
+       dtype and widened exactly (on AMX-BF16 tiles, where built and granted, each activation as
+       three bf16 parts that sum to it). The reference is Hugging Face transformers'
+       LlamaForCausalLM (MistralForCausalLM, Qwen2ForCausalLM, Qwen3ForCausalLM, Gemma3ForCausalLM,
+       Gemma2ForCausalLM, GemmaForCausalLM, Phi3ForCausalLM, SmolLM3ForCausalLM, GraniteForCausalLM,
+       Olmo2ForCausalLM, MixtralForCausalLM, Qwen3MoeForCausalLM, OlmoeForCausalLM,
+       Qwen2MoeForCausalLM) in float32 with eager attention; the per-head q/k norms of Qwen3 and
+       Gemma 3 use the RMSNorm kernel of the layer norms (Gemma's norm weights are stored once as
+       1 + w, in f32); biases (Qwen2's q, k, v; Llama's attention_bias and mlp_bias) are added in f32
+       after the product, and stay float in quantized checkpoints, like the norms. See README.md for
+       the measured agreement. The session option precision = XLARUN_PRECISION_BF16_ACTIVATIONS
        rounds activation rows to bf16 before products with bf16 weights (AVX512_BF16 vdpbf16ps,
        AMX-BF16 tiles where built and granted, Arm BF16 BFDOT): faster prefill, looser agreement
        (README states both). The session option
@@ -229,10 +229,11 @@
             gone: a named format is a built-in template text); tool calls read back from
             replies; a generator may have no tokenizer (ids only).
        0.3  GBNF grammars, JSON Schema and tool-call grammars for the generator; AMX-INT8 and
-            AMX-BF16 tiles (bf16 weights: prefill and decode, either precision); config.json through one row per architecture, read as
-            the folder's transformers version (4.x or 5.x) reads it. xlarun_config keeps what
-            the model is (it gained transformers_version); the executor's switches (biases,
-            norm placement, multipliers, per-layer flags) and xlarun_act left it.
+            AMX-BF16 tiles (bf16 weights: prefill and decode, either precision); config.json through
+            one row per architecture, read as the folder's transformers version (4.x or 5.x) reads
+            it. xlarun_config keeps what the model is (it gained transformers_version); the
+            executor's switches (biases, norm placement, multipliers, per-layer flags) and
+            xlarun_act left it.
 
    LICENSE: MIT, see the end of this file.
 */
@@ -537,8 +538,8 @@ XLARUN_API size_t xlarun_session_position(const xlarun_session *s);    /* tokens
    weights, prefill and decode: rounded activations under XLARUN_PRECISION_BF16_ACTIVATIONS,
    activations in three bf16 parts under EXACT) or "int8+bf16";
    "refused" when built for them but the OS said no (the AVX-512 kernels run instead: the same
-   bits for int8, the vdpbf16ps order or the exact path for bf16), "unused" when nothing in the model and options
-   uses them, "not built" when the compiler did not target AMX-INT8 or AMX-BF16 */
+   bits for int8, the vdpbf16ps order or the exact path for bf16), "unused" when nothing in the
+   model and options uses them, "not built" when the compiler did not target AMX-INT8 or AMX-BF16 */
 XLARUN_API const char *xlarun_session_amx(const xlarun_session *s);
 XLARUN_API int32_t xlarun_argmax(const float *x, size_t n); /* first maximal index, as torch */
 
@@ -4630,8 +4631,8 @@ struct xlarun_session {
     void *own, *alloc_user;
 };
 
-/* AMX tiles (q8_0/q4_0 prefill, bf16 products): Linux hands a process the tile state only on request. Asked
-   at every session creation (the answer is the process's, and asking again is harmless), so no
+/* AMX tiles (q8_0/q4_0 prefill, bf16 products): Linux hands a process the tile state only on
+   request. Asked at every session creation (the answer is the process's, and asking again is harmless), so no
    flag outlives a session: 1 granted, 0 refused or not Linux, -1 not built. */
 static int xlarun__amx_request(void) {
 #if (defined(XLARUN_K_QAMX) || defined(XLARUN_K_BAMX)) && defined(__linux__) && defined(__x86_64__)

@@ -1752,8 +1752,8 @@ XLARUN_K__AI void xlarun_k__tr16(const __m512i *r, __m512i *o) {
    or one of a token's three parts (matmul_amx3: 5 tokens a group), the activations repacked once
    per call into per-thread scratch (16 x 16 dword transposes); C tile: 16 rows x 16 columns in
    f32, transposed into Y at the end. Register tiles 2 x 2 (tmm0-3 C, tmm4/5 A, tmm6/7 B); one
-   token group (decode) runs one A tile at a time with B and C narrowed to its columns. K is cut into blocks whose B fits in about 1 MB of L2 (XBA_B_L2); when there
-   are several, the C tiles of XBA_RB rows go through scratch between blocks (exact f32 stores).
+   token group (decode) runs one A tile at a time with B and C narrowed to its columns. K is
+   cut into blocks whose B fits in about 1 MB of L2 (XBA_B_L2); when there are several, the C tiles of XBA_RB rows go through scratch between blocks (exact f32 stores).
    ORDER (what the bits are): per output, C = 0, then for each step s of 32 elements of K in
    order (the last zero-padded): C = TDPBF16PS(C, W row[32s..32s+31], x[32s..32s+31]); where
    W's rows all start d elements past a 64-byte line, the steps are the windows
@@ -1781,9 +1781,6 @@ XLARUN_K__AI size_t xlarun_k__bamx_bytes(size_t K, size_t g) {
 XLARUN_K__FN size_t xlarun_k_btiles_bytes(size_t K, size_t n) { return xlarun_k__bamx_bytes(K, (n + 15) / 16); }
 XLARUN_K__FN size_t xlarun_k_etiles_bytes(size_t K, size_t n) { return xlarun_k__bamx_bytes(K, (n + 4) / 5); }
 
-/* B: group g, step s at xb + (g * S + s) * 1024: row kk holds, for tokens 16g .. 16g + 15, the
-   pair 2kk, 2kk + 1 of the step's window (elements 32s - d + 2kk, + 1; tokens past n and
-   elements outside the row: 0) */
 /* Step s of a row of K elements is the window [32s - d, 32s - d + 32), d < 32 (see WINDOWS below):
    its mask of elements inside the row, and its address (formed as an integer: for s = 0 it is
    below the row, where the masked-out elements are never read) */
@@ -1803,6 +1800,9 @@ XLARUN_K__AI void xlarun_k__bamx_put(const __m512i *out, unsigned char *dst, siz
         if (cb == 64) _mm512_store_si512((void *)(dst + 64 * j), out[j]);
         else _mm512_mask_storeu_epi32((void *)(dst + cb * j), (__mmask16)((1u << (cb / 4)) - 1u), out[j]);
 }
+/* B: group g, step s at xb + (g * S + s) * 16 cb: row kk holds, for tokens 16g .. 16g + 15, the
+   pair 2kk, 2kk + 1 of the step's window (elements 32s - d + 2kk, + 1; tokens past n and
+   elements outside the row: 0) */
 XLARUN_K__AI void xlarun_k__bamx_pack(const uint16_t *Xb, size_t ldx, size_t n, size_t K, size_t d, size_t cb, unsigned char *xb) {
     size_t G = (n + 15) / 16, S = (K + d + 31) / 32, g, s, j;
     __m512i in[16], out[16];
