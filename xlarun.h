@@ -4615,6 +4615,11 @@ struct xlarun_session {
     unsigned char *btiles;               /* bf16 weights, AMX-BF16 build: btiles_bytes per thread (xb16:
                                             bf16 activations; else exact, xlarun_k_matmul_amx3) */
     size_t btiles_bytes;
+    unsigned char *bpack;                /* the same, prefill: a chunk's activations packed once for all
+                                            threads (xlarun_k_bamx_pack), bpack_bytes for each offset in bwin */
+    size_t bpack_bytes;
+    unsigned char bwin[32];              /* the window offsets of the model's bf16 matrices (xlarun__bwindows) */
+    int n_bwin;
     int gemv_streams;                    /* runs of rows one decode GEMV reads at once (xlarun__gemv_streams) */
     int amx;                             /* AMX tiles (int8 for qtiles, bf16 for btiles): 1 granted,
                                             0 refused by the OS, -1 not built (or nothing to use them) */
@@ -4630,6 +4635,48 @@ struct xlarun_session {
     xlarun__pool pool;
     void *own, *alloc_user;
 };
+
+/* the window offsets (xlarun_k_bamx_window) of the model's bf16 matrices, each once, into win
+   (at most 32); 0 where the AMX-BF16 GEMM is not built */
+static void xlarun__bwin_add(const xlarun__weight *w, size_t K, unsigned char *win, int *n) {
+#if defined(XLARUN_K_BAMX)
+    int i;
+    size_t d;
+    if (!w->data || w->scale || w->type != XLARUN_K_BF16) return;
+    d = xlarun_k_bamx_window(w->data, K);
+    for (i = 0; i < *n && win[i] != d; i++) {}
+    if (i == *n && *n < 32) win[(*n)++] = XLARUN__CAST(unsigned char, d);
+#else
+    (void)w; (void)K; (void)win; (void)n;
+#endif
+}
+static int xlarun__bwindows(const xlarun_model *m, unsigned char *win) {
+    const xlarun_config *c = &m->cfg;
+    size_t H = c->hidden_size, qd = XLARUN__CAST(size_t, c->n_heads) * c->head_dim, E = c->n_experts, l, e;
+    int n = 0;
+    for (l = 0; l < c->n_layers; l++) {
+        const xlarun__layer *L = &m->layers[l];
+        xlarun__bwin_add(&L->q, H, win, &n); xlarun__bwin_add(&L->k, H, win, &n);
+        xlarun__bwin_add(&L->v, H, win, &n); xlarun__bwin_add(&L->o, qd, win, &n);
+        if (!L->experts) {
+            xlarun__bwin_add(&L->gate, H, win, &n); xlarun__bwin_add(&L->up, H, win, &n);
+            xlarun__bwin_add(&L->down, c->intermediate_size, win, &n);
+            continue;
+        }
+        xlarun__bwin_add(&L->router, H, win, &n);
+        for (e = 0; e < E; e++) {
+            xlarun__bwin_add(&L->experts[3 * e], H, win, &n); xlarun__bwin_add(&L->experts[3 * e + 1], H, win, &n);
+            xlarun__bwin_add(&L->experts[3 * e + 2], c->moe_intermediate_size, win, &n);
+        }
+        if (c->moe_shared_size) {
+            xlarun__bwin_add(&L->experts[3 * E], H, win, &n); xlarun__bwin_add(&L->experts[3 * E + 1], H, win, &n);
+            xlarun__bwin_add(&L->experts[3 * E + 2], c->moe_shared_size, win, &n);
+            xlarun__bwin_add(&L->experts[3 * E + 3], H, win, &n);
+        }
+    }
+    xlarun__bwin_add(&m->lm_head, H, win, &n);
+    return n;
+}
 
 /* AMX tiles (q8_0/q4_0 prefill, bf16 products): Linux hands a process the tile state only on
    request. Asked at every session creation (the answer is the process's, and asking again is harmless), so no
@@ -4696,14 +4743,31 @@ typedef struct xlarun__mm {
     size_t K, n, ldy;
     int streams;                         /* n == 1: the session's gemv_streams */
     const float *x;
-    const void *xq;                      /* x as int8 blocks, for q8_0/q4_0 weights */
-    const uint16_t *xb16;                /* x rounded to bf16, for bf16 weights (BF16_ACTIVATIONS) */
+    unsigned char *xq;                   /* x as int8 blocks, for q8_0/q4_0 weights */
+    uint16_t *xb16;                      /* x rounded to bf16, for bf16 weights (BF16_ACTIVATIONS) */
     unsigned char *tiles;                /* AMX scratch, tiles_bytes per thread, or NULL */
     size_t tiles_bytes;
     unsigned char *btiles;               /* AMX-BF16 scratch, btiles_bytes per thread, or NULL: for xb16,
                                             or (xb16 NULL) for x in the exact precision */
     size_t btiles_bytes;
+    unsigned char *bpack;                /* n > 1 on those tiles: the session's bpack, or NULL */
+    size_t bpack_bytes;
+    unsigned char pw[XLARUN__MM_MAX];    /* product i's area of bpack (its window offset's) */
+    unsigned char pfirst[XLARUN__MM_MAX]; /* product i is the first with that area: xlarun__mm_prep packs it */
 } xlarun__mm;
+
+/* the index in s->bwin of W's window offset (every bf16 matrix's is there; -1 would be a bug) */
+static int xlarun__bwin_index(const xlarun_session *s, const void *W, size_t K) {
+    int i = 0;
+#if defined(XLARUN_K_BAMX)
+    size_t d = xlarun_k_bamx_window(W, K);
+    while (i < s->n_bwin && s->bwin[i] != d) i++;
+#else
+    (void)W; (void)K;
+#endif
+    XLARUN_ASSERT(i < s->n_bwin);
+    return i < s->n_bwin ? i : -1;
+}
 
 static void xlarun__mm_task(void *ctx, uint32_t t, uint32_t nt) {
     const xlarun__mm *c = XLARUN__CAST(const xlarun__mm *, ctx);
@@ -4719,6 +4783,11 @@ static void xlarun__mm_task(void *ctx, uint32_t t, uint32_t nt) {
             xlarun_k_qmatmul(c->w[i]->qtype, c->w[i]->data, c->w[i]->scale, c->K, r0, r1,
                              XLARUN__CAST(const unsigned char *, c->xq) + at * xlarun_k_qact_bytes(c->K), c->n, c->y[i], ldy,
                              c->tiles ? c->tiles + t * c->tiles_bytes : NULL);
+#if defined(XLARUN_K_BAMX)
+        else if (r0 < r1 && c->bpack && c->w[i]->type == XLARUN_K_BF16) /* prefill on tiles, activations packed */
+            xlarun_k_matmul_bamx(c->w[i]->data, c->K, r0, r1, c->bpack + c->pw[i] * c->bpack_bytes, c->xb16 ? 1 : 3, c->n, c->y[i],
+                                 ldy, c->btiles + t * c->btiles_bytes);
+#endif
         else if (r0 < r1 && c->xb16 && c->w[i]->type == XLARUN_K_BF16)
             xlarun_k_matmul_bf16x(c->w[i]->data, c->K, r0, r1, c->xb16 + at * c->K, c->K, c->n, c->y[i], ldy,
                                   c->btiles ? c->btiles + t * c->btiles_bytes : NULL);
@@ -4740,29 +4809,68 @@ static void xlarun__mm_task(void *ctx, uint32_t t, uint32_t nt) {
     }
 }
 
-/* run the products of c on the pool. Quantized weights read their input as int8 blocks: each
-   of the n input rows (per_row: the count rows) is quantized once, on its own (so a prefill
-   chunk equals token-by-token decode), before the threads start. */
+/* input rows j0 .. j1 - 1 of c as its products read them: rounded to bf16 (BF16_ACTIVATIONS)
+   and as int8 blocks (quantized weights), each row on its own, so a prefill chunk equals
+   token-by-token decode */
+static void xlarun__mm_inputs(const xlarun__mm *c, size_t j0, size_t j1) {
+    size_t j, b = xlarun_k_qact_bytes(c->K);
+    for (j = j0; c->xb16 && j < j1; j++) xlarun_k_f32_to_bf16_row(c->x + j * c->K, c->xb16 + j * c->K, c->K);
+    for (j = j0; c->xq && j < j1; j++) xlarun_k_quantize_act(c->x + j * c->K, c->K, c->xq + j * b);
+}
+
+/* n > 1: thread t's share of the input rows, whole token groups of the AMX-BF16 packing where
+   there is one, and those groups packed for each window offset the products need, so that the
+   threads prepare the chunk once, side by side (each packing its own on the 16-core Xeon
+   family 6 model 207 took about 30% of a 16-thread prefill: tools/README.md) */
+static void xlarun__mm_prep(void *ctx, uint32_t t, uint32_t nt) {
+    const xlarun__mm *c = XLARUN__CAST(const xlarun__mm *, ctx);
+    size_t unit = !c->bpack ? 1 : c->xb16 ? 16 : 5, units = (c->n + unit - 1) / unit;
+    size_t u0 = units * t / nt, u1 = units * (t + 1) / nt;
+    int i;
+    xlarun__mm_inputs(c, u0 * unit, u1 * unit < c->n ? u1 * unit : c->n);
+#if defined(XLARUN_K_BAMX)
+    for (i = 0; c->bpack && i < c->count; i++)
+        if (c->pfirst[i])
+            xlarun_k_bamx_pack(c->w[i]->data, c->K, c->xb16, c->xb16 ? NULL : c->x, c->K, c->n, u0, u1,
+                               c->bpack + c->pw[i] * c->bpack_bytes);
+#else
+    (void)i;
+#endif
+}
+
+/* run the products of c on the pool, after their inputs are prepared: by the threads for a
+   chunk of n > 1 tokens (xlarun__mm_prep), here for one (per_row: the count rows) */
 static void xlarun__mm_run(xlarun_session *s, xlarun__mm *c) {
-    int i, q = 0, b16 = 0;
-    size_t in = c->per_row ? XLARUN__CAST(size_t, c->count) : c->n; /* input rows */
+    int i, i2, q = 0, b16 = 0, bf = 0;
     c->streams = s->gemv_streams;
     for (i = 0; i < c->count; i++) {
         q |= c->w[i]->scale != NULL;
-        b16 |= s->xb16 && !c->w[i]->scale && c->w[i]->type == XLARUN_K_BF16;
+        bf |= !c->w[i]->scale && c->w[i]->type == XLARUN_K_BF16;
     }
-    if (b16) { /* BF16_ACTIVATIONS: each input row rounded once, the same for prefill and decode */
-        size_t j;
-        for (j = 0; j < in; j++) xlarun_k_f32_to_bf16_row(c->x + j * c->K, s->xb16 + j * c->K, c->K);
-        c->xb16 = s->xb16;
-    }
+    b16 = bf && s->xb16 != NULL;
+    if (b16) c->xb16 = s->xb16; /* BF16_ACTIVATIONS: each input row rounded once */
     if (s->amx == 1 && s->btiles) { c->btiles = s->btiles; c->btiles_bytes = s->btiles_bytes; } /* decode too: one order */
     if (q) {
-        size_t j, b = xlarun_k_qact_bytes(c->K);
-        for (j = 0; j < in; j++) xlarun_k_quantize_act(c->x + j * c->K, c->K, s->xq + j * b);
         c->xq = s->xq;
         if (s->amx == 1) { c->tiles = s->qtiles; c->tiles_bytes = s->qtiles_bytes; }
     }
+    if (c->n > 1) {
+        if (bf && c->btiles && s->bpack) {
+            c->bpack = s->bpack;
+            c->bpack_bytes = s->bpack_bytes;
+            for (i = 0; i < c->count; i++) {
+                int at = c->w[i]->scale || c->w[i]->type != XLARUN_K_BF16 ? 0 : xlarun__bwin_index(s, c->w[i]->data, c->K);
+                if (at < 0) { c->bpack = NULL; c->btiles = NULL; break; } /* never: then off the tiles, not out of bounds */
+                if (c->w[i]->scale || c->w[i]->type != XLARUN_K_BF16) continue;
+                c->pw[i] = XLARUN__CAST(unsigned char, at);
+                c->pfirst[i] = 1;
+                for (i2 = 0; i2 < i; i2++)
+                    if (c->pfirst[i2] && c->pw[i2] == c->pw[i]) c->pfirst[i] = 0;
+            }
+        }
+        if (c->xb16 || c->xq || c->bpack) xlarun__pool_run(&s->pool, xlarun__mm_prep, c);
+    } else
+        xlarun__mm_inputs(c, 0, c->per_row ? XLARUN__CAST(size_t, c->count) : 1);
     xlarun__pool_run(&s->pool, xlarun__mm_task, c);
 }
 
@@ -5205,11 +5313,21 @@ static xlarun_status xlarun__session_build(xlarun__arena *a, const xlarun_model 
     }
     /* the AMX-BF16 build, bf16 layer matrices: the tiles' scratch for either precision (exact: the
        activations in three bf16 parts, xlarun_k_matmul_amx3), counted whether or not the OS grants
-       the tiles */
-    s->btiles_bytes = s->xb16 ? xlarun_k_btiles_bytes(kmax, nb) : xlarun_k_etiles_bytes(kmax, nb);
-    if (s->btiles_bytes && (!strcmp(xlarun_model_dtype(m), "bf16") || !strcmp(xlarun_model_dtype(m), "mixed"))) {
+       the tiles: a thread's work area and one token's packing (decode), and a chunk's packing
+       shared by the threads, one for each window offset (prefill) */
+    s->n_bwin = xlarun__bwindows(m, s->bwin);
+    if (s->n_bwin && (!strcmp(xlarun_model_dtype(m), "bf16") || !strcmp(xlarun_model_dtype(m), "mixed"))) {
+        int parts = s->xb16 ? 1 : 3;
+        size_t one = s->xb16 ? xlarun_k_btiles_bytes(kmax, 1) : xlarun_k_etiles_bytes(kmax, 1);
+        s->btiles_bytes = xlarun_k_bamx_work_bytes(nb, parts);
+        if (s->btiles_bytes < one) s->btiles_bytes = one;
         s->btiles = XLARUN__CAST(unsigned char *, xlarun__alloc_ex(a, s->btiles_bytes * nt, 0, 1));
         if (!s->btiles && !xlarun__measuring(a)) return xlarun__no_room(a, "session", err);
+        if (nb > 1) {
+            s->bpack_bytes = xlarun_k_bamx_pack_bytes(kmax, nb, parts);
+            s->bpack = XLARUN__CAST(unsigned char *, xlarun__alloc_ex(a, s->bpack_bytes * XLARUN__CAST(size_t, s->n_bwin), 0, 1));
+            if (!s->bpack && !xlarun__measuring(a)) return xlarun__no_room(a, "session", err);
+        }
         s->amx = xlarun__measuring(a) ? 0 : xlarun__amx_request();
     }
     if (!xlarun__measuring(a) && (!s->kc || !s->vc || !s->kv_at || !s->rope_cos || !s->rope_sin || !s->scores || !s->logits))

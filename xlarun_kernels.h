@@ -34,6 +34,9 @@
      xlarun_k_matmul_amx3(W, K, r0, r1, X, ldx, n, Y, ldy, tiles), xlarun_k_etiles_bytes(K, n)
                                                   bf16 weights x f32 activations on AMX-BF16 tiles
                                                   (three bf16 parts); tiles NULL: xlarun_k_matmul
+     xlarun_k_bamx_pack(W, K, Xb, X, ldx, n, g0, g1, B), xlarun_k_matmul_bamx(W, K, r0, r1, B, parts,
+       n, Y, ldy, work), xlarun_k_bamx_pack_bytes, _work_bytes, _window    the same two with the
+                                                  activations packed once, by token groups, for all threads
      xlarun_k_quantize_row, xlarun_k_qdequant, xlarun_k_qact_bytes, xlarun_k_quantize_act,
      xlarun_k_qdot, xlarun_k_qmatmul, xlarun_k_qgemv  q8_0 / q4_0 weights (own section at the end)
 
@@ -1749,15 +1752,18 @@ XLARUN_K__AI void xlarun_k__tr16(const __m512i *r, __m512i *o) {
    the tile state.
    Layout: C^T = W X^T. A tile: 16 weight rows x 32 bf16 of K, loaded straight from W (stride
    K * 2 bytes); B tile: 16 pairs of K x 16 columns x 2 bf16, a column a token (matmul_bf16x)
-   or one of a token's three parts (matmul_amx3: 5 tokens a group), the activations repacked once
-   per call into per-thread scratch (16 x 16 dword transposes); C tile: 16 rows x 16 columns in
+   or one of a token's three parts (matmul_amx3: 5 tokens a group), the activations repacked
+   (16 x 16 dword transposes) either by the call into its own scratch or, with
+   xlarun_k_bamx_pack and xlarun_k_matmul_bamx, once for all threads, each packing some token
+   groups (16 threads repacking a chunk each took about 30% of the prefill: tools/README.md,
+   "Sixteen cores"); C tile: 16 rows x 16 columns in
    f32, transposed into Y at the end. Register tiles 2 x 2 (tmm0-3 C, tmm4/5 A, tmm6/7 B); one
    token group (decode) runs one A tile at a time with B and C narrowed to its columns. K is
    cut into blocks whose B fits in about 1 MB of L2 (XBA_B_L2); when there are several, the C tiles of XBA_RB rows go through scratch between blocks (exact f32 stores).
    ORDER (what the bits are): per output, C = 0, then for each step s of 32 elements of K in
    order (the last zero-padded): C = TDPBF16PS(C, W row[32s..32s+31], x[32s..32s+31]); where
    W's rows all start d elements past a 64-byte line, the steps are the windows
-   [32s - d, 32s - d + 32), zero outside the row (WINDOWS, in xlarun_k__bamx). Measured
+   [32s - d, 32s - d + 32), zero outside the row (WINDOWS, in xlarun_k__bamx_gemm). Measured
    on the Xeon family 6 model 207 (tools/amx/README.md, "bf16 rounding"): one pair gives
    C + round(p0 + p1), but a step's 32 products are summed by the tile unit in an order of its
    own before one rounded add to C (of simple f32 models, round(C + round(exact sum)) comes
@@ -1771,15 +1777,23 @@ XLARUN_K__AI void xlarun_k__tr16(const __m512i *r, __m512i *o) {
 #define XBA_RB 128                  /* rows whose C tiles wait in scratch between K blocks */
 #define XBA_B_L2 ((size_t)1 << 20)  /* bytes of repacked activations one K block holds */
 
-/* scratch, 64-byte aligned: tile config 64 | C staging 4 x 1 KB | A staging 2 KB | C between
-   K blocks XBA_RB / 16 x G x 1 KB | B: G groups x ceil(K/32) + 1 steps x 1 KB (+ 1: a shifted
-   window's extra step), where a group is 16 tokens of bf16 activations or 5 of f32 ones in
-   three parts (xlarun_k_matmul_amx3) */
-XLARUN_K__AI size_t xlarun_k__bamx_bytes(size_t K, size_t g) {
-    return 64 + 64 + 4096 + 2048 + XBA_RB / 16 * g * 1024 + g * ((K + 31) / 32 + 1) * 1024;
+/* scratch, 64-byte aligned: the work area (tile config 64 | C staging 4 x 1 KB | A staging 2 KB
+   | C between K blocks XBA_RB / 16 x G x 1 KB), then, where the call packs its own activations,
+   B: G groups x ceil(K/32) + 1 steps x 1 KB (+ 1: a shifted window's extra step), where a group
+   is 16 tokens of bf16 activations or 5 of f32 ones in three parts (xlarun_k_matmul_amx3) */
+XLARUN_K__AI size_t xlarun_k__bamx_groups(size_t n, int parts) { return parts == 3 ? (n + 4) / 5 : (n + 15) / 16; }
+XLARUN_K__AI size_t xlarun_k__bamx_work(size_t g) { return 64 + 64 + 4096 + 2048 + XBA_RB / 16 * g * 1024; }
+XLARUN_K__FN size_t xlarun_k_bamx_pack_bytes(size_t K, size_t n, int parts) {
+    return xlarun_k__bamx_groups(n, parts) * ((K + 31) / 32 + 1) * 1024;
 }
-XLARUN_K__FN size_t xlarun_k_btiles_bytes(size_t K, size_t n) { return xlarun_k__bamx_bytes(K, (n + 15) / 16); }
-XLARUN_K__FN size_t xlarun_k_etiles_bytes(size_t K, size_t n) { return xlarun_k__bamx_bytes(K, (n + 4) / 5); }
+XLARUN_K__FN size_t xlarun_k_bamx_work_bytes(size_t n, int parts) { return xlarun_k__bamx_work(xlarun_k__bamx_groups(n, parts)); }
+XLARUN_K__FN size_t xlarun_k_btiles_bytes(size_t K, size_t n) { return xlarun_k_bamx_work_bytes(n, 1) + xlarun_k_bamx_pack_bytes(K, n, 1); }
+XLARUN_K__FN size_t xlarun_k_etiles_bytes(size_t K, size_t n) { return xlarun_k_bamx_work_bytes(n, 3) + xlarun_k_bamx_pack_bytes(K, n, 3); }
+/* the window offset of W's steps (WINDOWS, in xlarun_k__bamx_gemm): activations packed for one
+   matrix serve every matrix with the same K and the same offset */
+XLARUN_K__FN size_t xlarun_k_bamx_window(const void *W, size_t K) {
+    return (K % 32 == 0 && !((uintptr_t)W & 1)) ? ((uintptr_t)W & 63) / 2 : 0;
+}
 
 /* Step s of a row of K elements is the window [32s - d, 32s - d + 32), d < 32 (see WINDOWS below):
    its mask of elements inside the row, and its address (formed as an integer: for s = 0 it is
@@ -1803,10 +1817,11 @@ XLARUN_K__AI void xlarun_k__bamx_put(const __m512i *out, unsigned char *dst, siz
 /* B: group g, step s at xb + (g * S + s) * 16 cb: row kk holds, for tokens 16g .. 16g + 15, the
    pair 2kk, 2kk + 1 of the step's window (elements 32s - d + 2kk, + 1; tokens past n and
    elements outside the row: 0) */
-XLARUN_K__AI void xlarun_k__bamx_pack(const uint16_t *Xb, size_t ldx, size_t n, size_t K, size_t d, size_t cb, unsigned char *xb) {
-    size_t G = (n + 15) / 16, S = (K + d + 31) / 32, g, s, j;
+XLARUN_K__AI void xlarun_k__bamx_pack(const uint16_t *Xb, size_t ldx, size_t n, size_t K, size_t d, size_t cb, size_t g0,
+                                      size_t g1, unsigned char *xb) {
+    size_t S = (K + d + 31) / 32, g, s, j;
     __m512i in[16], out[16];
-    for (g = 0; g < G; g++)
+    for (g = g0; g < g1; g++)
         for (s = 0; s < S; s++) {
             __mmask32 mk = xlarun_k__bamx_mask(K, d, s);
             for (j = 0; j < 16; j++)
@@ -1824,10 +1839,11 @@ XLARUN_K__AI void xlarun_k__bamx_pack(const uint16_t *Xb, size_t ldx, size_t n, 
    lo = RNE(x - hi - mid) (vcvtne2ps2bf16). Each difference is exact in f32 and a part takes 8 of
    x's 24 significant bits, so hi + mid + lo == x for every normal x; what vcvtne2ps2bf16 reads
    as zero (subnormal f32, below 1.2e-38) is lost, as the tiles lose subnormal bf16 inputs. */
-XLARUN_K__AI void xlarun_k__bamx_pack3(const float *X, size_t ldx, size_t n, size_t K, size_t d, size_t cb, unsigned char *xb) {
-    size_t G = (n + 4) / 5, S = (K + d + 31) / 32, g, s, j, q;
+XLARUN_K__AI void xlarun_k__bamx_pack3(const float *X, size_t ldx, size_t n, size_t K, size_t d, size_t cb, size_t g0,
+                                       size_t g1, unsigned char *xb) {
+    size_t S = (K + d + 31) / 32, g, s, j, q;
     __m512i in[16], out[16];
-    for (g = 0; g < G; g++)
+    for (g = g0; g < g1; g++)
         for (s = 0; s < S; s++) {
             __mmask32 mk = xlarun_k__bamx_mask(K, d, s);
             for (j = 0; j < 5; j++) {
@@ -1941,9 +1957,30 @@ XLARUN_K__AI void xlarun_k__bamx_out(const unsigned char *c, size_t parts, size_
     }
 }
 
-/* Xb (bf16 activations, one part) or Xf (f32 activations, three parts) */
-XLARUN_K__AI void xlarun_k__bamx(const void *W, size_t K, size_t r0, size_t r1, const uint16_t *Xb, const float *Xf, size_t ldx,
-                                 size_t n, float *Y, size_t ldy, void *scratch) {
+/* cb: bytes of a B and C tile row. One group (decode, short prompts) uses only the columns it
+   fills: a decode step's B is then 64 bytes (12 for three parts), not 1 KB, and its A tiles go
+   one at a time; both give the same bits (TDPBF16PS works element by element) and, on the Xeon
+   family 6 model 207, took the tiles' decode from 0.88-0.96 to 1.00 of the exact GEMV
+   (tools/README.md) */
+XLARUN_K__AI size_t xlarun_k__bamx_cb(size_t n, int parts) { return xlarun_k__bamx_groups(n, parts) == 1 ? 4 * (size_t)parts * n : 64; }
+
+/* B (64-byte aligned, xlarun_k_bamx_pack_bytes) for token groups g0 .. g1 - 1 of n: Xb bf16
+   activations (16 tokens a group), else X f32 ones in three parts (5 a group); for the matrices
+   whose window offset is W's. Groups are independent, so threads can pack a shared B side by side. */
+XLARUN_K__FN void xlarun_k_bamx_pack(const void *W, size_t K, const uint16_t *Xb, const float *X, size_t ldx, size_t n, size_t g0,
+                                     size_t g1, void *B) {
+    int parts = Xb ? 1 : 3;
+    size_t G = xlarun_k__bamx_groups(n, parts), d = xlarun_k_bamx_window(W, K), cb = xlarun_k__bamx_cb(n, parts);
+    if (g1 > G) g1 = G;
+    if (g0 >= g1) return;
+    if (Xb) xlarun_k__bamx_pack(Xb, ldx, n, K, d, cb, g0, g1, (unsigned char *)B);
+    else xlarun_k__bamx_pack3(X, ldx, n, K, d, cb, g0, g1, (unsigned char *)B);
+}
+
+/* the GEMM on packed activations xb (parts 1: bf16 ones; 3: f32 ones in three parts), work:
+   xlarun_k_bamx_work_bytes(n, parts) */
+XLARUN_K__AI void xlarun_k__bamx_gemm(const void *W, size_t K, size_t r0, size_t r1, const unsigned char *xb, int parts, size_t n,
+                                      float *Y, size_t ldy, void *work) {
     const uint16_t *Wb = (const uint16_t *)W;
     /* WINDOWS. A safetensors file puts its data after a header of any length that is a multiple
        of 8 bytes, so in a mapped file the rows of a tensor usually start off 64-byte lines, and
@@ -1956,21 +1993,14 @@ XLARUN_K__AI void xlarun_k__bamx(const void *W, size_t K, size_t r0, size_t r1, 
        exact GEMV, a 256-token GEMM over the 1B's cold matrices 1.12-1.15x (tools/README.md).
        The windows are the steps of the ORDER below: they depend only on W and K, so every n,
        r0, r1 still gives the same bits. */
-    size_t d = (K % 32 == 0 && !((uintptr_t)W & 1)) ? ((uintptr_t)W & 63) / 2 : 0;
-    size_t tpg = Xf ? 5 : 16, G = (n + tpg - 1) / tpg, S = (K + d + 31) / 32, s0 = d ? 1 : 0, Sf = (K + d) / 32;
-    /* cb: bytes of a B and C tile row. One group (decode, short prompts) uses only the columns it
-       fills: a decode step's B is then 64 bytes (12 for three parts), not 1 KB, and its A tiles
-       go one at a time; both give the same bits (TDPBF16PS works element by element) and, on
-       the Xeon family 6 model 207, took the tiles' decode from 0.88-0.96 to 1.00 of the exact
-       GEMV (tools/README.md) */
-    size_t cb = G == 1 ? 4 * (Xf ? 3 * n : n) : 64, Sc = XBA_B_L2 / 1024 / (G ? G : 1), rb, kb, p, g, j;
-    unsigned char *base = (unsigned char *)(((uintptr_t)scratch + 63) & ~(uintptr_t)63);
+    size_t d = xlarun_k_bamx_window(W, K);
+    size_t tpg = parts == 3 ? 5 : 16, G = xlarun_k__bamx_groups(n, parts), S = (K + d + 31) / 32, s0 = d ? 1 : 0, Sf = (K + d) / 32;
+    size_t cb = xlarun_k__bamx_cb(n, parts), Sc = XBA_B_L2 / 1024 / (G ? G : 1), rb, kb, p, g, j;
+    unsigned char *base = (unsigned char *)(((uintptr_t)work + 63) & ~(uintptr_t)63);
     xlarun_k__tilecfg *cfg = (xlarun_k__tilecfg *)(void *)base;
-    unsigned char *cst = base + 64, *ab = cst + 4096, *cacc = ab + 2048, *xb = cacc + XBA_RB / 16 * G * 1024;
+    unsigned char *cst = base + 64, *ab = cst + 4096, *cacc = ab + 2048;
     if (r1 <= r0 || n == 0) return;
     if (Sc < 1) Sc = 1;
-    if (Xf) xlarun_k__bamx_pack3(Xf, ldx, n, K, d, cb, xb);
-    else xlarun_k__bamx_pack(Xb, ldx, n, K, d, cb, xb);
     memset(cfg, 0, sizeof *cfg);
     cfg->palette = 1;
     for (j = 0; j < 8; j++) { cfg->colsb[j] = (uint16_t)(j == 4 || j == 5 ? 64 : cb); cfg->rows[j] = 16; } /* tmm4/5: A */
@@ -2009,7 +2039,7 @@ XLARUN_K__AI void xlarun_k__bamx(const void *W, size_t K, size_t r0, size_t r1, 
                     for (i = 0; i < na; i++)
                         for (j = 0; j < (size_t)ng; j++) {
                             size_t t0 = tpg * (g + j), nt = n - t0 < tpg ? n - t0 : tpg;
-                            xlarun_k__bamx_out(cst + (2 * (size_t)i + j) * 1024, Xf ? 3 : 1, nt, mlo, mhi, Y, ldy, pr + 16 * (size_t)i, t0);
+                            xlarun_k__bamx_out(cst + (2 * (size_t)i + j) * 1024, (size_t)parts, nt, mlo, mhi, Y, ldy, pr + 16 * (size_t)i, t0);
                         }
                 }
                 p += na == 2 ? 32 : left < 16 ? left : 16;
@@ -2017,6 +2047,25 @@ XLARUN_K__AI void xlarun_k__bamx(const void *W, size_t K, size_t r0, size_t r1, 
         }
     }
     _tile_release();
+}
+
+/* the GEMM on activations packed by xlarun_k_bamx_pack for W's window offset (B), with this
+   thread's work area (xlarun_k_bamx_work_bytes(n, parts)): the same bits as the calls that pack
+   their own (xlarun_k_matmul_bf16x, parts 1; xlarun_k_matmul_amx3, parts 3) */
+XLARUN_K__FN void xlarun_k_matmul_bamx(const void *W, size_t K, size_t r0, size_t r1, const void *B, int parts, size_t n, float *Y,
+                                       size_t ldy, void *work) {
+    xlarun_k__bamx_gemm(W, K, r0, r1, (const unsigned char *)B, parts, n, Y, ldy, work);
+}
+
+/* Xb (bf16 activations, one part) or Xf (f32 activations, three parts), packed into scratch
+   after the work area */
+XLARUN_K__AI void xlarun_k__bamx(const void *W, size_t K, size_t r0, size_t r1, const uint16_t *Xb, const float *Xf, size_t ldx,
+                                 size_t n, float *Y, size_t ldy, void *scratch) {
+    int parts = Xf ? 3 : 1;
+    unsigned char *xb = (unsigned char *)(((uintptr_t)scratch + 63) & ~(uintptr_t)63) + xlarun_k_bamx_work_bytes(n, parts) - 64;
+    if (r1 <= r0 || n == 0) return;
+    xlarun_k_bamx_pack(W, K, Xb, Xf, ldx, n, 0, xlarun_k__bamx_groups(n, parts), xb);
+    xlarun_k__bamx_gemm(W, K, r0, r1, xb, parts, n, Y, ldy, scratch);
 }
 XLARUN_K__FN void xlarun_k_matmul_bf16x_amx(const void *W, size_t K, size_t r0, size_t r1, const uint16_t *Xb, size_t ldx,
                                             size_t n, float *Y, size_t ldy, void *scratch) {
@@ -2027,6 +2076,8 @@ XLARUN_K__FN void xlarun_k_matmul_bf16x_amx(const void *W, size_t K, size_t r0, 
 #else
 XLARUN_K__FN size_t xlarun_k_btiles_bytes(size_t K, size_t n) { (void)K; (void)n; return 0; }
 XLARUN_K__FN size_t xlarun_k_etiles_bytes(size_t K, size_t n) { (void)K; (void)n; return 0; }
+XLARUN_K__FN size_t xlarun_k_bamx_pack_bytes(size_t K, size_t n, int parts) { (void)K; (void)n; (void)parts; return 0; }
+XLARUN_K__FN size_t xlarun_k_bamx_work_bytes(size_t n, int parts) { (void)n; (void)parts; return 0; }
 #endif
 
 XLARUN_K__FN void xlarun_k_matmul_bf16x(const void *W, size_t K, size_t r0, size_t r1, const uint16_t *Xb,

@@ -950,7 +950,7 @@ static void test_bf16x_amx(void) {
         return;
     }
     for (mode = 0; mode < 2; mode++) {
-        size_t bad = 0, checked = 0, tol_bad = 0, nul_bad = 0;
+        size_t bad = 0, checked = 0, tol_bad = 0, nul_bad = 0, pk_bad = 0, pk_checked = 0;
         double worst = 0;
         for (ki = 0; ki < sizeof Ks / sizeof *Ks; ki++)
             for (ni = 0; ni < sizeof Ns / sizeof *Ns; ni++) {
@@ -960,7 +960,10 @@ static void test_bf16x_amx(void) {
                 unsigned char *T = (unsigned char *)malloc(mode ? xlarun_k_etiles_bytes(K, nmax) : xlarun_k_btiles_bytes(K, nmax));
                 float *X = (float *)malloc(nmax * ldx * sizeof(float)), *Y = (float *)malloc(nmax * N * sizeof(float));
                 float *Y0 = (float *)malloc(nmax * N * sizeof(float)), *yr = (float *)malloc(N * sizeof(float)), one = 0;
-                if (!Wm || !Xb || !T || !X || !Y || !Y0 || !yr) { CHECK(0); return; }
+                float *Yp = (float *)malloc(nmax * N * sizeof(float));
+                size_t pkb = (xlarun_k_bamx_pack_bytes(K, nmax, mode ? 3 : 1) + 63) / 64 * 64;
+                unsigned char *Pm = (unsigned char *)malloc(pkb + 64), *P = (unsigned char *)(((uintptr_t)Pm + 63) & ~(uintptr_t)63), *Wk = (unsigned char *)malloc(xlarun_k_bamx_work_bytes(nmax, mode ? 3 : 1));
+                if (!Wm || !Xb || !T || !X || !Y || !Y0 || !yr || !Yp || !Pm || !Wk) { CHECK(0); return; }
                 W = (uint16_t *)(void *)(((uintptr_t)Wm + 63) & ~(uintptr_t)63) + wofs[(ki + ni + mode) % 4];
                 for (i = 0; i < N * K; i++) W[i] = xlarun_k_f32_to_bf16(frand() * (i % 31 == 0 ? 8.0f : 1.0f));
                 for (i = 0; i < N * K; i += 97) W[i] = (uint16_t)(0x0040 | (i & 0x8000)); /* subnormal: read as 0 */
@@ -979,6 +982,19 @@ static void test_bf16x_amx(void) {
                         xlarun_k_matmul_amx3(W, K, r0, r1, X, ldx, n, Y, N, T);
                         xlarun_k_matmul_amx3(W, K, r0, r1, X, ldx, n, Y0, N, NULL);
                     } else xlarun_k_matmul_bf16x(W, K, r0, r1, Xb, ldx, n, Y, N, T);
+                    {   /* packed once by token groups, as threads share it (two halves, the second
+                           first), then the GEMM on the packing: the same bits, the same rows */
+                        size_t G = mode ? (n + 4) / 5 : (n + 15) / 16;
+                        memset(Yp, 0xAB, nmax * N * sizeof(float));
+                        memset(P, 0x5A, pkb);
+                        xlarun_k_bamx_pack(W, K, mode ? NULL : Xb, mode ? X : NULL, ldx, n, G / 2, G + 3, P);
+                        xlarun_k_bamx_pack(W, K, mode ? NULL : Xb, mode ? X : NULL, ldx, n, 0, G / 2, P);
+                        xlarun_k_matmul_bamx(W, K, r0, r1, P, mode ? 3 : 1, n, Yp, N, Wk);
+                        for (i = 0; i < n * N; i++, pk_checked++)
+                            if (fbits(Yp[i]) != fbits(Y[i]) && pk_bad++ < 5)
+                                CHECKF(0, "AMX-BF16 %s K=%zu N=%zu n=%zu [%zu][%zu]: packed once %.9g, packing its own %.9g", mode_name[mode],
+                                       K, N, n, i / N, i % N, (double)Yp[i], (double)Y[i]);
+                    }
                     for (i = 0; i < n; i++)
                         for (r = 0; r < N; r++) {
                             int in = r >= r0 && r < r1;
@@ -1007,13 +1023,14 @@ static void test_bf16x_amx(void) {
                                        K, N, n, i, r, (double)Y[i * N + r], (double)one);
                         }
                 }
-                free(Wm); free(Xb); free(T); free(X); free(Y); free(Y0); free(yr);
+                free(Wm); free(Xb); free(T); free(X); free(Y); free(Y0); free(yr); free(Yp); free(Pm); free(Wk);
             }
         CHECKF(bad == 0, "AMX-BF16 %s GEMM != its one-row one-token product in %zu of %zu outputs", mode_name[mode], bad, checked);
+        CHECKF(pk_bad == 0, "AMX-BF16 %s GEMM on a shared packing != packing its own in %zu of %zu outputs", mode_name[mode], pk_bad, pk_checked);
         CHECKF(tol_bad == 0, "AMX-BF16 %s GEMM outside tolerance of the f64 sum in %zu outputs", mode_name[mode], tol_bad);
         CHECKF(nul_bad == 0, "amx3 without tiles != xlarun_k_matmul (or wrote outside its rows) in %zu outputs", nul_bad);
-        printf("kernels: AMX-BF16 %s GEMM == one row one token on %zu outputs; worst error %.2e of sum|products|\n",
-               mode_name[mode], checked, worst);
+        printf("kernels: AMX-BF16 %s GEMM == one row one token on %zu outputs, == on a shared packing on %zu; worst error %.2e of sum|products|\n",
+               mode_name[mode], checked, pk_checked, worst);
     }
     {   /* the semantics stated in xlarun_kernels.h: one pair a step, sequential, DAZ */
         enum { K = 320, R = 16 };
