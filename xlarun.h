@@ -4701,21 +4701,35 @@ static int xlarun__amx_request(void) {
    other work), one thread, bench's run_bandwidth_ratio in two interleaved rounds, one run
    against four: bf16 0.70, 0.71 -> 0.99, 0.99 (4.2, 3.9 -> 5.4, 5.0 tok/s); q8_0 0.82, 0.90 ->
    1.05, 0.86; q4_0 0.54, 0.82 -> 1.10, 1.10 (bench's probe is one stream per thread, so
-   above 1 is possible). Elsewhere one stream, 8 rows prefetched ahead:
-   the setting measured best on Zen 5, where the hardware prefetcher alone gives a core its
-   share. No bit depends on it (each row keeps its reduction). */
+   above 1 is possible). Zen 4 (AMD family 0x19; its AVX-512 runs as two 256-bit halves) takes
+   two: 1 GiB of 2 MB pages, 2 threads, 14-16 interleaved passes in one process, 2 runs against
+   1: bf16 44-48 against 35-36 GB/s while the host's memory was in its fast state (level in the
+   slow one), q8_0 +7-10%, q4_0 +3-7%; four were slower (tools/README.md, "AMD Zen 4").
+   Elsewhere one stream, 8 rows prefetched ahead: the setting measured best on Zen 5, where the
+   hardware prefetcher alone gives a core its share. No bit depends on it (each row keeps its
+   reduction). */
 #if defined(_MSC_VER) && !defined(__clang__) && (defined(_M_X64) || defined(_M_IX86))
 #include <intrin.h>
 #endif
+static int xlarun__streams_for(unsigned b, unsigned c, unsigned d, unsigned eax1) {
+    unsigned family = (eax1 >> 8) & 15u;
+    if (family == 15u) family += (eax1 >> 20) & 255u;
+    if (b == 0x756e6547u && d == 0x49656e69u && c == 0x6c65746eu) return 4; /* "GenuineIntel" */
+    if (b == 0x68747541u && d == 0x69746e65u && c == 0x444d4163u && family == 0x19u) return 2; /* "AuthenticAMD" Zen 3/4 */
+    return 1;
+}
 static int xlarun__gemv_streams(void) {
 #if (defined(__GNUC__) || defined(__clang__)) && (defined(__x86_64__) || defined(__i386__))
-    unsigned a = 0, b, c, d;
+    unsigned a = 0, b, c, d, a1 = 1, b1, c1, d1;
     __asm__ __volatile__("cpuid" : "+a"(a), "=b"(b), "=c"(c), "=d"(d));
-    return b == 0x756e6547u && d == 0x49656e69u && c == 0x6c65746eu ? 4 : 1; /* "GenuineIntel" */
+    __asm__ __volatile__("cpuid" : "+a"(a1), "=b"(b1), "=c"(c1), "=d"(d1));
+    (void)b1; (void)c1; (void)d1;
+    return xlarun__streams_for(b, c, d, a1);
 #elif defined(_MSC_VER) && (defined(_M_X64) || defined(_M_IX86))
-    int r[4];
+    int r[4], r1[4];
     __cpuid(r, 0);
-    return r[1] == 0x756e6547 && r[3] == 0x49656e69 && r[2] == 0x6c65746e ? 4 : 1;
+    __cpuid(r1, 1);
+    return xlarun__streams_for((unsigned)r[1], (unsigned)r[2], (unsigned)r[3], (unsigned)r1[0]);
 #else
     return 1;
 #endif
