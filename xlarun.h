@@ -4711,6 +4711,8 @@ static int xlarun__amx_request(void) {
 #if defined(_MSC_VER) && !defined(__clang__) && (defined(_M_X64) || defined(_M_IX86))
 #include <intrin.h>
 #endif
+#if ((defined(__GNUC__) || defined(__clang__)) && (defined(__x86_64__) || defined(__i386__))) || \
+    (defined(_MSC_VER) && (defined(_M_X64) || defined(_M_IX86)))
 static int xlarun__streams_for(unsigned b, unsigned c, unsigned d, unsigned eax1) {
     unsigned family = (eax1 >> 8) & 15u;
     if (family == 15u) family += (eax1 >> 20) & 255u;
@@ -4718,6 +4720,7 @@ static int xlarun__streams_for(unsigned b, unsigned c, unsigned d, unsigned eax1
     if (b == 0x68747541u && d == 0x69746e65u && c == 0x444d4163u && family == 0x19u) return 2; /* "AuthenticAMD" Zen 3/4 */
     return 1;
 }
+#endif
 static int xlarun__gemv_streams(void) {
 #if (defined(__GNUC__) || defined(__clang__)) && (defined(__x86_64__) || defined(__i386__))
     unsigned a = 0, b, c, d, a1 = 1, b1, c1, d1;

@@ -708,6 +708,11 @@ static void test_matmul_blocked(void) {
                     float d = xlarun_k_dot_bf16_bf16((const uint16_t *)(const void *)(raw + r * K * 2), Xb + i * K, K);
                     if (fbits(d) != fbits(Y[i * R + r])) badx++;
                 }
+            for (i = 0; i < 4; i++) { /* one token (decode, two rows at a time), rows from 1, 2 or 3 */
+                float y1[R];
+                xlarun_k_matmul_bf16x(raw, K, 1 + i % 3, R, Xb + i * K, K, 1, y1, R, NULL);
+                for (r = 1 + i % 3; r < R; r++) badx += fbits(y1[r]) != fbits(Y[i * R + r]);
+            }
         }
     }
     CHECKF(bad == 0, "matmul, long rows: %ld elements differ in bits from dot", bad);
