@@ -1630,26 +1630,6 @@ XLARUN_K__AI float xlarun_k__bdot1(const uint16_t *w, const uint16_t *x, size_t 
     return xlarun_k__hsum(a);
 }
 
-/* two adjacent rows (w, w + n) at once, each with bdot1's chain and bits: two dot chains in
-   flight instead of one. On Zen 4 (AMD family 25 model 17; a 512-bit vdpbf16ps in two halves) one
-   chain bounds a thread's decode below what the memory gives: tools/README.md, "AMD Zen 4" */
-XLARUN_K__AI void xlarun_k__bdot2(const uint16_t *w, const uint16_t *x, size_t n, size_t ahead, float *out) {
-    xlarun_k__v a0 = XK_ZERO(), a1 = XK_ZERO();
-    const uint16_t *w1 = w + n;
-    size_t k;
-    for (k = 0; k < n; k += XB_VL) {
-        xlarun_k__bvec xv = xlarun_k__bf16_block(x, k, n);
-        if (ahead && ((k * 2) & 63) == 0) {
-            XLARUN_K__PREFETCH(w, ahead + k * 2);
-            XLARUN_K__PREFETCH(w1, ahead + k * 2);
-        }
-        a0 = XB_DOT(a0, xlarun_k__bf16_block(w, k, n), xv);
-        a1 = XB_DOT(a1, xlarun_k__bf16_block(w1, k, n), xv);
-    }
-    out[0] = xlarun_k__hsum(a0);
-    out[1] = xlarun_k__hsum(a1);
-}
-
 XLARUN_K__FN float xlarun_k_dot_bf16_bf16_simd(const uint16_t *w, const uint16_t *x, size_t n) {
     return xlarun_k__bdot1(w, x, n, 0);
 }
@@ -2116,8 +2096,7 @@ XLARUN_K__FN void xlarun_k_matmul_bf16x(const void *W, size_t K, size_t r0, size
     (void)tiles;
 #if defined(XLARUN_K_HAS_BF16_DOT)
     size_t q, j;
-    if (n == 1) { /* decode: two rows at a time (xlarun_k__bdot2), prefetching 8 rows ahead, as xlarun_k__gemv1 */
-        for (; r + 1 < r1; r += 2) xlarun_k__bdot2(Wb + r * K, Xb, K, 8 * K * 2, Y + r);
+    if (n == 1) { /* decode: one row at a time, prefetching 8 rows ahead, as xlarun_k__gemv1 */
         for (; r < r1; r++) Y[r] = xlarun_k__bdot1(Wb + r * K, Xb, K, 8 * K * 2);
     } else {
         size_t nrows = r1 > r0 ? r1 - r0 : 0; /* from here on, row r means row r0 + r */
