@@ -4858,14 +4858,13 @@ static void xlarun__mm_prep(void *ctx, uint32_t t, uint32_t nt) {
 /* run the products of c on the pool, after their inputs are prepared: by the threads for a
    chunk of n > 1 tokens (xlarun__mm_prep), here for one (per_row: the count rows) */
 static void xlarun__mm_run(xlarun_session *s, xlarun__mm *c) {
-    int i, i2, q = 0, b16 = 0, bf = 0;
+    int i, i2, q = 0, bf = 0;
     c->streams = s->gemv_streams;
     for (i = 0; i < c->count; i++) {
         q |= c->w[i]->scale != NULL;
         bf |= !c->w[i]->scale && c->w[i]->type == XLARUN_K_BF16;
     }
-    b16 = bf && s->xb16 != NULL;
-    if (b16) c->xb16 = s->xb16; /* BF16_ACTIVATIONS: each input row rounded once */
+    if (bf) c->xb16 = s->xb16; /* BF16_ACTIVATIONS (else NULL): each input row rounded once */
     if (s->amx == 1 && s->btiles) { c->btiles = s->btiles; c->btiles_bytes = s->btiles_bytes; } /* decode too: one order */
     if (q) {
         c->xq = s->xq;
@@ -4875,10 +4874,11 @@ static void xlarun__mm_run(xlarun_session *s, xlarun__mm *c) {
         if (bf && c->btiles && s->bpack) {
             c->bpack = s->bpack;
             c->bpack_bytes = s->bpack_bytes;
-            for (i = 0; i < c->count; i++) {
-                int at = c->w[i]->scale || c->w[i]->type != XLARUN_K_BF16 ? 0 : xlarun__bwin_index(s, c->w[i]->data, c->K);
-                if (at < 0) { c->bpack = NULL; c->btiles = NULL; break; } /* never: then off the tiles, not out of bounds */
+            for (i = 0; c->bpack && i < c->count; i++) {
+                int at;
                 if (c->w[i]->scale || c->w[i]->type != XLARUN_K_BF16) continue;
+                at = xlarun__bwin_index(s, c->w[i]->data, c->K);
+                if (at < 0) { c->bpack = NULL; c->btiles = NULL; break; } /* never: then off the tiles, not out of bounds */
                 c->pw[i] = XLARUN__CAST(unsigned char, at);
                 c->pfirst[i] = 1;
                 for (i2 = 0; i2 < i; i2++)

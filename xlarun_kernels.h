@@ -1763,7 +1763,7 @@ XLARUN_K__AI void xlarun_k__tr16(const __m512i *r, __m512i *o) {
    ORDER (what the bits are): per output, C = 0, then for each step s of 32 elements of K in
    order (the last zero-padded): C = TDPBF16PS(C, W row[32s..32s+31], x[32s..32s+31]); where
    W's rows all start d elements past a 64-byte line, the steps are the windows
-   [32s - d, 32s - d + 32), zero outside the row (WINDOWS, in xlarun_k__bamx_gemm). Measured
+   [32s - d, 32s - d + 32), zero outside the row (WINDOWS, in xlarun_k_matmul_bamx). Measured
    on the Xeon family 6 model 207 (tools/amx/README.md, "bf16 rounding"): one pair gives
    C + round(p0 + p1), but a step's 32 products are summed by the tile unit in an order of its
    own before one rounded add to C (of simple f32 models, round(C + round(exact sum)) comes
@@ -1789,7 +1789,7 @@ XLARUN_K__FN size_t xlarun_k_bamx_pack_bytes(size_t K, size_t n, int parts) {
 XLARUN_K__FN size_t xlarun_k_bamx_work_bytes(size_t n, int parts) { return xlarun_k__bamx_work(xlarun_k__bamx_groups(n, parts)); }
 XLARUN_K__FN size_t xlarun_k_btiles_bytes(size_t K, size_t n) { return xlarun_k_bamx_work_bytes(n, 1) + xlarun_k_bamx_pack_bytes(K, n, 1); }
 XLARUN_K__FN size_t xlarun_k_etiles_bytes(size_t K, size_t n) { return xlarun_k_bamx_work_bytes(n, 3) + xlarun_k_bamx_pack_bytes(K, n, 3); }
-/* the window offset of W's steps (WINDOWS, in xlarun_k__bamx_gemm): activations packed for one
+/* the window offset of W's steps (WINDOWS, in xlarun_k_matmul_bamx): activations packed for one
    matrix serve every matrix with the same K and the same offset */
 XLARUN_K__FN size_t xlarun_k_bamx_window(const void *W, size_t K) {
     return (K % 32 == 0 && !((uintptr_t)W & 1)) ? ((uintptr_t)W & 63) / 2 : 0;
@@ -1977,11 +1977,14 @@ XLARUN_K__FN void xlarun_k_bamx_pack(const void *W, size_t K, const uint16_t *Xb
     else xlarun_k__bamx_pack3(X, ldx, n, K, d, cb, g0, g1, (unsigned char *)B);
 }
 
-/* the GEMM on packed activations xb (parts 1: bf16 ones; 3: f32 ones in three parts), work:
-   xlarun_k_bamx_work_bytes(n, parts) */
-XLARUN_K__AI void xlarun_k__bamx_gemm(const void *W, size_t K, size_t r0, size_t r1, const unsigned char *xb, int parts, size_t n,
-                                      float *Y, size_t ldy, void *work) {
+/* the GEMM on activations packed by xlarun_k_bamx_pack for W's window offset (B; parts 1: bf16
+   ones, 3: f32 ones in three parts), with this thread's work area (xlarun_k_bamx_work_bytes(n,
+   parts)): the same bits as the calls that pack their own (xlarun_k_matmul_bf16x, parts 1;
+   xlarun_k_matmul_amx3, parts 3) */
+XLARUN_K__FN void xlarun_k_matmul_bamx(const void *W, size_t K, size_t r0, size_t r1, const void *B, int parts, size_t n, float *Y,
+                                       size_t ldy, void *work) {
     const uint16_t *Wb = (const uint16_t *)W;
+    const unsigned char *xb = (const unsigned char *)B;
     /* WINDOWS. A safetensors file puts its data after a header of any length that is a multiple
        of 8 bytes, so in a mapped file the rows of a tensor usually start off 64-byte lines, and
        a tile row of 64 bytes then spans two. Where every row starts the same d elements past a
@@ -2049,14 +2052,6 @@ XLARUN_K__AI void xlarun_k__bamx_gemm(const void *W, size_t K, size_t r0, size_t
     _tile_release();
 }
 
-/* the GEMM on activations packed by xlarun_k_bamx_pack for W's window offset (B), with this
-   thread's work area (xlarun_k_bamx_work_bytes(n, parts)): the same bits as the calls that pack
-   their own (xlarun_k_matmul_bf16x, parts 1; xlarun_k_matmul_amx3, parts 3) */
-XLARUN_K__FN void xlarun_k_matmul_bamx(const void *W, size_t K, size_t r0, size_t r1, const void *B, int parts, size_t n, float *Y,
-                                       size_t ldy, void *work) {
-    xlarun_k__bamx_gemm(W, K, r0, r1, (const unsigned char *)B, parts, n, Y, ldy, work);
-}
-
 /* Xb (bf16 activations, one part) or Xf (f32 activations, three parts), packed into scratch
    after the work area */
 XLARUN_K__AI void xlarun_k__bamx(const void *W, size_t K, size_t r0, size_t r1, const uint16_t *Xb, const float *Xf, size_t ldx,
@@ -2065,7 +2060,7 @@ XLARUN_K__AI void xlarun_k__bamx(const void *W, size_t K, size_t r0, size_t r1, 
     unsigned char *xb = (unsigned char *)(((uintptr_t)scratch + 63) & ~(uintptr_t)63) + xlarun_k_bamx_work_bytes(n, parts) - 64;
     if (r1 <= r0 || n == 0) return;
     xlarun_k_bamx_pack(W, K, Xb, Xf, ldx, n, 0, xlarun_k__bamx_groups(n, parts), xb);
-    xlarun_k__bamx_gemm(W, K, r0, r1, xb, parts, n, Y, ldy, scratch);
+    xlarun_k_matmul_bamx(W, K, r0, r1, xb, parts, n, Y, ldy, scratch);
 }
 XLARUN_K__FN void xlarun_k_matmul_bf16x_amx(const void *W, size_t K, size_t r0, size_t r1, const uint16_t *Xb, size_t ldx,
                                             size_t n, float *Y, size_t ldy, void *scratch) {
