@@ -4805,6 +4805,8 @@ static void xlarun__mm_task(void *ctx, uint32_t t, uint32_t nt) {
             xlarun_k_matmul_bamx(c->w[i]->data, c->K, r0, r1, c->bpack + c->pw[i] * c->bpack_bytes, c->xb16 ? 1 : 3, c->n, c->y[i],
                                  ldy, c->btiles + t * c->btiles_bytes);
 #endif
+        else if (r0 < r1 && c->xb16 && c->w[i]->type == XLARUN_K_BF16 && c->n == 1 && !c->btiles)
+            xlarun_k_gemv_bf16x(c->w[i]->data, c->K, r0, r1, c->xb16 + at * c->K, c->y[i], c->streams);
         else if (r0 < r1 && c->xb16 && c->w[i]->type == XLARUN_K_BF16)
             xlarun_k_matmul_bf16x(c->w[i]->data, c->K, r0, r1, c->xb16 + at * c->K, c->K, c->n, c->y[i], ldy,
                                   c->btiles ? c->btiles + t * c->btiles_bytes : NULL);

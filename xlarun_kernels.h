@@ -31,6 +31,7 @@
      xlarun_k_f32_to_bf16_row, xlarun_k_dot_bf16_bf16                     opt-in, lower precision
      xlarun_k_matmul_bf16x(W, K, r0, r1, Xb, ldx, n, Y, ldy, tiles), xlarun_k_btiles_bytes(K, n)
                                                   its GEMV/GEMM; tiles: AMX-BF16 scratch or NULL
+     xlarun_k_gemv_bf16x(W, K, r0, r1, Xb, y, streams)                   its decode GEMV, runs of rows at once
      xlarun_k_matmul_amx3(W, K, r0, r1, X, ldx, n, Y, ldy, tiles), xlarun_k_etiles_bytes(K, n)
                                                   bf16 weights x f32 activations on AMX-BF16 tiles
                                                   (three bf16 parts); tiles NULL: xlarun_k_matmul
@@ -828,12 +829,18 @@ XLARUN_K__FN void xlarun_k_matmul(xlarun_k_type t, const void *W, size_t K, size
    sequential stream, prefetched in software, stays at about 10 GB/s on the 2-core Xeon
    (family 6 model 207), read-only loop over the mapped file; four to eight streams reach 13-15,
    because the L2 streamer runs ahead in each stream's 4 KB page on its own. With several runs
-   each one prefetches one row ahead (XLARUN_K__GEMV_NEAR): the misses in flight come from the
-   runs, and a farther line would be evicted before use. One stream keeps its 8 rows ahead,
-   which is what Zen 5 measured best (xlarun_k__gemv1); the caller picks streams per machine.
+   each one prefetches 1 KB ahead (XLARUN_K__GEMV_AHEAD): the misses in flight come from the
+   runs, and a farther line would be evicted before use. It was one row, which at the MLP's
+   down matrix (K 8192: 16 KB a bf16 row) put each run's next 16 KB in L1 over the activations:
+   AMD EPYC family 25 model 17, 2 threads, 2 runs, harness over 1 GiB in 2 MB pages, medians of
+   14 passes, GB/s at K 8192, one row / 1 KB / 512 B ahead: bf16 activations 28.1 / 30.6 / 33.0,
+   exact 27.5 / 29.5 / 29.6, a plain read 33.5; at K 2048 all within noise (tools/README.md).
+   One stream keeps its 8 rows ahead, which is what Zen 5 measured best (xlarun_k__gemv1); the
+   caller picks streams per machine.
    ====================================================================================== */
 #define XLARUN_K_MAX_STREAMS 8
-#define XLARUN_K__GEMV_NEAR 1 /* rows ahead that each of several runs prefetches */
+#define XLARUN_K__GEMV_AHEAD 1024 /* bytes ahead that each of several runs prefetches */
+#define XLARUN_K__GEMV_NEAR 1     /* rows ahead that each of several quantized runs prefetches (xlarun_k__qgemv_t) */
 XLARUN_K__FN void xlarun_k_gemv_ref(xlarun_k_type t, const void *W, size_t K, size_t r0, size_t r1,
                                     const float *x, float *y, int streams) {
     (void)streams;
@@ -875,9 +882,9 @@ XLARUN_K__AI void xlarun_k__gemv_t(xlarun_k_type t, const unsigned char *W, size
     W += r0 * rs;
     y += r0;
     for (r = 0; S > 1 && r < L; r++) {
-        if (S == 2) xlarun_k__gemvs(t, W + r * rs, L * rs, x, K, XLARUN_K__GEMV_NEAR * rs, 2, y + r, L);
-        else if (S == 4) xlarun_k__gemvs(t, W + r * rs, L * rs, x, K, XLARUN_K__GEMV_NEAR * rs, 4, y + r, L);
-        else xlarun_k__gemvs(t, W + r * rs, L * rs, x, K, XLARUN_K__GEMV_NEAR * rs, 8, y + r, L);
+        if (S == 2) xlarun_k__gemvs(t, W + r * rs, L * rs, x, K, XLARUN_K__GEMV_AHEAD, 2, y + r, L);
+        else if (S == 4) xlarun_k__gemvs(t, W + r * rs, L * rs, x, K, XLARUN_K__GEMV_AHEAD, 4, y + r, L);
+        else xlarun_k__gemvs(t, W + r * rs, L * rs, x, K, XLARUN_K__GEMV_AHEAD, 8, y + r, L);
     }
     for (r = S > 1 ? (size_t)S * L : 0; r < nrows; r++) y[r] = xlarun_k__gemv1(t, W + r * rs, x, K);
 }
@@ -1708,7 +1715,54 @@ XLARUN_K__AI void xlarun_k__bx_tile(const uint16_t *w0, const uint16_t *w1, cons
 #undef XB_PAIR
 #undef XB_ROW
 #undef XB_STEP
+
+/* row i of S runs `run` bytes apart (w: run 0's row) into out[s * ldo], each run's row with its
+   own accumulator and xlarun_k__bdot1's steps, prefetching `ahead` bytes on; S a constant after
+   inlining */
+XLARUN_K__AI void xlarun_k__bdots(const unsigned char *w, size_t run, const uint16_t *x, size_t K, size_t ahead,
+                                  const size_t S, float *out, size_t ldo) {
+    xlarun_k__v a[XLARUN_K_MAX_STREAMS];
+    size_t k, s;
+    for (s = 0; s < S; s++) a[s] = XK_ZERO();
+    for (k = 0; k < K; k += XB_VL) {
+        int tail = k + XB_VL > K;
+        xlarun_k__bvec xv = xlarun_k__bget(x, k, K, tail);
+        if (((k * 2) & 63) == 0)
+            for (s = 0; s < S; s++) XLARUN_K__PREFETCH(w + s * run, ahead + k * 2);
+        for (s = 0; s < S; s++) a[s] = XB_DOT(a[s], xlarun_k__bget((const uint16_t *)(const void *)(w + s * run), k, K, tail), xv);
+    }
+    for (s = 0; s < S; s++) out[s * ldo] = xlarun_k__hsum(a[s]);
+}
 #endif
+
+/* ======================================================================================
+   gemv_bf16x: the decode GEMV of matmul_bf16x (n == 1, no tiles), y[r] = dot_bf16_bf16(W row
+   r, Xb, K) for r in [r0, r1), reading `streams` runs of rows at once as xlarun_k_gemv does
+   (1, 2, 4 or 8; the same bits whatever it is). One stream reads a row at a time, prefetching
+   8 rows on; several prefetch 1 KB on each (XLARUN_K__GEMV_AHEAD). Without a bf16 dot
+   instruction streams is ignored.
+   Why: on the AMD EPYC family 25 model 17 (Zen 4, 2 threads) one stream read 30 GB/s of a
+   decode where the exact path's two streams read 44-48 (tools/README.md).
+   ====================================================================================== */
+XLARUN_K__FN void xlarun_k_gemv_bf16x(const void *W, size_t K, size_t r0, size_t r1, const uint16_t *Xb, float *y,
+                                      int streams) {
+    const unsigned char *Wb = (const unsigned char *)W;
+    size_t rs = K * 2, r = 0;
+#if defined(XLARUN_K_HAS_BF16_DOT)
+    size_t nrows = r1 > r0 ? r1 - r0 : 0, S = (size_t)xlarun_k__streams(streams), L = nrows / S;
+    Wb += r0 * rs;
+    y += r0;
+    for (; S > 1 && r < L; r++) {
+        if (S == 2) xlarun_k__bdots(Wb + r * rs, L * rs, Xb, K, XLARUN_K__GEMV_AHEAD, 2, y + r, L);
+        else if (S == 4) xlarun_k__bdots(Wb + r * rs, L * rs, Xb, K, XLARUN_K__GEMV_AHEAD, 4, y + r, L);
+        else xlarun_k__bdots(Wb + r * rs, L * rs, Xb, K, XLARUN_K__GEMV_AHEAD, 8, y + r, L);
+    }
+    for (r = S > 1 ? S * L : 0; r < nrows; r++) y[r] = xlarun_k__bdot1((const uint16_t *)(const void *)(Wb + r * rs), Xb, K, 8 * rs);
+#else
+    (void)streams;
+    for (r = r0; r < r1; r++) y[r] = xlarun_k_dot_bf16_bf16((const uint16_t *)(const void *)(Wb + r * rs), Xb, K);
+#endif
+}
 
 /* ---- AMX helpers shared by the bf16 and int8 tile kernels: the tile configuration (palette 1)
    and a 16 x 16 dword transpose ---- */
@@ -2091,8 +2145,9 @@ XLARUN_K__FN void xlarun_k_matmul_bf16x(const void *W, size_t K, size_t r0, size
     (void)tiles;
 #if defined(XLARUN_K_HAS_BF16_DOT)
     size_t q, j;
-    if (n == 1) { /* decode: one row at a time, prefetching 8 rows ahead, as xlarun_k__gemv1 */
-        for (; r < r1; r++) Y[r] = xlarun_k__bdot1(Wb + r * K, Xb, K, 8 * K * 2);
+    if (n == 1) { /* decode: one stream */
+        xlarun_k_gemv_bf16x(W, K, r0, r1, Xb, Y, 1);
+        return;
     } else {
         size_t nrows = r1 > r0 ? r1 - r0 : 0; /* from here on, row r means row r0 + r */
         Wb += r0 * K;

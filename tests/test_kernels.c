@@ -708,10 +708,19 @@ static void test_matmul_blocked(void) {
                     float d = xlarun_k_dot_bf16_bf16((const uint16_t *)(const void *)(raw + r * K * 2), Xb + i * K, K);
                     if (fbits(d) != fbits(Y[i * R + r])) badx++;
                 }
-            for (i = 0; i < 4; i++) { /* one token (decode, two rows at a time), rows from 1, 2 or 3 */
+            for (i = 0; i < 4; i++) { /* one token (decode), rows from 1, 2 or 3 */
                 float y1[R];
                 xlarun_k_matmul_bf16x(raw, K, 1 + i % 3, R, Xb + i * K, K, 1, y1, R, NULL);
                 for (r = 1 + i % 3; r < R; r++) badx += fbits(y1[r]) != fbits(Y[i * R + r]);
+            }
+            for (i = 0; i < 9; i++) { /* the decode GEMV, 1 to 9 streams over rows split in two at 1 + i % 8 */
+                float y1[R];
+                size_t h = 1 + i % 8;
+                memset(y1, 0, sizeof y1);
+                xlarun_k_gemv_bf16x(raw, K, 1, h, Xb + i * K, y1, (int)(1 + i));
+                xlarun_k_gemv_bf16x(raw, K, h, R, Xb + i * K, y1, (int)(9 - i));
+                for (r = 1; r < R; r++) badx += fbits(y1[r]) != fbits(Y[i * R + r]);
+                badx += fbits(y1[0]) != 0; /* row 0 is outside both calls */
             }
         }
     }
