@@ -5115,83 +5115,134 @@ static void xlarun__moe(xlarun_session *s, const xlarun__layer *L, const float *
 
 /* n tokens (n <= n_batch) at positions pos..pos+n-1; logits of the last one. lng: longrope's
    long factors (the call reaches past the original max) */
+/* The steps of a forward pass that take each token on its own: the input rows and their RoPE
+   angles, the norms, RoPE, the cache writes and the residual adds between the products of layer
+   l. xlarun__tokens runs one of them over a chunk's tokens, contiguous ranges side by side on the
+   pool (one token: inline); each element is computed as it would be alone, so the split changes
+   no bits. */
+enum { XLARUN__STEP_INPUT, XLARUN__STEP_ATTN_IN, XLARUN__STEP_QK, XLARUN__STEP_ATTN_OUT, XLARUN__STEP_MLP_OUT };
+typedef struct xlarun__steps {
+    xlarun_session *s;
+    const int32_t *ids;                  /* STEP_INPUT: the chunk's tokens */
+    const float *inv;                    /* STEP_INPUT: the RoPE frequencies (long or short) */
+    size_t l, n;
+    int step;
+} xlarun__steps;
+
+static void xlarun__token_steps(const xlarun__steps *c, size_t i0, size_t i1) {
+    xlarun_session *s = c->s;
+    const xlarun_model *m = s->m;
+    const xlarun_config *cf = &m->cfg;
+    const xlarun__plan *pl = &m->plan;
+    const xlarun__layer *L = m->layers + c->l; /* STEP_INPUT: not read */
+    size_t H = cf->hidden_size, hd = cf->head_dim, half = cf->rope_dim / 2, i, j, h;
+    size_t qd = XLARUN__CAST(size_t, cf->n_heads) * hd, kvd = XLARUN__CAST(size_t, cf->n_kv_heads) * hd;
+    size_t esz = xlarun_k_type_size(m->embed.type);
+    float eps = cf->rms_norm_eps;
+    if (c->step == XLARUN__STEP_INPUT)
+        for (i = i0; i < i1; i++) {
+            const int32_t id = c->ids[i];
+            if (m->embed.scale) /* a quantized embedding: dequantize the row */
+                xlarun_k_qdequant(m->embed.qtype, XLARUN__CAST(const char *, m->embed.data) + XLARUN__CAST(size_t, id) * xlarun_k_qrow_bytes(m->embed.qtype, H),
+                                  XLARUN__CAST(const char *, m->embed.scale) + XLARUN__CAST(size_t, id) * (H / XLARUN_K_QBLOCK) * 2, s->x + i * H, H);
+            else
+                xlarun_k_to_f32(m->embed.type, XLARUN__CAST(const char *, m->embed.data) + XLARUN__CAST(size_t, id) * H * esz,
+                                s->x + i * H, H);
+            if (pl->embed_scale != 1.0f) /* Gemma: the row times f32(sqrt(hidden_size)); Granite's embedding_multiplier */
+                for (j = 0; j < H; j++) s->x[i * H + j] *= pl->embed_scale;
+            for (j = 0; j < half; j++) { /* angle = f32(pos) * inv_freq, one f32 product as in transformers */
+                float ang = XLARUN__CAST(float, s->pos + i) * c->inv[j];
+                s->rope_cos[i * half + j] = cosf(ang) * pl->rope_attn_factor; /* longrope's factor: both, in f32 */
+                s->rope_sin[i * half + j] = sinf(ang) * pl->rope_attn_factor;
+                if (m->inv_freq_local) {
+                    ang = XLARUN__CAST(float, s->pos + i) * m->inv_freq_local[j];
+                    s->rope_cos_local[i * half + j] = cosf(ang);
+                    s->rope_sin_local[i * half + j] = sinf(ang);
+                }
+            }
+        }
+    else if (c->step == XLARUN__STEP_ATTN_IN) /* the attention's input normalized (OLMo 2: x itself) */
+        for (i = i0; L->attn_norm && i < i1; i++) xlarun_k_rmsnorm(s->xb + i * H, s->x + i * H, L->attn_norm, H, eps);
+    else if (c->step == XLARUN__STEP_QK)
+        for (i = i0; i < i1; i++) {
+            size_t p = s->pos + i, slot = p % xlarun__slots(s, c->l);
+            const float *rc = L->local_rope ? s->rope_cos_local : s->rope_cos, *rs = L->local_rope ? s->rope_sin_local : s->rope_sin;
+            if (L->q_norm && pl->qk == XLARUN__QK_WHOLE) { /* OLMo 2: q and k each RMS-normalized whole */
+                xlarun_k_rmsnorm(s->q + i * qd, s->q + i * qd, L->q_norm, qd, eps);
+                xlarun_k_rmsnorm(s->k + i * kvd, s->k + i * kvd, L->k_norm, kvd, eps);
+            } else if (L->q_norm) /* Qwen3, Gemma 3: each head of q and k RMS-normalized before RoPE */
+                for (h = 0; h < cf->n_heads + cf->n_kv_heads; h++) {
+                    float *v = h < cf->n_heads ? s->q + i * qd + h * hd : s->k + i * kvd + (h - cf->n_heads) * hd;
+                    xlarun_k_rmsnorm(v, v, h < cf->n_heads ? L->q_norm : L->k_norm, hd, eps);
+                }
+            if (L->no_rope) { /* SmolLM3: this layer's q and k as they are */
+            } else if (cf->rope_dim == hd) {
+                xlarun_k_rope(s->q + i * qd, cf->n_heads, hd, rc + i * half, rs + i * half);
+                xlarun_k_rope(s->k + i * kvd, cf->n_kv_heads, hd, rc + i * half, rs + i * half);
+            } else /* Phi-3's partial rotary: the first rope_dim of each head, paired i, i + rope_dim / 2 */
+                for (h = 0; h < cf->n_heads + cf->n_kv_heads; h++)
+                    xlarun_k_rope(h < cf->n_heads ? s->q + i * qd + h * hd : s->k + i * kvd + (h - cf->n_heads) * hd, 1,
+                                  cf->rope_dim, rc + i * half, rs + i * half);
+            for (h = 0; h < cf->n_kv_heads; h++) { /* the key down its block's column, the value a row */
+                xlarun_k_kv_store(s->kvt, s->k + i * kvd + h * hd, xlarun__kc(s, c->l, h) + XLARUN_K_KEY_AT(slot, 0, hd) * s->kvsz, hd, XLARUN_K_KEY_BLOCK);
+                xlarun_k_kv_store(s->kvt, s->v + i * kvd + h * hd, xlarun__vc(s, c->l, h) + slot * hd * s->kvsz, hd, 1);
+            }
+        }
+    else { /* the branch's output in s->tmp: normalized where the model says, scaled, added to x */
+        const float *post = c->step == XLARUN__STEP_MLP_OUT ? L->post_ffn_norm
+                          : L->pre_ffn_norm || pl->norms == XLARUN__NORMS_POST ? L->mlp_norm : NULL; /* Gemma 3, OLMo 2 */
+        for (i = i0; i < i1; i++) {
+            if (post) xlarun_k_rmsnorm(s->tmp + i * H, s->tmp + i * H, post, H, eps);
+            if (pl->residual_scale != 1.0f) /* Granite: the branch times residual_multiplier, then added */
+                for (j = 0; j < H; j++) s->tmp[i * H + j] *= pl->residual_scale;
+            xlarun_k_add(s->x + i * H, s->tmp + i * H, H);
+            if (c->step == XLARUN__STEP_ATTN_OUT && pl->norms != XLARUN__NORMS_POST) /* the MLP's input (OLMo 2: x itself) */
+                xlarun_k_rmsnorm(s->xb + i * H, s->x + i * H, L->pre_ffn_norm ? L->pre_ffn_norm : L->mlp_norm, H, eps);
+        }
+    }
+}
+
+static void xlarun__steps_task(void *ctx, uint32_t t, uint32_t nt) {
+    const xlarun__steps *c = XLARUN__CAST(const xlarun__steps *, ctx);
+    size_t i0, i1;
+    xlarun__split(c->n, t, nt, &i0, &i1);
+    if (i0 < i1) xlarun__token_steps(c, i0, i1);
+}
+
+static void xlarun__tokens(xlarun__steps *c, int step) {
+    c->step = step;
+    if (c->n == 1) xlarun__token_steps(c, 0, 1);
+    else xlarun__pool_run(&c->s->pool, xlarun__steps_task, c);
+}
+
 static void xlarun__forward(xlarun_session *s, const int32_t *ids, size_t n, int lng) {
     const xlarun_model *m = s->m;
     const xlarun_config *c = &m->cfg;
     const xlarun__plan *pl = &m->plan;
-    size_t H = c->hidden_size, I = c->intermediate_size, hd = c->head_dim, half = c->rope_dim / 2;
-    size_t qd = XLARUN__CAST(size_t, c->n_heads) * hd, kvd = XLARUN__CAST(size_t, c->n_kv_heads) * hd;
-    size_t esz = xlarun_k_type_size(m->embed.type), i, j, l;
-    const float *inv = lng ? m->inv_freq_long : m->inv_freq;
-    for (i = 0; i < n; i++)
-        if (m->embed.scale) /* a quantized embedding: dequantize the row */
-            xlarun_k_qdequant(m->embed.qtype, XLARUN__CAST(const char *, m->embed.data) + XLARUN__CAST(size_t, ids[i]) * xlarun_k_qrow_bytes(m->embed.qtype, H),
-                              XLARUN__CAST(const char *, m->embed.scale) + XLARUN__CAST(size_t, ids[i]) * (H / XLARUN_K_QBLOCK) * 2, s->x + i * H, H);
-        else
-            xlarun_k_to_f32(m->embed.type, XLARUN__CAST(const char *, m->embed.data) + XLARUN__CAST(size_t, ids[i]) * H * esz,
-                            s->x + i * H, H);
-    if (pl->embed_scale != 1.0f) /* Gemma: the row times f32(sqrt(hidden_size)); Granite's embedding_multiplier */
-        for (i = 0; i < n * H; i++) s->x[i] *= pl->embed_scale;
-    for (i = 0; i < n; i++) /* angle = f32(pos) * inv_freq, one f32 product as in transformers */
-        for (j = 0; j < half; j++) {
-            float ang = XLARUN__CAST(float, s->pos + i) * inv[j];
-            s->rope_cos[i * half + j] = cosf(ang) * pl->rope_attn_factor; /* longrope's factor: both, in f32 */
-            s->rope_sin[i * half + j] = sinf(ang) * pl->rope_attn_factor;
-            if (m->inv_freq_local) {
-                ang = XLARUN__CAST(float, s->pos + i) * m->inv_freq_local[j];
-                s->rope_cos_local[i * half + j] = cosf(ang);
-                s->rope_sin_local[i * half + j] = sinf(ang);
-            }
-        }
+    size_t H = c->hidden_size, I = c->intermediate_size, hd = c->head_dim;
+    size_t qd = XLARUN__CAST(size_t, c->n_heads) * hd, kvd = XLARUN__CAST(size_t, c->n_kv_heads) * hd, i, l;
+    xlarun__steps st;
+    memset(&st, 0, sizeof st);
+    st.s = s; st.ids = ids; st.n = n; st.inv = lng ? m->inv_freq_long : m->inv_freq;
+    xlarun__tokens(&st, XLARUN__STEP_INPUT); /* the embedding rows, the RoPE angles */
     for (l = 0; l < c->n_layers; l++) {
         const xlarun__layer *L = &m->layers[l];
-        const float *rc = L->local_rope ? s->rope_cos_local : s->rope_cos, *rs = L->local_rope ? s->rope_sin_local : s->rope_sin;
         xlarun__mm mm;
-        /* attention block (OLMo 2: on x itself) */
-        if (L->attn_norm)
-            for (i = 0; i < n; i++) xlarun_k_rmsnorm(s->xb + i * H, s->x + i * H, L->attn_norm, H, c->rms_norm_eps);
+        st.l = l;
+        /* attention block: q, k, v of the normalized input, RoPE, cache, attention, o, residual */
+        xlarun__tokens(&st, XLARUN__STEP_ATTN_IN);
         memset(&mm, 0, sizeof mm);
         mm.w[0] = &L->q; mm.b[0] = L->q_bias; mm.y[0] = s->q; mm.rows[0] = qd;
         mm.w[1] = &L->k; mm.b[1] = L->k_bias; mm.y[1] = s->k; mm.rows[1] = kvd;
         mm.w[2] = &L->v; mm.b[2] = L->v_bias; mm.y[2] = s->v; mm.rows[2] = kvd;
         mm.count = 3; mm.K = H; mm.n = n; mm.x = L->attn_norm ? s->xb : s->x;
         xlarun__mm_run(s, &mm);
-        for (i = 0; i < n; i++) {
-            size_t p = s->pos + i, h;
-            if (L->q_norm && pl->qk == XLARUN__QK_WHOLE) { /* OLMo 2: q and k each RMS-normalized whole */
-                xlarun_k_rmsnorm(s->q + i * qd, s->q + i * qd, L->q_norm, qd, c->rms_norm_eps);
-                xlarun_k_rmsnorm(s->k + i * kvd, s->k + i * kvd, L->k_norm, kvd, c->rms_norm_eps);
-            } else if (L->q_norm) /* Qwen3, Gemma 3: each head of q and k RMS-normalized before RoPE */
-                for (h = 0; h < c->n_heads + c->n_kv_heads; h++) {
-                    float *v = h < c->n_heads ? s->q + i * qd + h * hd : s->k + i * kvd + (h - c->n_heads) * hd;
-                    xlarun_k_rmsnorm(v, v, h < c->n_heads ? L->q_norm : L->k_norm, hd, c->rms_norm_eps);
-                }
-            if (L->no_rope) { /* SmolLM3: this layer's q and k as they are */
-            } else if (c->rope_dim == hd) {
-                xlarun_k_rope(s->q + i * qd, c->n_heads, hd, rc + i * half, rs + i * half);
-                xlarun_k_rope(s->k + i * kvd, c->n_kv_heads, hd, rc + i * half, rs + i * half);
-            } else /* Phi-3's partial rotary: the first rope_dim of each head, paired i, i + rope_dim / 2 */
-                for (h = 0; h < c->n_heads + c->n_kv_heads; h++)
-                    xlarun_k_rope(h < c->n_heads ? s->q + i * qd + h * hd : s->k + i * kvd + (h - c->n_heads) * hd, 1,
-                                  c->rope_dim, rc + i * half, rs + i * half);
-            for (h = 0; h < c->n_kv_heads; h++) { /* the key down its block's column, the value a row */
-                size_t slot = p % xlarun__slots(s, l);
-                xlarun_k_kv_store(s->kvt, s->k + i * kvd + h * hd, xlarun__kc(s, l, h) + XLARUN_K_KEY_AT(slot, 0, hd) * s->kvsz, hd, XLARUN_K_KEY_BLOCK);
-                xlarun_k_kv_store(s->kvt, s->v + i * kvd + h * hd, xlarun__vc(s, l, h) + slot * hd * s->kvsz, hd, 1);
-            }
-        }
+        xlarun__tokens(&st, XLARUN__STEP_QK);
         xlarun__attention(s, l, n);
         xlarun__matmul(s, &L->o, L->o_bias, H, qd, s->att, n, s->tmp);
-        if (L->pre_ffn_norm || pl->norms == XLARUN__NORMS_POST) /* Gemma 3, OLMo 2: the attention's output normalized (post_attention_layernorm) */
-            for (i = 0; i < n; i++) xlarun_k_rmsnorm(s->tmp + i * H, s->tmp + i * H, L->mlp_norm, H, c->rms_norm_eps);
-        if (pl->residual_scale != 1.0f) /* Granite: the branch times residual_multiplier, then added */
-            for (i = 0; i < n * H; i++) s->tmp[i] *= pl->residual_scale;
-        xlarun_k_add(s->x, s->tmp, n * H);
-        /* MLP block: down(act(gate(x)) * up(x)), x normalized first (OLMo 2: not) */
-        if (pl->norms != XLARUN__NORMS_POST)
-            for (i = 0; i < n; i++)
-                xlarun_k_rmsnorm(s->xb + i * H, s->x + i * H, L->pre_ffn_norm ? L->pre_ffn_norm : L->mlp_norm, H, c->rms_norm_eps);
-        if (L->experts) /* Mixtral, Qwen3-MoE, OLMoE: the mixture of experts */
+        xlarun__tokens(&st, XLARUN__STEP_ATTN_OUT); /* and the MLP's input normalized */
+        /* MLP block: down(act(gate(x)) * up(x)), or the mixture of experts, then the residual */
+        if (L->experts) /* Mixtral, Qwen3-MoE, OLMoE */
             xlarun__moe(s, L, pl->norms == XLARUN__NORMS_POST ? s->x : s->xb, n);
         else {
             memset(&mm, 0, sizeof mm);
@@ -5201,11 +5252,7 @@ static void xlarun__forward(xlarun_session *s, const int32_t *ids, size_t n, int
             xlarun__mm_run(s, &mm);
             xlarun__matmul(s, &L->down, L->down_bias, H, I, s->gate, n, s->tmp);
         }
-        if (L->post_ffn_norm)
-            for (i = 0; i < n; i++) xlarun_k_rmsnorm(s->tmp + i * H, s->tmp + i * H, L->post_ffn_norm, H, c->rms_norm_eps);
-        if (pl->residual_scale != 1.0f)
-            for (i = 0; i < n * H; i++) s->tmp[i] *= pl->residual_scale;
-        xlarun_k_add(s->x, s->tmp, n * H);
+        xlarun__tokens(&st, XLARUN__STEP_MLP_OUT);
     }
     xlarun_k_rmsnorm(s->xb, s->x + (n - 1) * H, m->final_norm, H, c->rms_norm_eps);
     xlarun__matmul(s, &m->lm_head, NULL, c->vocab_size, H, s->xb, 1, s->logits);
