@@ -829,18 +829,20 @@ XLARUN_K__FN void xlarun_k_matmul(xlarun_k_type t, const void *W, size_t K, size
    sequential stream, prefetched in software, stays at about 10 GB/s on the 2-core Xeon
    (family 6 model 207), read-only loop over the mapped file; four to eight streams reach 13-15,
    because the L2 streamer runs ahead in each stream's 4 KB page on its own. With several runs
-   each one prefetches 1 KB ahead (XLARUN_K__GEMV_AHEAD): the misses in flight come from the
-   runs, and a farther line would be evicted before use. It was one row, which at the MLP's
-   down matrix (K 8192: 16 KB a bf16 row) put each run's next 16 KB in L1 over the activations:
-   AMD EPYC family 25 model 17, 2 threads, 2 runs, harness over 1 GiB in 2 MB pages, medians of
-   14 passes, GB/s at K 8192, one row / 1 KB / 512 B ahead: bf16 activations 28.1 / 30.6 / 33.0,
-   exact 27.5 / 29.5 / 29.6, a plain read 33.5; at K 2048 all within noise (tools/README.md).
-   One stream keeps its 8 rows ahead, which is what Zen 5 measured best (xlarun_k__gemv1); the
-   caller picks streams per machine.
+   the misses in flight come from the runs, and each run prefetches only a little ahead
+   (xlarun_k__ahead), since a farther line would be evicted before use: two runs (the AMD Zen
+   4's choice) 1 KB, four and eight (the Xeon's) one row up to 4 KB, which is what the Xeon was
+   measured with at K 2048. One whole row was too far at the MLP's down matrix: at K 8192 each
+   run put its next 16 KB in L1 over the activations. AMD EPYC family 25 model 17, 2 threads,
+   2 runs, harness over 1 GiB in 2 MB pages, medians of 14 passes, GB/s of weights, one row /
+   1 KB ahead: K 8192 bf16 activations 28.1 / 30.6, exact 27.5 / 29.5, q8_0 28.6 / 31.6, q4_0
+   25.6 / 27.0; K 2048 the same within the noise or better (q8_0 28.9 / 30.6, q4_0 27.6 / 29.1);
+   a plain read 33.5-34.5 (tools/README.md). One stream keeps its 8 rows ahead, which is what
+   Zen 5 measured best (xlarun_k__gemv1); the caller picks streams per machine.
    ====================================================================================== */
 #define XLARUN_K_MAX_STREAMS 8
-#define XLARUN_K__GEMV_AHEAD 1024 /* bytes ahead that each of several runs prefetches */
-#define XLARUN_K__GEMV_NEAR 1     /* rows ahead that each of several quantized runs prefetches (xlarun_k__qgemv_t) */
+/* bytes ahead that each of S > 1 runs of rows of rb bytes prefetches (above) */
+XLARUN_K__AI size_t xlarun_k__ahead(size_t S, size_t rb) { return S == 2 ? 1024 : rb < 4096 ? rb : 4096; }
 XLARUN_K__FN void xlarun_k_gemv_ref(xlarun_k_type t, const void *W, size_t K, size_t r0, size_t r1,
                                     const float *x, float *y, int streams) {
     (void)streams;
@@ -882,9 +884,9 @@ XLARUN_K__AI void xlarun_k__gemv_t(xlarun_k_type t, const unsigned char *W, size
     W += r0 * rs;
     y += r0;
     for (r = 0; S > 1 && r < L; r++) {
-        if (S == 2) xlarun_k__gemvs(t, W + r * rs, L * rs, x, K, XLARUN_K__GEMV_AHEAD, 2, y + r, L);
-        else if (S == 4) xlarun_k__gemvs(t, W + r * rs, L * rs, x, K, XLARUN_K__GEMV_AHEAD, 4, y + r, L);
-        else xlarun_k__gemvs(t, W + r * rs, L * rs, x, K, XLARUN_K__GEMV_AHEAD, 8, y + r, L);
+        if (S == 2) xlarun_k__gemvs(t, W + r * rs, L * rs, x, K, xlarun_k__ahead(2, rs), 2, y + r, L);
+        else if (S == 4) xlarun_k__gemvs(t, W + r * rs, L * rs, x, K, xlarun_k__ahead(4, rs), 4, y + r, L);
+        else xlarun_k__gemvs(t, W + r * rs, L * rs, x, K, xlarun_k__ahead(8, rs), 8, y + r, L);
     }
     for (r = S > 1 ? (size_t)S * L : 0; r < nrows; r++) y[r] = xlarun_k__gemv1(t, W + r * rs, x, K);
 }
@@ -1739,7 +1741,7 @@ XLARUN_K__AI void xlarun_k__bdots(const unsigned char *w, size_t run, const uint
    gemv_bf16x: the decode GEMV of matmul_bf16x (n == 1, no tiles), y[r] = dot_bf16_bf16(W row
    r, Xb, K) for r in [r0, r1), reading `streams` runs of rows at once as xlarun_k_gemv does
    (1, 2, 4 or 8; the same bits whatever it is). One stream reads a row at a time, prefetching
-   8 rows on; several prefetch 1 KB on each (XLARUN_K__GEMV_AHEAD). Without a bf16 dot
+   8 rows on; several prefetch a little ahead each (xlarun_k__ahead). Without a bf16 dot
    instruction streams is ignored.
    Why: on the AMD EPYC family 25 model 17 (Zen 4, 2 threads) one stream read 30 GB/s of a
    decode where the exact path's two streams read 44-48 (tools/README.md).
@@ -1753,9 +1755,9 @@ XLARUN_K__FN void xlarun_k_gemv_bf16x(const void *W, size_t K, size_t r0, size_t
     Wb += r0 * rs;
     y += r0;
     for (; S > 1 && r < L; r++) {
-        if (S == 2) xlarun_k__bdots(Wb + r * rs, L * rs, Xb, K, XLARUN_K__GEMV_AHEAD, 2, y + r, L);
-        else if (S == 4) xlarun_k__bdots(Wb + r * rs, L * rs, Xb, K, XLARUN_K__GEMV_AHEAD, 4, y + r, L);
-        else xlarun_k__bdots(Wb + r * rs, L * rs, Xb, K, XLARUN_K__GEMV_AHEAD, 8, y + r, L);
+        if (S == 2) xlarun_k__bdots(Wb + r * rs, L * rs, Xb, K, xlarun_k__ahead(2, rs), 2, y + r, L);
+        else if (S == 4) xlarun_k__bdots(Wb + r * rs, L * rs, Xb, K, xlarun_k__ahead(4, rs), 4, y + r, L);
+        else xlarun_k__bdots(Wb + r * rs, L * rs, Xb, K, xlarun_k__ahead(8, rs), 8, y + r, L);
     }
     for (r = S > 1 ? S * L : 0; r < nrows; r++) y[r] = xlarun_k__bdot1((const uint16_t *)(const void *)(Wb + r * rs), Xb, K, 8 * rs);
 #else
@@ -3011,7 +3013,7 @@ XLARUN_K__AI void xlarun_k__qgemvs(int q4, const unsigned char *w, size_t wrun, 
 XLARUN_K__AI void xlarun_k__qgemv_t(int q4, const unsigned char *W, const unsigned char *S, size_t K, size_t r0,
                                     size_t r1, const unsigned char *X, float *Y, int ns) {
     size_t rb = q4 ? K / 2 : K, sb = K / 16, nrows = r1 > r0 ? r1 - r0 : 0, L = nrows / (size_t)ns, r;
-    size_t wa = XLARUN_K__GEMV_NEAR * rb, sa = XLARUN_K__GEMV_NEAR * sb;
+    size_t wa = xlarun_k__ahead((size_t)ns, rb), sa = wa / (rb / sb); /* the scales as far on, in rows */
     const signed char *xn = NULL;
 #if defined(__AVX512VNNI__)
     signed char xnb[XLARUN_K__QNAT_MAX];
