@@ -4682,7 +4682,9 @@ static int xlarun__bwindows(const xlarun_model *m, unsigned char *win) {
    request. Asked at every session creation (the answer is the process's, and asking again is harmless), so no
    flag outlives a session: 1 granted, 0 refused or not Linux, -1 not built. */
 static int xlarun__amx_request(void) {
-#if (defined(XLARUN_K_QAMX) || defined(XLARUN_K_BAMX)) && defined(__linux__) && defined(__x86_64__)
+#if defined(XLARUN_AMX_EMULATED) && (defined(XLARUN_K_QAMX) || defined(XLARUN_K_BAMX))
+    return 1; /* the tests' build with the tiles emulated in C (tests/amx_emu.h) */
+#elif (defined(XLARUN_K_QAMX) || defined(XLARUN_K_BAMX)) && defined(__linux__) && defined(__x86_64__)
     /* arch_prctl (syscall 158) ARCH_REQ_XCOMP_PERM (0x1023), XFEATURE_XTILEDATA (18); made
        directly: strict C99 has no syscall() declaration */
     long r;

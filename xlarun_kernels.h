@@ -1867,7 +1867,7 @@ XLARUN_K__AI const void *xlarun_k__bamx_at(const uint16_t *row, size_t d, size_t
 XLARUN_K__AI void xlarun_k__bamx_put(const __m512i *out, unsigned char *dst, size_t cb) {
     size_t j;
     for (j = 0; j < 16; j++)
-        if (cb == 64) _mm512_store_si512((void *)(dst + 64 * j), out[j]);
+        if (cb == 64) _mm512_storeu_si512((void *)(dst + 64 * j), out[j]); /* B may sit anywhere */
         else _mm512_mask_storeu_epi32((void *)(dst + cb * j), (__mmask16)((1u << (cb / 4)) - 1u), out[j]);
 }
 /* B: group g, step s at xb + (g * S + s) * 16 cb: row kk holds, for tokens 16g .. 16g + 15, the
@@ -2020,7 +2020,8 @@ XLARUN_K__AI void xlarun_k__bamx_out(const unsigned char *c, size_t parts, size_
    (tools/README.md) */
 XLARUN_K__AI size_t xlarun_k__bamx_cb(size_t n, int parts) { return xlarun_k__bamx_groups(n, parts) == 1 ? 4 * (size_t)parts * n : 64; }
 
-/* B (64-byte aligned, xlarun_k_bamx_pack_bytes) for token groups g0 .. g1 - 1 of n: Xb bf16
+/* B (xlarun_k_bamx_pack_bytes, any alignment: a session's memory is the caller's, 64-byte
+   aligned for speed only) for token groups g0 .. g1 - 1 of n: Xb bf16
    activations (16 tokens a group), else X f32 ones in three parts (5 a group); for the matrices
    whose window offset is W's. Groups are independent, so threads can pack a shared B side by side. */
 XLARUN_K__FN void xlarun_k_bamx_pack(const void *W, size_t K, const uint16_t *Xb, const float *X, size_t ldx, size_t n, size_t g0,
