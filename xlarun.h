@@ -4612,6 +4612,8 @@ struct xlarun_session {
     unsigned char *xq;                   /* quantized models: n_batch int8 input rows */
     unsigned char *qtiles;               /* quantized models, AMX build: qtiles_bytes per thread */
     size_t qtiles_bytes;
+    unsigned char *qpack;                /* the same, prefill: a chunk's int8 activations packed once for
+                                            all threads (xlarun_k_qamx_pack), or NULL */
     unsigned char *btiles;               /* bf16 weights, AMX-BF16 build: btiles_bytes per thread (xb16:
                                             bf16 activations; else exact, xlarun_k_matmul_amx3) */
     size_t btiles_bytes;
@@ -4764,8 +4766,9 @@ typedef struct xlarun__mm {
     const float *x;
     unsigned char *xq;                   /* x as int8 blocks, for q8_0/q4_0 weights */
     uint16_t *xb16;                      /* x rounded to bf16, for bf16 weights (BF16_ACTIVATIONS) */
-    unsigned char *tiles;                /* AMX scratch, tiles_bytes per thread, or NULL */
+    unsigned char *tiles;                /* AMX-INT8 work, tiles_bytes per thread, with qpack, or NULL */
     size_t tiles_bytes;
+    unsigned char *qpack;                /* n >= XLARUN_K_QAMX_MIN on those tiles: the session's qpack */
     unsigned char *btiles;               /* AMX-BF16 scratch, btiles_bytes per thread, or NULL: for xb16,
                                             or (xb16 NULL) for x in the exact precision */
     size_t btiles_bytes;
@@ -4798,10 +4801,14 @@ static void xlarun__mm_task(void *ctx, uint32_t t, uint32_t nt) {
         if (r0 < r1 && c->w[i]->scale && c->n == 1)
             xlarun_k_qgemv(c->w[i]->qtype, c->w[i]->data, c->w[i]->scale, c->K, r0, r1,
                            XLARUN__CAST(const unsigned char *, c->xq) + at * xlarun_k_qact_bytes(c->K), c->y[i], c->streams);
+#if defined(XLARUN_K_QAMX)
+        else if (r0 < r1 && c->w[i]->scale && c->qpack) /* prefill on tiles, activations packed */
+            xlarun_k_qmatmul_qamx(c->w[i]->qtype, c->w[i]->data, c->w[i]->scale, c->K, r0, r1, c->qpack, c->n, c->y[i], ldy,
+                                  c->tiles + t * c->tiles_bytes);
+#endif
         else if (r0 < r1 && c->w[i]->scale)
             xlarun_k_qmatmul(c->w[i]->qtype, c->w[i]->data, c->w[i]->scale, c->K, r0, r1,
-                             XLARUN__CAST(const unsigned char *, c->xq) + at * xlarun_k_qact_bytes(c->K), c->n, c->y[i], ldy,
-                             c->tiles ? c->tiles + t * c->tiles_bytes : NULL);
+                             XLARUN__CAST(const unsigned char *, c->xq) + at * xlarun_k_qact_bytes(c->K), c->n, c->y[i], ldy, NULL);
 #if defined(XLARUN_K_BAMX)
         else if (r0 < r1 && c->bpack && c->w[i]->type == XLARUN_K_BF16) /* prefill on tiles, activations packed */
             xlarun_k_matmul_bamx(c->w[i]->data, c->K, r0, r1, c->bpack + c->pw[i] * c->bpack_bytes, c->xb16 ? 1 : 3, c->n, c->y[i],
@@ -4839,16 +4846,22 @@ static void xlarun__mm_inputs(const xlarun__mm *c, size_t j0, size_t j1) {
     for (j = j0; c->xq && j < j1; j++) xlarun_k_quantize_act(c->x + j * c->K, c->K, c->xq + j * b);
 }
 
-/* n > 1: thread t's share of the input rows, whole token groups of the AMX-BF16 packing where
-   there is one, and those groups packed for each window offset the products need, so that the
-   threads prepare the chunk once, side by side (each packing its own on the 16-core Xeon
-   family 6 model 207 took about 30% of a 16-thread prefill: tools/README.md) */
+/* n > 1: thread t's share of the input rows, whole token groups of the AMX packings where there
+   are some (16 tokens for int8 and bf16 activations, 5 for the exact three parts; 80 for both
+   kinds), and those groups packed: once for the int8 products, once for each window offset the
+   bf16 products need, so that the threads prepare the chunk once, side by side (each packing
+   its own on the 16-core Xeon family 6 model 207 took about 30% of a 16-thread bf16 prefill:
+   tools/README.md) */
 static void xlarun__mm_prep(void *ctx, uint32_t t, uint32_t nt) {
     const xlarun__mm *c = XLARUN__CAST(const xlarun__mm *, ctx);
-    size_t unit = !c->bpack ? 1 : c->xb16 ? 16 : 5, units = (c->n + unit - 1) / unit;
-    size_t u0 = units * t / nt, u1 = units * (t + 1) / nt;
+    size_t unit = c->qpack ? (c->bpack && !c->xb16 ? 80 : 16) : !c->bpack ? 1 : c->xb16 ? 16 : 5;
+    size_t units = (c->n + unit - 1) / unit, u0 = units * t / nt, u1 = units * (t + 1) / nt;
+    size_t j1 = u1 * unit < c->n ? u1 * unit : c->n;
     int i;
-    xlarun__mm_inputs(c, u0 * unit, u1 * unit < c->n ? u1 * unit : c->n);
+    xlarun__mm_inputs(c, u0 * unit, j1);
+#if defined(XLARUN_K_QAMX)
+    if (c->qpack && u0 < u1) xlarun_k_qamx_pack(c->xq, c->K, c->n, u0 * unit / 16, (j1 + 15) / 16, c->qpack);
+#endif
 #if defined(XLARUN_K_BAMX)
     for (i = 0; c->bpack && i < c->count; i++)
         if (c->pfirst[i])
@@ -4872,7 +4885,11 @@ static void xlarun__mm_run(xlarun_session *s, xlarun__mm *c) {
     if (s->amx == 1 && s->btiles) { c->btiles = s->btiles; c->btiles_bytes = s->btiles_bytes; } /* decode too: one order */
     if (q) {
         c->xq = s->xq;
-        if (s->amx == 1) { c->tiles = s->qtiles; c->tiles_bytes = s->qtiles_bytes; }
+        if (s->amx == 1 && s->qpack && c->n >= XLARUN_K_QAMX_MIN) {
+            c->qpack = s->qpack;
+            c->tiles = s->qtiles;
+            c->tiles_bytes = s->qtiles_bytes;
+        }
     }
     if (c->n > 1) {
         if (bf && c->btiles && s->bpack) {
@@ -4889,7 +4906,7 @@ static void xlarun__mm_run(xlarun_session *s, xlarun__mm *c) {
                     if (c->pfirst[i2] && c->pw[i2] == c->pw[i]) c->pfirst[i] = 0;
             }
         }
-        if (c->xb16 || c->xq || c->bpack) xlarun__pool_run(&s->pool, xlarun__mm_prep, c);
+        if (c->xb16 || c->xq || c->bpack || c->qpack) xlarun__pool_run(&s->pool, xlarun__mm_prep, c);
     } else
         xlarun__mm_inputs(c, 0, c->per_row ? XLARUN__CAST(size_t, c->count) : 1);
     xlarun__pool_run(&s->pool, xlarun__mm_task, c);
@@ -5365,10 +5382,14 @@ static xlarun_status xlarun__session_build(xlarun__arena *a, const xlarun_model 
     if (m->quantized) { /* int8 input rows for the widest K */
         s->xq = XLARUN__CAST(unsigned char *, xlarun__alloc_ex(a, XLARUN__CAST(size_t, nb) * xlarun_k_qact_bytes(kmax), 0, 1));
         if (!s->xq && !xlarun__measuring(a)) return xlarun__no_room(a, "session", err);
-        s->qtiles_bytes = xlarun_k_qtiles_bytes(kmax, nb);
+        s->qtiles_bytes = xlarun_k_qamx_work_bytes(kmax);
         if (s->qtiles_bytes) { /* counted whether or not the OS grants the tiles: the size query is exact */
             s->qtiles = XLARUN__CAST(unsigned char *, xlarun__alloc_ex(a, s->qtiles_bytes * nt, 0, 1));
             if (!s->qtiles && !xlarun__measuring(a)) return xlarun__no_room(a, "session", err);
+            if (nb >= XLARUN_K_QAMX_MIN) { /* the tiles run for prefill chunks from XLARUN_K_QAMX_MIN tokens */
+                s->qpack = XLARUN__CAST(unsigned char *, xlarun__alloc_ex(a, xlarun_k_qamx_pack_bytes(kmax, nb), 0, 1));
+                if (!s->qpack && !xlarun__measuring(a)) return xlarun__no_room(a, "session", err);
+            }
             s->amx = xlarun__measuring(a) ? 0 : xlarun__amx_request();
         }
     }

@@ -2265,11 +2265,15 @@ XLARUN_K__FN void xlarun_k_matmul_amx3(const void *W, size_t K, size_t r0, size_
                                                            qtiles_bytes(K, n) bytes of scratch
                                                            when the process may use AMX tiles
      xlarun_k_qtiles_bytes(K, n)                           0 where XLARUN_K_QAMX is not defined
+     xlarun_k_qamx_pack(XQ, K, n, g0, g1, P), xlarun_k_qmatmul_qamx(qt, W, S, K, r0, r1, P, n, Y,
+       ldy, work), xlarun_k_qamx_pack_bytes(K, n), _work_bytes(K)   the same GEMM with the
+                                                           activations packed once, by groups of
+                                                           16 tokens, for all threads (n >= 16)
      xlarun_k_qgemv(qt, W, S, K, r0, r1, XQ, Y, streams)   the decode GEMV over runs of rows
                                                            (as xlarun_k_gemv), Y[r0..r1)
    XLARUN_K_QAMX is defined where the AMX-INT8 GEMM is built (the AVX-512 variant compiled for
-   AMX-TILE and AMX-INT8); it runs for n >= 16 tokens when tiles is not NULL, with the bits of
-   the AVX-512 path. The caller asks the OS for the tile state first (Linux: arch_prctl
+   AMX-TILE and AMX-INT8); it runs for n >= XLARUN_K_QAMX_MIN (16) tokens when tiles is not
+   NULL, with the bits of the AVX-512 path. The caller asks the OS for the tile state first (Linux: arch_prctl
    ARCH_REQ_XCOMP_PERM, XFEATURE_XTILEDATA) and passes NULL when refused.
    XLARUN_K_QISA names the variant: "avx512-vnni", "avx512", "avx2", "neon-dotprod", "neon",
    "scalar".
@@ -3050,7 +3054,7 @@ XLARUN_K__FN void xlarun_k_qgemv_simd(xlarun_k_qtype qt, const void *W, const vo
 }
 #endif
 
-/* ---- AMX: Intel AMX-INT8 tiles for the GEMM (n >= XLARUN_K__AMX_MIN tokens) ----
+/* ---- AMX: Intel AMX-INT8 tiles for the GEMM (n >= XLARUN_K_QAMX_MIN tokens) ----
    Built where the compiler targets AMX (__AMX_TILE__, __AMX_INT8__) on top of the AVX-512
    variant, and used only when the caller passes per-thread scratch (xlarun_k_qtiles_bytes),
    i.e. after the kernel granted this process the tile state (Linux: arch_prctl
@@ -3059,23 +3063,39 @@ XLARUN_K__FN void xlarun_k_qgemv_simd(xlarun_k_qtype qt, const void *W, const vo
    sums, then per token acc = fma(float(isum), d * dx, acc) with the 16 weight rows in the
    vector lanes and one such chain per AVX-512 lane of the canonical order, then the same
    hsum tree across the 16 lane chains.
-   Per call and thread: the activations are repacked for the A tiles (16 tokens x 32 bytes of
-   a block: per token a 4-byte gather from the 640-byte records), each 16-row panel of weights
-   for the B tiles (8 x 64 bytes a block: 16 x 16 dword transposes), every block in the order
-   the stream visits it (lane by lane, a lane's blocks in K order), so all reads are sequential.
+   The activations are repacked for the A tiles (16 tokens x 32 bytes of a block: per token a
+   4-byte gather from the 640-byte records), by the call into its own scratch or, with
+   xlarun_k_qamx_pack and xlarun_k_qmatmul_qamx, once for all threads, each packing some groups
+   of 16 tokens (as the bf16 tiles' xlarun_k_bamx_pack: 16 threads each repacking a chunk of its
+   own cost the bf16 prefill about 30%); per call and thread each 16-row panel of weights for the
+   B tiles (8 x 64 bytes a block: 16 x 16 dword transposes), every block in the order the
+   stream visits it (lane by lane, a lane's blocks in K order), so all reads are sequential.
    One thread of the 2-core Xeon (family 6 model 207), 256 tokens: q8_0 2.0-2.1x the f32 FMA
    peak at K = 2048, 1.2-1.4x at K = 8192; the AVX-512 GEMM about 0.7-0.8x (tools/amx/README.md). */
+#define XLARUN_K_QAMX_MIN 16 /* tokens from which xlarun_k_qmatmul runs on the tiles */
 #if defined(XLARUN_K_QAMX)
-#define XLARUN_K__AMX_MIN 16
 
 /* the lane of block b%16 (the canonical order's map is its own inverse) */
 #define XQA_LANE(b) (4 * ((b) % 4) + (b) % 16 / 4)
 
-/* scratch, 64-byte aligned: tile config 64 | C tiles 4 x 1 KB | lane sums 16 KB | B panel nb x 512
-   | its scales nb x 64 | A: ceil(n/16) x nb x 512 | their dx: ceil(n/16) x nb x 64 | flags nb */
-XLARUN_K__FN size_t xlarun_k_qtiles_bytes(size_t K, size_t n) {
-    size_t nb = K / 32, g = (n + 15) / 16;
-    return 64 + 64 + 4096 + 16384 + nb * 576 + g * nb * 576 + (nb + 63) / 64 * 64;
+/* work, 64-byte aligned: tile config 64 | C tiles 4 x 1 KB | lane sums 16 KB | B panel nb x 512
+   | its scales nb x 64 | flags nb; the packing: per group of 16 tokens, A nb x 512 then its dx
+   nb x 64; the self-packing call's scratch is its work (whole lines), then the packing */
+XLARUN_K__FN size_t xlarun_k_qamx_work_bytes(size_t K) {
+    size_t nb = K / 32;
+    return 64 + 64 + 4096 + 16384 + nb * 576 + (nb + 63) / 64 * 64;
+}
+XLARUN_K__FN size_t xlarun_k_qamx_pack_bytes(size_t K, size_t n) { return (n + 15) / 16 * (K / 32) * 576; }
+XLARUN_K__FN size_t xlarun_k_qtiles_bytes(size_t K, size_t n) { return xlarun_k_qamx_work_bytes(K) + xlarun_k_qamx_pack_bytes(K, n); }
+
+/* the stream: lane l holds the blocks 16s + lane(l) < nb, from position lstart[l]; lstart[16] = nb */
+XLARUN_K__AI void xlarun_k__qalanes(size_t nb, size_t *lstart) {
+    size_t l, bl;
+    lstart[0] = 0;
+    for (l = 0; l < 16; l++) {
+        bl = XQA_LANE(l);
+        lstart[l + 1] = lstart[l] + (nb > bl ? (nb - bl + 15) / 16 : 0);
+    }
 }
 
 /* the stream position of each block: lanes in order, a lane's blocks (b = 16s + lane(l)) in K order */
@@ -3187,41 +3207,19 @@ XLARUN_K__AI void xlarun_k__qatile(const signed char *xg, const float *dxg, cons
 #undef XQA_POST
 #undef XQA_STEP
 
-XLARUN_K__FN void xlarun_k_qmatmul_amx(xlarun_k_qtype qt, const void *W, const void *S, size_t K, size_t r0, size_t r1,
-                                       const void *XQ, size_t n, float *Y, size_t ldy, void *scratch) {
-    const unsigned char *Wb = (const unsigned char *)W, *Sb = (const unsigned char *)S, *Xb = (const unsigned char *)XQ;
-    int q4 = qt == XLARUN_K_Q4_0;
-    size_t rb = q4 ? K / 2 : K, sb = K / 16, xb = xlarun_k_qact_bytes_simd(K), nb = K / 32, nss = (nb + 15) / 16;
-    size_t g = (n + 15) / 16, lstart[17], l, b, m, r, gi, j;
-    unsigned char *base = (unsigned char *)(((uintptr_t)scratch + 63) & ~(uintptr_t)63);
-    xlarun_k__tilecfg *cfg = (xlarun_k__tilecfg *)(void *)base;
-    int32_t *cb = (int32_t *)(void *)(base + 64);
-    float *accb = (float *)(void *)(base + 64 + 4096), *dw, *dxa, out[256];
-    signed char *wb, *xa;
-    unsigned char *fl;
-    wb = (signed char *)(base + 64 + 4096 + 16384);
-    dw = (float *)(void *)(base + 64 + 4096 + 16384 + nb * 512);
-    xa = (signed char *)(base + 64 + 4096 + 16384 + nb * 576);
-    dxa = (float *)(void *)(base + 64 + 4096 + 16384 + nb * 576 + g * nb * 512);
-    fl = base + 64 + 4096 + 16384 + nb * 576 + g * nb * 576;
-    /* the stream: lane l has the blocks 16s + lane(l) < nb */
-    lstart[0] = 0;
-    for (l = 0; l < 16; l++) {
-        size_t bl = XQA_LANE(l), c = nb > bl ? (nb - bl + 15) / 16 : 0;
-        lstart[l + 1] = lstart[l] + c;
-        for (b = 0; b < c; b++) fl[lstart[l] + b] = (unsigned char)(l << 3);
-        if (c) {
-            fl[lstart[l]] |= 1;
-            fl[lstart[l] + c - 1] |= (unsigned char)(2 | (c < nss ? 4 : 0));
-        } else /* no block at all (K < 512): the lane's chain is +0 throughout */
-            for (m = 0; m < 256; m++) accb[l * 256 + m] = 0.0f;
-    }
-    /* A: xa[group][pos][token][32], dxa[group][pos][token]; tokens past n are 0 */
-    for (m = 0; m < 16 * g; m++) {
-        signed char *ga = xa + (m / 16) * nb * 512 + (m % 16) * 32;
-        float *gd = dxa + (m / 16) * nb * 16 + m % 16;
+/* token groups g0 .. g1 - 1 of the n rows of XQ (qact records) packed for the A tiles into P
+   (xlarun_k_qamx_pack_bytes(K, n) bytes): per group xa[pos][token][32], then dx[pos][token];
+   tokens past n are 0. Groups packed by separate calls (threads) make the packing of one call. */
+XLARUN_K__FN void xlarun_k_qamx_pack(const void *XQ, size_t K, size_t n, size_t g0, size_t g1, void *P) {
+    const unsigned char *Xb = (const unsigned char *)XQ;
+    size_t xb = xlarun_k_qact_bytes_simd(K), nb = K / 32, lstart[17], m, b;
+    const __m256i idx = _mm256_set_epi32(448, 384, 320, 256, 192, 128, 64, 0);
+    xlarun_k__qalanes(nb, lstart);
+    for (m = 16 * g0; m < 16 * g1; m++) {
+        unsigned char *grp = (unsigned char *)P + (m / 16) * nb * 576;
+        signed char *ga = (signed char *)grp + (m % 16) * 32;
+        float *gd = (float *)(void *)(grp + nb * 512) + m % 16;
         const unsigned char *x = Xb + m * xb;
-        const __m256i idx = _mm256_set_epi32(448, 384, 320, 256, 192, 128, 64, 0);
         for (b = 0; b < nb; b++) {
             size_t p = xlarun_k__qapos(lstart, b);
             if (m < n) {
@@ -3233,6 +3231,35 @@ XLARUN_K__FN void xlarun_k_qmatmul_amx(xlarun_k_qtype qt, const void *W, const v
                 gd[p * 16] = 0.0f;
             }
         }
+    }
+}
+
+/* the GEMM on a packing P of all ceil(n / 16) groups; work: xlarun_k_qamx_work_bytes(K), this
+   thread's */
+XLARUN_K__FN void xlarun_k_qmatmul_qamx(xlarun_k_qtype qt, const void *W, const void *S, size_t K, size_t r0, size_t r1,
+                                        const void *P, size_t n, float *Y, size_t ldy, void *work) {
+    const unsigned char *Wb = (const unsigned char *)W, *Sb = (const unsigned char *)S, *Pb = (const unsigned char *)P;
+    int q4 = qt == XLARUN_K_Q4_0;
+    size_t rb = q4 ? K / 2 : K, sb = K / 16, nb = K / 32, nss = (nb + 15) / 16;
+    size_t g = (n + 15) / 16, lstart[17], l, b, m, r, gi, j;
+    unsigned char *base = (unsigned char *)(((uintptr_t)work + 63) & ~(uintptr_t)63);
+    xlarun_k__tilecfg *cfg = (xlarun_k__tilecfg *)(void *)base;
+    int32_t *cb = (int32_t *)(void *)(base + 64);
+    float *accb = (float *)(void *)(base + 64 + 4096), *dw, out[256];
+    signed char *wb;
+    unsigned char *fl;
+    wb = (signed char *)(base + 64 + 4096 + 16384);
+    dw = (float *)(void *)(base + 64 + 4096 + 16384 + nb * 512);
+    fl = base + 64 + 4096 + 16384 + nb * 576;
+    xlarun_k__qalanes(nb, lstart);
+    for (l = 0; l < 16; l++) {
+        size_t c = lstart[l + 1] - lstart[l];
+        for (b = 0; b < c; b++) fl[lstart[l] + b] = (unsigned char)(l << 3);
+        if (c) {
+            fl[lstart[l]] |= 1;
+            fl[lstart[l] + c - 1] |= (unsigned char)(2 | (c < nss ? 4 : 0));
+        } else /* no block at all (K < 512): the lane's chain is +0 throughout */
+            for (m = 0; m < 256; m++) accb[l * 256 + m] = 0.0f;
     }
     memset(cfg, 0, sizeof *cfg);
     cfg->palette = 1;
@@ -3248,17 +3275,29 @@ XLARUN_K__FN void xlarun_k_qmatmul_amx(xlarun_k_qtype qt, const void *W, const v
         xlarun_k__qapack_w(q4, Wb + r * rb, Sb + r * sb, K, nr, lstart, wb, dw);
         for (gi = 0; gi < g; gi++) {
             size_t nt = n - 16 * gi < 16 ? n - 16 * gi : 16;
-            xlarun_k__qatile(xa + gi * nb * 512, dxa + gi * nb * 16, wb, dw, fl, nb, accb, cb, out);
+            const unsigned char *grp = Pb + gi * nb * 576;
+            xlarun_k__qatile((const signed char *)grp, (const float *)(const void *)(grp + nb * 512), wb, dw, fl, nb, accb, cb, out);
             for (m = 0; m < nt; m++) memcpy(Y + (16 * gi + m) * ldy + r, out + 16 * m, nr * sizeof(float));
         }
     }
     _tile_release();
+}
+
+/* the self-packing call: its scratch holds its work, then the whole packing */
+XLARUN_K__FN void xlarun_k_qmatmul_amx(xlarun_k_qtype qt, const void *W, const void *S, size_t K, size_t r0, size_t r1,
+                                       const void *XQ, size_t n, float *Y, size_t ldy, void *scratch) {
+    unsigned char *P = (unsigned char *)(((uintptr_t)scratch + 63) & ~(uintptr_t)63) + xlarun_k_qamx_work_bytes(K) - 64;
+    if (r1 <= r0 || n == 0) return;
+    xlarun_k_qamx_pack(XQ, K, n, 0, (n + 15) / 16, P);
+    xlarun_k_qmatmul_qamx(qt, W, S, K, r0, r1, P, n, Y, ldy, scratch);
 }
 #undef XQA_LANE
 #endif
 
 #if !defined(XLARUN_K_QAMX)
 XLARUN_K__FN size_t xlarun_k_qtiles_bytes(size_t K, size_t n) { (void)K; (void)n; return 0; }
+XLARUN_K__FN size_t xlarun_k_qamx_work_bytes(size_t K) { (void)K; return 0; }
+XLARUN_K__FN size_t xlarun_k_qamx_pack_bytes(size_t K, size_t n) { (void)K; (void)n; return 0; }
 #endif
 
 XLARUN_K__FN size_t xlarun_k_qact_bytes(size_t K) {
@@ -3288,7 +3327,7 @@ XLARUN_K__FN float xlarun_k_qdot(xlarun_k_qtype qt, const void *w, const void *s
 XLARUN_K__FN void xlarun_k_qmatmul(xlarun_k_qtype qt, const void *W, const void *S, size_t K, size_t r0, size_t r1,
                                    const void *XQ, size_t n, float *Y, size_t ldy, void *tiles) {
 #if defined(XLARUN_K_QAMX)
-    if (tiles && n >= XLARUN_K__AMX_MIN) {
+    if (tiles && n >= XLARUN_K_QAMX_MIN) {
         xlarun_k_qmatmul_amx(qt, W, S, K, r0, r1, XQ, n, Y, ldy, tiles);
         return;
     }

@@ -909,8 +909,10 @@ static void test_qmatmul_amx(void) {
                 unsigned char *W = (unsigned char *)malloc(N * rb), *S = (unsigned char *)malloc(N * sb);
                 unsigned char *X = (unsigned char *)malloc(nmax * xb), *T = (unsigned char *)malloc(xlarun_k_qtiles_bytes(K, nmax));
                 float *row = (float *)malloc(K * sizeof(float)), *Ya = (float *)malloc(nmax * N * sizeof(float));
-                float *Yv = (float *)malloc(nmax * N * sizeof(float));
-                if (!W || !S || !X || !T || !row || !Ya || !Yv) { CHECK(0); return; }
+                float *Yv = (float *)malloc(nmax * N * sizeof(float)), *Yp = (float *)malloc(nmax * N * sizeof(float));
+                unsigned char *Pm = (unsigned char *)malloc(xlarun_k_qamx_pack_bytes(K, nmax) + 64), *Wk = (unsigned char *)malloc(xlarun_k_qamx_work_bytes(K));
+                unsigned char *P = Pm ? (unsigned char *)(((uintptr_t)Pm + 63) & ~(uintptr_t)63) : NULL;
+                if (!W || !S || !X || !T || !row || !Ya || !Yv || !Yp || !P || !Wk) { CHECK(0); return; }
                 for (r = 0; r < N; r++) {
                     for (i = 0; i < K; i++) row[i] = frand() * (i % 29 == 0 ? 8.0f : 1.0f);
                     CHECK(xlarun_k_quantize_row(qt, row, K, W + r * rb, S + r * sb) == 0);
@@ -922,27 +924,34 @@ static void test_qmatmul_amx(void) {
                     xlarun_k_quantize_act(row, K, X + i * xb);
                 }
                 for (ti = 0; ti < sizeof ns / sizeof *ns; ti++) {
-                    size_t n = ns[ti], r0 = N > 16 ? 3 : 0, r1 = N > 16 ? N - 1 : N;
+                    size_t n = ns[ti], r0 = N > 16 ? 3 : 0, r1 = N > 16 ? N - 1 : N, g = (n + 15) / 16;
                     memset(Ya, 0xAB, nmax * N * sizeof(float));
                     memset(Yv, 0xAB, nmax * N * sizeof(float));
+                    memset(Yp, 0xAB, nmax * N * sizeof(float));
                     xlarun_k_qmatmul(qt, W, S, K, r0, r1, X, n, Ya, N, T);
                     xlarun_k_qmatmul(qt, W, S, K, r0, r1, X, n, Yv, N, NULL);
+                    /* the packing shared by threads: its groups packed by two calls, last ones first */
+                    xlarun_k_qamx_pack(X, K, n, g / 2, g, P);
+                    xlarun_k_qamx_pack(X, K, n, 0, g / 2, P);
+                    xlarun_k_qmatmul_qamx(qt, W, S, K, r0, r1, P, n, Yp, N, Wk);
                     for (i = 0; i < n; i++)
                         for (r = 0; r < N; r++) {
                             float d = xlarun_k_qdot(qt, W + r * rb, S + r * sb, X + i * xb, K);
                             int in = r >= r0 && r < r1;
                             checked++;
-                            if (memcmp(Ya + i * N + r, Yv + i * N + r, 4) || (in && memcmp(Ya + i * N + r, &d, 4))) {
+                            if (memcmp(Ya + i * N + r, Yv + i * N + r, 4) || memcmp(Yp + i * N + r, Yv + i * N + r, 4) ||
+                                (in && memcmp(Ya + i * N + r, &d, 4))) {
                                 if (bad++ < 5)
-                                    CHECKF(0, "%s K=%zu N=%zu n=%zu [%zu][%zu]: amx %.9g vnni %.9g dot %.9g", q ? "q4_0" : "q8_0", K, N,
-                                           n, i, r, (double)Ya[i * N + r], (double)Yv[i * N + r], (double)d);
+                                    CHECKF(0, "%s K=%zu N=%zu n=%zu [%zu][%zu]: amx %.9g shared packing %.9g vnni %.9g dot %.9g",
+                                           q ? "q4_0" : "q8_0", K, N, n, i, r, (double)Ya[i * N + r], (double)Yp[i * N + r],
+                                           (double)Yv[i * N + r], (double)d);
                             }
                         }
                 }
-                free(W); free(S); free(X); free(T); free(row); free(Ya); free(Yv);
+                free(W); free(S); free(X); free(T); free(row); free(Ya); free(Yv); free(Yp); free(Pm); free(Wk);
             }
-    CHECKF(bad == 0, "AMX != AVX-512 in %zu of %zu outputs", bad, checked);
-    printf("kernels: AMX int8 GEMM == AVX-512 GEMM == qdot on %zu outputs\n", checked);
+    CHECKF(bad == 0, "AMX (self-packing or on a shared packing) != AVX-512 in %zu of %zu outputs", bad, checked);
+    printf("kernels: AMX int8 GEMM, self-packing and on a shared packing, == AVX-512 GEMM == qdot on %zu outputs\n", checked);
 #endif
 }
 
