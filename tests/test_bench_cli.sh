@@ -22,7 +22,7 @@ out=$("$B/bench" -m $M -p 3 -n 2 -t 1 -r 1 -b 1 2>"$B/bench.err"); rc=$?
 if [ $rc -eq 0 ] && [ "$(echo "$out" | wc -l)" -eq 1 ]; then ok; else bad "bench -b 1: exit $rc, printed '$out' ($(cat "$B/bench.err"))"; fi
 for key in model dtype threads n_prompt n_gen prefill_tok_s decode_tok_s weight_bytes_per_token decode_gb_s \
            mem_read_gb_s bandwidth_ratio run_read_gb_s run_bandwidth_ratio prefill_gflops peak_rss_bytes \
-           kv_bytes_per_token cpu cpu_id kernels tokenizer tokenizer_load_s; do
+           kv_bytes_per_token cpu cpu_id kernels tokenizer tokenizer_load_s huge_page_bytes; do
     case "$out" in *"\"$key\": "*) ok ;; *) bad "bench output lacks \"$key\": $out" ;; esac
 done
 case "$out" in *'"kv_type": "f32"'*) ok ;; *) bad "bench's default cache is not f32: $out" ;; esac
@@ -30,6 +30,11 @@ case "$out" in *'"kv_type": "f32"'*) ok ;; *) bad "bench's default cache is not 
 case "$(uname -m)" in
 x86_64|i?86) case "$out" in *'"cpu_id": "'*' family '*' model '*' stepping '*) ok ;; *) bad "bench's cpu_id is not cpuid's family and model: $out" ;; esac ;;
 *) case "$out" in *'"cpu_id": null,'*) ok ;; *) bad "bench's cpu_id off x86 is not null: $out" ;; esac ;;
+esac
+# the bytes in 2 MB pages: a count on Linux (0 where nothing got one), null elsewhere
+case "$(uname -s)" in
+Linux) case "$out" in *'"huge_page_bytes": '[0-9]*) ok ;; *) bad "bench's huge_page_bytes is not a count on Linux: $out" ;; esac ;;
+*) case "$out" in *'"huge_page_bytes": null'*) ok ;; *) bad "bench's huge_page_bytes off Linux is not null: $out" ;; esac ;;
 esac
 # the probe beside the runs answered (a reading of 0 would mean its child never did)
 case "$out" in *'"run_read_gb_s": 0.00,'*) bad "bench: the probe beside the runs read nothing: $out" ;; *) ok ;; esac

@@ -21,6 +21,10 @@
    else null) and the kernel set ("kernels"), and times opening the
    tokenizer: tokenizer_load_s is the median of 5 xlarun_tokenizer_open calls (after one more) on
    --tokenizer DIR (a folder, or its tokenizer.json), else the model folder's tokenizer.json;
+   huge_page_bytes is what the process held in 2 MB pages at the end (Linux: FilePmdMapped +
+   AnonHugePages of /proc/self/smaps_rollup, else null), mostly the weights: a file just written
+   stays in the page cache in 4 KB pages, and is mapped so, until the cache lets it go
+   (tools/README.md, "The second Zen 4 session");
    "tokenizer" names the file, or is null when there is none. tools/mktokenizer.py writes one of
    Llama 3's size.
 
@@ -71,6 +75,23 @@ static int cmp_double(const void *a, const void *b) {
 static double median(double *v, int n) {
     qsort(v, (size_t)n, sizeof *v, cmp_double);
     return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+/* bytes of the process in 2 MB pages (mapped file and anonymous) as JSON, or null */
+static void huge_page_bytes(char *out, size_t size) {
+    FILE *f = fopen("/proc/self/smaps_rollup", "r");
+    char line[256];
+    long long kb = 0, v;
+    int found = 0;
+    snprintf(out, size, "null");
+    if (!f) return;
+    while (fgets(line, sizeof line, f))
+        if (sscanf(line, "FilePmdMapped: %lld kB", &v) == 1 || sscanf(line, "AnonHugePages: %lld kB", &v) == 1) {
+            kb += v;
+            found = 1;
+        }
+    fclose(f);
+    if (found) snprintf(out, size, "%lld", kb * 1024);
 }
 
 /* ---- machine probes ------------------------------------------------------------------------ */
@@ -721,7 +742,7 @@ int main(int argc, char **argv) {
             double decg[101], gms[101];
             gstate G;
             struct rusage ru;
-            char sampling[96];
+            char sampling[96], huge[32];
             int r, g, probe_failed = 0;
             memset(&mo, 0, sizeof mo);
             mo.no_mmap = no_mmap;
@@ -814,6 +835,7 @@ int main(int argc, char **argv) {
                 kvbytes = 2.0 * c->n_kv_heads * c->head_dim * (kv == XLARUN_KV_F32 ? 4 : 2) * kv_pos;
             }
             getrusage(RUSAGE_SELF, &ru);
+            huge_page_bytes(huge, sizeof huge);
             if (smp) snprintf(sampling, sizeof sampling, "temp %g top_k %d top_p %g min_p %g", (double)sp.temperature,
                               (int)sp.top_k, sp.top_p, (double)sp.min_p);
             else snprintf(sampling, sizeof sampling, "greedy");
@@ -822,13 +844,13 @@ int main(int argc, char **argv) {
                    "\"runs\": %d, \"prefill_tok_s\": %.2f, \"decode_tok_s\": %.2f, "
                    "\"weight_bytes_per_token\": %.0f, \"kv_bytes_per_token\": %.0f, \"decode_gb_s\": %.2f, \"mem_read_gb_s\": %.2f, "
                    "\"bandwidth_ratio\": %.3f, \"run_read_gb_s\": %.2f, \"run_bandwidth_ratio\": %.3f, \"prefill_gflops\": %.1f, \"fma_peak_gflops\": %.1f, "
-                   "\"prefill_peak_ratio\": %.3f, \"peak_rss_bytes\": %ld, \"kernels\": \"%s\", \"amx\": \"%s\", \"precision\": \"%s\", "
+                   "\"prefill_peak_ratio\": %.3f, \"peak_rss_bytes\": %ld, \"huge_page_bytes\": %s, \"kernels\": \"%s\", \"amx\": \"%s\", \"precision\": \"%s\", "
                    "\"kv_type\": \"%s\", \"sampling\": \"%s\"",
                    xlarun_model_dtype(m), nt, n_prompt, n_gen, reps, pre_tok_s, dec_tok_s, wbytes, kvbytes,
                    dec_tok_s * (wbytes + kvbytes) / 1e9, mem_gb_s, dec_tok_s * (wbytes + kvbytes) / 1e9 / mem_gb_s,
                    median(rd, reps), median(ratio, reps) * (wbytes + kvbytes) / 1e9,
                    pre_tok_s * flops / n_prompt / 1e9, peak_gflops,
-                   pre_tok_s * flops / n_prompt / 1e9 / peak_gflops, ru.ru_maxrss * 1024L, XLARUN_K_ISA, no_amx ? "off (--no-amx)" : xlarun_session_amx(s),
+                   pre_tok_s * flops / n_prompt / 1e9 / peak_gflops, ru.ru_maxrss * 1024L, huge, XLARUN_K_ISA, no_amx ? "off (--no-amx)" : xlarun_session_amx(s),
                    precision == XLARUN_PRECISION_EXACT ? "exact" : "bf16-activations", kv_names[kv], sampling);
             if (gfile)
                 printf(", \"grammar\": \"%s\", \"decode_tok_s_grammar\": %.2f, \"grammar_ms_per_token\": %.3f, "
