@@ -4856,7 +4856,7 @@ static void xlarun__mm_prep(void *ctx, uint32_t t, uint32_t nt) {
     const xlarun__mm *c = XLARUN__CAST(const xlarun__mm *, ctx);
     size_t unit = c->qpack ? (c->bpack && !c->xb16 ? 80 : 16) : !c->bpack ? 1 : c->xb16 ? 16 : 5;
     size_t units = (c->n + unit - 1) / unit, u0 = units * t / nt, u1 = units * (t + 1) / nt;
-    size_t j1 = u1 * unit < c->n ? u1 * unit : c->n;
+    size_t j1 = u1 * unit < c->n ? u1 * unit : c->n, bg = c->xb16 ? 16 : 5; /* tokens of a bf16 packing's group */
     int i;
     xlarun__mm_inputs(c, u0 * unit, j1);
 #if defined(XLARUN_K_QAMX)
@@ -4865,10 +4865,11 @@ static void xlarun__mm_prep(void *ctx, uint32_t t, uint32_t nt) {
 #if defined(XLARUN_K_BAMX)
     for (i = 0; c->bpack && i < c->count; i++)
         if (c->pfirst[i])
-            xlarun_k_bamx_pack(c->w[i]->data, c->K, c->xb16, c->xb16 ? NULL : c->x, c->K, c->n, u0, u1,
-                               c->bpack + c->pw[i] * c->bpack_bytes);
+            xlarun_k_bamx_pack(c->w[i]->data, c->K, c->xb16, c->xb16 ? NULL : c->x, c->K, c->n, u0 * unit / bg,
+                               u1 * unit / bg, c->bpack + c->pw[i] * c->bpack_bytes); /* its groups (clamped to n's) */
 #else
     (void)i;
+    (void)bg;
 #endif
 }
 

@@ -178,23 +178,25 @@ lane_c() { # AVX-512 natively, static analysis, ThreadSanitizer, the CLI tests
         done
     else skip "avx512 variant: this CPU lacks AVX-512 (F/BW/VL/DQ)"; fi
     # the same with the AMX-INT8 and AMX-BF16 GEMMs: built where the compiler knows AMX, run where the CPU has it
+    amx_native=
     if ! ${CC:-gcc} -mamx-tile -mamx-int8 -mamx-bf16 -E -x c /dev/null >/dev/null 2>&1; then
-        skip "amx variant: the compiler does not target AMX-TILE/AMX-INT8/AMX-BF16 (gcc 11 or later)"
+        skip "amx variant: the compiler does not target AMX-TILE/AMX-INT8/AMX-BF16 (gcc 11 or later); the emulated tiles run instead where the CPU has AVX512_BF16"
     else
+        [ -n "$have_avx512" ] && cpu_has amx_tile amx_int8 amx_bf16 avx512_bf16 && amx_native=1
         for t in kernels quant model; do
             build AVX512_EXT="$ext" $B/amx/test_$t || continue
-            if [ -n "$have_avx512" ] && cpu_has amx_tile amx_int8 amx_bf16 avx512_bf16; then run "amx $t" $B/amx/test_$t; fi
+            if [ -n "$amx_native" ]; then run "amx $t" $B/amx/test_$t; fi
         done
-        [ -n "$have_avx512" ] && cpu_has amx_tile amx_int8 amx_bf16 avx512_bf16 ||
+        [ -n "$amx_native" ] ||
             skip "amx variant: built, not run: this CPU lacks AMX-INT8/AMX-BF16 (grep amx /proc/cpuinfo); the emulated tiles run instead where it has AVX512_BF16"
     fi
-    # no AMX here: the AMX kernels on tiles emulated in plain C (their packing and indexing; the
-    # bf16 unit's own sums are modelled, not reproduced: tests/amx_emu.h)
-    if [ -n "$have_avx512" ] && cpu_has avx512_bf16 && ! cpu_has amx_tile amx_int8 amx_bf16; then
+    # the AMX kernels on tiles emulated in plain C wherever the real ones did not run (their
+    # packing and indexing; the bf16 unit's own sums are modelled, not reproduced: tests/amx_emu.h)
+    if [ -z "$amx_native" ] && [ -n "$have_avx512" ] && cpu_has avx512_bf16; then
         for t in kernels quant model; do
             build AVX512_EXT="$ext" $B/amxemu/test_$t && run "amx-emulated $t" $B/amxemu/test_$t
         done
-    elif [ -z "$have_avx512" ] || ! cpu_has avx512_bf16; then
+    elif [ -z "$amx_native" ]; then
         skip "amx-emulated variant: this CPU lacks AVX-512 with BF16 (the AMX kernels build on it)"
     fi
     mark=$(date +%s)

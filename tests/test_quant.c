@@ -524,6 +524,8 @@ typedef struct edit {
     int ndim;
     uint64_t shape[2];
     const char *meta;            /* the __metadata__ object; NULL: none */
+    const char *swap, *from;     /* the tensors whose names hold swap (and their _scale) left out,
+                                    and those of folder from that hold it (not _scale) put last */
 } edit;
 
 static int rewrite(const char *src, const char *dst, const edit *e) {
@@ -555,6 +557,10 @@ static int rewrite(const char *src, const char *dst, const edit *e) {
         const uint64_t *shp = t->shape;
         const char *dt = xlarun_dtype_name(t->dtype);
         if (e->drop && !strcmp(t->name, e->drop)) continue;
+        if (e->swap && strstr(t->name, e->swap)) { /* skipped: read past its bytes */
+            xlarun_st_read(&r, data + n_data, (size_t)t->nbytes, &got, &err);
+            continue;
+        }
         if (e->name && !strcmp(t->name, e->name)) {
             if (e->dtype) dt = e->dtype;
             if (e->ndim) { nd = e->ndim; shp = e->shape; }
@@ -567,9 +573,31 @@ static int rewrite(const char *src, const char *dst, const edit *e) {
                                (unsigned long long)(off + t->nbytes));
         off += t->nbytes;
     }
-    hn += (size_t)snprintf(hdr + hn, cap - hn, "}");
     fclose(f);
     free(mem);
+    if (e->from) { /* the swapped tensors as the other folder stores them */
+        snprintf(path, sizeof path, "%s/model.safetensors", e->from);
+        if (!(f = fopen(path, "rb"))) { free(hdr); free(data); return 0; }
+        if (xlarun_st_begin(&r, file_read, f, path, 0, &err) != XLARUN_OK ||
+            !(mem = malloc(xlarun_st_memory(&r))) || xlarun_st_read_header(&r, mem, xlarun_st_memory(&r), &err) != XLARUN_OK) {
+            fclose(f); free(hdr); free(data); return 0;
+        }
+        while (xlarun_st_next(&r, &t, &err) == XLARUN_OK && t) {
+            size_t got, ln = strlen(t->name);
+            xlarun_st_read(&r, data + n_data, (size_t)t->nbytes, &got, &err);
+            if (!strstr(t->name, e->swap) || (ln > 6 && !strcmp(t->name + ln - 6, "_scale"))) continue;
+            n_data += (size_t)t->nbytes;
+            hn += (size_t)snprintf(hdr + hn, cap - hn, "%s\"%s\":{\"dtype\":\"%s\",\"shape\":[", hn > 1 ? "," : "", t->name,
+                                   xlarun_dtype_name(t->dtype));
+            for (k = 0; k < (int)t->ndim; k++) hn += (size_t)snprintf(hdr + hn, cap - hn, "%s%llu", k ? "," : "", (unsigned long long)t->shape[k]);
+            hn += (size_t)snprintf(hdr + hn, cap - hn, "],\"data_offsets\":[%llu,%llu]}", (unsigned long long)off,
+                                   (unsigned long long)(off + t->nbytes));
+            off += t->nbytes;
+        }
+        fclose(f);
+        free(mem);
+    }
+    hn += (size_t)snprintf(hdr + hn, cap - hn, "}");
     snprintf(path, sizeof path, "%s/model.safetensors", dst);
     o = fopen(path, "wb");
     len = hn;
@@ -580,6 +608,47 @@ static int rewrite(const char *src, const char *dst, const edit *e) {
     free(hdr);
     free(data);
     return 1;
+}
+
+/* One pass whose products mix int8 and bf16 matrices: llama32's q8_0 copy with every k_proj put
+   back as the bf16 fixture stores it, which loads as "mixed". Its q, k, v pass is then one
+   product list of both kinds; on AMX (or the emulated tiles) a prefill chunk packs int8 groups
+   of 16 tokens and the exact bf16 three parts in groups of 5 in one pass (80-token units): in
+   chunks of 64 and of 7, on 2 and 3 threads, it must give token-by-token decode's bits. */
+static void test_mixed_pass(void) {
+    char q8[512], mixed[600];
+    seqdata s;
+    edit e;
+    xlarun_error err;
+    xlarun_model *m;
+    float *dec, *other;
+    size_t V;
+    if (quantize_to(FIX "llama32-bf16", "mixed-q8", XLARUN_QUANT_Q8_0, 0, q8, sizeof q8, &err) != XLARUN_OK) {
+        CHECKF(0, "quantize: %s", err.message);
+        return;
+    }
+    memset(&e, 0, sizeof e);
+    e.swap = "self_attn.k_proj.weight";
+    e.from = FIX "llama32-bf16";
+    e.meta = "{\"format\":\"pt\",\"xlarun.quant\":\"q8_0\",\"xlarun.block\":\"32\"}";
+    snprintf(mixed, sizeof mixed, "%s/mixed", root);
+    CHECK(rewrite(q8, mixed, &e));
+    if (xlarun_model_open(mixed, NULL, &m, &err) != XLARUN_OK) { CHECKF(0, "%s: %s", mixed, err.message); return; }
+    CHECKF(!strcmp(xlarun_model_dtype(m), "mixed"), "the k_proj swap gave dtype %s", xlarun_model_dtype(m));
+    xlarun_model_close(m);
+    if (!load_seq(FIX "llama32-bf16", &s)) { CHECK(0); return; }
+    if (!(dec = run_seq(mixed, &s, 1, 0, 0, &V))) return;
+    CHECK(all_finite(dec, s.n * V));
+    other = run_seq(mixed, &s, 2, 0, 64, &V);
+    CHECKF(other && same_rows(dec, other, s.n, V), "mixed pass: 2 threads, chunks of 64 differ from decode");
+    free(other);
+    other = run_seq(mixed, &s, 3, 0, 64, &V);
+    CHECKF(other && same_rows(dec, other, s.n, V), "mixed pass: 3 threads, chunks of 64 differ from decode");
+    free(other);
+    other = run_seq(mixed, &s, 2, 1, 7, &V);
+    CHECKF(other && same_rows(dec, other, s.n, V), "mixed pass: 2 threads, streamed, chunks of 7 differ from decode");
+    free(other);
+    free(dec);
 }
 
 static void expect_open(const char *dir, xlarun_status want, const char *msg, int line) {
@@ -826,6 +895,7 @@ int main(int argc, char **argv) {
     if (n_run) printf("quant: max |qdot - exact| / sum|terms|: %.3g (reference %.3g)\n", max_qdot_err, max_qdot_ref_err);
     if (!mkdtemp(root)) { fprintf(stderr, "mkdtemp failed\n"); return 2; }
     test_models();
+    if (test_case("mixed int8 and bf16 pass")) test_mixed_pass();
     if (test_case("wide experts qwen3moe")) test_wide_experts(0);
     if (test_case("wide experts qwen2moe shared")) test_wide_experts(1);
     if (test_case("bad input")) test_bad_input();
