@@ -12,11 +12,14 @@
    with the rows and bytes a row of the loaded configuration; tileloadd / tilestored move those
    rows (the rest of a tile reads as zero); TDPBSSD adds the signed int8 dot of each 4-byte group
    exactly, in int32 wrapping as the unit does; TDPBF16PS adds to each f32 of C the sum of the
-   step's bf16 products: subnormal inputs read as zero, the products summed exactly (double:
-   each product of two bf16 is exact in f32, and 32 of them sum exactly), rounded once to f32,
+   step's bf16 products: subnormal inputs read as zero, the products (each exact in f32) summed in
+   double (exactly unless their exponents lie far apart), rounded once to f32,
    then one rounded add to C, subnormal results flushed to zero. That is the model
    xlarun_kernels.h measured closest to the unit on the Xeon family 6 model 207, and it gives
-   exactly round(C + round(p0 + p1)) when one pair of a step is nonzero (the semantics test). */
+   exactly round(C + round(p0 + p1)) when one pair of a step is nonzero (the semantics test).
+   Where the CPU would fault (#GP: a configuration past 16 rows or 64 bytes a row, or with one of
+   rows and bytes 0; #UD: a tile used unconfigured, a dot product whose shapes do not fit, or
+   with a tile twice), this aborts with what was wrong, so the test fails as it would there. */
 #ifndef XLARUN_AMX_EMU_H
 #define XLARUN_AMX_EMU_H
 #ifndef _POSIX_C_SOURCE
@@ -24,6 +27,8 @@
 #endif
 #include <immintrin.h> /* first, so that its own _tile_* definitions are the ones replaced below */
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #if defined(__AMX_TILE__)
@@ -42,6 +47,27 @@ typedef struct xlarun_emu_tiles {
 } xlarun_emu_tiles;
 static __thread xlarun_emu_tiles xlarun_emu_state; /* the tile state is a thread's, as on the CPU */
 
+static void xlarun_emu_fault(const char *what, int t) {
+    fprintf(stderr, "amx_emu: %s (tile %d): the CPU would fault here\n", what, t);
+    abort();
+}
+
+static void xlarun_emu_need(int t) {
+    if (t < 0 || t > 7 || !xlarun_emu_state.configured || !xlarun_emu_state.rows[t] || !xlarun_emu_state.colsb[t])
+        xlarun_emu_fault("a tile used while not configured", t);
+}
+
+/* C += A . B: C rows == A rows, A bytes / 4 == B rows, C bytes == B bytes, three tiles */
+static void xlarun_emu_need3(int c, int a, int b) {
+    xlarun_emu_need(c);
+    xlarun_emu_need(a);
+    xlarun_emu_need(b);
+    if (c == a || c == b || a == b) xlarun_emu_fault("a dot product naming a tile twice", c);
+    if (xlarun_emu_state.rows[c] != xlarun_emu_state.rows[a] || xlarun_emu_state.colsb[a] / 4 != xlarun_emu_state.rows[b] ||
+        xlarun_emu_state.colsb[c] != xlarun_emu_state.colsb[b] || xlarun_emu_state.colsb[a] % 4 || xlarun_emu_state.colsb[c] % 4)
+        xlarun_emu_fault("a dot product whose tile shapes do not fit", c);
+}
+
 static void xlarun_emu_loadconfig(const void *cfg) {
     const unsigned char *c = (const unsigned char *)cfg;
     int i;
@@ -50,23 +76,28 @@ static void xlarun_emu_loadconfig(const void *cfg) {
     for (i = 0; i < 8; i++) {
         uint16_t cb;
         memcpy(&cb, c + 16 + 2 * i, 2);
-        xlarun_emu_state.colsb[i] = cb > 64 ? 64 : cb;
-        xlarun_emu_state.rows[i] = c[48 + i] > 16 ? 16 : c[48 + i];
+        if (cb > 64 || c[48 + i] > 16 || !cb != !c[48 + i]) xlarun_emu_fault("a tile configuration past 16 x 64 bytes, or half empty", i);
+        xlarun_emu_state.colsb[i] = cb;
+        xlarun_emu_state.rows[i] = c[48 + i];
     }
     xlarun_emu_state.configured = 1;
 }
 
-static void xlarun_emu_zero(int t) { memset(xlarun_emu_state.t[t], 0, sizeof xlarun_emu_state.t[t]); }
+static void xlarun_emu_zero(int t) {
+    xlarun_emu_need(t);
+    memset(xlarun_emu_state.t[t], 0, sizeof xlarun_emu_state.t[t]);
+}
 
 static void xlarun_emu_loadd(int t, const void *base, long stride) {
     int r;
     xlarun_emu_zero(t);
-    for (r = 0; r < xlarun_emu_state.rows[t]; r++)
+    for (r = 0; r < xlarun_emu_state.rows[t]; r++) /* ASan sees each row's read */
         memcpy(xlarun_emu_state.t[t][r], (const unsigned char *)base + (long)r * stride, xlarun_emu_state.colsb[t]);
 }
 
 static void xlarun_emu_stored(int t, void *base, long stride) {
     int r;
+    xlarun_emu_need(t);
     for (r = 0; r < xlarun_emu_state.rows[t]; r++)
         memcpy((unsigned char *)base + (long)r * stride, xlarun_emu_state.t[t][r], xlarun_emu_state.colsb[t]);
 }
@@ -74,6 +105,7 @@ static void xlarun_emu_stored(int t, void *base, long stride) {
 /* C[m][n] += sum over k of the 4 products A[m][4k + i] * B[k][4n + i] */
 static void xlarun_emu_dpbssd(int c, int a, int b) {
     int m, n, k, i, M = xlarun_emu_state.rows[c], N = xlarun_emu_state.colsb[c] / 4, Kg = xlarun_emu_state.colsb[a] / 4;
+    xlarun_emu_need3(c, a, b);
     for (m = 0; m < M; m++)
         for (n = 0; n < N; n++) {
             int32_t acc;
@@ -99,6 +131,7 @@ static float xlarun_emu_bf16(const unsigned char *p) { /* subnormals read as zer
 
 static void xlarun_emu_dpbf16ps(int c, int a, int b) {
     int m, n, k, i, M = xlarun_emu_state.rows[c], N = xlarun_emu_state.colsb[c] / 4, Kg = xlarun_emu_state.colsb[a] / 4;
+    xlarun_emu_need3(c, a, b);
     for (m = 0; m < M; m++)
         for (n = 0; n < N; n++) {
             float acc, step;
