@@ -4907,7 +4907,7 @@ static void xlarun__mm_run(xlarun_session *s, xlarun__mm *c) {
                     if (c->pfirst[i2] && c->pw[i2] == c->pw[i]) c->pfirst[i] = 0;
             }
         }
-        if (c->xb16 || c->xq || c->bpack || c->qpack) xlarun__pool_run(&s->pool, xlarun__mm_prep, c);
+        if (c->xb16 || c->xq || c->bpack) xlarun__pool_run(&s->pool, xlarun__mm_prep, c); /* qpack: xq too */
     } else
         xlarun__mm_inputs(c, 0, c->per_row ? XLARUN__CAST(size_t, c->count) : 1);
     xlarun__pool_run(&s->pool, xlarun__mm_task, c);

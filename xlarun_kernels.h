@@ -2135,9 +2135,10 @@ XLARUN_K__FN size_t xlarun_k_bamx_work_bytes(size_t n, int parts) { (void)n; (vo
 XLARUN_K__FN void xlarun_k_matmul_bf16x(const void *W, size_t K, size_t r0, size_t r1, const uint16_t *Xb,
                                         size_t ldx, size_t n, float *Y, size_t ldy, void *tiles) {
     const uint16_t *Wb = (const uint16_t *)W;
-    size_t i, r = r0;
+    size_t i, r;
 #if defined(XLARUN_K_HAS_BF16_DOT)
     float o[16];
+    size_t q, j, nrows = r1 > r0 ? r1 - r0 : 0;
 #endif
 #if defined(XLARUN_K_BAMX)
     if (tiles) {
@@ -2146,29 +2147,23 @@ XLARUN_K__FN void xlarun_k_matmul_bf16x(const void *W, size_t K, size_t r0, size
     }
 #endif
     (void)tiles;
-#if defined(XLARUN_K_HAS_BF16_DOT)
-    size_t q, j;
     if (n == 1) { /* decode: one stream */
         xlarun_k_gemv_bf16x(W, K, r0, r1, Xb, Y, 1);
         return;
-    } else {
-        size_t nrows = r1 > r0 ? r1 - r0 : 0; /* from here on, row r means row r0 + r */
-        Wb += r0 * K;
-        Y += r0;
-        XLARUN_K__BLOCKED(nrows, K * 2, n, K * 2, 4, K, XB_VL, XLARUN_K__NO_CHUNKS, Y, ldy, o,
-                          n > XLARUN_K__PF_TOKENS ? NULL : Wb, {
-            const uint16_t *xs[4];
-            for (j = 0; j < 4; j++) xs[j] = Xb + ii[j] * ldx;
-            xlarun_k__bx_tile(Wb + rr[0] * K, Wb + rr[1] * K, Wb + rr[2] * K, Wb + rr[3] * K, xs, K, o);
-        });
-        return;
     }
+#if defined(XLARUN_K_HAS_BF16_DOT)
+    Wb += r0 * K; /* from here on, row r means row r0 + r */
+    Y += r0;
+    XLARUN_K__BLOCKED(nrows, K * 2, n, K * 2, 4, K, XB_VL, XLARUN_K__NO_CHUNKS, Y, ldy, o,
+                      n > XLARUN_K__PF_TOKENS ? NULL : Wb, {
+        const uint16_t *xs[4];
+        for (j = 0; j < 4; j++) xs[j] = Xb + ii[j] * ldx;
+        xlarun_k__bx_tile(Wb + rr[0] * K, Wb + rr[1] * K, Wb + rr[2] * K, Wb + rr[3] * K, xs, K, o);
+    });
+#else /* no bf16 dot instruction: each element its dot */
+    for (i = 0; i < n; i++)
+        for (r = r0; r < r1; r++) Y[i * ldy + r] = xlarun_k_dot_bf16_bf16(Wb + r * K, Xb + i * ldx, K);
 #endif
-    {   /* the rows left over (every row where there is no bf16 dot instruction) */
-        size_t first = r;
-        for (i = 0; i < n; i++)
-            for (r = first; r < r1; r++) Y[i * ldy + r] = xlarun_k_dot_bf16_bf16(Wb + r * K, Xb + i * ldx, K);
-    }
 }
 
 /* ======================================================================================
