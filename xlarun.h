@@ -4431,7 +4431,9 @@ typedef struct xlarun__pool {
 #if !defined(XLARUN_NO_THREADS)
 /* Workers spin a little on the task counter before they sleep: decode hands out some 80 small
    tasks per token, and a futex wake for each would cost more than the work between them. The
-   counter is written under the mutex, so a worker that gives up spinning cannot miss a task. */
+   counter is written under the mutex, so a worker that gives up spinning cannot miss a task; one
+   that sees it move while spinning takes the task without the mutex, so 15 workers do not queue
+   on it for every task on 16 cores. */
 #if defined(__GNUC__)
 #define XLARUN__LOAD(x) __atomic_load_n(&(x), __ATOMIC_ACQUIRE)
 #define XLARUN__STORE(x, v) __atomic_store_n(&(x), (v), __ATOMIC_RELEASE)
@@ -4461,17 +4463,26 @@ static void *xlarun__worker_main(void *arg) {
         void *ctx;
         int spin = 0, last;
 #if XLARUN__SPIN
-        while (XLARUN__LOAD(p->gen) == seen && spin < XLARUN__SPIN) { XLARUN__RELAX(); spin++; }
+        uint64_t g;
+        while ((g = XLARUN__LOAD(p->gen)) == seen && spin < XLARUN__SPIN) { XLARUN__RELAX(); spin++; }
+        if (g != seen) { /* seen while spinning: no lock (fn and ctx were written before gen's
+                            release store and stay until every worker has finished the task) */
+            seen = g;
+            fn = p->fn;
+            ctx = p->ctx;
+        } else
 #else
         (void)spin;
 #endif
-        xlarun__lock(&p->mu);
-        while (p->gen == seen && !p->quit) xlarun__cond_wait(&p->go, &p->mu);
-        if (p->quit) { xlarun__unlock(&p->mu); break; }
-        seen = p->gen;
-        fn = p->fn;
-        ctx = p->ctx;
-        xlarun__unlock(&p->mu);
+        {
+            xlarun__lock(&p->mu);
+            while (p->gen == seen && !p->quit) xlarun__cond_wait(&p->go, &p->mu);
+            if (p->quit) { xlarun__unlock(&p->mu); break; }
+            seen = p->gen;
+            fn = p->fn;
+            ctx = p->ctx;
+            xlarun__unlock(&p->mu);
+        }
         fn(ctx, w->index, p->n);
 #if XLARUN__SPIN
         last = XLARUN__DEC(p->pending) == 0;
