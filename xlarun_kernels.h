@@ -2237,7 +2237,8 @@ XLARUN_K__FN void xlarun_k_matmul_amx3(const void *W, size_t K, size_t r0, size_
                 acc = fma(float(lanes), d lanes * dx lanes, acc); result = xlarun_k__hsum(acc)
                 (a lane past the last block adds fma(0, 0, acc), i.e. +0)
                 VNNI: eight vpdpbusd on (q + 128 as u8) x qx, the lane starting at the
-                precomputed -128*sum(qx); without VNNI: vpmaddubsw sign trick.
+                precomputed -128*sum(qx) (the q4_0 GEMV: the stored nibble q + 8, from
+                -8*sum(qx)); without VNNI: vpmaddubsw sign trick.
        AVX2     per block: 8 lanes of 4 elements (vpmaddubsw sign trick);
                 acc = fma(float(lanes), set1(d * dx), acc); result = xlarun_k__hsum8(acc)
        NEON     per block: 4 lanes of 8 elements (sdot with __ARM_FEATURE_DOTPROD, else
@@ -2472,7 +2473,10 @@ XLARUN_K__AI xlarun_k__qwv xlarun_k__qt8(const unsigned char *p, int nb) {
     return r;
 }
 
-/* the codes of step st (nb: its blocks, 16 or 1..15 for the last), as the dot product reads them */
+/* the codes of step st (nb: its blocks, 16 or 1..15 for the last), as the dot product reads them.
+   q4 == 2 (VNNI): the nibbles as stored (q + 8 as u8), for xlarun_k__qint's q4 == 2; the GEMV
+   uses it (one AND a vector instead of a table lookup or AND and add). One of the GEMM's weight
+   steps serves 8 tokens, and each would need its own zero point, so the GEMM keeps q + 128. */
 XLARUN_K__AI xlarun_k__qwv xlarun_k__qw(int q4, const unsigned char *w, size_t st, int nb) {
     xlarun_k__qwv r;
     if (!q4) {
@@ -2492,9 +2496,10 @@ XLARUN_K__AI xlarun_k__qwv xlarun_k__qw(int q4, const unsigned char *w, size_t s
             -121, -122, -123, -124, -125, -126, -127, -128, 127, 126, 125, 124, 123, 122, 121, 120,
             -121, -122, -123, -124, -125, -126, -127, -128, 127, 126, 125, 124, 123, 122, 121, 120,
             -121, -122, -123, -124, -125, -126, -127, -128, 127, 126, 125, 124, 123, 122, 121, 120);
-#define XQ_NIB(v) _mm512_permutexvar_epi8(v, lut)
+#define XQ_NIB(v) (q4 == 2 ? _mm512_and_si512(v, _mm512_set1_epi8(15)) : _mm512_permutexvar_epi8(v, lut))
 #elif defined(__AVX512VNNI__)
-#define XQ_NIB(v) _mm512_add_epi8(_mm512_and_si512(v, _mm512_set1_epi8(15)), _mm512_set1_epi8(120))
+#define XQ_NIB(v) (q4 == 2 ? _mm512_and_si512(v, _mm512_set1_epi8(15)) \
+                           : _mm512_add_epi8(_mm512_and_si512(v, _mm512_set1_epi8(15)), _mm512_set1_epi8(120)))
 #else
 #define XQ_NIB(v) _mm512_sub_epi8(_mm512_and_si512(v, _mm512_set1_epi8(15)), _mm512_set1_epi8(8))
 #endif
@@ -2527,7 +2532,7 @@ XLARUN_K__AI __m512i xlarun_k__qint(int q4, xlarun_k__qwv w, const unsigned char
 #if defined(__AVX512VNNI__)
     __m512i acc = _mm512_loadu_si512((const void *)(rec + 576)); /* -128 * the block's sum of qx */
 #define XQ_DP(i) acc = _mm512_dpbusd_epi32(acc, w.v##i, _mm512_loadu_si512((const void *)(rec + 64 * i)));
-    (void)q4;
+    if (q4 == 2) acc = _mm512_srai_epi32(acc, 4); /* raw nibbles n = q + 8: -8 * the sum (exact) */
     XQ_EACH8(XQ_DP)
 #undef XQ_DP
     return acc;
@@ -3040,7 +3045,7 @@ XLARUN_K__FN void xlarun_k_qgemv_simd(xlarun_k_qtype qt, const void *W, const vo
 #if defined(XLARUN_K__Q512)
     const unsigned char *Wb = (const unsigned char *)W, *Sb = (const unsigned char *)S, *Xb = (const unsigned char *)XQ;
     int ns = xlarun_k__streams(streams);
-    if (qt == XLARUN_K_Q4_0) xlarun_k__qgemv_t(1, Wb, Sb, K, r0, r1, Xb, Y, ns);
+    if (qt == XLARUN_K_Q4_0) xlarun_k__qgemv_t(2, Wb, Sb, K, r0, r1, Xb, Y, ns);
     else xlarun_k__qgemv_t(0, Wb, Sb, K, r0, r1, Xb, Y, ns);
 #else
     (void)streams;
