@@ -4422,6 +4422,8 @@ typedef struct xlarun__pool {
     xlarun__cond go, done;
     uint64_t gen;                        /* bumped (under mu) for each task */
     uint32_t pending;                    /* workers still running the task */
+    uint64_t waits;                      /* (under mu) how often a thread slept: a worker for a task,
+                                            the caller for the workers (bench's pool_waits_*) */
     int quit;
     xlarun__task_fn fn;
     void *ctx;
@@ -4476,7 +4478,7 @@ static void *xlarun__worker_main(void *arg) {
 #endif
         {
             xlarun__lock(&p->mu);
-            while (p->gen == seen && !p->quit) xlarun__cond_wait(&p->go, &p->mu);
+            while (p->gen == seen && !p->quit) { p->waits++; xlarun__cond_wait(&p->go, &p->mu); }
             if (p->quit) { xlarun__unlock(&p->mu); break; }
             seen = p->gen;
             fn = p->fn;
@@ -4527,13 +4529,13 @@ static void xlarun__pool_run(xlarun__pool *p, xlarun__task_fn fn, void *ctx) {
         while (XLARUN__LOAD(p->pending) && spin < XLARUN__SPIN) { XLARUN__RELAX(); spin++; }
         if (XLARUN__LOAD(p->pending)) {
             xlarun__lock(&p->mu);
-            while (XLARUN__LOAD(p->pending)) xlarun__cond_wait(&p->done, &p->mu);
+            while (XLARUN__LOAD(p->pending)) { p->waits++; xlarun__cond_wait(&p->done, &p->mu); }
             xlarun__unlock(&p->mu);
         }
 #else
         (void)spin;
         xlarun__lock(&p->mu);
-        while (p->pending) xlarun__cond_wait(&p->done, &p->mu);
+        while (p->pending) { p->waits++; xlarun__cond_wait(&p->done, &p->mu); }
         xlarun__unlock(&p->mu);
 #endif
         return;
@@ -4572,6 +4574,7 @@ static xlarun_status xlarun__pool_start(xlarun__pool *p, xlarun_error *err) {
     xlarun__cond_init(&p->go);
     xlarun__cond_init(&p->done);
     p->gen = 0;
+    p->waits = 0;
     p->quit = 0;
     p->started = 0;
     for (i = 0; i + 1 < p->n; i++) {

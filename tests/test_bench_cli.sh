@@ -22,7 +22,8 @@ out=$("$B/bench" -m $M -p 3 -n 2 -t 1 -r 1 -b 1 2>"$B/bench.err"); rc=$?
 if [ $rc -eq 0 ] && [ "$(echo "$out" | wc -l)" -eq 1 ]; then ok; else bad "bench -b 1: exit $rc, printed '$out' ($(cat "$B/bench.err"))"; fi
 for key in model dtype threads n_prompt n_gen prefill_tok_s decode_tok_s weight_bytes_per_token decode_gb_s \
            mem_read_gb_s bandwidth_ratio run_read_gb_s run_bandwidth_ratio prefill_gflops peak_rss_bytes \
-           kv_bytes_per_token cpu cpu_id kernels tokenizer tokenizer_load_s huge_page_bytes; do
+           kv_bytes_per_token cpu cpu_id kernels tokenizer tokenizer_load_s huge_page_bytes pool_waits_prefill \
+           pool_waits_per_token; do
     case "$out" in *"\"$key\": "*) ok ;; *) bad "bench output lacks \"$key\": $out" ;; esac
 done
 case "$out" in *'"kv_type": "f32"'*) ok ;; *) bad "bench's default cache is not f32: $out" ;; esac

@@ -26,7 +26,10 @@
    stays in the page cache in 4 KB pages, and is mapped so, until the cache lets it go
    (tools/README.md, "The second Zen 4 session");
    "tokenizer" names the file, or is null when there is none. tools/mktokenizer.py writes one of
-   Llama 3's size.
+   Llama 3's size. pool_waits_prefill and pool_waits_per_token (medians) count how often a thread
+   of the session's pool slept on a futex instead of spinning: a worker waiting for the next task,
+   or the caller for the workers to finish one. Each costs a wake-up, which a virtual machine's
+   idle vCPU can make long; 0 with one thread.
 
      build/bench -m DIR ... --grammar FILE.gbnf | --json-schema FILE.json [--tokenizer DIR]
 
@@ -357,6 +360,17 @@ static uint32_t rng_next(void) {
     rng_state ^= rng_state >> 7;
     rng_state ^= rng_state << 17;
     return (uint32_t)(rng_state >> 11);
+}
+
+/* how often the session's pool threads have slept so far (xlarun__pool's waits; 0 with one thread) */
+static uint64_t pool_waits(xlarun_session *s) {
+    uint64_t w = 0;
+    if (s->pool.threads) {
+        xlarun__lock(&s->pool.mu);
+        w = s->pool.waits;
+        xlarun__unlock(&s->pool.mu);
+    }
+    return w;
 }
 
 static int fail(const char *msg) {
@@ -739,11 +753,12 @@ int main(int argc, char **argv) {
             const xlarun_config *c;
             int32_t *ids = (int32_t *)malloc((size_t)n_prompt * sizeof(int32_t));
             double pre[101], dec[101], rd[101], ratio[101], t0, t1, t2, flops, wbytes, kvbytes, attn, pre_tok_s, dec_tok_s;
-            double decg[101], gms[101];
+            double decg[101], gms[101], pw[101], dw[101]; /* the pool's waits a prefill, a decoded token */
             gstate G;
             struct rusage ru;
             char sampling[96], huge[32];
             int r, g, probe_failed = 0;
+            uint64_t w0, w1, w2;
             memset(&mo, 0, sizeof mo);
             mo.no_mmap = no_mmap;
             if (!ids) return fail_probed(&ps, "out of memory");
@@ -770,13 +785,16 @@ int main(int argc, char **argv) {
                 xlarun_session_reset(s);
                 if (smp) xlarun_sampler_reset(smp);
                 if (r >= 0) rd[r] = probe_server_read(&ps);
+                w0 = pool_waits(s);
                 t0 = now();
                 if (xlarun_session_prefill(s, ids, (size_t)n_prompt, &err) != XLARUN_OK) break;
                 t1 = now();
+                w1 = pool_waits(s);
                 for (g = 1; g < n_gen; g++)
                     if (xlarun_session_decode(s, smp ? xlarun_sampler_sample(smp, xlarun_session_logits(s))
                                                      : xlarun_session_argmax(s), &err) != XLARUN_OK) break;
                 t2 = now();
+                w2 = pool_waits(s);
                 if (g < n_gen) break;
                 if (r >= 0) {
                     double after = probe_server_read(&ps);
@@ -785,6 +803,8 @@ int main(int argc, char **argv) {
                     pre[r] = n_prompt / (t1 - t0);
                     dec[r] = (n_gen - 1) / (t2 - t1);
                     ratio[r] = dec[r] / rd[r]; /* times the bytes per token below: the same for every run */
+                    pw[r] = (double)(w1 - w0);
+                    dw[r] = (double)(w2 - w1) / (n_gen - 1);
                 }
                 if (gfile) { /* the same decode under the grammar */
                     int32_t next;
@@ -844,13 +864,13 @@ int main(int argc, char **argv) {
                    "\"runs\": %d, \"prefill_tok_s\": %.2f, \"decode_tok_s\": %.2f, "
                    "\"weight_bytes_per_token\": %.0f, \"kv_bytes_per_token\": %.0f, \"decode_gb_s\": %.2f, \"mem_read_gb_s\": %.2f, "
                    "\"bandwidth_ratio\": %.3f, \"run_read_gb_s\": %.2f, \"run_bandwidth_ratio\": %.3f, \"prefill_gflops\": %.1f, \"fma_peak_gflops\": %.1f, "
-                   "\"prefill_peak_ratio\": %.3f, \"peak_rss_bytes\": %ld, \"huge_page_bytes\": %s, \"kernels\": \"%s\", \"amx\": \"%s\", \"precision\": \"%s\", "
+                   "\"prefill_peak_ratio\": %.3f, \"peak_rss_bytes\": %ld, \"huge_page_bytes\": %s, \"pool_waits_prefill\": %.0f, \"pool_waits_per_token\": %.2f, \"kernels\": \"%s\", \"amx\": \"%s\", \"precision\": \"%s\", "
                    "\"kv_type\": \"%s\", \"sampling\": \"%s\"",
                    xlarun_model_dtype(m), nt, n_prompt, n_gen, reps, pre_tok_s, dec_tok_s, wbytes, kvbytes,
                    dec_tok_s * (wbytes + kvbytes) / 1e9, mem_gb_s, dec_tok_s * (wbytes + kvbytes) / 1e9 / mem_gb_s,
                    median(rd, reps), median(ratio, reps) * (wbytes + kvbytes) / 1e9,
                    pre_tok_s * flops / n_prompt / 1e9, peak_gflops,
-                   pre_tok_s * flops / n_prompt / 1e9 / peak_gflops, ru.ru_maxrss * 1024L, huge, XLARUN_K_ISA, no_amx ? "off (--no-amx)" : xlarun_session_amx(s),
+                   pre_tok_s * flops / n_prompt / 1e9 / peak_gflops, ru.ru_maxrss * 1024L, huge, median(pw, reps), median(dw, reps), XLARUN_K_ISA, no_amx ? "off (--no-amx)" : xlarun_session_amx(s),
                    precision == XLARUN_PRECISION_EXACT ? "exact" : "bf16-activations", kv_names[kv], sampling);
             if (gfile)
                 printf(", \"grammar\": \"%s\", \"decode_tok_s_grammar\": %.2f, \"grammar_ms_per_token\": %.3f, "
