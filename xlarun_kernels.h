@@ -2562,13 +2562,18 @@ XLARUN_K__AI xlarun_k__qf xlarun_k__qpair(int q4, xlarun_k__qwv w, xlarun_k__qf 
 /* Decode's q8_0 integer sums without the transposes. An integer sum does not depend on its
    order, so a step's 16 block sums may come from the codes as stored: each 64-byte load (two
    blocks) times the activations in the same order (xn, the records' bytes put back in element
-   order once per GEMV call, xlarun_k__qnat_x) gives 8 partial sums per block, and three rounds of
-   two-source permutes and adds (14 permutes, against the 24 shuffles of xlarun_k__qt8) leave
-   lane l with block 4(l%4) + l/4's sum: the same integers as xlarun_k__qint, so the same bits.
+   order once per GEMV call, xlarun_k__qnat_x) gives 8 partial sums per block, and a tree of adds
+   leaves lane l with block 4(l%4) + l/4's sum: the same integers as xlarun_k__qint, so the same
+   bits. The tree: two rounds of unpacks within the 128-bit lanes, one of two 128-bit lane
+   shuffles, one permute into the lane order (15 shuffles, against the 24 of xlarun_k__qt8).
    One core of the Xeon (family 6 model 207), a q8_0 GEMV over L2-resident rows of K = 2048,
    three alternations: 21.5 -> 28.2-28.7 GB/s (one stream), 19.1-19.6 -> 23.6-24.5 (four); the
    whole 1B-shaped q8_0 decode (bench -p 8 -n 32 -r 3, three ABAB rounds) 9.5-11.3 -> 11.4-13.1
-   tok/s on one thread, 17.2-17.8 -> 18.0-18.7 on two (run_bandwidth_ratio 0.84-0.86 -> 0.91-0.92). */
+   tok/s on one thread, 17.2-17.8 -> 18.0-18.7 on two (run_bandwidth_ratio 0.84-0.86 -> 0.91-0.92).
+   That was with three rounds of 14 two-source permutes (vpermt2d); the unpacks within lanes
+   replaced them: AMD EPYC family 25 model 17, 2 threads, L2-resident, medians of 10
+   alternations, 93.0 -> 103.5 GB/s (one stream), 95.5 -> 112.3 (two), 100.2 -> 118.7 (four);
+   the Xeon not measured (there both kinds issue on one port). */
 #define XLARUN_K__QNAT_MAX 16384 /* K up to which the GEMV keeps xn on its stack (else the transposes) */
 XLARUN_K__AI void xlarun_k__qnat_x(const unsigned char *X, size_t K, signed char *xn) {
     size_t nst = (K + XQ_STEP - 1) / XQ_STEP, st, i, l;
@@ -2578,25 +2583,26 @@ XLARUN_K__AI void xlarun_k__qnat_x(const unsigned char *X, size_t K, signed char
 }
 /* a whole step (the GEMV's last, partial step keeps the transposes) */
 XLARUN_K__AI __m512i xlarun_k__qint_nat(const unsigned char *p, const signed char *xn, const unsigned char *rec) {
-    const __m512i i1a = _mm512_set_epi32(27, 26, 25, 24, 19, 18, 17, 16, 11, 10, 9, 8, 3, 2, 1, 0);
-    const __m512i i2a = _mm512_set_epi32(29, 28, 25, 24, 21, 20, 17, 16, 13, 12, 9, 8, 5, 4, 1, 0);
-    const __m512i i3a = _mm512_set_epi32(30, 22, 14, 6, 28, 20, 12, 4, 26, 18, 10, 2, 24, 16, 8, 0);
-    const __m512i one = _mm512_set1_epi32(1), two = _mm512_set1_epi32(2), four = _mm512_set1_epi32(4);
-    __m512i u0, u1, u2, u3, w0, w1;
+    const __m512i back = _mm512_set_epi32(15, 13, 7, 5, 11, 9, 3, 1, 14, 12, 6, 4, 10, 8, 2, 0);
+    __m512i t0, t1, t2, t3, r0, r1;
 #define XQ_N8(i)                                                                               \
     __m512i v##i = _mm512_dpbusd_epi32(_mm512_setzero_si512(),                                 \
         _mm512_xor_si512(_mm512_loadu_si512((const void *)(p + 64 * i)), _mm512_set1_epi8((char)0x80)), \
         _mm512_loadu_si512((const void *)(xn + 64 * i)));
     XQ_EACH8(XQ_N8)
 #undef XQ_N8
-    /* u<j> lane 4q + p: partial p (of 4) of block 4j + q; w<k> lane 2q + p: partial p (of 2) of block 8k + q */
-    u0 = _mm512_add_epi32(_mm512_permutex2var_epi32(v0, i1a, v1), _mm512_permutex2var_epi32(v0, _mm512_add_epi32(i1a, four), v1));
-    u1 = _mm512_add_epi32(_mm512_permutex2var_epi32(v2, i1a, v3), _mm512_permutex2var_epi32(v2, _mm512_add_epi32(i1a, four), v3));
-    u2 = _mm512_add_epi32(_mm512_permutex2var_epi32(v4, i1a, v5), _mm512_permutex2var_epi32(v4, _mm512_add_epi32(i1a, four), v5));
-    u3 = _mm512_add_epi32(_mm512_permutex2var_epi32(v6, i1a, v7), _mm512_permutex2var_epi32(v6, _mm512_add_epi32(i1a, four), v7));
-    w0 = _mm512_add_epi32(_mm512_permutex2var_epi32(u0, i2a, u1), _mm512_permutex2var_epi32(u0, _mm512_add_epi32(i2a, two), u1));
-    w1 = _mm512_add_epi32(_mm512_permutex2var_epi32(u2, i2a, u3), _mm512_permutex2var_epi32(u2, _mm512_add_epi32(i2a, two), u3));
-    return _mm512_add_epi32(_mm512_add_epi32(_mm512_permutex2var_epi32(w0, i3a, w1), _mm512_permutex2var_epi32(w0, _mm512_add_epi32(i3a, one), w1)),
+    /* v<i>, 128-bit lane j: the 4 partials of half j%2 of block 2i + j/2. Within the lanes:
+       t<k> pairs two v's partials, r<k> sums a half of each of four blocks (lane j of r0: half
+       j%2 of blocks j/2, 2 + j/2, 4 + j/2, 6 + j/2; r1: blocks 8 on) */
+    t0 = _mm512_add_epi32(_mm512_unpacklo_epi32(v0, v1), _mm512_unpackhi_epi32(v0, v1));
+    t1 = _mm512_add_epi32(_mm512_unpacklo_epi32(v2, v3), _mm512_unpackhi_epi32(v2, v3));
+    t2 = _mm512_add_epi32(_mm512_unpacklo_epi32(v4, v5), _mm512_unpackhi_epi32(v4, v5));
+    t3 = _mm512_add_epi32(_mm512_unpacklo_epi32(v6, v7), _mm512_unpackhi_epi32(v6, v7));
+    r0 = _mm512_add_epi32(_mm512_unpacklo_epi64(t0, t1), _mm512_unpackhi_epi64(t0, t1));
+    r1 = _mm512_add_epi32(_mm512_unpacklo_epi64(t2, t3), _mm512_unpackhi_epi64(t2, t3));
+    /* the halves added across lanes: blocks 0 2 4 6 | 1 3 5 7 | 8 10 12 14 | 9 11 13 15, then the lane order */
+    r0 = _mm512_add_epi32(_mm512_shuffle_i32x4(r0, r1, 0x88), _mm512_shuffle_i32x4(r0, r1, 0xDD));
+    return _mm512_add_epi32(_mm512_permutexvar_epi32(back, r0),
                             _mm512_loadu_si512((const void *)(rec + 576))); /* -128 * the block's sum of qx */
 }
 #endif
