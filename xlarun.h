@@ -86,7 +86,9 @@
        A model is immutable once open and may be shared by sessions on any threads. A session is
        used by one thread at a time; it owns a pool of n_threads-1 workers. Each output element is
        computed by one thread in a fixed order, so results are bit-identical for any thread count,
-       and prefill of a chunk is bit-identical to decoding its tokens one at a time.
+       and prefill of a chunk is bit-identical to decoding its tokens one at a time. The workers
+       take the matrices' rows in chunks as they come free, so a core that is busy elsewhere (your
+       app's own threads, more threads than cores, a host preempting a vCPU) holds up less.
        xlarun_physical_cores() counts the machine's cores (SMT siblings once): the examples' and
        tools' default n_threads.
        Free a generator before its session, and sessions before closing their model and
@@ -4763,10 +4765,10 @@ static void xlarun__split(size_t m, uint32_t t, uint32_t nt, size_t *r0, size_t 
     *r1 = u1 * 16 < m ? u1 * 16 : m;
 }
 
-/* up to XLARUN__MM_MAX matrix products over the same input, each split by rows across the
-   threads and followed by its bias when it has one; act: then, for each pair (gate, up) of
-   products 2j, 2j + 1, gate = act(gate) * up on the same rows (act 1 + xlarun__act: SiLU or
-   GELU; 0 none). per_row: product i reads only row i of the input (n is 1), as one decode step
+/* up to XLARUN__MM_MAX matrix products over the same input, each cut into chunks of rows that
+   the threads take (xlarun__mm_task), each chunk followed by its bias where there is one; act:
+   for each pair (gate, up) of products 2j, 2j + 1, gate = act(gate) * up on the chunk's rows
+   (act 1 + xlarun__act: SiLU or GELU; 0 none). per_row: product i reads only row i of the input (n is 1), as one decode step
    runs the down matrices of several experts on their own inputs. */
 #define XLARUN__MM_MAX 32
 typedef struct xlarun__mm {
@@ -4790,6 +4792,7 @@ typedef struct xlarun__mm {
     size_t bpack_bytes;
     unsigned char pw[XLARUN__MM_MAX];    /* product i's area of bpack (its window offset's) */
     unsigned char pfirst[XLARUN__MM_MAX]; /* product i is the first with that area: xlarun__mm_prep packs it */
+    size_t next_chunk;                   /* xlarun__mm_task's: the next chunk to take */
 } xlarun__mm;
 
 /* the index in s->bwin of W's window offset (every bf16 matrix's is there; -1 would be a bug) */
@@ -4805,47 +4808,69 @@ static int xlarun__bwin_index(const xlarun_session *s, const void *W, size_t K) 
     return i < s->n_bwin ? i : -1;
 }
 
-static void xlarun__mm_task(void *ctx, uint32_t t, uint32_t nt) {
-    const xlarun__mm *c = XLARUN__CAST(const xlarun__mm *, ctx);
-    int i;
-    for (i = 0; i < c->count; i++) {
-        size_t r0, r1, ldy = c->ldy ? c->ldy : c->rows[i], at = c->per_row ? XLARUN__CAST(size_t, i) : 0;
-        const float *x = c->x + at * c->K;
-        xlarun__split(c->rows[i], t, nt, &r0, &r1);
-        if (r0 < r1 && c->w[i]->scale && c->n == 1)
-            xlarun_k_qgemv(c->w[i]->qtype, c->w[i]->data, c->w[i]->scale, c->K, r0, r1,
-                           XLARUN__CAST(const unsigned char *, c->xq) + at * xlarun_k_qact_bytes(c->K), c->y[i], c->streams);
+/* product i over rows [r0, r1) of its output, and its bias there */
+static void xlarun__mm_rows(const xlarun__mm *c, int i, size_t r0, size_t r1, uint32_t t) {
+    size_t ldy = c->ldy ? c->ldy : c->rows[i], at = c->per_row ? XLARUN__CAST(size_t, i) : 0, i2;
+    const float *x = c->x + at * c->K;
+    if (r0 >= r1) return;
+    if (c->w[i]->scale && c->n == 1)
+        xlarun_k_qgemv(c->w[i]->qtype, c->w[i]->data, c->w[i]->scale, c->K, r0, r1,
+                       XLARUN__CAST(const unsigned char *, c->xq) + at * xlarun_k_qact_bytes(c->K), c->y[i], c->streams);
 #if defined(XLARUN_K_QAMX)
-        else if (r0 < r1 && c->w[i]->scale && c->qpack) /* prefill on tiles, activations packed */
-            xlarun_k_qmatmul_qamx(c->w[i]->qtype, c->w[i]->data, c->w[i]->scale, c->K, r0, r1, c->qpack, c->n, c->y[i], ldy,
-                                  c->tiles + t * c->tiles_bytes);
+    else if (c->w[i]->scale && c->qpack) /* prefill on tiles, activations packed */
+        xlarun_k_qmatmul_qamx(c->w[i]->qtype, c->w[i]->data, c->w[i]->scale, c->K, r0, r1, c->qpack, c->n, c->y[i], ldy,
+                              c->tiles + t * c->tiles_bytes);
 #endif
-        else if (r0 < r1 && c->w[i]->scale)
-            xlarun_k_qmatmul(c->w[i]->qtype, c->w[i]->data, c->w[i]->scale, c->K, r0, r1,
-                             XLARUN__CAST(const unsigned char *, c->xq) + at * xlarun_k_qact_bytes(c->K), c->n, c->y[i], ldy, NULL);
+    else if (c->w[i]->scale)
+        xlarun_k_qmatmul(c->w[i]->qtype, c->w[i]->data, c->w[i]->scale, c->K, r0, r1,
+                         XLARUN__CAST(const unsigned char *, c->xq) + at * xlarun_k_qact_bytes(c->K), c->n, c->y[i], ldy, NULL);
 #if defined(XLARUN_K_BAMX)
-        else if (r0 < r1 && c->bpack && c->w[i]->type == XLARUN_K_BF16) /* prefill on tiles, activations packed */
-            xlarun_k_matmul_bamx(c->w[i]->data, c->K, r0, r1, c->bpack + c->pw[i] * c->bpack_bytes, c->xb16 ? 1 : 3, c->n, c->y[i],
-                                 ldy, c->btiles + t * c->btiles_bytes);
+    else if (c->bpack && c->w[i]->type == XLARUN_K_BF16) /* prefill on tiles, activations packed */
+        xlarun_k_matmul_bamx(c->w[i]->data, c->K, r0, r1, c->bpack + c->pw[i] * c->bpack_bytes, c->xb16 ? 1 : 3, c->n, c->y[i],
+                             ldy, c->btiles + t * c->btiles_bytes);
 #endif
-        else if (r0 < r1 && c->xb16 && c->w[i]->type == XLARUN_K_BF16 && c->n == 1 && !c->btiles)
-            xlarun_k_gemv_bf16x(c->w[i]->data, c->K, r0, r1, c->xb16 + at * c->K, c->y[i], c->streams);
-        else if (r0 < r1 && c->xb16 && c->w[i]->type == XLARUN_K_BF16)
-            xlarun_k_matmul_bf16x(c->w[i]->data, c->K, r0, r1, c->xb16 + at * c->K, c->K, c->n, c->y[i], ldy,
-                                  c->btiles ? c->btiles + t * c->btiles_bytes : NULL);
-        else if (r0 < r1 && c->btiles && c->w[i]->type == XLARUN_K_BF16) /* exact on tiles, decode too */
-            xlarun_k_matmul_amx3(c->w[i]->data, c->K, r0, r1, x, c->K, c->n, c->y[i], ldy, c->btiles + t * c->btiles_bytes);
-        else if (r0 < r1 && c->n == 1) xlarun_k_gemv(c->w[i]->type, c->w[i]->data, c->K, r0, r1, x, c->y[i], c->streams);
-        else if (r0 < r1) xlarun_k_matmul(c->w[i]->type, c->w[i]->data, c->K, r0, r1, x, c->K, c->n, c->y[i], ldy);
-        if (c->b[i]) {
-            size_t i2;
-            for (i2 = 0; i2 < c->n && r0 < r1; i2++) xlarun_k_add(c->y[i] + i2 * ldy + r0, c->b[i] + r0, r1 - r0);
+    else if (c->xb16 && c->w[i]->type == XLARUN_K_BF16 && c->n == 1 && !c->btiles)
+        xlarun_k_gemv_bf16x(c->w[i]->data, c->K, r0, r1, c->xb16 + at * c->K, c->y[i], c->streams);
+    else if (c->xb16 && c->w[i]->type == XLARUN_K_BF16)
+        xlarun_k_matmul_bf16x(c->w[i]->data, c->K, r0, r1, c->xb16 + at * c->K, c->K, c->n, c->y[i], ldy,
+                              c->btiles ? c->btiles + t * c->btiles_bytes : NULL);
+    else if (c->btiles && c->w[i]->type == XLARUN_K_BF16) /* exact on tiles, decode too */
+        xlarun_k_matmul_amx3(c->w[i]->data, c->K, r0, r1, x, c->K, c->n, c->y[i], ldy, c->btiles + t * c->btiles_bytes);
+    else if (c->n == 1) xlarun_k_gemv(c->w[i]->type, c->w[i]->data, c->K, r0, r1, x, c->y[i], c->streams);
+    else xlarun_k_matmul(c->w[i]->type, c->w[i]->data, c->K, r0, r1, x, c->K, c->n, c->y[i], ldy);
+    for (i2 = 0; c->b[i] && i2 < c->n; i2++) xlarun_k_add(c->y[i] + i2 * ldy + r0, c->b[i] + r0, r1 - r0);
+}
+
+/* The products in chunks of rows that the threads take as they come free (an atomic counter),
+   so a thread that runs late (a busy or slower core, a vCPU the host preempted) does fewer of
+   them instead of holding up the rest. A chunk: some 16-row blocks of one product, or of both
+   products of a (gate, up) pair and then act on those rows; about 4 chunks a thread a product.
+   Every row is computed whole by one kernel call, so the bits do not depend on who took it.
+   Without GCC-style atomics, thread t takes chunks t, t + nt, ... */
+static void xlarun__mm_task(void *ctx, uint32_t t, uint32_t nt) {
+    xlarun__mm *c = XLARUN__CAST(xlarun__mm *, ctx);
+    int gs = c->act ? 2 : 1, ng = (c->count + gs - 1) / gs, g = -1, i;
+    size_t k = XLARUN__CAST(size_t, -1), first = 0, nch = 0, crows = 0, r0, r1, i2;
+    for (;;) {
+#if defined(__GNUC__) && !defined(XLARUN_NO_THREADS)
+        k = __atomic_fetch_add(&c->next_chunk, 1, __ATOMIC_RELAXED);
+#else
+        k = k == XLARUN__CAST(size_t, -1) ? t : k + nt;
+#endif
+        while (g < ng && (g < 0 || k - first >= nch)) { /* the group of chunk k (k only grows) */
+            first += nch;
+            nch = 0;
+            if (++g < ng) {
+                size_t units = (c->rows[g * gs] + 15) / 16;
+                crows = 16 * ((units + 4 * (size_t)nt - 1) / (4 * (size_t)nt));
+                nch = crows ? (c->rows[g * gs] + crows - 1) / crows : 0;
+            }
         }
-    }
-    for (i = 0; c->act && i + 1 < c->count; i += 2) {
-        size_t r0, r1, i2;
-        xlarun__split(c->rows[i], t, nt, &r0, &r1);
-        for (i2 = 0; i2 < c->n && r0 < r1; i2++)
+        if (g >= ng) break;
+        r0 = (k - first) * crows;
+        r1 = r0 + crows < c->rows[g * gs] ? r0 + crows : c->rows[g * gs];
+        for (i = g * gs; i < g * gs + gs && i < c->count; i++) xlarun__mm_rows(c, i, r0, r1 < c->rows[i] ? r1 : c->rows[i], t);
+        for (i = g * gs, i2 = 0; c->act && i + 1 < c->count && i2 < c->n; i2++)
             (c->act == 1 + XLARUN__ACT_GELU_TANH ? xlarun_k_gelu_mul : xlarun_k_silu_mul)(
                 c->y[i] + i2 * c->rows[i] + r0, c->y[i + 1] + i2 * c->rows[i + 1] + r0, r1 - r0);
     }
@@ -4924,6 +4949,7 @@ static void xlarun__mm_run(xlarun_session *s, xlarun__mm *c) {
         if (c->xb16 || c->xq || c->bpack) xlarun__pool_run(&s->pool, xlarun__mm_prep, c); /* qpack: xq too */
     } else
         xlarun__mm_inputs(c, 0, c->per_row ? XLARUN__CAST(size_t, c->count) : 1);
+    c->next_chunk = 0;
     xlarun__pool_run(&s->pool, xlarun__mm_task, c);
 }
 
