@@ -1726,12 +1726,16 @@ XLARUN_K__AI void xlarun_k__bdots(const unsigned char *w, size_t run, const uint
     xlarun_k__v a[XLARUN_K_MAX_STREAMS];
     size_t k, s;
     for (s = 0; s < S; s++) a[s] = XK_ZERO();
-    for (k = 0; k < K; k += XB_VL) {
-        int tail = k + XB_VL > K;
-        xlarun_k__bvec xv = xlarun_k__bget(x, k, K, tail);
+    for (k = 0; k + XB_VL <= K; k += XB_VL) { /* whole steps, then the last: a tail test in the loop
+                                                 kept GCC from holding a[] in registers (half the rate) */
+        xlarun_k__bvec xv = xlarun_k__bget(x, k, K, 0);
         if (((k * 2) & 63) == 0)
             for (s = 0; s < S; s++) XLARUN_K__PREFETCH(w + s * run, ahead + k * 2);
-        for (s = 0; s < S; s++) a[s] = XB_DOT(a[s], xlarun_k__bget((const uint16_t *)(const void *)(w + s * run), k, K, tail), xv);
+        for (s = 0; s < S; s++) a[s] = XB_DOT(a[s], xlarun_k__bget((const uint16_t *)(const void *)(w + s * run), k, K, 0), xv);
+    }
+    if (k < K) {
+        xlarun_k__bvec xv = xlarun_k__bget(x, k, K, 1);
+        for (s = 0; s < S; s++) a[s] = XB_DOT(a[s], xlarun_k__bget((const uint16_t *)(const void *)(w + s * run), k, K, 1), xv);
     }
     for (s = 0; s < S; s++) out[s * ldo] = xlarun_k__hsum(a[s]);
 }
