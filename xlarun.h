@@ -4768,8 +4768,9 @@ static void xlarun__split(size_t m, uint32_t t, uint32_t nt, size_t *r0, size_t 
 /* up to XLARUN__MM_MAX matrix products over the same input, each cut into chunks of rows that
    the threads take (xlarun__mm_task), each chunk followed by its bias where there is one; act:
    for each pair (gate, up) of products 2j, 2j + 1, gate = act(gate) * up on the chunk's rows
-   (act 1 + xlarun__act: SiLU or GELU; 0 none). per_row: product i reads only row i of the input (n is 1), as one decode step
-   runs the down matrices of several experts on their own inputs. */
+   (act 1 + xlarun__act: SiLU or GELU; 0 none). per_row: product i reads only row i of the
+   input (n is 1), as one decode step runs the down matrices of several experts on their own
+   inputs. */
 #define XLARUN__MM_MAX 32
 typedef struct xlarun__mm {
     const xlarun__weight *w[XLARUN__MM_MAX];
