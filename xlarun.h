@@ -87,7 +87,7 @@
        used by one thread at a time; it owns a pool of n_threads-1 workers. Each output element is
        computed by one thread in a fixed order, so results are bit-identical for any thread count,
        and prefill of a chunk is bit-identical to decoding its tokens one at a time. The workers
-       take the matrices' rows in chunks as they come free, so a core that is busy elsewhere (your
+       take the matrices' rows in chunks as each finishes its last, so a core busy elsewhere (your
        app's own threads, more threads than cores, a host preempting a vCPU) holds up less.
        xlarun_physical_cores() counts the machine's cores (SMT siblings once): the examples' and
        tools' default n_threads.
@@ -4842,30 +4842,33 @@ static void xlarun__mm_rows(const xlarun__mm *c, int i, size_t r0, size_t r1, ui
     for (i2 = 0; c->b[i] && i2 < c->n; i2++) xlarun_k_add(c->y[i] + i2 * ldy + r0, c->b[i] + r0, r1 - r0);
 }
 
-/* The products in chunks of rows that the threads take as they come free (an atomic counter),
-   so a thread that runs late (a busy or slower core, a vCPU the host preempted) does fewer of
-   them instead of holding up the rest. A chunk: some 16-row blocks of one product, or of both
-   products of a (gate, up) pair and then act on those rows; about 4 chunks a thread a product.
-   Every row is computed whole by one kernel call, so the bits do not depend on who took it.
-   Without GCC-style atomics, thread t takes chunks t, t + nt, ... */
+/* The products in chunks of rows that each thread takes when it has finished its last one (an
+   atomic counter), so a thread that runs late (a busy or slower core, a vCPU the host
+   preempted) does fewer of them instead of holding up the rest. A chunk: some 16-row blocks of
+   one product, or of both products of a (gate, up) pair and then act on those rows; about 4
+   chunks a thread a product. Every row is computed whole by one kernel call, so the bits do not
+   depend on who took it. Without GCC-style atomics, thread t takes chunks t, t + nt, ... */
+
+/* group g's rows per chunk (*crows) and its chunk count */
+static size_t xlarun__mm_chunks(const xlarun__mm *c, int g, int gs, uint32_t nt, size_t *crows) {
+    size_t rows = c->rows[g * gs], units = (rows + 15) / 16;
+    *crows = 16 * ((units + 4 * (size_t)nt - 1) / (4 * (size_t)nt));
+    return *crows ? (rows + *crows - 1) / *crows : 0;
+}
+
 static void xlarun__mm_task(void *ctx, uint32_t t, uint32_t nt) {
     xlarun__mm *c = XLARUN__CAST(xlarun__mm *, ctx);
-    int gs = c->act ? 2 : 1, ng = (c->count + gs - 1) / gs, g = -1, i;
-    size_t k = XLARUN__CAST(size_t, -1), first = 0, nch = 0, crows = 0, r0, r1, i2;
-    for (;;) {
+    int gs = c->act ? 2 : 1, ng = (c->count + gs - 1) / gs, g = 0, i;
+    size_t k, n, first = 0, crows = 0, nch = ng ? xlarun__mm_chunks(c, 0, gs, nt, &crows) : 0, r0, r1, i2;
+    for (n = 0;; n++) {
 #if defined(__GNUC__) && !defined(XLARUN_NO_THREADS)
         k = __atomic_fetch_add(&c->next_chunk, 1, __ATOMIC_RELAXED);
 #else
-        k = k == XLARUN__CAST(size_t, -1) ? t : k + nt;
+        k = t + n * nt;
 #endif
-        while (g < ng && (g < 0 || k - first >= nch)) { /* the group of chunk k (k only grows) */
+        while (g < ng && k - first >= nch) { /* the group of chunk k (k only grows) */
             first += nch;
-            nch = 0;
-            if (++g < ng) {
-                size_t units = (c->rows[g * gs] + 15) / 16;
-                crows = 16 * ((units + 4 * (size_t)nt - 1) / (4 * (size_t)nt));
-                nch = crows ? (c->rows[g * gs] + crows - 1) / crows : 0;
-            }
+            nch = ++g < ng ? xlarun__mm_chunks(c, g, gs, nt, &crows) : 0;
         }
         if (g >= ng) break;
         r0 = (k - first) * crows;
