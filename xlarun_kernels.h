@@ -2535,9 +2535,15 @@ XLARUN_K__AI xlarun_k__qf xlarun_k__qd(const unsigned char *s, size_t st, int nb
 XLARUN_K__AI __m512i xlarun_k__qint(int q4, xlarun_k__qwv w, const unsigned char *rec) {
 #if defined(__AVX512VNNI__)
     __m512i acc = _mm512_loadu_si512((const void *)(rec + 576)); /* -128 * the block's sum of qx */
-#define XQ_DP(i) acc = _mm512_dpbusd_epi32(acc, w.v##i, _mm512_loadu_si512((const void *)(rec + 64 * i)));
-    if (q4 == 2) acc = _mm512_srai_epi32(acc, 4); /* raw nibbles n = q + 8: -8 * the sum (exact) */
-    XQ_EACH8(XQ_DP)
+#define XQ_DP(a, i) a = _mm512_dpbusd_epi32(a, w.v##i, _mm512_loadu_si512((const void *)(rec + 64 * i)));
+    if (q4 == 2) { /* raw nibbles n = q + 8: -8 * the sum (exact). The GEMV has only a row or two in
+                      flight: two chains of four, not one of eight dependent vpdpbusd */
+        __m512i b = _mm512_setzero_si512();
+        acc = _mm512_srai_epi32(acc, 4);
+        XQ_DP(acc, 0) XQ_DP(b, 1) XQ_DP(acc, 2) XQ_DP(b, 3) XQ_DP(acc, 4) XQ_DP(b, 5) XQ_DP(acc, 6) XQ_DP(b, 7)
+        return _mm512_add_epi32(acc, b);
+    }
+    XQ_DP(acc, 0) XQ_DP(acc, 1) XQ_DP(acc, 2) XQ_DP(acc, 3) XQ_DP(acc, 4) XQ_DP(acc, 5) XQ_DP(acc, 6) XQ_DP(acc, 7)
 #undef XQ_DP
     return acc;
 #else
