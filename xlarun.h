@@ -1216,6 +1216,13 @@ static xlarun_status xlarun__fail(xlarun_error *err, xlarun_status st, const cha
 
 #define XLARUN__TRY(x) do { xlarun_status st_ = (x); if (st_ != XLARUN_OK) return st_; } while (0)
 
+/* a hint that p will be read soon; never faults */
+#if defined(__GNUC__)
+#define XLARUN__PREFETCH(p) __builtin_prefetch(p)
+#else
+#define XLARUN__PREFETCH(p) ((void)0)
+#endif
+
 static void xlarun__ok(xlarun_error *err) {
     if (err) { err->status = XLARUN_OK; err->message[0] = 0; }
 }
@@ -6164,9 +6171,9 @@ static uint32_t xlarun__pair_hash(int32_t a, int32_t b) {
 static size_t xlarun__piece_len(const xlarun_tokenizer *t, int32_t id) {
     return t->off[id + 1] - t->off[id] - 1;
 }
-/* model.vocab id of the string, -1 */
-static int32_t xlarun__vocab_find(const xlarun_tokenizer *t, const void *s, size_t n) {
-    uint32_t i = XLARUN__CAST(uint32_t, xlarun__tk_hash(s, n)) & t->vmask;
+/* model.vocab id of the string, -1; h: its xlarun__tk_hash */
+static int32_t xlarun__vocab_find_h(const xlarun_tokenizer *t, const void *s, size_t n, uint32_t h) {
+    uint32_t i = h & t->vmask;
     for (;; i = (i + 1) & t->vmask) {
         uint32_t v = t->vhash[i];
         int32_t id;
@@ -6174,6 +6181,9 @@ static int32_t xlarun__vocab_find(const xlarun_tokenizer *t, const void *s, size
         id = XLARUN__CAST(int32_t, v - 1);
         if (xlarun__piece_len(t, id) == n && !memcmp(t->pieces + t->off[id], s, n)) return id;
     }
+}
+static int32_t xlarun__vocab_find(const xlarun_tokenizer *t, const void *s, size_t n) {
+    return xlarun__vocab_find_h(t, s, n, XLARUN__CAST(uint32_t, xlarun__tk_hash(s, n)));
 }
 static const xlarun__merge *xlarun__merge_find(const xlarun_tokenizer *t, int32_t a, int32_t b) {
     uint32_t i = xlarun__pair_hash(a, b) & t->mmask;
@@ -7982,12 +7992,88 @@ static xlarun_status xlarun__tk_vocab(xlarun__tload *L, size_t added, xlarun_err
     return XLARUN_OK;
 }
 
+/* The merges are looked up a batch at a time. Each merge takes three lookups (its two tokens and
+   their join) and an insert, in tables of megabytes in a 9 MB tokenizer, so most are cache
+   misses; one after another, they were most of the load time. A batch decodes and hashes its
+   merges first, then touches their hash slots, then the ids found there, then the pieces, so
+   that each round's misses are in flight together, and only then looks up and inserts, in file
+   order, as one merge at a time would (the same table, the same first error). */
+#define XLARUN__MERGE_BATCH 32
+typedef struct xlarun__merge_batch {
+    size_t n, used, cap;            /* merges; bytes of buf used, its size */
+    char *buf;                      /* each merge's two strings, joined */
+    size_t v[XLARUN__MERGE_BATCH], at[XLARUN__MERGE_BATCH], la[XLARUN__MERGE_BATCH], lb[XLARUN__MERGE_BATCH];
+    unsigned long index[XLARUN__MERGE_BATCH];
+    uint32_t h[3 * XLARUN__MERGE_BATCH]; /* the hashes of a, b and ab */
+    int32_t id[3 * XLARUN__MERGE_BATCH]; /* their ids */
+    int32_t rank;
+    xlarun__merge *mh;              /* the table being filled (t->mhash) */
+} xlarun__merge_batch;
+
+static xlarun_status xlarun__tk_merge_flush(xlarun__tload *L, xlarun__merge_batch *B, xlarun_error *err) {
+    xlarun_tokenizer *t = L->t;
+    const uint32_t *vh = t->vhash;
+    size_t q, r, n3 = 3 * B->n;
+    for (q = 0; q < B->n; q++) {
+        const char *a = B->buf + B->at[q];
+        if (B->lb[q] == XLARUN__NONE) continue;
+        B->h[3 * q] = XLARUN__CAST(uint32_t, xlarun__tk_hash(a, B->la[q]));
+        B->h[3 * q + 1] = XLARUN__CAST(uint32_t, xlarun__tk_hash(a + B->la[q], B->lb[q]));
+        B->h[3 * q + 2] = XLARUN__CAST(uint32_t, xlarun__tk_hash(a, B->la[q] + B->lb[q]));
+        for (r = 3 * q; r < 3 * q + 3; r++) XLARUN__PREFETCH(&vh[B->h[r] & t->vmask]);
+    }
+    for (r = 0; r < n3; r++) {
+        uint32_t o = B->lb[r / 3] == XLARUN__NONE ? 0 : vh[B->h[r] & t->vmask];
+        if (o) XLARUN__PREFETCH(&t->off[o - 1]);
+    }
+    for (r = 0; r < n3; r++) {
+        uint32_t o = B->lb[r / 3] == XLARUN__NONE ? 0 : vh[B->h[r] & t->vmask];
+        if (o) XLARUN__PREFETCH(t->pieces + t->off[o - 1]);
+    }
+    for (q = 0; q < B->n; q++) {
+        const char *a = B->buf + B->at[q];
+        size_t la = B->la[q], lb = B->lb[q];
+        int32_t ia = -1, ib = -1, in;
+        char tok[64];
+        if (lb != XLARUN__NONE) {
+            ia = xlarun__vocab_find_h(t, a, la, B->h[3 * q]);
+            ib = ia >= 0 ? xlarun__vocab_find_h(t, a + la, lb, B->h[3 * q + 1]) : -1;
+        }
+        if (ia < 0 || ib < 0) {
+            xlarun__token(&L->j, B->v[q], tok, sizeof tok);
+            return xlarun__fail(err, XLARUN_ERR_FORMAT, "%s: model.merges[%lu] %s names %s token that is not in model.vocab",
+                                L->file, B->index[q], tok, ia < 0 ? "a first" : "a second");
+        }
+        in = xlarun__vocab_find_h(t, a, la + lb, B->h[3 * q + 2]);
+        if (in < 0) {
+            xlarun__token(&L->j, B->v[q], tok, sizeof tok);
+            return xlarun__fail(err, XLARUN_ERR_FORMAT, "%s: model.merges[%lu] %s makes \"%.*s\", which is not in model.vocab",
+                                L->file, B->index[q], tok, XLARUN__CAST(int, la + lb > 60 ? 60 : la + lb), a);
+        }
+        B->id[3 * q] = ia;
+        B->id[3 * q + 1] = ib;
+        B->id[3 * q + 2] = in;
+        XLARUN__PREFETCH(&B->mh[xlarun__pair_hash(ia, ib) & t->mmask]);
+    }
+    for (q = 0; q < B->n; q++) {
+        int32_t ia = B->id[3 * q], ib = B->id[3 * q + 1];
+        uint32_t h;
+        for (h = xlarun__pair_hash(ia, ib) & t->mmask;; h = (h + 1) & t->mmask)
+            if (B->mh[h].a < 0 || (B->mh[h].a == ia && B->mh[h].b == ib)) break;
+        B->mh[h].a = ia;   /* a repeated pair keeps the later rank, as tokenizers' HashMap */
+        B->mh[h].b = ib;
+        B->mh[h].rank = B->rank++;
+        B->mh[h].id = B->id[3 * q + 2];
+    }
+    B->n = B->used = 0;
+    return XLARUN_OK;
+}
+
 static xlarun_status xlarun__tk_merges(xlarun__tload *L, xlarun_error *err) {
     xlarun_tokenizer *t = L->t;
     xlarun__json *j = &L->j;
     size_t merges = L->merges, it, v, cap, count = 0, bufcap;
-    int32_t rank = 0;
-    char *buf;
+    xlarun__merge_batch *B;
     xlarun__merge *mh;
     if (merges == XLARUN__NONE || j->s[merges] != '[')
         return xlarun__tk_bad(L, XLARUN_ERR_FORMAT, "model.merges", merges, "a list of merges", err);
@@ -7998,74 +8084,72 @@ static xlarun_status xlarun__tk_merges(xlarun__tload *L, xlarun_error *err) {
     if (L->n_merges) *L->n_merges = count;
     if (count > INT32_MAX / 2) return xlarun__fail(err, XLARUN_ERR_FORMAT, "%s: model.merges: too many merges", L->file);
     for (cap = 16; cap < count + count / 3 + 1; cap *= 2) {}
-    bufcap = 2 * t->max_token_len + 8;
+    bufcap = 2 * t->max_token_len + 8;   /* one string of a merge, decoded, with room to tell it is too long */
     mh = XLARUN__CAST(xlarun__merge *, xlarun__alloc_ex(L->a, sizeof(xlarun__merge) * cap, 0, 0));
-    buf = XLARUN__CAST(char *, xlarun__alloc_ex(L->a, 2 * bufcap, 1, 0));
-    if (!mh || !buf) return xlarun__fail(err, XLARUN_ERR_MEMORY, "tokenizer memory too small");
+    B = XLARUN__CAST(xlarun__merge_batch *, xlarun__alloc_ex(L->a, sizeof *B, 1, 0));
+    if (!mh || !B) return xlarun__fail(err, XLARUN_ERR_MEMORY, "tokenizer memory too small");
     t->mhash = mh;
     t->mmask = XLARUN__CAST(uint32_t, cap - 1);
     if (L->same) {
         memcpy(mh, L->same->mhash, sizeof(xlarun__merge) * cap);
         return XLARUN_OK;
     }
+    memset(B, 0, sizeof *B);
+    B->mh = mh;
+    B->cap = 2 * bufcap + 64 * XLARUN__MERGE_BATCH;
+    B->buf = XLARUN__CAST(char *, xlarun__alloc_ex(L->a, B->cap, 1, 0));
+    if (!B->buf) return xlarun__fail(err, XLARUN_ERR_MEMORY, "tokenizer memory too small");
     memset(mh, 0xFF, sizeof(xlarun__merge) * cap);
     it = merges;
     count = 0;
     while (xlarun__json_next(j, &it, NULL, &v)) {
-        char *a = buf, *b = NULL;
+        char *a = B->buf + B->used, *b = NULL;
         size_t la = 0, lb = 0, e1, e2, n;
-        int32_t ia, ib, in;
-        uint32_t h;
         char tok[64];
         if (xlarun__tk_str(j, v)) {   /* legacy "a b" */
-            n = xlarun__json_str(j, v, buf, bufcap);
-            if (n != XLARUN__NONE && n >= 8 && !memcmp(buf, "#version", 8)) { count++; continue; }
+            n = xlarun__json_str(j, v, a, bufcap);
+            if (n != XLARUN__NONE && n >= 8 && !memcmp(a, "#version", 8)) { count++; continue; }
             if (n != XLARUN__NONE) {
-                char *sp = XLARUN__CAST(char *, memchr(buf, ' ', n));
-                if (!sp || memchr(sp + 1, ' ', n - XLARUN__CAST(size_t, sp + 1 - buf))) {
+                char *sp = XLARUN__CAST(char *, memchr(a, ' ', n));
+                if (!sp || memchr(sp + 1, ' ', n - XLARUN__CAST(size_t, sp + 1 - a))) {
+                    XLARUN__TRY(xlarun__tk_merge_flush(L, B, err));   /* an earlier merge's error comes first */
                     xlarun__token(j, v, tok, sizeof tok);
                     return xlarun__fail(err, XLARUN_ERR_FORMAT, "%s: model.merges[%lu] is %s; expected two tokens separated by one space",
                                         L->file, XLARUN__CAST(unsigned long, count), tok);
                 }
-                la = XLARUN__CAST(size_t, sp - buf);
+                la = XLARUN__CAST(size_t, sp - a);
                 b = sp + 1;
                 lb = n - la - 1;
             }
         } else if (j->s[v] == '[') {  /* ["a", "b"] */
             size_t it2 = v;
             if (!xlarun__json_next(j, &it2, NULL, &e1) || !xlarun__json_next(j, &it2, NULL, &e2) ||
-                xlarun__json_next(j, &it2, NULL, &n) || !xlarun__tk_str(j, e1) || !xlarun__tk_str(j, e2))
+                xlarun__json_next(j, &it2, NULL, &n) || !xlarun__tk_str(j, e1) || !xlarun__tk_str(j, e2)) {
+                XLARUN__TRY(xlarun__tk_merge_flush(L, B, err));
                 return xlarun__tk_bad(L, XLARUN_ERR_FORMAT, "model.merges", v, "a pair of token strings", err);
-            la = xlarun__json_str(j, e1, buf, bufcap);
+            }
+            la = xlarun__json_str(j, e1, a, bufcap);
             if (la != XLARUN__NONE) {
-                b = buf + la + 1;
+                b = a + la + 1;
                 lb = xlarun__json_str(j, e2, b, bufcap);
             }
             if (lb == XLARUN__NONE) b = NULL;
-        } else return xlarun__tk_bad(L, XLARUN_ERR_FORMAT, "model.merges", v, "\"a b\" strings or [\"a\", \"b\"] pairs", err);
-        ia = b ? xlarun__vocab_find(t, a, la) : -1;
-        ib = b && ia >= 0 ? xlarun__vocab_find(t, b, lb) : -1;
-        if (ia < 0 || ib < 0) {
-            xlarun__token(j, v, tok, sizeof tok);
-            return xlarun__fail(err, XLARUN_ERR_FORMAT, "%s: model.merges[%lu] %s names %s token that is not in model.vocab",
-                                L->file, XLARUN__CAST(unsigned long, count), tok, ia < 0 ? "a first" : "a second");
+        } else {
+            XLARUN__TRY(xlarun__tk_merge_flush(L, B, err));
+            return xlarun__tk_bad(L, XLARUN_ERR_FORMAT, "model.merges", v, "\"a b\" strings or [\"a\", \"b\"] pairs", err);
         }
-        memmove(buf + la, b, lb);
-        in = xlarun__vocab_find(t, buf, la + lb);
-        if (in < 0) {
-            xlarun__token(j, v, tok, sizeof tok);
-            return xlarun__fail(err, XLARUN_ERR_FORMAT, "%s: model.merges[%lu] %s makes \"%.*s\", which is not in model.vocab",
-                                L->file, XLARUN__CAST(unsigned long, count), tok, XLARUN__CAST(int, la + lb > 60 ? 60 : la + lb), buf);
-        }
-        for (h = xlarun__pair_hash(ia, ib) & t->mmask;; h = (h + 1) & t->mmask)
-            if (mh[h].a < 0 || (mh[h].a == ia && mh[h].b == ib)) break;
-        mh[h].a = ia;   /* a repeated pair keeps the later rank, as tokenizers' HashMap */
-        mh[h].b = ib;
-        mh[h].rank = rank++;
-        mh[h].id = in;
+        if (b) memmove(a + la, b, lb);   /* ab: the joined token */
+        B->v[B->n] = v;
+        B->at[B->n] = B->used;
+        B->la[B->n] = la;
+        B->lb[B->n] = b ? lb : XLARUN__NONE;   /* a string too long for any token: not in model.vocab */
+        B->index[B->n] = XLARUN__CAST(unsigned long, count);
+        B->n++;
+        B->used += b ? la + lb : 0;
         count++;
+        if (B->n == XLARUN__MERGE_BATCH || B->cap - B->used < 2 * bufcap) XLARUN__TRY(xlarun__tk_merge_flush(L, B, err));
     }
-    return XLARUN_OK;
+    return xlarun__tk_merge_flush(L, B, err);
 }
 
 static xlarun_status xlarun__tk_unsupported(xlarun__tload *L, const char *what, const char *type,

@@ -811,6 +811,25 @@ static void test_bad_input(void) {
                        "model.merges[1] \"b c\" makes \"bc\", which is not in model.vocab");
     expect_bad_variant("\"a b\", \"ab c\"", "\"a b c\"", XLARUN_ERR_FORMAT,
                        "model.merges[0] is \"a b c\"; expected two tokens separated by one space");
+    {   /* the merges are looked up in batches: the first bad merge is named, in a later batch too,
+           and before a later merge that is malformed */
+        char many[1024] = "", msg[128];
+        int k;
+        for (k = 0; k < 70; k++) strcat(many, "\"a b\", ");
+        strcat(many, "\"ab c\"");
+        expect_bad_variant("\"a b\", \"ab c\"", many, XLARUN_OK, "");
+        strcat(many, ", \"q c\"");
+        expect_bad_variant("\"a b\", \"ab c\"", many, XLARUN_ERR_FORMAT,
+                           "model.merges[71] \"q c\" names a first token that is not in model.vocab");
+        for (k = 30; k < 35; k++) {
+            int r;
+            many[0] = 0;
+            for (r = 0; r < k; r++) strcat(many, "\"a b\", ");
+            strcat(many, "\"ab d\", \"a b c\"");
+            snprintf(msg, sizeof msg, "model.merges[%d] \"ab d\" names a second token that is not in model.vocab", k);
+            expect_bad_variant("\"a b\", \"ab c\"", many, XLARUN_ERR_FORMAT, msg);
+        }
+    }
     expect_bad_variant("[\"\\u0120\", \"ab\"]", "[\"\\u0120\"]", XLARUN_ERR_FORMAT, "model.merges: expected a pair of token strings");
     expect_bad_variant("[\"\\u0120\", \"ab\"]", "7", XLARUN_ERR_FORMAT, "model.merges: expected \"a b\" strings");
     expect_bad_variant("\"c\": 5", "\"c\": 2", XLARUN_ERR_FORMAT, "model.vocab: duplicate id 2, given to both \"ab\" and \"c\"");
