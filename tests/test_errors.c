@@ -354,6 +354,26 @@ static void test_st_json(void) {
     EXPECT(xlarun__json_validate("[\"a\\", 4, "doc", &e), XLARUN_ERR_FORMAT, e, "unterminated string");
     EXPECT(xlarun__json_validate("\"\xe2\x82\"", 4, "doc", &e), XLARUN_ERR_FORMAT, e, "invalid UTF-8"); /* cut sequence */
     CHECK(xlarun__json_validate("{\"a\":[1,-0.5e+3,true,false,null,{}],\"b\":\"\\ud83d\\ude00\xc3\xa9\"}", 57, "doc", &e) == XLARUN_OK);
+    {   /* skipping a string (a validated document): a '"' ends it after an even run of '\\' */
+        static const char doc[] = "{\"a\\\"\": [\"\\\\\", \"x\\\\\\\"y\", {\"\\\\\\\\\": \"\\\"\"}, \"\\\\\\\\\\\\\\\"\\\\\"], \"b\": 7}";
+        xlarun__json j;
+        size_t it, v, n = 0, arr;
+        j.s = doc;
+        j.n = sizeof doc - 1;
+        CHECK(xlarun__json_validate(doc, j.n, "doc", &e) == XLARUN_OK);
+        arr = (size_t)(strchr(doc, '[') - doc);   /* the list's end, before walking it (a wrong skip can loop) */
+        if (xlarun__json_skip(&j, arr) != (size_t)(strstr(doc, "], \"b\"") - doc) + 1) {
+            CHECK(0);
+            return;
+        }
+        v = xlarun__json_get(&j, 0, "b");
+        CHECK(v != XLARUN__NONE && doc[v] == '7');
+        arr = xlarun__json_get(&j, 0, "a\"");
+        CHECK(arr != XLARUN__NONE && doc[arr] == '[');
+        it = arr;
+        while (arr != XLARUN__NONE && xlarun__json_next(&j, &it, NULL, &v)) n++;
+        CHECK(n == 4);
+    }
 }
 
 static void test_st_header(void) {
