@@ -8010,8 +8010,9 @@ static xlarun_status xlarun__tk_vocab(xlarun__tload *L, size_t added, xlarun_err
    their join) and an insert, in tables of megabytes in a 9 MB tokenizer, so most are cache
    misses; one after another, they were most of the load time. A batch decodes and hashes its
    merges first, then touches their hash slots, then the ids found there, then the pieces, so
-   that each round's misses are in flight together, and only then looks up and inserts, in file
-   order, as one merge at a time would (the same table, the same first error). */
+   that each round's misses are in flight together, then looks them up (touching the merge
+   table's slots) and inserts, in file order, as one merge at a time would (the same table, the
+   same first error). */
 #define XLARUN__MERGE_BATCH 32
 typedef struct xlarun__merge_batch {
     size_t n, used, cap;            /* merges; bytes of buf used, its size */
@@ -8027,7 +8028,7 @@ typedef struct xlarun__merge_batch {
 static xlarun_status xlarun__tk_merge_flush(xlarun__tload *L, xlarun__merge_batch *B, xlarun_error *err) {
     xlarun_tokenizer *t = L->t;
     const uint32_t *vh = t->vhash;
-    size_t q, r, n3 = 3 * B->n;
+    size_t q, r, k, n3 = 3 * B->n;
     for (q = 0; q < B->n; q++) {
         const char *a = B->buf + B->at[q];
         if (B->lb[q] == XLARUN__NONE) continue;
@@ -8036,14 +8037,12 @@ static xlarun_status xlarun__tk_merge_flush(xlarun__tload *L, xlarun__merge_batc
         B->h[3 * q + 2] = XLARUN__CAST(uint32_t, xlarun__tk_hash(a, B->la[q] + B->lb[q]));
         for (r = 3 * q; r < 3 * q + 3; r++) XLARUN__PREFETCH(&vh[B->h[r] & t->vmask]);
     }
-    for (r = 0; r < n3; r++) {
-        uint32_t o = B->lb[r / 3] == XLARUN__NONE ? 0 : vh[B->h[r] & t->vmask];
-        if (o) XLARUN__PREFETCH(&t->off[o - 1]);
-    }
-    for (r = 0; r < n3; r++) {
-        uint32_t o = B->lb[r / 3] == XLARUN__NONE ? 0 : vh[B->h[r] & t->vmask];
-        if (o) XLARUN__PREFETCH(t->pieces + t->off[o - 1]);
-    }
+    for (k = 0; k < 2; k++)   /* the offsets of the ids in the first slots, then their pieces */
+        for (r = 0; r < n3; r++) {
+            uint32_t o = B->lb[r / 3] == XLARUN__NONE ? 0 : vh[B->h[r] & t->vmask];
+            if (o && !k) XLARUN__PREFETCH(&t->off[o - 1]);
+            if (o && k) XLARUN__PREFETCH(t->pieces + t->off[o - 1]);
+        }
     for (q = 0; q < B->n; q++) {
         const char *a = B->buf + B->at[q];
         size_t la = B->la[q], lb = B->lb[q];

@@ -6,6 +6,7 @@
 
 static void walk(const xlarun__json *j, size_t v, int depth) {
     char buf[64];
+    const char *why = NULL;
     size_t it, k, e, n;
     uint64_t u;
     FUZZ_CHECK(depth <= XLARUN_JSON_MAX_DEPTH + 1);
@@ -16,6 +17,7 @@ static void walk(const xlarun__json *j, size_t v, int depth) {
         while (xlarun__json_next(j, &it, &k, &e)) {
             if (j->s[v] == '{') {
                 FUZZ_CHECK(k != XLARUN__NONE && j->s[k] == '"');
+                FUZZ_CHECK(xlarun__json_skip(j, k) == xlarun__json_scan_string(j->s, j->n, k, &why));
                 xlarun__json_eq(j, k, "key");
                 xlarun__json_get(j, v, "dtype");
             }
@@ -25,6 +27,8 @@ static void walk(const xlarun__json *j, size_t v, int depth) {
         break;
     case '"': {
         char *full;
+        /* the skip (memchr to a quote after an even run of backslashes) ends where the validator's scan does */
+        FUZZ_CHECK(xlarun__json_skip(j, v) == xlarun__json_scan_string(j->s, j->n, v, &why));
         n = xlarun__json_str(j, v, NULL, 0);
         full = (char *)malloc(n + 1);
         FUZZ_CHECK(full != NULL);
