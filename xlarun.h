@@ -8099,19 +8099,21 @@ static xlarun_status xlarun__tk_merges(xlarun__tload *L, xlarun_error *err) {
     for (cap = 16; cap < count + count / 3 + 1; cap *= 2) {}
     bufcap = 2 * t->max_token_len + 8;   /* one string of a merge, decoded, with room to tell it is too long */
     mh = XLARUN__CAST(xlarun__merge *, xlarun__alloc_ex(L->a, sizeof(xlarun__merge) * cap, 0, 0));
-    B = XLARUN__CAST(xlarun__merge_batch *, xlarun__alloc_ex(L->a, sizeof *B, 1, 0));
-    if (!mh || !B) return xlarun__fail(err, XLARUN_ERR_MEMORY, "tokenizer memory too small");
+    if (!mh) return xlarun__fail(err, XLARUN_ERR_MEMORY, "tokenizer memory too small");
     t->mhash = mh;
     t->mmask = XLARUN__CAST(uint32_t, cap - 1);
     if (L->same) {
         memcpy(mh, L->same->mhash, sizeof(xlarun__merge) * cap);
         return XLARUN_OK;
     }
-    memset(B, 0, sizeof *B);
-    B->mh = mh;
-    B->cap = 2 * bufcap + 64 * XLARUN__MERGE_BATCH;
-    B->buf = XLARUN__CAST(char *, xlarun__alloc_ex(L->a, B->cap, 1, 0));
-    if (!B->buf) return xlarun__fail(err, XLARUN_ERR_MEMORY, "tokenizer memory too small");
+    B = XLARUN__CAST(xlarun__merge_batch *, xlarun__alloc_ex(L->a, sizeof *B, 1, 0));
+    if (B) {
+        memset(B, 0, sizeof *B);
+        B->mh = mh;
+        B->cap = 2 * bufcap + 64 * XLARUN__MERGE_BATCH;
+        B->buf = XLARUN__CAST(char *, xlarun__alloc_ex(L->a, B->cap, 1, 0));
+    }
+    if (!B || !B->buf) return xlarun__fail(err, XLARUN_ERR_MEMORY, "tokenizer memory too small");
     memset(mh, 0xFF, sizeof(xlarun__merge) * cap);
     it = merges;
     count = 0;
