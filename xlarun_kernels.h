@@ -457,11 +457,14 @@ XLARUN_K__AI void xlarun_k__pad_x(float *dst, const float *x, size_t m) {
     memcpy(dst, x, m * sizeof(float));
 }
 
-/* Prefetches never fault; the address is formed as an integer. */
+/* Prefetches never fault; the address is formed as an integer. _L2: into L2 only (locality 2,
+   prefetcht1), for the GEMVs' runs (XLARUN_K__RUN_PREFETCH). */
 #if defined(__GNUC__)
 #define XLARUN_K__PREFETCH(base, off) __builtin_prefetch((const void *)((uintptr_t)(base) + (off)))
+#define XLARUN_K__PREFETCH_L2(base, off) __builtin_prefetch((const void *)((uintptr_t)(base) + (off)), 0, 2)
 #else
 #define XLARUN_K__PREFETCH(base, off) ((void)0)
+#define XLARUN_K__PREFETCH_L2(base, off) ((void)0)
 #endif
 
 /* one row . one vector; ahead > 0: each step that starts a cache line also prefetches the line
@@ -843,6 +846,22 @@ XLARUN_K__FN void xlarun_k_matmul(xlarun_k_type t, const void *W, size_t K, size
 #define XLARUN_K_MAX_STREAMS 8
 /* bytes ahead that each of S > 1 runs of rows of rb bytes prefetches (above) */
 XLARUN_K__AI size_t xlarun_k__ahead(size_t S, size_t rb) { return S == 2 ? 1024 : rb < 4096 ? rb : 4096; }
+/* The prefetch of a run's line in the int8 and bf16-activation GEMVs (xlarun_k__qgemvs,
+   xlarun_k__bdots): two runs (Zen 4) into L2 only (prefetcht1), the line then comes to L1 when
+   the kernel reads it; more runs (the Xeon's, measured with prefetcht0) and one stream into L1.
+   AMD EPYC family 25 model 17, 2 threads, 2 runs, 512 MB of rows in 2 MB pages, each pass
+   between two passes of a plain read of the same memory, medians of the passes by the read's
+   state (fast: the read above 50 GB/s), GEMV / read, prefetcht0 -> prefetcht1, 1 KB ahead:
+   q4_0 K 2048 fast 0.85-0.86 -> 0.93-0.95 (98 and 100 passes), slow 0.96-0.98 -> 1.00-1.01;
+   q8_0 K 8192 fast 0.81 -> 0.85 (15), slow 0.97-0.98 -> 1.00; bf16 activations K 2048 fast
+   0.98 -> 1.04 (58), K 8192 0.87 -> 0.93 (25). prefetcht2 is the same as t1 there, prefetchnta
+   between; 2 and 4 KB ahead with t1 no better than 1 KB. The f32-activation GEMV keeps
+   prefetcht0: there the instructions set the pace (bf16 K 8192 fast 0.62 -> 0.59). */
+#define XLARUN_K__RUN_PREFETCH(S, base, off)                                                   \
+    do {                                                                                       \
+        if ((S) == 2) XLARUN_K__PREFETCH_L2(base, off);                                        \
+        else XLARUN_K__PREFETCH(base, off);                                                    \
+    } while (0)
 XLARUN_K__FN void xlarun_k_gemv_ref(xlarun_k_type t, const void *W, size_t K, size_t r0, size_t r1,
                                     const float *x, float *y, int streams) {
     (void)streams;
@@ -1730,7 +1749,7 @@ XLARUN_K__AI void xlarun_k__bdots(const unsigned char *w, size_t run, const uint
                                                  kept GCC from holding a[] in registers (half the rate) */
         xlarun_k__bvec xv = xlarun_k__bget(x, k, K, 0);
         if (((k * 2) & 63) == 0)
-            for (s = 0; s < S; s++) XLARUN_K__PREFETCH(w + s * run, ahead + k * 2);
+            for (s = 0; s < S; s++) XLARUN_K__RUN_PREFETCH(S, w + s * run, ahead + k * 2);
         for (s = 0; s < S; s++) a[s] = XB_DOT(a[s], xlarun_k__bget((const uint16_t *)(const void *)(w + s * run), k, K, 0), xv);
     }
     if (k < K) {
@@ -3021,8 +3040,8 @@ XLARUN_K__AI void xlarun_k__qgemvs(int q4, const unsigned char *w, size_t wrun, 
     for (j = 0; j < S; j++) acc[j] = XQ_ZERO();
     for (st = 0; st < full; st++) {
         for (j = 0; j < S; j++) {
-            for (c = (64 - ((st * sz) & 63)) & 63; c < sz; c += 64) XLARUN_K__PREFETCH(w + j * wrun, wa + st * sz + c);
-            if (((st * ss) & 63) == 0) XLARUN_K__PREFETCH(s + j * srun, sa + st * ss);
+            for (c = (64 - ((st * sz) & 63)) & 63; c < sz; c += 64) XLARUN_K__RUN_PREFETCH(S, w + j * wrun, wa + st * sz + c);
+            if (((st * ss) & 63) == 0) XLARUN_K__RUN_PREFETCH(S, s + j * srun, sa + st * ss);
         }
 #if defined(__AVX512VNNI__)
         if (xn) {
