@@ -683,7 +683,7 @@ static void test_kv_store(void) {
    dozen tokens at this K), so this crosses block edges with partial row and token tiles and a
    K tail; every element must still have the bits of the matching dot. */
 static void test_matmul_blocked(void) {
-    enum { R = 10, N = 37, K = 8209 };
+    enum { R = 37, N = 37, K = 8209 };
     unsigned char *raw = (unsigned char *)malloc((size_t)R * K * 4);
     float *val = (float *)malloc((size_t)R * K * sizeof(float)), *X = (float *)malloc((size_t)N * K * sizeof(float));
     float *Y = (float *)malloc((size_t)N * R * sizeof(float));
@@ -701,6 +701,19 @@ static void test_matmul_blocked(void) {
                 float d = xlarun_k_dot(types[ti], raw + r * K * es, X + i * K, K);
                 if (fbits(d) != fbits(Y[i * R + r])) bad++;
             }
+        for (i = 0; i < 10; i++) { /* the decode GEMV: 1 to 9 streams over rows split in two at 1 + i % 8,
+                                      then 2 streams over rows 1.. */
+            float y1[R];
+            size_t h = 1 + i % 8;
+            memset(y1, 0, sizeof y1);
+            if (i < 9) {
+                xlarun_k_gemv(types[ti], raw, K, 1, h, X + i * K, y1, (int)(1 + i));
+                xlarun_k_gemv(types[ti], raw, K, h, R, X + i * K, y1, (int)(9 - i));
+            } else
+                xlarun_k_gemv(types[ti], raw, K, 1, R, X + i * K, y1, 2);
+            for (r = 1; r < R; r++) bad += fbits(y1[r]) != fbits(Y[i * R + r]);
+            bad += fbits(y1[0]) != 0; /* row 0 is outside the calls */
+        }
         if (types[ti] == XLARUN_K_BF16) {
             xlarun_k_matmul_bf16x(raw, K, 1, R, Xb, K, N, Y, R, NULL);
             for (i = 0; i < N; i++)
@@ -724,7 +737,7 @@ static void test_matmul_blocked(void) {
             }
         }
     }
-    CHECKF(bad == 0, "matmul, long rows: %ld elements differ in bits from dot", bad);
+    CHECKF(bad == 0, "matmul and gemv, long rows: %ld elements differ in bits from dot", bad);
     CHECKF(badx == 0, "matmul_bf16x, long rows: %ld elements differ in bits from dot_bf16_bf16", badx);
     free(raw); free(val); free(X); free(Y); free(Xb);
 }
