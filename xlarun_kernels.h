@@ -852,11 +852,16 @@ XLARUN_K__AI size_t xlarun_k__ahead(size_t S, size_t rb) { return S == 2 ? 1024 
    AMD EPYC family 25 model 17, 2 threads, 2 runs, 512 MB of rows in 2 MB pages, each pass
    between two passes of a plain read of the same memory, medians of the passes by the read's
    state (fast: the read above 50 GB/s), GEMV / read, prefetcht0 -> prefetcht1, 1 KB ahead:
-   q4_0 K 2048 fast 0.85-0.86 -> 0.93-0.95 (98 and 100 passes), slow 0.96-0.98 -> 1.00-1.01;
-   q8_0 K 8192 fast 0.81 -> 0.85 (15), slow 0.97-0.98 -> 1.00; bf16 activations K 2048 fast
-   0.98 -> 1.04 (58), K 8192 0.87 -> 0.93 (25). prefetcht2 is the same as t1 there, prefetchnta
-   between; 2 and 4 KB ahead with t1 no better than 1 KB. The f32-activation GEMV keeps
-   prefetcht0: there the instructions set the pace (bf16 K 8192 fast 0.62 -> 0.59). */
+   q4_0 K 2048 fast 0.85-0.86 -> 0.93-0.95 (98 and 100 passes), slow 0.96-0.98 -> 1.00-1.01,
+   K 8192 fast 0.86-0.88 -> 0.88-0.92 (8 and 6); q8_0 K 8192 fast 0.81 -> 0.85 (15), slow
+   0.97-0.98 -> 1.00, K 2048 slow 0.93-0.95 -> 1.00-1.01 (fast only in one run, 31 passes that
+   read low throughout: 0.68 -> 0.63); bf16 activations K 2048 fast 0.98 -> 1.04 (58), K 8192
+   0.87 -> 0.93 (25). prefetcht2 is the same as t1 there, prefetchnta between; 2 and 4 KB
+   ahead with t1 no better than 1 KB. The f32-activation GEMV keeps prefetcht0 (bf16 K 8192
+   fast 0.62 -> 0.59): there each step reads a line of x for two of weights, and from K 4096 on
+   x no longer stays in L1 between rows (fast 0.93, 0.81, 0.61 at K 2048, 4096, 8192). K cut
+   in parts, every row of a group of 8 a part at a time, keeps x in L1 but reads the rows in 4
+   KB pieces: 0.89 -> 0.74 (slow), 0.61 -> 0.44 (fast); not kept. */
 #define XLARUN_K__RUN_PREFETCH(S, base, off)                                                   \
     do {                                                                                       \
         if ((S) == 2) XLARUN_K__PREFETCH_L2(base, off);                                        \
