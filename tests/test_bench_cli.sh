@@ -72,4 +72,23 @@ printf 'root ::= foo\n' >"$B/bench.bad.gbnf"
 check_error "rule 'foo' is not defined" -m tests/fixtures/demo --grammar "$B/bench.bad.gbnf"
 printf '{"type": "string", "pattern": "a+"}' >"$B/bench.schema"
 check_error "\"pattern\" is not supported" -m tests/fixtures/demo --json-schema "$B/bench.schema"
+# --gemv: the decode GEMV against a read of the same memory, its errors before any measuring
+check_error "--gemv must be q4_0, q8_0 or bf16, not 'f64'" --gemv f64
+check_error "-k must be 32..65536 (a multiple of 32 for q4_0 and q8_0)" --gemv q8_0 -k 100
+check_error "-k must be 32..65536" --gemv bf16 -k 16
+check_error "--streams takes 1, 2, 4 and 8" --gemv q4_0 --streams 2,3
+check_error "--mb is too small for that many threads and K" --gemv bf16 -k 65536 --mb 1 -t 2
+check_error "unknown option '-m' with --gemv" --gemv q4_0 -m $M
+check_error "-r needs a value" --gemv q4_0 -r
+check_error "--precision must be exact or bf16, not 'half'" --gemv bf16 --precision half
+for g in "q4_0" "q8_0 -k 4096" "bf16" "bf16 --precision bf16"; do
+    out=$("$B/bench" --gemv $g --mb 4 -t 1,2 -r 2 --streams 1,2 2>"$B/bench.err"); rc=$?
+    if [ $rc -eq 0 ] && [ "$(echo "$out" | wc -l)" -eq 2 ]; then ok; else bad "bench --gemv $g: exit $rc, printed '$out' ($(cat "$B/bench.err"))"; fi
+    for key in gemv precision K rows threads passes cpu cpu_id kernels huge_page_bytes default_streams read_gb_s streams; do
+        case "$out" in *"\"$key\": "*) ok ;; *) bad "bench --gemv $g lacks \"$key\": $out" ;; esac
+    done
+    case "$out" in *'{"streams": 1, "gb_s": '[0-9]*', "ratio": '[0-9]*'}, {"streams": 2, "gb_s": '*) ok ;; *) bad "bench --gemv $g: no figures for streams 1 and 2: $out" ;; esac
+    case "$out" in *'"gb_s": 0.00'*|*'"read_gb_s": 0.00'*) bad "bench --gemv $g: a pass read nothing: $out" ;; *) ok ;; esac
+done
+case "$("$B/bench" --gemv bf16 --precision bf16 --mb 4 -t 1 -r 1 2>&1)" in *'"precision": "bf16", "K": 2048,'*) ok ;; *) bad "bench --gemv bf16 --precision bf16 does not say so" ;; esac
 finish

@@ -44,7 +44,19 @@
    times the chat template instead: compiling it, sizing a render (xlarun_chat_render_memory) and
    rendering into the caller's memory (xlarun_chat_render), medians of -r runs; with --tokenizer,
    also the number of tokens of the rendered text (encoded as generation encodes it, no BOS added),
-   to hold the render time against the prefill time of that many tokens. */
+   to hold the render time against the prefill time of that many tokens.
+
+     build/bench --gemv q4_0|q8_0|bf16 [-k 2048] [--precision exact|bf16] [-t N] [-r 20]
+                 [--streams 1,2,4,8] [--mb 512]
+
+   measures the decode GEMV alone against a plain read of the same memory: --mb of rows of K
+   elements (2 MB pages where the kernel gives them), cut into products of 4096 rows, each
+   thread a share of every product (as the decode's threads do); each pass reads the memory,
+   runs the GEMV once for each --streams (runs of rows a thread reads at once), and reads it
+   again. The host's memory can change pace from second to second, so each GEMV is held
+   against the better of the reads beside it: "ratio" is the median of those per-pass ratios,
+   "gb_s" the median GB/s of weights (codes and scales) per pass; "default_streams" is what a
+   session picks on this CPU. bf16 with --precision bf16 is the bf16-activation GEMV. */
 #define _GNU_SOURCE
 #define XLARUN_IMPLEMENTATION
 #include "../xlarun.h"
@@ -122,14 +134,9 @@ static int start_gate(const probe_job *j) {
 /* read this thread's slice with several independent accumulators, front to back (streams 1) or
    as `streams` equal runs read side by side (a line of each in turn), as the decode kernels read
    their rows on cores whose outstanding misses bound one stream (tools/README.md, Intel) */
-static void *read_slice(void *arg) {
-    probe_job *j = (probe_job *)arg;
-    const v8u *p = (const v8u *)j->buf;
-    size_t n = j->bytes / sizeof(v8u), ns = j->streams > 1 ? j->streams : 1, len = n / ns, i, r;
+static unsigned long long read_runs(const v8u *p, size_t n, size_t ns) {
+    size_t len = n / ns, i, r;
     v8u a = {0}, b = {0}, c = {0}, d = {0};
-    double t0;
-    if (!start_gate(j)) return NULL;
-    t0 = now();
     for (i = 0; i + 4 <= len; i += 4)
         for (r = 0; r < ns; r++) {
             const v8u *q = p + r * len + i;
@@ -138,9 +145,16 @@ static void *read_slice(void *arg) {
             c += q[2];
             d += q[3];
         }
-    j->seconds = now() - t0;
     a += b + c + d;
-    j->sink = a[0] ^ a[7];
+    return a[0] ^ a[7];
+}
+static void *read_slice(void *arg) {
+    probe_job *j = (probe_job *)arg;
+    double t0;
+    if (!start_gate(j)) return NULL;
+    t0 = now();
+    j->sink = read_runs((const v8u *)j->buf, j->bytes / sizeof(v8u), j->streams > 1 ? j->streams : 1);
+    j->seconds = now() - t0;
     return NULL;
 }
 
@@ -635,6 +649,148 @@ static int tokenizer_timing(const char *tok, const char *model_dir, char *out, s
     return 1;
 }
 
+/* ---- --gemv: the decode GEMV against a plain read of the same memory ----------------------- */
+
+typedef struct gemv_job {
+    int kind;                            /* 0 q4_0, 1 q8_0, 2 bf16 (f32 activations), 3 bf16 activations */
+    const unsigned char *w, *sc;         /* the rows' codes (or bf16 values), the q types' scales */
+    const void *x;                       /* the activations as the GEMV takes them */
+    float *y;
+    size_t K, rows, rb, sb;              /* rb, sb: bytes of a row's codes and of its scales */
+    int t, nt, streams;                  /* streams 0: a plain read of this thread's slice of w */
+    int *go;
+    double seconds;
+    unsigned long long sink;
+} gemv_job;
+
+#define GEMV_PRODUCT 4096 /* rows of a product; each thread takes its share of each */
+
+static void *gemv_thread(void *arg) {
+    gemv_job *j = (gemv_job *)arg;
+    size_t p, len, r0, r1;
+    double t0;
+    int g;
+    while ((g = __atomic_load_n(j->go, __ATOMIC_ACQUIRE)) == 0) sched_yield();
+    if (g < 0) return NULL;
+    t0 = now();
+    if (!j->streams) {
+        size_t bytes = j->rows * j->rb / (size_t)j->nt / 256 * 256;
+        j->sink = read_runs((const v8u *)(const void *)(j->w + (size_t)j->t * bytes), bytes / sizeof(v8u), 1);
+    } else
+        for (p = 0; p < j->rows; p += GEMV_PRODUCT) {
+            len = j->rows - p < GEMV_PRODUCT ? j->rows - p : GEMV_PRODUCT;
+            r0 = p + len * (size_t)j->t / (size_t)j->nt;
+            r1 = p + len * (size_t)(j->t + 1) / (size_t)j->nt;
+            if (j->kind < 2)
+                xlarun_k_qgemv(j->kind ? XLARUN_K_Q8_0 : XLARUN_K_Q4_0, j->w, j->sc, j->K, r0, r1, j->x, j->y, j->streams);
+            else if (j->kind == 2) xlarun_k_gemv(XLARUN_K_BF16, j->w, j->K, r0, r1, (const float *)j->x, j->y, j->streams);
+            else xlarun_k_gemv_bf16x(j->w, j->K, r0, r1, (const uint16_t *)j->x, j->y, j->streams);
+        }
+    j->seconds = now() - t0;
+    return NULL;
+}
+
+/* GB/s of nt threads at once (streams 0: the read), timed by the slowest; 0 if a thread failed */
+static double gemv_pass(const gemv_job *proto, int nt, int streams) {
+    static gemv_job jobs[512];
+    pthread_t th[512];
+    int go = 0, started, i;
+    double worst = 0, bytes;
+    for (started = 0; started < nt; started++) {
+        jobs[started] = *proto;
+        jobs[started].t = started;
+        jobs[started].nt = nt;
+        jobs[started].streams = streams;
+        jobs[started].go = &go;
+        jobs[started].seconds = 0;
+        if (pthread_create(&th[started], NULL, gemv_thread, &jobs[started]) != 0) break;
+    }
+    __atomic_store_n(&go, started == nt ? 1 : -1, __ATOMIC_RELEASE);
+    for (i = 0; i < started; i++) {
+        pthread_join(th[i], NULL);
+        if (jobs[i].seconds > worst) worst = jobs[i].seconds;
+    }
+    bytes = streams ? (double)proto->rows * (double)(proto->rb + proto->sb)
+                    : (double)(proto->rows * proto->rb / (size_t)nt / 256 * 256) * nt;
+    return started == nt && worst > 0 ? bytes / worst / 1e9 : 0;
+}
+
+static int bench_gemv(const char *type, long K_in, int act_bf16, const int *threads, int n_threads, int passes,
+                      const int *streams, int n_streams, long mb) {
+    gemv_job g;
+    size_t K, i, k, nrow_pat = 64;
+    float *row, *x;
+    char cpu[300], cpuid[96], huge[64], msg[300];
+    double *rd, *gb, *ra;
+    int ti, pass, si;
+    memset(&g, 0, sizeof g);
+    if (!strcmp(type, "q4_0")) g.kind = 0;
+    else if (!strcmp(type, "q8_0")) g.kind = 1;
+    else if (!strcmp(type, "bf16")) g.kind = act_bf16 ? 3 : 2;
+    else {
+        snprintf(msg, sizeof msg, "--gemv must be q4_0, q8_0 or bf16, not '%s'", type);
+        return fail(msg);
+    }
+    if (K_in < 32 || K_in > 65536 || (g.kind < 2 && K_in % 32)) return fail("-k must be 32..65536 (a multiple of 32 for q4_0 and q8_0)");
+    if (mb < 1 || mb > 65536) return fail("--mb must be 1..65536");
+    if (passes < 1 || passes > 1000) return fail("need 1 <= -r <= 1000");
+    K = (size_t)K_in;
+    g.K = K;
+    g.rb = g.kind < 2 ? xlarun_k_qrow_bytes(g.kind ? XLARUN_K_Q8_0 : XLARUN_K_Q4_0, K) : 2 * K;
+    g.sb = g.kind < 2 ? K / 32 * 2 : 0;
+    g.rows = ((size_t)mb << 20) / (g.rb + g.sb);
+    for (ti = 0; ti < n_threads; ti++)
+        if (g.rows < 64 * (size_t)threads[ti]) return fail("--mb is too small for that many threads and K");
+    row = (float *)malloc(nrow_pat * K * sizeof(float));
+    x = (float *)malloc(K * sizeof(float));
+    g.x = malloc(xlarun_k_qact_bytes(K) + 4 * K + 64);
+    g.y = (float *)malloc(g.rows * sizeof(float));
+    rd = (double *)malloc(3 * (size_t)passes * sizeof(double));
+    gb = (double *)malloc((size_t)passes * (size_t)n_streams * sizeof(double));
+    ra = (double *)malloc((size_t)passes * (size_t)n_streams * sizeof(double));
+    g.w = probe_buffer(g.rows * g.rb);
+    g.sc = g.sb ? probe_buffer(g.rows * g.sb) : NULL;
+    if (!row || !x || !g.x || !g.y || !rd || !gb || !ra || !g.w || (g.sb && !g.sc)) return fail("out of memory");
+    for (i = 0; i < nrow_pat * K; i++) row[i] = (float)((i * 7919u) % 1000u) / 1000.0f - 0.5f;
+    for (k = 0; k < K; k++) x[k] = (float)(k % 13u) / 13.0f - 0.4f;
+    for (i = 0; i < g.rows; i++) { /* 64 distinct rows, repeated */
+        unsigned char *w = (unsigned char *)(uintptr_t)g.w + i * g.rb;
+        if (i >= nrow_pat) {
+            memcpy(w, g.w + (i % nrow_pat) * g.rb, g.rb);
+            if (g.sb) memcpy((unsigned char *)(uintptr_t)g.sc + i * g.sb, g.sc + (i % nrow_pat) * g.sb, g.sb);
+        } else if (g.kind < 2)
+            xlarun_k_quantize_row(g.kind ? XLARUN_K_Q8_0 : XLARUN_K_Q4_0, row + i * K, K, w, (unsigned char *)(uintptr_t)g.sc + i * g.sb);
+        else xlarun_k_f32_to_bf16_row(row + i * K, (uint16_t *)(void *)w, K);
+    }
+    if (g.kind < 2) xlarun_k_quantize_act(x, K, (void *)(uintptr_t)g.x);
+    else if (g.kind == 2) memcpy((void *)(uintptr_t)g.x, x, K * sizeof(float));
+    else xlarun_k_f32_to_bf16_row(x, (uint16_t *)(uintptr_t)g.x, K);
+    cpu_name(cpu, sizeof cpu);
+    cpu_id(cpuid, sizeof cpuid);
+    huge_page_bytes(huge, sizeof huge);
+    for (ti = 0; ti < n_threads; ti++) {
+        int nt = threads[ti];
+        for (pass = 0; pass < passes; pass++) {
+            double r0 = gemv_pass(&g, nt, 0), r1;
+            for (si = 0; si < n_streams; si++) gb[si * passes + pass] = gemv_pass(&g, nt, streams[si]);
+            r1 = gemv_pass(&g, nt, 0);
+            if (r0 <= 0 || r1 <= 0) return fail("could not start the threads");
+            rd[pass] = r0 > r1 ? r0 : r1;
+            for (si = 0; si < n_streams; si++) ra[si * passes + pass] = gb[si * passes + pass] / rd[pass];
+        }
+        printf("{\"gemv\": \"%s\", \"precision\": \"%s\", \"K\": %zu, \"rows\": %zu, \"threads\": %d, \"passes\": %d, \"cpu\": \"%s\", "
+               "\"cpu_id\": %s, \"kernels\": \"%s\", \"huge_page_bytes\": %s, \"default_streams\": %d, \"read_gb_s\": %.2f, \"streams\": [",
+               type, g.kind == 3 ? "bf16" : "exact", K, g.rows, nt, passes, cpu, cpuid, XLARUN_K_ISA, huge,
+               xlarun__gemv_streams(), median(rd, passes));
+        for (si = 0; si < n_streams; si++)
+            printf("%s{\"streams\": %d, \"gb_s\": %.2f, \"ratio\": %.3f}", si ? ", " : "", streams[si],
+                   median(gb + si * passes, passes), median(ra + si * passes, passes));
+        printf("]}\n");
+        fflush(stdout);
+    }
+    return 0;
+}
+
 static void usage(FILE *f) {
     fprintf(f, "usage: bench -m DIR [-m DIR ...] [-p 256] [-n 64] [-t N | -t 1,2] [-r 5] [-b N] [--no-mmap] [--no-amx]\n"
                "             [--precision exact|bf16] [--kv f32|f16|bf16] [--temp T] [--top-k K] [--top-p P] [--min-p M]\n"
@@ -647,7 +803,9 @@ static void usage(FILE *f) {
                "  prints one JSON object per model and thread count (medians of -r runs)\n"
                "  --grammar F.gbnf | --json-schema F.json [--tokenizer DIR]: decode again under the grammar\n"
                "       bench --chat TEMPLATE.jinja --messages MSGS.json [--tools TOOLS.json] [--tokenizer DIR] [-r 20]\n"
-               "  times compiling and rendering a chat template instead\n", xlarun_physical_cores());
+               "  times compiling and rendering a chat template instead\n"
+               "       bench --gemv q4_0|q8_0|bf16 [-k 2048] [--precision exact|bf16] [-t N] [-r 20] [--streams 1,2,4,8] [--mb 512]\n"
+               "  times the decode GEMV against a plain read of the same memory instead\n", xlarun_physical_cores());
 }
 
 int main(int argc, char **argv) {
@@ -680,6 +838,43 @@ int main(int argc, char **argv) {
             if (!cm) return fail("--chat needs --messages MSGS.json");
             if (creps < 1 || creps > 100) return fail("need 1 <= -r <= 100");
             return bench_chat(ct, cm, ctools, ctok, creps);
+        }
+    }
+    { /* --gemv: the decode GEMV against a read, a mode of its own */
+        const char *gt = NULL;
+        long gk = 2048, gmb = 512;
+        int gpasses = 20, gact = 0, gstreams[8] = {1, 2, 4, 8}, gns = 4;
+        for (i = 1; i < argc; i++)
+            if (!strcmp(argv[i], "--gemv")) gt = i + 1 < argc ? argv[i + 1] : "";
+        if (gt) {
+            for (i = 1; i < argc; i += 2) {
+                const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+                if (!v) { snprintf(msg, sizeof msg, "%s needs a value (see --help)", a); return fail(msg); }
+                if (!strcmp(a, "--gemv")) continue;
+                else if (!strcmp(a, "-k")) gk = atol(v);
+                else if (!strcmp(a, "--mb")) gmb = atol(v);
+                else if (!strcmp(a, "-r")) gpasses = atoi(v);
+                else if (!strcmp(a, "--precision")) {
+                    if (!strcmp(v, "exact")) gact = 0;
+                    else if (!strcmp(v, "bf16")) gact = 1;
+                    else { snprintf(msg, sizeof msg, "--precision must be exact or bf16, not '%s'", v); return fail(msg); }
+                } else if (!strcmp(a, "-t") || !strcmp(a, "--streams")) {
+                    int *out = a[1] == 't' ? threads : gstreams, n = 0, cap = a[1] == 't' ? 16 : 8;
+                    const char *q = v;
+                    while (*q && n < cap) {
+                        out[n++] = atoi(q);
+                        q += strcspn(q, ",");
+                        if (*q == ',') q++;
+                    }
+                    if (a[1] == 't') n_threads = n; else gns = n;
+                } else { snprintf(msg, sizeof msg, "unknown option '%s' with --gemv (see --help)", a); return fail(msg); }
+            }
+            for (k = 0; k < n_threads; k++)
+                if (threads[k] < 1 || threads[k] > 512) return fail("threads must be 1..512");
+            for (k = 0; k < gns; k++)
+                if (gstreams[k] != 1 && gstreams[k] != 2 && gstreams[k] != 4 && gstreams[k] != 8) return fail("--streams takes 1, 2, 4 and 8");
+            if (!n_threads || !gns) return fail("-t and --streams need at least one value");
+            return bench_gemv(gt, gk, gact, threads, n_threads, gpasses, gstreams, gns, gmb);
         }
     }
     for (i = 1; i < argc; i++) {
