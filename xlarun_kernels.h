@@ -860,11 +860,11 @@ XLARUN_K__AI size_t xlarun_k__ahead(size_t S, size_t rb) { return S == 2 ? 1024 
    ahead with t1 no better than 1 KB. t1 lifts four runs there too (q4_0 K 2048 slow 0.90 ->
    0.99, K 8192 fast 0.53 -> 0.79; q8_0 K 2048 fast 0.63 -> 0.75, K 8192 0.52 -> 0.71), but
    two stay the best; the Xeon's four runs keep t0 until measured there (bench --gemv, built
-   with and without -DXLARUN_K_L2_PREFETCH_RUNS=0x16). The f32-activation GEMV keeps prefetcht0 (bf16 K 8192
-   fast 0.62 -> 0.59): there each step reads a line of x for two of weights, and from K 4096 on
-   x no longer stays in L1 between rows (fast 0.93, 0.81, 0.61 at K 2048, 4096, 8192). K cut
-   in parts, every row of a group of 8 a part at a time, keeps x in L1 but reads the rows in 4
-   KB pieces: 0.89 -> 0.74 (slow), 0.61 -> 0.44 (fast); not kept. */
+   with and without -DXLARUN_K_L2_PREFETCH_RUNS=0x16). The f32-activation GEMV keeps
+   prefetcht0 (bf16 K 8192 fast 0.62 -> 0.59): there each step reads a line of x for two of
+   weights, and from K 4096 on x no longer stays in L1 between rows (fast 0.93, 0.81, 0.61 at
+   K 2048, 4096, 8192). K cut in parts, every row of a group of 8 a part at a time, keeps x in
+   L1 but reads the rows in 4 KB pieces: 0.89 -> 0.74 (slow), 0.61 -> 0.44 (fast); not kept. */
 #ifndef XLARUN_K_L2_PREFETCH_RUNS /* the run counts (bit S) that prefetch into L2; for A/B runs on
                                      other CPUs: -DXLARUN_K_L2_PREFETCH_RUNS=0x16 for 2, 4 and 8 */
 #define XLARUN_K_L2_PREFETCH_RUNS 0x4
