@@ -745,7 +745,7 @@ static int bench_gemv(const char *type, long K_in, int act_bf16, const int *thre
     x = (float *)malloc(K * sizeof(float));
     g.x = malloc(xlarun_k_qact_bytes(K) + 4 * K + 64);
     g.y = (float *)malloc(g.rows * sizeof(float));
-    rd = (double *)malloc(3 * (size_t)passes * sizeof(double));
+    rd = (double *)malloc((size_t)passes * sizeof(double));
     gb = (double *)malloc((size_t)passes * (size_t)n_streams * sizeof(double));
     ra = (double *)malloc((size_t)passes * (size_t)n_streams * sizeof(double));
     g.w = probe_buffer(g.rows * g.rb);
