@@ -113,15 +113,19 @@ static void huge_page_bytes(char *out, size_t size) {
 
 typedef unsigned long long v8u __attribute__((vector_size(64), aligned(64)));
 
+struct gemv_spec;
 typedef struct probe_job {
     const unsigned char *buf;
     size_t bytes;
-    size_t streams;                      /* read_slice: the slice read as this many runs at once */
+    size_t streams;                      /* read_slice: the slice read as this many runs at once;
+                                            gemv_slice: the GEMV's runs */
     int *go;                             /* 0: wait; 1: start; -1: a thread could not start, do nothing */
     double seconds;
     unsigned long long sink;
     float fsink;
     long fma_iters;
+    const struct gemv_spec *gemv;        /* gemv_slice (bench --gemv): the GEMV, thread t of nt */
+    int t, nt;
 } probe_job;
 
 /* wait for run_threads' word; 0 when the run is called off */
@@ -134,9 +138,14 @@ static int start_gate(const probe_job *j) {
 /* read this thread's slice with several independent accumulators, front to back (streams 1) or
    as `streams` equal runs read side by side (a line of each in turn), as the decode kernels read
    their rows on cores whose outstanding misses bound one stream (tools/README.md, Intel) */
-static unsigned long long read_runs(const v8u *p, size_t n, size_t ns) {
-    size_t len = n / ns, i, r;
+static void *read_slice(void *arg) {
+    probe_job *j = (probe_job *)arg;
+    const v8u *p = (const v8u *)j->buf;
+    size_t n = j->bytes / sizeof(v8u), ns = j->streams > 1 ? j->streams : 1, len = n / ns, i, r;
     v8u a = {0}, b = {0}, c = {0}, d = {0};
+    double t0;
+    if (!start_gate(j)) return NULL;
+    t0 = now();
     for (i = 0; i + 4 <= len; i += 4)
         for (r = 0; r < ns; r++) {
             const v8u *q = p + r * len + i;
@@ -145,16 +154,9 @@ static unsigned long long read_runs(const v8u *p, size_t n, size_t ns) {
             c += q[2];
             d += q[3];
         }
-    a += b + c + d;
-    return a[0] ^ a[7];
-}
-static void *read_slice(void *arg) {
-    probe_job *j = (probe_job *)arg;
-    double t0;
-    if (!start_gate(j)) return NULL;
-    t0 = now();
-    j->sink = read_runs((const v8u *)j->buf, j->bytes / sizeof(v8u), j->streams > 1 ? j->streams : 1);
     j->seconds = now() - t0;
+    a += b + c + d;
+    j->sink = a[0] ^ a[7];
     return NULL;
 }
 
@@ -651,73 +653,59 @@ static int tokenizer_timing(const char *tok, const char *model_dir, char *out, s
 
 /* ---- --gemv: the decode GEMV against a plain read of the same memory ----------------------- */
 
-typedef struct gemv_job {
+/* the GEMV of a bench --gemv pass, shared by its threads */
+typedef struct gemv_spec {
     int kind;                            /* 0 q4_0, 1 q8_0, 2 bf16 (f32 activations), 3 bf16 activations */
     const unsigned char *w, *sc;         /* the rows' codes (or bf16 values), the q types' scales */
     const void *x;                       /* the activations as the GEMV takes them */
     float *y;
     size_t K, rows, rb, sb;              /* rb, sb: bytes of a row's codes and of its scales */
-    int t, nt, streams;                  /* streams 0: a plain read of this thread's slice of w */
-    int *go;
-    double seconds;
-    unsigned long long sink;
-} gemv_job;
+} gemv_spec;
 
 #define GEMV_PRODUCT 4096 /* rows of a product; each thread takes its share of each */
 
-static void *gemv_thread(void *arg) {
-    gemv_job *j = (gemv_job *)arg;
+static void *gemv_slice(void *arg) {
+    probe_job *j = (probe_job *)arg;
+    const gemv_spec *g = j->gemv;
     size_t p, len, r0, r1;
     double t0;
-    int g;
-    while ((g = __atomic_load_n(j->go, __ATOMIC_ACQUIRE)) == 0) sched_yield();
-    if (g < 0) return NULL;
+    if (!start_gate(j)) return NULL;
     t0 = now();
-    if (!j->streams) {
-        size_t bytes = j->rows * j->rb / (size_t)j->nt / 256 * 256;
-        j->sink = read_runs((const v8u *)(const void *)(j->w + (size_t)j->t * bytes), bytes / sizeof(v8u), 1);
-    } else
-        for (p = 0; p < j->rows; p += GEMV_PRODUCT) {
-            len = j->rows - p < GEMV_PRODUCT ? j->rows - p : GEMV_PRODUCT;
-            r0 = p + len * (size_t)j->t / (size_t)j->nt;
-            r1 = p + len * (size_t)(j->t + 1) / (size_t)j->nt;
-            if (j->kind < 2)
-                xlarun_k_qgemv(j->kind ? XLARUN_K_Q8_0 : XLARUN_K_Q4_0, j->w, j->sc, j->K, r0, r1, j->x, j->y, j->streams);
-            else if (j->kind == 2) xlarun_k_gemv(XLARUN_K_BF16, j->w, j->K, r0, r1, (const float *)j->x, j->y, j->streams);
-            else xlarun_k_gemv_bf16x(j->w, j->K, r0, r1, (const uint16_t *)j->x, j->y, j->streams);
-        }
+    for (p = 0; p < g->rows; p += GEMV_PRODUCT) {
+        len = g->rows - p < GEMV_PRODUCT ? g->rows - p : GEMV_PRODUCT;
+        r0 = p + len * (size_t)j->t / (size_t)j->nt;
+        r1 = p + len * (size_t)(j->t + 1) / (size_t)j->nt;
+        if (g->kind < 2)
+            xlarun_k_qgemv(g->kind ? XLARUN_K_Q8_0 : XLARUN_K_Q4_0, g->w, g->sc, g->K, r0, r1, g->x, g->y, (int)j->streams);
+        else if (g->kind == 2) xlarun_k_gemv(XLARUN_K_BF16, g->w, g->K, r0, r1, (const float *)g->x, g->y, (int)j->streams);
+        else xlarun_k_gemv_bf16x(g->w, g->K, r0, r1, (const uint16_t *)g->x, g->y, (int)j->streams);
+    }
     j->seconds = now() - t0;
     return NULL;
 }
 
-/* GB/s of nt threads at once (streams 0: the read), timed by the slowest; 0 if a thread failed */
-static double gemv_pass(const gemv_job *proto, int nt, int streams) {
-    static gemv_job jobs[512];
-    pthread_t th[512];
-    int go = 0, started, i;
-    double worst = 0, bytes;
-    for (started = 0; started < nt; started++) {
-        jobs[started] = *proto;
-        jobs[started].t = started;
-        jobs[started].nt = nt;
-        jobs[started].streams = streams;
-        jobs[started].go = &go;
-        jobs[started].seconds = 0;
-        if (pthread_create(&th[started], NULL, gemv_thread, &jobs[started]) != 0) break;
+/* GB/s of nt threads: the GEMV with `streams` runs a thread, or (streams 0) a plain read of
+   each thread's slice of the codes; 0 if a thread could not start */
+static double gemv_pass(const gemv_spec *g, int nt, int streams) {
+    static probe_job jobs[512];
+    size_t slice = g->rows * g->rb / (size_t)nt / 256 * 256;
+    int i;
+    memset(jobs, 0, sizeof jobs);
+    for (i = 0; i < nt; i++) {
+        jobs[i].gemv = g;
+        jobs[i].t = i;
+        jobs[i].nt = nt;
+        jobs[i].streams = streams ? (size_t)streams : 1;
+        jobs[i].buf = g->w + (size_t)i * slice;
+        jobs[i].bytes = slice;
     }
-    __atomic_store_n(&go, started == nt ? 1 : -1, __ATOMIC_RELEASE);
-    for (i = 0; i < started; i++) {
-        pthread_join(th[i], NULL);
-        if (jobs[i].seconds > worst) worst = jobs[i].seconds;
-    }
-    bytes = streams ? (double)proto->rows * (double)(proto->rb + proto->sb)
-                    : (double)(proto->rows * proto->rb / (size_t)nt / 256 * 256) * nt;
-    return started == nt && worst > 0 ? bytes / worst / 1e9 : 0;
+    if (!streams) return run_threads(nt, read_slice, jobs, (double)slice * nt / 1e9);
+    return run_threads(nt, gemv_slice, jobs, (double)g->rows * (double)(g->rb + g->sb) / 1e9);
 }
 
 static int bench_gemv(const char *type, long K_in, int act_bf16, const int *threads, int n_threads, int passes,
                       const int *streams, int n_streams, long mb) {
-    gemv_job g;
+    gemv_spec g;
     size_t K, i, k, nrow_pat = 64;
     float *row, *x;
     char cpu[300], cpuid[96], huge[64], msg[300];
@@ -791,6 +779,28 @@ static int bench_gemv(const char *type, long K_in, int act_bf16, const int *thre
     return 0;
 }
 
+/* --precision's value; 0 and a message in msg when it is neither */
+static int parse_precision(const char *v, xlarun_precision *p, char *msg, size_t cap) {
+    if (!strcmp(v, "exact")) *p = XLARUN_PRECISION_EXACT;
+    else if (!strcmp(v, "bf16")) *p = XLARUN_PRECISION_BF16_ACTIVATIONS;
+    else {
+        snprintf(msg, cap, "--precision must be exact or bf16, not '%s'", v);
+        return 0;
+    }
+    return 1;
+}
+
+/* "1,2,4" into out (at most cap numbers); how many */
+static int int_list(const char *v, int *out, int cap) {
+    int n = 0;
+    while (*v && n < cap) {
+        out[n++] = atoi(v);
+        v += strcspn(v, ",");
+        if (*v == ',') v++;
+    }
+    return n;
+}
+
 static void usage(FILE *f) {
     fprintf(f, "usage: bench -m DIR [-m DIR ...] [-p 256] [-n 64] [-t N | -t 1,2] [-r 5] [-b N] [--no-mmap] [--no-amx]\n"
                "             [--precision exact|bf16] [--kv f32|f16|bf16] [--temp T] [--top-k K] [--top-p P] [--min-p M]\n"
@@ -843,7 +853,7 @@ int main(int argc, char **argv) {
     { /* --gemv: the decode GEMV against a read, a mode of its own */
         const char *gt = NULL;
         long gk = 2048, gmb = 512;
-        int gpasses = 20, gact = 0, gstreams[8] = {1, 2, 4, 8}, gns = 4;
+        int gpasses = 20, gstreams[8] = {1, 2, 4, 8}, gns = 4;
         for (i = 1; i < argc; i++)
             if (!strcmp(argv[i], "--gemv")) gt = i + 1 < argc ? argv[i + 1] : "";
         if (gt) {
@@ -855,26 +865,17 @@ int main(int argc, char **argv) {
                 else if (!strcmp(a, "--mb")) gmb = atol(v);
                 else if (!strcmp(a, "-r")) gpasses = atoi(v);
                 else if (!strcmp(a, "--precision")) {
-                    if (!strcmp(v, "exact")) gact = 0;
-                    else if (!strcmp(v, "bf16")) gact = 1;
-                    else { snprintf(msg, sizeof msg, "--precision must be exact or bf16, not '%s'", v); return fail(msg); }
-                } else if (!strcmp(a, "-t") || !strcmp(a, "--streams")) {
-                    int *out = a[1] == 't' ? threads : gstreams, n = 0, cap = a[1] == 't' ? 16 : 8;
-                    const char *q = v;
-                    while (*q && n < cap) {
-                        out[n++] = atoi(q);
-                        q += strcspn(q, ",");
-                        if (*q == ',') q++;
-                    }
-                    if (a[1] == 't') n_threads = n; else gns = n;
-                } else { snprintf(msg, sizeof msg, "unknown option '%s' with --gemv (see --help)", a); return fail(msg); }
+                    if (!parse_precision(v, &precision, msg, sizeof msg)) return fail(msg);
+                } else if (!strcmp(a, "-t")) n_threads = int_list(v, threads, 16);
+                else if (!strcmp(a, "--streams")) gns = int_list(v, gstreams, 8);
+                else { snprintf(msg, sizeof msg, "unknown option '%s' with --gemv (see --help)", a); return fail(msg); }
             }
             for (k = 0; k < n_threads; k++)
                 if (threads[k] < 1 || threads[k] > 512) return fail("threads must be 1..512");
             for (k = 0; k < gns; k++)
                 if (gstreams[k] != 1 && gstreams[k] != 2 && gstreams[k] != 4 && gstreams[k] != 8) return fail("--streams takes 1, 2, 4 and 8");
             if (!n_threads || !gns) return fail("-t and --streams need at least one value");
-            return bench_gemv(gt, gk, gact, threads, n_threads, gpasses, gstreams, gns, gmb);
+            return bench_gemv(gt, gk, precision == XLARUN_PRECISION_BF16_ACTIVATIONS, threads, n_threads, gpasses, gstreams, gns, gmb);
         }
     }
     for (i = 1; i < argc; i++) {
@@ -900,9 +901,7 @@ int main(int argc, char **argv) {
             schema = !strcmp(a, "--json-schema");
         }
         else if (!strcmp(a, "--precision")) {
-            if (!strcmp(v, "exact")) precision = XLARUN_PRECISION_EXACT;
-            else if (!strcmp(v, "bf16")) precision = XLARUN_PRECISION_BF16_ACTIVATIONS;
-            else { snprintf(msg, sizeof msg, "--precision must be exact or bf16, not '%s'", v); return fail(msg); }
+            if (!parse_precision(v, &precision, msg, sizeof msg)) return fail(msg);
         }
         else if (!strcmp(a, "--kv")) {
             if (!strcmp(v, "f32")) kv = XLARUN_KV_F32;
@@ -910,15 +909,8 @@ int main(int argc, char **argv) {
             else if (!strcmp(v, "bf16")) kv = XLARUN_KV_BF16;
             else { snprintf(msg, sizeof msg, "--kv must be f32, f16 or bf16, not '%s'", v); return fail(msg); }
         }
-        else if (!strcmp(a, "-t")) {
-            const char *p = v;
-            n_threads = 0;
-            while (*p && n_threads < 16) {
-                threads[n_threads++] = atoi(p);
-                p += strcspn(p, ",");
-                if (*p == ',') p++;
-            }
-        } else { snprintf(msg, sizeof msg, "unknown option '%s' (see --help)", a); return fail(msg); }
+        else if (!strcmp(a, "-t")) n_threads = int_list(v, threads, 16);
+        else { snprintf(msg, sizeof msg, "unknown option '%s' (see --help)", a); return fail(msg); }
     }
     if (!n_dirs) return fail("no model: give -m DIR");
     if (n_prompt < 1 || n_gen < 2 || reps < 1 || reps > 100) return fail("need -p >= 1, -n >= 2, 1 <= -r <= 100");
