@@ -81,6 +81,10 @@ check_error "--mb is too small for that many threads and K" --gemv bf16 -k 65536
 check_error "unknown option '-m' with --gemv" --gemv q4_0 -m $M
 check_error "-r needs a value" --gemv q4_0 -r
 check_error "--precision must be exact or bf16, not 'half'" --gemv bf16 --precision half
+check_error "--mb must be 1..65536" --gemv q4_0 --mb 0
+check_error "need 1 <= -r <= 1000" --gemv q4_0 -r 1001
+check_error "threads must be 1..512" --gemv q4_0 -t 0
+check_error "-t and --streams need at least one value" --gemv q4_0 --streams ''
 for g in "q4_0" "q8_0 -k 4096" "bf16" "bf16 --precision bf16"; do
     out=$("$B/bench" --gemv $g --mb 4 -t 1,2 -r 2 --streams 1,2 2>"$B/bench.err"); rc=$?
     if [ $rc -eq 0 ] && [ "$(echo "$out" | wc -l)" -eq 2 ]; then ok; else bad "bench --gemv $g: exit $rc, printed '$out' ($(cat "$B/bench.err"))"; fi
