@@ -846,33 +846,55 @@ XLARUN_K__FN void xlarun_k_matmul(xlarun_k_type t, const void *W, size_t K, size
 #define XLARUN_K_MAX_STREAMS 8
 /* bytes ahead that each of S > 1 runs of rows of rb bytes prefetches (above) */
 XLARUN_K__AI size_t xlarun_k__ahead(size_t S, size_t rb) { return S == 2 ? 1024 : rb < 4096 ? rb : 4096; }
-/* The prefetch of a run's line in the int8 and bf16-activation GEMVs (xlarun_k__qgemvs,
-   xlarun_k__bdots): two runs (Zen 4) into L2 only (prefetcht1), the line then comes to L1 when
-   the kernel reads it; more runs (the Xeon's, measured with prefetcht0) and one stream into L1.
+/* The prefetch of a run's line (XLARUN_K__RUN_PREFETCH). Two runs (Zen 4's setting) prefetch
+   into L2 only (prefetcht1) `ahead` bytes on, and then, for q8_0's codes and the f32-activation
+   GEMV with x over 16 KB, into L1 256 bytes on; more runs (the Xeon's, measured
+   with prefetcht0) and one stream into L1. One reading: a prefetcht0 holds one of L1's few miss
+   buffers for the whole trip to memory, a prefetcht1 one of L2's many, and the line brought to
+   L1 shortly before use arrives from L2 in time.
    AMD EPYC family 25 model 17, 2 threads, 2 runs, 512 MB of rows in 2 MB pages, each pass
    between two passes of a plain read of the same memory, medians of the passes by the read's
-   state (fast: the read above 50 GB/s), GEMV / read, prefetcht0 -> prefetcht1, 1 KB ahead:
-   q4_0 K 2048 fast 0.85-0.86 -> 0.93-0.95 (98 and 100 passes), slow 0.96-0.98 -> 1.00-1.01,
-   K 8192 fast 0.86-0.88 -> 0.88-0.92 (8 and 6); q8_0 K 8192 fast 0.81 -> 0.85 (15), slow
-   0.97-0.98 -> 1.00, K 2048 slow 0.93-0.95 -> 1.00-1.01 (fast only in one run, 31 passes that
-   read low throughout: 0.68 -> 0.63); bf16 activations K 2048 fast 0.98 -> 1.04 (58), K 8192
-   0.87 -> 0.93 (25). prefetcht2 is the same as t1 there, prefetchnta between; 2 and 4 KB
-   ahead with t1 no better than 1 KB. t1 lifts four runs there too (q4_0 K 2048 slow 0.90 ->
-   0.99, K 8192 fast 0.53 -> 0.79; q8_0 K 2048 fast 0.63 -> 0.75, K 8192 0.52 -> 0.71), but
-   two stay the best; the Xeon's four runs keep t0 until measured there (bench --gemv, built
-   with and without -DXLARUN_K_L2_PREFETCH_RUNS=0x16). The f32-activation GEMV keeps
-   prefetcht0 (bf16 K 8192 fast 0.62 -> 0.59): there each step reads a line of x for two of
-   weights, and from K 4096 on x no longer stays in L1 between rows (fast 0.93, 0.81, 0.61 at
-   K 2048, 4096, 8192). K cut in parts, every row of a group of 8 a part at a time, keeps x in
-   L1 but reads the rows in 4 KB pieces: 0.89 -> 0.74 (slow), 0.61 -> 0.44 (fast); not kept. */
+   state (fast: the read above 50 GB/s), GEMV / read.
+   - t0 -> t1, 1 KB ahead (2026-11-28, morning): q4_0 K 2048 fast 0.85-0.86 -> 0.93-0.95 (98
+     and 100 passes), slow 0.96-0.98 -> 1.00-1.01, K 8192 fast 0.86-0.88 -> 0.88-0.92 (8 and
+     6); q8_0 K 8192 fast 0.81 -> 0.85 (15), slow 0.97-0.98 -> 1.00, K 2048 slow 0.93-0.95 ->
+     1.00-1.01; bf16 activations K 2048 fast 0.98 -> 1.04 (58), K 8192 0.87 -> 0.93 (25).
+     prefetcht2 the same as t1, prefetchnta between; t1 2 or 4 KB ahead no better than 1 KB.
+     t1 lifts four runs there too (q4_0 K 2048 slow 0.90 -> 0.99, K 8192 fast 0.53 -> 0.79;
+     q8_0 K 2048 fast 0.63 -> 0.75, K 8192 0.52 -> 0.71), but two stay the best; the Xeon's four
+     runs keep t0 until measured there (bench --gemv, built with and without
+     -DXLARUN_K_L2_PREFETCH_RUNS=0x16).
+   - then also into L1 256 B on (2026-11-28, later; passes each side): q8_0 K 8192 fast 0.85
+     -> 0.95 (4 and 4), slow 0.97 -> 1.00, K 2048 fast 0.80 -> 0.99 (2 and 2), slow 0.94-0.98
+     -> 0.98-1.00. bf16 activations: no change (K 8192 fast 0.933 / 0.932, 8 each); q4_0, whose
+     step reads half the bytes for the same work, lost (K 8192 fast 0.95 -> 0.88, 6 and 5; K
+     2048 slow 0.94 -> 0.84, 10 each; 128 or 512 B no better): both keep L2 only.
+   - The f32-activation GEMV (xlarun_k__gemvs) reads a line of x for two of weights a step.
+     While x (4K bytes) fits in half of L1 its runs prefetch 1 KB ahead into L1: t1 there lost
+     in the fast state (bf16 K 2048, 4 KB into L2 and 256 B into L1: 0.92-0.94 -> 0.76-0.78).
+     Over 16 KB (K > 4096) the lines prefetched into L1 pushed x out of it (fast 0.93, 0.81,
+     0.61 at K 2048, 4096, 8192); there two runs go 4 KB ahead into L2 and 256 B into L1: bf16
+     K 8192 slow 0.81 -> 0.94 (10 each), fast 0.62 -> 0.78 (5 and 5); K 5120 slow 0.85 -> 0.93,
+     K 6144 0.82 -> 0.91, K 4096 even (0.96 / 0.95). At K 8192: 1 KB into L2 slow 0.78-0.83,
+     fast 0.56-0.57 (t0 0.72 / 0.50-0.59 beside it); 2 KB 0.89 / 0.71-0.73; 3, 6 and 8 KB
+     within 0.02-0.04 of 4 KB fast (8 KB 0.75 against 0.79 side by side); no line brought to
+     L1 early 0.75 fast against 0.78, 128 or 512 B as 256; t0 2 or 4 KB ahead no better than
+     1 KB (slow). K cut in parts, every row of a group of 8 a part at a time, keeps x in L1 but
+     reads the rows in 4 KB pieces: 0.89 -> 0.74 (slow), 0.61 -> 0.44 (fast); not kept. */
 #ifndef XLARUN_K_L2_PREFETCH_RUNS /* the run counts (bit S) that prefetch into L2; for A/B runs on
                                      other CPUs: -DXLARUN_K_L2_PREFETCH_RUNS=0x16 for 2, 4 and 8 */
 #define XLARUN_K_L2_PREFETCH_RUNS 0x4
 #endif
-#define XLARUN_K__RUN_PREFETCH(S, base, off)                                                   \
+/* S runs prefetch into L2 (the runs of XLARUN_K_L2_PREFETCH_RUNS) */
+XLARUN_K__AI int xlarun_k__l2(size_t S) { return (int)((XLARUN_K_L2_PREFETCH_RUNS >> S) & 1); }
+/* a run's line `pos` bytes in, `ahead` bytes on: into L2 where l2, and then also into L1 `near`
+   bytes on where near > 0; else into L1 */
+#define XLARUN_K__RUN_PREFETCH(base, pos, ahead, l2, near)                                      \
     do {                                                                                       \
-        if ((XLARUN_K_L2_PREFETCH_RUNS >> (S)) & 1) XLARUN_K__PREFETCH_L2(base, off);          \
-        else XLARUN_K__PREFETCH(base, off);                                                    \
+        if (l2) {                                                                              \
+            XLARUN_K__PREFETCH_L2(base, (ahead) + (pos));                                      \
+            if (near) XLARUN_K__PREFETCH(base, (near) + (pos));                                \
+        } else XLARUN_K__PREFETCH(base, (ahead) + (pos));                                      \
     } while (0)
 XLARUN_K__FN void xlarun_k_gemv_ref(xlarun_k_type t, const void *W, size_t K, size_t r0, size_t r1,
                                     const float *x, float *y, int streams) {
@@ -884,16 +906,17 @@ XLARUN_K__FN void xlarun_k_gemv_ref(xlarun_k_type t, const void *W, size_t K, si
 XLARUN_K__AI int xlarun_k__streams(int streams) { return streams >= 8 ? 8 : streams >= 4 ? 4 : streams >= 2 ? 2 : 1; }
 
 #if defined(XLARUN_K__AVX512)
-/* row i of S runs `run` bytes apart (w: run 0's row), out[s * ldo]; S a constant after inlining */
+/* row i of S runs `run` bytes apart (w: run 0's row), out[s * ldo], prefetching `ahead` bytes on
+   (near > 0: into L2, and into L1 near bytes on); S a constant after inlining */
 XLARUN_K__AI void xlarun_k__gemvs(xlarun_k_type t, const unsigned char *w, size_t run, const float *x, size_t K,
-                                  size_t ahead, const size_t S, float *out, size_t ldo) {
+                                  size_t ahead, size_t near, const size_t S, float *out, size_t ldo) {
     size_t es = xlarun_k_type_size(t), k, s;
     xlarun_k__v a[XLARUN_K_MAX_STREAMS], xv;
     for (s = 0; s < S; s++) a[s] = XK_ZERO();
     for (k = 0; k + XK_VL <= K; k += XK_VL) {
         xv = XK_LOAD(x + k);
         if (((k * es) & 63) == 0)
-            for (s = 0; s < S; s++) XLARUN_K__PREFETCH(w + s * run, ahead + k * es);
+            for (s = 0; s < S; s++) XLARUN_K__RUN_PREFETCH(w + s * run, k * es, ahead, near > 0, near);
         for (s = 0; s < S; s++) a[s] = XK_FMA(xlarun_k__wload(t, w + s * run + k * es), xv, a[s]);
     }
     if (k < K) { /* dot1's padded last step */
@@ -912,12 +935,14 @@ XLARUN_K__AI void xlarun_k__gemvs(xlarun_k_type t, const unsigned char *w, size_
 XLARUN_K__AI void xlarun_k__gemv_t(xlarun_k_type t, const unsigned char *W, size_t K, size_t r0, size_t r1,
                                    const float *x, float *y, int S) {
     size_t rs = K * xlarun_k_type_size(t), nrows = r1 > r0 ? r1 - r0 : 0, L = nrows / (size_t)S, r;
+    size_t near = K > 4096 && xlarun_k__l2((size_t)S) ? 256 : 0; /* x over 16 KB: XLARUN_K_L2_PREFETCH_RUNS */
+    size_t ahead = near ? 4096 : xlarun_k__ahead((size_t)S, rs);
     W += r0 * rs;
     y += r0;
     for (r = 0; S > 1 && r < L; r++) {
-        if (S == 2) xlarun_k__gemvs(t, W + r * rs, L * rs, x, K, xlarun_k__ahead(2, rs), 2, y + r, L);
-        else if (S == 4) xlarun_k__gemvs(t, W + r * rs, L * rs, x, K, xlarun_k__ahead(4, rs), 4, y + r, L);
-        else xlarun_k__gemvs(t, W + r * rs, L * rs, x, K, xlarun_k__ahead(8, rs), 8, y + r, L);
+        if (S == 2) xlarun_k__gemvs(t, W + r * rs, L * rs, x, K, ahead, near, 2, y + r, L);
+        else if (S == 4) xlarun_k__gemvs(t, W + r * rs, L * rs, x, K, ahead, near, 4, y + r, L);
+        else xlarun_k__gemvs(t, W + r * rs, L * rs, x, K, ahead, near, 8, y + r, L);
     }
     for (r = S > 1 ? (size_t)S * L : 0; r < nrows; r++) y[r] = xlarun_k__gemv1(t, W + r * rs, x, K);
 }
@@ -1761,7 +1786,7 @@ XLARUN_K__AI void xlarun_k__bdots(const unsigned char *w, size_t run, const uint
                                                  kept GCC from holding a[] in registers (half the rate) */
         xlarun_k__bvec xv = xlarun_k__bget(x, k, K, 0);
         if (((k * 2) & 63) == 0)
-            for (s = 0; s < S; s++) XLARUN_K__RUN_PREFETCH(S, w + s * run, ahead + k * 2);
+            for (s = 0; s < S; s++) XLARUN_K__RUN_PREFETCH(w + s * run, k * 2, ahead, xlarun_k__l2(S), 0);
         for (s = 0; s < S; s++) a[s] = XB_DOT(a[s], xlarun_k__bget((const uint16_t *)(const void *)(w + s * run), k, K, 0), xv);
     }
     if (k < K) {
@@ -3042,18 +3067,21 @@ XLARUN_K__FN void xlarun_k_qmatmul_simd(xlarun_k_qtype qt, const void *W, const 
 
 #if defined(XLARUN_K__Q512)
 /* the decode GEMV over S runs (see xlarun_k_qgemv): row i of S runs, codes wrun and scales srun
-   bytes apart, each row with qdot1's reduction and its own lines prefetched wa / sa bytes on */
+   bytes apart, each row with qdot1's reduction and its own lines prefetched wa / sa bytes on
+   (XLARUN_K__RUN_PREFETCH: into L2 where l2, the codes then into L1 near bytes on) */
 XLARUN_K__AI void xlarun_k__qgemvs(int q4, const unsigned char *w, size_t wrun, const unsigned char *s, size_t srun,
                                    const unsigned char *x, const signed char *xn, size_t K, size_t wa, size_t sa,
                                    const size_t S, float *out, size_t ldo) {
     size_t full = K / XQ_STEP, st, c, sz = (size_t)(XQ_STEP / (q4 ? 2 : 1)), ss = XQ_STEP / 16, j;
+    int l2 = xlarun_k__l2(S);
+    size_t near = l2 && !q4 ? 256 : 0; /* q8_0's codes two levels, q4_0's L2 only: XLARUN_K_L2_PREFETCH_RUNS */
     xlarun_k__qf acc[XLARUN_K_MAX_STREAMS];
     (void)xn; /* the transposes' path where the build has no VNNI */
     for (j = 0; j < S; j++) acc[j] = XQ_ZERO();
     for (st = 0; st < full; st++) {
         for (j = 0; j < S; j++) {
-            for (c = (64 - ((st * sz) & 63)) & 63; c < sz; c += 64) XLARUN_K__RUN_PREFETCH(S, w + j * wrun, wa + st * sz + c);
-            if (((st * ss) & 63) == 0) XLARUN_K__RUN_PREFETCH(S, s + j * srun, sa + st * ss);
+            for (c = (64 - ((st * sz) & 63)) & 63; c < sz; c += 64) XLARUN_K__RUN_PREFETCH(w + j * wrun, st * sz + c, wa, l2, near);
+            if (((st * ss) & 63) == 0) XLARUN_K__RUN_PREFETCH(s + j * srun, st * ss, sa, l2, 0);
         }
 #if defined(__AVX512VNNI__)
         if (xn) {
