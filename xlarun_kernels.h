@@ -3245,6 +3245,10 @@ XLARUN_K__AI void xlarun_k__qapack_w(int q4, const unsigned char *W, const unsig
     } while (0)
 /* flags of item p: 1 its lane's first, 2 its lane's last, 4 the lane misses a padded block;
    the lane above bit 3 */
+/* the loops over the 16 tokens of a tile, unrolled so that GCC keeps the 16 accumulators in
+   registers across the stream (rolled, GCC 12 -O2 kept acc[] on the stack: a load, an FMA and
+   a store per token per block; unrolled, no vector stack traffic in xlarun_k__qatile) */
+#define XQA_EACH_M _Pragma("GCC unroll 16") for (m = 0; m < 16; m++)
 #define XQA_POST(p_)                                                                           \
     do {                                                                                       \
         const int32_t *c_ = cb + ((p_) & 3) * 256;                                             \
@@ -3252,14 +3256,14 @@ XLARUN_K__AI void xlarun_k__qapack_w(int q4, const unsigned char *W, const unsig
         __m512 dv_ = _mm512_loadu_ps(dw + 16 * (p_));                                          \
         const float *dx_ = dxg + 16 * (p_);                                                    \
         if (f_ & 1)                                                                            \
-            for (m = 0; m < 16; m++) acc[m] = _mm512_setzero_ps();                             \
-        for (m = 0; m < 16; m++)                                                               \
+            XQA_EACH_M acc[m] = _mm512_setzero_ps();                                           \
+        XQA_EACH_M                                                                             \
             acc[m] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(_mm512_loadu_si512((const void *)(c_ + 16 * m))), \
                                      _mm512_mul_ps(dv_, _mm512_set1_ps(dx_[m])), acc[m]);      \
         if (f_ & 2) {                                                                          \
             if (f_ & 4)                                                                        \
-                for (m = 0; m < 16; m++) acc[m] = _mm512_add_ps(acc[m], _mm512_setzero_ps());  \
-            for (m = 0; m < 16; m++) _mm512_storeu_ps(accb + (f_ >> 3) * 256 + 16 * m, acc[m]); \
+                XQA_EACH_M acc[m] = _mm512_add_ps(acc[m], _mm512_setzero_ps());                \
+            XQA_EACH_M _mm512_storeu_ps(accb + (f_ >> 3) * 256 + 16 * m, acc[m]);              \
         }                                                                                      \
     } while (0)
 #define XQA_STEP(t)                                                                            \
@@ -3275,7 +3279,7 @@ XLARUN_K__AI void xlarun_k__qatile(const signed char *xg, const float *dxg, cons
                                    const unsigned char *fl, size_t cnt, float *accb, int32_t *cb, float *out) {
     size_t i, m;
     __m512 acc[16];
-    for (m = 0; m < 16; m++) acc[m] = _mm512_setzero_ps();
+    XQA_EACH_M acc[m] = _mm512_setzero_ps();
     for (i = 0; i < cnt + 3; i += 4) { XQA_STEP(0); XQA_STEP(1); XQA_STEP(2); XQA_STEP(3); }
     for (m = 0; m < 16; m++) { /* xlarun_k__hsum's tree across the 16 lane sums */
         const float *a = accb + 16 * m;
@@ -3294,6 +3298,7 @@ XLARUN_K__AI void xlarun_k__qatile(const signed char *xg, const float *dxg, cons
 #undef XQA_DO
 #undef XQA_ST
 #undef XQA_POST
+#undef XQA_EACH_M
 #undef XQA_STEP
 
 /* token groups g0 .. g1 - 1 of the n rows of XQ (qact records) packed for the A tiles into P
