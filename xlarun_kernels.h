@@ -825,7 +825,8 @@ XLARUN_K__FN void xlarun_k_matmul(xlarun_k_type t, const void *W, size_t K, size
    of equal length (the few rows left at the end go one at a time) and row i of every run is
    computed in one loop, each row with its own accumulator and the canonical reduction, so y[r]
    is bit-identical to xlarun_k_dot and xlarun_k_matmul whatever streams is. streams: 1, 2, 4
-   or 8 (others round down); 1 is exactly xlarun_k_matmul's n == 1 path. Only the AVX-512
+   or 8 (others round down; twice as many where K > 4096 and the runs prefetch into L2: the
+   comment above XLARUN_K_L2_PREFETCH_RUNS); 1 is exactly xlarun_k_matmul's n == 1 path. Only the AVX-512
    variant reads several runs; AVX2 and NEON already read four adjacent rows at once
    (xlarun_k__gemv4) and ignore streams.
    Why: on a server core the misses one core keeps in flight bound its bandwidth. One
@@ -875,11 +876,15 @@ XLARUN_K__AI size_t xlarun_k__ahead(size_t S, size_t rb) { return S == 2 ? 1024 
      Over 16 KB (K > 4096) the lines prefetched into L1 pushed x out of it (fast 0.93, 0.81,
      0.61 at K 2048, 4096, 8192); there two runs go 4 KB ahead into L2 and 256 B into L1: bf16
      K 8192 slow 0.81 -> 0.94 (10 each), fast 0.62 -> 0.78 (5 and 5); K 5120 slow 0.85 -> 0.93,
-     K 6144 0.82 -> 0.91, K 4096 even (0.96 / 0.95). At K 8192: 1 KB into L2 slow 0.78-0.83,
-     fast 0.56-0.57 (t0 0.72 / 0.50-0.59 beside it); 2 KB 0.89 / 0.71-0.73; 3, 6 and 8 KB
-     within 0.02-0.04 of 4 KB fast (8 KB 0.75 against 0.79 side by side); no line brought to
-     L1 early 0.75 fast against 0.78, 128 or 512 B as 256; t0 2 or 4 KB ahead no better than
-     1 KB (slow). K cut in parts, every row of a group of 8 a part at a time, keeps x in L1 but
+     K 6144 0.82 -> 0.91, K 4096 even (0.96 / 0.95). And there the GEMV reads twice the runs it
+     is asked for (2 -> 4; x is read once for twice the rows): medians of 10 passes a run, 2 /
+     4 runs, K 8192 fast 0.74-0.79 / 0.84-0.85 (9 runs), slow 0.92-0.96 / 0.97-0.99 (9); K 5120
+     fast 0.76-0.82 / 0.80-0.84 (5); K 14336 fast 0.78-0.80 / 0.84-0.85 (3), slow 0.93-0.96 /
+     0.98-1.00 (3) (with prefetcht0 four runs had lost at K 4096). At K 8192, two runs: 1 KB
+     into L2 slow 0.78-0.83, fast 0.56-0.57 (t0 0.72 / 0.50-0.59 beside it); 2 KB 0.89 /
+     0.71-0.73; 3, 6 and 8 KB within 0.02-0.04 of 4 KB fast (8 KB 0.75 against 0.79 side by
+     side); no line brought to L1 early 0.75 fast against 0.78, 128 or 512 B as 256; t0 2 or 4
+     KB ahead no better than 1 KB (slow). K cut in parts, every row of a group of 8 a part at a time, keeps x in L1 but
      reads the rows in 4 KB pieces: 0.89 -> 0.74 (slow), 0.61 -> 0.44 (fast); not kept. */
 #ifndef XLARUN_K_L2_PREFETCH_RUNS /* the run counts (bit S) that prefetch into L2; for A/B runs on
                                      other CPUs: -DXLARUN_K_L2_PREFETCH_RUNS=0x16 for 2, 4 and 8 */
@@ -934,9 +939,11 @@ XLARUN_K__AI void xlarun_k__gemvs(xlarun_k_type t, const unsigned char *w, size_
 
 XLARUN_K__AI void xlarun_k__gemv_t(xlarun_k_type t, const unsigned char *W, size_t K, size_t r0, size_t r1,
                                    const float *x, float *y, int S) {
-    size_t rs = K * xlarun_k_type_size(t), nrows = r1 > r0 ? r1 - r0 : 0, L = nrows / (size_t)S, r;
-    size_t near = K > 4096 && xlarun_k__l2((size_t)S) ? 256 : 0; /* x over 16 KB: XLARUN_K_L2_PREFETCH_RUNS */
-    size_t ahead = near ? 4096 : xlarun_k__ahead((size_t)S, rs);
+    size_t rs = K * xlarun_k_type_size(t), nrows = r1 > r0 ? r1 - r0 : 0, L, r;
+    size_t near = K > 4096 && xlarun_k__l2((size_t)S) ? 256 : 0, ahead; /* x over 16 KB: XLARUN_K_L2_PREFETCH_RUNS */
+    if (near && S < XLARUN_K_MAX_STREAMS) S *= 2; /* and twice the runs, there */
+    ahead = near ? 4096 : xlarun_k__ahead((size_t)S, rs);
+    L = nrows / (size_t)S;
     W += r0 * rs;
     y += r0;
     for (r = 0; S > 1 && r < L; r++) {
