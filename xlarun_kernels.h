@@ -826,9 +826,9 @@ XLARUN_K__FN void xlarun_k_matmul(xlarun_k_type t, const void *W, size_t K, size
    computed in one loop, each row with its own accumulator and the canonical reduction, so y[r]
    is bit-identical to xlarun_k_dot and xlarun_k_matmul whatever streams is. streams: 1, 2, 4
    or 8 (others round down; twice as many where K > 4096 and the runs prefetch into L2: the
-   comment above XLARUN_K_L2_PREFETCH_RUNS); 1 is exactly xlarun_k_matmul's n == 1 path. Only the AVX-512
-   variant reads several runs; AVX2 and NEON already read four adjacent rows at once
-   (xlarun_k__gemv4) and ignore streams.
+   comment above XLARUN_K_L2_PREFETCH_RUNS); 1 is exactly xlarun_k_matmul's n == 1 path. Only
+   the AVX-512 variant reads several runs; AVX2 and NEON already read four adjacent rows at
+   once (xlarun_k__gemv4) and ignore streams.
    Why: on a server core the misses one core keeps in flight bound its bandwidth. One
    sequential stream, prefetched in software, stays at about 10 GB/s on the 2-core Xeon
    (family 6 model 207), read-only loop over the mapped file; four to eight streams reach 13-15,
