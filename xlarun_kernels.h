@@ -849,8 +849,8 @@ XLARUN_K__FN void xlarun_k_matmul(xlarun_k_type t, const void *W, size_t K, size
 XLARUN_K__AI size_t xlarun_k__ahead(size_t S, size_t rb) { return S == 2 ? 1024 : rb < 4096 ? rb : 4096; }
 /* The prefetch of a run's line (XLARUN_K__RUN_PREFETCH). Two runs (Zen 4's setting) prefetch
    into L2 only (prefetcht1) `ahead` bytes on, and then, for q8_0's codes and the f32-activation
-   GEMV with x over 16 KB, into L1 256 bytes on; more runs (the Xeon's, measured
-   with prefetcht0) and one stream into L1. One reading: a prefetcht0 holds one of L1's few miss
+   GEMV with x over 16 KB, into L1 256 bytes on; more runs (the Xeon's, measured with
+   prefetcht0) and one stream into L1. One reading: a prefetcht0 holds one of L1's few miss
    buffers for the whole trip to memory, a prefetcht1 one of L2's many, and the line brought to
    L1 shortly before use arrives from L2 in time.
    AMD EPYC family 25 model 17, 2 threads, 2 runs, 512 MB of rows in 2 MB pages, each pass
@@ -884,8 +884,9 @@ XLARUN_K__AI size_t xlarun_k__ahead(size_t S, size_t rb) { return S == 2 ? 1024 
      into L2 slow 0.78-0.83, fast 0.56-0.57 (t0 0.72 / 0.50-0.59 beside it); 2 KB 0.89 /
      0.71-0.73; 3, 6 and 8 KB within 0.02-0.04 of 4 KB fast (8 KB 0.75 against 0.79 side by
      side); no line brought to L1 early 0.75 fast against 0.78, 128 or 512 B as 256; t0 2 or 4
-     KB ahead no better than 1 KB (slow). K cut in parts, every row of a group of 8 a part at a time, keeps x in L1 but
-     reads the rows in 4 KB pieces: 0.89 -> 0.74 (slow), 0.61 -> 0.44 (fast); not kept. */
+     KB ahead no better than 1 KB (slow). K cut in parts, every row of a group of 8 a part at
+     a time, keeps x in L1 but reads the rows in 4 KB pieces: 0.89 -> 0.74 (slow), 0.61 ->
+     0.44 (fast); not kept. */
 #ifndef XLARUN_K_L2_PREFETCH_RUNS /* the run counts (bit S) that prefetch into L2; for A/B runs on
                                      other CPUs: -DXLARUN_K_L2_PREFETCH_RUNS=0x16 for 2, 4 and 8 */
 #define XLARUN_K_L2_PREFETCH_RUNS 0x4
@@ -3250,12 +3251,12 @@ XLARUN_K__AI void xlarun_k__qapack_w(int q4, const unsigned char *W, const unsig
         if ((t) == 2) _tile_stored(2, c_, 64);                                                 \
         if ((t) == 3) _tile_stored(3, c_, 64);                                                 \
     } while (0)
-/* flags of item p: 1 its lane's first, 2 its lane's last, 4 the lane misses a padded block;
-   the lane above bit 3 */
 /* the loops over the 16 tokens of a tile, unrolled so that GCC keeps the 16 accumulators in
    registers across the stream (rolled, GCC 12 -O2 kept acc[] on the stack: a load, an FMA and
    a store per token per block; unrolled, no vector stack traffic in xlarun_k__qatile) */
 #define XQA_EACH_M _Pragma("GCC unroll 16") for (m = 0; m < 16; m++)
+/* flags of item p: 1 its lane's first, 2 its lane's last, 4 the lane misses a padded block;
+   the lane above bit 3 */
 #define XQA_POST(p_)                                                                           \
     do {                                                                                       \
         const int32_t *c_ = cb + ((p_) & 3) * 256;                                             \
