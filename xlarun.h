@@ -9651,7 +9651,11 @@ typedef enum xlarun__jt {
 
 /* XJ_LIST flags: what Python would have instead of a list */
 #define XJ_GEN 1   /* a generator (map, select, ...): no len(), no index, always true */
-#define XJ_VIEW 2  /* dict.items()/keys()/values(): len() but no index */
+#define XJ_VIEW 2  /* dict.items()/keys()/values(): len() but no index; with XJ_KEYS or XJ_VALUES */
+#define XJ_KEYS 4
+#define XJ_VALUES 8
+#define XJ_RANGE 16 /* range(): an index and slices (ranges again), no + or *, printed as range(a, b) */
+#define XJ_ODD (XJ_GEN | XJ_VIEW | XJ_RANGE) /* not a plain list: none of the list's operators */
 #define XJ_MARKUP 1 /* XJ_STR: markupsafe's Markup (|safe, |e): what is added to it is escaped */
 
 struct xlarun__jseq;
@@ -9675,6 +9679,7 @@ typedef struct xlarun__jv {
 } xlarun__jv;
 
 typedef struct xlarun__jseq { size_t n; xlarun__jv *v; } xlarun__jseq;
+typedef struct xlarun__jrange { xlarun__jseq s; int64_t start, stop, step; } xlarun__jrange; /* XJ_RANGE's u.l */
 typedef struct xlarun__jmap { size_t n, cap; xlarun__jv *k, *v; } xlarun__jmap;
 typedef struct xlarun__jloop { size_t i, n; const xlarun__jv *items; size_t depth; } xlarun__jloop;
 typedef struct xlarun__jcyc { size_t i; xlarun__jseq items; int used; } xlarun__jcyc;
@@ -9712,6 +9717,7 @@ typedef struct xlarun__jbuf {
     size_t total;               /* the caller's buffer: bytes written, counted past cap */
     size_t limit;               /* the most bytes allowed (0: no limit) */
     int over;                   /* limit passed */
+    const char *bad;            /* a value was written whose Python str() holds a memory address: its type */
 } xlarun__jbuf;
 
 static void xlarun__jbuf_init(xlarun__jbuf *b, xlarun__jmem *m) {
@@ -11062,6 +11068,7 @@ typedef struct xlarun__jrun {
     xlarun__jframe *root;
     xlarun__jframe *frame;      /* the scope names are looked up in */
     size_t max_output;
+    const xlarun__jnode *at;    /* the node of the last step: where a text built from values fails */
 } xlarun__jrun;
 
 static xlarun_status xlarun__jfail(xlarun__jrun *R, const xlarun__jnode *at, const char *fmt, ...)
@@ -11087,6 +11094,7 @@ static xlarun_status xlarun__joom(xlarun__jrun *R) {
 }
 
 static xlarun_status xlarun__jstep(xlarun__jrun *R, const xlarun__jnode *at) {
+    R->at = at;
     if (++R->steps > R->max_steps)
         return xlarun__jfail(R, at, "the rendering took more than %lu steps (a loop that does not end?)",
                              XLARUN__CAST(unsigned long, R->max_steps));
@@ -11101,7 +11109,9 @@ static const char *xlarun__jtype_name(const xlarun__jv *v) {
     case XJ_INT: return "int";
     case XJ_FLOAT: return "float";
     case XJ_STR: return "str";
-    case XJ_LIST: return v->aux & XJ_GEN ? "generator" : v->aux & XJ_VIEW ? "dict_items" : "list";
+    case XJ_LIST:
+        return v->aux & XJ_GEN ? "generator" : v->aux & XJ_RANGE ? "range" : v->aux & XJ_KEYS ? "dict_keys"
+               : v->aux & XJ_VALUES ? "dict_values" : v->aux & XJ_VIEW ? "dict_items" : "list";
     case XJ_TUPLE: return "tuple";
     case XJ_DICT: return "dict";
     case XJ_NS: return "Namespace";
@@ -11128,6 +11138,27 @@ static xlarun_status xlarun__jseq_new(xlarun__jrun *R, size_t n, int t, xlarun__
     l->n = n;
     *out = xlarun__jmk(t);
     out->u.l = l;
+    return XLARUN_OK;
+}
+
+/* range(a, b, s), s != 0: its items, and the three numbers it prints and slices by */
+static xlarun_status xlarun__jrange_new(xlarun__jrun *R, const xlarun__jnode *at, int64_t a, int64_t b, int64_t s, xlarun__jv *out) {
+    xlarun__jrange *r = XLARUN__CAST(xlarun__jrange *, xlarun__jnewmem(R, sizeof(xlarun__jrange)));
+    uint64_t n, k;
+    *out = xlarun__jmk(XJ_NONE);
+    if ((s > 0 && a >= b) || (s < 0 && a <= b)) n = 0;
+    else if (s > 0) n = (XLARUN__CAST(uint64_t, b) - XLARUN__CAST(uint64_t, a) - 1) / XLARUN__CAST(uint64_t, s) + 1;
+    else n = (XLARUN__CAST(uint64_t, a) - XLARUN__CAST(uint64_t, b) - 1) / (0 - XLARUN__CAST(uint64_t, s)) + 1;
+    if (n > 100000) return xlarun__jfail(R, at, "Range too big. The sandbox blocks ranges larger than MAX_RANGE (100000).");
+    if (!r || !(r->s.v = XLARUN__CAST(xlarun__jv *, xlarun__jnewmem(R, XLARUN__CAST(size_t, n ? n : 1) * sizeof(xlarun__jv)))))
+        return xlarun__joom(R);
+    r->s.n = XLARUN__CAST(size_t, n);
+    r->start = a; r->stop = b; r->step = s;
+    for (k = 0; k < n; k++) /* between a and b: the wrapped sum is the true one */
+        r->s.v[k] = xlarun__jint(XLARUN__CAST(int64_t, XLARUN__CAST(uint64_t, a) + k * XLARUN__CAST(uint64_t, s)));
+    *out = xlarun__jmk(XJ_LIST);
+    out->aux = XJ_RANGE;
+    out->u.l = &r->s;
     return XLARUN_OK;
 }
 
@@ -11213,8 +11244,15 @@ static xlarun_status xlarun__jstr_new(xlarun__jrun *R, const char *s, size_t n, 
     return XLARUN_OK;
 }
 
+/* str() of a value Python prints with its address (a generator, a function): refused, not made up */
+static xlarun_status xlarun__jbad(xlarun__jrun *R, const xlarun__jnode *at, const char *type) {
+    return xlarun__jfail(R, at, "Python prints a %s object with its memory address; xlarun does not print one "
+                         "(make it a list or a string first)", type);
+}
+
 static xlarun_status xlarun__jbuf_value(xlarun__jrun *R, xlarun__jbuf *b, xlarun__jv *out) {
     *out = xlarun__jstr("", 0);
+    if (b->bad) return xlarun__jbad(R, R->at, b->bad);
     if (b->over) return b->limit && R->mem->failed == 0 ? xlarun__jfail(R, NULL, "the output is larger than %lu bytes",
                                                                           XLARUN__CAST(unsigned long, b->limit)) : xlarun__joom(R);
     *out = xlarun__jstr(b->p ? b->p : "", b->n);
@@ -11271,14 +11309,37 @@ static void xlarun__jwrite(xlarun__jbuf *b, const xlarun__jv *v, int repr) {
         else xlarun__jput(b, v->u.s.p, v->u.s.n);
         break;
     case XJ_LIST:
-        if (v->aux & XJ_GEN) { xlarun__jputs(b, "<generator object>"); break; }
-        if (v->aux & XJ_VIEW) { xlarun__jputs(b, "dict_items("); xlarun__jwrite_items(b, v); xlarun__jputc(b, ')'); break; }
+        if (v->aux & XJ_GEN) { b->bad = "generator"; break; }
+        if (v->aux & XJ_RANGE) {
+            const xlarun__jrange *r = XLARUN__PUN(const xlarun__jrange *, v->u.l);
+            xlarun__jputs(b, "range(");
+            xlarun__jfmt_int(b, r->start);
+            xlarun__jputs(b, ", ");
+            xlarun__jfmt_int(b, r->stop);
+            if (r->step != 1) { xlarun__jputs(b, ", "); xlarun__jfmt_int(b, r->step); }
+            xlarun__jputc(b, ')');
+            break;
+        }
+        if (v->aux & XJ_VIEW) xlarun__jputs(b, v->aux & XJ_KEYS ? "dict_keys(" : v->aux & XJ_VALUES ? "dict_values(" : "dict_items(");
         xlarun__jwrite_items(b, v);
+        if (v->aux & XJ_VIEW) xlarun__jputc(b, ')');
         break;
     case XJ_TUPLE: case XJ_DICT: xlarun__jwrite_items(b, v); break;
     case XJ_NS: xlarun__jputs(b, "<Namespace "); xlarun__jwrite_items(b, v); xlarun__jputc(b, '>'); break;
-    case XJ_MACRO: xlarun__jputs(b, "<Macro>"); break;
-    default: xlarun__jputs(b, "<function>"); break;
+    case XJ_MACRO: /* jinja2's repr: <Macro 'name'>; a call block's caller is one named caller */
+        xlarun__jputs(b, "<Macro ");
+        if (v->u.m->node->kind == JN_MACRO) xlarun__jrepr_str(b, v->u.m->node->s, v->u.m->node->n);
+        else xlarun__jputs(b, "'caller'");
+        xlarun__jputc(b, '>');
+        break;
+    case XJ_LOOP: /* <LoopContext index/length> */
+        xlarun__jputs(b, "<LoopContext ");
+        xlarun__jfmt_int(b, XLARUN__CAST(int64_t, v->u.loop->i + 1));
+        xlarun__jputc(b, '/');
+        xlarun__jfmt_int(b, XLARUN__CAST(int64_t, v->u.loop->n));
+        xlarun__jputc(b, '>');
+        break;
+    default: b->bad = v->t == XJ_CYCLER ? "Cycler" : v->t == XJ_JOINER ? "Joiner" : "function"; break;
     }
 }
 
@@ -11311,7 +11372,7 @@ static xlarun_status xlarun__jjson(xlarun__jrun *R, const xlarun__jnode *at, xla
     case XJ_FLOAT: xlarun__jfmt_float(b, v->u.f, 1); return XLARUN_OK;
     case XJ_STR: xlarun__jjson_str(b, v->u.s.p, v->u.s.n, o->ascii); return XLARUN_OK;
     case XJ_LIST: case XJ_TUPLE:
-        if (v->aux & (XJ_GEN | XJ_VIEW)) break;
+        if (v->aux & XJ_ODD) break;
         n = v->u.l->n;
         if (!n) { xlarun__jputs(b, "[]"); return XLARUN_OK; }
         xlarun__jputc(b, '[');
@@ -11376,8 +11437,19 @@ static int xlarun__jeq(const xlarun__jv *a, const xlarun__jv *b) {
     case XJ_UNDEF: case XJ_NONE: return 1;
     case XJ_STR: return a->u.s.n == b->u.s.n && !memcmp(a->u.s.p, b->u.s.p, a->u.s.n);
     case XJ_LIST: case XJ_TUPLE:
-        if ((a->aux | b->aux) & XJ_GEN) return a->u.l == b->u.l;
+        /* a generator or a dict.values() is only itself; a range equals a range of the same items,
+           dict_keys and dict_items views the view with the same set, a list a list */
+        if (((a->aux | b->aux) & XJ_GEN) || ((a->aux | b->aux) & XJ_VALUES)) return a->u.l == b->u.l;
+        if ((a->aux & (XJ_RANGE | XJ_VIEW | XJ_KEYS)) != (b->aux & (XJ_RANGE | XJ_VIEW | XJ_KEYS))) return 0;
         if (a->u.l->n != b->u.l->n) return 0;
+        if (a->aux & XJ_VIEW) {
+            size_t j;
+            for (i = 0; i < a->u.l->n; i++) {
+                for (j = 0; j < b->u.l->n && !xlarun__jeq(&a->u.l->v[i], &b->u.l->v[j]); j++) {}
+                if (j == b->u.l->n) return 0;
+            }
+            return 1;
+        }
         for (i = 0; i < a->u.l->n; i++)
             if (!xlarun__jeq(&a->u.l->v[i], &b->u.l->v[i])) return 0;
         return 1;
@@ -11407,7 +11479,7 @@ static int xlarun__jcmp(const xlarun__jv *a, const xlarun__jv *b, int *ok) {
         if (c) return c < 0 ? -1 : 1;
         return a->u.s.n < b->u.s.n ? -1 : a->u.s.n > b->u.s.n;
     }
-    if (a->t == b->t && (a->t == XJ_LIST || a->t == XJ_TUPLE) && !((a->aux | b->aux) & (XJ_GEN | XJ_VIEW))) {
+    if (a->t == b->t && (a->t == XJ_LIST || a->t == XJ_TUPLE) && !((a->aux | b->aux) & XJ_ODD)) {
         size_t i;
         for (i = 0; i < a->u.l->n && i < b->u.l->n; i++) {
             int c;
@@ -11507,7 +11579,7 @@ static xlarun_status xlarun__jgetattr(xlarun__jrun *R, const xlarun__jnode *at, 
     int k;
     char msg[200];
     if (obj->t == XJ_UNDEF) return xlarun__jundef_err(R, at, obj);
-    if (obj->t == XJ_STR || obj->t == XJ_DICT || obj->t == XJ_LIST || obj->t == XJ_TUPLE) {
+    if (obj->t == XJ_STR || obj->t == XJ_DICT || (obj->t == XJ_LIST && !(obj->aux & (XJ_GEN | XJ_VIEW))) || obj->t == XJ_TUPLE) {
         int lo = obj->t == XJ_STR ? JM_STRIP : obj->t == XJ_DICT ? JM_ITEMS : JM_COUNT;
         int hi = obj->t == XJ_STR ? JM_STR_LAST : obj->t == XJ_DICT ? JM_DICT_LAST : JM_JOIN;
         for (k = lo; k < hi; k++)
@@ -11516,7 +11588,7 @@ static xlarun_status xlarun__jgetattr(xlarun__jrun *R, const xlarun__jnode *at, 
         if ((obj->t == XJ_LIST || obj->t == XJ_TUPLE) && n == 5 && !memcmp(name, "index", 5))
             return xlarun__jmethod(R, obj, JM_INDEX, out);
         if ((obj->t == XJ_DICT && xlarun__jname_in(name, n, xlarun__junsafe_dict)) ||
-            (obj->t == XJ_LIST && xlarun__jname_in(name, n, xlarun__junsafe_list))) {
+            (obj->t == XJ_LIST && !obj->aux && xlarun__jname_in(name, n, xlarun__junsafe_list))) {
             /* the immutable sandbox: methods that change a value are unsafe (an error when used) */
             xlarun__jv m;
             snprintf(msg, sizeof msg, "access to attribute '%.*s' of '%s' object is unsafe.", XLARUN__CAST(int, n), name,
@@ -11627,6 +11699,18 @@ static void xlarun__jslice_idx(int64_t n, const xlarun__jv *a, const xlarun__jv 
     }
 }
 
+/* *r = a + i * s where it fits in 64 bits */
+static int xlarun__jlin(int64_t a, int64_t i, int64_t s, int64_t *r) {
+    int64_t p;
+    if (i && s && (i > INT32_MAX || i < -INT32_MAX || s > INT32_MAX || s < -INT32_MAX) &&
+        (i == INT64_MIN || s == INT64_MIN || (i < 0 ? -i : i) > INT64_MAX / (s < 0 ? -s : s)))
+        return 0;
+    p = i * s;
+    if ((p > 0 && a > INT64_MAX - p) || (p < 0 && a < INT64_MIN - p)) return 0;
+    *r = a + p;
+    return 1;
+}
+
 static xlarun_status xlarun__jslice(xlarun__jrun *R, const xlarun__jnode *at, const xlarun__jv *obj, const xlarun__jv *a,
                                     const xlarun__jv *b, const xlarun__jv *c, xlarun__jv *out) {
     int64_t step = 1, start, stop, n, i, k = 0;
@@ -11648,6 +11732,14 @@ static xlarun_status xlarun__jslice(xlarun__jrun *R, const xlarun__jnode *at, co
         xlarun__jbuf_init(&bb, R->mem);
         for (i = start; step > 0 ? i < stop : i > stop; i += step) xlarun__jput(&bb, chars.v[i].u.s.p, chars.v[i].u.s.n);
         return xlarun__jbuf_value(R, &bb, out);
+    }
+    if (obj->t == XJ_LIST && (obj->aux & XJ_RANGE)) { /* a range again: range(r0 + i0 r, r0 + i1 r, r s) */
+        const xlarun__jrange *r = XLARUN__PUN(const xlarun__jrange *, obj->u.l);
+        int64_t s0, s1, ss;
+        xlarun__jslice_idx(XLARUN__CAST(int64_t, obj->u.l->n), a, b, step, &start, &stop);
+        if (!xlarun__jlin(r->start, start, r->step, &s0) || !xlarun__jlin(r->start, stop, r->step, &s1) || !xlarun__jlin(0, step, r->step, &ss))
+            return xlarun__jfail(R, at, "integer overflow (xlarun's integers are 64-bit)");
+        return xlarun__jrange_new(R, at, s0, s1, ss, out);
     }
     if ((obj->t == XJ_LIST || obj->t == XJ_TUPLE) && !(obj->aux & (XJ_GEN | XJ_VIEW))) {
         n = XLARUN__CAST(int64_t, obj->u.l->n);
@@ -11761,7 +11853,14 @@ static xlarun_status xlarun__jarith(xlarun__jrun *R, const xlarun__jnode *at, in
                     if (k2 > 64 && (i == 0 || i == 1)) break;
                 }
                 *out = xlarun__jint(r);
-            } else *out = xlarun__jfloat(pow(x, y));
+                return XLARUN_OK;
+            }
+            /* Python: ZeroDivisionError, a complex number, OverflowError */
+            if (x == 0.0 && y < 0.0) return xlarun__jfail(R, at, "0.0 cannot be raised to a negative power");
+            if (x < 0.0 && isfinite(x) && isfinite(y) && y != floor(y))
+                return xlarun__jfail(R, at, "a negative number to a fractional power is complex in Python; xlarun has no complex numbers");
+            *out = xlarun__jfloat(pow(x, y));
+            if (isinf(out->u.f) && isfinite(x) && isfinite(y)) return xlarun__jfail(R, at, "(34, 'Numerical result out of range')");
             return XLARUN_OK;
         default: break;
         }
@@ -11777,15 +11876,15 @@ static xlarun_status xlarun__jarith(xlarun__jrun *R, const xlarun__jnode *at, in
         out->aux = XJ_MARKUP;
         return XLARUN_OK;
     }
-    if (op == JO_ADD && a->t == b->t && (a->t == XJ_LIST || a->t == XJ_TUPLE) && !((a->aux | b->aux) & (XJ_GEN | XJ_VIEW))) {
+    if (op == JO_ADD && a->t == b->t && (a->t == XJ_LIST || a->t == XJ_TUPLE) && !((a->aux | b->aux) & XJ_ODD)) {
         size_t na = a->u.l->n, nb = b->u.l->n;
         XLARUN__TRY(xlarun__jseq_new(R, na + nb, a->t, out));
         if (na) memcpy(out->u.l->v, a->u.l->v, na * sizeof(xlarun__jv));
         if (nb) memcpy(out->u.l->v + na, b->u.l->v, nb * sizeof(xlarun__jv));
         return XLARUN_OK;
     }
-    if (op == JO_MUL && ((xlarun__jis_seq(a) && !(a->aux & (XJ_GEN | XJ_VIEW)) && (b->t == XJ_INT || b->t == XJ_BOOL)) ||
-                         (xlarun__jis_seq(b) && !(b->aux & (XJ_GEN | XJ_VIEW)) && (a->t == XJ_INT || a->t == XJ_BOOL)))) {
+    if (op == JO_MUL && ((xlarun__jis_seq(a) && !(a->aux & XJ_ODD) && (b->t == XJ_INT || b->t == XJ_BOOL)) ||
+                         (xlarun__jis_seq(b) && !(b->aux & XJ_ODD) && (a->t == XJ_INT || a->t == XJ_BOOL)))) {
         const xlarun__jv *l = xlarun__jis_seq(a) ? a : b;
         int64_t k, times = xlarun__jis_seq(a) ? b->u.i : a->u.i;
         size_t n = l->u.l->n;
@@ -11822,7 +11921,11 @@ static xlarun_status xlarun__jcontains(xlarun__jrun *R, const xlarun__jnode *at,
             if (!memcmp(c->u.s.p + i, x->u.s.p, x->u.s.n)) { *res = 1; break; }
         return XLARUN_OK;
     }
-    if (c->t == XJ_DICT || c->t == XJ_NS) { *res = xlarun__jmap_find(c->u.d, x) != NULL; return XLARUN_OK; }
+    if (c->t == XJ_DICT || c->t == XJ_NS) {
+        if (x->t == XJ_LIST || x->t == XJ_DICT || x->t == XJ_NS) return xlarun__jfail(R, at, "unhashable type: '%s'", xlarun__jtype_name(x));
+        *res = xlarun__jmap_find(c->u.d, x) != NULL;
+        return XLARUN_OK;
+    }
     if (c->t == XJ_LIST || c->t == XJ_TUPLE) {
         for (i = 0; i < c->u.l->n; i++)
             if (xlarun__jeq(x, &c->u.l->v[i])) { *res = 1; break; }
@@ -12057,6 +12160,23 @@ static xlarun_status xlarun__jcase(xlarun__jrun *R, const xlarun__jnode *at, con
     return xlarun__jbuf_value(R, &b, out);
 }
 
+/* Python's str.islower() (upper 0) or str.isupper() (upper 1): no cased letter of the other case
+   and one of this case at least; refused for a cased letter beyond Latin-1, as xlarun__jcase */
+static xlarun_status xlarun__jcase_test(xlarun__jrun *R, const xlarun__jnode *at, const xlarun__jv *s, int upper, xlarun__jv *out) {
+    size_t i = 0;
+    int cased = 0;
+    while (i < s->u.s.n) {
+        unsigned c = xlarun__jcp(s->u.s.p, s->u.s.n, &i);
+        int up = xlarun__jlower_cp(c) != c, lo = xlarun__jcased_cp(c) && !up; /* lo: a-z, ª, µ, º, ß-ÿ but ÷ */
+        if (xlarun__jcased_beyond(c))
+            return xlarun__jfail(R, at, "xlarun maps upper and lower case in ASCII and Latin-1 only, not U+%04X as Python does", c);
+        if (upper ? lo : up) { *out = xlarun__jbool(0); return XLARUN_OK; }
+        if (upper ? up : lo) cased = 1;
+    }
+    *out = xlarun__jbool(cased);
+    return XLARUN_OK;
+}
+
 /* Python's str.splitlines() boundaries */
 static size_t xlarun__jline_break(const char *s, size_t n, size_t i) {
     size_t k = i;
@@ -12271,7 +12391,7 @@ static xlarun_status xlarun__jcall_method(xlarun__jrun *R, const xlarun__jnode *
         if (id == JM_KEYS || id == JM_VALUES) {
             XLARUN__TRY(xlarun__jseq_new(R, d->n, XJ_LIST, out));
             if (d->n) memcpy(out->u.l->v, id == JM_KEYS ? d->k : d->v, d->n * sizeof(xlarun__jv));
-            out->aux = XJ_VIEW;
+            out->aux = XJ_VIEW | (id == JM_KEYS ? XJ_KEYS : XJ_VALUES);
             return XLARUN_OK;
         }
         if (id == JM_ITEMS) {
@@ -12369,9 +12489,12 @@ static xlarun_status xlarun__jcall_method(xlarun__jrun *R, const xlarun__jnode *
         return xlarun__jjoin(R, at, &items, self->u.s.p, self->u.s.n, 1, out);
     }
     case JM_SPLITLINES: XLARUN__TRY(xlarun__jargs_done(R, at, A, 0, name)); return xlarun__jsplitlines(R, self, out);
-    case JM_ISDIGIT: case JM_ISALPHA: case JM_ISALNUM: case JM_ISSPACE: case JM_ISUPPER: case JM_ISLOWER: {
+    case JM_ISUPPER: case JM_ISLOWER:
+        XLARUN__TRY(xlarun__jargs_done(R, at, A, 0, name));
+        return xlarun__jcase_test(R, at, self, id == JM_ISUPPER, out);
+    case JM_ISDIGIT: case JM_ISALPHA: case JM_ISALNUM: case JM_ISSPACE: {
         size_t i = 0;
-        int ok = self->u.s.n > 0, cased = 0;
+        int ok = self->u.s.n > 0;
         XLARUN__TRY(xlarun__jargs_done(R, at, A, 0, name));
         while (ok && i < self->u.s.n) {
             unsigned c = xlarun__jcp(self->u.s.p, self->u.s.n, &i);
@@ -12379,14 +12502,8 @@ static xlarun_status xlarun__jcall_method(xlarun__jrun *R, const xlarun__jnode *
             if (id == JM_ISDIGIT) ok = dig;
             else if (id == JM_ISALPHA) ok = al;
             else if (id == JM_ISALNUM) ok = al || dig;
-            else if (id == JM_ISSPACE) ok = xlarun__jspace(c);
-            else {
-                int up = xlarun__jlower_cp(c) != c, lo = xlarun__jupper_cp(c) != c;
-                if (up || lo) cased = 1;
-                ok = id == JM_ISUPPER ? !lo : !up;
-            }
+            else ok = xlarun__jspace(c);
         }
-        if ((id == JM_ISUPPER || id == JM_ISLOWER) && !cased) ok = 0;
         *out = xlarun__jbool(ok);
         return XLARUN_OK;
     }
@@ -12423,7 +12540,7 @@ static xlarun_status xlarun__jcall_value(xlarun__jrun *R, const xlarun__jnode *a
     }
     switch (fn->aux) {
     case JF_RANGE: {
-        int64_t a = 0, b = 0, s = 1, n, k;
+        int64_t a = 0, b = 0, s = 1;
         size_t i;
         if (A->np < 1 || A->np > 3 || A->nk) return xlarun__jfail(R, at, "range expected 1 to 3 integer arguments");
         for (i = 0; i < A->np; i++)
@@ -12432,13 +12549,7 @@ static xlarun_status xlarun__jcall_value(xlarun__jrun *R, const xlarun__jnode *a
         if (A->np == 1) b = A->pos[0].u.i;
         else { a = A->pos[0].u.i; b = A->pos[1].u.i; if (A->np == 3) s = A->pos[2].u.i; }
         if (s == 0) return xlarun__jfail(R, at, "range() arg 3 must not be zero");
-        if ((s > 0 && a >= b) || (s < 0 && a <= b)) n = 0;
-        else if (s > 0) n = (b - a + s - 1) / s;
-        else n = (a - b - s - 1) / -s;
-        if (n > 100000) return xlarun__jfail(R, at, "Range too big. The sandbox blocks ranges larger than MAX_RANGE (100000).");
-        XLARUN__TRY(xlarun__jseq_new(R, XLARUN__CAST(size_t, n), XJ_LIST, out));
-        for (k = 0; k < n; k++) out->u.l->v[k] = xlarun__jint(a + k * s);
-        return XLARUN_OK;
+        return xlarun__jrange_new(R, at, a, b, s, out);
     }
     case JF_DICT: case JF_NAMESPACE: {
         size_t i;
@@ -12566,22 +12677,18 @@ static xlarun_status xlarun__jtest(xlarun__jrun *R, const xlarun__jnode *at, con
     if (XJ_T("sequence")) { *res = v->t == XJ_STR || v->t == XJ_DICT || ((v->t == XJ_LIST || v->t == XJ_TUPLE) && !(v->aux & XJ_GEN)); return XLARUN_OK; }
     if (XJ_T("iterable")) { *res = v->t == XJ_STR || v->t == XJ_DICT || v->t == XJ_LIST || v->t == XJ_TUPLE || v->t == XJ_UNDEF; return XLARUN_OK; }
     if (XJ_T("callable")) { *res = v->t == XJ_MACRO || v->t == XJ_FUNC || v->t == XJ_METHOD || v->t == XJ_JOINER; return XLARUN_OK; }
-    if (XJ_T("odd") || XJ_T("even") || XJ_T("divisibleby")) {
-        int64_t d = 2, r;
-        if (v->t != XJ_INT && v->t != XJ_BOOL) return xlarun__jfail(R, at, "the %.*s test needs an integer", XLARUN__CAST(int, n), name);
-        if (XJ_T("divisibleby")) {
-            if (!a0 || (a0->t != XJ_INT && a0->t != XJ_BOOL) || a0->u.i == 0) return xlarun__jfail(R, at, "divisibleby needs a non-zero integer");
-            d = a0->u.i;
-        }
-        r = v->u.i % d;
-        *res = XJ_T("odd") ? r != 0 : r == 0;
+    if (XJ_T("odd") || XJ_T("even") || XJ_T("divisibleby")) { /* value % 2 == 1, value % 2 == 0, value % num == 0 */
+        xlarun__jv two = xlarun__jint(2), r;
+        if (XJ_T("divisibleby") && !a0) return xlarun__jfail(R, at, "test_divisibleby() missing 1 required positional argument: 'num'");
+        XLARUN__TRY(xlarun__jarith(R, at, JO_MOD, v, XJ_T("divisibleby") ? a0 : &two, &r));
+        *res = XJ_T("odd") ? xlarun__jnum(&r) == 1.0 : xlarun__jnum(&r) == 0.0;
         return XLARUN_OK;
     }
-    if (XJ_T("lower") || XJ_T("upper")) {
-        xlarun__jv t;
-        if (v->t != XJ_STR) { *res = 0; return XLARUN_OK; }
-        XLARUN__TRY(xlarun__jcase(R, at, v, XJ_T("lower") ? 1 : 0, &t));
-        *res = xlarun__jeq(&t, v);
+    if (XJ_T("lower") || XJ_T("upper")) { /* str(value).islower() / .isupper() */
+        xlarun__jv s, t;
+        XLARUN__TRY(xlarun__jstr_of(R, v, &s));
+        XLARUN__TRY(xlarun__jcase_test(R, at, &s, XJ_T("upper"), &t));
+        *res = xlarun__jtruth(&t);
         return XLARUN_OK;
     }
     if (XJ_T("sameas")) {
@@ -13442,6 +13549,7 @@ static xlarun_status xlarun__jexec(xlarun__jrun *R, const xlarun__jnode *first, 
             if (st != XLARUN_OK) break;
             if (v.t == XJ_UNDEF && v.aux == 2) { st = xlarun__jundef_err(R, x, &v); break; }
             xlarun__jwrite(R->out, &v, 0);
+            if (R->out->bad) st = xlarun__jbad(R, x->a, R->out->bad);
             break;
         case JN_IF: { /* a: the condition, c: its body, e: the elif, d: the else body */
             const xlarun__jnode *c = x;
@@ -13471,6 +13579,9 @@ static xlarun_status xlarun__jexec(xlarun__jrun *R, const xlarun__jnode *first, 
             xlarun__jv body;
             st = xlarun__jcapture(R, x->c, f, &body);
             if (st == XLARUN_OK) st = xlarun__japply_chain(R, x->d, &body, &v);
+            /* jinja2 joins the block's result into the output as it is: a str only */
+            if (st == XLARUN_OK && v.t != XJ_STR)
+                st = xlarun__jfail(R, x, "sequence item 0: expected str instance, %s found", xlarun__jtype_name(&v));
             if (st == XLARUN_OK) xlarun__jwrite(R->out, &v, 0);
             break;
         }
@@ -13498,6 +13609,7 @@ static xlarun_status xlarun__jexec(xlarun__jrun *R, const xlarun__jnode *first, 
                 else st = xlarun__jcall_value(R, x->a, &fn, &A, c, &v);
             }
             if (st == XLARUN_OK) xlarun__jwrite(R->out, &v, 0);
+            if (st == XLARUN_OK && R->out->bad) st = xlarun__jbad(R, x, R->out->bad);
             break;
         }
         case JN_WITH: {

@@ -532,7 +532,17 @@ static void test_bad_input(void) {
             {"{{ {[1]: 2} }}", XLARUN_ERR_ARGUMENT, "unhashable type: 'list'"},
             {"{% set x = 1 %}{% set x.a = 2 %}", XLARUN_ERR_ARGUMENT, "cannot assign attribute on non-namespace object"},
             {"{{ dict(**[1]) }}", XLARUN_ERR_ARGUMENT, "argument after ** must be a mapping, not list"},
-            {"{% set ns = namespace() %}{% set ns._x = 1 %}", XLARUN_ERR_ARGUMENT, "cannot store underscore-prefixed attributes on a namespace"}};
+            {"{% set ns = namespace() %}{% set ns._x = 1 %}", XLARUN_ERR_ARGUMENT, "cannot store underscore-prefixed attributes on a namespace"},
+            /* what Python prints with a memory address, and what has no value in xlarun: refused, not made up */
+            {"ok\n{{ [1]|map('string') }}", XLARUN_ERR_ARGUMENT, "line 2 column 8: Python prints a generator object with its memory address"},
+            {"{{ range }}", XLARUN_ERR_ARGUMENT, "line 1 column 4: Python prints a function object with its memory address"},
+            {"{{ 'a' ~ 'b'.upper }}", XLARUN_ERR_ARGUMENT, "Python prints a function object"},
+            {"{{ [cycler(1)] }}", XLARUN_ERR_ARGUMENT, "Python prints a Cycler object"},
+            {"{{ 'x' ~ (range(2)|reverse) }}", XLARUN_ERR_ARGUMENT, "Python prints a generator object"},
+            {"{{ '%s'|format(joiner()) }}", XLARUN_ERR_ARGUMENT, "Python prints a Joiner object"},
+            {"{{ (-8) ** 0.5 }}", XLARUN_ERR_ARGUMENT, "line 1 column 9: a negative number to a fractional power is complex in Python"},
+            {"{% filter list %}ab{% endfilter %}", XLARUN_ERR_ARGUMENT, "sequence item 0: expected str instance, list found"},
+            {"{{ '\xc7\x85' is upper }}", XLARUN_ERR_ARGUMENT, "not U+01C5 as Python does"}};
         for (k = 0; k < sizeof bad / sizeof *bad; k++) {
             xlarun_status st = render_src(bad[k].src, NULL, out, sizeof out, &err);
             CHECKF(st == bad[k].st && strstr(err.message, bad[k].msg), "%s: status %d, '%s'; expected %d, '%s'", bad[k].src, (int)st,

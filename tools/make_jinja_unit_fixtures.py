@@ -127,6 +127,25 @@ UNITS = [
     "{% do l.append(1) %}",
     "{{ 'abc' }",
     "{% endfor %}",
+    # found by tools/jinja_diff.py: range objects, dict views, repr of macros and loops, str tests
+    "{{ range(4) }}|{{ range(2, 9, 3) }}|{{ range(-3) }}|{{ range(10)[::-1] }}|{{ range(10)[8:2:-3] }}|{{ range(0, 10, 3)[1:] }}|{{ range(3)|string }}|{{ range(3)|list }}|{{ range(3)[1] }}|{{ range(3) == [0, 1, 2] }}|{{ range(5, 2) == range(0) }}|{{ range(3) == range(3) }}|{{ range(3) is sequence }}|{{ range(3).count(1) }}|{{ range(3)|first }}|{{ range(3)|last }}|{{ range(3)|join(',') }}|{{ 2 in range(3) }}|{{ [range(2)] }}|{{ range(3)|sort }}",
+    "{{ d.keys() }}|{{ d.values() }}|{{ d.items() }}|{{ d.keys() == ['b', 'a', 'c'] }}|{{ d.keys() == d.keys() }}|{{ d.values() == d.values() }}|{{ d.items() == d.items() }}|{{ d.keys()|list }}|{{ d.items()|list }}",
+    "{% macro mm() %}{% endmacro %}{{ mm }}|{% for x in l %}{{ loop }}{% endfor %}|{{ [mm] }}|{{ mm|string }}",
+    "{{ '' is lower }}|{{ '1' is lower }}|{{ 'abc' is lower }}|{{ 'aB' is lower }}|{{ 1 is lower }}|{{ none is lower }}|{{ true is upper }}|{{ ['A'] is upper }}|{{ msgs is lower }}|{{ 'ß' is lower }}|{{ 'ª' is lower }}|{{ 'ÀB1' is upper }}|{{ 'µ'.islower() }}|{{ 'ÿ'.isupper() }}|{{ ''.isupper() }}|{{ 'Ab'.isupper() }}|{{ 'Ö'.isupper() }}",
+    "{{ 4.5 is divisibleby 1.5 }}|{{ 7 is divisibleby 2.5 }}|{{ 3.0 is odd }}|{{ -3 is odd }}|{{ 4.0 is even }}|{{ true is odd }}|{{ 10 is divisibleby 5 }}|{{ 2.5 is odd }}",
+    "{{ range(2) + [1] }}",
+    "{{ range(4) * 0 }}",
+    "{{ range(4) < range(5) }}",
+    "{{ range(4)|tojson }}",
+    "{{ d.keys()|tojson }}",
+    "{{ l in {1: 2} }}",
+    "{{ d in d }}",
+    "{% filter length %}abc{% endfilter %}",
+    "{{ 0 ** -1 }}",
+    "{{ 0.0 ** -2.5 }}",
+    "{{ 10.0 ** 400 }}",
+    "{{ 4 is divisibleby 0 }}",
+    "{{ d.keys().count('a') }}",
 ]
 
 
