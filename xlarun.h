@@ -10241,6 +10241,7 @@ typedef struct xlarun__jparse {
     xlarun__jmem *mem;
     xlarun_error *err;
     size_t depth;
+    size_t loops;               /* for bodies around this point, within the macro or call block */
 } xlarun__jparse;
 
 /* the filters and tests xlarun runs; the rest of jinja2's are refused at load. A name jinja2 does not
@@ -10846,6 +10847,7 @@ static xlarun_status xlarun__jstatement(xlarun__jparse *P, xlarun__jnode **out) 
     const xlarun__jtok *kw = P->t;
     xlarun__jnode *x = NULL;
     char b[64];
+    size_t loops;
     if (kw->kind != JK_NAME) return xlarun__jperr(P, kw, "expected a statement name, found ", xlarun__jdescribe(kw, b, sizeof b));
     P->t++;
     XLARUN__TRY(xlarun__jdeeper(P));
@@ -10887,7 +10889,9 @@ static xlarun_status xlarun__jstatement(xlarun__jparse *P, xlarun__jnode **out) 
         if (xlarun__jis_name(P, "if")) { P->t++; XLARUN__TRY(xlarun__jexpr(P, &x->e)); }
         if (xlarun__jis_name(P, "recursive")) return xlarun__jperr(P, P->t, "recursive for loops are not supported", NULL);
         XLARUN__TRY(xlarun__jblock_end(P));
+        P->loops++;
         XLARUN__TRY(xlarun__jbody(P, ends, &x->c));
+        P->loops--;
         if (xlarun__jtok_is(P->t + 1, "else")) {
             P->t += 2;
             XLARUN__TRY(xlarun__jblock_end(P));
@@ -10920,7 +10924,10 @@ static xlarun_status xlarun__jstatement(xlarun__jparse *P, xlarun__jnode **out) 
         x->s = nm->p; x->n = nm->n;
         XLARUN__TRY(xlarun__jparams(P, &x->a));
         XLARUN__TRY(xlarun__jblock_end(P));
+        loops = P->loops; /* a macro's body is a function of its own: no loop around it */
+        P->loops = 0;
         XLARUN__TRY(xlarun__jbody(P, ends, &x->c));
+        P->loops = loops;
         XLARUN__TRY(xlarun__jend(P, "endmacro"));
     } else if (xlarun__jtok_is(kw, "call")) {
         static const char *const ends[] = {"endcall", NULL};
@@ -10929,7 +10936,10 @@ static xlarun_status xlarun__jstatement(xlarun__jparse *P, xlarun__jnode **out) 
         XLARUN__TRY(xlarun__jexpr(P, &x->a));
         if (x->a->kind != JN_CALL) return xlarun__jperr(P, kw, "expected a call after 'call'", NULL);
         XLARUN__TRY(xlarun__jblock_end(P));
+        loops = P->loops;
+        P->loops = 0;
         XLARUN__TRY(xlarun__jbody(P, ends, &x->c));
+        P->loops = loops;
         XLARUN__TRY(xlarun__jend(P, "endcall"));
     } else if (xlarun__jtok_is(kw, "filter")) {
         static const char *const ends[] = {"endfilter", NULL};
@@ -10963,6 +10973,7 @@ static xlarun_status xlarun__jstatement(xlarun__jparse *P, xlarun__jnode **out) 
         XLARUN__TRY(xlarun__jbody(P, ends, &x->c));
         XLARUN__TRY(xlarun__jend(P, "endwith"));
     } else if (xlarun__jtok_is(kw, "break") || xlarun__jtok_is(kw, "continue")) {
+        if (!P->loops) return xlarun__jperr(P, kw, kw->p[0] == 'b' ? "'break' outside loop" : "'continue' not properly in loop", NULL);
         XLARUN__TRY(xlarun__jnew(P, kw->p[0] == 'b' ? JN_BREAK : JN_CONTINUE, kw, &x));
         XLARUN__TRY(xlarun__jblock_end(P));
     } else if (xlarun__jtok_is(kw, "include") || xlarun__jtok_is(kw, "import") || xlarun__jtok_is(kw, "from") ||
@@ -11299,7 +11310,7 @@ static void xlarun__jwrite_items(xlarun__jbuf *b, const xlarun__jv *v) {
 
 static void xlarun__jwrite(xlarun__jbuf *b, const xlarun__jv *v, int repr) {
     switch (v->t) {
-    case XJ_UNDEF: break;
+    case XJ_UNDEF: if (repr) xlarun__jputs(b, "Undefined"); break; /* str() '', repr() Undefined */
     case XJ_NONE: xlarun__jputs(b, "None"); break;
     case XJ_BOOL: xlarun__jputs(b, v->u.i ? "True" : "False"); break;
     case XJ_INT: xlarun__jfmt_int(b, v->u.i); break;
@@ -11326,10 +11337,10 @@ static void xlarun__jwrite(xlarun__jbuf *b, const xlarun__jv *v, int repr) {
         break;
     case XJ_TUPLE: case XJ_DICT: xlarun__jwrite_items(b, v); break;
     case XJ_NS: xlarun__jputs(b, "<Namespace "); xlarun__jwrite_items(b, v); xlarun__jputc(b, '>'); break;
-    case XJ_MACRO: /* jinja2's repr: <Macro 'name'>; a call block's caller is one named caller */
+    case XJ_MACRO: /* jinja2's repr: <Macro 'name'>; a call block's caller has no name */
         xlarun__jputs(b, "<Macro ");
         if (v->u.m->node->kind == JN_MACRO) xlarun__jrepr_str(b, v->u.m->node->s, v->u.m->node->n);
-        else xlarun__jputs(b, "'caller'");
+        else xlarun__jputs(b, "anonymous");
         xlarun__jputc(b, '>');
         break;
     case XJ_LOOP: /* <LoopContext index/length> */
@@ -11717,12 +11728,12 @@ static xlarun_status xlarun__jslice(xlarun__jrun *R, const xlarun__jnode *at, co
     const xlarun__jv *parts[3];
     int j;
     parts[0] = a; parts[1] = b; parts[2] = c;
+    if (obj->t == XJ_UNDEF) return xlarun__jundef_err(R, at, obj);
     for (j = 0; j < 3; j++)
-        if (parts[j]->t != XJ_NONE && parts[j]->t != XJ_UNDEF && parts[j]->t != XJ_INT && parts[j]->t != XJ_BOOL)
-            return xlarun__jfail(R, at, "slice indices must be integers or None");
+        if (parts[j]->t != XJ_NONE && parts[j]->t != XJ_INT && parts[j]->t != XJ_BOOL)
+            return xlarun__jfail(R, at, "slice indices must be integers or None or have an __index__ method");
     if (c->t == XJ_INT || c->t == XJ_BOOL) step = c->u.i;
     if (step == 0) return xlarun__jfail(R, at, "slice step cannot be zero");
-    if (obj->t == XJ_UNDEF) return xlarun__jundef_err(R, at, obj);
     if (obj->t == XJ_STR) {
         xlarun__jseq chars;
         xlarun__jbuf bb;
@@ -11824,6 +11835,8 @@ static xlarun_status xlarun__jarith(xlarun__jrun *R, const xlarun__jnode *at, in
             return XLARUN_OK;
         case JO_DIV:
             if (y == 0.0) return xlarun__jfail(R, at, "division by zero");
+            if (!fl && (i > (INT64_C(1) << 53) || i < -(INT64_C(1) << 53) || j > (INT64_C(1) << 53) || j < -(INT64_C(1) << 53)))
+                return xlarun__jfail(R, at, "xlarun divides integers beyond 2**53 as floats, which Python does not");
             *out = xlarun__jfloat(x / y);
             return XLARUN_OK;
         case JO_FLOORDIV: case JO_MOD:
@@ -11848,7 +11861,8 @@ static xlarun_status xlarun__jarith(xlarun__jrun *R, const xlarun__jnode *at, in
                 int64_t r = 1;
                 int64_t k2;
                 for (k2 = 0; k2 < j; k2++) {
-                    if (r && (i > INT32_MAX || i < -INT32_MAX || r > INT64_MAX / (i ? (i < 0 ? -i : i) : 1))) return xlarun__jfail(R, at, "integer overflow");
+                    if (r && (i > INT32_MAX || i < -INT32_MAX || (r < 0 ? -r : r) > INT64_MAX / (i ? (i < 0 ? -i : i) : 1)))
+                        return xlarun__jfail(R, at, "integer overflow (xlarun's integers are 64-bit)");
                     r *= i;
                     if (k2 > 64 && (i == 0 || i == 1)) break;
                 }
@@ -11991,6 +12005,16 @@ static xlarun_status xlarun__jeval_args(xlarun__jrun *R, const xlarun__jnode *at
     return XLARUN_OK;
 }
 
+/* s holds a decimal digit beyond ASCII (Nd): Python's int() and float() read them, xlarun does not */
+static int xlarun__jnum_like(const xlarun__jv *s) {
+    size_t i = 0;
+    while (i < s->u.s.n) {
+        unsigned c = xlarun__jcp(s->u.s.p, s->u.s.n, &i);
+        if (c >= 0x80 && xlarun__uclass(c) == XLARUN__U_ND) return 1;
+    }
+    return 0;
+}
+
 /* argument k (positional) or name (keyword); NULL if absent */
 static const xlarun__jv *xlarun__jarg(xlarun__jargv *A, size_t k, const char *name) {
     size_t i;
@@ -12013,8 +12037,11 @@ static xlarun_status xlarun__jargs_done(xlarun__jrun *R, const xlarun__jnode *at
 
 static int xlarun__jarg_str(const xlarun__jv *v) { return v && v->t == XJ_STR; }
 
-/* strftime for strftime_now, in the C locale, UTC */
-static void xlarun__jstrftime(xlarun__jbuf *b, const char *f, size_t n, int64_t t) {
+/* strftime for strftime_now, as Python's datetime.now().strftime on glibc in the C locale: glibc's
+   conversions with its flags (_ - 0 ^ #), a width and the E and O modifiers; %z and %Z empty (a
+   naive datetime); an unknown conversion kept as written. 0 (and nothing written) for %s and %f,
+   which need the time zone and the microseconds that xlarun is not given */
+static int xlarun__jstrftime(xlarun__jbuf *b, const char *f, size_t n, int64_t t) {
     static const char *const days[] = {"Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"};
     static const char *const months[] = {"January", "February", "March", "April", "May", "June", "July", "August",
                                          "September", "October", "November", "December"};
@@ -12024,45 +12051,108 @@ static void xlarun__jstrftime(xlarun__jbuf *b, const char *f, size_t n, int64_t 
     int64_t y = yoe + era * 400, doy = doe - (365 * yoe + yoe / 4 - yoe / 100), mp = (5 * doy + 2) / 153;
     int64_t d = doy - (153 * mp + 2) / 5 + 1, m = mp < 10 ? mp + 3 : mp - 9;
     int64_t wday = ((days_since % 7) + 11) % 7, yday, hh = secs / 3600, mi = secs / 60 % 60, ss = secs % 60;
+    int64_t iso_y, iso_w, wk;
     static const int cum[] = {0, 31, 59, 90, 120, 151, 181, 212, 243, 273, 304, 334};
-    size_t i;
-    char t2[64];
+    size_t i, k;
     if (m <= 2) y++;
     yday = cum[m - 1] + d - 1 + (m > 2 && ((y % 4 == 0 && y % 100 != 0) || y % 400 == 0));
+    /* ISO 8601 week and its year: weeks start on Monday, week 1 holds the year's first Thursday */
+    iso_y = y;
+    iso_w = (yday - (wday + 6) % 7 + 10) / 7;
+    for (k = 0; k < 2; k++) { /* the weeks in years iso_y - 1 and iso_y: 53 when Jan 1 is a Thursday, or a Wednesday in a leap year */
+        int64_t yy = iso_y - (k == 0), p0 = ((yy + yy / 4 - yy / 100 + yy / 400) % 7 + 7) % 7;
+        int64_t pm = (((yy - 1) + (yy - 1) / 4 - (yy - 1) / 100 + (yy - 1) / 400) % 7 + 7) % 7;
+        wk = 52 + (p0 == 4 || pm == 3);
+        if (k == 0 && iso_w < 1) { iso_y--; iso_w = wk; break; }
+        if (k == 1 && iso_w > wk) { iso_y++; iso_w = 1; }
+    }
     for (i = 0; i < n; i++) {
+        size_t st = i, w0;
+        char flag = 0, t2[96], *o = t2;
+        const char *text = NULL, *sub = NULL;
+        int64_t num = 0;
+        int width = -1, defw = 0, pad = '0', upper = 0, lower = 0, isnum = 0;
         if (f[i] != '%' || i + 1 >= n) { xlarun__jputc(b, f[i]); continue; }
         i++;
-        t2[0] = 0;
-        switch (f[i]) {
-        case 'd': snprintf(t2, sizeof t2, "%02d", XLARUN__CAST(int, d)); break;
-        case 'e': snprintf(t2, sizeof t2, "%2d", XLARUN__CAST(int, d)); break;
-        case 'm': snprintf(t2, sizeof t2, "%02d", XLARUN__CAST(int, m)); break;
-        case 'Y': snprintf(t2, sizeof t2, "%lld", XLARUN__CAST(long long, y)); break;
-        case 'y': snprintf(t2, sizeof t2, "%02d", XLARUN__CAST(int, ((y % 100) + 100) % 100)); break;
-        case 'b': case 'h': snprintf(t2, sizeof t2, "%.3s", months[m - 1]); break;
-        case 'B': snprintf(t2, sizeof t2, "%s", months[m - 1]); break;
-        case 'a': snprintf(t2, sizeof t2, "%.3s", days[wday]); break;
-        case 'A': snprintf(t2, sizeof t2, "%s", days[wday]); break;
-        case 'H': snprintf(t2, sizeof t2, "%02d", XLARUN__CAST(int, hh)); break;
-        case 'I': snprintf(t2, sizeof t2, "%02d", XLARUN__CAST(int, hh % 12 ? hh % 12 : 12)); break;
-        case 'M': snprintf(t2, sizeof t2, "%02d", XLARUN__CAST(int, mi)); break;
-        case 'S': snprintf(t2, sizeof t2, "%02d", XLARUN__CAST(int, ss)); break;
-        case 'p': snprintf(t2, sizeof t2, "%s", hh < 12 ? "AM" : "PM"); break;
-        case 'j': snprintf(t2, sizeof t2, "%03d", XLARUN__CAST(int, yday + 1)); break;
-        case 'w': snprintf(t2, sizeof t2, "%d", XLARUN__CAST(int, wday)); break;
-        case 'u': snprintf(t2, sizeof t2, "%d", XLARUN__CAST(int, wday ? wday : 7)); break;
-        case 'F': snprintf(t2, sizeof t2, "%lld-%02d-%02d", XLARUN__CAST(long long, y), XLARUN__CAST(int, m), XLARUN__CAST(int, d)); break;
-        case 'T': snprintf(t2, sizeof t2, "%02d:%02d:%02d", XLARUN__CAST(int, hh), XLARUN__CAST(int, mi), XLARUN__CAST(int, ss)); break;
-        case 'Z': snprintf(t2, sizeof t2, "UTC"); break;
-        case 'z': snprintf(t2, sizeof t2, "+0000"); break;
-        case '%': snprintf(t2, sizeof t2, "%%"); break;
-        default: t2[0] = '%'; t2[1] = f[i]; t2[2] = 0;
+        while (i < n && (f[i] == '_' || f[i] == '-' || f[i] == '0' || f[i] == '^' || f[i] == '#')) {
+            if (f[i] == '^') upper = 1;
+            else if (f[i] == '#') lower = 2; /* swap case: upper for names, lower for AM/PM */
+            else flag = f[i];
+            i++;
         }
+        while (i < n && f[i] >= '0' && f[i] <= '9') { width = (width < 0 ? 0 : width) * 10 + (f[i] - '0'); if (width > 64) width = 64; i++; }
+        if (i < n && (f[i] == 'E' || f[i] == 'O')) i++;
+        if (i >= n) { xlarun__jput(b, f + st, n - st); break; }
+        switch (f[i]) {
+        case 'a': text = days[wday]; w0 = 3; goto name;
+        case 'A': text = days[wday]; w0 = 99; goto name;
+        case 'b': case 'h': text = months[m - 1]; w0 = 3; goto name;
+        case 'B': text = months[m - 1]; w0 = 99;
+        name:
+            snprintf(t2, sizeof t2, "%.*s", XLARUN__CAST(int, w0), text);
+            if (lower) upper = 1;
+            break;
+        case 'p': case 'P':
+            snprintf(t2, sizeof t2, "%s", f[i] == 'P' || lower ? (hh < 12 ? "am" : "pm") : (hh < 12 ? "AM" : "PM"));
+            break;
+        case 'd': num = d; defw = 2; isnum = 1; break;
+        case 'e': num = d; defw = 2; isnum = 1; pad = ' '; break;
+        case 'm': num = m; defw = 2; isnum = 1; break;
+        case 'Y': num = y; defw = 1; isnum = 1; break;
+        case 'y': num = ((y % 100) + 100) % 100; defw = 2; isnum = 1; break;
+        case 'C': num = y >= 0 ? y / 100 : -((-y + 99) / 100); defw = 2; isnum = 1; break;
+        case 'G': num = iso_y; defw = 1; isnum = 1; break;
+        case 'g': num = ((iso_y % 100) + 100) % 100; defw = 2; isnum = 1; break;
+        case 'H': num = hh; defw = 2; isnum = 1; break;
+        case 'k': num = hh; defw = 2; isnum = 1; pad = ' '; break;
+        case 'I': num = hh % 12 ? hh % 12 : 12; defw = 2; isnum = 1; break;
+        case 'l': num = hh % 12 ? hh % 12 : 12; defw = 2; isnum = 1; pad = ' '; break;
+        case 'M': num = mi; defw = 2; isnum = 1; break;
+        case 'S': num = ss; defw = 2; isnum = 1; break;
+        case 'j': num = yday + 1; defw = 3; isnum = 1; break;
+        case 'w': num = wday; defw = 1; isnum = 1; break;
+        case 'u': num = wday ? wday : 7; defw = 1; isnum = 1; break;
+        case 'U': num = (yday + 7 - wday) / 7; defw = 2; isnum = 1; break;
+        case 'W': num = (yday + 7 - (wday + 6) % 7) / 7; defw = 2; isnum = 1; break;
+        case 'V': num = iso_w; defw = 2; isnum = 1; break;
+        case 'c': sub = "%a %b %e %H:%M:%S %Y"; break;
+        case 'D': case 'x': sub = "%m/%d/%y"; break;
+        case 'F': sub = "%Y-%m-%d"; break;
+        case 'T': case 'X': sub = "%H:%M:%S"; break;
+        case 'R': sub = "%H:%M"; break;
+        case 'r': sub = "%I:%M:%S %p"; break;
+        case 'n': snprintf(t2, sizeof t2, "\n"); break;
+        case 't': snprintf(t2, sizeof t2, "\t"); break;
+        case 'z': case 'Z': t2[0] = 0; break;
+        case '%': snprintf(t2, sizeof t2, "%%"); break;
+        case 's': case 'f': return 0;
+        default: xlarun__jput(b, f + st, i + 1 - st); continue; /* glibc keeps what it does not know */
+        }
+        if (sub) { /* the C locale's composite formats, then the flags on the whole */
+            xlarun__jbuf sb;
+            xlarun__jbuf_init(&sb, NULL);
+            sb.p = t2;
+            sb.cap = sizeof t2 - 1;
+            xlarun__jstrftime(&sb, sub, strlen(sub), t);
+            t2[sb.total < sizeof t2 - 1 ? sb.total : sizeof t2 - 1] = 0;
+        }
+        if (isnum) {
+            int w = width >= 0 ? width : defw;
+            char c = flag == '_' || flag == '-' ? ' ' : flag == '0' ? '0' : XLARUN__CAST(char, pad);
+            if (flag == '-' && width < 0) w = 0; /* no padding, but a width given pads with spaces */
+            snprintf(t2, sizeof t2, c == '0' ? "%0*lld" : "%*lld", w, XLARUN__CAST(long long, num));
+        } else if (width > 0 && strlen(t2) < XLARUN__CAST(size_t, width)) { /* a string right-aligned in the width */
+            size_t l = strlen(t2), sh = XLARUN__CAST(size_t, width) - l;
+            memmove(t2 + sh, t2, l + 1);
+            memset(t2, flag == '0' ? '0' : ' ', sh);
+        }
+        if (upper) for (o = t2; *o; o++) if (*o >= 'a' && *o <= 'z') *o = XLARUN__CAST(char, *o - 32);
         xlarun__jputs(b, t2);
     }
+    return 1;
 }
 
-enum { JF_RANGE = 1, JF_DICT, JF_NAMESPACE, JF_CYCLER, JF_JOINER, JF_RAISE, JF_STRFTIME };
+enum { JF_RANGE = 1, JF_DICT, JF_NAMESPACE, JF_CYCLER, JF_JOINER, JF_RAISE, JF_STRFTIME, JF_LIPSUM, JF_SELF };
 
 static xlarun_status xlarun__jcall_macro(xlarun__jrun *R, const xlarun__jnode *at, const xlarun__jclosure *c, xlarun__jargv *A,
                                          xlarun__jclosure *caller, xlarun__jv *out);
@@ -12116,8 +12206,23 @@ static unsigned xlarun__jlower_cp(unsigned c) {
     if (c == 0x178) return 0xFF;
     return c;
 }
-static int xlarun__jalpha_cp(unsigned c) {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= 0xC0 && c <= 0x24F && c != 0xD7 && c != 0xF7) || c > 0x370;
+/* Python's str.isdigit(), isalpha() and isalnum() of one character (kind 'd', 'a', 'n'; 'w' is
+   re's \w: isalnum or '_'), from the tokenizer's Unicode classes (Unicode 14, as Python 3.11): a
+   digit is Nd or one of the other numbers (No) whose Numeric_Type is Digit, listed here */
+static int xlarun__jchar_is(unsigned c, int kind) {
+    static const unsigned digit_no[][2] = {
+        {0xB2, 0xB3}, {0xB9, 0xB9}, {0x1369, 0x1371}, {0x19DA, 0x19DA}, {0x2070, 0x2070}, {0x2074, 0x2079}, {0x2080, 0x2089},
+        {0x2460, 0x2468}, {0x2474, 0x247C}, {0x2488, 0x2490}, {0x24EA, 0x24EA}, {0x24F5, 0x24FD}, {0x24FF, 0x24FF},
+        {0x2776, 0x277E}, {0x2780, 0x2788}, {0x278A, 0x2792}, {0x10A40, 0x10A43}, {0x10E60, 0x10E68}, {0x11052, 0x1105A},
+        {0x1F100, 0x1F10A}};
+    int k = xlarun__uclass(c);
+    size_t i;
+    if (kind == 'a') return xlarun__u_isl(k);
+    if (kind == 'n' || kind == 'w') return xlarun__u_isl(k) || xlarun__u_isn(k) || (kind == 'w' && c == '_');
+    if (k == XLARUN__U_ND) return 1;
+    for (i = 0; k == XLARUN__U_NO && i < sizeof digit_no / sizeof digit_no[0]; i++)
+        if (c >= digit_no[i][0] && c <= digit_no[i][1]) return 1;
+    return 0;
 }
 
 /* a letter whose case Python maps and xlarun does not: outside ASCII and Latin-1 (Latin Extended,
@@ -12136,20 +12241,23 @@ static int xlarun__jcased_cp(unsigned c) {
            c == 0xAA || c == 0xB5 || c == 0xBA;
 }
 
-/* mode: 0 upper, 1 lower, 2 title, 3 capitalize; as Python for ASCII and Latin-1 (ß -> SS, µ -> Μ),
-   refused for a cased letter beyond them rather than left as it is */
+/* mode: 0 upper, 1 lower, 2 str.title(), 3 capitalize, 4 jinja2's title filter (each word's first
+   character upper, the rest lower, words split after runs of - ( { [ < and white space); as Python
+   for ASCII and Latin-1 (ß -> SS, µ -> Μ), refused for a cased letter beyond them rather than left
+   as it is */
 static xlarun_status xlarun__jcase(xlarun__jrun *R, const xlarun__jnode *at, const xlarun__jv *s, int mode, xlarun__jv *out) {
     xlarun__jbuf b;
     size_t i = 0;
-    int prev_cased = 0, first = 1;
+    int prev_cased = 0, first = 1, word = 1;
     xlarun__jbuf_init(&b, R->mem);
     while (i < s->u.s.n) {
         unsigned c = xlarun__jcp(s->u.s.p, s->u.s.n, &i), o;
         char e[4];
-        int up = mode == 0 || (mode == 2 && !prev_cased) || (mode == 3 && first);
+        int up = mode == 0 || (mode == 2 && !prev_cased) || (mode == 3 && first) || (mode == 4 && word);
         if (xlarun__jcased_beyond(c))
             return xlarun__jfail(R, at, "xlarun maps upper and lower case in ASCII and Latin-1 only, not U+%04X as Python does", c);
-        if (up && c == 0xDF) xlarun__jput(&b, mode == 0 ? "SS" : "Ss", 2); /* ß */
+        word = c == '-' || c == '(' || c == '{' || c == '[' || c == '<' || xlarun__jspace(c);
+        if (up && c == 0xDF) xlarun__jput(&b, mode == 0 || mode == 4 ? "SS" : "Ss", 2); /* ß */
         else {
             o = !up ? xlarun__jlower_cp(c) : c == 0xB5 ? 0x39C : xlarun__jupper_cp(c);
             xlarun__jput(&b, e, xlarun__jenc(o, e));
@@ -12498,11 +12606,8 @@ static xlarun_status xlarun__jcall_method(xlarun__jrun *R, const xlarun__jnode *
         XLARUN__TRY(xlarun__jargs_done(R, at, A, 0, name));
         while (ok && i < self->u.s.n) {
             unsigned c = xlarun__jcp(self->u.s.p, self->u.s.n, &i);
-            int dig = c >= '0' && c <= '9', al = xlarun__jalpha_cp(c);
-            if (id == JM_ISDIGIT) ok = dig;
-            else if (id == JM_ISALPHA) ok = al;
-            else if (id == JM_ISALNUM) ok = al || dig;
-            else ok = xlarun__jspace(c);
+            if (id == JM_ISSPACE) ok = xlarun__jspace(c);
+            else ok = xlarun__jchar_is(c, id == JM_ISDIGIT ? 'd' : id == JM_ISALPHA ? 'a' : 'n');
         }
         *out = xlarun__jbool(ok);
         return XLARUN_OK;
@@ -12598,9 +12703,12 @@ static xlarun_status xlarun__jcall_value(xlarun__jrun *R, const xlarun__jnode *a
         xlarun__jbuf b;
         if (A->np != 1 || A->pos[0].t != XJ_STR) return xlarun__jfail(R, at, "strftime_now takes one format string");
         xlarun__jbuf_init(&b, R->mem);
-        xlarun__jstrftime(&b, A->pos[0].u.s.p, A->pos[0].u.s.n, R->now);
+        if (!xlarun__jstrftime(&b, A->pos[0].u.s.p, A->pos[0].u.s.n, R->now))
+            return xlarun__jfail(R, at, "strftime_now: %%s and %%f need the time zone and the microseconds, which xlarun is not given");
         return xlarun__jbuf_value(R, &b, out);
     }
+    case JF_LIPSUM: return xlarun__jfail(R, at, "lipsum() is not supported");
+    case JF_SELF: return xlarun__jfail(R, at, "'TemplateReference' object is not callable");
     default: break;
     }
     return xlarun__jfail(R, at, "not callable");
@@ -12674,7 +12782,7 @@ static xlarun_status xlarun__jtest(xlarun__jrun *R, const xlarun__jnode *at, con
     if (XJ_T("number")) { *res = xlarun__jis_num(v); return XLARUN_OK; }
     if (XJ_T("string")) { *res = v->t == XJ_STR; return XLARUN_OK; }
     if (XJ_T("mapping")) { *res = v->t == XJ_DICT; return XLARUN_OK; }
-    if (XJ_T("sequence")) { *res = v->t == XJ_STR || v->t == XJ_DICT || ((v->t == XJ_LIST || v->t == XJ_TUPLE) && !(v->aux & XJ_GEN)); return XLARUN_OK; }
+    if (XJ_T("sequence")) { *res = v->t == XJ_UNDEF || v->t == XJ_STR || v->t == XJ_DICT || ((v->t == XJ_LIST || v->t == XJ_TUPLE) && !(v->aux & XJ_GEN)); return XLARUN_OK; }
     if (XJ_T("iterable")) { *res = v->t == XJ_STR || v->t == XJ_DICT || v->t == XJ_LIST || v->t == XJ_TUPLE || v->t == XJ_UNDEF; return XLARUN_OK; }
     if (XJ_T("callable")) { *res = v->t == XJ_MACRO || v->t == XJ_FUNC || v->t == XJ_METHOD || v->t == XJ_JOINER; return XLARUN_OK; }
     if (XJ_T("odd") || XJ_T("even") || XJ_T("divisibleby")) { /* value % 2 == 1, value % 2 == 0, value % num == 0 */
@@ -12702,13 +12810,14 @@ static xlarun_status xlarun__jtest(xlarun__jrun *R, const xlarun__jnode *at, con
         *res = xlarun__jeq(v, a0) == (name[0] == 'e' || name[0] == '=');
         return XLARUN_OK;
     }
-    if (XJ_T("lt") || XJ_T("lessthan") || XJ_T("le") || XJ_T("gt") || XJ_T("greaterthan") || XJ_T("ge")) {
+    if (XJ_T("lt") || XJ_T("lessthan") || XJ_T("le") || XJ_T("gt") || XJ_T("greaterthan") || XJ_T("ge") || XJ_T("<") ||
+        XJ_T("<=") || XJ_T(">") || XJ_T(">=")) {
         int ok = 1, c;
         if (!a0) return xlarun__jfail(R, at, "the %.*s test needs an argument", XLARUN__CAST(int, n), name);
         c = xlarun__jcmp(v, a0, &ok);
-        if (!ok) return xlarun__jfail(R, at, "'%s' not supported between instances of '%s' and '%s'", name[0] == 'l' ? "<" : ">",
+        if (!ok) return xlarun__jfail(R, at, "'%s' not supported between instances of '%s' and '%s'", name[0] == 'l' || name[0] == '<' ? "<" : ">",
                                       xlarun__jtype_name(v), xlarun__jtype_name(a0));
-        *res = XJ_T("lt") || XJ_T("lessthan") ? c < 0 : XJ_T("le") ? c <= 0 : XJ_T("ge") ? c >= 0 : c > 0;
+        *res = XJ_T("lt") || XJ_T("lessthan") || XJ_T("<") ? c < 0 : XJ_T("le") || XJ_T("<=") ? c <= 0 : XJ_T("ge") || XJ_T(">=") ? c >= 0 : c > 0;
         return XLARUN_OK;
     }
     if (XJ_T("in")) {
@@ -12834,7 +12943,7 @@ static xlarun_status xlarun__jfilter(xlarun__jrun *R, const xlarun__jnode *at, c
             int in = 0;
             while (i < s.u.s.n) {
                 unsigned c = xlarun__jcp(s.u.s.p, s.u.s.n, &i);
-                int w = xlarun__jalpha_cp(c) || (c >= '0' && c <= '9') || c == '_';
+                int w = xlarun__jchar_is(c, 'w');
                 if (w && !in) words++;
                 in = w;
             }
@@ -12887,7 +12996,7 @@ static xlarun_status xlarun__jfilter(xlarun__jrun *R, const xlarun__jnode *at, c
             return xlarun__jbuf_value(R, &b, out);
         }
         XLARUN__TRY(xlarun__jargs_done(R, at, A, 0, fname));
-        return xlarun__jcase(R, at, &s, XJ_F("upper") ? 0 : XJ_F("lower") ? 1 : XJ_F("title") ? 2 : 3, out);
+        return xlarun__jcase(R, at, &s, XJ_F("upper") ? 0 : XJ_F("lower") ? 1 : XJ_F("title") ? 4 : 3, out);
     }
     if (XJ_F("truncate")) { /* jinja2: length=255, killwords=False, end='...', leeway=5 */
         const xlarun__jv *lv = xlarun__jarg(A, 0, "length"), *kw = xlarun__jarg(A, 1, "killwords"), *ev = xlarun__jarg(A, 2, "end"),
@@ -12941,11 +13050,17 @@ static xlarun_status xlarun__jfilter(xlarun__jrun *R, const xlarun__jnode *at, c
         XLARUN__TRY(xlarun__jjson(R, at, &b, v, &o, 0));
         return xlarun__jbuf_value(R, &b, out);
     }
+    if (XJ_F("int") || XJ_F("float")) { /* Python's int() and float() of an Undefined fail (not the default) */
+        if (v->t == XJ_UNDEF) return xlarun__jundef_err(R, at, v);
+        if (v->t == XJ_STR && xlarun__jnum_like(v))
+            return xlarun__jfail(R, at, "xlarun reads numbers written in ASCII digits only; Python's %s() reads other scripts' digits too", fname);
+    }
     if (XJ_F("int")) {
         const xlarun__jv *dv = xlarun__jarg(A, 0, "default");
         XLARUN__TRY(xlarun__jargs_done(R, at, A, 2, fname));
         if (v->t == XJ_INT || v->t == XJ_BOOL) { *out = xlarun__jint(v->u.i); return XLARUN_OK; }
         if (v->t == XJ_FLOAT && v->u.f == v->u.f && fabs(v->u.f) < 9.2e18) { *out = xlarun__jint(XLARUN__CAST(int64_t, v->u.f)); return XLARUN_OK; }
+        if (v->t == XJ_FLOAT && !isnan(v->u.f) && !isinf(v->u.f)) return xlarun__jfail(R, at, "integer overflow (xlarun's integers are 64-bit)");
         if (v->t == XJ_STR) {
             size_t b, e, k;
             xlarun__jstrip_span(v, NULL, 1, 1, &b, &e);
@@ -12954,6 +13069,7 @@ static xlarun_status xlarun__jfilter(xlarun__jrun *R, const xlarun__jnode *at, c
                 int64_t num = 0;
                 for (; k < e; k++) if (v->u.s.p[k] != '_') { if (num > INT64_MAX / 10 - 10) break; num = num * 10 + (v->u.s.p[k] - '0'); }
                 if (k == e) { *out = xlarun__jint(v->u.s.p[b] == '-' ? -num : num); return XLARUN_OK; }
+                return xlarun__jfail(R, at, "integer overflow (xlarun's integers are 64-bit)");
             } else if (b < e && xlarun__jseps_ok(v->u.s.p + b, e - b)) {
                 int all = 0;
                 double d = xlarun__jstrtod_n(v->u.s.p + b, e - b, &all);
@@ -12961,6 +13077,8 @@ static xlarun_status xlarun__jfilter(xlarun__jrun *R, const xlarun__jnode *at, c
                     *out = xlarun__jint(XLARUN__CAST(int64_t, d));
                     return XLARUN_OK;
                 }
+                if (all && d == d && !isinf(d) && !xlarun__jany_of(v->u.s.p + b, e - b, "xXnN"))
+                    return xlarun__jfail(R, at, "integer overflow (xlarun's integers are 64-bit)");
             }
         }
         *out = dv ? *dv : xlarun__jint(0);
@@ -12994,8 +13112,25 @@ static xlarun_status xlarun__jfilter(xlarun__jrun *R, const xlarun__jnode *at, c
         int64_t p = 0;
         double x, m;
         XLARUN__TRY(xlarun__jargs_done(R, at, A, 2, fname));
-        if (!xlarun__jis_num(v)) return xlarun__jfail(R, at, "round needs a number");
+        if (!xlarun__jis_num(v)) return xlarun__jfail(R, at, "type %s doesn't define __round__ method", xlarun__jtype_name(v));
         if (pr) XLARUN__TRY(xlarun__jto_int(R, at, pr, &p));
+        if (v->t != XJ_FLOAT && (!me || xlarun__jstreq(me, "common"))) { /* round(int, p) is an int: to 10**-p, half to even */
+            int64_t i = v->u.i, q = 1, r, base;
+            int k;
+            if (p >= 0) { *out = xlarun__jint(i); return XLARUN_OK; }
+            for (k = 0; k < -p && q <= INT64_MAX / 10; k++) q *= 10;
+            if (k < -p) { *out = xlarun__jint(0); return XLARUN_OK; } /* 10**-p beyond every int64 */
+            r = i % q;
+            if (r < 0) r += q;
+            if (i < INT64_MIN + r) return xlarun__jfail(R, at, "integer overflow (xlarun's integers are 64-bit)");
+            base = i - r; /* i rounded down to a multiple of q (no overflow: it lies between i - q and i) */
+            if (r > q - r || (r == q - r && (base / q) % 2 != 0)) {
+                if (base > INT64_MAX - q) return xlarun__jfail(R, at, "integer overflow (xlarun's integers are 64-bit)");
+                base += q;
+            }
+            *out = xlarun__jint(base);
+            return XLARUN_OK;
+        }
         if (p > 15) p = 15;
         if (p < -15) p = -15;
         x = xlarun__jnum(v);
@@ -13287,7 +13422,8 @@ static xlarun_status xlarun__jeval(xlarun__jrun *R, const xlarun__jnode *x, xlar
         const xlarun__jv *v = xlarun__jlookup(R->frame, x->s, x->n);
         static const struct { const char *name; int id; } fns[] = {
             {"range", JF_RANGE}, {"dict", JF_DICT}, {"namespace", JF_NAMESPACE}, {"cycler", JF_CYCLER},
-            {"joiner", JF_JOINER}, {"raise_exception", JF_RAISE}, {"strftime_now", JF_STRFTIME}};
+            {"joiner", JF_JOINER}, {"raise_exception", JF_RAISE}, {"strftime_now", JF_STRFTIME},
+            {"lipsum", JF_LIPSUM}, {"self", JF_SELF}}; /* the last two are there to be refused, not undefined */
         size_t k;
         if (v) { *out = *v; return XLARUN_OK; }
         for (k = 0; k < sizeof fns / sizeof fns[0]; k++)
@@ -13457,13 +13593,16 @@ static xlarun_status xlarun__jassign(xlarun__jrun *R, const xlarun__jnode *targe
 }
 
 /* a body's output as a value (block set, filter block) */
+/* the text of a block body, run in a scope of its own (jinja2's set and filter blocks) */
 static xlarun_status xlarun__jcapture(xlarun__jrun *R, const xlarun__jnode *body, xlarun__jframe *f, xlarun__jv *out) {
     xlarun__jbuf b, *saved = R->out;
+    xlarun__jframe *g;
     xlarun_status st;
+    XLARUN__TRY(xlarun__jframe_new(R, f, &g));
     xlarun__jbuf_init(&b, R->mem);
     b.limit = R->max_output;
     R->out = &b;
-    st = xlarun__jexec(R, body, f);
+    st = xlarun__jexec(R, body, g);
     R->out = saved;
     XLARUN__TRY(st);
     return xlarun__jbuf_value(R, &b, out);
@@ -13485,6 +13624,8 @@ static xlarun_status xlarun__jexec_for(xlarun__jrun *R, const xlarun__jnode *x, 
     xlarun__jloop *L;
     xlarun__jframe *g = NULL;
     size_t i, depth = 1;
+    int done = 0;
+    L = NULL;
     XLARUN__TRY(xlarun__jeval(R, x->b, &it));
     XLARUN__TRY(xlarun__jiter(R, x, &it, &items));
     if (x->e) { /* for ... if cond: the loop sees only the items that pass */
@@ -13509,13 +13650,14 @@ static xlarun_status xlarun__jexec_for(xlarun__jrun *R, const xlarun__jnode *x, 
         kept.n = k;
         items = kept;
     }
-    if (!items.n) return x->d ? xlarun__jexec(R, x->d, f) : XLARUN_OK;
-    L = XLARUN__CAST(xlarun__jloop *, xlarun__jnewmem(R, sizeof *L));
-    if (!L) return xlarun__joom(R);
-    L->n = items.n;
-    L->items = items.v;
-    L->depth = depth;
-    XLARUN__TRY(xlarun__jframe_new(R, f, &g)); /* one scope for the loop, emptied at each iteration */
+    if (items.n) {
+        L = XLARUN__CAST(xlarun__jloop *, xlarun__jnewmem(R, sizeof *L));
+        if (!L) return xlarun__joom(R);
+        L->n = items.n;
+        L->items = items.v;
+        L->depth = depth;
+        XLARUN__TRY(xlarun__jframe_new(R, f, &g)); /* one scope for the loop, emptied at each iteration */
+    }
     for (i = 0; i < items.n; i++) {
         xlarun__jv lv = xlarun__jmk(XJ_LOOP);
         xlarun_status st;
@@ -13527,8 +13669,15 @@ static xlarun_status xlarun__jexec_for(xlarun__jrun *R, const xlarun__jnode *x, 
         XLARUN__TRY(xlarun__jassign(R, x->a, &items.v[i], g));
         st = xlarun__jexec(R, x->c, g);
         XLARUN__TRY(st);
+        if (!R->jump) done = 1;
         if (R->jump == 1) { R->jump = 0; break; }
         R->jump = 0;
+    }
+    /* jinja2 marks the loop as run at the end of a body: the else runs when no body ran to its end
+       (no items, or every one left by break or continue); its names are its own, as the body's */
+    if (x->d && !done) {
+        XLARUN__TRY(xlarun__jframe_new(R, f, &g));
+        return xlarun__jexec(R, x->d, g);
     }
     return XLARUN_OK;
 }
@@ -13568,9 +13717,10 @@ static xlarun_status xlarun__jexec(xlarun__jrun *R, const xlarun__jnode *first, 
             st = xlarun__jeval(R, x->b, &v);
             if (st == XLARUN_OK) st = xlarun__jassign(R, x->a, &v, f);
             break;
-        case JN_SETBLOCK: {
+        case JN_SETBLOCK: { /* a break or continue in the body leaves before the assignment */
             xlarun__jv body;
             st = xlarun__jcapture(R, x->c, f, &body);
+            if (R->jump) break;
             if (st == XLARUN_OK) st = xlarun__japply_chain(R, x->d, &body, &v);
             if (st == XLARUN_OK) st = xlarun__jassign(R, x->a, &v, f);
             break;
@@ -13578,6 +13728,7 @@ static xlarun_status xlarun__jexec(xlarun__jrun *R, const xlarun__jnode *first, 
         case JN_FILTERBLOCK: {
             xlarun__jv body;
             st = xlarun__jcapture(R, x->c, f, &body);
+            if (R->jump) break;
             if (st == XLARUN_OK) st = xlarun__japply_chain(R, x->d, &body, &v);
             /* jinja2 joins the block's result into the output as it is: a str only */
             if (st == XLARUN_OK && v.t != XJ_STR)
@@ -13624,7 +13775,12 @@ static xlarun_status xlarun__jexec(xlarun__jrun *R, const xlarun__jnode *first, 
             if (st == XLARUN_OK) st = xlarun__jexec(R, x->c, g);
             break;
         }
-        case JN_BODY: st = xlarun__jexec(R, x->c, f); break;
+        case JN_BODY: { /* {% generation %}: the body in a scope of its own */
+            xlarun__jframe *g;
+            st = xlarun__jframe_new(R, f, &g);
+            if (st == XLARUN_OK) st = xlarun__jexec(R, x->c, g);
+            break;
+        }
         case JN_BREAK: R->jump = 1; break;
         case JN_CONTINUE: R->jump = 2; break;
         default: st = xlarun__jfail(R, x, "cannot run this statement");

@@ -542,7 +542,16 @@ static void test_bad_input(void) {
             {"{{ '%s'|format(joiner()) }}", XLARUN_ERR_ARGUMENT, "Python prints a Joiner object"},
             {"{{ (-8) ** 0.5 }}", XLARUN_ERR_ARGUMENT, "line 1 column 9: a negative number to a fractional power is complex in Python"},
             {"{% filter list %}ab{% endfilter %}", XLARUN_ERR_ARGUMENT, "sequence item 0: expected str instance, list found"},
-            {"{{ '\xc7\x85' is upper }}", XLARUN_ERR_ARGUMENT, "not U+01C5 as Python does"}};
+            {"{{ '\xc7\x85' is upper }}", XLARUN_ERR_ARGUMENT, "not U+01C5 as Python does"},
+            /* what Python computes with integers beyond 64 bits, digits beyond ASCII, the time zone */
+            {"{{ '\xd9\xa1'|int }}", XLARUN_ERR_ARGUMENT, "line 1 column 8: xlarun reads numbers written in ASCII digits only"},
+            {"{{ 1e100|int }}", XLARUN_ERR_ARGUMENT, "integer overflow (xlarun's integers are 64-bit)"},
+            {"{{ '99999999999999999999'|int }}", XLARUN_ERR_ARGUMENT, "integer overflow"},
+            {"{{ (-3) ** 41 }}", XLARUN_ERR_ARGUMENT, "integer overflow"},
+            {"{{ 3 / 9007199254740993 }}", XLARUN_ERR_ARGUMENT, "xlarun divides integers beyond 2**53 as floats"},
+            {"{{ strftime_now('%s') }}", XLARUN_ERR_ARGUMENT, "strftime_now: %s and %f need the time zone"},
+            {"{{ lipsum }}", XLARUN_ERR_ARGUMENT, "Python prints a function object"},
+            {"{{ self() }}", XLARUN_ERR_ARGUMENT, "'TemplateReference' object is not callable"}};
         for (k = 0; k < sizeof bad / sizeof *bad; k++) {
             xlarun_status st = render_src(bad[k].src, NULL, out, sizeof out, &err);
             CHECKF(st == bad[k].st && strstr(err.message, bad[k].msg), "%s: status %d, '%s'; expected %d, '%s'", bad[k].src, (int)st,

@@ -146,6 +146,23 @@ UNITS = [
     "{{ 10.0 ** 400 }}",
     "{{ 4 is divisibleby 0 }}",
     "{{ d.keys().count('a') }}",
+    "{{ [x] }}|{{ {1: x} }}|{{ (x, l) }}|{{ nested.nope is sequence }}|{{ x is sequence }}|{{ msgs|map(attribute='nope')|list }}|{% macro m() %}{{ caller }}{% endmacro %}{% call m() %}{% endcall %}",
+    "{{ 1|round }}|{{ true|round }}|{{ 15|round(-1) }}|{{ 25|round(-1) }}|{{ -25|round(-1) }}|{{ 35|round(-1) }}|{{ 7|round(2) }}|{{ 1|round(0, 'floor') }}|{{ 2.5|round }}|{{ loop|default(3)|round }}|{{ 123456|round(-9) }}",
+    "{{ 'a-b c(d{e[f<g>h'|title }}|{{ '|g 7e }h'|title }}|{{ 'ß'|title }}|{{ \"{'content': 'x'}\"|title }}|{{ 'hello wORLD'|title }}|{{ 'hello wORLD'.title() }}",
+    "{% for x in [1, 2] %}{% if x == 2 %}{% break %}{% endif %}{% else %}E{% endfor %}|{% for x in [1, 2] %}{% continue %}{% else %}E{% endfor %}|{% for x in 'a' %}{% break %}{% else %}E{% endfor %}|{% for x in [1, 2] %}{% if x == 1 %}{% continue %}{% endif %}{% else %}E{% endfor %}|{% for x in [] %}{% else %}E{% endfor %}",
+    "{% for x in [] %}{% else %}{% set z = 1 %}{% endfor %}[{{ z }}]{% set k %}{% set v = 1 %}{% endset %}[{{ v }}]{% filter upper %}{% set w = 1 %}{% endfilter %}[{{ w }}]{% generation %}{% set g = 1 %}{% endgeneration %}[{{ g }}]",
+    "{% for x in [1, 2] %}{% filter upper %}a{% if x == 1 %}{% continue %}{% endif %}{% endfilter %}b{% set q %}c{% break %}{% endset %}{% endfor %}[{{ q }}]",
+    "{{ strftime_now('%c|%x|%X|%U|%W|%z|%Z|%j|%a|%A|%b|%B|%p|%I|%y|%G|%V|%u|%w|%e|%D|%F|%T|%R|%h|%C|%g|%k|%l|%P|%r') }}",
+    "{{ strftime_now('%-d|%-m|%-H|%-I|%-M|%-S|%-y|%-j|%_d|%0e|%^a|%#b|%#p|%Ey|%Od|%q|%L|%:z|%+|%5d|%-5d|%_5m|%10B|%010A|%^B|%%|%n|%t') }}",
+    "{{ '²'.isdigit() }}|{{ '١٢'.isdigit() }}|{{ '¼'.isdigit() }}|{{ '¼'.isalnum() }}|{{ 'é'.isalpha() }}|{{ '你好'.isalpha() }}|{{ '🙂'.isalpha() }}|{{ '🙂'.isalnum() }}|{{ '。'.isalpha() }}|{{ 'ab²'|wordcount }}|{{ 'a_b c'|wordcount }}|{{ '你好 世界'|wordcount }}|{{ 'x🙂y'|wordcount }}|{{ 'Ⅻ'.isalnum() }}",
+    "{{ [1, 5]|select('>', 2)|list }}|{{ [1, 5]|select('<=', 1)|list }}|{{ [1, 5]|reject('>=', 5)|list }}|{{ [1, 5]|select('<', 5)|list }}|{{ ' 12 '|int }}|{{ '1_0'|int }}|{{ 'é'|int }}|{{ '1e3'|float }}",
+    "{{ x|float }}",
+    "{{ d.y|int }}",
+    "{{ 'ab'[:x] }}",
+    "{{ x|round }}",
+    "{% break %}",
+    "{% for x in l %}{% else %}{% continue %}{% endfor %}",
+    "{% for x in l %}{% macro m() %}{% break %}{% endmacro %}{% endfor %}",
 ]
 
 
