@@ -13592,11 +13592,10 @@ static xlarun_status xlarun__jassign(xlarun__jrun *R, const xlarun__jnode *targe
     return xlarun__jfail(R, target, "cannot assign to this");
 }
 
-/* a body's output as a value (block set, filter block) */
-/* the text of a block body, run in a scope of its own (jinja2's set and filter blocks) */
+/* a body's output as a value (block set, filter block), run in a scope of its own as jinja2 does */
 static xlarun_status xlarun__jcapture(xlarun__jrun *R, const xlarun__jnode *body, xlarun__jframe *f, xlarun__jv *out) {
     xlarun__jbuf b, *saved = R->out;
-    xlarun__jframe *g;
+    xlarun__jframe *g = NULL;
     xlarun_status st;
     XLARUN__TRY(xlarun__jframe_new(R, f, &g));
     xlarun__jbuf_init(&b, R->mem);
@@ -13776,7 +13775,7 @@ static xlarun_status xlarun__jexec(xlarun__jrun *R, const xlarun__jnode *first, 
             break;
         }
         case JN_BODY: { /* {% generation %}: the body in a scope of its own */
-            xlarun__jframe *g;
+            xlarun__jframe *g = NULL;
             st = xlarun__jframe_new(R, f, &g);
             if (st == XLARUN_OK) st = xlarun__jexec(R, x->c, g);
             break;
