@@ -10948,11 +10948,14 @@ static xlarun_status xlarun__jstatement(xlarun__jparse *P, xlarun__jnode **out) 
         XLARUN__TRY(xlarun__jblock_end(P));
         XLARUN__TRY(xlarun__jbody(P, ends, &x->c));
         XLARUN__TRY(xlarun__jend(P, "endfilter"));
-    } else if (xlarun__jtok_is(kw, "generation")) { /* transformers' AssistantTracker: the body as it is */
+    } else if (xlarun__jtok_is(kw, "generation")) { /* transformers' AssistantTracker: the body as it is (a scope, no loop) */
         static const char *const ends[] = {"endgeneration", NULL};
         XLARUN__TRY(xlarun__jnew(P, JN_BODY, kw, &x));
         XLARUN__TRY(xlarun__jblock_end(P));
+        loops = P->loops; /* jinja2 compiles the block's body as a function: break and continue stay out */
+        P->loops = 0;
         XLARUN__TRY(xlarun__jbody(P, ends, &x->c));
+        P->loops = loops;
         XLARUN__TRY(xlarun__jend(P, "endgeneration"));
     } else if (xlarun__jtok_is(kw, "with")) {
         static const char *const ends[] = {"endwith", NULL};
@@ -11316,8 +11319,10 @@ static void xlarun__jwrite(xlarun__jbuf *b, const xlarun__jv *v, int repr) {
     case XJ_INT: xlarun__jfmt_int(b, v->u.i); break;
     case XJ_FLOAT: xlarun__jfmt_float(b, v->u.f, 0); break;
     case XJ_STR:
+        if (repr && v->aux == XJ_MARKUP) xlarun__jputs(b, "Markup(");
         if (repr) xlarun__jrepr_str(b, v->u.s.p, v->u.s.n);
         else xlarun__jput(b, v->u.s.p, v->u.s.n);
+        if (repr && v->aux == XJ_MARKUP) xlarun__jputc(b, ')');
         break;
     case XJ_LIST:
         if (v->aux & XJ_GEN) { b->bad = "generator"; break; }
@@ -11541,7 +11546,7 @@ static xlarun_status xlarun__jlen_of(xlarun__jrun *R, const xlarun__jnode *at, c
         if (v->aux & XJ_GEN) break;
         *n = XLARUN__CAST(int64_t, v->u.l->n);
         return XLARUN_OK;
-    case XJ_DICT: case XJ_NS: *n = XLARUN__CAST(int64_t, v->u.d->n); return XLARUN_OK;
+    case XJ_DICT: *n = XLARUN__CAST(int64_t, v->u.d->n); return XLARUN_OK;
     default: break;
     }
     return xlarun__jfail(R, at, "object of type '%s' has no len()", xlarun__jtype_name(v));
@@ -12485,6 +12490,10 @@ static xlarun_status xlarun__jcall_method(xlarun__jrun *R, const xlarun__jnode *
         return XLARUN_OK;
     }
     if (id == JM_CYCLER_RESET) { self->u.cyc->i = 0; self->u.cyc->used = 0; *out = xlarun__jmk(XJ_NONE); return XLARUN_OK; }
+    if (self->t == XJ_STR && self->aux == XJ_MARKUP && id != JM_STARTSWITH && id != JM_ENDSWITH && id != JM_FIND && id != JM_RFIND &&
+        id != JM_COUNT && id != JM_INDEX && (id < JM_ISDIGIT || id > JM_ISLOWER))
+        return xlarun__jfail(R, at, "the string methods of a Markup value (|safe, |e) are not supported: markupsafe escapes "
+                             "their arguments and returns Markup");
     if (self->t == XJ_DICT) {
         const xlarun__jmap *d = self->u.d;
         if (id == JM_GET) {
@@ -12784,7 +12793,10 @@ static xlarun_status xlarun__jtest(xlarun__jrun *R, const xlarun__jnode *at, con
     if (XJ_T("mapping")) { *res = v->t == XJ_DICT; return XLARUN_OK; }
     if (XJ_T("sequence")) { *res = v->t == XJ_UNDEF || v->t == XJ_STR || v->t == XJ_DICT || ((v->t == XJ_LIST || v->t == XJ_TUPLE) && !(v->aux & XJ_GEN)); return XLARUN_OK; }
     if (XJ_T("iterable")) { *res = v->t == XJ_STR || v->t == XJ_DICT || v->t == XJ_LIST || v->t == XJ_TUPLE || v->t == XJ_UNDEF; return XLARUN_OK; }
-    if (XJ_T("callable")) { *res = v->t == XJ_MACRO || v->t == XJ_FUNC || v->t == XJ_METHOD || v->t == XJ_JOINER; return XLARUN_OK; }
+    if (XJ_T("callable")) { /* an Undefined too: it has __call__ (calling it fails) */
+        *res = v->t == XJ_MACRO || v->t == XJ_FUNC || v->t == XJ_METHOD || v->t == XJ_JOINER || v->t == XJ_UNDEF;
+        return XLARUN_OK;
+    }
     if (XJ_T("odd") || XJ_T("even") || XJ_T("divisibleby")) { /* value % 2 == 1, value % 2 == 0, value % num == 0 */
         xlarun__jv two = xlarun__jint(2), r;
         if (XJ_T("divisibleby") && !a0) return xlarun__jfail(R, at, "test_divisibleby() missing 1 required positional argument: 'num'");
@@ -12801,6 +12813,7 @@ static xlarun_status xlarun__jtest(xlarun__jrun *R, const xlarun__jnode *at, con
     }
     if (XJ_T("sameas")) {
         if (!a0) return xlarun__jfail(R, at, "sameas needs an argument");
+        if (v->t == XJ_UNDEF || a0->t == XJ_UNDEF) { *res = 0; return XLARUN_OK; } /* each lookup makes its own */
         *res = (v->t == XJ_NONE || v->t == XJ_BOOL || a0->t == XJ_NONE || a0->t == XJ_BOOL) ? v->t == a0->t && v->u.i == a0->u.i
                                                                                              : xlarun__jeq(v, a0) && v->t == a0->t;
         return XLARUN_OK;
@@ -12896,6 +12909,18 @@ static xlarun_status xlarun__jfilter(xlarun__jrun *R, const xlarun__jnode *at, c
         return XLARUN_OK;
     }
     if (v->t == XJ_UNDEF && v->aux == 2) return xlarun__jundef_err(R, at, v);
+    if (v->t == XJ_STR && v->aux == XJ_MARKUP &&
+        (XJ_F("upper") || XJ_F("lower") || XJ_F("capitalize") || XJ_F("center") || XJ_F("indent") || XJ_F("trim"))) {
+        /* these call the Markup's own str methods: the result is Markup again (trim's characters escaped first) */
+        xlarun__jv plain = *v;
+        const xlarun__jv *chars = XJ_F("trim") ? xlarun__jarg(A, 0, "chars") : NULL;
+        if (chars && chars->t == XJ_STR && xlarun__jany_of(chars->u.s.p, chars->u.s.n, "&<>\"'"))
+            return xlarun__jfail(R, at, "trim of a Markup value escapes its characters first; xlarun does not");
+        plain.aux = 0;
+        XLARUN__TRY(xlarun__jfilter(R, at, name, n, &plain, A, out));
+        if (out->t == XJ_STR) out->aux = XJ_MARKUP;
+        return XLARUN_OK;
+    }
     if (XJ_F("length") || XJ_F("count")) {
         int64_t len = 0;
         XLARUN__TRY(xlarun__jargs_done(R, at, A, 0, fname));
@@ -12956,6 +12981,9 @@ static xlarun_status xlarun__jfilter(xlarun__jrun *R, const xlarun__jnode *at, c
             xlarun__jv lines, ivs, s2;
             size_t i;
             XLARUN__TRY(xlarun__jargs_done(R, at, A, 3, fname));
+            /* jinja2's indent adds a newline to the value itself: a str only */
+            if (v->t == XJ_UNDEF) return xlarun__jundef_err(R, at, v);
+            if (v->t != XJ_STR) return xlarun__jfail(R, at, "unsupported operand type(s) for +=: '%s' and 'str'", xlarun__jtype_name(v));
             xlarun__jbuf_init(&ind, R->mem);
             if (w && w->t == XJ_STR) xlarun__jput(&ind, w->u.s.p, w->u.s.n);
             else {
@@ -13141,8 +13169,8 @@ static xlarun_status xlarun__jfilter(xlarun__jrun *R, const xlarun__jnode *at, c
             snprintf(buf, sizeof buf, "%.*f", XLARUN__CAST(int, p), x);
             x = xlarun__jstrtod(buf, strlen(buf));
         } else if (!me || xlarun__jstreq(me, "common")) x = nearbyint(x * m) / m;
-        else if (xlarun__jstreq(me, "floor")) x = floor(x * m) / m;
-        else if (xlarun__jstreq(me, "ceil")) x = ceil(x * m) / m;
+        else if (xlarun__jstreq(me, "floor")) x = (floor(x * m) + 0.0) / m; /* math.floor gives an int: no -0.0 */
+        else if (xlarun__jstreq(me, "ceil")) x = (ceil(x * m) + 0.0) / m;
         else return xlarun__jfail(R, at, "method must be common, ceil or floor");
         *out = xlarun__jfloat(x);
         return XLARUN_OK;
@@ -13241,7 +13269,7 @@ static xlarun_status xlarun__jfilter(xlarun__jrun *R, const xlarun__jnode *at, c
             XLARUN__TRY(xlarun__jiter(R, at, v, &items));
             XLARUN__TRY(xlarun__jseq_new(R, items.n, XJ_LIST, out));
             for (i = 0; i < items.n; i++) out->u.l->v[i] = items.v[items.n - 1 - i];
-            if (v->t == XJ_LIST || v->t == XJ_TUPLE) out->aux = XJ_GEN; /* reversed(): an iterator */
+            if (v->t == XJ_LIST || v->t == XJ_TUPLE || v->t == XJ_UNDEF) out->aux = XJ_GEN; /* reversed(): an iterator */
             return XLARUN_OK;
         }
         if (XJ_F("map") || XJ_F("select") || XJ_F("reject") || XJ_F("selectattr") || XJ_F("rejectattr")) {
@@ -13300,6 +13328,7 @@ static xlarun_status xlarun__jfilter(xlarun__jrun *R, const xlarun__jnode *at, c
                 size_t j;
                 int dup = 0;
                 if (attr) XLARUN__TRY(xlarun__jattr_path(R, at, &items.v[i], attr, &key));
+                if (key.t == XJ_LIST || key.t == XJ_DICT || key.t == XJ_NS) return xlarun__jfail(R, at, "unhashable type: '%s'", xlarun__jtype_name(&key));
                 if (!(cs && xlarun__jtruth(cs)) && key.t == XJ_STR) XLARUN__TRY(xlarun__jcase(R, at, &key, 1, &key));
                 for (j = 0; j < k && !dup; j++) {
                     xlarun__jv other = out->u.l->v[j];
@@ -13432,6 +13461,8 @@ static xlarun_status xlarun__jeval(xlarun__jrun *R, const xlarun__jnode *x, xlar
                 out->aux = fns[k].id;
                 return XLARUN_OK;
             }
+        if (R->calls && ((x->n == 6 && !memcmp(x->s, "kwargs", 6)) || (x->n == 7 && !memcmp(x->s, "varargs", 7))))
+            return xlarun__jfail(R, x, "a macro's %.*s (its extra arguments) is not supported", XLARUN__CAST(int, x->n), x->s);
         *out = xlarun__jundef(x->s, x->n, 0);
         return XLARUN_OK;
     }

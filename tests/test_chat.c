@@ -551,7 +551,11 @@ static void test_bad_input(void) {
             {"{{ 3 / 9007199254740993 }}", XLARUN_ERR_ARGUMENT, "xlarun divides integers beyond 2**53 as floats"},
             {"{{ strftime_now('%s') }}", XLARUN_ERR_ARGUMENT, "strftime_now: %s and %f need the time zone"},
             {"{{ lipsum }}", XLARUN_ERR_ARGUMENT, "Python prints a function object"},
-            {"{{ self() }}", XLARUN_ERR_ARGUMENT, "'TemplateReference' object is not callable"}};
+            {"{{ self() }}", XLARUN_ERR_ARGUMENT, "'TemplateReference' object is not callable"},
+            {"{{ ('a'|e).split() }}", XLARUN_ERR_ARGUMENT, "the string methods of a Markup value (|safe, |e) are not supported"},
+            {"{{ ''[1]|reverse }}", XLARUN_ERR_ARGUMENT, "Python prints a generator object"},
+            {"{% macro m() %}{{ kwargs }}{% endmacro %}{{ m() }}", XLARUN_ERR_ARGUMENT, "a macro's kwargs (its extra arguments) is not supported"},
+            {"{% for x in [1] %}{% macro m() %}{% continue %}{% endmacro %}{% endfor %}", XLARUN_ERR_FORMAT, "'continue' not properly in loop"}};
         for (k = 0; k < sizeof bad / sizeof *bad; k++) {
             xlarun_status st = render_src(bad[k].src, NULL, out, sizeof out, &err);
             CHECKF(st == bad[k].st && strstr(err.message, bad[k].msg), "%s: status %d, '%s'; expected %d, '%s'", bad[k].src, (int)st,
