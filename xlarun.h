@@ -11940,7 +11940,8 @@ static xlarun_status xlarun__jcontains(xlarun__jrun *R, const xlarun__jnode *at,
             if (!memcmp(c->u.s.p + i, x->u.s.p, x->u.s.n)) { *res = 1; break; }
         return XLARUN_OK;
     }
-    if (c->t == XJ_DICT || c->t == XJ_NS) {
+    if (c->t == XJ_NS) return xlarun__jfail(R, at, "argument of type 'Namespace' is not iterable");
+    if (c->t == XJ_DICT) {
         if (x->t == XJ_LIST || x->t == XJ_DICT || x->t == XJ_NS) return xlarun__jfail(R, at, "unhashable type: '%s'", xlarun__jtype_name(x));
         *res = xlarun__jmap_find(c->u.d, x) != NULL;
         return XLARUN_OK;

@@ -165,6 +165,7 @@ UNITS = [
     "{% for x in l %}{% macro m() %}{% break %}{% endmacro %}{% endfor %}",
     "{{ [e|safe] }}|{{ {2: e|e} }}|{{ [s|e|upper] }}|{{ ('<a>'|safe|trim) ~ '' }}|{{ [('x'|e)|title] }}|{{ [('x'|e)|capitalize] }}|{{ [('a'|e)|indent(first=true)] }}|{{ [('a b'|safe)|center(7)] }}|{{ x is callable }}|{{ x is sameas(x) }}|{{ -0.0|round(0, 'ceil') }}|{{ 0.4|round(0, 'floor') }}|{{ (-0.5)|round(0, 'ceil') }}|{{ ('a'|e).startswith('a') }}",
     "{{ (namespace())|count }}",
+    "{{ 1 in namespace() }}",
     "{% for x in l %}{% generation %}{% break %}{% endgeneration %}{% endfor %}",
     "{{ msgs|map(attribute='content')|unique|list }}",
     "{{ d.a|indent }}",
