@@ -9927,7 +9927,7 @@ static void xlarun__jjson_str(xlarun__jbuf *b, const char *s, size_t n, int asci
         else if (c == '\t') xlarun__jputs(b, "\\t");
         else if (c == '\b') xlarun__jputs(b, "\\b");
         else if (c == '\f') xlarun__jputs(b, "\\f");
-        else if (c < 0x20 || (ascii && c > 0x7F)) {
+        else if (c < 0x20 || (ascii && c >= 0x7F)) {
             if (c >= 0x10000) {
                 snprintf(t, sizeof t, "\\u%04x\\u%04x", 0xD800 + ((c - 0x10000) >> 10), 0xDC00 + ((c - 0x10000) & 0x3FF));
             } else snprintf(t, sizeof t, "\\u%04x", c);
@@ -10091,6 +10091,9 @@ static xlarun_status xlarun__jlex_tag(xlarun__jlex *L, size_t i, char close, siz
                 e2 = xlarun__jdigits(s, n, m);
                 if (e2 > m) { k = e2; is_float = 1; }
             }
+            if (!is_float && s[i] == '0' && xlarun__jany_of(s + i, k - i, "123456789"))
+                return xlarun__jsyntax(L->err, s, s + i, "expected token 'end of print statement', got 'integer' (jinja2 reads an "
+                                       "integer with a leading 0 as two)", NULL);
             XLARUN__TRY(xlarun__jemit(L, is_float ? JK_FLOAT : JK_INT, 0, s + i, k - i));
             i = k;
             continue;
@@ -12447,6 +12450,7 @@ static xlarun_status xlarun__jstr_format(xlarun__jrun *R, const xlarun__jnode *a
         char c = s->u.s.p[i];
         if (c == '{' && i + 1 < s->u.s.n && s->u.s.p[i + 1] == '{') { xlarun__jputc(&b, '{'); i += 2; continue; }
         if (c == '}' && i + 1 < s->u.s.n && s->u.s.p[i + 1] == '}') { xlarun__jputc(&b, '}'); i += 2; continue; }
+        if (c == '}') return xlarun__jfail(R, at, "Single '}' encountered in format string");
         if (c == '{') {
             size_t e = i + 1;
             const xlarun__jv *v = NULL;
@@ -13085,8 +13089,11 @@ static xlarun_status xlarun__jfilter(xlarun__jrun *R, const xlarun__jnode *at, c
             return xlarun__jfail(R, at, "xlarun reads numbers written in ASCII digits only; Python's %s() reads other scripts' digits too", fname);
     }
     if (XJ_F("int")) {
-        const xlarun__jv *dv = xlarun__jarg(A, 0, "default");
+        const xlarun__jv *dv = xlarun__jarg(A, 0, "default"), *base = xlarun__jarg(A, 1, "base");
         XLARUN__TRY(xlarun__jargs_done(R, at, A, 2, fname));
+        if (base && !((base->t == XJ_INT || base->t == XJ_BOOL) && base->u.i == 10))
+            return xlarun__jfail(R, at, "int: xlarun reads base 10 only");
+        if (v->t == XJ_STR && memchr(v->u.s.p, 0, v->u.s.n)) { *out = dv ? *dv : xlarun__jint(0); return XLARUN_OK; } /* ValueError: the default */
         if (v->t == XJ_INT || v->t == XJ_BOOL) { *out = xlarun__jint(v->u.i); return XLARUN_OK; }
         if (v->t == XJ_FLOAT && v->u.f == v->u.f && fabs(v->u.f) < 9.2e18) { *out = xlarun__jint(XLARUN__CAST(int64_t, v->u.f)); return XLARUN_OK; }
         if (v->t == XJ_FLOAT && !isnan(v->u.f) && !isinf(v->u.f)) return xlarun__jfail(R, at, "integer overflow (xlarun's integers are 64-bit)");
@@ -13116,6 +13123,7 @@ static xlarun_status xlarun__jfilter(xlarun__jrun *R, const xlarun__jnode *at, c
     if (XJ_F("float")) {
         const xlarun__jv *dv = xlarun__jarg(A, 0, "default");
         XLARUN__TRY(xlarun__jargs_done(R, at, A, 1, fname));
+        if (v->t == XJ_STR && memchr(v->u.s.p, 0, v->u.s.n)) { *out = dv ? *dv : xlarun__jfloat(0.0); return XLARUN_OK; }
         if (xlarun__jis_num(v)) { *out = xlarun__jfloat(xlarun__jnum(v)); return XLARUN_OK; }
         if (v->t == XJ_STR) {
             size_t b, e;
@@ -13169,6 +13177,7 @@ static xlarun_status xlarun__jfilter(xlarun__jrun *R, const xlarun__jnode *at, c
             char buf[400];
             snprintf(buf, sizeof buf, "%.*f", XLARUN__CAST(int, p), x);
             x = xlarun__jstrtod(buf, strlen(buf));
+        } else if ((!me || xlarun__jstreq(me, "common")) && p >= 0) { /* |x| >= 1e300: no fraction left to round */
         } else if (!me || xlarun__jstreq(me, "common")) x = nearbyint(x * m) / m;
         else if (xlarun__jstreq(me, "floor")) x = (floor(x * m) + 0.0) / m; /* math.floor gives an int: no -0.0 */
         else if (xlarun__jstreq(me, "ceil")) x = (ceil(x * m) + 0.0) / m;
@@ -13205,6 +13214,8 @@ static xlarun_status xlarun__jfilter(xlarun__jrun *R, const xlarun__jnode *at, c
             if (k >= A->np) return xlarun__jfail(R, at, "not enough arguments for format string");
             if (f == 's') xlarun__jwrite(&b, &A->pos[k], 0);
             else if (f == 'r') xlarun__jwrite(&b, &A->pos[k], 1);
+            else if ((f == 'd' || f == 'i') && A->pos[k].t == XJ_FLOAT && !(fabs(A->pos[k].u.f) < 9.2e18))
+                return xlarun__jfail(R, at, "format: %%d of %g is past xlarun's 64-bit integers", A->pos[k].u.f);
             else if ((f == 'd' || f == 'i') && xlarun__jis_num(&A->pos[k]))
                 xlarun__jfmt_int(&b, A->pos[k].t == XJ_FLOAT ? XLARUN__CAST(int64_t, A->pos[k].u.f) : A->pos[k].u.i);
             else return xlarun__jfail(R, at, "format: only %%s, %%r, %%d and %%i are supported");
@@ -13960,15 +13971,15 @@ static xlarun_status xlarun__jfrom_json(xlarun__jrun *R, const xlarun__json *j, 
         int fl = 0;
         while (e < j->n && strchr("0123456789+-.eE", j->s[e])) { if (j->s[e] == '.' || j->s[e] == 'e' || j->s[e] == 'E') fl = 1; e++; }
         if (!fl) {
-            uint64_t u = 0;
+            uint64_t u = 0, top = XLARUN__CAST(uint64_t, INT64_MAX) + (j->s[i] == '-'); /* -2**63 is in range */
             size_t k = i + (j->s[i] == '-');
             for (; k < e; k++) {
-                if (u > (XLARUN__CAST(uint64_t, INT64_MAX) - XLARUN__CAST(uint64_t, j->s[k] - '0')) / 10)
+                if (u > (top - XLARUN__CAST(uint64_t, j->s[k] - '0')) / 10)
                     return xlarun__fail(R->err, XLARUN_ERR_ARGUMENT, "%s: the integer %.*s is out of the 64-bit range", what,
                                         XLARUN__CAST(int, e - i > 40 ? 40 : e - i), j->s + i);
                 u = u * 10 + XLARUN__CAST(uint64_t, j->s[k] - '0');
             }
-            *out = xlarun__jint(j->s[i] == '-' ? -XLARUN__CAST(int64_t, u) : XLARUN__CAST(int64_t, u));
+            *out = xlarun__jint(j->s[i] != '-' ? XLARUN__CAST(int64_t, u) : u > XLARUN__CAST(uint64_t, INT64_MAX) ? INT64_MIN : -XLARUN__CAST(int64_t, u));
         } else *out = xlarun__jfloat(xlarun__jstrtod(j->s + i, e - i));
         return XLARUN_OK;
     }

@@ -555,12 +555,25 @@ static void test_bad_input(void) {
             {"{{ ('a'|e).split() }}", XLARUN_ERR_ARGUMENT, "the string methods of a Markup value (|safe, |e) are not supported"},
             {"{{ ''[1]|reverse }}", XLARUN_ERR_ARGUMENT, "Python prints a generator object"},
             {"{% macro m() %}{{ kwargs }}{% endmacro %}{{ m() }}", XLARUN_ERR_ARGUMENT, "a macro's kwargs (its extra arguments) is not supported"},
-            {"{% for x in [1] %}{% macro m() %}{% continue %}{% endmacro %}{% endfor %}", XLARUN_ERR_FORMAT, "'continue' not properly in loop"}};
+            {"{% for x in [1] %}{% macro m() %}{% continue %}{% endmacro %}{% endfor %}", XLARUN_ERR_FORMAT, "'continue' not properly in loop"},
+            {"{{ [09] }}", XLARUN_ERR_FORMAT, "line 1 column 5: expected token 'end of print statement', got 'integer'"},
+            {"{{ 'a'|int(0, 16) }}", XLARUN_ERR_ARGUMENT, "int: xlarun reads base 10 only"},
+            {"{{ '%d'|format(1e38) }}", XLARUN_ERR_ARGUMENT, "format: %d of 1e+38 is past xlarun's 64-bit integers"}};
         for (k = 0; k < sizeof bad / sizeof *bad; k++) {
             xlarun_status st = render_src(bad[k].src, NULL, out, sizeof out, &err);
             CHECKF(st == bad[k].st && strstr(err.message, bad[k].msg), "%s: status %d, '%s'; expected %d, '%s'", bad[k].src, (int)st,
                    err.message, (int)bad[k].st, bad[k].msg);
         }
+    }
+    {   /* the vars' integers: 64 bits, both ends */
+        xlarun_chat_input vin;
+        memset(&vin, 0, sizeof vin);
+        vin.messages_json = "[]";
+        vin.vars_json = "{\"n\": -9223372036854775808, \"m\": 9223372036854775807}";
+        CHECK(render_src("{{ n }} {{ m }}", &vin, out, sizeof out, &err) == XLARUN_OK && !strcmp(out, "-9223372036854775808 9223372036854775807"));
+        vin.vars_json = "{\"n\": -9223372036854775809}";
+        CHECK(render_src("{{ n }}", &vin, out, sizeof out, &err) == XLARUN_ERR_ARGUMENT);
+        CHECK_CONTAINS(err.message, "the integer -9223372036854775809 is out of the 64-bit range");
     }
     CHECK(render_src("{{ ['\xd0\x96', 'a']|sort }}", NULL, out, sizeof out, &err) == XLARUN_ERR_ARGUMENT);
     CHECK_CONTAINS(err.message, "not U+0416");

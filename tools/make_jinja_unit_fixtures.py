@@ -166,6 +166,8 @@ UNITS = [
     "{{ [e|safe] }}|{{ {2: e|e} }}|{{ [s|e|upper] }}|{{ ('<a>'|safe|trim) ~ '' }}|{{ [('x'|e)|title] }}|{{ [('x'|e)|capitalize] }}|{{ [('a'|e)|indent(first=true)] }}|{{ [('a b'|safe)|center(7)] }}|{{ x is callable }}|{{ x is sameas(x) }}|{{ -0.0|round(0, 'ceil') }}|{{ 0.4|round(0, 'floor') }}|{{ (-0.5)|round(0, 'ceil') }}|{{ ('a'|e).startswith('a') }}",
     "{{ (namespace())|count }}",
     "{{ 1 in namespace() }}",
+    "{{ 1.7e308|round(3) }}|{{ 'a\x7fb\u00e9'|tojson(ensure_ascii=true) }}|{{ 'a\x7fb'|tojson }}|{{ '{}}}'.format(1) }}",
+    "{{ '}'.format() }}",
     "{% for x in l %}{% generation %}{% break %}{% endgeneration %}{% endfor %}",
     "{{ msgs|map(attribute='content')|unique|list }}",
     "{{ d.a|indent }}",
