@@ -9845,6 +9845,37 @@ static int xlarun__jany_of(const char *s, size_t n, const char *set) {
     return 0;
 }
 
+/* e ("[-]d.ddde[+-]XX", from %e) is the correctly rounded p digits of x and does not read back as x;
+   the shortest digits that do may be its neighbour one unit above or below in the last digit (both
+   are as short): if one reads back as x, e becomes it */
+static int xlarun__jfmt_neighbor(char *e, double x) {
+    char t[48], d[24];
+    int nd = 0, ex, dir, k, o;
+    const char *q = e + (*e == '-');
+    for (; *q && *q != 'e'; q++) if (*q >= '0' && *q <= '9') d[nd++] = *q;
+    ex = XLARUN__CAST(int, strtol(q + 1, NULL, 10));
+    for (dir = 1; dir >= -1; dir -= 2) {
+        char m[24];
+        int mex = ex, mn = nd;
+        memcpy(m, d, XLARUN__CAST(size_t, nd));
+        for (k = mn - 1; k >= 0; k--) { /* add dir in the last place, with the carry or borrow */
+            if (dir > 0 && m[k] == '9') { m[k] = '0'; continue; }
+            if (dir < 0 && m[k] == '0') { m[k] = '9'; continue; }
+            m[k] = XLARUN__CAST(char, m[k] + dir);
+            break;
+        }
+        if (k < 0 && dir > 0) { m[0] = '1'; for (k = 1; k < mn; k++) m[k] = '0'; mex++; } /* 99.9 + 1: 10..0 */
+        if (dir < 0 && m[0] == '0') { if (mn == 1) continue; m[0] = '9'; mex--; }    /* 10..0 - 1: 9..9 one place down */
+        o = 0;
+        if (*e == '-') t[o++] = '-';
+        t[o++] = m[0];
+        if (mn > 1) { t[o++] = '.'; for (k = 1; k < mn; k++) t[o++] = m[k]; }
+        snprintf(t + o, sizeof t - XLARUN__CAST(size_t, o), "e%+03d", mex);
+        if (xlarun__jstrtod(t, strlen(t)) == x) { memcpy(e, t, strlen(t) + 1); return 1; }
+    }
+    return 0;
+}
+
 static void xlarun__jfmt_float(xlarun__jbuf *b, double x, int json) {
     char e[40], digs[24] = {0}, out[64];
     int p, ex, nd = 0, k, o = 0;
@@ -9852,9 +9883,9 @@ static void xlarun__jfmt_float(xlarun__jbuf *b, double x, int json) {
     if (x != x) { xlarun__jputs(b, json ? "NaN" : "nan"); return; }
     if (x == HUGE_VAL) { xlarun__jputs(b, json ? "Infinity" : "inf"); return; }
     if (x == -HUGE_VAL) { xlarun__jputs(b, json ? "-Infinity" : "-inf"); return; }
-    for (p = 1; p <= 17; p++) {
+    for (p = 1; p <= 17; p++) { /* the shortest digits that read back as x (Python's repr) */
         snprintf(e, sizeof e, "%.*e", p - 1, x);
-        if (xlarun__jstrtod(e, strlen(e)) == x) break;
+        if (xlarun__jstrtod(e, strlen(e)) == x || (p < 17 && xlarun__jfmt_neighbor(e, x))) break;
     }
     /* e: [-]d[.ddd]e[+-]XX */
     q = e;

@@ -168,6 +168,7 @@ UNITS = [
     "{{ 1 in namespace() }}",
     "{{ 1.7e308|round(3) }}|{{ 'a\x7fb\u00e9'|tojson(ensure_ascii=true) }}|{{ 'a\x7fb'|tojson }}|{{ '{}}}'.format(1) }}",
     "{{ '}'.format() }}",
+    "{{ 1e3 % (1000 / 3) }}|{{ 5.684341886080802e-14 }}|{{ [5.684341886080802e-14]|tojson }}|{{ -5.684341886080802e-14 }}",
     "{% for x in l %}{% generation %}{% break %}{% endgeneration %}{% endfor %}",
     "{{ msgs|map(attribute='content')|unique|list }}",
     "{{ d.a|indent }}",
