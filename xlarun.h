@@ -12918,6 +12918,37 @@ static xlarun_status xlarun__jselect_one(xlarun__jrun *R, const xlarun__jnode *a
     return xlarun__jtest(R, at, A->pos[first_test_arg].u.s.p, A->pos[first_test_arg].u.s.n, item, &T, keep);
 }
 
+/* Python's sorted(): a stable merge sort of v[0..n) by key[0..n) (key has room for n more, the
+   merge's other half), descending where rev (equal items keep their order either way); one step a
+   comparison, so a long sort is bounded by the render's budget like everything else */
+static xlarun_status xlarun__jmsort(xlarun__jrun *R, const xlarun__jnode *at, xlarun__jv *v, xlarun__jv *key, size_t n, int rev) {
+    xlarun__jv *tv = NULL, *tk = key + n, *sv = v, *sk = key;
+    size_t w, i;
+    if (n < 2) return XLARUN_OK;
+    if (!(tv = XLARUN__CAST(xlarun__jv *, xlarun__jnewmem(R, n * sizeof(xlarun__jv))))) return xlarun__joom(R);
+    for (w = 1; w < n; w *= 2) {
+        for (i = 0; i < n; i += 2 * w) {
+            size_t a = i, am = i + w < n ? i + w : n, b = am, bm = i + 2 * w < n ? i + 2 * w : n, o = i;
+            while (a < am || b < bm) {
+                int take_b = 0;
+                if (a < am && b < bm) {
+                    int ok = 1, cmp;
+                    XLARUN__TRY(xlarun__jstep(R, at));
+                    cmp = xlarun__jcmp(&sk[a], &sk[b], &ok);
+                    if (!ok) return xlarun__jfail(R, at, "'<' not supported between instances of '%s' and '%s'", xlarun__jtype_name(&sk[b]),
+                                                  xlarun__jtype_name(&sk[a]));
+                    take_b = rev ? cmp < 0 : cmp > 0;
+                } else take_b = a >= am;
+                if (take_b) { tv[o] = sv[b]; tk[o++] = sk[b++]; }
+                else { tv[o] = sv[a]; tk[o++] = sk[a++]; }
+            }
+        }
+        { xlarun__jv *x = sv; sv = tv; tv = x; x = sk; sk = tk; tk = x; }
+    }
+    if (sv != v) { memcpy(v, sv, n * sizeof(xlarun__jv)); }
+    return XLARUN_OK;
+}
+
 /* sort key comparison with case folding as jinja2 (case_sensitive=False lowers strings) */
 /* sets *st where lowering fails (xlarun__jcase's refusal), *ok = 0 where Python cannot order the two */
 static int xlarun__jsort_cmp(xlarun__jrun *R, const xlarun__jnode *at, const xlarun__jv *a, const xlarun__jv *b, int cs, int *ok,
@@ -13404,27 +13435,18 @@ static xlarun_status xlarun__jfilter(xlarun__jrun *R, const xlarun__jnode *at, c
                 XLARUN__TRY(xlarun__jseq_new(R, items.n, XJ_LIST, out));
                 if (items.n) memcpy(out->u.l->v, items.v, items.n * sizeof(xlarun__jv));
             }
-            for (i = 1; i < out->u.l->n; i++) { /* a stable insertion sort, as Python's sorted */
-                xlarun__jv t = out->u.l->v[i], kt = t;
-                size_t j = i;
-                int ok = 1;
-                if (dict) kt = t.u.l->v[byval ? 1 : 0];
-                else if (attr) XLARUN__TRY(xlarun__jattr_path(R, at, &t, attr, &kt));
-                while (j > 0) {
-                    xlarun__jv kp = out->u.l->v[j - 1];
-                    int cmp;
-                    if (dict) kp = kp.u.l->v[byval ? 1 : 0];
-                    else if (attr) XLARUN__TRY(xlarun__jattr_path(R, at, &out->u.l->v[j - 1], attr, &kp));
-                    xlarun_status cst = XLARUN_OK;
-                    cmp = xlarun__jsort_cmp(R, at, &kp, &kt, c, &ok, &cst);
-                    XLARUN__TRY(cst);
-                    if (!ok) return xlarun__jfail(R, at, "'<' not supported between these values");
-                    if (r ? cmp >= 0 : cmp <= 0) break;
-                    out->u.l->v[j] = out->u.l->v[j - 1];
-                    j--;
+            { /* the keys once (an attribute, the value or key of a pair, lower case), then a stable sort */
+                size_t nn = out->u.l->n;
+                xlarun__jv *key = XLARUN__CAST(xlarun__jv *, xlarun__jnewmem(R, (nn ? nn : 1) * 2 * sizeof(xlarun__jv)));
+                if (!key) return xlarun__joom(R);
+                for (i = 0; i < nn; i++) {
+                    xlarun__jv *t = &out->u.l->v[i];
+                    key[i] = *t;
+                    if (dict) key[i] = t->u.l->v[byval ? 1 : 0];
+                    else if (attr) XLARUN__TRY(xlarun__jattr_path(R, at, t, attr, &key[i]));
+                    if (!c && key[i].t == XJ_STR) XLARUN__TRY(xlarun__jcase(R, at, &key[i], 1, &key[i]));
                 }
-                XLARUN__TRY(xlarun__jstep(R, at));
-                out->u.l->v[j] = t;
+                return xlarun__jmsort(R, at, out->u.l->v, key, nn, r);
             }
             return XLARUN_OK;
         }

@@ -565,6 +565,15 @@ static void test_bad_input(void) {
                    err.message, (int)bad[k].st, bad[k].msg);
         }
     }
+    {   /* a sort counts a step a comparison: a long one stops at the budget, not after hours */
+        xlarun_chat_input sin;
+        memset(&sin, 0, sizeof sin);
+        sin.messages_json = "[]";
+        sin.max_steps = 1000;
+        CHECK(render_src("{{ (range(100)|reverse|list|sort)[:3] }}", &sin, out, sizeof out, &err) == XLARUN_OK && !strcmp(out, "[0, 1, 2]"));
+        CHECK(render_src("{{ (range(300)|reverse|list|sort)[:3] }}", &sin, out, sizeof out, &err) == XLARUN_ERR_ARGUMENT);
+        CHECK_CONTAINS(err.message, "the rendering took more than 1000 steps");
+    }
     {   /* the vars' integers: 64 bits, both ends */
         xlarun_chat_input vin;
         memset(&vin, 0, sizeof vin);

@@ -168,6 +168,8 @@ UNITS = [
     "{{ 1 in namespace() }}",
     "{{ 1.7e308|round(3) }}|{{ 'a\x7fb\u00e9'|tojson(ensure_ascii=true) }}|{{ 'a\x7fb'|tojson }}|{{ '{}}}'.format(1) }}",
     "{{ '}'.format() }}",
+    "{{ range(40)|map('string')|list|sort }}|{{ msgs|sort(attribute='role')|map(attribute='role')|list }}|{{ [5, 3, 5, 1, 4, 2, 3, 1, 5, 0, 9, 8, 7, 6, 2, 4]|sort(reverse=true) }}|{{ names|sort }}|{{ names|sort(reverse=true, case_sensitive=true) }}|{{ [2, 1.0, true, 1, 0.5]|sort }}",
+    "{{ [1, 'a', 2]|sort }}",
     "{{ 1e3 % (1000 / 3) }}|{{ 5.684341886080802e-14 }}|{{ [5.684341886080802e-14]|tojson }}|{{ -5.684341886080802e-14 }}",
     "{% for x in l %}{% generation %}{% break %}{% endgeneration %}{% endfor %}",
     "{{ msgs|map(attribute='content')|unique|list }}",
