@@ -11242,7 +11242,11 @@ static xlarun__jv *xlarun__jmap_finds(const xlarun__jmap *d, const char *s, size
 }
 
 static xlarun_status xlarun__jmap_set(xlarun__jrun *R, xlarun__jmap *d, const xlarun__jv *k, const xlarun__jv *v) {
-    xlarun__jv *slot = xlarun__jmap_find(d, k);
+    xlarun__jv *slot;
+    if ((R->steps += d->n / 32) > R->max_steps) /* the search below is linear: a huge map costs its searches */
+        return xlarun__jfail(R, NULL, "the rendering took more than %lu steps (a map of %lu keys)", XLARUN__CAST(unsigned long, R->max_steps),
+                             XLARUN__CAST(unsigned long, d->n));
+    slot = xlarun__jmap_find(d, k);
     if (slot) { *slot = *v; return XLARUN_OK; }
     if (d->n == d->cap || !d->k || !d->v) { /* a map made by memset has no arrays yet */
         size_t nc = d->cap ? d->cap * 2 : 8;
@@ -11447,7 +11451,12 @@ static xlarun_status xlarun__jjson(xlarun__jrun *R, const xlarun__jnode *at, xla
             for (i = 1; i < n; i++) {
                 size_t k = i, t = ord[i];
                 int ok = 1;
-                while (k > 0 && xlarun__jcmp(&d->k[ord[k - 1]], &d->k[t], &ok) > 0) { ord[k] = ord[k - 1]; k--; }
+                XLARUN__TRY(xlarun__jstep(R, at));
+                while (k > 0 && xlarun__jcmp(&d->k[ord[k - 1]], &d->k[t], &ok) > 0) {
+                    XLARUN__TRY(xlarun__jstep(R, at));
+                    ord[k] = ord[k - 1];
+                    k--;
+                }
                 if (!ok) return xlarun__jfail(R, at, "tojson: keys of different types cannot be sorted");
                 ord[k] = t;
             }
@@ -13404,8 +13413,9 @@ static xlarun_status xlarun__jfilter(xlarun__jrun *R, const xlarun__jnode *at, c
                 if (attr) XLARUN__TRY(xlarun__jattr_path(R, at, &items.v[i], attr, &key));
                 if (key.t == XJ_LIST || key.t == XJ_DICT || key.t == XJ_NS) return xlarun__jfail(R, at, "unhashable type: '%s'", xlarun__jtype_name(&key));
                 if (!(cs && xlarun__jtruth(cs)) && key.t == XJ_STR) XLARUN__TRY(xlarun__jcase(R, at, &key, 1, &key));
-                for (j = 0; j < k && !dup; j++) {
+                for (j = 0; j < k && !dup; j++) { /* a step a comparison: n * n of them is bounded by the budget */
                     xlarun__jv other = out->u.l->v[j];
+                    XLARUN__TRY(xlarun__jstep(R, at));
                     if (attr) XLARUN__TRY(xlarun__jattr_path(R, at, &out->u.l->v[j], attr, &other));
                     if (!(cs && xlarun__jtruth(cs)) && other.t == XJ_STR) XLARUN__TRY(xlarun__jcase(R, at, &other, 1, &other));
                     dup = xlarun__jeq(&key, &other);

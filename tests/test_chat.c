@@ -573,6 +573,23 @@ static void test_bad_input(void) {
         CHECK(render_src("{{ (range(100)|reverse|list|sort)[:3] }}", &sin, out, sizeof out, &err) == XLARUN_OK && !strcmp(out, "[0, 1, 2]"));
         CHECK(render_src("{{ (range(300)|reverse|list|sort)[:3] }}", &sin, out, sizeof out, &err) == XLARUN_ERR_ARGUMENT);
         CHECK_CONTAINS(err.message, "the rendering took more than 1000 steps");
+        CHECK(render_src("{{ (range(30)|unique|list)[:2] }}", &sin, out, sizeof out, &err) == XLARUN_OK && !strcmp(out, "[0, 1]"));
+        CHECK(render_src("{{ (range(100)|unique|list)[:2] }}", &sin, out, sizeof out, &err) == XLARUN_ERR_ARGUMENT);
+        CHECK_CONTAINS(err.message, "the rendering took more than 1000 steps");
+        {   /* a map's keys are searched one by one: a huge one costs its searches */
+            static char big[8000];
+            size_t o = 0, q;
+            o += (size_t)snprintf(big + o, sizeof big - o, "{");
+            for (q = 0; q < 250; q++) o += (size_t)snprintf(big + o, sizeof big - o, "%s\"k%u\": 1", q ? ", " : "", (unsigned)q);
+            snprintf(big + o, sizeof big - o, "}");
+            sin.vars_json = big;
+            sin.max_steps = 300;
+            CHECK(render_src("{{ k7 }}", &sin, out, sizeof out, &err) == XLARUN_ERR_ARGUMENT);
+            CHECK_CONTAINS(err.message, "the rendering took more than 300 steps (a map of");
+            sin.max_steps = 0;
+            CHECK(render_src("{{ k7 }}", &sin, out, sizeof out, &err) == XLARUN_OK && !strcmp(out, "1"));
+            sin.vars_json = NULL;
+        }
     }
     {   /* the vars' integers: 64 bits, both ends */
         xlarun_chat_input vin;
