@@ -44,7 +44,7 @@ import time
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
 sys.dont_write_bytecode = True  # no tools/__pycache__
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from make_jinja_unit_fixtures import FIXED_NOW  # noqa: E402  (the oracle's strftime_now instant)
+from make_jinja_unit_fixtures import FIXED_NOW, oracle_env  # noqa: E402  (the oracle's strftime_now instant)
 
 # ---------------------------------------------------------------------------------------------
 # the oracle: transformers' environment, as make_jinja_unit_fixtures.py sets it up
@@ -60,20 +60,7 @@ def _oracle_setup():
     global _ctu
     if _ctu is not None:
         return
-    import jinja2
-    import transformers
-    from transformers.utils import chat_template_utils as ctu
-
-    if (transformers.__version__, jinja2.__version__) != ("5.24.0", "3.1.6") and not os.environ.get("XLARUN_FIXTURES_ANY_VERSION"):
-        sys.exit(f"pinned transformers 5.24.0 and jinja2 3.1.6, found {transformers.__version__} and {jinja2.__version__}")
-
-    class FixedDatetime(_dt.datetime):
-        @classmethod
-        def now(cls, tz=None):
-            return FIXED_NOW
-
-    ctu.datetime = FixedDatetime
-    _ctu = ctu
+    _ctu = oracle_env()
 
     def _alarm(signum, frame):
         raise OracleTimeout()

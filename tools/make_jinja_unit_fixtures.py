@@ -178,7 +178,9 @@ UNITS = [
 ]
 
 
-def main():
+def oracle_env():
+    """transformers' chat_template_utils, the pinned versions checked, strftime_now fixed at FIXED_NOW
+    (tools/jinja_diff.py uses it too)"""
     import jinja2
     import transformers
     from transformers.utils import chat_template_utils as ctu
@@ -192,6 +194,14 @@ def main():
             return FIXED_NOW
 
     ctu.datetime = FixedDatetime
+    return ctu
+
+
+def main():
+    import jinja2
+    import transformers
+
+    ctu = oracle_env()
     compile_ = getattr(ctu, "_compile_jinja_template")
     compile_ = getattr(compile_, "__wrapped__", compile_)
     lines = [f"# made by tools/make_jinja_unit_fixtures.py (transformers {transformers.__version__}, jinja2 "
