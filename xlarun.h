@@ -11721,6 +11721,7 @@ static xlarun_status xlarun__jgetitem(xlarun__jrun *R, const xlarun__jnode *at, 
             size_t o = xlarun__joff(obj->u.s.p, obj->u.s.n, XLARUN__CAST(size_t, i)), e = o;
             xlarun__jcp(obj->u.s.p, obj->u.s.n, &e);
             *out = xlarun__jstr(obj->u.s.p + o, e - o);
+            out->aux = obj->aux; /* a Markup's item is Markup */
             return XLARUN_OK;
         }
         *out = xlarun__jundef("string index out of range", 25, 1);
@@ -11790,7 +11791,9 @@ static xlarun_status xlarun__jslice(xlarun__jrun *R, const xlarun__jnode *at, co
         xlarun__jslice_idx(n, a, b, step, &start, &stop);
         xlarun__jbuf_init(&bb, R->mem);
         for (i = start; step > 0 ? i < stop : i > stop; i += step) xlarun__jput(&bb, chars.v[i].u.s.p, chars.v[i].u.s.n);
-        return xlarun__jbuf_value(R, &bb, out);
+        XLARUN__TRY(xlarun__jbuf_value(R, &bb, out));
+        out->aux = obj->aux; /* a Markup's slice is Markup */
+        return XLARUN_OK;
     }
     if (obj->t == XJ_LIST && (obj->aux & XJ_RANGE)) { /* a range again: range(r0 + i0 r, r0 + i1 r, r s) */
         const xlarun__jrange *r = XLARUN__PUN(const xlarun__jrange *, obj->u.l);
@@ -12882,7 +12885,7 @@ static xlarun_status xlarun__jtest(xlarun__jrun *R, const xlarun__jnode *at, con
         if (!a0) return xlarun__jfail(R, at, "the in test needs an argument");
         return xlarun__jcontains(R, at, v, a0, res);
     }
-    if (XJ_T("escaped")) { *res = 0; return XLARUN_OK; }
+    if (XJ_T("escaped")) { *res = v->t == XJ_STR && v->aux == XJ_MARKUP; return XLARUN_OK; } /* Markup has __html__ */
 #undef XJ_T
     return xlarun__jfail(R, at, "no test named '%.*s'", XLARUN__CAST(int, n), name);
 }
@@ -13167,7 +13170,8 @@ static xlarun_status xlarun__jfilter(xlarun__jrun *R, const xlarun__jnode *at, c
         if (v->t == XJ_STR && memchr(v->u.s.p, 0, v->u.s.n)) { *out = dv ? *dv : xlarun__jint(0); return XLARUN_OK; } /* ValueError: the default */
         if (v->t == XJ_INT || v->t == XJ_BOOL) { *out = xlarun__jint(v->u.i); return XLARUN_OK; }
         if (v->t == XJ_FLOAT && v->u.f == v->u.f && fabs(v->u.f) < 9.2e18) { *out = xlarun__jint(XLARUN__CAST(int64_t, v->u.f)); return XLARUN_OK; }
-        if (v->t == XJ_FLOAT && !isnan(v->u.f) && !isinf(v->u.f)) return xlarun__jfail(R, at, "integer overflow (xlarun's integers are 64-bit)");
+        if (v->t == XJ_FLOAT && isinf(v->u.f)) return xlarun__jfail(R, at, "cannot convert float infinity to integer");
+        if (v->t == XJ_FLOAT && !isnan(v->u.f)) return xlarun__jfail(R, at, "integer overflow (xlarun's integers are 64-bit)");
         if (v->t == XJ_STR) {
             size_t b, e, k;
             xlarun__jstrip_span(v, NULL, 1, 1, &b, &e);

@@ -170,6 +170,8 @@ UNITS = [
     "{{ '}'.format() }}",
     "{{ range(40)|map('string')|list|sort }}|{{ msgs|sort(attribute='role')|map(attribute='role')|list }}|{{ [5, 3, 5, 1, 4, 2, 3, 1, 5, 0, 9, 8, 7, 6, 2, 4]|sort(reverse=true) }}|{{ names|sort }}|{{ names|sort(reverse=true, case_sensitive=true) }}|{{ [2, 1.0, true, 1, 0.5]|sort }}",
     "{{ [1, 'a', 2]|sort }}",
+    "{{ (l|e) is escaped }}|{{ s is escaped }}|{{ ('4<'|safe)[0] + '<' }}|{{ ('a<b'|safe)[1:] ~ '>' }}|{{ ('ab'|safe)[::-1] + '&' }}|{{ [('ab'|e)[0]] }}",
+    "{{ (1.7e308 * 10)|int }}",
     "{{ 1e3 % (1000 / 3) }}|{{ 5.684341886080802e-14 }}|{{ [5.684341886080802e-14]|tojson }}|{{ -5.684341886080802e-14 }}",
     "{% for x in l %}{% generation %}{% break %}{% endgeneration %}{% endfor %}",
     "{{ msgs|map(attribute='content')|unique|list }}",
