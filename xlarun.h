@@ -9849,7 +9849,7 @@ static int xlarun__jany_of(const char *s, size_t n, const char *set) {
    the shortest digits that do may be its neighbour one unit above or below in the last digit (both
    are as short): if one reads back as x, e becomes it */
 static int xlarun__jfmt_neighbor(char *e, double x) {
-    char t[48], d[24];
+    char t[48], d[24] = {0};
     int nd = 0, ex, dir, k, o;
     const char *q = e + (*e == '-');
     for (; *q && *q != 'e'; q++) if (*q >= '0' && *q <= '9') d[nd++] = *q;
@@ -11194,6 +11194,7 @@ static xlarun_status xlarun__jrange_new(xlarun__jrun *R, const xlarun__jnode *at
     xlarun__jrange *r = XLARUN__CAST(xlarun__jrange *, xlarun__jnewmem(R, sizeof(xlarun__jrange)));
     uint64_t n, k;
     *out = xlarun__jmk(XJ_NONE);
+    if (s == 0) return xlarun__jfail(R, at, "range() arg 3 must not be zero");
     if ((s > 0 && a >= b) || (s < 0 && a <= b)) n = 0;
     else if (s > 0) n = (XLARUN__CAST(uint64_t, b) - XLARUN__CAST(uint64_t, a) - 1) / XLARUN__CAST(uint64_t, s) + 1;
     else n = (XLARUN__CAST(uint64_t, a) - XLARUN__CAST(uint64_t, b) - 1) / (0 - XLARUN__CAST(uint64_t, s)) + 1;
@@ -11776,6 +11777,7 @@ static xlarun_status xlarun__jslice(xlarun__jrun *R, const xlarun__jnode *at, co
     int64_t step = 1, start, stop, n, i, k = 0;
     const xlarun__jv *parts[3];
     int j;
+    *out = xlarun__jstr("", 0);
     parts[0] = a; parts[1] = b; parts[2] = c;
     if (obj->t == XJ_UNDEF) return xlarun__jundef_err(R, at, obj);
     for (j = 0; j < 3; j++)
@@ -11922,10 +11924,10 @@ static xlarun_status xlarun__jarith(xlarun__jrun *R, const xlarun__jnode *at, in
             }
             /* Python: ZeroDivisionError, a complex number, OverflowError */
             if (x == 0.0 && y < 0.0) return xlarun__jfail(R, at, "0.0 cannot be raised to a negative power");
-            if (x < 0.0 && isfinite(x) && isfinite(y) && y != floor(y))
+            if (x < 0.0 && x - x == 0.0 && y - y == 0.0 && y != floor(y)) /* x, y finite (no isfinite: mingw's warns) */
                 return xlarun__jfail(R, at, "a negative number to a fractional power is complex in Python; xlarun has no complex numbers");
             *out = xlarun__jfloat(pow(x, y));
-            if (isinf(out->u.f) && isfinite(x) && isfinite(y)) return xlarun__jfail(R, at, "(34, 'Numerical result out of range')");
+            if ((out->u.f == HUGE_VAL || out->u.f == -HUGE_VAL) && x - x == 0.0 && y - y == 0.0) return xlarun__jfail(R, at, "(34, 'Numerical result out of range')");
             return XLARUN_OK;
         default: break;
         }
@@ -12120,7 +12122,7 @@ static int xlarun__jstrftime(xlarun__jbuf *b, const char *f, size_t n, int64_t t
     }
     for (i = 0; i < n; i++) {
         size_t st = i, w0;
-        char flag = 0, t2[96], *o = t2;
+        char flag = 0, t2[96], *o;
         const char *text = NULL, *sub = NULL;
         int64_t num = 0;
         int width = -1, defw = 0, pad = '0', upper = 0, lower = 0, isnum = 0;
@@ -12710,7 +12712,6 @@ static xlarun_status xlarun__jcall_value(xlarun__jrun *R, const xlarun__jnode *a
                 return xlarun__jfail(R, at, "'%s' object cannot be interpreted as an integer", xlarun__jtype_name(&A->pos[i]));
         if (A->np == 1) b = A->pos[0].u.i;
         else { a = A->pos[0].u.i; b = A->pos[1].u.i; if (A->np == 3) s = A->pos[2].u.i; }
-        if (s == 0) return xlarun__jfail(R, at, "range() arg 3 must not be zero");
         return xlarun__jrange_new(R, at, a, b, s, out);
     }
     case JF_DICT: case JF_NAMESPACE: {
@@ -13170,8 +13171,8 @@ static xlarun_status xlarun__jfilter(xlarun__jrun *R, const xlarun__jnode *at, c
         if (v->t == XJ_STR && memchr(v->u.s.p, 0, v->u.s.n)) { *out = dv ? *dv : xlarun__jint(0); return XLARUN_OK; } /* ValueError: the default */
         if (v->t == XJ_INT || v->t == XJ_BOOL) { *out = xlarun__jint(v->u.i); return XLARUN_OK; }
         if (v->t == XJ_FLOAT && v->u.f == v->u.f && fabs(v->u.f) < 9.2e18) { *out = xlarun__jint(XLARUN__CAST(int64_t, v->u.f)); return XLARUN_OK; }
-        if (v->t == XJ_FLOAT && isinf(v->u.f)) return xlarun__jfail(R, at, "cannot convert float infinity to integer");
-        if (v->t == XJ_FLOAT && !isnan(v->u.f)) return xlarun__jfail(R, at, "integer overflow (xlarun's integers are 64-bit)");
+        if (v->t == XJ_FLOAT && (v->u.f == HUGE_VAL || v->u.f == -HUGE_VAL)) return xlarun__jfail(R, at, "cannot convert float infinity to integer");
+        if (v->t == XJ_FLOAT && v->u.f == v->u.f) return xlarun__jfail(R, at, "integer overflow (xlarun's integers are 64-bit)");
         if (v->t == XJ_STR) {
             size_t b, e, k;
             xlarun__jstrip_span(v, NULL, 1, 1, &b, &e);
@@ -13188,7 +13189,7 @@ static xlarun_status xlarun__jfilter(xlarun__jrun *R, const xlarun__jnode *at, c
                     *out = xlarun__jint(XLARUN__CAST(int64_t, d));
                     return XLARUN_OK;
                 }
-                if (all && d == d && !isinf(d) && !xlarun__jany_of(v->u.s.p + b, e - b, "xXnN"))
+                if (all && d - d == 0.0 && !xlarun__jany_of(v->u.s.p + b, e - b, "xXnN"))
                     return xlarun__jfail(R, at, "integer overflow (xlarun's integers are 64-bit)");
             }
         }
