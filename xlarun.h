@@ -10877,11 +10877,21 @@ static xlarun_status xlarun__jparams(xlarun__jparse *P, xlarun__jnode **first) {
     return XLARUN_OK;
 }
 
+/* the body of a macro, a call block or {% generation %}: jinja2 compiles each as a function of its
+   own, so no loop around it counts for break and continue */
+static xlarun_status xlarun__jbody_fn(xlarun__jparse *P, const char *const *ends, xlarun__jnode **first) {
+    size_t loops = P->loops;
+    xlarun_status st;
+    P->loops = 0;
+    st = xlarun__jbody(P, ends, first);
+    P->loops = loops;
+    return st;
+}
+
 static xlarun_status xlarun__jstatement(xlarun__jparse *P, xlarun__jnode **out) {
     const xlarun__jtok *kw = P->t;
     xlarun__jnode *x = NULL;
     char b[64];
-    size_t loops;
     if (kw->kind != JK_NAME) return xlarun__jperr(P, kw, "expected a statement name, found ", xlarun__jdescribe(kw, b, sizeof b));
     P->t++;
     XLARUN__TRY(xlarun__jdeeper(P));
@@ -10958,10 +10968,7 @@ static xlarun_status xlarun__jstatement(xlarun__jparse *P, xlarun__jnode **out) 
         x->s = nm->p; x->n = nm->n;
         XLARUN__TRY(xlarun__jparams(P, &x->a));
         XLARUN__TRY(xlarun__jblock_end(P));
-        loops = P->loops; /* a macro's body is a function of its own: no loop around it */
-        P->loops = 0;
-        XLARUN__TRY(xlarun__jbody(P, ends, &x->c));
-        P->loops = loops;
+        XLARUN__TRY(xlarun__jbody_fn(P, ends, &x->c));
         XLARUN__TRY(xlarun__jend(P, "endmacro"));
     } else if (xlarun__jtok_is(kw, "call")) {
         static const char *const ends[] = {"endcall", NULL};
@@ -10970,10 +10977,7 @@ static xlarun_status xlarun__jstatement(xlarun__jparse *P, xlarun__jnode **out) 
         XLARUN__TRY(xlarun__jexpr(P, &x->a));
         if (x->a->kind != JN_CALL) return xlarun__jperr(P, kw, "expected a call after 'call'", NULL);
         XLARUN__TRY(xlarun__jblock_end(P));
-        loops = P->loops;
-        P->loops = 0;
-        XLARUN__TRY(xlarun__jbody(P, ends, &x->c));
-        P->loops = loops;
+        XLARUN__TRY(xlarun__jbody_fn(P, ends, &x->c));
         XLARUN__TRY(xlarun__jend(P, "endcall"));
     } else if (xlarun__jtok_is(kw, "filter")) {
         static const char *const ends[] = {"endfilter", NULL};
@@ -10986,10 +10990,7 @@ static xlarun_status xlarun__jstatement(xlarun__jparse *P, xlarun__jnode **out) 
         static const char *const ends[] = {"endgeneration", NULL};
         XLARUN__TRY(xlarun__jnew(P, JN_BODY, kw, &x));
         XLARUN__TRY(xlarun__jblock_end(P));
-        loops = P->loops; /* jinja2 compiles the block's body as a function: break and continue stay out */
-        P->loops = 0;
-        XLARUN__TRY(xlarun__jbody(P, ends, &x->c));
-        P->loops = loops;
+        XLARUN__TRY(xlarun__jbody_fn(P, ends, &x->c));
         XLARUN__TRY(xlarun__jend(P, "endgeneration"));
     } else if (xlarun__jtok_is(kw, "with")) {
         static const char *const ends[] = {"endwith", NULL};
@@ -12125,12 +12126,12 @@ static int xlarun__jstrftime(xlarun__jbuf *b, const char *f, size_t n, int64_t t
         char flag = 0, t2[96], *o;
         const char *text = NULL, *sub = NULL;
         int64_t num = 0;
-        int width = -1, defw = 0, pad = '0', upper = 0, lower = 0, isnum = 0;
+        int width = -1, defw = 0, pad = '0', upper = 0, swap = 0, isnum = 0;
         if (f[i] != '%' || i + 1 >= n) { xlarun__jputc(b, f[i]); continue; }
         i++;
         while (i < n && (f[i] == '_' || f[i] == '-' || f[i] == '0' || f[i] == '^' || f[i] == '#')) {
             if (f[i] == '^') upper = 1;
-            else if (f[i] == '#') lower = 2; /* swap case: upper for names, lower for AM/PM */
+            else if (f[i] == '#') swap = 1; /* swap case: upper for names, lower for AM/PM */
             else flag = f[i];
             i++;
         }
@@ -12144,10 +12145,10 @@ static int xlarun__jstrftime(xlarun__jbuf *b, const char *f, size_t n, int64_t t
         case 'B': text = months[m - 1]; w0 = 99;
         name:
             snprintf(t2, sizeof t2, "%.*s", XLARUN__CAST(int, w0), text);
-            if (lower) upper = 1;
+            if (swap) upper = 1;
             break;
         case 'p': case 'P':
-            snprintf(t2, sizeof t2, "%s", f[i] == 'P' || lower ? (hh < 12 ? "am" : "pm") : (hh < 12 ? "AM" : "PM"));
+            snprintf(t2, sizeof t2, "%s", f[i] == 'P' || swap ? (hh < 12 ? "am" : "pm") : (hh < 12 ? "AM" : "PM"));
             break;
         case 'd': num = d; defw = 2; isnum = 1; break;
         case 'e': num = d; defw = 2; isnum = 1; pad = ' '; break;
