@@ -558,7 +558,27 @@ static void test_bad_input(void) {
             {"{% for x in [1] %}{% macro m() %}{% continue %}{% endmacro %}{% endfor %}", XLARUN_ERR_FORMAT, "'continue' not properly in loop"},
             {"{{ [09] }}", XLARUN_ERR_FORMAT, "line 1 column 5: expected token 'end of print statement', got 'integer'"},
             {"{{ 'a'|int(0, 16) }}", XLARUN_ERR_ARGUMENT, "int: xlarun reads base 10 only"},
-            {"{{ '%d'|format(1e38) }}", XLARUN_ERR_ARGUMENT, "format: %d of 1e+38 is past xlarun's 64-bit integers"}};
+            {"{{ '%d'|format(1e38) }}", XLARUN_ERR_ARGUMENT, "format: %d of 1e+38 is past xlarun's 64-bit integers"},
+            /* what jinja2 raises, with Python's words */
+            {"{{ [1] in {1: 2} }}", XLARUN_ERR_ARGUMENT, "unhashable type: 'list'"},
+            {"{{ 0 ** -1 }}", XLARUN_ERR_ARGUMENT, "0.0 cannot be raised to a negative power"},
+            {"{{ 10.0 ** 400 }}", XLARUN_ERR_ARGUMENT, "(34, 'Numerical result out of range')"},
+            {"{{ '}'.format() }}", XLARUN_ERR_ARGUMENT, "Single '}' encountered in format string"},
+            {"{{ (1.7e308 * 10)|int }}", XLARUN_ERR_ARGUMENT, "cannot convert float infinity to integer"},
+            {"{{ 1 in namespace() }}", XLARUN_ERR_ARGUMENT, "argument of type 'Namespace' is not iterable"},
+            {"{{ namespace()|length }}", XLARUN_ERR_ARGUMENT, "object of type 'Namespace' has no len()"},
+            {"{{ [1]|indent }}", XLARUN_ERR_ARGUMENT, "unsupported operand type(s) for +=: 'list' and 'str'"},
+            {"{{ 'ab'[:x] }}", XLARUN_ERR_ARGUMENT, "slice indices must be integers or None or have an __index__ method"},
+            {"{% break %}", XLARUN_ERR_FORMAT, "line 1 column 4: 'break' outside loop"},
+            {"{{ range(2) + [1] }}", XLARUN_ERR_ARGUMENT, "unsupported operand type(s) for +: 'range' and 'list'"},
+            {"{{ range(2)|tojson }}", XLARUN_ERR_ARGUMENT, "Object of type range is not JSON serializable"},
+            {"{{ range(2) < range(3) }}", XLARUN_ERR_ARGUMENT, "'<' not supported between instances of 'range' and 'range'"},
+            {"{{ [1, 'a']|sort }}", XLARUN_ERR_ARGUMENT, "'<' not supported between instances of 'str' and 'int'"},
+            {"{{ x|round }}", XLARUN_ERR_ARGUMENT, "type Undefined doesn't define __round__ method"},
+            {"{{ x|float }}", XLARUN_ERR_ARGUMENT, "'x' is undefined"},
+            {"{{ [[1]]|unique|list }}", XLARUN_ERR_ARGUMENT, "unhashable type: 'list'"},
+            {"{% filter length %}ab{% endfilter %}", XLARUN_ERR_ARGUMENT, "sequence item 0: expected str instance, int found"},
+            {"{{ ('<a'|safe)|trim('<') }}", XLARUN_ERR_ARGUMENT, "trim of a Markup value escapes its characters first"}};
         for (k = 0; k < sizeof bad / sizeof *bad; k++) {
             xlarun_status st = render_src(bad[k].src, NULL, out, sizeof out, &err);
             CHECKF(st == bad[k].st && strstr(err.message, bad[k].msg), "%s: status %d, '%s'; expected %d, '%s'", bad[k].src, (int)st,
