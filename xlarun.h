@@ -10260,6 +10260,8 @@ enum {
     JN_STAR
 };
 
+typedef struct xlarun__jname { const char *s; size_t n; } xlarun__jname;
+
 typedef struct xlarun__jnode {
     int kind, op;               /* JN_BIN, JN_PAIR in a JN_CMP: the operator; JN_TEST: 1 if negated */
     uint32_t line, col;
@@ -10267,6 +10269,8 @@ typedef struct xlarun__jnode {
     const char *s;              /* names, data, decoded string literals */
     size_t n;
     xlarun__jv lit;
+    const xlarun__jname *hide, *hide_else; /* a frame's hidden names (see "scopes"); JN_FOR: its body's, its else's */
+    size_t nhide, nhide_else;
 } xlarun__jnode;
 
 typedef struct xlarun__jparse {
@@ -10466,7 +10470,8 @@ static xlarun_status xlarun__jargs(xlarun__jparse *P, xlarun__jnode **first) {
     return XLARUN_OK;
 }
 
-/* a tuple of expressions with optional parentheses: 'a, b' (for targets and set), or one value */
+/* a tuple of expressions with optional parentheses: 'a, b', or one value; simple: names only (1: a for's or a
+   with's targets; 2: a set's, where ns.attr is one too) */
 static xlarun_status xlarun__jtuple(xlarun__jparse *P, int simple, int allow_cond, xlarun__jnode **out) {
     xlarun__jnode *first = NULL, **tail = &first, *x = NULL;
     const xlarun__jtok *at = P->t;
@@ -10485,7 +10490,7 @@ static xlarun_status xlarun__jtuple(xlarun__jparse *P, int simple, int allow_con
             XLARUN__TRY(xlarun__jexpect_name(P, &nm));
             XLARUN__TRY(xlarun__jnew(P, JN_NAME, nm, &x));
             x->s = nm->p; x->n = nm->n;
-            if (xlarun__jis_op(P, JO_DOT)) { /* ns.attr as a set target */
+            if (simple == 2 && xlarun__jis_op(P, JO_DOT)) { /* ns.attr as a set target (not a for's or a with's) */
                 xlarun__jnode *y = NULL;
                 const xlarun__jtok *an = NULL;
                 P->t++;
@@ -10944,7 +10949,7 @@ static xlarun_status xlarun__jstatement(xlarun__jparse *P, xlarun__jnode **out) 
         XLARUN__TRY(xlarun__jend(P, "endfor"));
     } else if (xlarun__jtok_is(kw, "set")) {
         xlarun__jnode *target;
-        XLARUN__TRY(xlarun__jtuple(P, 1, 0, &target));
+        XLARUN__TRY(xlarun__jtuple(P, 2, 0, &target));
         if (xlarun__jis_op(P, JO_ASSIGN)) {
             XLARUN__TRY(xlarun__jnew(P, JN_SET, kw, &x));
             x->a = target;
@@ -11095,10 +11100,235 @@ static xlarun_status xlarun__jbody(xlarun__jparse *P, const char *const *ends, x
     }
 }
 
+/* ---- scopes: jinja2's symbol analysis ---------------------------------------------------------------
+   jinja2 compiles each frame (the template; a loop's body, and its else; a macro; a call block's
+   body; a block set; a filter block; a with; transformers' {% generation %}) with one variable per
+   name the frame uses at its own level (its statements and those inside its ifs, not those inside
+   the frames within it), and sets it when the frame starts:
+     - a loop's target and 'loop', a macro's arguments: the parameter;
+     - else, where an enclosing frame uses the name: that frame's variable, as it is then;
+     - else, where the frame's first use of the name assigns it outside every if (set, a block
+       set's name, a macro's name, a with's target): undefined;
+     - else the name in the variables given to the template.
+   So in '{% for m in messages %}{{ n }}{% endfor %}{% set n = 2 %}' n is undefined inside the
+   loop, whatever the caller passed. xlarun looks a name up through the scopes as they run, which
+   gives jinja2's value in every case but the third. Those names are worked out here, once per
+   frame, and kept on the frame's node; xlarun__jlookup reads them as undefined in their frame until
+   the frame assigns them. */
+enum { JSF_ROOT, JSF_FOR, JSF_ELSE, JSF_FN, JSF_SETBLOCK, JSF_FILTER, JSF_WITH, JSF_BODY };
+
+typedef struct xlarun__jsuse { const char *s; size_t n, ord; int store; } xlarun__jsuse;
+
+typedef struct xlarun__jscope {
+    const struct xlarun__jscope *up; /* the enclosing frame */
+    const xlarun__jname *names;      /* every name this frame uses, sorted by xlarun__jname_cmp */
+    size_t n;
+} xlarun__jscope;
+
+typedef struct xlarun__jsc {
+    xlarun__jparse *P;
+    int pass;                        /* 0: list the frame's uses; 1: analyse the frames within; 2: check names */
+    xlarun__jsuse *use;
+    size_t nuse, cap;
+    const xlarun__jscope *self;
+} xlarun__jsc;
+
+static int xlarun__jname_cmp(const char *a, size_t an, const char *b, size_t bn) {
+    if (an != bn) return an < bn ? -1 : 1;
+    return memcmp(a, b, an);
+}
+static int xlarun__jsuse_cmp(const void *x, const void *y) {
+    const xlarun__jsuse *a = XLARUN__CAST(const xlarun__jsuse *, x), *b = XLARUN__CAST(const xlarun__jsuse *, y);
+    int c = xlarun__jname_cmp(a->s, a->n, b->s, b->n);
+    return c ? c : a->ord < b->ord ? -1 : a->ord > b->ord;
+}
+/* is the name in the sorted list? (the analysis and xlarun__jlookup) */
+static int xlarun__jname_in_sorted(const xlarun__jname *v, size_t nv, const char *s, size_t n) {
+    size_t lo = 0, hi = nv;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        int c = xlarun__jname_cmp(v[mid].s, v[mid].n, s, n);
+        if (!c) return 1;
+        if (c < 0) lo = mid + 1;
+        else hi = mid;
+    }
+    return 0;
+}
+static int xlarun__jscope_knows(const xlarun__jscope *S, const char *s, size_t n) {
+    for (; S; S = S->up)
+        if (xlarun__jname_in_sorted(S->names, S->n, s, n)) return 1;
+    return 0;
+}
+
+static xlarun_status xlarun__jsc_use(xlarun__jsc *C, const xlarun__jnode *at, const char *s, size_t n, int store) {
+    if (C->pass == 2 && !xlarun__jscope_knows(C->self, s, n)) { /* jinja2 fails to compile such a name */
+        char what[80];
+        xlarun__jtok t;
+        memset(&t, 0, sizeof t);
+        t.line = at->line;
+        t.col = at->col;
+        snprintf(what, sizeof what, "('%.*s')", XLARUN__CAST(int, n > 60 ? 60 : n), s);
+        return xlarun__jperr(C->P, &t, "Tried to resolve a name to a reference that was unknown to the frame ", what);
+    }
+    if (C->pass) return XLARUN_OK;
+    if (C->nuse == C->cap) {
+        size_t nc = C->cap ? 2 * C->cap : 16;
+        xlarun__jsuse *u = XLARUN__CAST(xlarun__jsuse *, xlarun__jgrow(C->P->mem, C->use, C->cap * sizeof *u, nc * sizeof *u));
+        if (!u) return xlarun__fail(C->P->err, XLARUN_ERR_MEMORY, "chat template: out of memory");
+        C->use = u;
+        C->cap = nc;
+    }
+    C->use[C->nuse].s = s;
+    C->use[C->nuse].n = n;
+    C->use[C->nuse].ord = C->nuse;
+    C->use[C->nuse].store = store;
+    C->nuse++;
+    return XLARUN_OK;
+}
+
+/* the names an expression (and the ones after it) reads */
+static xlarun_status xlarun__jsc_expr(xlarun__jsc *C, const xlarun__jnode *x) {
+    for (; x; x = x->next) {
+        if (x->kind == JN_NAME) XLARUN__TRY(xlarun__jsc_use(C, x, x->s, x->n, 0));
+        else if (x->kind != JN_LIT) {
+            XLARUN__TRY(xlarun__jsc_expr(C, x->a));
+            XLARUN__TRY(xlarun__jsc_expr(C, x->b));
+            XLARUN__TRY(xlarun__jsc_expr(C, x->c));
+            XLARUN__TRY(xlarun__jsc_expr(C, x->d));
+            XLARUN__TRY(xlarun__jsc_expr(C, x->e));
+        }
+    }
+    return XLARUN_OK;
+}
+
+/* an assignment's target: its names are assigned (store), ns.attr reads ns */
+static xlarun_status xlarun__jsc_target(xlarun__jsc *C, const xlarun__jnode *t, int store) {
+    const xlarun__jnode *p;
+    if (t->kind == JN_NAME) return xlarun__jsc_use(C, t, t->s, t->n, store);
+    if (t->kind == JN_ATTR) return xlarun__jsc_use(C, t->a, t->a->s, t->a->n, 0);
+    if (t->kind == JN_TUPLE)
+        for (p = t->a; p; p = p->next) XLARUN__TRY(xlarun__jsc_target(C, p, store));
+    return XLARUN_OK;
+}
+
+static xlarun_status xlarun__jsc_frame(xlarun__jparse *P, const xlarun__jscope *up, int which, xlarun__jnode *x,
+                                       xlarun__jnode *body, const xlarun__jname **hide, size_t *nhide);
+
+/* a frame's statements at its own level, in jinja2's order; in_if: inside an if of this frame */
+static xlarun_status xlarun__jsc_body(xlarun__jsc *C, xlarun__jnode *x, int in_if) {
+    int store = !in_if; /* an assignment inside an if never makes a hidden name (jinja2's branch_update) */
+    for (; x; x = x->next) {
+        xlarun__jnode *c;
+        switch (x->kind) {
+        case JN_OUT: XLARUN__TRY(xlarun__jsc_expr(C, x->a)); break;
+        case JN_IF: /* the else hangs on the last elif */
+            for (c = x; c; c = c->e) {
+                XLARUN__TRY(xlarun__jsc_expr(C, c->a));
+                XLARUN__TRY(xlarun__jsc_body(C, c->c, 1));
+                if (!c->e) XLARUN__TRY(xlarun__jsc_body(C, c->d, 1));
+            }
+            break;
+        case JN_FOR: /* the iterable here; the target, the filter and the bodies in the loop's frames */
+            XLARUN__TRY(xlarun__jsc_expr(C, x->b));
+            if (C->pass == 1) {
+                XLARUN__TRY(xlarun__jsc_frame(C->P, C->self, JSF_FOR, x, x->c, &x->hide, &x->nhide));
+                if (x->d) XLARUN__TRY(xlarun__jsc_frame(C->P, C->self, JSF_ELSE, x, x->d, &x->hide_else, &x->nhide_else));
+            }
+            break;
+        case JN_SET:
+            XLARUN__TRY(xlarun__jsc_expr(C, x->b));
+            XLARUN__TRY(xlarun__jsc_target(C, x->a, store));
+            break;
+        case JN_SETBLOCK:
+            XLARUN__TRY(xlarun__jsc_target(C, x->a, store));
+            if (C->pass == 1) XLARUN__TRY(xlarun__jsc_frame(C->P, C->self, JSF_SETBLOCK, x, x->c, &x->hide, &x->nhide));
+            break;
+        case JN_MACRO:
+            XLARUN__TRY(xlarun__jsc_use(C, x, x->s, x->n, store));
+            if (C->pass == 1) XLARUN__TRY(xlarun__jsc_frame(C->P, C->self, JSF_FN, x, x->c, &x->hide, &x->nhide));
+            break;
+        case JN_CALLBLOCK:
+            XLARUN__TRY(xlarun__jsc_expr(C, x->a));
+            if (C->pass == 1) XLARUN__TRY(xlarun__jsc_frame(C->P, C->self, JSF_FN, x, x->c, &x->hide, &x->nhide));
+            break;
+        case JN_FILTERBLOCK:
+            XLARUN__TRY(xlarun__jsc_expr(C, x->d));
+            if (C->pass == 1) XLARUN__TRY(xlarun__jsc_frame(C->P, C->self, JSF_FILTER, x, x->c, &x->hide, &x->nhide));
+            break;
+        case JN_WITH: /* the values here, the targets in the with's frame */
+            for (c = x->a; c; c = c->next) XLARUN__TRY(xlarun__jsc_expr(C, c->b));
+            if (C->pass == 1) XLARUN__TRY(xlarun__jsc_frame(C->P, C->self, JSF_WITH, x, x->c, &x->hide, &x->nhide));
+            break;
+        case JN_BODY:
+            if (C->pass == 1) XLARUN__TRY(xlarun__jsc_frame(C->P, C->self, JSF_BODY, x, x->c, &x->hide, &x->nhide));
+            break;
+        default: break;
+        }
+    }
+    return XLARUN_OK;
+}
+
+/* one frame: its names, the hidden ones among them, then the frames within it */
+static xlarun_status xlarun__jsc_frame(xlarun__jparse *P, const xlarun__jscope *up, int which, xlarun__jnode *x,
+                                       xlarun__jnode *body, const xlarun__jname **hide, size_t *nhide) {
+    xlarun__jsc C;
+    xlarun__jscope S;
+    xlarun__jname *names, *hidden;
+    const xlarun__jnode *p;
+    size_t i, n = 0, h = 0;
+    memset(&C, 0, sizeof C);
+    C.P = P;
+    *hide = NULL;
+    *nhide = 0;
+    if (which == JSF_FOR) {
+        XLARUN__TRY(xlarun__jsc_target(&C, x->a, 0));
+        XLARUN__TRY(xlarun__jsc_use(&C, x, "loop", 4, 0));
+    } else if (which == JSF_FN) { /* the parameters, then their defaults */
+        const xlarun__jnode *params = x->kind == JN_MACRO ? x->a : x->b;
+        for (p = params; p; p = p->next) XLARUN__TRY(xlarun__jsc_use(&C, p, p->s, p->n, 0));
+        for (p = params; p; p = p->next) XLARUN__TRY(xlarun__jsc_expr(&C, p->a));
+    } else if (which == JSF_WITH) {
+        for (p = x->a; p; p = p->next) XLARUN__TRY(xlarun__jsc_target(&C, p->a, 1));
+    }
+    XLARUN__TRY(xlarun__jsc_body(&C, body, 0));
+    if (which == JSF_FILTER) XLARUN__TRY(xlarun__jsc_expr(&C, x->d));
+    if (C.nuse) qsort(C.use, C.nuse, sizeof *C.use, xlarun__jsuse_cmp);
+    for (i = 0; i < C.nuse; i++) {
+        int first = i == 0 || xlarun__jname_cmp(C.use[i - 1].s, C.use[i - 1].n, C.use[i].s, C.use[i].n);
+        n += first;
+        h += first && C.use[i].store && !xlarun__jscope_knows(up, C.use[i].s, C.use[i].n);
+    }
+    names = XLARUN__CAST(xlarun__jname *, xlarun__jalloc(P->mem, (n ? n : 1) * sizeof *names));
+    hidden = h ? XLARUN__CAST(xlarun__jname *, xlarun__jalloc(P->mem, h * sizeof *hidden)) : NULL;
+    if (!names || (h && !hidden)) return xlarun__fail(P->err, XLARUN_ERR_MEMORY, "chat template: out of memory");
+    n = h = 0;
+    for (i = 0; i < C.nuse; i++)
+        if (i == 0 || xlarun__jname_cmp(C.use[i - 1].s, C.use[i - 1].n, C.use[i].s, C.use[i].n)) {
+            names[n].s = C.use[i].s;
+            names[n++].n = C.use[i].n;
+            if (C.use[i].store && !xlarun__jscope_knows(up, C.use[i].s, C.use[i].n)) {
+                hidden[h].s = C.use[i].s;
+                hidden[h++].n = C.use[i].n;
+            }
+        }
+    *hide = hidden;
+    *nhide = h;
+    S.up = up;
+    S.names = names;
+    S.n = n;
+    C.self = &S;
+    C.pass = 2; /* a block set's filters run in its frame, which jinja2 did not analyse for them */
+    if (which == JSF_SETBLOCK) XLARUN__TRY(xlarun__jsc_expr(&C, x->d));
+    C.pass = 1;
+    return xlarun__jsc_body(&C, body, 0);
+}
+
 /* ---- rendering: state, scopes, errors ---------------------------------------------------------- */
 typedef struct xlarun__jframe {
     struct xlarun__jframe *parent;
     xlarun__jmap vars;
+    const xlarun__jname *hide;  /* undefined here until assigned (see "scopes") */
+    size_t nhide;
 } xlarun__jframe;
 
 typedef struct xlarun__jclosure {
@@ -11264,11 +11494,15 @@ static xlarun_status xlarun__jmap_set(xlarun__jrun *R, xlarun__jmap *d, const xl
     return XLARUN_OK;
 }
 
-static xlarun_status xlarun__jframe_new(xlarun__jrun *R, xlarun__jframe *parent, xlarun__jframe **out) {
+/* a frame inside parent; hide, nhide: its hidden names (a node's, see "scopes") */
+static xlarun_status xlarun__jframe_new(xlarun__jrun *R, xlarun__jframe *parent, const xlarun__jname *hide, size_t nhide,
+                                        xlarun__jframe **out) {
     xlarun__jframe *f = XLARUN__CAST(xlarun__jframe *, xlarun__jnewmem(R, sizeof *f));
     if (!f) return xlarun__joom(R);
     memset(f, 0, sizeof *f);
     f->parent = parent;
+    f->hide = hide;
+    f->nhide = nhide;
     *out = f;
     return XLARUN_OK;
 }
@@ -11279,10 +11513,14 @@ static xlarun_status xlarun__jframe_set(xlarun__jrun *R, xlarun__jframe *f, cons
     return xlarun__jmap_set(R, &f->vars, &k, v);
 }
 
-static const xlarun__jv *xlarun__jlookup(const xlarun__jframe *f, const char *name, size_t n) {
+/* a name's value seen from frame f; NULL where no frame has it, or (*hidden = 1) where the nearest
+   frame that hides it has not assigned it yet: undefined then, never a global function */
+static const xlarun__jv *xlarun__jlookup(const xlarun__jframe *f, const char *name, size_t n, int *hidden) {
+    *hidden = 0;
     for (; f; f = f->parent) {
         const xlarun__jv *v = xlarun__jmap_finds(&f->vars, name, n);
         if (v) return v;
+        if (f->nhide && xlarun__jname_in_sorted(f->hide, f->nhide, name, n)) { *hidden = 1; return NULL; }
     }
     return NULL;
 }
@@ -12784,7 +13022,7 @@ static xlarun_status xlarun__jcall_macro(xlarun__jrun *R, const xlarun__jnode *a
     int saved_jump = R->jump;
     if (R->calls >= XLARUN_JINJA_MAX_CALLS)
         return xlarun__jfail(R, at, "more than %d macro calls in progress (a recursion that does not end?)", XLARUN_JINJA_MAX_CALLS);
-    XLARUN__TRY(xlarun__jframe_new(R, c->frame, &f));
+    XLARUN__TRY(xlarun__jframe_new(R, c->frame, c->node->hide, c->node->nhide, &f));
     for (p = params; p; p = p->next, k++) {
         const xlarun__jv *v = k < A->np ? &A->pos[k] : NULL;
         xlarun__jv dv;
@@ -12890,6 +13128,47 @@ static xlarun_status xlarun__jtest(xlarun__jrun *R, const xlarun__jnode *at, con
     if (XJ_T("escaped")) { *res = v->t == XJ_STR && v->aux == XJ_MARKUP; return XLARUN_OK; } /* Markup has __html__ */
 #undef XJ_T
     return xlarun__jfail(R, at, "no test named '%.*s'", XLARUN__CAST(int, n), name);
+}
+
+/* Python's round(x, p) of a float: the exact value rounded half to even at 10**-p, read back */
+static xlarun_status xlarun__jround(xlarun__jrun *R, const xlarun__jnode *at, double x, int64_t p, xlarun__jv *out) {
+    char buf[400], *d;
+    size_t n, keep, k, i;
+    int up;
+    double y;
+    if (p > 323 || x - x != 0.0 || (p >= 0 && fabs(x) >= 9007199254740992.0)) { *out = xlarun__jfloat(x); return XLARUN_OK; }
+    if (p < -308) { *out = xlarun__jfloat(x * 0.0); return XLARUN_OK; } /* 0.0 with x's sign */
+    if (p >= 0) { /* under 2**53: at most 16 digits before the point, 323 after */
+        snprintf(buf, sizeof buf, "%.*f", XLARUN__CAST(int, p), x);
+        *out = xlarun__jfloat(xlarun__jstrtod(buf, strlen(buf)));
+        return XLARUN_OK;
+    }
+    /* p < 0: the integer part's digits, what lies below them only as "not zero" */
+    buf[0] = x < 0.0 ? '-' : '+';
+    y = x < 0.0 ? -x : x;
+    snprintf(buf + 2, sizeof buf - 2, "%.0f", floor(y)); /* buf[1]: room for a carry */
+    buf[1] = '0';
+    d = buf + 1;
+    n = strlen(d);
+    k = XLARUN__CAST(size_t, -p);
+    keep = n > k ? n - k : 0;
+    if (n - 1 < k) up = 0; /* below half of 10**k */
+    else if (d[keep] != '5') up = d[keep] > '5';
+    else { /* a tie only when nothing below the 5 is nonzero */
+        up = y != floor(y);
+        for (i = keep + 1; i < n && !up; i++) up = d[i] != '0';
+        if (!up) up = (d[keep - 1] - '0') % 2; /* half to even (d[0] is the carry's '0') */
+    }
+    for (i = keep; i < n; i++) d[i] = '0';
+    for (i = keep; up && i-- > 0;) { /* carry */
+        if (d[i] == '9') d[i] = '0';
+        else { d[i]++; up = 0; }
+    }
+    y = xlarun__jstrtod(buf, strlen(buf));
+    if (y - y != 0.0) return xlarun__jfail(R, at, "rounded value too large to represent");
+    if (y == 0.0) y = x * 0.0; /* -0.0 for -0.0 too */
+    *out = xlarun__jfloat(y);
+    return XLARUN_OK;
 }
 
 /* ---- filters -------------------------------------------------------------------------------------- */
@@ -13245,20 +13524,28 @@ static xlarun_status xlarun__jfilter(xlarun__jrun *R, const xlarun__jnode *at, c
             *out = xlarun__jint(base);
             return XLARUN_OK;
         }
-        if (p > 15) p = 15;
-        if (p < -15) p = -15;
         x = xlarun__jnum(v);
-        m = pow(10.0, XLARUN__CAST(double, p));
-        if ((!me || xlarun__jstreq(me, "common")) && p >= 0 && x == x && fabs(x) < 1e300) {
-            /* Python's round(): the exact value rounded half to even, as printf rounds it */
+        if (!me || xlarun__jstreq(me, "common")) return xlarun__jround(R, at, x, p, out);
+        if (!xlarun__jstreq(me, "floor") && !xlarun__jstreq(me, "ceil")) return xlarun__jfail(R, at, "method must be common, ceil or floor");
+        /* jinja2: math.floor(x * 10**p) / 10**p, an int over 10**p: an int when p >= 0 (x * the int
+           as a float, the quotient exact then rounded once), a float when p < 0 */
+        if (v->t != XJ_FLOAT && p >= 0) { *out = xlarun__jfloat(x); return XLARUN_OK; } /* i * 10**p / 10**p */
+        if (p > 308) return xlarun__jfail(R, at, "int too large to convert to float");
+        if (p >= 0) {
             char buf[400];
-            snprintf(buf, sizeof buf, "%.*f", XLARUN__CAST(int, p), x);
+            snprintf(buf, sizeof buf, "1e%d", XLARUN__CAST(int, p));
+            m = xlarun__jstrtod(buf, strlen(buf));
+        } else m = pow(10.0, XLARUN__CAST(double, p));
+        x *= m;
+        if (x != x) return xlarun__jfail(R, at, "cannot convert float NaN to integer");
+        if (x - x != 0.0) return xlarun__jfail(R, at, "cannot convert float infinity to integer");
+        x = (xlarun__jstreq(me, "floor") ? floor(x) : ceil(x)) + 0.0; /* an int: no -0.0 */
+        if (p >= 0) {
+            char buf[400];
+            snprintf(buf, sizeof buf, "%.0fe-%d", x, XLARUN__CAST(int, p));
             x = xlarun__jstrtod(buf, strlen(buf));
-        } else if ((!me || xlarun__jstreq(me, "common")) && p >= 0) { /* |x| >= 1e300: no fraction left to round */
-        } else if (!me || xlarun__jstreq(me, "common")) x = nearbyint(x * m) / m;
-        else if (xlarun__jstreq(me, "floor")) x = (floor(x * m) + 0.0) / m; /* math.floor gives an int: no -0.0 */
-        else if (xlarun__jstreq(me, "ceil")) x = (ceil(x * m) + 0.0) / m;
-        else return xlarun__jfail(R, at, "method must be common, ceil or floor");
+        } else if (m == 0.0) return xlarun__jfail(R, at, "float division by zero");
+        else x /= m;
         *out = xlarun__jfloat(x);
         return XLARUN_OK;
     }
@@ -13529,14 +13816,15 @@ static xlarun_status xlarun__jeval(xlarun__jrun *R, const xlarun__jnode *x, xlar
     switch (x->kind) {
     case JN_LIT: *out = x->lit; return XLARUN_OK;
     case JN_NAME: {
-        const xlarun__jv *v = xlarun__jlookup(R->frame, x->s, x->n);
+        int hidden;
+        const xlarun__jv *v = xlarun__jlookup(R->frame, x->s, x->n, &hidden);
         static const struct { const char *name; int id; } fns[] = {
             {"range", JF_RANGE}, {"dict", JF_DICT}, {"namespace", JF_NAMESPACE}, {"cycler", JF_CYCLER},
             {"joiner", JF_JOINER}, {"raise_exception", JF_RAISE}, {"strftime_now", JF_STRFTIME},
             {"lipsum", JF_LIPSUM}, {"self", JF_SELF}}; /* the last two are there to be refused, not undefined */
         size_t k;
         if (v) { *out = *v; return XLARUN_OK; }
-        for (k = 0; k < sizeof fns / sizeof fns[0]; k++)
+        for (k = 0; !hidden && k < sizeof fns / sizeof fns[0]; k++)
             if (strlen(fns[k].name) == x->n && !memcmp(fns[k].name, x->s, x->n)) {
                 *out = xlarun__jmk(XJ_FUNC);
                 out->aux = fns[k].id;
@@ -13682,7 +13970,8 @@ static xlarun_status xlarun__jeval(xlarun__jrun *R, const xlarun__jnode *x, xlar
 static xlarun_status xlarun__jassign(xlarun__jrun *R, const xlarun__jnode *target, const xlarun__jv *v, xlarun__jframe *f) {
     if (target->kind == JN_NAME) return xlarun__jframe_set(R, f, target->s, target->n, v);
     if (target->kind == JN_ATTR) {
-        const xlarun__jv *ns = xlarun__jlookup(f, target->a->s, target->a->n);
+        int hidden;
+        const xlarun__jv *ns = xlarun__jlookup(f, target->a->s, target->a->n, &hidden);
         xlarun__jv k = xlarun__jstr(target->s, target->n);
         if (!ns || ns->t != XJ_NS) return xlarun__jfail(R, target, "cannot assign attribute on non-namespace object");
         if (target->n && target->s[0] == '_') return xlarun__jns_name_err(R, target, target->s, target->n);
@@ -13704,21 +13993,6 @@ static xlarun_status xlarun__jassign(xlarun__jrun *R, const xlarun__jnode *targe
     return xlarun__jfail(R, target, "cannot assign to this");
 }
 
-/* a body's output as a value (block set, filter block), run in a scope of its own as jinja2 does */
-static xlarun_status xlarun__jcapture(xlarun__jrun *R, const xlarun__jnode *body, xlarun__jframe *f, xlarun__jv *out) {
-    xlarun__jbuf b, *saved = R->out;
-    xlarun__jframe *g = NULL;
-    xlarun_status st;
-    XLARUN__TRY(xlarun__jframe_new(R, f, &g));
-    xlarun__jbuf_init(&b, R->mem);
-    b.limit = R->max_output;
-    R->out = &b;
-    st = xlarun__jexec(R, body, g);
-    R->out = saved;
-    XLARUN__TRY(st);
-    return xlarun__jbuf_value(R, &b, out);
-}
-
 /* apply a filter chain built over an empty slot (block set, filter block) to v */
 static xlarun_status xlarun__japply_chain(xlarun__jrun *R, const xlarun__jnode *chain, const xlarun__jv *v, xlarun__jv *out) {
     xlarun__jargv A;
@@ -13727,6 +14001,29 @@ static xlarun_status xlarun__japply_chain(xlarun__jrun *R, const xlarun__jnode *
     XLARUN__TRY(xlarun__japply_chain(R, chain->a, v, &in));
     XLARUN__TRY(xlarun__jeval_args(R, chain, chain->b, &A));
     return xlarun__jfilter(R, chain, chain->s, chain->n, &in, &A, out);
+}
+
+/* a block set's or filter block's body output through its filters (x->d), both in a frame of their
+   own as jinja2 runs them; a break or continue in the body leaves before the filters */
+static xlarun_status xlarun__jcapture(xlarun__jrun *R, const xlarun__jnode *x, xlarun__jframe *f, xlarun__jv *out) {
+    xlarun__jbuf b, *saved = R->out;
+    xlarun__jframe *g = NULL;
+    xlarun__jv body;
+    xlarun_status st;
+    *out = xlarun__jmk(XJ_NONE);
+    XLARUN__TRY(xlarun__jframe_new(R, f, x->hide, x->nhide, &g));
+    xlarun__jbuf_init(&b, R->mem);
+    b.limit = R->max_output;
+    R->out = &b;
+    st = xlarun__jexec(R, x->c, g);
+    R->out = saved;
+    XLARUN__TRY(st);
+    if (R->jump) return XLARUN_OK;
+    XLARUN__TRY(xlarun__jbuf_value(R, &b, &body));
+    R->frame = g;
+    st = xlarun__japply_chain(R, x->d, &body, out);
+    R->frame = f;
+    return st;
 }
 
 static xlarun_status xlarun__jexec_for(xlarun__jrun *R, const xlarun__jnode *x, xlarun__jframe *f) {
@@ -13745,7 +14042,7 @@ static xlarun_status xlarun__jexec_for(xlarun__jrun *R, const xlarun__jnode *x, 
         kept.n = 0;
         kept.v = items.n ? XLARUN__CAST(xlarun__jv *, xlarun__jnewmem(R, items.n * sizeof(xlarun__jv))) : NULL;
         if (items.n && !kept.v) return xlarun__joom(R);
-        XLARUN__TRY(xlarun__jframe_new(R, f, &g));
+        XLARUN__TRY(xlarun__jframe_new(R, f, NULL, 0, &g));
         for (i = 0; i < items.n; i++) {
             xlarun__jv c;
             xlarun__jframe *saved = R->frame;
@@ -13767,7 +14064,7 @@ static xlarun_status xlarun__jexec_for(xlarun__jrun *R, const xlarun__jnode *x, 
         L->n = items.n;
         L->items = items.v;
         L->depth = depth;
-        XLARUN__TRY(xlarun__jframe_new(R, f, &g)); /* one scope for the loop, emptied at each iteration */
+        XLARUN__TRY(xlarun__jframe_new(R, f, x->hide, x->nhide, &g)); /* one scope for the loop, emptied at each iteration */
     }
     for (i = 0; i < items.n; i++) {
         xlarun__jv lv = xlarun__jmk(XJ_LOOP);
@@ -13787,7 +14084,7 @@ static xlarun_status xlarun__jexec_for(xlarun__jrun *R, const xlarun__jnode *x, 
     /* jinja2 marks the loop as run at the end of a body: the else runs when no body ran to its end
        (no items, or every one left by break or continue); its names are its own, as the body's */
     if (x->d && !done) {
-        XLARUN__TRY(xlarun__jframe_new(R, f, &g));
+        XLARUN__TRY(xlarun__jframe_new(R, f, x->hide_else, x->nhide_else, &g));
         return xlarun__jexec(R, x->d, g);
     }
     return XLARUN_OK;
@@ -13828,19 +14125,14 @@ static xlarun_status xlarun__jexec(xlarun__jrun *R, const xlarun__jnode *first, 
             st = xlarun__jeval(R, x->b, &v);
             if (st == XLARUN_OK) st = xlarun__jassign(R, x->a, &v, f);
             break;
-        case JN_SETBLOCK: { /* a break or continue in the body leaves before the assignment */
-            xlarun__jv body;
-            st = xlarun__jcapture(R, x->c, f, &body);
+        case JN_SETBLOCK: /* a break or continue in the body leaves before the assignment */
+            st = xlarun__jcapture(R, x, f, &v);
             if (R->jump) break;
-            if (st == XLARUN_OK) st = xlarun__japply_chain(R, x->d, &body, &v);
             if (st == XLARUN_OK) st = xlarun__jassign(R, x->a, &v, f);
             break;
-        }
         case JN_FILTERBLOCK: {
-            xlarun__jv body;
-            st = xlarun__jcapture(R, x->c, f, &body);
+            st = xlarun__jcapture(R, x, f, &v);
             if (R->jump) break;
-            if (st == XLARUN_OK) st = xlarun__japply_chain(R, x->d, &body, &v);
             /* jinja2 joins the block's result into the output as it is: a str only */
             if (st == XLARUN_OK && v.t != XJ_STR)
                 st = xlarun__jfail(R, x, "sequence item 0: expected str instance, %s found", xlarun__jtype_name(&v));
@@ -13874,12 +14166,11 @@ static xlarun_status xlarun__jexec(xlarun__jrun *R, const xlarun__jnode *first, 
             if (st == XLARUN_OK && R->out->bad) st = xlarun__jbad(R, x, R->out->bad);
             break;
         }
-        case JN_WITH: {
+        case JN_WITH: { /* the values are worked out in the enclosing frame, as jinja2 does */
             xlarun__jframe *g = NULL;
             const xlarun__jnode *p;
-            st = xlarun__jframe_new(R, f, &g);
+            st = xlarun__jframe_new(R, f, x->hide, x->nhide, &g);
             for (p = x->a; p && st == XLARUN_OK; p = p->next) {
-                R->frame = g;
                 st = xlarun__jeval(R, p->b, &v);
                 if (st == XLARUN_OK) st = xlarun__jassign(R, p->a, &v, g);
             }
@@ -13888,7 +14179,7 @@ static xlarun_status xlarun__jexec(xlarun__jrun *R, const xlarun__jnode *first, 
         }
         case JN_BODY: { /* {% generation %}: the body in a scope of its own */
             xlarun__jframe *g = NULL;
-            st = xlarun__jframe_new(R, f, &g);
+            st = xlarun__jframe_new(R, f, x->hide, x->nhide, &g);
             if (st == XLARUN_OK) st = xlarun__jexec(R, x->c, g);
             break;
         }
@@ -13907,6 +14198,8 @@ static xlarun_status xlarun__jexec(xlarun__jrun *R, const xlarun__jnode *first, 
 /* ---- the compiled template -------------------------------------------------------------------------- */
 struct xlarun_chat_template {
     const xlarun__jnode *body;
+    const xlarun__jname *hide;  /* the template frame's hidden names (see "scopes") */
+    size_t nhide;
     const char *src;            /* the template text, newlines normalized */
     size_t n;
     void *own;                  /* xlarun_chat_template_create's block */
@@ -13939,6 +14232,7 @@ static xlarun_status xlarun__jcompile(xlarun__jmem *m, const xlarun__jbuild *in,
     P.t = L.toks; P.src = src; P.mem = m; P.err = err;
     st = xlarun__jbody(&P, NULL, &body);
     if (st == XLARUN_OK) st = xlarun__jcheck_tree(&P, body, 0);
+    if (st == XLARUN_OK) st = xlarun__jsc_frame(&P, NULL, JSF_ROOT, NULL, body, &t->hide, &t->nhide);
     if (st != XLARUN_OK) return st;
     t->body = body;
     t->src = src;
@@ -14094,9 +14388,10 @@ static xlarun_status xlarun__jset_global(xlarun__jrun *R, const char *name, cons
 }
 
 static xlarun_status xlarun__jrender(xlarun__jrun *R, const xlarun_chat_template *t, const xlarun_chat_input *in, xlarun__jbuf *out) {
+    xlarun__jframe *top = NULL;
     xlarun__jv v;
     size_t i;
-    XLARUN__TRY(xlarun__jframe_new(R, NULL, &R->root));
+    XLARUN__TRY(xlarun__jframe_new(R, NULL, NULL, 0, &R->root));
     /* as transformers: the special tokens, then the extra variables (which win), then messages, tools,
        documents and add_generation_prompt */
     {
@@ -14149,7 +14444,8 @@ static xlarun_status xlarun__jrender(xlarun__jrun *R, const xlarun_chat_template
     v = xlarun__jbool(!in->no_generation_prompt);
     XLARUN__TRY(xlarun__jset_global(R, "add_generation_prompt", &v));
     R->out = out;
-    return xlarun__jexec(R, t->body, R->root);
+    XLARUN__TRY(xlarun__jframe_new(R, R->root, t->hide, t->nhide, &top)); /* the template's names over the variables */
+    return xlarun__jexec(R, t->body, top);
 }
 
 static void xlarun__jrun_init(xlarun__jrun *R, xlarun__jmem *m, const xlarun_chat_input *in, xlarun_error *err) {

@@ -177,6 +177,25 @@ UNITS = [
     "{{ msgs|map(attribute='content')|unique|list }}",
     "{{ d.a|indent }}",
     "{{ nested.e|indent }}",
+    # jinja2's scopes: a name a frame assigns before any use, outside every if, is undefined in it (and
+    # in the frames within it) until assigned, whatever the variables say
+    "{% for x in l %}[{{ n }}]{% endfor %}{% set n = 2 %}{{ n }}|{% for x in [1, 2] %}{% for y in [1] %}[{{ z }}]{% endfor %}{% set z = x %}{{ z }}{% endfor %}",
+    "{{ n }}{% for x in l %}[{{ n }}]{% endfor %}{% set n = 2 %}|{% if z %}{{ f }}{% endif %}{% for x in [1] %}[{{ f }}]{% endfor %}{% set f = 1 %}|{% for x in [1] %}[{{ s }}]{% endfor %}{% if z %}{% set s = 1 %}{% endif %}",
+    "{% macro m(a=n) %}{{ a }}/{{ n }}{% endmacro %}[{{ m() }}]{% set n = 2 %}[{{ m() }}]|{% for x in [1] %}{{ w is defined }}{% endfor %}{% macro w() %}{% endmacro %}",
+    "{% with a = 1, b = a %}[{{ b }}]{% endwith %}{% with n = n + 1 %}{{ n }}{% endwith %}|{% for x in l if z %}a{% endfor %}{% set z = 1 %}",
+    "{% set a | replace('x', e) %}x{% set e = 'z' %}{% endset %}{{ a }}|{% filter replace('x', e) %}x{% set e = 'w' %}{% endfilter %}|{% set b %}{% for i in [1] %}[{{ n }}]{% endfor %}{% set n = 3 %}{% endset %}{{ b }}",
+    "{% macro w() %}{{ caller() }}{% endmacro %}{% call w() %}{% for i in [1] %}[{{ n }}]{% endfor %}{% set n = 1 %}{{ n }}{% endcall %}|{% generation %}{% for i in [1] %}[{{ n }}]{% endfor %}{% set n = 1 %}{% endgeneration %}|{% for x in [] %}{% else %}{% for y in [1] %}[{{ n }}]{% endfor %}{% set n = 1 %}{{ n }}{% endfor %}",
+    "{% for i in [1] %}{{ range(2)|list }}{% endfor %}{% set range = 1 %}",
+    "{% set a | replace('x', unknown) %}x{% endset %}",
+    "{% set ns = namespace(a=1) %}{% for ns.a in l %}{% endfor %}",
+    "{% with ns.a = 1 %}{% endwith %}",
+    # round: Python's round(float, p) exact at any p, and jinja2's floor/ceil as math.floor(x * 10**p) / 10**p
+    "{{ 0.12345678901234568|round(17) }}|{{ 2.675|round(2) }}|{{ 1e-320|round(323) }}|{{ 25.4|round(-1) }}|{{ 25.0|round(-1) }}|{{ 35.0|round(-1) }}|{{ 999.9|round(-3) }}|{{ 500.0|round(-3) }}|{{ 1500.0|round(-3) }}|{{ -4.0|round(-1) }}|{{ -1.5|round(-400) }}|{{ 7.0e22|round(-22) }}",
+    "{{ 1.7e308|round(0, 'floor') }}|{{ 123.456|round(-1, 'ceil') }}|{{ 0.1|round(30, 'floor') }}|{{ 0.3|round(25, 'ceil') }}|{{ 3|round(2, 'ceil') }}|{{ 3|round(-1, 'ceil') }}|{{ 1.23e-5|round(40, 'floor') }}|{{ -0.5|round(0, 'ceil') }}",
+    "{{ 1.7e308|round(1, 'floor') }}",
+    "{{ 2.5e-300|round(310, 'floor') }}",
+    "{{ 1.7976931348623157e308|round(-308) }}",
+    "{{ 1.5|round(-330, 'floor') }}",
 ]
 
 
