@@ -11268,6 +11268,38 @@ static xlarun_status xlarun__jsc_body(xlarun__jsc *C, xlarun__jnode *x, int in_i
     return XLARUN_OK;
 }
 
+/* jinja2's find_undeclared for a macro, a call block or {% generation %}: which of caller (1), kwargs
+   (2) and varargs (4) its body reads anywhere, the frames within included (targets are not reads) */
+static int xlarun__jsc_special(const xlarun__jnode *x) {
+    int m = 0;
+    for (; x; x = x->next) {
+        const xlarun__jnode *p;
+        if (x->kind == JN_NAME) {
+            m |= x->n == 6 && !memcmp(x->s, "caller", 6) ? 1 : x->n == 6 && !memcmp(x->s, "kwargs", 6) ? 2
+                 : x->n == 7 && !memcmp(x->s, "varargs", 7) ? 4 : 0;
+            continue;
+        }
+        if (x->kind == JN_WITH)
+            for (p = x->a; p; p = p->next) m |= xlarun__jsc_special(p->b);
+        else if (x->kind != JN_SET && x->kind != JN_FOR && x->kind != JN_SETBLOCK) m |= xlarun__jsc_special(x->a);
+        m |= xlarun__jsc_special(x->b) | xlarun__jsc_special(x->c) | xlarun__jsc_special(x->d) | xlarun__jsc_special(x->e);
+    }
+    return m;
+}
+
+/* a macro's (or a call block's) parameter of this name, or NULL */
+static const xlarun__jnode *xlarun__jparam(const xlarun__jnode *fn, const char *name) {
+    const xlarun__jnode *p;
+    for (p = fn->kind == JN_MACRO ? fn->a : fn->kind == JN_CALLBLOCK ? fn->b : NULL; p; p = p->next)
+        if (p->n == strlen(name) && !memcmp(p->s, name, p->n)) return p;
+    return NULL;
+}
+/* jinja2's Macro attributes: whether its body reads caller, kwargs, varargs (xlarun__jsc_special's
+   bits) and takes them as such (not as a parameter of that name) */
+static int xlarun__jcatches(const xlarun__jnode *fn, int bit) {
+    return (fn->op & bit) && !xlarun__jparam(fn, bit == 2 ? "kwargs" : "varargs");
+}
+
 /* one frame: its names, the hidden ones among them, then the frames within it */
 static xlarun_status xlarun__jsc_frame(xlarun__jparse *P, const xlarun__jscope *up, int which, xlarun__jnode *x,
                                        xlarun__jnode *body, const xlarun__jname **hide, size_t *nhide) {
@@ -11287,6 +11319,17 @@ static xlarun_status xlarun__jsc_frame(xlarun__jparse *P, const xlarun__jscope *
         const xlarun__jnode *params = x->kind == JN_MACRO ? x->a : x->b;
         for (p = params; p; p = p->next) XLARUN__TRY(xlarun__jsc_use(&C, p, p->s, p->n, 0));
         for (p = params; p; p = p->next) XLARUN__TRY(xlarun__jsc_expr(&C, p->a));
+        x->op = xlarun__jsc_special(body);
+        for (p = params; p; p = p->next)
+            if ((x->op & 1) && p->n == 6 && !memcmp(p->s, "caller", 6) && !p->a) {
+                xlarun__jtok t;
+                memset(&t, 0, sizeof t);
+                t.line = x->line;
+                t.col = x->col;
+                return xlarun__jperr(P, &t, "When defining macros or call blocks the special \"caller\" argument must be omitted or be given a default.", NULL);
+            }
+    } else if (which == JSF_BODY) {
+        x->op = xlarun__jsc_special(body);
     } else if (which == JSF_WITH) {
         for (p = x->a; p; p = p->next) XLARUN__TRY(xlarun__jsc_target(&C, p->a, 1));
     }
@@ -11926,6 +11969,21 @@ static xlarun_status xlarun__jgetattr(xlarun__jrun *R, const xlarun__jnode *at, 
         if (XJ_IS("next")) return xlarun__jmethod(R, obj, JM_CYCLER_NEXT, out);
         if (XJ_IS("reset")) return xlarun__jmethod(R, obj, JM_CYCLER_RESET, out);
         if (XJ_IS("current")) { *out = obj->u.cyc->items.v[obj->u.cyc->i]; return XLARUN_OK; }
+    } else if (obj->t == XJ_MACRO) { /* jinja2's Macro: its public attributes */
+        const xlarun__jnode *fn = obj->u.m->node, *p;
+        if (XJ_IS("name")) { *out = fn->kind == JN_MACRO ? xlarun__jstr(fn->s, fn->n) : xlarun__jmk(XJ_NONE); return XLARUN_OK; }
+        if (XJ_IS("arguments")) {
+            size_t k = 0;
+            for (p = fn->kind == JN_MACRO ? fn->a : fn->b; p; p = p->next) k++;
+            XLARUN__TRY(xlarun__jseq_new(R, k, XJ_TUPLE, out));
+            k = 0;
+            for (p = fn->kind == JN_MACRO ? fn->a : fn->b; p; p = p->next) out->u.l->v[k++] = xlarun__jstr(p->s, p->n);
+            return XLARUN_OK;
+        }
+        if (XJ_IS("catch_kwargs")) { *out = xlarun__jbool(xlarun__jcatches(fn, 2)); return XLARUN_OK; }
+        if (XJ_IS("catch_varargs")) { *out = xlarun__jbool(xlarun__jcatches(fn, 4)); return XLARUN_OK; }
+        if (XJ_IS("caller")) { *out = xlarun__jbool(fn->op & 1); return XLARUN_OK; }
+        if (XJ_IS("explicit_caller")) { *out = xlarun__jbool(xlarun__jparam(fn, "caller") != NULL); return XLARUN_OK; }
 #undef XJ_IS
     }
     if (obj->t == XJ_NONE) snprintf(msg, sizeof msg, "'None' has no attribute '%.*s'", XLARUN__CAST(int, n > 80 ? 80 : n), name);
@@ -13011,24 +13069,44 @@ static xlarun_status xlarun__jcall_value(xlarun__jrun *R, const xlarun__jnode *a
     return xlarun__jfail(R, at, "not callable");
 }
 
-/* the body of a macro (or of a call block, for caller()) in a new scope; its output is the value */
+/* binds what a body compiled as a function reads of caller, kwargs and varargs (xlarun__jsc_special)
+   when it was called with nothing extra: {% generation %}'s body, run as transformers runs it */
+static xlarun_status xlarun__jbind_special(xlarun__jrun *R, const xlarun__jnode *fn, xlarun__jframe *f) {
+    xlarun__jv v;
+    if (fn->op & 1) { v = xlarun__jundef("No caller defined", 17, 1); XLARUN__TRY(xlarun__jframe_set(R, f, "caller", 6, &v)); }
+    if (fn->op & 2) { XLARUN__TRY(xlarun__jmap_new(R, 0, XJ_DICT, &v)); XLARUN__TRY(xlarun__jframe_set(R, f, "kwargs", 6, &v)); }
+    if (fn->op & 4) { XLARUN__TRY(xlarun__jseq_new(R, 0, XJ_TUPLE, &v)); XLARUN__TRY(xlarun__jframe_set(R, f, "varargs", 7, &v)); }
+    return XLARUN_OK;
+}
+
+/* A call of a macro (or of a call block's body, caller()), as jinja2's Macro.__call__ binds it: the
+   positional arguments fill the parameters in order, keyword ones (a call block's caller among
+   them, last) the rest, then defaults; caller, kwargs and varargs where the body reads them (see
+   xlarun__jsc_special); anything left over is an error. Its body runs in a new frame inside the one
+   the macro was defined in; its output is the value. */
 static xlarun_status xlarun__jcall_macro(xlarun__jrun *R, const xlarun__jnode *at, const xlarun__jclosure *c, xlarun__jargv *A,
                                          xlarun__jclosure *caller, xlarun__jv *out) {
     xlarun__jframe *f = NULL;
     xlarun__jbuf b, *saved = R->out;
-    const xlarun__jnode *p, *params = c->node->kind == JN_MACRO ? c->node->a : c->node->b;
-    size_t k = 0, i;
+    const xlarun__jnode *fn = c->node, *p, *params = fn->kind == JN_MACRO ? fn->a : fn->b;
+    xlarun__jv cv = xlarun__jmk(XJ_MACRO), v;
+    size_t k = 0, i, left = 0;
     xlarun_status st;
-    int saved_jump = R->jump;
+    int saved_jump = R->jump, caller_left = caller != NULL;
+    char name[80];
+    if (fn->kind == JN_MACRO) snprintf(name, sizeof name, "'%.*s'", XLARUN__CAST(int, fn->n > 60 ? 60 : fn->n), fn->s);
+    else snprintf(name, sizeof name, "None");
+    cv.u.m = caller;
     if (R->calls >= XLARUN_JINJA_MAX_CALLS)
         return xlarun__jfail(R, at, "more than %d macro calls in progress (a recursion that does not end?)", XLARUN_JINJA_MAX_CALLS);
-    XLARUN__TRY(xlarun__jframe_new(R, c->frame, c->node->hide, c->node->nhide, &f));
+    XLARUN__TRY(xlarun__jframe_new(R, c->frame, fn->hide, fn->nhide, &f));
     for (p = params; p; p = p->next, k++) {
-        const xlarun__jv *v = k < A->np ? &A->pos[k] : NULL;
+        const xlarun__jv *pv = k < A->np ? &A->pos[k] : NULL;
         xlarun__jv dv;
-        for (i = 0; !v && i < A->nk; i++)
-            if (A->kl[i] == p->n && !memcmp(A->kn[i], p->s, p->n)) { v = &A->kv[i]; A->used[i] = 1; }
-        if (!v) {
+        for (i = 0; !pv && i < A->nk; i++)
+            if (!A->used[i] && A->kl[i] == p->n && !memcmp(A->kn[i], p->s, p->n)) { pv = &A->kv[i]; A->used[i] = 1; }
+        if (!pv && caller_left && p->n == 6 && !memcmp(p->s, "caller", 6)) { pv = &cv; caller_left = 0; }
+        if (!pv) {
             if (p->a) {
                 xlarun__jframe *cur = R->frame;
                 R->frame = f;
@@ -13036,26 +13114,46 @@ static xlarun_status xlarun__jcall_macro(xlarun__jrun *R, const xlarun__jnode *a
                 R->frame = cur;
                 XLARUN__TRY(st);
             } else dv = xlarun__jundef(p->s, p->n, 0);
-            v = &dv;
+            pv = &dv;
         }
-        XLARUN__TRY(xlarun__jframe_set(R, f, p->s, p->n, v));
+        XLARUN__TRY(xlarun__jframe_set(R, f, p->s, p->n, pv));
     }
-    if (A->np > k) return xlarun__jfail(R, at, "macro '%.*s' takes not more than %lu argument(s)",
-                                        XLARUN__CAST(int, c->node->n), c->node->s ? c->node->s : "", XLARUN__CAST(unsigned long, k));
-    for (i = 0; i < A->nk; i++)
-        if (!A->used[i]) return xlarun__jfail(R, at, "macro '%.*s' takes no keyword argument '%.*s'", XLARUN__CAST(int, c->node->n),
-                                              c->node->s ? c->node->s : "", XLARUN__CAST(int, A->kl[i]), A->kn[i]);
-    if (caller) { /* called by a call block: caller() renders its body */
-        xlarun__jv cv = xlarun__jmk(XJ_MACRO);
-        cv.u.m = caller;
-        XLARUN__TRY(xlarun__jframe_set(R, f, "caller", 6, &cv));
+    if ((fn->op & 1) && !xlarun__jparam(fn, "caller")) { /* caller: the call block's, a caller= argument, or none */
+        v = xlarun__jundef("No caller defined", 17, 1);
+        if (caller_left) { v = cv; caller_left = 0; }
+        else
+            for (i = 0; i < A->nk; i++)
+                if (!A->used[i] && A->kl[i] == 6 && !memcmp(A->kn[i], "caller", 6)) { v = A->kv[i]; A->used[i] = 1; break; }
+        XLARUN__TRY(xlarun__jframe_set(R, f, "caller", 6, &v));
     }
+    for (i = 0; i < A->nk; i++) left += !A->used[i];
+    if (xlarun__jcatches(fn, 2)) { /* kwargs: the keyword arguments left, in order */
+        xlarun__jv key;
+        XLARUN__TRY(xlarun__jmap_new(R, left + 1, XJ_DICT, &v));
+        for (i = 0; i < A->nk; i++)
+            if (!A->used[i]) { key = xlarun__jstr(A->kn[i], A->kl[i]); XLARUN__TRY(xlarun__jmap_set(R, v.u.d, &key, &A->kv[i])); }
+        key = xlarun__jstr("caller", 6);
+        if (caller_left) XLARUN__TRY(xlarun__jmap_set(R, v.u.d, &key, &cv));
+        XLARUN__TRY(xlarun__jframe_set(R, f, "kwargs", 6, &v));
+    } else if (left || caller_left) {
+        int two = caller_left;
+        for (i = 0; i < A->nk; i++) two |= !A->used[i] && A->kl[i] == 6 && !memcmp(A->kn[i], "caller", 6);
+        if (two) return xlarun__jfail(R, at, "macro %s was invoked with two values for the special caller argument. This is most likely a bug.", name);
+        for (i = 0; A->used[i]; i++) {}
+        return xlarun__jfail(R, at, "macro %s takes no keyword argument '%.*s'", name, XLARUN__CAST(int, A->kl[i]), A->kn[i]);
+    }
+    if (xlarun__jcatches(fn, 4)) { /* varargs: the positional arguments left, a tuple */
+        XLARUN__TRY(xlarun__jseq_new(R, A->np > k ? A->np - k : 0, XJ_TUPLE, &v));
+        for (i = k; i < A->np; i++) v.u.l->v[i - k] = A->pos[i];
+        XLARUN__TRY(xlarun__jframe_set(R, f, "varargs", 7, &v));
+    } else if (A->np > k)
+        return xlarun__jfail(R, at, "macro %s takes not more than %lu argument(s)", name, XLARUN__CAST(unsigned long, k));
     xlarun__jbuf_init(&b, R->mem);
     b.limit = R->max_output;
     R->out = &b;
     R->calls++;
     R->jump = 0;
-    st = xlarun__jexec(R, c->node->c, f);
+    st = xlarun__jexec(R, fn->c, f);
     R->calls--;
     R->out = saved;
     R->jump = saved_jump;
@@ -13830,8 +13928,6 @@ static xlarun_status xlarun__jeval(xlarun__jrun *R, const xlarun__jnode *x, xlar
                 out->aux = fns[k].id;
                 return XLARUN_OK;
             }
-        if (R->calls && ((x->n == 6 && !memcmp(x->s, "kwargs", 6)) || (x->n == 7 && !memcmp(x->s, "varargs", 7))))
-            return xlarun__jfail(R, x, "a macro's %.*s (its extra arguments) is not supported", XLARUN__CAST(int, x->n), x->s);
         *out = xlarun__jundef(x->s, x->n, 0);
         return XLARUN_OK;
     }
@@ -14177,9 +14273,10 @@ static xlarun_status xlarun__jexec(xlarun__jrun *R, const xlarun__jnode *first, 
             if (st == XLARUN_OK) st = xlarun__jexec(R, x->c, g);
             break;
         }
-        case JN_BODY: { /* {% generation %}: the body in a scope of its own */
+        case JN_BODY: { /* {% generation %}: the body in a frame of its own, a function called with nothing */
             xlarun__jframe *g = NULL;
             st = xlarun__jframe_new(R, f, x->hide, x->nhide, &g);
+            if (st == XLARUN_OK) st = xlarun__jbind_special(R, x, g);
             if (st == XLARUN_OK) st = xlarun__jexec(R, x->c, g);
             break;
         }

@@ -196,6 +196,15 @@ UNITS = [
     "{{ 2.5e-300|round(310, 'floor') }}",
     "{{ 1.7976931348623157e308|round(-308) }}",
     "{{ 1.5|round(-330, 'floor') }}",
+    # macros as jinja2's Macro binds a call: varargs, kwargs and caller where the body reads them
+    "{% macro m() %}{{ varargs }}|{{ kwargs }}{% endmacro %}{{ m(1, 2, a=3) }}|{% macro k(a) %}{{ kwargs }}{% endmacro %}{{ k(1, a=2) }}|{% macro o() %}{% macro i() %}{{ varargs }}{% endmacro %}{{ i() }}{% endmacro %}{{ o(1) }}|{% macro j(a, b=2) %}{{ a }}{{ b }}{{ varargs }}{% endmacro %}{{ j(1, 2, 3, 4) }}",
+    "{% macro m() %}{{ varargs }}{% endmacro %}{{ m.catch_varargs }}|{{ m.arguments }}|{{ m.name }}|{{ m.caller }}|{{ m.explicit_caller }}|{{ m.catch_kwargs }}|{% generation %}{{ varargs }}{{ kwargs }}{% endgeneration %}",
+    "{% macro m() %}{{ caller(1) }}|{{ caller.name }}|{{ caller.arguments }}|{{ caller.caller }}{% endmacro %}{% call(a) m() %}{{ a }}{% endcall %}|{% macro n() %}{{ caller(1, 2, z=3) }}{% endmacro %}{% call(a) n() %}{{ a }}{{ varargs }}{{ kwargs }}{% endcall %}|{% macro w() %}{{ kwargs }}{% endmacro %}{% call w(b=1) %}y{% endcall %}|{% macro c(caller=none) %}{{ caller() }}{% endmacro %}{% call c() %}y{% endcall %}",
+    "{% macro m() %}x{% endmacro %}{% call m() %}y{% endcall %}",
+    "{% macro m() %}{{ caller() }}{% endmacro %}{{ m() }}",
+    "{% macro m(caller) %}{{ caller() }}{% endmacro %}",
+    "{% macro m(a) %}{{ varargs }}{% endmacro %}{{ m(1, b=2) }}",
+    "{% macro m(kwargs) %}{{ kwargs }}{% endmacro %}{{ m(1, z=2) }}",
 ]
 
 
