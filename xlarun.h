@@ -11884,7 +11884,9 @@ enum {
     /* str */
     JM_STRIP, JM_LSTRIP, JM_RSTRIP, JM_SPLIT, JM_RSPLIT, JM_STARTSWITH, JM_ENDSWITH, JM_REPLACE, JM_UPPER, JM_LOWER,
     JM_TITLE, JM_CAPITALIZE, JM_FIND, JM_RFIND, JM_COUNT, JM_JOIN, JM_SPLITLINES, JM_ISDIGIT, JM_ISALPHA, JM_ISALNUM,
-    JM_ISSPACE, JM_ISUPPER, JM_ISLOWER, JM_REMOVEPREFIX, JM_REMOVESUFFIX, JM_FORMAT, JM_INDEX, JM_STR_LAST,
+    JM_ISSPACE, JM_ISUPPER, JM_ISLOWER, JM_REMOVEPREFIX, JM_REMOVESUFFIX, JM_FORMAT, JM_INDEX, JM_CENTER, JM_LJUST, JM_RJUST,
+    JM_ZFILL, JM_PARTITION, JM_RPARTITION, JM_RINDEX, JM_ISDECIMAL, JM_ISASCII, JM_ISTITLE, JM_SWAPCASE, JM_CASEFOLD,
+    JM_EXPANDTABS, JM_STR_LAST,
     /* dict */
     JM_ITEMS, JM_KEYS, JM_VALUES, JM_GET, JM_DICT_LAST,
     /* list (index and count are shared with str) */
@@ -11894,7 +11896,8 @@ enum {
 static const char *const xlarun__jmethod_names[] = {
     "", "strip", "lstrip", "rstrip", "split", "rsplit", "startswith", "endswith", "replace", "upper", "lower", "title",
     "capitalize", "find", "rfind", "count", "join", "splitlines", "isdigit", "isalpha", "isalnum", "isspace", "isupper",
-    "islower", "removeprefix", "removesuffix", "format", "index", "", "items", "keys", "values", "get", ""};
+    "islower", "removeprefix", "removesuffix", "format", "index", "center", "ljust", "rjust", "zfill", "partition", "rpartition",
+    "rindex", "isdecimal", "isascii", "istitle", "swapcase", "casefold", "expandtabs", "", "items", "keys", "values", "get", ""};
 static const char *const xlarun__junsafe_dict[] = {"update", "pop", "popitem", "setdefault", "clear", "copy", "fromkeys", NULL};
 static const char *const xlarun__junsafe_list[] = {"append", "extend", "insert", "pop", "remove", "reverse", "sort", "clear", "copy", NULL};
 
@@ -12604,11 +12607,13 @@ static xlarun_status xlarun__jcase(xlarun__jrun *R, const xlarun__jnode *at, con
     while (i < s->u.s.n) {
         unsigned c = xlarun__jcp(s->u.s.p, s->u.s.n, &i), o;
         char e[4];
-        int up = mode == 0 || (mode == 2 && !prev_cased) || (mode == 3 && first) || (mode == 4 && word);
+        int up = mode == 0 || (mode == 2 && !prev_cased) || (mode == 3 && first) || (mode == 4 && word) ||
+                 (mode == 5 && xlarun__jlower_cp(c) == c);
         if (xlarun__jcased_beyond(c))
             return xlarun__jfail(R, at, "xlarun maps upper and lower case in ASCII and Latin-1 only, not U+%04X as Python does", c);
         word = c == '-' || c == '(' || c == '{' || c == '[' || c == '<' || xlarun__jspace(c);
-        if (up && c == 0xDF) xlarun__jput(&b, mode == 0 || mode == 4 ? "SS" : "Ss", 2); /* ß */
+        if (up && c == 0xDF) xlarun__jput(&b, mode == 0 || mode == 4 || mode == 5 ? "SS" : "Ss", 2); /* ß */
+        else if (mode == 6 && (c == 0xDF || c == 0xB5)) xlarun__jput(&b, c == 0xDF ? "ss" : "\xce\xbc", 2); /* casefold: ß, µ */
         else {
             o = !up ? xlarun__jlower_cp(c) : c == 0xB5 ? 0x39C : xlarun__jupper_cp(c);
             xlarun__jput(&b, e, xlarun__jenc(o, e));
@@ -12928,20 +12933,20 @@ static xlarun_status xlarun__jcall_method(xlarun__jrun *R, const xlarun__jnode *
     case JM_UPPER: case JM_LOWER: case JM_TITLE: case JM_CAPITALIZE:
         XLARUN__TRY(xlarun__jargs_done(R, at, A, 0, name));
         return xlarun__jcase(R, at, self, id == JM_UPPER ? 0 : id == JM_LOWER ? 1 : id == JM_TITLE ? 2 : 3, out);
-    case JM_FIND: case JM_RFIND: case JM_COUNT: case JM_INDEX: {
+    case JM_FIND: case JM_RFIND: case JM_COUNT: case JM_INDEX: case JM_RINDEX: {
         size_t i, cnt = 0;
         int64_t found = -1;
         if (!xlarun__jarg_str(a0)) return xlarun__jfail(R, at, "%s() argument must be str", name);
         XLARUN__TRY(xlarun__jargs_done(R, at, A, 1, name));
         for (i = 0; i + a0->u.s.n <= self->u.s.n; i++)
             if (!memcmp(self->u.s.p + i, a0->u.s.p, a0->u.s.n)) {
-                if (found < 0 || id == JM_RFIND) found = XLARUN__CAST(int64_t, xlarun__jlen(self->u.s.p, i));
+                if (found < 0 || id == JM_RFIND || id == JM_RINDEX) found = XLARUN__CAST(int64_t, xlarun__jlen(self->u.s.p, i));
                 cnt++;
                 if (id == JM_COUNT && a0->u.s.n) i += a0->u.s.n - 1;
                 if (id == JM_FIND || id == JM_INDEX) break;
             }
         if (id == JM_COUNT) { *out = xlarun__jint(XLARUN__CAST(int64_t, a0->u.s.n ? cnt : xlarun__jlen(self->u.s.p, self->u.s.n) + 1)); return XLARUN_OK; }
-        if (id == JM_INDEX && found < 0) return xlarun__jfail(R, at, "substring not found");
+        if ((id == JM_INDEX || id == JM_RINDEX) && found < 0) return xlarun__jfail(R, at, "substring not found");
         *out = xlarun__jint(found);
         return XLARUN_OK;
     }
@@ -12978,6 +12983,112 @@ static xlarun_status xlarun__jcall_method(xlarun__jrun *R, const xlarun__jnode *
         }
         return XLARUN_OK;
     case JM_FORMAT: return xlarun__jstr_format(R, at, self, A, out);
+    case JM_CENTER: case JM_LJUST: case JM_RJUST: case JM_ZFILL: { /* padded to width code points */
+        const xlarun__jv *fill = id == JM_ZFILL ? NULL : xlarun__jarg(A, 1, NULL);
+        size_t len = xlarun__jlen(self->u.s.p, self->u.s.n), pad, left, k, fn = 1, sign;
+        int64_t width;
+        const char *fp = id == JM_ZFILL ? "0" : " ";
+        xlarun__jbuf b;
+        if (!a0) return xlarun__jfail(R, at, id == JM_ZFILL ? "str.zfill() takes exactly one argument (0 given)" : "%s expected at least 1 argument, got 0", name);
+        if (a0->t != XJ_INT && a0->t != XJ_BOOL) return xlarun__jfail(R, at, "'%s' object cannot be interpreted as an integer", xlarun__jtype_name(a0));
+        XLARUN__TRY(xlarun__jargs_done(R, at, A, id == JM_ZFILL ? 1 : 2, name));
+        if (fill) {
+            if (fill->t != XJ_STR) return xlarun__jfail(R, at, "The fill character must be a unicode character, not %s", xlarun__jtype_name(fill));
+            if (xlarun__jlen(fill->u.s.p, fill->u.s.n) != 1) return xlarun__jfail(R, at, "The fill character must be exactly one character long");
+            fp = fill->u.s.p;
+            fn = fill->u.s.n;
+        }
+        width = a0->u.i;
+        if (width <= XLARUN__CAST(int64_t, len)) { *out = *self; return XLARUN_OK; }
+        pad = XLARUN__CAST(size_t, width) - len;
+        if ((R->steps += pad / 64) > R->max_steps) return xlarun__jstep(R, at);
+        left = id == JM_LJUST ? 0 : id == JM_CENTER ? pad / 2 + (pad & XLARUN__CAST(size_t, width) & 1) : pad;
+        sign = id == JM_ZFILL && self->u.s.n && (self->u.s.p[0] == '+' || self->u.s.p[0] == '-'); /* the sign stays in front */
+        xlarun__jbuf_init(&b, R->mem);
+        xlarun__jput(&b, self->u.s.p, sign);
+        for (k = 0; k < left && !b.over; k++) xlarun__jput(&b, fp, fn);
+        xlarun__jput(&b, self->u.s.p + sign, self->u.s.n - sign);
+        for (k = left; k < pad && !b.over; k++) xlarun__jput(&b, fp, fn);
+        return xlarun__jbuf_value(R, &b, out);
+    }
+    case JM_PARTITION: case JM_RPARTITION: { /* (before, sep, after) around the first (last) sep */
+        size_t i, at_ = self->u.s.n + 1;
+        if (!a0) return xlarun__jfail(R, at, "str.%s() takes exactly one argument (0 given)", name);
+        if (a0->t != XJ_STR) return xlarun__jfail(R, at, "must be str, not %s", xlarun__jtype_name(a0));
+        if (!a0->u.s.n) return xlarun__jfail(R, at, "empty separator");
+        XLARUN__TRY(xlarun__jargs_done(R, at, A, 1, name));
+        for (i = 0; i + a0->u.s.n <= self->u.s.n; i++)
+            if (!memcmp(self->u.s.p + i, a0->u.s.p, a0->u.s.n)) {
+                at_ = i;
+                if (id == JM_PARTITION) break;
+            }
+        XLARUN__TRY(xlarun__jseq_new(R, 3, XJ_TUPLE, out));
+        if (at_ > self->u.s.n) { /* not found: (s, '', '') or ('', '', s) */
+            out->u.l->v[0] = out->u.l->v[1] = out->u.l->v[2] = xlarun__jstr("", 0);
+            out->u.l->v[id == JM_PARTITION ? 0 : 2] = *self;
+        } else {
+            out->u.l->v[0] = xlarun__jstr(self->u.s.p, at_);
+            out->u.l->v[1] = xlarun__jstr(self->u.s.p + at_, a0->u.s.n);
+            out->u.l->v[2] = xlarun__jstr(self->u.s.p + at_ + a0->u.s.n, self->u.s.n - at_ - a0->u.s.n);
+        }
+        return XLARUN_OK;
+    }
+    case JM_ISDECIMAL: case JM_ISASCII: { /* every code point Nd (and one at least) / below 128 */
+        size_t i = 0;
+        int ok = id == JM_ISASCII || self->u.s.n > 0;
+        XLARUN__TRY(xlarun__jargs_done(R, at, A, 0, name));
+        while (ok && i < self->u.s.n) {
+            unsigned c = xlarun__jcp(self->u.s.p, self->u.s.n, &i);
+            ok = id == JM_ISASCII ? c < 0x80 : c < 0x80 ? c >= '0' && c <= '9' : xlarun__uclass(c) == XLARUN__U_ND;
+        }
+        *out = xlarun__jbool(ok);
+        return XLARUN_OK;
+    }
+    case JM_ISTITLE: { /* upper case letters only after uncased ones, lower case only after cased ones */
+        size_t i = 0;
+        int cased = 0, prev = 0;
+        XLARUN__TRY(xlarun__jargs_done(R, at, A, 0, name));
+        while (i < self->u.s.n) {
+            unsigned c = xlarun__jcp(self->u.s.p, self->u.s.n, &i);
+            int up = xlarun__jlower_cp(c) != c, lo = xlarun__jcased_cp(c) && !up;
+            if (xlarun__jcased_beyond(c))
+                return xlarun__jfail(R, at, "xlarun maps upper and lower case in ASCII and Latin-1 only, not U+%04X as Python does", c);
+            if ((up && prev) || (lo && !prev)) { *out = xlarun__jbool(0); return XLARUN_OK; }
+            prev = up || lo;
+            cased |= prev;
+        }
+        *out = xlarun__jbool(cased);
+        return XLARUN_OK;
+    }
+    case JM_SWAPCASE: case JM_CASEFOLD:
+        XLARUN__TRY(xlarun__jargs_done(R, at, A, 0, name));
+        return xlarun__jcase(R, at, self, id == JM_SWAPCASE ? 5 : 6, out);
+    case JM_EXPANDTABS: { /* a tab to the next multiple of tabsize columns; \n and \r start a line */
+        const xlarun__jv *ts = xlarun__jarg(A, 0, "tabsize");
+        int64_t tab = 8;
+        size_t i = 0, col = 0, k;
+        xlarun__jbuf b;
+        if (ts && ts->t != XJ_INT && ts->t != XJ_BOOL) return xlarun__jfail(R, at, "'%s' object cannot be interpreted as an integer", xlarun__jtype_name(ts));
+        if (ts) tab = ts->u.i;
+        XLARUN__TRY(xlarun__jargs_done(R, at, A, 1, name));
+        xlarun__jbuf_init(&b, R->mem);
+        while (i < self->u.s.n && !b.over) {
+            size_t st = i;
+            unsigned c = xlarun__jcp(self->u.s.p, self->u.s.n, &i);
+            if (c == '\t') {
+                if (tab > 0) {
+                    size_t w = XLARUN__CAST(size_t, tab) - col % XLARUN__CAST(size_t, tab);
+                    if ((R->steps += w / 64) > R->max_steps) return xlarun__jstep(R, at);
+                    for (k = 0; k < w && !b.over; k++) xlarun__jputc(&b, ' ');
+                    col += w;
+                }
+            } else {
+                xlarun__jput(&b, self->u.s.p + st, i - st);
+                col = c == '\n' || c == '\r' ? 0 : col + 1;
+            }
+        }
+        return xlarun__jbuf_value(R, &b, out);
+    }
     default: break;
     }
     return xlarun__jfail(R, at, "'%s' is not callable here", name);

@@ -205,6 +205,14 @@ UNITS = [
     "{% macro m(caller) %}{{ caller() }}{% endmacro %}",
     "{% macro m(a) %}{{ varargs }}{% endmacro %}{{ m(1, b=2) }}",
     "{% macro m(kwargs) %}{{ kwargs }}{% endmacro %}{{ m(1, z=2) }}",
+    # the rest of str's methods
+    "{{ 'ab'.center(7) }}|{{ 'ab'.center(6, '*') }}|{{ 'abc'.center(6, 'é') }}|{{ 'ab'.ljust(5, '-') }}|{{ 'ab'.rjust(5) }}|{{ 'é'.ljust(3, '🙂') }}|{{ '-42'.zfill(6) }}|{{ '+a'.zfill(4) }}|{{ '42'.zfill(1) }}|{{ ''.zfill(3) }}|{{ 'abc'.center(4) }}|{{ 'abc'.center(-1) }}|{{ 'ab'.center(true) }}",
+    "{{ 'a=b=c'.partition('=') }}|{{ 'a=b=c'.rpartition('=') }}|{{ 'abc'.partition('x') }}|{{ 'abc'.rpartition('x') }}|{{ 'abcabc'.rindex('b') }}|{{ 'éé'.rindex('é') }}",
+    "{{ '123'.isdecimal() }}|{{ '١٢'.isdecimal() }}|{{ ''.isdecimal() }}|{{ '²'.isdecimal() }}|{{ ''.isascii() }}|{{ 'aé'.isascii() }}|{{ 'Hello World'.istitle() }}|{{ 'Hello world'.istitle() }}|{{ 'HeLLo'.istitle() }}|{{ ''.istitle() }}|{{ '1A'.istitle() }}|{{ 'Ébc Àb'.istitle() }}",
+    "{{ 'aBcß µ'.swapcase() }}|{{ 'ÀÉß µ Abc'.casefold() }}|{{ 'a\tbc\td\n\tx'.expandtabs() }}|{{ 'a\tb'.expandtabs(4) }}|{{ 'a\tb'.expandtabs(0) }}|{{ 'a\tb'.expandtabs(tabsize=2) }}|{{ 'é\tb'.expandtabs(3) }}",
+    "{{ 'a'.center(3, 'xy') }}",
+    "{{ 'a'.partition('') }}",
+    "{{ 'a'.rindex('b') }}",
 ]
 
 
