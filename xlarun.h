@@ -9681,7 +9681,12 @@ typedef struct xlarun__jv {
 typedef struct xlarun__jseq { size_t n; xlarun__jv *v; } xlarun__jseq;
 typedef struct xlarun__jrange { xlarun__jseq s; int64_t start, stop, step; } xlarun__jrange; /* XJ_RANGE's u.l */
 typedef struct xlarun__jmap { size_t n, cap; xlarun__jv *k, *v; } xlarun__jmap;
-typedef struct xlarun__jloop { size_t i, n; const xlarun__jv *items; size_t depth; } xlarun__jloop;
+typedef struct xlarun__jloop {
+    size_t i, n;
+    const xlarun__jv *items;
+    size_t depth;
+    struct xlarun__jseq *changed; /* loop.changed()'s last arguments (NULL: none yet) */
+} xlarun__jloop;
 typedef struct xlarun__jcyc { size_t i; xlarun__jseq items; int used; } xlarun__jcyc;
 
 static xlarun__jv xlarun__jundef(const char *name, size_t n, int attr) {
@@ -11890,7 +11895,7 @@ enum {
     /* dict */
     JM_ITEMS, JM_KEYS, JM_VALUES, JM_GET, JM_DICT_LAST,
     /* list (index and count are shared with str) */
-    JM_LOOP_CYCLE, JM_CYCLER_NEXT, JM_CYCLER_RESET,
+    JM_LOOP_CYCLE, JM_LOOP_CHANGED, JM_CYCLER_NEXT, JM_CYCLER_RESET,
     JM_UNSAFE
 };
 static const char *const xlarun__jmethod_names[] = {
@@ -11968,6 +11973,7 @@ static xlarun_status xlarun__jgetattr(xlarun__jrun *R, const xlarun__jnode *at, 
             return XLARUN_OK;
         }
         if (XJ_IS("cycle")) return xlarun__jmethod(R, obj, JM_LOOP_CYCLE, out);
+        if (XJ_IS("changed")) return xlarun__jmethod(R, obj, JM_LOOP_CHANGED, out);
     } else if (obj->t == XJ_CYCLER) {
         if (XJ_IS("next")) return xlarun__jmethod(R, obj, JM_CYCLER_NEXT, out);
         if (XJ_IS("reset")) return xlarun__jmethod(R, obj, JM_CYCLER_RESET, out);
@@ -12829,6 +12835,19 @@ static xlarun_status xlarun__jcall_method(xlarun__jrun *R, const xlarun__jnode *
     const xlarun__jv *a0 = xlarun__jarg(A, 0, NULL), *a1 = xlarun__jarg(A, 1, NULL);
     const char *name = m->aux < JM_LOOP_CYCLE ? xlarun__jmethod_names[m->aux] : "method";
     int id = m->aux;
+    if (id == JM_LOOP_CHANGED) { /* True when the arguments differ from the last call's (or there was none) */
+        xlarun__jloop *L = self->u.loop;
+        xlarun__jv now, last;
+        size_t i;
+        if (A->nk) return xlarun__jfail(R, at, "LoopContext.changed() got an unexpected keyword argument '%.*s'", XLARUN__CAST(int, A->kl[0]), A->kn[0]);
+        XLARUN__TRY(xlarun__jseq_new(R, A->np, XJ_TUPLE, &now));
+        for (i = 0; i < A->np; i++) now.u.l->v[i] = A->pos[i];
+        last = xlarun__jmk(XJ_TUPLE);
+        last.u.l = L->changed;
+        *out = xlarun__jbool(!L->changed || !xlarun__jeq(&last, &now));
+        L->changed = now.u.l;
+        return XLARUN_OK;
+    }
     if (id == JM_LOOP_CYCLE) {
         if (!A->np) return xlarun__jfail(R, at, "no items for cycling given");
         *out = A->pos[self->u.loop->i % A->np];
@@ -14270,6 +14289,7 @@ static xlarun_status xlarun__jexec_for(xlarun__jrun *R, const xlarun__jnode *x, 
         if (!L) return xlarun__joom(R);
         L->n = items.n;
         L->items = items.v;
+        L->changed = NULL;
         L->depth = depth;
         XLARUN__TRY(xlarun__jframe_new(R, f, x->hide, x->nhide, &g)); /* one scope for the loop, emptied at each iteration */
     }

@@ -213,6 +213,7 @@ UNITS = [
     "{{ 'a'.center(3, 'xy') }}",
     "{{ 'a'.partition('') }}",
     "{{ 'a'.rindex('b') }}",
+    "{% for x in [1, 1, 2, 2, 1] %}{{ loop.changed(x) }},{% endfor %}|{% for x in [1, 2] %}{{ loop.changed() }}{{ loop.changed() }}{% endfor %}|{% for m in msgs %}{% if loop.changed(m.role, 1) %}[{{ m.role }}]{% endif %}{% endfor %}",
 ]
 
 
