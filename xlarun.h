@@ -9657,6 +9657,7 @@ typedef enum xlarun__jt {
 #define XJ_RANGE 16 /* range(): an index and slices (ranges again), no + or *, printed as range(a, b) */
 #define XJ_ODD (XJ_GEN | XJ_VIEW | XJ_RANGE) /* not a plain list: none of the list's operators */
 #define XJ_MARKUP 1 /* XJ_STR: markupsafe's Markup (|safe, |e): what is added to it is escaped */
+#define XJ_GROUP 32 /* XJ_TUPLE: groupby's (grouper, list), a namedtuple: .grouper and .list too */
 
 struct xlarun__jseq;
 struct xlarun__jmap;
@@ -10292,12 +10293,11 @@ typedef struct xlarun__jparse {
    fails only if it runs (so does xlarun). */
 static const char *const xlarun__jfilter_names[] = {
     "abs", "attr", "batch", "capitalize", "center", "count", "d", "default", "dictsort", "e", "escape", "first", "float",
-    "forceescape", "format", "indent", "int", "items", "join", "last", "length", "list", "lower", "map", "max", "min",
-    "reject", "rejectattr", "replace", "reverse", "round", "safe", "select", "selectattr", "sort", "string", "sum", "title",
-    "tojson", "trim", "truncate", "unique", "upper", "wordcount", NULL};
+    "forceescape", "format", "groupby", "indent", "int", "items", "join", "last", "length", "list", "lower", "map", "max", "min",
+    "reject", "rejectattr", "replace", "reverse", "round", "safe", "select", "selectattr", "slice", "sort", "string", "sum",
+    "title", "tojson", "trim", "truncate", "unique", "upper", "wordcount", NULL};
 static const char *const xlarun__jfilter_jinja_only[] = {
-    "filesizeformat", "groupby", "pprint", "random", "slice", "striptags", "urlencode", "urlize", "wordwrap",
-    "xmlattr", NULL};
+    "filesizeformat", "pprint", "random", "striptags", "urlencode", "urlize", "wordwrap", "xmlattr", NULL};
 static const char *const xlarun__jtest_names[] = {
     "boolean", "callable", "defined", "divisibleby", "eq", "equalto", "escaped", "even", "false", "float", "ge",
     "greaterthan", "gt", "in", "integer", "iterable", "le", "lessthan", "lower", "lt", "mapping", "ne", "none", "number",
@@ -11978,6 +11978,9 @@ static xlarun_status xlarun__jgetattr(xlarun__jrun *R, const xlarun__jnode *at, 
         if (XJ_IS("next")) return xlarun__jmethod(R, obj, JM_CYCLER_NEXT, out);
         if (XJ_IS("reset")) return xlarun__jmethod(R, obj, JM_CYCLER_RESET, out);
         if (XJ_IS("current")) { *out = obj->u.cyc->items.v[obj->u.cyc->i]; return XLARUN_OK; }
+    } else if (obj->t == XJ_TUPLE && (obj->aux & XJ_GROUP)) {
+        if (XJ_IS("grouper")) { *out = obj->u.l->v[0]; return XLARUN_OK; }
+        if (XJ_IS("list")) { *out = obj->u.l->v[1]; return XLARUN_OK; }
     } else if (obj->t == XJ_MACRO) { /* jinja2's Macro: its public attributes */
         const xlarun__jnode *fn = obj->u.m->node, *p;
         if (XJ_IS("name")) { *out = fn->kind == JN_MACRO ? xlarun__jstr(fn->s, fn->n) : xlarun__jmk(XJ_NONE); return XLARUN_OK; }
@@ -13403,12 +13406,18 @@ static xlarun_status xlarun__jround(xlarun__jrun *R, const xlarun__jnode *at, do
 static xlarun_status xlarun__jfilter(xlarun__jrun *R, const xlarun__jnode *at, const char *name, size_t n, const xlarun__jv *v,
                                      xlarun__jargv *A, xlarun__jv *out);
 
-/* item.attribute for map/selectattr/sort/...: dotted paths and integer parts as jinja2's make_attrgetter */
+/* item.attribute for map/selectattr/sort/...: dotted paths and integer parts as jinja2's make_attrgetter;
+   dflt (not NULL or None) stands for an undefined part */
 static xlarun_status xlarun__jattr_path(xlarun__jrun *R, const xlarun__jnode *at, const xlarun__jv *item, const xlarun__jv *path,
-                                        xlarun__jv *out) {
+                                        const xlarun__jv *dflt, xlarun__jv *out) {
     size_t i = 0, st;
     *out = *item;
-    if (path->t == XJ_INT) return xlarun__jgetitem(R, at, item, path, out);
+    if (dflt && dflt->t == XJ_NONE) dflt = NULL;
+    if (path->t == XJ_INT) {
+        XLARUN__TRY(xlarun__jgetitem(R, at, item, path, out));
+        if (dflt && out->t == XJ_UNDEF) *out = *dflt;
+        return XLARUN_OK;
+    }
     if (path->t != XJ_STR) return xlarun__jfail(R, at, "attribute must be a string");
     while (i <= path->u.s.n) {
         xlarun__jv key, cur = *out;
@@ -13422,6 +13431,7 @@ static xlarun_status xlarun__jattr_path(xlarun__jrun *R, const xlarun__jnode *at
             if (k == i) key = xlarun__jint(num);
         }
         XLARUN__TRY(xlarun__jgetitem(R, at, &cur, &key, out));
+        if (dflt && out->t == XJ_UNDEF) *out = *dflt;
         i++;
     }
     return XLARUN_OK;
@@ -13456,6 +13466,8 @@ static xlarun_status xlarun__jmsort(xlarun__jrun *R, const xlarun__jnode *at, xl
                     int ok = 1, cmp;
                     XLARUN__TRY(xlarun__jstep(R, at));
                     cmp = xlarun__jcmp(&sk[a], &sk[b], &ok);
+                    if (!ok && (sk[b].t == XJ_UNDEF || sk[a].t == XJ_UNDEF)) /* jinja2's Undefined fails to compare */
+                        return xlarun__jundef_err(R, at, sk[b].t == XJ_UNDEF ? &sk[b] : &sk[a]);
                     if (!ok) return xlarun__jfail(R, at, "'<' not supported between instances of '%s' and '%s'", xlarun__jtype_name(&sk[b]),
                                                   xlarun__jtype_name(&sk[a]));
                     take_b = rev ? cmp < 0 : cmp > 0;
@@ -13466,7 +13478,7 @@ static xlarun_status xlarun__jmsort(xlarun__jrun *R, const xlarun__jnode *at, xl
         }
         { xlarun__jv *x = sv; sv = tv; tv = x; x = sk; sk = tk; tk = x; }
     }
-    if (sv != v) { memcpy(v, sv, n * sizeof(xlarun__jv)); }
+    if (sv != v) { memcpy(v, sv, n * sizeof(xlarun__jv)); memcpy(key, sk, n * sizeof(xlarun__jv)); } /* keys sorted too */
     return XLARUN_OK;
 }
 
@@ -13859,7 +13871,7 @@ static xlarun_status xlarun__jfilter(xlarun__jrun *R, const xlarun__jnode *at, c
                 xlarun__jseq mapped;
                 mapped.n = items.n;
                 if (items.n && !(mapped.v = XLARUN__CAST(xlarun__jv *, xlarun__jnewmem(R, items.n * sizeof(xlarun__jv))))) return xlarun__joom(R);
-                for (i = 0; i < items.n; i++) XLARUN__TRY(xlarun__jattr_path(R, at, &items.v[i], attr, &mapped.v[i]));
+                for (i = 0; i < items.n; i++) XLARUN__TRY(xlarun__jattr_path(R, at, &items.v[i], attr, NULL, &mapped.v[i]));
                 items = mapped;
             }
             return xlarun__jjoin(R, at, &items, ss.u.s.p, ss.u.s.n, 0, out);
@@ -13891,8 +13903,7 @@ static xlarun_status xlarun__jfilter(xlarun__jrun *R, const xlarun__jnode *at, c
                 if (attr) {
                     XLARUN__TRY(xlarun__jargs_done(R, at, A, 0, fname));
                     for (i = 0; i < items.n; i++) {
-                        XLARUN__TRY(xlarun__jattr_path(R, at, &items.v[i], attr, &out->u.l->v[i]));
-                        if (out->u.l->v[i].t == XJ_UNDEF && dflt) out->u.l->v[i] = *dflt;
+                        XLARUN__TRY(xlarun__jattr_path(R, at, &items.v[i], attr, dflt, &out->u.l->v[i]));
                     }
                 } else {
                     xlarun__jargv F;
@@ -13914,7 +13925,7 @@ static xlarun_status xlarun__jfilter(xlarun__jrun *R, const xlarun__jnode *at, c
             for (i = 0; i < items.n; i++) {
                 xlarun__jv subject = items.v[i];
                 int keep;
-                if (attr_form) XLARUN__TRY(xlarun__jattr_path(R, at, &items.v[i], &A->pos[0], &subject));
+                if (attr_form) XLARUN__TRY(xlarun__jattr_path(R, at, &items.v[i], &A->pos[0], NULL, &subject));
                 XLARUN__TRY(xlarun__jselect_one(R, at, &subject, A, attr_form ? 1 : 0, &keep));
                 if (keep == want) out->u.l->v[k++] = items.v[i];
             }
@@ -13931,13 +13942,13 @@ static xlarun_status xlarun__jfilter(xlarun__jrun *R, const xlarun__jnode *at, c
                 xlarun__jv key = items.v[i];
                 size_t j;
                 int dup = 0;
-                if (attr) XLARUN__TRY(xlarun__jattr_path(R, at, &items.v[i], attr, &key));
+                if (attr) XLARUN__TRY(xlarun__jattr_path(R, at, &items.v[i], attr, NULL, &key));
                 if (key.t == XJ_LIST || key.t == XJ_DICT || key.t == XJ_NS) return xlarun__jfail(R, at, "unhashable type: '%s'", xlarun__jtype_name(&key));
                 if (!(cs && xlarun__jtruth(cs)) && key.t == XJ_STR) XLARUN__TRY(xlarun__jcase(R, at, &key, 1, &key));
                 for (j = 0; j < k && !dup; j++) { /* a step a comparison: n * n of them is bounded by the budget */
                     xlarun__jv other = out->u.l->v[j];
                     XLARUN__TRY(xlarun__jstep(R, at));
-                    if (attr) XLARUN__TRY(xlarun__jattr_path(R, at, &out->u.l->v[j], attr, &other));
+                    if (attr) XLARUN__TRY(xlarun__jattr_path(R, at, &out->u.l->v[j], attr, NULL, &other));
                     if (!(cs && xlarun__jtruth(cs)) && other.t == XJ_STR) XLARUN__TRY(xlarun__jcase(R, at, &other, 1, &other));
                     dup = xlarun__jeq(&key, &other);
                 }
@@ -13974,7 +13985,7 @@ static xlarun_status xlarun__jfilter(xlarun__jrun *R, const xlarun__jnode *at, c
                     xlarun__jv *t = &out->u.l->v[i];
                     key[i] = *t;
                     if (dict) key[i] = t->u.l->v[byval ? 1 : 0];
-                    else if (attr) XLARUN__TRY(xlarun__jattr_path(R, at, t, attr, &key[i]));
+                    else if (attr) XLARUN__TRY(xlarun__jattr_path(R, at, t, attr, NULL, &key[i]));
                     if (!c && key[i].t == XJ_STR) XLARUN__TRY(xlarun__jcase(R, at, &key[i], 1, &key[i]));
                 }
                 return xlarun__jmsort(R, at, out->u.l->v, key, nn, r);
@@ -13988,7 +13999,7 @@ static xlarun_status xlarun__jfilter(xlarun__jrun *R, const xlarun__jnode *at, c
             XLARUN__TRY(xlarun__jiter(R, at, v, &items));
             for (i = 0; i < items.n; i++) {
                 xlarun__jv x = items.v[i];
-                if (attr && attr->t != XJ_NONE) XLARUN__TRY(xlarun__jattr_path(R, at, &items.v[i], attr, &x));
+                if (attr && attr->t != XJ_NONE) XLARUN__TRY(xlarun__jattr_path(R, at, &items.v[i], attr, NULL, &x));
                 XLARUN__TRY(xlarun__jarith(R, at, JO_ADD, &acc, &x, &acc));
             }
             *out = acc;
@@ -14003,12 +14014,69 @@ static xlarun_status xlarun__jfilter(xlarun__jrun *R, const xlarun__jnode *at, c
             for (i = 1; i < items.n; i++) {
                 xlarun__jv a = *out, b = items.v[i];
                 int ok = 1, cmp;
-                if (attr) { XLARUN__TRY(xlarun__jattr_path(R, at, out, attr, &a)); XLARUN__TRY(xlarun__jattr_path(R, at, &items.v[i], attr, &b)); }
+                if (attr) { XLARUN__TRY(xlarun__jattr_path(R, at, out, attr, NULL, &a)); XLARUN__TRY(xlarun__jattr_path(R, at, &items.v[i], attr, NULL, &b)); }
                 xlarun_status cst = XLARUN_OK;
                 cmp = xlarun__jsort_cmp(R, at, &b, &a, cs && xlarun__jtruth(cs), &ok, &cst);
                 XLARUN__TRY(cst);
                 if (!ok) return xlarun__jfail(R, at, "'<' not supported between these values");
                 if (XJ_F("min") ? cmp < 0 : cmp > 0) *out = items.v[i];
+            }
+            return XLARUN_OK;
+        }
+        if (XJ_F("slice")) { /* n columns, the first length % n of them one longer; fill_with pads the others */
+            const xlarun__jv *sl = xlarun__jarg(A, 0, "slices"), *fill = xlarun__jarg(A, 1, "fill_with");
+            size_t per, extra, off = 0, ns;
+            XLARUN__TRY(xlarun__jargs_done(R, at, A, 2, fname));
+            if (!sl) return xlarun__jfail(R, at, "do_slice() missing 1 required positional argument: 'slices'");
+            if (sl->t != XJ_INT && sl->t != XJ_BOOL) return xlarun__jfail(R, at, "'%s' object cannot be interpreted as an integer", xlarun__jtype_name(sl));
+            if (fill && fill->t == XJ_NONE) fill = NULL;
+            XLARUN__TRY(xlarun__jiter(R, at, v, &items));
+            if (sl->u.i == 0) return xlarun__jfail(R, at, "integer division or modulo by zero");
+            ns = sl->u.i < 0 ? 0 : XLARUN__CAST(size_t, sl->u.i);
+            if (ns > items.n + 1 && (R->steps += ns - items.n) > R->max_steps) return xlarun__jstep(R, at);
+            per = ns ? items.n / ns : 0;
+            extra = ns ? items.n % ns : 0;
+            XLARUN__TRY(xlarun__jseq_new(R, ns, XJ_LIST, out));
+            for (i = 0; i < ns; i++) {
+                size_t start = off + i * per, end, j;
+                if (i < extra) off++;
+                end = off + (i + 1) * per;
+                XLARUN__TRY(xlarun__jseq_new(R, end - start + (fill && i >= extra), XJ_LIST, &out->u.l->v[i]));
+                for (j = start; j < end; j++) out->u.l->v[i].u.l->v[j - start] = items.v[j];
+                if (fill && i >= extra) out->u.l->v[i].u.l->v[end - start] = *fill;
+            }
+            out->aux = XJ_GEN;
+            return XLARUN_OK;
+        }
+        if (XJ_F("groupby")) { /* sorted by the attribute (lower case unless case_sensitive), then (grouper, list) a run of equal keys */
+            const xlarun__jv *attr = xlarun__jarg(A, 0, "attribute"), *dflt = xlarun__jarg(A, 1, "default"), *cs = xlarun__jarg(A, 2, "case_sensitive");
+            int c = cs && xlarun__jtruth(cs);
+            xlarun__jv *key, sorted;
+            size_t nn, g, j;
+            XLARUN__TRY(xlarun__jargs_done(R, at, A, 3, fname));
+            if (!attr) return xlarun__jfail(R, at, "sync_do_groupby() missing 1 required positional argument: 'attribute'");
+            XLARUN__TRY(xlarun__jiter(R, at, v, &items));
+            nn = items.n;
+            XLARUN__TRY(xlarun__jseq_new(R, nn, XJ_LIST, &sorted));
+            if (nn) memcpy(sorted.u.l->v, items.v, nn * sizeof(xlarun__jv));
+            if (!(key = XLARUN__CAST(xlarun__jv *, xlarun__jnewmem(R, (nn ? nn : 1) * 2 * sizeof(xlarun__jv))))) return xlarun__joom(R);
+            for (i = 0; i < nn; i++) {
+                XLARUN__TRY(xlarun__jattr_path(R, at, &items.v[i], attr, dflt, &key[i]));
+                if (!c && key[i].t == XJ_STR) XLARUN__TRY(xlarun__jcase(R, at, &key[i], 1, &key[i]));
+            }
+            XLARUN__TRY(xlarun__jmsort(R, at, sorted.u.l->v, key, nn, 0));
+            for (i = g = 0; i < nn; i = j, g++) /* itertools.groupby: a group runs while the keys equal its first */
+                for (j = i + 1; j < nn && xlarun__jeq(&key[j], &key[i]); j++) XLARUN__TRY(xlarun__jstep(R, at));
+            XLARUN__TRY(xlarun__jseq_new(R, g, XJ_LIST, out));
+            for (i = g = 0; i < nn; i = j, g++) {
+                xlarun__jv *t = &out->u.l->v[g];
+                for (j = i + 1; j < nn && xlarun__jeq(&key[j], &key[i]); j++) {}
+                XLARUN__TRY(xlarun__jseq_new(R, 2, XJ_TUPLE, t));
+                t->aux = XJ_GROUP;
+                if (c) t->u.l->v[0] = key[i];
+                else XLARUN__TRY(xlarun__jattr_path(R, at, &sorted.u.l->v[i], attr, dflt, &t->u.l->v[0])); /* the first's, as it is */
+                XLARUN__TRY(xlarun__jseq_new(R, j - i, XJ_LIST, &t->u.l->v[1]));
+                memcpy(t->u.l->v[1].u.l->v, sorted.u.l->v + i, (j - i) * sizeof(xlarun__jv));
             }
             return XLARUN_OK;
         }

@@ -213,6 +213,11 @@ UNITS = [
     "{{ 'a'.center(3, 'xy') }}",
     "{{ 'a'.partition('') }}",
     "{{ 'a'.rindex('b') }}",
+    # groupby and slice
+    "{% set u = [{'n': 'a', 'c': 'Paris'}, {'n': 'b', 'c': 'paris'}, {'n': 'c', 'c': 'Rome'}, {'n': 'd'}] %}{{ u[:3]|groupby('c') }}|{% for c, items in u[:3]|groupby('c') %}{{ c }}:{{ items|map(attribute='n')|join(',') }};{% endfor %}|{% for g in u[:3]|groupby('c', case_sensitive=true) %}{{ g.grouper }}={{ g.list|length }};{% endfor %}|{{ u|groupby('c', default='?') }}|{{ u[3:]|groupby('c') }}|{{ [[1, 'a'], [2, 'b'], [1, 'c']]|groupby(0) }}|{{ (u[:3]|groupby('c'))[0]|tojson }}|{{ msgs|groupby('role')|map(attribute='grouper')|list }}",
+    "{% set u = [{'n': 'a', 'c': 'Paris'}, {'n': 'd'}] %}{{ u|groupby('c') }}",
+    "{{ range(10)|slice(3)|list }}|{{ range(10)|slice(3, 'x')|list }}|{{ [1, 2]|slice(4)|list }}|{{ [1, 2]|slice(4, 0)|list }}|{{ []|slice(2)|list }}|{{ [1]|slice(-1)|list }}|{{ [{}]|map(attribute='x', default=none)|list }}|{{ [{}]|map(attribute='b.c', default={'c': 7})|list }}",
+    "{{ [1]|slice(0)|list }}",
     "{% for x in [1, 1, 2, 2, 1] %}{{ loop.changed(x) }},{% endfor %}|{% for x in [1, 2] %}{{ loop.changed() }}{{ loop.changed() }}{% endfor %}|{% for m in msgs %}{% if loop.changed(m.role, 1) %}[{{ m.role }}]{% endif %}{% endfor %}",
 ]
 
