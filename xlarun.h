@@ -9686,6 +9686,8 @@ typedef struct xlarun__jloop {
     size_t i, n;
     const xlarun__jv *items;
     size_t depth;
+    const struct xlarun__jnode *node;  /* the for (a recursive one: loop(items) runs it again) */
+    struct xlarun__jframe *frame;      /* and the frame it runs in */
     struct xlarun__jseq *changed; /* loop.changed()'s last arguments (NULL: none yet) */
 } xlarun__jloop;
 typedef struct xlarun__jcyc { size_t i; xlarun__jseq items; int used; } xlarun__jcyc;
@@ -10941,7 +10943,7 @@ static xlarun_status xlarun__jstatement(xlarun__jparse *P, xlarun__jnode **out) 
         P->t++;
         XLARUN__TRY(xlarun__jtuple(P, 0, 0, &x->b));
         if (xlarun__jis_name(P, "if")) { P->t++; XLARUN__TRY(xlarun__jexpr(P, &x->e)); }
-        if (xlarun__jis_name(P, "recursive")) return xlarun__jperr(P, P->t, "recursive for loops are not supported", NULL);
+        if (xlarun__jis_name(P, "recursive")) { P->t++; x->op = 1; } /* loop(items) in the body runs it again, one deeper */
         XLARUN__TRY(xlarun__jblock_end(P));
         P->loops++;
         XLARUN__TRY(xlarun__jbody(P, ends, &x->c));
@@ -13116,10 +13118,36 @@ static xlarun_status xlarun__jcall_method(xlarun__jrun *R, const xlarun__jnode *
     return xlarun__jfail(R, at, "'%s' is not callable here", name);
 }
 
+static xlarun_status xlarun__jrun_loop(xlarun__jrun *R, const xlarun__jnode *x, xlarun__jframe *f, const xlarun__jv *it, size_t depth);
+
+/* loop(items) in a recursive loop: the loop over items one deeper, its output as the value */
+static xlarun_status xlarun__jrecurse(xlarun__jrun *R, const xlarun__jnode *at, const xlarun__jloop *L, xlarun__jargv *A, xlarun__jv *out) {
+    xlarun__jbuf b, *saved = R->out;
+    xlarun_status st;
+    int saved_jump = R->jump;
+    if (!(L->node->op & 1)) return xlarun__jfail(R, at, "The loop must have the 'recursive' marker to be called recursively.");
+    if (A->nk) return xlarun__jfail(R, at, "LoopContext.__call__() got an unexpected keyword argument '%.*s'", XLARUN__CAST(int, A->kl[0]), A->kn[0]);
+    if (A->np != 1) return xlarun__jfail(R, at, "LoopContext.__call__() takes 2 positional arguments but %lu were given", XLARUN__CAST(unsigned long, A->np + 1));
+    if (R->calls >= XLARUN_JINJA_MAX_CALLS)
+        return xlarun__jfail(R, at, "more than %d macro calls in progress (a recursion that does not end?)", XLARUN_JINJA_MAX_CALLS);
+    xlarun__jbuf_init(&b, R->mem);
+    b.limit = R->max_output;
+    R->out = &b;
+    R->calls++;
+    R->jump = 0;
+    st = xlarun__jrun_loop(R, L->node, L->frame, &A->pos[0], L->depth + 1);
+    R->calls--;
+    R->out = saved;
+    R->jump = saved_jump;
+    XLARUN__TRY(st);
+    return xlarun__jbuf_value(R, &b, out);
+}
+
 static xlarun_status xlarun__jcall_value(xlarun__jrun *R, const xlarun__jnode *at, const xlarun__jv *fn, xlarun__jargv *A,
                                          xlarun__jclosure *caller, xlarun__jv *out) {
     XLARUN__TRY(xlarun__jstep(R, at));
     switch (fn->t) {
+    case XJ_LOOP: return xlarun__jrecurse(R, at, fn->u.loop, A, out);
     case XJ_MACRO: return xlarun__jcall_macro(R, at, fn->u.m, A, caller, out);
     case XJ_METHOD: return xlarun__jcall_method(R, at, fn, A, out);
     case XJ_JOINER: {
@@ -14320,16 +14348,15 @@ static xlarun_status xlarun__jcapture(xlarun__jrun *R, const xlarun__jnode *x, x
     return st;
 }
 
-static xlarun_status xlarun__jexec_for(xlarun__jrun *R, const xlarun__jnode *x, xlarun__jframe *f) {
-    xlarun__jv it;
+/* a for loop over it, at this depth (1, or more from loop(items) in a recursive loop) */
+static xlarun_status xlarun__jrun_loop(xlarun__jrun *R, const xlarun__jnode *x, xlarun__jframe *f, const xlarun__jv *it, size_t depth) {
     xlarun__jseq items;
     xlarun__jloop *L;
     xlarun__jframe *g = NULL;
-    size_t i, depth = 1;
+    size_t i;
     int done = 0;
     L = NULL;
-    XLARUN__TRY(xlarun__jeval(R, x->b, &it));
-    XLARUN__TRY(xlarun__jiter(R, x, &it, &items));
+    XLARUN__TRY(xlarun__jiter(R, x, it, &items));
     if (x->e) { /* for ... if cond: the loop sees only the items that pass */
         xlarun__jseq kept;
         size_t k = 0;
@@ -14358,6 +14385,8 @@ static xlarun_status xlarun__jexec_for(xlarun__jrun *R, const xlarun__jnode *x, 
         L->n = items.n;
         L->items = items.v;
         L->changed = NULL;
+        L->node = x;
+        L->frame = f;
         L->depth = depth;
         XLARUN__TRY(xlarun__jframe_new(R, f, x->hide, x->nhide, &g)); /* one scope for the loop, emptied at each iteration */
     }
@@ -14383,6 +14412,12 @@ static xlarun_status xlarun__jexec_for(xlarun__jrun *R, const xlarun__jnode *x, 
         return xlarun__jexec(R, x->d, g);
     }
     return XLARUN_OK;
+}
+
+static xlarun_status xlarun__jexec_for(xlarun__jrun *R, const xlarun__jnode *x, xlarun__jframe *f) {
+    xlarun__jv it;
+    XLARUN__TRY(xlarun__jeval(R, x->b, &it));
+    return xlarun__jrun_loop(R, x, f, &it, 1);
 }
 
 static xlarun_status xlarun__jexec(xlarun__jrun *R, const xlarun__jnode *first, xlarun__jframe *f) {

@@ -218,6 +218,9 @@ UNITS = [
     "{% set u = [{'n': 'a', 'c': 'Paris'}, {'n': 'd'}] %}{{ u|groupby('c') }}",
     "{{ range(10)|slice(3)|list }}|{{ range(10)|slice(3, 'x')|list }}|{{ [1, 2]|slice(4)|list }}|{{ [1, 2]|slice(4, 0)|list }}|{{ []|slice(2)|list }}|{{ [1]|slice(-1)|list }}|{{ [{}]|map(attribute='x', default=none)|list }}|{{ [{}]|map(attribute='b.c', default={'c': 7})|list }}",
     "{{ [1]|slice(0)|list }}",
+    # recursive loops
+    "{% set tree = [{'n': 'a', 'c': [{'n': 'b', 'c': [{'n': 'c'}]}, {'n': 'd'}]}, {'n': 'e'}] %}{% for i in tree recursive %}{{ i.n }}({{ loop.depth }}-{{ loop.depth0 }}/{{ loop.index }}){% if i.c %}[{{ loop(i.c) }}]{% endif %}{% endfor %}|{% for i in tree if i.n != 'b' recursive %}{{ i.n }}{% if i.c %}[{{ loop(i.c) }}]{% endif %}{% else %}E{% endfor %}|{% for i in tree recursive %}{{ i.n }}{% if i.c %}[{{ loop(i.c) }}]{% endif %}{% if i.n == 'b' %}{% break %}{% endif %}{% endfor %}|{% for k, v in {'a': {'b': 1}}.items() recursive %}{{ k }}{% if v is mapping %}({{ loop(v.items()) }}){% endif %}{% endfor %}",
+    "{% for i in [1] %}{{ loop([2]) }}{% endfor %}",
     "{% for x in [1, 1, 2, 2, 1] %}{{ loop.changed(x) }},{% endfor %}|{% for x in [1, 2] %}{{ loop.changed() }}{{ loop.changed() }}{% endfor %}|{% for m in msgs %}{% if loop.changed(m.role, 1) %}[{{ m.role }}]{% endif %}{% endfor %}",
 ]
 
