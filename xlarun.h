@@ -12174,8 +12174,227 @@ static xlarun_status xlarun__jescape(xlarun__jrun *R, const xlarun__jv *s, xlaru
     return XLARUN_OK;
 }
 
+/* Python's str % rhs (the % operator on a str, and jinja2's format filter): %[(key)][flags][width]
+   [.precision][hlL]type with the types d i u o x X e E f F g G c r s a, and %%. rhs: a tuple gives
+   the arguments in order; a dict gives the keys' values, or is the one argument itself; anything
+   else is the one argument. A Markup format (|safe) escapes what str() and repr() of an argument
+   give (unless it is Markup) and gives Markup, as markupsafe does. Floats go through snprintf with
+   the same flags, which prints the digits Python prints. */
+#define XJ_PCT_LJUST 1
+#define XJ_PCT_SIGN 2
+#define XJ_PCT_BLANK 4
+#define XJ_PCT_ALT 8
+#define XJ_PCT_ZERO 16
+static void xlarun__jpct_pad(xlarun__jbuf *b, char c, size_t k) {
+    while (k-- > 0 && !b->over) xlarun__jputc(b, c);
+}
+static xlarun_status xlarun__jpercent(xlarun__jrun *R, const xlarun__jnode *at, const xlarun__jv *fmt, const xlarun__jv *rhs, xlarun__jv *out) {
+    const char *s = fmt->u.s.p;
+    size_t n = fmt->u.s.n, i = 0, argi = 0, nargs = 1;
+    const xlarun__jv *args = rhs, *map = rhs->t == XJ_DICT ? rhs : NULL;
+    int single = rhs->t != XJ_TUPLE, single_used = 0, markup = fmt->aux == XJ_MARKUP;
+    xlarun__jbuf b;
+    if (!single) { args = rhs->u.l->v; nargs = rhs->u.l->n; }
+    xlarun__jbuf_init(&b, R->mem);
+    while (i < n) {
+        const char *pct = XLARUN__CAST(const char *, memchr(s + i, '%', n - i));
+        const xlarun__jv *arg = NULL;
+        int flags = 0, num;
+        int64_t width = -1, prec = -1;
+        size_t k, tpos;
+        unsigned type;
+        char body[64], sign = 0;
+        const char *prefix = "", *digits = body;
+        size_t ndig = 0;
+        xlarun__jv text;
+        if (!pct) { xlarun__jput(&b, s + i, n - i); break; }
+        xlarun__jput(&b, s + i, XLARUN__CAST(size_t, pct - (s + i)));
+        i = XLARUN__CAST(size_t, pct - s) + 1;
+        if (i < n && s[i] == '%') { xlarun__jputc(&b, '%'); i++; continue; }
+#define XJ_NEXTARG(dst) do { \
+            if (single ? single_used : argi >= nargs) return xlarun__jfail(R, at, "not enough arguments for format string"); \
+            if (single) single_used = 1; \
+            (dst) = single ? args : &args[argi++]; \
+        } while (0)
+        if (i < n && s[i] == '(') { /* %(key): a mapping's value */
+            size_t depth = 1, k0 = ++i;
+            xlarun__jv key;
+            while (i < n && depth) { depth += s[i] == '(' ? 1 : s[i] == ')' ? -1 : 0; i++; }
+            if (depth) return xlarun__jfail(R, at, "incomplete format key");
+            if (!map) return xlarun__jfail(R, at, "format requires a mapping");
+            key = xlarun__jstr(s + k0, i - 1 - k0);
+            if (!(arg = xlarun__jmap_find(map->u.d, &key))) return xlarun__jfail(R, at, "'%.*s'", XLARUN__CAST(int, i - 1 - k0 > 60 ? 60 : i - 1 - k0), s + k0);
+            single_used = 1; /* a positional one after a key fails */
+        }
+        for (; i < n; i++) {
+            if (s[i] == '-') flags |= XJ_PCT_LJUST;
+            else if (s[i] == '+') flags |= XJ_PCT_SIGN;
+            else if (s[i] == ' ') flags |= XJ_PCT_BLANK;
+            else if (s[i] == '#') flags |= XJ_PCT_ALT;
+            else if (s[i] == '0') flags |= XJ_PCT_ZERO;
+            else break;
+        }
+        for (k = 0; k < 2; k++) { /* the width, then after '.' the precision: digits or '*' (an argument) */
+            int64_t *w = k ? &prec : &width;
+            if (k) {
+                if (i >= n || s[i] != '.') break;
+                i++;
+                prec = 0;
+            }
+            if (i < n && s[i] == '*') {
+                const xlarun__jv *wv;
+                XJ_NEXTARG(wv);
+                if (wv->t != XJ_INT && wv->t != XJ_BOOL) return xlarun__jfail(R, at, "* wants int");
+                *w = wv->u.i;
+                if (!k && *w < 0) { flags |= XJ_PCT_LJUST; *w = *w == INT64_MIN ? INT64_MAX : -*w; }
+                if (k && *w < 0) *w = 0;
+                i++;
+            } else
+                for (; i < n && s[i] >= '0' && s[i] <= '9'; i++) {
+                    if (*w < 0) *w = 0;
+                    if (*w > 100000000) return xlarun__jfail(R, at, k ? "precision too big" : "width too big");
+                    *w = *w * 10 + (s[i] - '0');
+                }
+        }
+        while (i < n && (s[i] == 'h' || s[i] == 'l' || s[i] == 'L')) i++;
+        if (i >= n) return xlarun__jfail(R, at, "incomplete format");
+        tpos = i;
+        type = xlarun__jcp(s, n, &i);
+        if (!arg) XJ_NEXTARG(arg);
+        num = type == 'd' || type == 'i' || type == 'u' || type == 'o' || type == 'x' || type == 'X' || type == 'e' || type == 'E' ||
+              type == 'f' || type == 'F' || type == 'g' || type == 'G';
+        if (num && arg->t == XJ_UNDEF) return xlarun__jundef_err(R, at, arg);
+        if (type == 's' || type == 'r' || type == 'a' || type == 'c') {
+            xlarun__jbuf t;
+            size_t len, cut;
+            if (arg->t == XJ_UNDEF && arg->aux == 2) return xlarun__jundef_err(R, at, arg);
+            xlarun__jbuf_init(&t, R->mem);
+            if (type == 'c') {
+                char e[4];
+                if ((arg->t == XJ_INT || arg->t == XJ_BOOL) && (arg->u.i < 0 || arg->u.i > 0x10FFFF))
+                    return xlarun__jfail(R, at, "%%c arg not in range(0x110000)");
+                if (arg->t == XJ_INT || arg->t == XJ_BOOL) xlarun__jput(&t, e, xlarun__jenc(XLARUN__CAST(unsigned, arg->u.i), e));
+                else if (arg->t == XJ_STR && xlarun__jlen(arg->u.s.p, arg->u.s.n) == 1) xlarun__jput(&t, arg->u.s.p, arg->u.s.n);
+                else return xlarun__jfail(R, at, "%%c requires int or char");
+            } else xlarun__jwrite(&t, arg, type != 's');
+            XLARUN__TRY(xlarun__jbuf_value(R, &t, &text));
+            if (markup && type != 'c' && !(type == 's' && arg->t == XJ_STR && arg->aux == XJ_MARKUP)) XLARUN__TRY(xlarun__jescape(R, &text, &text));
+            if (type == 'a') { /* ascii(): what is not ASCII as \xhh, \uhhhh or \Uhhhhhhhh */
+                size_t j = 0;
+                xlarun__jbuf_init(&t, R->mem);
+                while (j < text.u.s.n) {
+                    unsigned c = xlarun__jcp(text.u.s.p, text.u.s.n, &j);
+                    char e[16];
+                    if (c < 0x80) xlarun__jputc(&t, XLARUN__CAST(char, c));
+                    else {
+                        snprintf(e, sizeof e, c < 0x100 ? "\\x%02x" : c < 0x10000 ? "\\u%04x" : "\\U%08x", c);
+                        xlarun__jputs(&t, e);
+                    }
+                }
+                XLARUN__TRY(xlarun__jbuf_value(R, &t, &text));
+            }
+            len = xlarun__jlen(text.u.s.p, text.u.s.n);
+            cut = text.u.s.n;
+            if (prec >= 0 && XLARUN__CAST(uint64_t, prec) < len) { /* the first prec code points */
+                size_t j = 0, c = 0;
+                while (c < XLARUN__CAST(size_t, prec)) { xlarun__jcp(text.u.s.p, text.u.s.n, &j); c++; }
+                cut = j;
+                len = c;
+            }
+            if (width > XLARUN__CAST(int64_t, len) && (R->steps += XLARUN__CAST(uint64_t, width) / 64) > R->max_steps) return xlarun__jstep(R, at);
+            if (!(flags & XJ_PCT_LJUST) && width > XLARUN__CAST(int64_t, len)) xlarun__jpct_pad(&b, ' ', XLARUN__CAST(size_t, width) - len);
+            xlarun__jput(&b, text.u.s.p, cut);
+            if ((flags & XJ_PCT_LJUST) && width > XLARUN__CAST(int64_t, len)) xlarun__jpct_pad(&b, ' ', XLARUN__CAST(size_t, width) - len);
+            continue;
+        }
+        if (!num) return xlarun__jfail(R, at, "unsupported format character '%c' (0x%x) at index %lu", type >= 32 && type <= 126 ? XLARUN__CAST(char, type) : '?',
+                                       type, XLARUN__CAST(unsigned long, xlarun__jlen(s, tpos)));
+        if (type == 'e' || type == 'E' || type == 'f' || type == 'F' || type == 'g' || type == 'G') {
+            double x;
+            char spec[16], *bp;
+            int sl = 0;
+            if (!xlarun__jis_num(arg)) return xlarun__jfail(R, at, "must be real number, not %s", xlarun__jtype_name(arg));
+            x = xlarun__jnum(arg);
+            if (x != x || x - x != 0.0) { /* Python's own inf and nan: zero padding too */
+                int up = type == 'E' || type == 'F' || type == 'G';
+                snprintf(body, sizeof body, "%s", x != x ? (up ? "NAN" : "nan") : (up ? "INF" : "inf"));
+                sign = x < 0 ? '-' : flags & XJ_PCT_SIGN ? '+' : flags & XJ_PCT_BLANK ? ' ' : 0;
+                ndig = strlen(body);
+            } else {
+                int len;
+                char *big;
+                spec[sl++] = '%';
+                if (flags & XJ_PCT_ALT) spec[sl++] = '#';
+                if (flags & XJ_PCT_SIGN) spec[sl++] = '+';
+                else if (flags & XJ_PCT_BLANK) spec[sl++] = ' ';
+                spec[sl++] = '.';
+                spec[sl++] = '*';
+                spec[sl++] = XLARUN__CAST(char, type);
+                spec[sl] = 0;
+                len = snprintf(NULL, 0, spec, XLARUN__CAST(int, prec < 0 ? 6 : prec), x);
+                if (len < 0 || !(big = XLARUN__CAST(char *, xlarun__jnewmem(R, XLARUN__CAST(size_t, len) + 1)))) return xlarun__joom(R);
+                snprintf(big, XLARUN__CAST(size_t, len) + 1, spec, XLARUN__CAST(int, prec < 0 ? 6 : prec), x);
+                sign = xlarun__jpoint();
+                for (bp = big; *bp; bp++)
+                    if (*bp == sign) *bp = '.'; /* the locale's point */
+                sign = 0;
+                bp = big;
+                if (*bp == '-' || *bp == '+' || *bp == ' ') sign = *bp++;
+                digits = bp;
+                ndig = strlen(bp);
+            }
+        } else { /* integers: d i u, o x X (ints only) */
+            uint64_t mag;
+            int64_t v;
+            int base = type == 'o' ? 8 : type == 'x' || type == 'X' ? 16 : 10;
+            size_t j = sizeof body;
+            if (base != 10 && arg->t != XJ_INT && arg->t != XJ_BOOL)
+                return xlarun__jfail(R, at, "%%%c format: an integer is required, not %s", XLARUN__CAST(char, type), xlarun__jtype_name(arg));
+            if (!xlarun__jis_num(arg))
+                return xlarun__jfail(R, at, "%%%c format: a real number is required, not %s", XLARUN__CAST(char, type), xlarun__jtype_name(arg));
+            if (arg->t == XJ_FLOAT) { /* int(x) */
+                double x = arg->u.f;
+                if (x != x) return xlarun__jfail(R, at, "cannot convert float NaN to integer");
+                if (x - x != 0.0) return xlarun__jfail(R, at, "cannot convert float infinity to integer");
+                if (!(fabs(x) < 9.2e18)) return xlarun__jfail(R, at, "format: %%d of %g is past xlarun's 64-bit integers", x);
+                v = XLARUN__CAST(int64_t, x);
+            } else v = arg->u.i;
+            mag = v < 0 ? 0 - XLARUN__CAST(uint64_t, v) : XLARUN__CAST(uint64_t, v);
+            do { /* the digits, right to left */
+                unsigned d = XLARUN__CAST(unsigned, mag % XLARUN__CAST(unsigned, base));
+                body[--j] = XLARUN__CAST(char, d < 10 ? '0' + d : (type == 'X' ? 'A' : 'a') + d - 10);
+                mag /= XLARUN__CAST(unsigned, base);
+            } while (mag);
+            sign = v < 0 ? '-' : flags & XJ_PCT_SIGN ? '+' : flags & XJ_PCT_BLANK ? ' ' : 0;
+            if (flags & XJ_PCT_ALT) prefix = type == 'o' ? "0o" : type == 'x' ? "0x" : type == 'X' ? "0X" : "";
+            digits = body + j;
+            ndig = sizeof body - j;
+        }
+        { /* sign, prefix, precision's zeros (integers), digits, padded to width */
+            size_t zeros = (type == 'd' || type == 'i' || type == 'u' || type == 'o' || type == 'x' || type == 'X') && prec > XLARUN__CAST(int64_t, ndig)
+                               ? XLARUN__CAST(size_t, prec) - ndig : 0;
+            size_t len = (sign != 0) + strlen(prefix) + zeros + ndig;
+            size_t pad = width > XLARUN__CAST(int64_t, len) ? XLARUN__CAST(size_t, width) - len : 0;
+            if ((R->steps += (pad + zeros) / 64) > R->max_steps) return xlarun__jstep(R, at);
+            if (!(flags & XJ_PCT_LJUST) && !(flags & XJ_PCT_ZERO)) xlarun__jpct_pad(&b, ' ', pad);
+            if (sign) xlarun__jputc(&b, sign);
+            xlarun__jputs(&b, prefix);
+            if (!(flags & XJ_PCT_LJUST) && (flags & XJ_PCT_ZERO)) xlarun__jpct_pad(&b, '0', pad);
+            xlarun__jpct_pad(&b, '0', zeros);
+            xlarun__jput(&b, digits, ndig);
+            if (flags & XJ_PCT_LJUST) xlarun__jpct_pad(&b, ' ', pad);
+        }
+#undef XJ_NEXTARG
+    }
+    if (!map && (single ? !single_used : argi < nargs)) return xlarun__jfail(R, at, "not all arguments converted during string formatting");
+    XLARUN__TRY(xlarun__jbuf_value(R, &b, out));
+    if (markup) out->aux = XJ_MARKUP;
+    return XLARUN_OK;
+}
+
 static xlarun_status xlarun__jarith(xlarun__jrun *R, const xlarun__jnode *at, int op, const xlarun__jv *a, const xlarun__jv *b,
                                     xlarun__jv *out) {
+    if (op == JO_MOD && a->t == XJ_STR) return xlarun__jpercent(R, at, a, b, out); /* str % args: a format */
     if (a->t == XJ_UNDEF) return xlarun__jundef_err(R, at, a);
     if (b->t == XJ_UNDEF) return xlarun__jundef_err(R, at, b);
     if (xlarun__jis_num(a) && xlarun__jis_num(b)) {
@@ -13831,30 +14050,22 @@ static xlarun_status xlarun__jfilter(xlarun__jrun *R, const xlarun__jnode *at, c
         }
         return xlarun__jgetattr(R, at, v, a0->u.s.p, a0->u.s.n, out);
     }
-    if (XJ_F("format")) { /* printf-style: %s %d %i %r %f %% */
-        xlarun__jv s;
-        xlarun__jbuf b;
-        size_t i, k = 0;
-        XLARUN__TRY(xlarun__jstr_of(R, v, &s));
-        xlarun__jbuf_init(&b, R->mem);
-        for (i = 0; i < s.u.s.n; i++) {
-            char c = s.u.s.p[i], f;
-            if (c != '%') { xlarun__jputc(&b, c); continue; }
-            if (++i >= s.u.s.n) return xlarun__jfail(R, at, "incomplete format");
-            f = s.u.s.p[i];
-            if (f == '%') { xlarun__jputc(&b, '%'); continue; }
-            if (k >= A->np) return xlarun__jfail(R, at, "not enough arguments for format string");
-            if (f == 's') xlarun__jwrite(&b, &A->pos[k], 0);
-            else if (f == 'r') xlarun__jwrite(&b, &A->pos[k], 1);
-            else if ((f == 'd' || f == 'i') && A->pos[k].t == XJ_FLOAT && !(fabs(A->pos[k].u.f) < 9.2e18))
-                return xlarun__jfail(R, at, "format: %%d of %g is past xlarun's 64-bit integers", A->pos[k].u.f);
-            else if ((f == 'd' || f == 'i') && xlarun__jis_num(&A->pos[k]))
-                xlarun__jfmt_int(&b, A->pos[k].t == XJ_FLOAT ? XLARUN__CAST(int64_t, A->pos[k].u.f) : A->pos[k].u.i);
-            else return xlarun__jfail(R, at, "format: only %%s, %%r, %%d and %%i are supported");
-            k++;
+    if (XJ_F("format")) { /* jinja2: str(value) % (kwargs or args) */
+        xlarun__jv fs, rhs;
+        size_t i;
+        if (A->np && A->nk) return xlarun__jfail(R, at, "can't handle positional and keyword arguments at the same time");
+        XLARUN__TRY(xlarun__jstr_of(R, v, &fs));
+        if (A->nk) {
+            XLARUN__TRY(xlarun__jmap_new(R, A->nk, XJ_DICT, &rhs));
+            for (i = 0; i < A->nk; i++) {
+                xlarun__jv key = xlarun__jstr(A->kn[i], A->kl[i]);
+                XLARUN__TRY(xlarun__jmap_set(R, rhs.u.d, &key, &A->kv[i]));
+            }
+        } else {
+            XLARUN__TRY(xlarun__jseq_new(R, A->np, XJ_TUPLE, &rhs));
+            for (i = 0; i < A->np; i++) rhs.u.l->v[i] = A->pos[i];
         }
-        if (k < A->np) return xlarun__jfail(R, at, "not all arguments converted during string formatting");
-        return xlarun__jbuf_value(R, &b, out);
+        return xlarun__jpercent(R, at, &fs, &rhs, out);
     }
     if (XJ_F("items")) {
         xlarun__jargv none;

@@ -218,6 +218,18 @@ UNITS = [
     "{% set u = [{'n': 'a', 'c': 'Paris'}, {'n': 'd'}] %}{{ u|groupby('c') }}",
     "{{ range(10)|slice(3)|list }}|{{ range(10)|slice(3, 'x')|list }}|{{ [1, 2]|slice(4)|list }}|{{ [1, 2]|slice(4, 0)|list }}|{{ []|slice(2)|list }}|{{ [1]|slice(-1)|list }}|{{ [{}]|map(attribute='x', default=none)|list }}|{{ [{}]|map(attribute='b.c', default={'c': 7})|list }}",
     "{{ [1]|slice(0)|list }}",
+    # printf-style formatting: the format filter and str % args
+    "{% set inf = n * 1e308 %}{% set nan = inf - inf %}{{ '%08.3d|%-05d|%#o|%#x|%#X|%+.2e|%05s|%.2s|%c|%c|% d|%+d|%5.1f|%05f|%x|%#x'|format(7, 3, 8, 0, 255, 12345.678, 'ab', 'abc', 65, 'é', 5, true, inf, -inf, -255, -255) }}|{{ '%08.3f|%+05d|%+f|% 05.1f|%-+6d|%*s|%.0s|%#5x|%05x|%#05o|%F|%E|%.1f|%.0e'|format(-1.5, 0, nan, -0.0, 5, -4, 'a', 'abc', 255, -255, 8, inf, 1e300, 0.25, 2.5e10) }}",
+    "{{ '%.0f|%#.0f|%g|%#g|%G|%10.4g|%-8s|%r|%a|%.3r|%i|%d|%u|%ld|%.3x|%#.3o'|format(2.5, 2.0, 1e-5, 1.0, 1e20, 3.14159, 'é', 'a', 'é🙂', 'abc', 3.9, -3.9, 5, 5, 5, 5) }}",
+    "{{ '%s-%d' % ('a', 2) }}|{{ '%s' % 1 }}|{{ '%.2f' % 3.14159 }}|{{ '%s' % d }}|{{ '%(a)s %(b)d' % {'a': 1, 'b': 2} }}|{{ '%s %(a)s' % {'a': 1} }}|{{ '%s' % [1] }}|{{ '%(x)s'|format(x=1) }}|{{ '%s'|format(x=1) }}|{{ '%d %%' % 3 }}|{{ '%*d|%.*f' % (5, 3, 2, 3.14159) }}|{{ ('<b>%s %r %d</b>'|safe)|format('<x>', '<y>', 3) }}|{{ '%s' % undefined_name }}|{{ ('<%s>'|safe) % ('a<'|safe) }}|{{ '%.20f|%.3e|%g|%g' % (0.1, 1e-300, 123456789.0, 1e16) }}|{{ '%s' % ((1, 2),) }}|{{ '%-*d|' % (-5, 1) }}|{{ '%.*s' % (-1, 'abc') }}",
+    "{{ '%d'|format('x') }}",
+    "{{ '%x'|format(1.5) }}",
+    "{{ '%c'|format(1114112) }}",
+    "{{ '%y'|format(1) }}",
+    "{{ '%(a)s'|format(1) }}",
+    "{{ '%(a)s %s'|format(a=1) }}",
+    "{{ 'abc'|format(1) }}",
+    "{{ '%5%'|format(1) }}",
     # recursive loops
     "{% set tree = [{'n': 'a', 'c': [{'n': 'b', 'c': [{'n': 'c'}]}, {'n': 'd'}]}, {'n': 'e'}] %}{% for i in tree recursive %}{{ i.n }}({{ loop.depth }}-{{ loop.depth0 }}/{{ loop.index }}){% if i.c %}[{{ loop(i.c) }}]{% endif %}{% endfor %}|{% for i in tree if i.n != 'b' recursive %}{{ i.n }}{% if i.c %}[{{ loop(i.c) }}]{% endif %}{% else %}E{% endfor %}|{% for i in tree recursive %}{{ i.n }}{% if i.c %}[{{ loop(i.c) }}]{% endif %}{% if i.n == 'b' %}{% break %}{% endif %}{% endfor %}|{% for k, v in {'a': {'b': 1}}.items() recursive %}{{ k }}{% if v is mapping %}({{ loop(v.items()) }}){% endif %}{% endfor %}",
     "{% for i in [1] %}{{ loop([2]) }}{% endfor %}",
