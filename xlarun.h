@@ -10279,6 +10279,7 @@ typedef struct xlarun__jnode {
     xlarun__jv lit;
     const xlarun__jname *hide, *hide_else; /* a frame's hidden names (see "scopes"); JN_FOR: its body's, its else's */
     size_t nhide, nhide_else;
+    int fold;                   /* expressions: jinja2's constant folding (see "constant folding") */
 } xlarun__jnode;
 
 typedef struct xlarun__jparse {
@@ -11373,6 +11374,86 @@ static xlarun_status xlarun__jsc_frame(xlarun__jparse *P, const xlarun__jscope *
     return xlarun__jsc_body(&C, body, 0);
 }
 
+/* ---- constant folding: jinja2's optimizer ------------------------------------------------------
+   Before compiling, jinja2 replaces each expression made only of literals and of operations it
+   can do at compile time (operators, comparisons, subscripts, attributes, filters and tests that
+   need no context) by its value, when that value has a Python repr; the value is then written
+   into the compiled code, where a float inf or nan becomes a name Python does not know (NameError
+   when that code runs), except where the whole expression of a {{ }} folded (it is printed then).
+   Here fold marks those expressions: 1 foldable, 2 the outermost one, 3 the outermost one that
+   is a {{ }}'s whole expression; xlarun__jfold checks their values as they are worked out. */
+static int xlarun__jfold_kind(const xlarun__jnode *x) {
+    static const char *const context_filters[] = {"map", "select", "reject", "selectattr", "rejectattr", "random", NULL};
+    switch (x->kind) {
+    case JN_LIT: case JN_LIST: case JN_TUPLE: case JN_DICT: case JN_PAIR: case JN_KWARG: case JN_STAR: case JN_NEG: case JN_POS:
+    case JN_NOT: case JN_BIN: case JN_AND: case JN_OR: case JN_CMP: case JN_CONCAT: case JN_ITEM: case JN_ATTR: case JN_SLICE:
+        return 1;
+    case JN_COND: return x->c != NULL; /* without an else it folds only when true: left to run */
+    case JN_TEST: return xlarun__jname_in(x->s, x->n, xlarun__jtest_names);
+    case JN_FILTER:
+        return x->a && xlarun__jname_in(x->s, x->n, xlarun__jfilter_names) && !xlarun__jname_in(x->s, x->n, context_filters);
+    default: return 0; /* names, calls */
+    }
+}
+/* helpers (a keyword argument, *args, a dict's pair, a comparison's operand) are not replaced: their parts are */
+static int xlarun__jfold_helper(const xlarun__jnode *x) {
+    return x->kind == JN_PAIR || x->kind == JN_KWARG || x->kind == JN_STAR;
+}
+static void xlarun__jfold_outer(xlarun__jnode *x) {
+    xlarun__jnode *p;
+    if (!xlarun__jfold_helper(x)) { x->fold = 2; return; }
+    for (p = x->a; p; p = p->next) xlarun__jfold_outer(p);
+    for (p = x->b; p; p = p->next) xlarun__jfold_outer(p);
+}
+/* marks an expression's nodes; returns whether it folds as a whole */
+static int xlarun__jfold_mark(xlarun__jnode *x) {
+    xlarun__jnode *kids[5], *p;
+    int c = xlarun__jfold_kind(x), k;
+    kids[0] = x->a; kids[1] = x->b; kids[2] = x->c; kids[3] = x->d; kids[4] = x->e;
+    for (k = 0; k < 5; k++)
+        for (p = kids[k]; p; p = p->next)
+            if (!xlarun__jfold_mark(p)) c = 0;
+    x->fold = c;
+    if (!c)
+        for (k = 0; k < 5; k++)
+            for (p = kids[k]; p; p = p->next)
+                if (p->fold) xlarun__jfold_outer(p);
+    return c;
+}
+static void xlarun__jfold_top(xlarun__jnode *x, int printed) {
+    if (x && xlarun__jfold_mark(x)) {
+        xlarun__jfold_outer(x);
+        if (printed) x->fold = 3;
+    }
+}
+/* the expressions of statements */
+static void xlarun__jfold_stmts(xlarun__jnode *x) {
+    for (; x; x = x->next) {
+        xlarun__jnode *c, *p;
+        switch (x->kind) {
+        case JN_OUT: xlarun__jfold_top(x->a, 1); break;
+        case JN_IF:
+            for (c = x; c; c = c->e) {
+                xlarun__jfold_top(c->a, 0);
+                xlarun__jfold_stmts(c->c);
+                if (!c->e) xlarun__jfold_stmts(c->d);
+            }
+            break;
+        case JN_FOR: xlarun__jfold_top(x->b, 0); xlarun__jfold_top(x->e, 0); xlarun__jfold_stmts(x->c); xlarun__jfold_stmts(x->d); break;
+        case JN_SET: xlarun__jfold_top(x->b, 0); break;
+        case JN_SETBLOCK: case JN_FILTERBLOCK: xlarun__jfold_top(x->d, 0); xlarun__jfold_stmts(x->c); break;
+        case JN_MACRO: case JN_CALLBLOCK:
+            if (x->kind == JN_CALLBLOCK) xlarun__jfold_top(x->a, 0);
+            for (p = x->kind == JN_MACRO ? x->a : x->b; p; p = p->next) xlarun__jfold_top(p->a, 0);
+            xlarun__jfold_stmts(x->c);
+            break;
+        case JN_WITH: for (p = x->a; p; p = p->next) xlarun__jfold_top(p->b, 0); xlarun__jfold_stmts(x->c); break;
+        case JN_BODY: xlarun__jfold_stmts(x->c); break;
+        default: break;
+        }
+    }
+}
+
 /* ---- rendering: state, scopes, errors ---------------------------------------------------------- */
 typedef struct xlarun__jframe {
     struct xlarun__jframe *parent;
@@ -11391,6 +11472,7 @@ typedef struct xlarun__jrun {
     xlarun_error *err;
     uint64_t steps, max_steps;
     size_t calls;
+    int folding;                /* inside xlarun__jfold */
     int64_t now;
     xlarun__jbuf *out;
     int jump;                   /* 1: break, 2: continue pending */
@@ -14344,9 +14426,91 @@ static xlarun_status xlarun__jfilter(xlarun__jrun *R, const xlarun__jnode *at, c
     return xlarun__jfail(R, at, "no filter named '%.*s'", XLARUN__CAST(int, n > 60 ? 60 : n), name);
 }
 
+/* does v have a Python repr jinja2 writes into code (has_safe_repr)? */
+static int xlarun__jfold_safe(const xlarun__jv *v) {
+    size_t i;
+    switch (v->t) {
+    case XJ_NONE: case XJ_BOOL: case XJ_INT: case XJ_FLOAT: case XJ_STR: return 1;
+    case XJ_LIST: case XJ_TUPLE:
+        if (v->aux & XJ_RANGE) return 1;
+        if (v->aux & (XJ_GEN | XJ_VIEW | XJ_GROUP)) return 0;
+        for (i = 0; i < v->u.l->n; i++)
+            if (!xlarun__jfold_safe(&v->u.l->v[i])) return 0;
+        return 1;
+    case XJ_DICT:
+        for (i = 0; i < v->u.d->n; i++)
+            if (!xlarun__jfold_safe(&v->u.d->k[i]) || !xlarun__jfold_safe(&v->u.d->v[i])) return 0;
+        return 1;
+    default: return 0;
+    }
+}
+/* the first float inf or nan in v's repr: "inf", "nan" or NULL */
+static const char *xlarun__jnonfinite(const xlarun__jv *v) {
+    size_t i;
+    const char *r;
+    if (v->t == XJ_FLOAT) return v->u.f != v->u.f ? "nan" : v->u.f - v->u.f != 0.0 ? "inf" : NULL;
+    if ((v->t == XJ_LIST || v->t == XJ_TUPLE) && !(v->aux & XJ_RANGE)) {
+        for (i = 0; i < v->u.l->n; i++)
+            if ((r = xlarun__jnonfinite(&v->u.l->v[i])) != NULL) return r;
+    } else if (v->t == XJ_DICT)
+        for (i = 0; i < v->u.d->n; i++)
+            if ((r = xlarun__jnonfinite(&v->u.d->k[i])) != NULL || (r = xlarun__jnonfinite(&v->u.d->v[i])) != NULL) return r;
+    return NULL;
+}
+
+static xlarun_status xlarun__jfold(xlarun__jrun *R, const xlarun__jnode *x, int printed, xlarun__jv *out, int *named);
+
+/* a foldable expression jinja2 could not fold: its parts, as they run, checked as folded ones */
+static xlarun_status xlarun__jfold_parts(xlarun__jrun *R, const xlarun__jnode *x, int *named) {
+    const xlarun__jnode *kids[5], *p;
+    xlarun__jv v;
+    int k;
+    if (xlarun__jfold_helper(x)) {
+        for (p = x->a; p; p = p->next) XLARUN__TRY(xlarun__jfold(R, p, 0, &v, named));
+        for (p = x->b; p; p = p->next) XLARUN__TRY(xlarun__jfold(R, p, 0, &v, named));
+        return XLARUN_OK;
+    }
+    if (x->kind == JN_AND || x->kind == JN_OR || x->kind == JN_COND) { /* only the parts that run */
+        XLARUN__TRY(xlarun__jfold(R, x->a, 0, &v, named));
+        if (x->kind == JN_COND) return xlarun__jfold(R, xlarun__jtruth(&v) ? x->b : x->c, 0, &v, named);
+        if (xlarun__jtruth(&v) == (x->kind == JN_OR)) return XLARUN_OK;
+        return xlarun__jfold(R, x->b, 0, &v, named);
+    }
+    kids[0] = x->a; kids[1] = x->b; kids[2] = x->c; kids[3] = x->d; kids[4] = x->e;
+    for (k = 0; k < 5; k++)
+        for (p = kids[k]; p; p = p->next) XLARUN__TRY(xlarun__jfold(R, p, 0, &v, named));
+    return XLARUN_OK;
+}
+
+/* a foldable expression's value; where jinja2 wrote a float inf or nan into its code, its NameError
+   (named: set when that is the failure). printed: the whole of a {{ }}, which jinja2 prints instead */
+static xlarun_status xlarun__jfold(xlarun__jrun *R, const xlarun__jnode *x, int printed, xlarun__jv *out, int *named) {
+    xlarun_status st, ps;
+    xlarun_error saved;
+    R->folding++;
+    st = xlarun__jeval(R, x, out);
+    R->folding--;
+    if (st == XLARUN_OK && xlarun__jfold_safe(out)) {
+        const char *bad = printed ? NULL : xlarun__jnonfinite(out);
+        if (!bad) return XLARUN_OK;
+        *named = 1;
+        return xlarun__jfail(R, x, "name '%s' is not defined", bad);
+    }
+    if (xlarun__jfold_helper(x) || x->kind == JN_LIT) return st;
+    saved = *R->err;
+    ps = xlarun__jfold_parts(R, x, named);
+    if (*named || (st == XLARUN_OK && ps != XLARUN_OK)) return ps; /* a NameError first; or out of memory or steps */
+    *R->err = saved;
+    return st;
+}
+
 /* ---- evaluating expressions ----------------------------------------------------------------------- */
 static xlarun_status xlarun__jeval(xlarun__jrun *R, const xlarun__jnode *x, xlarun__jv *out) {
     xlarun__jv a, b;
+    if (x->fold >= 2 && !R->folding) {
+        int named = 0;
+        return xlarun__jfold(R, x, x->fold == 3, out, &named);
+    }
     XLARUN__TRY(xlarun__jstep(R, x));
     switch (x->kind) {
     case JN_LIT: *out = x->lit; return XLARUN_OK;
@@ -14775,6 +14939,7 @@ static xlarun_status xlarun__jcompile(xlarun__jmem *m, const xlarun__jbuild *in,
     st = xlarun__jbody(&P, NULL, &body);
     if (st == XLARUN_OK) st = xlarun__jcheck_tree(&P, body, 0);
     if (st == XLARUN_OK) st = xlarun__jsc_frame(&P, NULL, JSF_ROOT, NULL, body, &t->hide, &t->nhide);
+    if (st == XLARUN_OK) xlarun__jfold_stmts(body);
     if (st != XLARUN_OK) return st;
     t->body = body;
     t->src = src;

@@ -230,6 +230,16 @@ UNITS = [
     "{{ '%(a)s %s'|format(a=1) }}",
     "{{ 'abc'|format(1) }}",
     "{{ '%5%'|format(1) }}",
+    # jinja2 folds constant expressions into its code, where a float inf or nan is an unknown name
+    "{{ 5e308 }}|{{ [5e308] }}|{{ 1e308 * 10 }}|{{ (1e308 * 10) is number }}|{{ (1e308, 1e308 * 10)[0] }}|{% if false %}{{ 1e309 }}{% endif %}|{{ -5e308 }}|{{ [1e308 * 10][0] }}|{% if 5e308 > 1 %}a{% endif %}|{{ 1 or 5e308 }}|{{ (0 and 5e308) }}|{{ [5e308, 1e400 - 1e400] }}|{{ ('x' ~ 5e308)|length }}|{% macro m(a=5e308) %}{% endmacro %}{{ m(1) }}",
+    "{% set v = [1e308 / 5e-3] %}",
+    "{{ n * (1 / 5e-324) }}",
+    "{% if 5e308 %}a{% endif %}",
+    "{{ x|default(5e308) }}",
+    "{{ [5e308]|map('float')|list }}",
+    "{% set y = [5e308] + 'a' %}",
+    "{% set z = {'a': 1e400 - 1e400} %}",
+    "{{ [1, 2][5e308|int] }}",
     # recursive loops
     "{% set tree = [{'n': 'a', 'c': [{'n': 'b', 'c': [{'n': 'c'}]}, {'n': 'd'}]}, {'n': 'e'}] %}{% for i in tree recursive %}{{ i.n }}({{ loop.depth }}-{{ loop.depth0 }}/{{ loop.index }}){% if i.c %}[{{ loop(i.c) }}]{% endif %}{% endfor %}|{% for i in tree if i.n != 'b' recursive %}{{ i.n }}{% if i.c %}[{{ loop(i.c) }}]{% endif %}{% else %}E{% endfor %}|{% for i in tree recursive %}{{ i.n }}{% if i.c %}[{{ loop(i.c) }}]{% endif %}{% if i.n == 'b' %}{% break %}{% endif %}{% endfor %}|{% for k, v in {'a': {'b': 1}}.items() recursive %}{{ k }}{% if v is mapping %}({{ loop(v.items()) }}){% endif %}{% endfor %}",
     "{% for i in [1] %}{{ loop([2]) }}{% endfor %}",
