@@ -11344,11 +11344,11 @@ static xlarun_status xlarun__jsc_frame(xlarun__jparse *P, const xlarun__jscope *
     XLARUN__TRY(xlarun__jsc_body(&C, body, 0));
     if (which == JSF_FILTER) XLARUN__TRY(xlarun__jsc_expr(&C, x->d));
     if (C.nuse) qsort(C.use, C.nuse, sizeof *C.use, xlarun__jsuse_cmp);
-    for (i = 0; i < C.nuse; i++) {
-        int first = i == 0 || xlarun__jname_cmp(C.use[i - 1].s, C.use[i - 1].n, C.use[i].s, C.use[i].n);
-        n += first;
-        h += first && C.use[i].store && !xlarun__jscope_knows(up, C.use[i].s, C.use[i].n);
-    }
+    for (i = 0; i < C.nuse; i++)
+        if (i == 0 || xlarun__jname_cmp(C.use[i - 1].s, C.use[i - 1].n, C.use[i].s, C.use[i].n)) { /* a name's first use */
+            n++;
+            if (C.use[i].store && !xlarun__jscope_knows(up, C.use[i].s, C.use[i].n)) h++;
+        }
     names = XLARUN__CAST(xlarun__jname *, xlarun__jalloc(P->mem, (n ? n : 1) * sizeof *names));
     hidden = h ? XLARUN__CAST(xlarun__jname *, xlarun__jalloc(P->mem, h * sizeof *hidden)) : NULL;
     if (!names || (h && !hidden)) return xlarun__fail(P->err, XLARUN_ERR_MEMORY, "chat template: out of memory");
@@ -11899,10 +11899,33 @@ static int xlarun__jeq(const xlarun__jv *a, const xlarun__jv *b) {
 
 /* Python's ordering: numbers, str (by code point: UTF-8 bytes order the same), lists and tuples
    item by item; *ok = 0 where Python raises TypeError */
+/* does v hold a float NaN (top: v itself not counted)? */
+static int xlarun__jhas_nan(const xlarun__jv *v, int top) {
+    size_t i;
+    if (v->t == XJ_FLOAT) return !top && v->u.f != v->u.f;
+    if (v->t == XJ_LIST || v->t == XJ_TUPLE) {
+        if (v->aux & XJ_RANGE) return 0;
+        for (i = 0; i < v->u.l->n; i++)
+            if (xlarun__jhas_nan(&v->u.l->v[i], 0)) return 1;
+    } else if (v->t == XJ_DICT)
+        for (i = 0; i < v->u.d->n; i++)
+            if (xlarun__jhas_nan(&v->u.d->k[i], 0) || xlarun__jhas_nan(&v->u.d->v[i], 0)) return 1;
+    return 0;
+}
+/* ==, != and in between values that both hold a NaN: Python compares the items of a list, tuple or
+   dict by identity first, so the answer depends on which NaN is which object; refused */
+static xlarun_status xlarun__jnan_items(xlarun__jrun *R, const xlarun__jnode *at, const xlarun__jv *a, const xlarun__jv *b) {
+    if ((xlarun__jhas_nan(a, 1) || xlarun__jhas_nan(b, 1)) && xlarun__jhas_nan(a, 0) && xlarun__jhas_nan(b, 0))
+        return xlarun__jfail(R, at, "comparing NaNs inside a list, tuple or dict: Python compares their items by identity first, which xlarun does not track");
+    return XLARUN_OK;
+}
+
 static int xlarun__jcmp(const xlarun__jv *a, const xlarun__jv *b, int *ok) {
     if (xlarun__jis_num(a) && xlarun__jis_num(b)) {
+        double x = xlarun__jnum(a), y = xlarun__jnum(b);
         if (a->t != XJ_FLOAT && b->t != XJ_FLOAT) return a->u.i < b->u.i ? -1 : a->u.i > b->u.i;
-        return xlarun__jnum(a) < xlarun__jnum(b) ? -1 : xlarun__jnum(a) > xlarun__jnum(b);
+        if (x != x || y != y) { *ok = -1; return 0; } /* a NaN: every order is false */
+        return x < y ? -1 : x > y;
     }
     if (a->t == XJ_STR && b->t == XJ_STR) {
         size_t n = a->u.s.n < b->u.s.n ? a->u.s.n : b->u.s.n;
@@ -12069,11 +12092,11 @@ static xlarun_status xlarun__jgetattr(xlarun__jrun *R, const xlarun__jnode *at, 
         const xlarun__jnode *fn = obj->u.m->node, *p;
         if (XJ_IS("name")) { *out = fn->kind == JN_MACRO ? xlarun__jstr(fn->s, fn->n) : xlarun__jmk(XJ_NONE); return XLARUN_OK; }
         if (XJ_IS("arguments")) {
-            size_t k = 0;
-            for (p = fn->kind == JN_MACRO ? fn->a : fn->b; p; p = p->next) k++;
-            XLARUN__TRY(xlarun__jseq_new(R, k, XJ_TUPLE, out));
-            k = 0;
-            for (p = fn->kind == JN_MACRO ? fn->a : fn->b; p; p = p->next) out->u.l->v[k++] = xlarun__jstr(p->s, p->n);
+            size_t np = 0;
+            for (p = fn->kind == JN_MACRO ? fn->a : fn->b; p; p = p->next) np++;
+            XLARUN__TRY(xlarun__jseq_new(R, np, XJ_TUPLE, out));
+            np = 0;
+            for (p = fn->kind == JN_MACRO ? fn->a : fn->b; p; p = p->next) out->u.l->v[np++] = xlarun__jstr(p->s, p->n);
             return XLARUN_OK;
         }
         if (XJ_IS("catch_kwargs")) { *out = xlarun__jbool(xlarun__jcatches(fn, 2)); return XLARUN_OK; }
@@ -12301,7 +12324,10 @@ static xlarun_status xlarun__jpercent(xlarun__jrun *R, const xlarun__jnode *at, 
         if (i < n && s[i] == '(') { /* %(key): a mapping's value */
             size_t depth = 1, k0 = ++i;
             xlarun__jv key;
-            while (i < n && depth) { depth += s[i] == '(' ? 1 : s[i] == ')' ? -1 : 0; i++; }
+            for (; i < n && depth; i++) {
+                if (s[i] == '(') depth++;
+                else if (s[i] == ')') depth--;
+            }
             if (depth) return xlarun__jfail(R, at, "incomplete format key");
             if (!map) return xlarun__jfail(R, at, "format requires a mapping");
             key = xlarun__jstr(s + k0, i - 1 - k0);
@@ -13678,7 +13704,7 @@ static xlarun_status xlarun__jtest(xlarun__jrun *R, const xlarun__jnode *at, con
         c = xlarun__jcmp(v, a0, &ok);
         if (!ok) return xlarun__jfail(R, at, "'%s' not supported between instances of '%s' and '%s'", name[0] == 'l' || name[0] == '<' ? "<" : ">",
                                       xlarun__jtype_name(v), xlarun__jtype_name(a0));
-        *res = XJ_T("lt") || XJ_T("lessthan") || XJ_T("<") ? c < 0 : XJ_T("le") || XJ_T("<=") ? c <= 0 : XJ_T("ge") || XJ_T(">=") ? c >= 0 : c > 0;
+        *res = ok < 0 ? 0 : XJ_T("lt") || XJ_T("lessthan") || XJ_T("<") ? c < 0 : XJ_T("le") || XJ_T("<=") ? c <= 0 : XJ_T("ge") || XJ_T(">=") ? c >= 0 : c > 0;
         return XLARUN_OK;
     }
     if (XJ_T("in")) {
@@ -13795,6 +13821,7 @@ static xlarun_status xlarun__jmsort(xlarun__jrun *R, const xlarun__jnode *at, xl
                     int ok = 1, cmp;
                     XLARUN__TRY(xlarun__jstep(R, at));
                     cmp = xlarun__jcmp(&sk[a], &sk[b], &ok);
+                    if (ok < 0) return xlarun__jfail(R, at, "sorting a NaN: Python's order then depends on its sort algorithm, which xlarun does not follow");
                     if (!ok && (sk[b].t == XJ_UNDEF || sk[a].t == XJ_UNDEF)) /* jinja2's Undefined fails to compare */
                         return xlarun__jundef_err(R, at, sk[b].t == XJ_UNDEF ? &sk[b] : &sk[a]);
                     if (!ok) return xlarun__jfail(R, at, "'<' not supported between instances of '%s' and '%s'", xlarun__jtype_name(&sk[b]),
@@ -14615,9 +14642,12 @@ static xlarun_status xlarun__jeval(xlarun__jrun *R, const xlarun__jnode *x, xlar
             int res = 0, ok = 1, c;
             XLARUN__TRY(xlarun__jeval(R, p->a, &b));
             switch (p->op) {
-            case JO_EQ: res = xlarun__jeq(&a, &b); break;
-            case JO_NE: res = !xlarun__jeq(&a, &b); break;
+            case JO_EQ: case JO_NE:
+                XLARUN__TRY(xlarun__jnan_items(R, p, &a, &b));
+                res = xlarun__jeq(&a, &b) == (p->op == JO_EQ);
+                break;
             case JO_IN: case JO_NOTIN:
+                XLARUN__TRY(xlarun__jnan_items(R, p, &a, &b));
                 XLARUN__TRY(xlarun__jcontains(R, p, &a, &b, &res));
                 if (p->op == JO_NOTIN) res = !res;
                 break;
@@ -14627,7 +14657,7 @@ static xlarun_status xlarun__jeval(xlarun__jrun *R, const xlarun__jnode *x, xlar
                 c = xlarun__jcmp(&a, &b, &ok);
                 if (!ok) return xlarun__jfail(R, p, "'%s' not supported between instances of '%s' and '%s'", xlarun__jops[p->op],
                                               xlarun__jtype_name(&a), xlarun__jtype_name(&b));
-                res = p->op == JO_LT ? c < 0 : p->op == JO_LE ? c <= 0 : p->op == JO_GT ? c > 0 : c >= 0;
+                res = ok < 0 ? 0 : p->op == JO_LT ? c < 0 : p->op == JO_LE ? c <= 0 : p->op == JO_GT ? c > 0 : c >= 0;
             }
             if (!res) { *out = xlarun__jbool(0); return XLARUN_OK; }
             a = b;
