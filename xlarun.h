@@ -11350,8 +11350,8 @@ static xlarun_status xlarun__jsc_frame(xlarun__jparse *P, const xlarun__jscope *
             if (C.use[i].store && !xlarun__jscope_knows(up, C.use[i].s, C.use[i].n)) h++;
         }
     names = XLARUN__CAST(xlarun__jname *, xlarun__jalloc(P->mem, (n ? n : 1) * sizeof *names));
-    hidden = h ? XLARUN__CAST(xlarun__jname *, xlarun__jalloc(P->mem, h * sizeof *hidden)) : NULL;
-    if (!names || (h && !hidden)) return xlarun__fail(P->err, XLARUN_ERR_MEMORY, "chat template: out of memory");
+    hidden = XLARUN__CAST(xlarun__jname *, xlarun__jalloc(P->mem, (h ? h : 1) * sizeof *hidden));
+    if (!names || !hidden) return xlarun__fail(P->err, XLARUN_ERR_MEMORY, "chat template: out of memory");
     n = h = 0;
     for (i = 0; i < C.nuse; i++)
         if (i == 0 || xlarun__jname_cmp(C.use[i - 1].s, C.use[i - 1].n, C.use[i].s, C.use[i].n)) {
