@@ -11770,9 +11770,9 @@ static void xlarun__jwrite(xlarun__jbuf *b, const xlarun__jv *v, int repr) {
 }
 
 typedef struct xlarun__jjson_opt {
-    int ascii, sort, indent;    /* indent < 0: none */
-    const char *item_sep, *key_sep;
-    size_t item_n, key_n;
+    int ascii, sort, indent;    /* indent < 0: none, else a line for each item, ind (ind_n bytes) a level */
+    const char *item_sep, *key_sep, *ind;
+    size_t item_n, key_n, ind_n;
 } xlarun__jjson_opt;
 
 static xlarun_status xlarun__jjson(xlarun__jrun *R, const xlarun__jnode *at, xlarun__jbuf *b, const xlarun__jv *v,
@@ -11781,7 +11781,7 @@ static xlarun_status xlarun__jjson(xlarun__jrun *R, const xlarun__jnode *at, xla
 static void xlarun__jjson_nl(xlarun__jbuf *b, const xlarun__jjson_opt *o, int level) {
     int k;
     xlarun__jputc(b, '\n');
-    for (k = 0; k < o->indent * level; k++) xlarun__jputc(b, ' ');
+    for (k = 0; k < level && !b->over; k++) xlarun__jput(b, o->ind, o->ind_n);
 }
 
 static int xlarun__jcmp(const xlarun__jv *a, const xlarun__jv *b, int *ok);
@@ -14017,9 +14017,16 @@ static xlarun_status xlarun__jfilter(xlarun__jrun *R, const xlarun__jnode *at, c
         o.ascii = asc && xlarun__jtruth(asc);
         o.sort = sk && xlarun__jtruth(sk);
         o.indent = -1;
-        if (ind && ind->t != XJ_NONE) {
-            if (ind->t != XJ_INT) return xlarun__jfail(R, at, "tojson: indent must be an integer");
-            o.indent = ind->u.i < 0 ? 0 : ind->u.i > 64 ? 64 : XLARUN__CAST(int, ind->u.i);
+        if (ind && ind->t != XJ_NONE) { /* json.dumps: a str as it is, an int n as n spaces */
+            o.indent = 0;
+            if (ind->t == XJ_STR) { o.ind = ind->u.s.p; o.ind_n = ind->u.s.n; }
+            else if (ind->t == XJ_INT || ind->t == XJ_BOOL) {
+                char *sp;
+                o.ind_n = ind->u.i < 0 ? 0 : ind->u.i > XLARUN__CAST(int64_t, R->max_output) ? R->max_output : XLARUN__CAST(size_t, ind->u.i);
+                if (!(sp = XLARUN__CAST(char *, xlarun__jnewmem(R, o.ind_n + 1)))) return xlarun__joom(R);
+                memset(sp, ' ', o.ind_n);
+                o.ind = sp;
+            } else return xlarun__jfail(R, at, "can't multiply sequence by non-int of type '%s'", xlarun__jtype_name(ind));
         }
         o.item_sep = o.indent >= 0 ? "," : ", "; o.item_n = o.indent >= 0 ? 1 : 2;
         o.key_sep = ": "; o.key_n = 2;

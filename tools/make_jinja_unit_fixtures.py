@@ -242,6 +242,9 @@ UNITS = [
     "{{ [1, 2][5e308|int] }}",
     # NaN: every order false; min and max as Python's loop over the items
     "{% set nan = (n * 1e308) - (n * 1e308) %}{{ 9 >= nan }}{{ 9 < nan }}{{ 9 > nan }}{{ 9 <= nan }}{{ nan == nan }}{{ nan != nan }}{{ 9 is ge(nan) }}{{ [1, nan] < [1, 2] }}{{ nan in [1] }}{{ [nan, 1] == [1] }}|{{ [1, nan]|max }}|{{ [nan, 1]|max }}|{{ [1, nan]|min }}|{{ [nan, 1]|min }}|{% if (9) >= 2e308 - 1e324 %}x{% endif %}",
+    # tojson's indent as json.dumps takes it: a str as it is, an int as that many spaces
+    "{{ {'a': [1, 2]}|tojson(indent='--') }}|{{ [1]|tojson(indent=true) }}|{{ [1]|tojson(indent=-1) }}|{{ [1]|tojson(indent='') }}|{{ []|tojson(indent='x') }}|{{ {'a': {'b': [1, {}]}}|tojson(indent=70) }}|{{ {'a': 1}|tojson(indent='\t', separators=(',', ':')) }}",
+    "{{ [1]|tojson(indent=2.0) }}",
     # recursive loops
     "{% set tree = [{'n': 'a', 'c': [{'n': 'b', 'c': [{'n': 'c'}]}, {'n': 'd'}]}, {'n': 'e'}] %}{% for i in tree recursive %}{{ i.n }}({{ loop.depth }}-{{ loop.depth0 }}/{{ loop.index }}){% if i.c %}[{{ loop(i.c) }}]{% endif %}{% endfor %}|{% for i in tree if i.n != 'b' recursive %}{{ i.n }}{% if i.c %}[{{ loop(i.c) }}]{% endif %}{% else %}E{% endfor %}|{% for i in tree recursive %}{{ i.n }}{% if i.c %}[{{ loop(i.c) }}]{% endif %}{% if i.n == 'b' %}{% break %}{% endif %}{% endfor %}|{% for k, v in {'a': {'b': 1}}.items() recursive %}{{ k }}{% if v is mapping %}({{ loop(v.items()) }}){% endif %}{% endfor %}",
     "{% for i in [1] %}{{ loop([2]) }}{% endfor %}",
