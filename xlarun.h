@@ -13757,6 +13757,37 @@ static xlarun_status xlarun__jround(xlarun__jrun *R, const xlarun__jnode *at, do
     return XLARUN_OK;
 }
 
+/* Python's int(s, base) of the digits after the sign: 1 and *out, 0 where Python fails (ValueError),
+   -1 past 64 bits. base 0 reads 0x, 0o and 0b (and no leading zero otherwise); 16, 8 and 2 allow
+   their prefix; one '_' may stand between digits and after a prefix */
+static int xlarun__jint_base(const char *s, size_t n, int base, int64_t *out) {
+    size_t i = 0;
+    int any = 0, nonzero = 0, b0 = base == 0;
+    uint64_t v = 0;
+    if (n >= 2 && s[0] == '0') {
+        char p = XLARUN__CAST(char, s[1] | 0x20);
+        int pb = p == 'x' ? 16 : p == 'o' ? 8 : p == 'b' ? 2 : 0;
+        if (pb && (base == 0 || base == pb)) { base = pb; i = 2; b0 = 0; }
+    }
+    if (base == 0) base = 10;
+    for (; i < n; i++) {
+        int d = s[i] >= '0' && s[i] <= '9' ? s[i] - '0' : (s[i] | 0x20) >= 'a' && (s[i] | 0x20) <= 'z' ? (s[i] | 0x20) - 'a' + 10 : 99;
+        if (s[i] == '_') { /* between two digits, or right after a prefix */
+            if (i + 1 >= n || s[i + 1] == '_' || (!any && i != 2)) return 0;
+            continue;
+        }
+        if (d >= base) return 0;
+        if (v > (XLARUN__CAST(uint64_t, INT64_MAX) - XLARUN__CAST(uint64_t, d)) / XLARUN__CAST(uint64_t, base)) return -1;
+        v = v * XLARUN__CAST(uint64_t, base) + XLARUN__CAST(uint64_t, d);
+        nonzero |= d != 0;
+        any = 1;
+    }
+    if (!any) return 0;
+    if (b0 && s[0] == '0' && nonzero) return 0; /* base 0: 010 is not a number, 000 is */
+    *out = XLARUN__CAST(int64_t, v);
+    return 1;
+}
+
 /* ---- filters -------------------------------------------------------------------------------------- */
 static xlarun_status xlarun__jfilter(xlarun__jrun *R, const xlarun__jnode *at, const char *name, size_t n, const xlarun__jv *v,
                                      xlarun__jargv *A, xlarun__jv *out);
@@ -14048,9 +14079,8 @@ static xlarun_status xlarun__jfilter(xlarun__jrun *R, const xlarun__jnode *at, c
     }
     if (XJ_F("int")) {
         const xlarun__jv *dv = xlarun__jarg(A, 0, "default"), *base = xlarun__jarg(A, 1, "base");
+        int based = base && !((base->t == XJ_INT || base->t == XJ_BOOL) && base->u.i == 10);
         XLARUN__TRY(xlarun__jargs_done(R, at, A, 2, fname));
-        if (base && !((base->t == XJ_INT || base->t == XJ_BOOL) && base->u.i == 10))
-            return xlarun__jfail(R, at, "int: xlarun reads base 10 only");
         if (v->t == XJ_STR && memchr(v->u.s.p, 0, v->u.s.n)) { *out = dv ? *dv : xlarun__jint(0); return XLARUN_OK; } /* ValueError: the default */
         if (v->t == XJ_INT || v->t == XJ_BOOL) { *out = xlarun__jint(v->u.i); return XLARUN_OK; }
         if (v->t == XJ_FLOAT && v->u.f == v->u.f && fabs(v->u.f) < 9.2e18) { *out = xlarun__jint(XLARUN__CAST(int64_t, v->u.f)); return XLARUN_OK; }
@@ -14060,7 +14090,14 @@ static xlarun_status xlarun__jfilter(xlarun__jrun *R, const xlarun__jnode *at, c
             size_t b, e, k;
             xlarun__jstrip_span(v, NULL, 1, 1, &b, &e);
             k = b + (b < e && (v->u.s.p[b] == '-' || v->u.s.p[b] == '+'));
-            if (k < e && xlarun__jdigits(v->u.s.p, e, k) == e) {
+            if (based) { /* int(value, base); where that fails (a bad base too), int(float(value)) as below */
+                int64_t num = 0;
+                int r = (base->t == XJ_INT || base->t == XJ_BOOL) && (base->u.i == 0 || (base->u.i >= 2 && base->u.i <= 36))
+                            ? xlarun__jint_base(v->u.s.p + k, e - k, XLARUN__CAST(int, base->u.i), &num) : 0;
+                if (r < 0) return xlarun__jfail(R, at, "integer overflow (xlarun's integers are 64-bit)");
+                if (r) { *out = xlarun__jint(k > b && v->u.s.p[b] == '-' ? -num : num); return XLARUN_OK; }
+            }
+            if (!based && k < e && xlarun__jdigits(v->u.s.p, e, k) == e) {
                 int64_t num = 0;
                 for (; k < e; k++) if (v->u.s.p[k] != '_') { if (num > INT64_MAX / 10 - 10) break; num = num * 10 + (v->u.s.p[k] - '0'); }
                 if (k == e) { *out = xlarun__jint(v->u.s.p[b] == '-' ? -num : num); return XLARUN_OK; }
