@@ -14022,6 +14022,10 @@ static xlarun_status xlarun__jfilter(xlarun__jrun *R, const xlarun__jnode *at, c
         if (lv) XLARUN__TRY(xlarun__jto_int(R, at, lv, &length));
         if (lw && lw->t != XJ_NONE) XLARUN__TRY(xlarun__jto_int(R, at, lw, &leeway));
         if (ev) XLARUN__TRY(xlarun__jstr_of(R, ev, &endv));
+        if (length < XLARUN__CAST(int64_t, xlarun__jlen(endv.u.s.p, endv.u.s.n))) /* jinja2's assertions */
+            return xlarun__jfail(R, at, "expected length >= %lu, got %lld", XLARUN__CAST(unsigned long, xlarun__jlen(endv.u.s.p, endv.u.s.n)),
+                                 XLARUN__CAST(long long, length));
+        if (leeway < 0) return xlarun__jfail(R, at, "expected leeway >= 0, got %lld", XLARUN__CAST(long long, leeway));
         {
             int64_t len = 0;
             XLARUN__TRY(xlarun__jlen_of(R, at, v, &len)); /* len() of the value itself, as jinja2 */
