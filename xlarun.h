@@ -10298,9 +10298,9 @@ static const char *const xlarun__jfilter_names[] = {
     "abs", "attr", "batch", "capitalize", "center", "count", "d", "default", "dictsort", "e", "escape", "first", "float",
     "forceescape", "format", "groupby", "indent", "int", "items", "join", "last", "length", "list", "lower", "map", "max", "min",
     "reject", "rejectattr", "replace", "reverse", "round", "safe", "select", "selectattr", "slice", "sort", "string", "sum",
-    "title", "tojson", "trim", "truncate", "unique", "upper", "wordcount", NULL};
+    "title", "tojson", "trim", "truncate", "unique", "upper", "urlencode", "wordcount", NULL};
 static const char *const xlarun__jfilter_jinja_only[] = {
-    "filesizeformat", "pprint", "random", "striptags", "urlencode", "urlize", "wordwrap", "xmlattr", NULL};
+    "filesizeformat", "pprint", "random", "striptags", "urlize", "wordwrap", "xmlattr", NULL};
 static const char *const xlarun__jtest_names[] = {
     "boolean", "callable", "defined", "divisibleby", "eq", "equalto", "escaped", "even", "false", "float", "ge",
     "greaterthan", "gt", "in", "integer", "iterable", "le", "lessthan", "lower", "lt", "mapping", "ne", "none", "number",
@@ -13788,6 +13788,31 @@ static int xlarun__jint_base(const char *s, size_t n, int base, int64_t *out) {
     return 1;
 }
 
+/* jinja2's url_quote: str(v) as UTF-8, every byte but letters, digits, _.-~ (and / unless for a
+   query) as %XX; in a query a space is + */
+static xlarun_status xlarun__jurl_quote(xlarun__jrun *R, const xlarun__jnode *at, xlarun__jbuf *b, const xlarun__jv *v, int qs) {
+    xlarun__jbuf t;
+    xlarun__jv s;
+    size_t i;
+    if (v->t == XJ_UNDEF && v->aux == 2) return xlarun__jundef_err(R, at, v);
+    xlarun__jbuf_init(&t, R->mem);
+    xlarun__jwrite(&t, v, 0);
+    XLARUN__TRY(xlarun__jbuf_value(R, &t, &s));
+    for (i = 0; i < s.u.s.n; i++) {
+        unsigned char c = XLARUN__CAST(unsigned char, s.u.s.p[i]);
+        char e[4];
+        if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '.' || c == '-' || c == '~' ||
+            (c == '/' && !qs))
+            xlarun__jputc(b, XLARUN__CAST(char, c));
+        else if (c == ' ' && qs) xlarun__jputc(b, '+');
+        else {
+            snprintf(e, sizeof e, "%%%02X", c);
+            xlarun__jput(b, e, 3);
+        }
+    }
+    return XLARUN_OK;
+}
+
 /* ---- filters -------------------------------------------------------------------------------------- */
 static xlarun_status xlarun__jfilter(xlarun__jrun *R, const xlarun__jnode *at, const char *name, size_t n, const xlarun__jv *v,
                                      xlarun__jargv *A, xlarun__jv *out);
@@ -14041,6 +14066,38 @@ static xlarun_status xlarun__jfilter(xlarun__jrun *R, const xlarun__jnode *at, c
             if (k > 0) head.u.s.n = k - 1;
         }
         return xlarun__jconcat2(R, &head, &endv, out);
+    }
+    if (XJ_F("urlencode")) { /* jinja2: a str (or what is not iterable) quoted; else key=value pairs, '&' between */
+        xlarun__jbuf b;
+        xlarun__jseq items;
+        size_t i;
+        XLARUN__TRY(xlarun__jargs_done(R, at, A, 0, fname));
+        if (v->t == XJ_UNDEF && v->aux == 2) return xlarun__jundef_err(R, at, v);
+        xlarun__jbuf_init(&b, R->mem);
+        if (v->t != XJ_UNDEF && v->t != XJ_LIST && v->t != XJ_TUPLE && v->t != XJ_DICT && v->t != XJ_LOOP) {
+            XLARUN__TRY(xlarun__jurl_quote(R, at, &b, v, 0));
+            return xlarun__jbuf_value(R, &b, out);
+        }
+        XLARUN__TRY(xlarun__jiter(R, at, v, &items));
+        for (i = 0; i < items.n; i++) {
+            xlarun__jv k = items.v[i], val;
+            if (v->t == XJ_DICT) val = v->u.d->v[i];
+            else { /* each item unpacks into (key, value) */
+                xlarun__jseq kv;
+                if (k.t != XJ_STR && k.t != XJ_LIST && k.t != XJ_TUPLE && k.t != XJ_DICT)
+                    return xlarun__jfail(R, at, "cannot unpack non-iterable %s object", xlarun__jtype_name(&k));
+                XLARUN__TRY(xlarun__jiter(R, at, &items.v[i], &kv));
+                if (kv.n > 2) return xlarun__jfail(R, at, "too many values to unpack (expected 2)");
+                if (kv.n < 2) return xlarun__jfail(R, at, "not enough values to unpack (expected 2, got %lu)", XLARUN__CAST(unsigned long, kv.n));
+                k = kv.v[0];
+                val = kv.v[1];
+            }
+            if (i) xlarun__jputc(&b, '&');
+            XLARUN__TRY(xlarun__jurl_quote(R, at, &b, &k, 1));
+            xlarun__jputc(&b, '=');
+            XLARUN__TRY(xlarun__jurl_quote(R, at, &b, &val, 1));
+        }
+        return xlarun__jbuf_value(R, &b, out);
     }
     if (XJ_F("tojson")) {
         const xlarun__jv *asc = xlarun__jarg(A, 0, "ensure_ascii"), *ind = xlarun__jarg(A, 1, "indent"),

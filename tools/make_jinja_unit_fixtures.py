@@ -249,6 +249,11 @@ UNITS = [
     "{{ 'ff'|int(base=16) }}|{{ '0xff'|int(0, 16) }}|{{ '0x_ff'|int(base=16) }}|{{ ' -0b101 '|int(base=0) }}|{{ '010'|int(base=0) }}|{{ '000'|int(base=0) }}|{{ '0o17'|int(base=8) }}|{{ '19'|int(base=8) }}|{{ '1e3'|int(base=16) }}|{{ 'zz'|int(base=36) }}|{{ 'z'|int(base=35) }}|{{ '12'|int(base=1) }}|{{ '12'|int(base='x') }}|{{ 12.5|int(base=16) }}|{{ '1_0'|int(base=2) }}|{{ '1__0'|int(base=2) }}|{{ '_10'|int(base=2) }}|{{ '10_'|int(base=2) }}|{{ '0b'|int(base=2) }}|{{ 'ff'|int(7, base=10) }}|{{ '9007199254740993'|int(base=8) }}|{{ '0x'|int(base=0) }}|{{ '+7f'|int(base=16) }}|{{ '0_0'|int(base=0) }}|{{ '00x1'|int(base=0) }}|{{ '-0'|int(base=0) }}",
     "{{ [('<a>'|safe)|truncate(2)] }}",
     "{{ 'abc'|truncate(5, leeway=-1) }}",
+    # urlencode
+    "{{ 'a b/c?d=é&~_.-'|urlencode }}|{{ {'a b': 'x/y', 'k': 1.5, 'n': none}|urlencode }}|{{ [('a', 1), ['b', true], 'cd']|urlencode }}|{{ 42|urlencode }}|{{ none|urlencode }}|{{ x|urlencode }}|{{ []|urlencode }}|{{ {'a': [1, 'b c']}|urlencode }}|{{ {'a': 1}.items()|urlencode }}|{{ [{'p': 1, 'q': 2}]|urlencode }}|{{ ('a b'|safe)|urlencode }}",
+    "{{ [1]|urlencode }}",
+    "{{ ['abc']|urlencode }}",
+    "{{ [[1]]|urlencode }}",
     # recursive loops
     "{% set tree = [{'n': 'a', 'c': [{'n': 'b', 'c': [{'n': 'c'}]}, {'n': 'd'}]}, {'n': 'e'}] %}{% for i in tree recursive %}{{ i.n }}({{ loop.depth }}-{{ loop.depth0 }}/{{ loop.index }}){% if i.c %}[{{ loop(i.c) }}]{% endif %}{% endfor %}|{% for i in tree if i.n != 'b' recursive %}{{ i.n }}{% if i.c %}[{{ loop(i.c) }}]{% endif %}{% else %}E{% endfor %}|{% for i in tree recursive %}{{ i.n }}{% if i.c %}[{{ loop(i.c) }}]{% endif %}{% if i.n == 'b' %}{% break %}{% endif %}{% endfor %}|{% for k, v in {'a': {'b': 1}}.items() recursive %}{{ k }}{% if v is mapping %}({{ loop(v.items()) }}){% endif %}{% endfor %}",
     "{% for i in [1] %}{{ loop([2]) }}{% endfor %}",
