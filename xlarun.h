@@ -10317,6 +10317,15 @@ static xlarun_status xlarun__jperr(xlarun__jparse *P, const xlarun__jtok *t, con
                         XLARUN__CAST(unsigned, t->col), msg, what ? what : "");
 }
 
+/* xlarun__jperr at a node's line and column (after parsing) */
+static xlarun_status xlarun__jperr_at(xlarun__jparse *P, const struct xlarun__jnode *x, const char *msg, const char *what) {
+    xlarun__jtok t;
+    memset(&t, 0, sizeof t);
+    t.line = x->line;
+    t.col = x->col;
+    return xlarun__jperr(P, &t, msg, what);
+}
+
 static xlarun_status xlarun__jcheck_name(xlarun__jparse *P, const xlarun__jtok *t, int filter) {
     char what[80];
     if (xlarun__jname_in(t->p, t->n, filter ? xlarun__jfilter_names : xlarun__jtest_names)) return XLARUN_OK;
@@ -11044,12 +11053,8 @@ static xlarun_status xlarun__jcheck_tree(xlarun__jparse *P, const xlarun__jnode 
         if (x->kind == JN_FILTER || x->kind == JN_TEST) {
             if (!soft && !xlarun__jname_in(x->s, x->n, x->kind == JN_FILTER ? xlarun__jfilter_names : xlarun__jtest_names)) {
                 char what[80];
-                xlarun__jtok t;
-                memset(&t, 0, sizeof t);
-                t.line = x->line;
-                t.col = x->col;
                 snprintf(what, sizeof what, "'%.*s'", XLARUN__CAST(int, x->n > 60 ? 60 : x->n), x->s);
-                return xlarun__jperr(P, &t, x->kind == JN_FILTER ? "no filter named " : "no test named ", what);
+                return xlarun__jperr_at(P, x, x->kind == JN_FILTER ? "no filter named " : "no test named ", what);
             }
         }
         if (x->kind == JN_IF || x->kind == JN_COND) inner = 1;
@@ -11171,12 +11176,8 @@ static int xlarun__jscope_knows(const xlarun__jscope *S, const char *s, size_t n
 static xlarun_status xlarun__jsc_use(xlarun__jsc *C, const xlarun__jnode *at, const char *s, size_t n, int store) {
     if (C->pass == 2 && !xlarun__jscope_knows(C->self, s, n)) { /* jinja2 fails to compile such a name */
         char what[80];
-        xlarun__jtok t;
-        memset(&t, 0, sizeof t);
-        t.line = at->line;
-        t.col = at->col;
         snprintf(what, sizeof what, "('%.*s')", XLARUN__CAST(int, n > 60 ? 60 : n), s);
-        return xlarun__jperr(C->P, &t, "Tried to resolve a name to a reference that was unknown to the frame ", what);
+        return xlarun__jperr_at(C->P, at, "Tried to resolve a name to a reference that was unknown to the frame ", what);
     }
     if (C->pass) return XLARUN_OK;
     if (C->nuse == C->cap) {
@@ -11329,13 +11330,8 @@ static xlarun_status xlarun__jsc_frame(xlarun__jparse *P, const xlarun__jscope *
         for (p = params; p; p = p->next) XLARUN__TRY(xlarun__jsc_expr(&C, p->a));
         x->op = xlarun__jsc_special(body);
         for (p = params; p; p = p->next)
-            if ((x->op & 1) && p->n == 6 && !memcmp(p->s, "caller", 6) && !p->a) {
-                xlarun__jtok t;
-                memset(&t, 0, sizeof t);
-                t.line = x->line;
-                t.col = x->col;
-                return xlarun__jperr(P, &t, "When defining macros or call blocks the special \"caller\" argument must be omitted or be given a default.", NULL);
-            }
+            if ((x->op & 1) && p->n == 6 && !memcmp(p->s, "caller", 6) && !p->a)
+                return xlarun__jperr_at(P, x, "When defining macros or call blocks the special \"caller\" argument must be omitted or be given a default.", NULL);
     } else if (which == JSF_BODY) {
         x->op = xlarun__jsc_special(body);
     } else if (which == JSF_WITH) {
@@ -12419,7 +12415,7 @@ static xlarun_status xlarun__jpercent(xlarun__jrun *R, const xlarun__jnode *at, 
                                        type, XLARUN__CAST(unsigned long, xlarun__jlen(s, tpos)));
         if (type == 'e' || type == 'E' || type == 'f' || type == 'F' || type == 'g' || type == 'G') {
             double x;
-            char spec[16], *bp;
+            char spec[16], *bp, pt;
             int sl = 0;
             if (!xlarun__jis_num(arg)) return xlarun__jfail(R, at, "must be real number, not %s", xlarun__jtype_name(arg));
             x = xlarun__jnum(arg);
@@ -12442,10 +12438,9 @@ static xlarun_status xlarun__jpercent(xlarun__jrun *R, const xlarun__jnode *at, 
                 len = snprintf(NULL, 0, spec, XLARUN__CAST(int, prec < 0 ? 6 : prec), x);
                 if (len < 0 || !(big = XLARUN__CAST(char *, xlarun__jnewmem(R, XLARUN__CAST(size_t, len) + 1)))) return xlarun__joom(R);
                 snprintf(big, XLARUN__CAST(size_t, len) + 1, spec, XLARUN__CAST(int, prec < 0 ? 6 : prec), x);
-                sign = xlarun__jpoint();
+                pt = xlarun__jpoint();
                 for (bp = big; *bp; bp++)
-                    if (*bp == sign) *bp = '.'; /* the locale's point */
-                sign = 0;
+                    if (*bp == pt) *bp = '.'; /* the locale's point */
                 bp = big;
                 if (*bp == '-' || *bp == '+' || *bp == ' ') sign = *bp++;
                 digits = bp;
@@ -12927,6 +12922,11 @@ static int xlarun__jcased_beyond(unsigned c) {
            (c >= 0x10400 && c <= 0x104FF) || (c >= 0x10C80 && c <= 0x10CFF) || (c >= 0x118A0 && c <= 0x118DF) ||
            (c >= 0x16E40 && c <= 0x16E9F) || (c >= 0x1E900 && c <= 0x1E95F);
 }
+/* a cased letter beyond Latin-1 is refused: xlarun maps none of them */
+static xlarun_status xlarun__jcase_known(xlarun__jrun *R, const xlarun__jnode *at, unsigned c) {
+    if (!xlarun__jcased_beyond(c)) return XLARUN_OK;
+    return xlarun__jfail(R, at, "xlarun maps upper and lower case in ASCII and Latin-1 only, not U+%04X as Python does", c);
+}
 /* Python's "cased" (str.title's word boundaries) within ASCII and Latin-1 */
 static int xlarun__jcased_cp(unsigned c) {
     return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= 0xC0 && c <= 0xFF && c != 0xD7 && c != 0xF7) ||
@@ -12947,8 +12947,7 @@ static xlarun_status xlarun__jcase(xlarun__jrun *R, const xlarun__jnode *at, con
         char e[4];
         int up = mode == 0 || (mode == 2 && !prev_cased) || (mode == 3 && first) || (mode == 4 && word) ||
                  (mode == 5 && xlarun__jlower_cp(c) == c);
-        if (xlarun__jcased_beyond(c))
-            return xlarun__jfail(R, at, "xlarun maps upper and lower case in ASCII and Latin-1 only, not U+%04X as Python does", c);
+        XLARUN__TRY(xlarun__jcase_known(R, at, c));
         word = c == '-' || c == '(' || c == '{' || c == '[' || c == '<' || xlarun__jspace(c);
         if (up && c == 0xDF) xlarun__jput(&b, mode == 0 || mode == 4 || mode == 5 ? "SS" : "Ss", 2); /* ß */
         else if (mode == 6 && (c == 0xDF || c == 0xB5)) xlarun__jput(&b, c == 0xDF ? "ss" : "\xce\xbc", 2); /* casefold: ß, µ */
@@ -12970,8 +12969,7 @@ static xlarun_status xlarun__jcase_test(xlarun__jrun *R, const xlarun__jnode *at
     while (i < s->u.s.n) {
         unsigned c = xlarun__jcp(s->u.s.p, s->u.s.n, &i);
         int up = xlarun__jlower_cp(c) != c, lo = xlarun__jcased_cp(c) && !up; /* lo: a-z, ª, µ, º, ß-ÿ but ÷ */
-        if (xlarun__jcased_beyond(c))
-            return xlarun__jfail(R, at, "xlarun maps upper and lower case in ASCII and Latin-1 only, not U+%04X as Python does", c);
+        XLARUN__TRY(xlarun__jcase_known(R, at, c));
         if (upper ? lo : up) { *out = xlarun__jbool(0); return XLARUN_OK; }
         if (upper ? up : lo) cased = 1;
     }
@@ -13402,8 +13400,7 @@ static xlarun_status xlarun__jcall_method(xlarun__jrun *R, const xlarun__jnode *
         while (i < self->u.s.n) {
             unsigned c = xlarun__jcp(self->u.s.p, self->u.s.n, &i);
             int up = xlarun__jlower_cp(c) != c, lo = xlarun__jcased_cp(c) && !up;
-            if (xlarun__jcased_beyond(c))
-                return xlarun__jfail(R, at, "xlarun maps upper and lower case in ASCII and Latin-1 only, not U+%04X as Python does", c);
+            XLARUN__TRY(xlarun__jcase_known(R, at, c));
             if ((up && prev) || (lo && !prev)) { *out = xlarun__jbool(0); return XLARUN_OK; }
             prev = up || lo;
             cased |= prev;
