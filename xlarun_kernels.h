@@ -3089,7 +3089,7 @@ XLARUN_K__AI void xlarun_k__qgemvs(int q4, const unsigned char *w, size_t wrun, 
                                    const unsigned char *x, const signed char *xn, size_t K, size_t wa, size_t sa,
                                    const size_t S, float *out, size_t ldo) {
     size_t full = K / XQ_STEP, st, c, sz = (size_t)(XQ_STEP / (q4 ? 2 : 1)), ss = XQ_STEP / 16, j;
-    int l2 = xlarun_k__l2(S);
+    int l2 = S == 1 ? !q4 : xlarun_k__l2(S); /* one stream: q8_0 two levels (xlarun_k__qgemv_t) */
     size_t near = l2 && !q4 ? 256 : 0; /* q8_0's codes two levels, q4_0's L2 only: XLARUN_K_L2_PREFETCH_RUNS */
     xlarun_k__qf acc[XLARUN_K_MAX_STREAMS];
     (void)xn; /* the transposes' path where the build has no VNNI */
@@ -3140,8 +3140,17 @@ XLARUN_K__AI void xlarun_k__qgemv_t(int q4, const unsigned char *W, const unsign
         else if (ns == 4) xlarun_k__qgemvs(q4, W + r * rb, L * rb, S + r * sb, L * sb, X, xn, K, wa, sa, 4, Y + r, L);
         else xlarun_k__qgemvs(q4, W + r * rb, L * rb, S + r * sb, L * sb, X, xn, K, wa, sa, 8, Y + r, L);
     }
-    for (r = ns > 1 ? (size_t)ns * L : 0; r < nrows; r++) /* one stream, as xlarun_k__qmatmul_t's n == 1 */
-        xlarun_k__qgemvs(q4, W + r * rb, 0, S + r * sb, 0, X, xn, K, 8 * rb, 8 * sb, 1, Y + r, 1);
+    /* one stream (Zen 5's setting, and the rows left over): q4_0 as xlarun_k__qmatmul_t's n == 1,
+       8 rows ahead into L1; q8_0 4 KB ahead into L2 and 256 B into L1, as two runs do. AMD EPYC
+       family 26 model 2 (Zen 5), 2 threads, whole decode (bench -p 8 -n 48 -r 1), 10 pairs
+       alternating with 8 rows ahead: the host's slow state (probe 50-63 GB/s) 33.0-36.0 ->
+       36.8-37.7 tok/s (run_bandwidth_ratio 0.75-0.90 -> 0.77-0.94), its fast state (78-84)
+       44.1-49.1 -> 46.8-50.9 tok/s. In bench --gemv passes (a build choosing the prefetch at run
+       time, K 8192, slow state) 8 rows ahead read 0.81-0.88 of a plain read, this 0.98-1.02;
+       q4_0 read less with it (fast, 0.81 -> 0.74), and with each other distance and level tried
+       (1-16 KB, L1 or L2). */
+    for (r = ns > 1 ? (size_t)ns * L : 0; r < nrows; r++)
+        xlarun_k__qgemvs(q4, W + r * rb, 0, S + r * sb, 0, X, xn, K, q4 ? 8 * rb : 4096, q4 ? 8 * sb : 256, 1, Y + r, 1);
 }
 #endif
 
