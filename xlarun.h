@@ -4746,9 +4746,13 @@ static int xlarun__amx_request(void) {
    two: 1 GiB of 2 MB pages, 2 threads, 14-16 interleaved passes in one process, 2 runs against
    1: bf16 44-48 against 35-36 GB/s while the host's memory was in its fast state (level in the
    slow one), q8_0 +7-10%, q4_0 +3-7%; four were slower (tools/README.md, "AMD Zen 4").
-   Elsewhere one stream, 8 rows prefetched ahead: the setting measured best on Zen 5, where the
-   hardware prefetcher alone gives a core its share. No bit depends on it (each row keeps its
-   reduction). */
+   Elsewhere one stream (8 rows prefetched ahead; q8_0 4 KB into L2): the setting measured best
+   on Zen 5, where the hardware prefetcher alone gives a core its share. AMD EPYC family 26 model
+   2 (Zen 5), 2 threads, whole decode (bench -p 8 -n 48), 8 pairs alternating 1 run with 2, tok/s
+   in the host's fast state (probe above 65 GB/s): bf16 26.2-27.5 against 23.3-24.2, bf16
+   activations 26.9-27.5 / 21.5-25.0, q8_0 46.6-47.5 / 34.6-34.9, q4_0 93.0-94.2 / 76.3-78.1; in
+   the slow state bf16 level, q8_0 and q4_0 behind with 2. No bit depends on it (each row keeps
+   its reduction). */
 #if defined(_MSC_VER) && !defined(__clang__) && (defined(_M_X64) || defined(_M_IX86))
 #include <intrin.h>
 #endif
