@@ -12176,13 +12176,22 @@ static void xlarun__jslice_idx(int64_t n, const xlarun__jv *a, const xlarun__jv 
     }
 }
 
+/* *r = a * b where it fits in 64 bits (else 0): the product of the magnitudes, then its sign */
+static int xlarun__jmul64(int64_t a, int64_t b, int64_t *r) {
+    uint64_t ua = a < 0 ? 0u - XLARUN__CAST(uint64_t, a) : XLARUN__CAST(uint64_t, a);
+    uint64_t ub = b < 0 ? 0u - XLARUN__CAST(uint64_t, b) : XLARUN__CAST(uint64_t, b), p, lim = UINT64_C(1) << 63;
+    int neg = (a < 0) != (b < 0);
+    if (ua && ub > UINT64_MAX / ua) return 0;
+    p = ua * ub;
+    if (neg ? p > lim : p >= lim) return 0;
+    *r = neg ? (p == lim ? INT64_MIN : -XLARUN__CAST(int64_t, p)) : XLARUN__CAST(int64_t, p);
+    return 1;
+}
+
 /* *r = a + i * s where it fits in 64 bits */
 static int xlarun__jlin(int64_t a, int64_t i, int64_t s, int64_t *r) {
     int64_t p;
-    if (i && s && (i > INT32_MAX || i < -INT32_MAX || s > INT32_MAX || s < -INT32_MAX) &&
-        (i == INT64_MIN || s == INT64_MIN || (i < 0 ? -i : i) > INT64_MAX / (s < 0 ? -s : s)))
-        return 0;
-    p = i * s;
+    if (!xlarun__jmul64(i, s, &p)) return 0;
     if ((p > 0 && a > INT64_MAX - p) || (p < 0 && a < INT64_MIN - p)) return 0;
     *r = a + p;
     return 1;
@@ -12519,8 +12528,9 @@ static xlarun_status xlarun__jarith(xlarun__jrun *R, const xlarun__jnode *at, in
             return XLARUN_OK;
         case JO_MUL:
             if (!fl) {
-                if (i && j && (i > INT32_MAX || i < -INT32_MAX || j > INT32_MAX || j < -INT32_MAX)) break;
-                *out = xlarun__jint(i * j);
+                int64_t p;
+                if (!xlarun__jmul64(i, j, &p)) break;
+                *out = xlarun__jint(p);
             } else *out = xlarun__jfloat(x * y);
             return XLARUN_OK;
         case JO_DIV:
@@ -12547,15 +12557,13 @@ static xlarun_status xlarun__jarith(xlarun__jrun *R, const xlarun__jnode *at, in
             }
             return XLARUN_OK;
         case JO_POW:
-            if (!fl && j >= 0) {
-                int64_t r = 1;
-                int64_t k2;
-                for (k2 = 0; k2 < j; k2++) {
-                    if (r && (i > INT32_MAX || i < -INT32_MAX || (r < 0 ? -r : r) > INT64_MAX / (i ? (i < 0 ? -i : i) : 1)))
-                        return xlarun__jfail(R, at, "integer overflow (xlarun's integers are 64-bit)");
-                    r *= i;
-                    if (k2 > 64 && (i == 0 || i == 1)) break;
+            if (!fl && j >= 0) { /* by squaring: at most 63 rounds, whatever j is */
+                int64_t r = 1, sq = i;
+                for (; j; j >>= 1) {
+                    if ((j & 1) && !xlarun__jmul64(r, sq, &r)) break;
+                    if (j > 1 && !xlarun__jmul64(sq, sq, &sq)) break; /* a square past 64 bits, still to be used */
                 }
+                if (j) break;
                 *out = xlarun__jint(r);
                 return XLARUN_OK;
             }

@@ -258,6 +258,9 @@ UNITS = [
     "{% set tree = [{'n': 'a', 'c': [{'n': 'b', 'c': [{'n': 'c'}]}, {'n': 'd'}]}, {'n': 'e'}] %}{% for i in tree recursive %}{{ i.n }}({{ loop.depth }}-{{ loop.depth0 }}/{{ loop.index }}){% if i.c %}[{{ loop(i.c) }}]{% endif %}{% endfor %}|{% for i in tree if i.n != 'b' recursive %}{{ i.n }}{% if i.c %}[{{ loop(i.c) }}]{% endif %}{% else %}E{% endfor %}|{% for i in tree recursive %}{{ i.n }}{% if i.c %}[{{ loop(i.c) }}]{% endif %}{% if i.n == 'b' %}{% break %}{% endif %}{% endfor %}|{% for k, v in {'a': {'b': 1}}.items() recursive %}{{ k }}{% if v is mapping %}({{ loop(v.items()) }}){% endif %}{% endfor %}",
     "{% for i in [1] %}{{ loop([2]) }}{% endfor %}",
     "{% for x in [1, 1, 2, 2, 1] %}{{ loop.changed(x) }},{% endfor %}|{% for x in [1, 2] %}{{ loop.changed() }}{{ loop.changed() }}{% endfor %}|{% for m in msgs %}{% if loop.changed(m.role, 1) %}[{{ m.role }}]{% endif %}{% endfor %}",
+    # 64-bit products and powers (found by tools/jinja_diff.py: a product over 2**31 was refused;
+    # (-1) ** n looped n times)
+    "{{ 7 * 10000000000 }}|{{ -3037000499 * 3037000499 }}|{{ 4294967296 * -2147483648 }}|{{ -9223372036854775807 * 1 }}|{{ n * 1000000000000 }}|{{ 2 ** 62 }}|{{ (-2) ** 63 }}|{{ 3 ** 39 }}|{{ (-1) ** 100000000001 }}|{{ 1 ** 99999999999999 }}|{{ 0 ** 99999999999999 }}|{{ (-1) ** 0 }}|{{ 4294967296 ** 1 }}|{{ range(0, 100000000000000, 10000000000000)|last }}|{{ [1, 2][-9223372036854775807:] }}",
 ]
 
 
