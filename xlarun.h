@@ -11998,7 +11998,7 @@ enum {
     JM_TITLE, JM_CAPITALIZE, JM_FIND, JM_RFIND, JM_COUNT, JM_JOIN, JM_SPLITLINES, JM_ISDIGIT, JM_ISALPHA, JM_ISALNUM,
     JM_ISSPACE, JM_ISUPPER, JM_ISLOWER, JM_REMOVEPREFIX, JM_REMOVESUFFIX, JM_FORMAT, JM_INDEX, JM_CENTER, JM_LJUST, JM_RJUST,
     JM_ZFILL, JM_PARTITION, JM_RPARTITION, JM_RINDEX, JM_ISDECIMAL, JM_ISASCII, JM_ISTITLE, JM_SWAPCASE, JM_CASEFOLD,
-    JM_EXPANDTABS, JM_STR_LAST,
+    JM_EXPANDTABS, JM_ISNUMERIC, JM_STR_LAST,
     /* dict */
     JM_ITEMS, JM_KEYS, JM_VALUES, JM_GET, JM_DICT_LAST,
     /* list (index and count are shared with str) */
@@ -12009,7 +12009,7 @@ static const char *const xlarun__jmethod_names[] = {
     "", "strip", "lstrip", "rstrip", "split", "rsplit", "startswith", "endswith", "replace", "upper", "lower", "title",
     "capitalize", "find", "rfind", "count", "join", "splitlines", "isdigit", "isalpha", "isalnum", "isspace", "isupper",
     "islower", "removeprefix", "removesuffix", "format", "index", "center", "ljust", "rjust", "zfill", "partition", "rpartition",
-    "rindex", "isdecimal", "isascii", "istitle", "swapcase", "casefold", "expandtabs", "", "items", "keys", "values", "get", ""};
+    "rindex", "isdecimal", "isascii", "istitle", "swapcase", "casefold", "expandtabs", "isnumeric", "", "items", "keys", "values", "get", ""};
 static const char *const xlarun__junsafe_dict[] = {"update", "pop", "popitem", "setdefault", "clear", "copy", "fromkeys", NULL};
 static const char *const xlarun__junsafe_list[] = {"append", "extend", "insert", "pop", "remove", "reverse", "sort", "clear", "copy", NULL};
 
@@ -12905,10 +12905,26 @@ static unsigned xlarun__jlower_cp(unsigned c) {
     if (c == 0x178) return 0xFF;
     return c;
 }
-/* Python's str.isdigit(), isalpha() and isalnum() of one character (kind 'd', 'a', 'n'; 'w' is
-   re's \w: isalnum or '_'), from the tokenizer's Unicode classes (Unicode 14, as Python 3.11): a
-   digit is Nd or one of the other numbers (No) whose Numeric_Type is Digit, listed here */
+/* Python's str.isdigit(), isalpha(), isalnum() and isnumeric() of one character (kind 'd', 'a',
+   'n', 'm'; 'w' is re's \w: isalnum or '_'), from the tokenizer's Unicode classes (Unicode 14, as
+   Python 3.11): a digit is Nd or one of the other numbers (No) whose Numeric_Type is Digit, listed
+   here; a numeric character is any number (Nd, Nl, No) or one of the letters (Lo, CJK numerals)
+   with a Numeric_Type, listed here (Python 3.11's unicodedata: 81 characters) */
 static int xlarun__jchar_is(unsigned c, int kind) {
+    static const unsigned numeric_lo[][2] = {
+        {0x3405, 0x3405}, {0x3483, 0x3483}, {0x382A, 0x382A}, {0x3B4D, 0x3B4D}, {0x4E00, 0x4E00}, {0x4E03, 0x4E03},
+        {0x4E07, 0x4E07}, {0x4E09, 0x4E09}, {0x4E5D, 0x4E5D}, {0x4E8C, 0x4E8C}, {0x4E94, 0x4E94}, {0x4E96, 0x4E96},
+        {0x4EBF, 0x4EC0}, {0x4EDF, 0x4EDF}, {0x4EE8, 0x4EE8}, {0x4F0D, 0x4F0D}, {0x4F70, 0x4F70}, {0x5104, 0x5104},
+        {0x5146, 0x5146}, {0x5169, 0x5169}, {0x516B, 0x516B}, {0x516D, 0x516D}, {0x5341, 0x5341}, {0x5343, 0x5345},
+        {0x534C, 0x534C}, {0x53C1, 0x53C4}, {0x56DB, 0x56DB}, {0x58F1, 0x58F1}, {0x58F9, 0x58F9}, {0x5E7A, 0x5E7A},
+        {0x5EFE, 0x5EFF}, {0x5F0C, 0x5F0E}, {0x5F10, 0x5F10}, {0x62FE, 0x62FE}, {0x634C, 0x634C}, {0x67D2, 0x67D2},
+        {0x6F06, 0x6F06}, {0x7396, 0x7396}, {0x767E, 0x767E}, {0x8086, 0x8086}, {0x842C, 0x842C}, {0x8CAE, 0x8CAE},
+        {0x8CB3, 0x8CB3}, {0x8D30, 0x8D30}, {0x9621, 0x9621}, {0x9646, 0x9646}, {0x964C, 0x964C}, {0x9678, 0x9678},
+        {0x96F6, 0x96F6}, {0xF96B, 0xF96B}, {0xF973, 0xF973}, {0xF978, 0xF978}, {0xF9B2, 0xF9B2}, {0xF9D1, 0xF9D1},
+        {0xF9D3, 0xF9D3}, {0xF9FD, 0xF9FD}, {0x20001, 0x20001}, {0x20064, 0x20064}, {0x200E2, 0x200E2},
+        {0x20121, 0x20121}, {0x2092A, 0x2092A}, {0x20983, 0x20983}, {0x2098C, 0x2098C}, {0x2099C, 0x2099C},
+        {0x20AEA, 0x20AEA}, {0x20AFD, 0x20AFD}, {0x20B19, 0x20B19}, {0x22390, 0x22390}, {0x22998, 0x22998},
+        {0x23B1B, 0x23B1B}, {0x2626D, 0x2626D}, {0x2F890, 0x2F890}};
     static const unsigned digit_no[][2] = {
         {0xB2, 0xB3}, {0xB9, 0xB9}, {0x1369, 0x1371}, {0x19DA, 0x19DA}, {0x2070, 0x2070}, {0x2074, 0x2079}, {0x2080, 0x2089},
         {0x2460, 0x2468}, {0x2474, 0x247C}, {0x2488, 0x2490}, {0x24EA, 0x24EA}, {0x24F5, 0x24FD}, {0x24FF, 0x24FF},
@@ -12918,6 +12934,12 @@ static int xlarun__jchar_is(unsigned c, int kind) {
     size_t i;
     if (kind == 'a') return xlarun__u_isl(k);
     if (kind == 'n' || kind == 'w') return xlarun__u_isl(k) || xlarun__u_isn(k) || (kind == 'w' && c == '_');
+    if (kind == 'm') {
+        if (xlarun__u_isn(k)) return 1;
+        for (i = 0; xlarun__u_isl(k) && i < sizeof numeric_lo / sizeof numeric_lo[0]; i++)
+            if (c >= numeric_lo[i][0] && c <= numeric_lo[i][1]) return 1;
+        return 0;
+    }
     if (k == XLARUN__U_ND) return 1;
     for (i = 0; k == XLARUN__U_NO && i < sizeof digit_no / sizeof digit_no[0]; i++)
         if (c >= digit_no[i][0] && c <= digit_no[i][1]) return 1;
@@ -13322,14 +13344,14 @@ static xlarun_status xlarun__jcall_method(xlarun__jrun *R, const xlarun__jnode *
     case JM_ISUPPER: case JM_ISLOWER:
         XLARUN__TRY(xlarun__jargs_done(R, at, A, 0, name));
         return xlarun__jcase_test(R, at, self, id == JM_ISUPPER, out);
-    case JM_ISDIGIT: case JM_ISALPHA: case JM_ISALNUM: case JM_ISSPACE: {
+    case JM_ISDIGIT: case JM_ISALPHA: case JM_ISALNUM: case JM_ISSPACE: case JM_ISNUMERIC: {
         size_t i = 0;
         int ok = self->u.s.n > 0;
         XLARUN__TRY(xlarun__jargs_done(R, at, A, 0, name));
         while (ok && i < self->u.s.n) {
             unsigned c = xlarun__jcp(self->u.s.p, self->u.s.n, &i);
             if (id == JM_ISSPACE) ok = xlarun__jspace(c);
-            else ok = xlarun__jchar_is(c, id == JM_ISDIGIT ? 'd' : id == JM_ISALPHA ? 'a' : 'n');
+            else ok = xlarun__jchar_is(c, id == JM_ISDIGIT ? 'd' : id == JM_ISALPHA ? 'a' : id == JM_ISNUMERIC ? 'm' : 'n');
         }
         *out = xlarun__jbool(ok);
         return XLARUN_OK;
