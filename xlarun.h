@@ -10302,9 +10302,9 @@ static const char *const xlarun__jfilter_names[] = {
     "abs", "attr", "batch", "capitalize", "center", "count", "d", "default", "dictsort", "e", "escape", "first", "float",
     "forceescape", "format", "groupby", "indent", "int", "items", "join", "last", "length", "list", "lower", "map", "max", "min",
     "reject", "rejectattr", "replace", "reverse", "round", "safe", "select", "selectattr", "slice", "sort", "string", "sum",
-    "title", "tojson", "trim", "truncate", "unique", "upper", "urlencode", "wordcount", NULL};
+    "title", "tojson", "trim", "truncate", "unique", "upper", "urlencode", "wordcount", "wordwrap", NULL};
 static const char *const xlarun__jfilter_jinja_only[] = {
-    "filesizeformat", "pprint", "random", "striptags", "urlize", "wordwrap", "xmlattr", NULL};
+    "filesizeformat", "pprint", "random", "striptags", "urlize", "xmlattr", NULL};
 static const char *const xlarun__jtest_names[] = {
     "boolean", "callable", "defined", "divisibleby", "eq", "equalto", "escaped", "even", "false", "float", "ge",
     "greaterthan", "gt", "in", "integer", "iterable", "le", "lessthan", "lower", "lt", "mapping", "ne", "none", "number",
@@ -12269,20 +12269,24 @@ static xlarun_status xlarun__jconcat2(xlarun__jrun *R, const xlarun__jv *a, cons
     return XLARUN_OK;
 }
 
-/* markupsafe's escape: & < > " ' as entities; the result is Markup */
+/* markupsafe's escape of s[0, n): & < > " ' as entities */
+static void xlarun__jput_esc(xlarun__jbuf *b, const char *s, size_t n) {
+    size_t i;
+    for (i = 0; i < n; i++) {
+        char c = s[i];
+        if (c == '&') xlarun__jputs(b, "&amp;");
+        else if (c == '<') xlarun__jputs(b, "&lt;");
+        else if (c == '>') xlarun__jputs(b, "&gt;");
+        else if (c == '"') xlarun__jputs(b, "&#34;");
+        else if (c == '\'') xlarun__jputs(b, "&#39;");
+        else xlarun__jputc(b, c);
+    }
+}
+/* markupsafe's escape: the result is Markup */
 static xlarun_status xlarun__jescape(xlarun__jrun *R, const xlarun__jv *s, xlarun__jv *out) {
     xlarun__jbuf b;
-    size_t i;
     xlarun__jbuf_init(&b, R->mem);
-    for (i = 0; i < s->u.s.n; i++) {
-        char c = s->u.s.p[i];
-        if (c == '&') xlarun__jputs(&b, "&amp;");
-        else if (c == '<') xlarun__jputs(&b, "&lt;");
-        else if (c == '>') xlarun__jputs(&b, "&gt;");
-        else if (c == '"') xlarun__jputs(&b, "&#34;");
-        else if (c == '\'') xlarun__jputs(&b, "&#39;");
-        else xlarun__jputc(&b, c);
-    }
+    xlarun__jput_esc(&b, s->u.s.p, s->u.s.n);
     XLARUN__TRY(xlarun__jbuf_value(R, &b, out));
     out->aux = XJ_MARKUP;
     return XLARUN_OK;
@@ -13047,6 +13051,152 @@ static size_t xlarun__jprev(const char *p, size_t lo, size_t e) {
     return k;
 }
 static int xlarun__jspace_at(const char *p, size_t n, size_t i) { return xlarun__jspace(xlarun__jcp(p, n, &i)); }
+
+/* ---- the wordwrap filter: jinja2's do_wordwrap over Python 3.11's textwrap ----
+   Each line of s.splitlines() is wrapped by textwrap.wrap(line, width, expand_tabs=False,
+   replace_whitespace=False, break_long_words, break_on_hyphens), the lines joined by wrapstring
+   ('\n' by default; a Markup one escapes what it joins and gives Markup). The chunks are those of
+   textwrap's wordsep_re (break_on_hyphens) or runs of white space and of the rest; then
+   _wrap_chunks and _handle_long_word with drop_whitespace. Lengths count code points. */
+static int xlarun__jtw_ws(unsigned c) { return c == ' ' || (c >= 9 && c <= 13); } /* textwrap's whitespace */
+static int xlarun__jtw_letter(unsigned c) { /* re's [^\d\W] */
+    return xlarun__jchar_is(c, 'w') && xlarun__uclass(c) != XLARUN__U_ND;
+}
+static int xlarun__jtw_wp(unsigned c) { /* word_punct: [\w!"'&.,?] */
+    return xlarun__jchar_is(c, 'w') || c == '!' || c == '"' || c == '\'' || c == '&' || c == '.' || c == ',' || c == '?';
+}
+/* two or more '-' at k, then a word character (-{2,}(?=\w)); *e: the end of the dashes */
+static int xlarun__jtw_dashes(const unsigned *cp, size_t n, size_t k, size_t *e) {
+    size_t j = k;
+    while (j < n && cp[j] == '-') j++;
+    if (j - k < 2 || j == n || !xlarun__jchar_is(cp[j], 'w')) return 0;
+    if (e) *e = j;
+    return 1;
+}
+/* the end of the chunk that starts at code point p (wordsep_re, or wordsep_simple_re without hyphens) */
+static size_t xlarun__jtw_chunk(const unsigned *cp, size_t n, size_t p, int hyphens) {
+    size_t e = p, k;
+    if (xlarun__jtw_ws(cp[p]) || !hyphens) {
+        int ws = xlarun__jtw_ws(cp[p]);
+        while (e < n && xlarun__jtw_ws(cp[e]) == ws) e++;
+        return e;
+    }
+    if (p > 0 && xlarun__jtw_wp(cp[p - 1]) && xlarun__jtw_dashes(cp, n, p, &e)) return e; /* an em-dash between words */
+    for (k = p + 1;; k++) { /* the shortest run of non-space that ends a word */
+        if (k < n && cp[k] == '-' && k + 1 < n && /* a hyphenated word: after 2 letters, or letter-letter- */
+            ((k >= 2 && xlarun__jtw_letter(cp[k - 2]) && xlarun__jtw_letter(cp[k - 1])) ||
+             (k >= 3 && xlarun__jtw_letter(cp[k - 3]) && cp[k - 2] == '-' && xlarun__jtw_letter(cp[k - 1]))) &&
+            xlarun__jtw_letter(cp[k + 1]) &&
+            ((k + 2 < n && xlarun__jtw_letter(cp[k + 2])) || (k + 3 < n && cp[k + 2] == '-' && xlarun__jtw_letter(cp[k + 3]))))
+            return k + 1;
+        if (k == n || xlarun__jtw_ws(cp[k])) return k;
+        if (xlarun__jtw_wp(cp[k - 1]) && xlarun__jtw_dashes(cp, n, k, NULL)) return k;
+    }
+}
+/* str.strip() == '': every code point in [a, b) white space (true for none) */
+static int xlarun__jtw_blank(const unsigned *cp, size_t a, size_t b) {
+    for (; a < b; a++)
+        if (!xlarun__jspace(cp[a])) return 0;
+    return 1;
+}
+/* text[a, b) (code points, off: their byte offsets), escaped where esc */
+static void xlarun__jtw_put(xlarun__jbuf *b, const char *s, const size_t *off, size_t a, size_t e, int esc) {
+    if (esc) xlarun__jput_esc(b, s + off[a], off[e] - off[a]);
+    else xlarun__jput(b, s + off[a], off[e] - off[a]);
+}
+static xlarun_status xlarun__jwordwrap(xlarun__jrun *R, const xlarun__jnode *at, const xlarun__jv *v, xlarun__jargv *A,
+                                       const char *fname, xlarun__jv *out) {
+    const xlarun__jv *wv = xlarun__jarg(A, 0, "width"), *bl = xlarun__jarg(A, 1, "break_long_words"),
+                     *wsv = xlarun__jarg(A, 2, "wrapstring"), *bh = xlarun__jarg(A, 3, "break_on_hyphens");
+    xlarun__jv sep = xlarun__jstr("\n", 1), lines;
+    xlarun__jbuf b;
+    int64_t W = 79;
+    int blw = !bl || xlarun__jtruth(bl), hyph = !bh || xlarun__jtruth(bh), esc = 0, width_ok = 0;
+    size_t li;
+    XLARUN__TRY(xlarun__jargs_done(R, at, A, 4, fname));
+    if (wsv && wsv->t != XJ_NONE) { /* wrapstring.join is looked up first, then s.splitlines */
+        if (wsv->t == XJ_UNDEF) return xlarun__jundef_err(R, at, wsv);
+        if (wsv->t != XJ_STR) return xlarun__jfail(R, at, "'%s' object has no attribute 'join'", xlarun__jtype_name(wsv));
+        sep = *wsv;
+        esc = wsv->aux == XJ_MARKUP;
+    }
+    if (v->t == XJ_UNDEF) return xlarun__jundef_err(R, at, v);
+    if (v->t != XJ_STR) return xlarun__jfail(R, at, "'%s' object has no attribute 'splitlines'", xlarun__jtype_name(v));
+    XLARUN__TRY(xlarun__jsplitlines(R, v, &lines));
+    xlarun__jbuf_init(&b, R->mem);
+    b.limit = R->max_output;
+    for (li = 0; li < lines.u.l->n; li++) {
+        const xlarun__jv *ln = &lines.u.l->v[li];
+        size_t n = xlarun__jlen(ln->u.s.p, ln->u.s.n), i = 0, k, p, cs, any = 0;
+        unsigned *cp;
+        size_t *off;
+        if (!width_ok) { /* textwrap checks the width once a line is wrapped */
+            if (wv && wv->t == XJ_UNDEF) return xlarun__jundef_err(R, at, wv);
+            if (wv && wv->t != XJ_INT && wv->t != XJ_BOOL) return xlarun__jfail(R, at, "wordwrap: xlarun takes an integer width");
+            if (wv) W = wv->u.i;
+            if (W <= 0)
+                return wv && wv->t == XJ_BOOL ? xlarun__jfail(R, at, "invalid width False (must be > 0)")
+                                              : xlarun__jfail(R, at, "invalid width %lld (must be > 0)", XLARUN__CAST(long long, W));
+            width_ok = 1;
+        }
+        if (li) xlarun__jput(&b, sep.u.s.p, sep.u.s.n);
+        cp = XLARUN__CAST(unsigned *, xlarun__jnewmem(R, (n + 1) * sizeof *cp));
+        off = XLARUN__CAST(size_t *, xlarun__jnewmem(R, (n + 1) * sizeof *off));
+        if (!cp || !off) return xlarun__joom(R);
+        for (k = 0; k < n; k++) { off[k] = i; cp[k] = xlarun__jcp(ln->u.s.p, ln->u.s.n, &i); }
+        off[n] = i;
+        p = cs = 0; /* p: the next chunk's start, cs: where what is left of it starts */
+        while (cs < n) {
+            size_t ce = xlarun__jtw_chunk(cp, n, p, hyph), ls, le, lp, pieces = 0;
+            int64_t len = 0;
+            if (any && xlarun__jtw_blank(cp, cs, ce)) { /* a line does not start with white space */
+                p = cs = ce;
+                if (cs == n) break;
+                ce = xlarun__jtw_chunk(cp, n, p, hyph);
+            }
+            ls = le = lp = cs;
+            while (cs < n && len + XLARUN__CAST(int64_t, ce - cs) <= W) { /* whole chunks while they fit */
+                len += XLARUN__CAST(int64_t, ce - cs);
+                lp = cs;
+                le = ce;
+                pieces++;
+                p = cs = ce;
+                if (cs < n) ce = xlarun__jtw_chunk(cp, n, p, hyph);
+            }
+            if (cs < n && XLARUN__CAST(int64_t, ce - cs) > W) { /* a chunk longer than a line */
+                size_t clen = ce - cs, end = XLARUN__CAST(size_t, W - len), h;
+                if (blw) {
+                    if (hyph && clen > end) { /* after its last hyphen before the edge, if not all hyphens before it */
+                        for (h = end; h > 0 && cp[cs + h - 1] != '-'; h--) {}
+                        if (h > 1) {
+                            size_t q;
+                            for (q = 0; q < h - 1 && cp[cs + q] == '-'; q++) {}
+                            if (q < h - 1) end = h;
+                        }
+                    }
+                    lp = cs;
+                    le = cs + end;
+                    pieces++;
+                    cs += end;
+                } else if (!pieces) {
+                    lp = cs;
+                    le = ce;
+                    pieces++;
+                    p = cs = ce;
+                }
+            }
+            if (pieces && xlarun__jtw_blank(cp, lp, le)) { le = lp; pieces--; } /* nor ends with it */
+            if (pieces) {
+                if (any) xlarun__jput(&b, sep.u.s.p, sep.u.s.n);
+                xlarun__jtw_put(&b, ln->u.s.p, off, ls, le, esc);
+                any = 1;
+            }
+        }
+    }
+    XLARUN__TRY(xlarun__jbuf_value(R, &b, out));
+    out->aux = esc ? XJ_MARKUP : 0;
+    return XLARUN_OK;
+}
 
 /* str.split / rsplit (sep None: runs of whitespace, no empty pieces); two passes: count, fill */
 static xlarun_status xlarun__jsplit(xlarun__jrun *R, const xlarun__jnode *at, const xlarun__jv *s, const xlarun__jv *sep,
@@ -14069,6 +14219,7 @@ static xlarun_status xlarun__jfilter(xlarun__jrun *R, const xlarun__jnode *at, c
         XLARUN__TRY(xlarun__jargs_done(R, at, A, 0, fname));
         return xlarun__jcase(R, at, &s, XJ_F("upper") ? 0 : XJ_F("lower") ? 1 : XJ_F("title") ? 4 : 3, out);
     }
+    if (XJ_F("wordwrap")) return xlarun__jwordwrap(R, at, v, A, fname, out);
     if (XJ_F("truncate")) { /* jinja2: length=255, killwords=False, end='...', leeway=5 */
         const xlarun__jv *lv = xlarun__jarg(A, 0, "length"), *kw = xlarun__jarg(A, 1, "killwords"), *ev = xlarun__jarg(A, 2, "end"),
                          *lw = xlarun__jarg(A, 3, "leeway");

@@ -264,6 +264,19 @@ UNITS = [
     # str.isnumeric: every number, and the CJK letters with a Numeric_Type (each, and its neighbours)
     "{{ '123'.isnumeric() }}|{{ '½'.isnumeric() }}|{{ 'Ⅻ'.isnumeric() }}|{{ '一二三'.isnumeric() }}|{{ ''.isnumeric() }}|{{ '1a'.isnumeric() }}|{{ '1.5'.isnumeric() }}|{{ '你'.isnumeric() }}|{{ '١٢'.isnumeric() }}|{{ '𝟘²'.isnumeric() }}",
     "{{ 'x'.isnumeric(1) }}",
+    # wordwrap: textwrap's chunks (hyphenated words, em-dashes), long words, white space at the edges
+    "{% for w in [1, 2, 3, 5, 8, 13] %}[{{ 'The quick brown fox-like dog jumped -- over the well-known, long-winded e-mail re-re-sent; a--b x---y 12-34 ab-c-de __-__ co-op!'|wordwrap(w) }}]{% endfor %}",
+    "{% for w in [1, 3, 4, 7, 10] %}[{{ 'supercalifragilistic-expialidocious ---a-b-- ----- -x- aa-bb-cc-dd averyveryverylongword'|wordwrap(w) }}|{{ 'supercalifragilistic-expialidocious aa-bb-cc-dd averyveryverylongword'|wordwrap(w, false) }}|{{ 'aa-bb-cc-dd over-long-hyphenated-compound'|wordwrap(w, break_on_hyphens=false) }}]{% endfor %}",
+    "{% for w in [1, 2, 4, 6] %}[{{ '  lead  and   inner\ttabs\x0bvt\x0cff  trail  '|wordwrap(w) }}|{{ 'para one\n\npara  two\r\nthree\x1cfs\u2028ls\x85nel'|wordwrap(w, wrapstring='|') }}|{{ 'a\xa0b \xa0 c\u3000d'|wordwrap(w) }}]{% endfor %}",
+    "{{ 'é-à über-naïve ça-va ２-３ 你好-世界 x_y-z_w ﬁ-ﬂ'|wordwrap(3) }}|{{ 'x'|wordwrap(1) }}|{{ ''|wordwrap(0) }}|{{ '\n\n'|wordwrap(5) }}|{{ '   '|wordwrap(2) }}|{{ 'a <b> & c'|wordwrap(3, wrapstring='<br>'|safe) }}|{{ ('<i>'|safe)|wordwrap(2) }}|{{ 'ab cd'|wordwrap(true) }}|{{ 'ab cd ef'|wordwrap(wrapstring=none, width=4) }}",
+    "{{ 'ab'|wordwrap(0) }}",
+    "{{ 'ab'|wordwrap(false) }}",
+    "{{ 'ab'|wordwrap(-3) }}",
+    "{{ 5|wordwrap }}",
+    "{{ 'ab'|wordwrap(5, wrapstring=1) }}",
+    "{{ x|wordwrap }}",
+    "{{ ''|wordwrap(x) }}|{{ 'a'|wordwrap(5, x) }}|{{ 'a-b'|wordwrap(1, break_on_hyphens=x) }}",
+    "{{ 'a'|wordwrap(x) }}",
     "{% for c in '09½١ⅠⅫ①〇〡㐄㐅㐆㒂㒃㒄㠩㠪㠫㭌㭍㭎䷿一丁丂七丄丆万丈三上乜九乞事二亍亓五井亖亗亾亿什仁仞仟仠仧仨仩伌伍伎佯佰佱儃億儅充兆兇全兩兪八公六兮區十卂千卄卅卆卋卌卍叀叁参參叄叅囚四囜声壱売壸壹壺幹幺幻廽廾廿开弋弌弍弎式弐弑拽拾拿捋捌捍柑柒染漅漆漇玕玖玗白百癿肅肆肇萫萬萭貭貮貯貲貳貴贯贰贱阠阡阢际陆陇陋陌降陷陸陹雵零雷索參塞沈拾若亮兩凉鈴零靈類六戮陸倫識什茶𐄇𝟘𠀀𠀁𠀂𠁣𠁤𠁥𠃡𠃢𠃣𠄠𠄡𠄢𠤩𠤪𠤫𠦂𠦃𠦄𠦋𠦌𠦍𠦛𠦜𠦝𠫩𠫪𠫫𠫼𠫽𠫾𠬘𠬙𠬚𢎏𢎐𢎑𢦗𢦘𢦙𣬚𣬛𣬜𦉬𦉭𦉮𪎒廾𢌱' %}{{ c.isnumeric()|int }}{% endfor %}",
 ]
 
