@@ -11532,6 +11532,12 @@ static const char *xlarun__jtype_name(const xlarun__jv *v) {
     }
 }
 
+/* a value Python hashes that xlarun does not take as a dict key: a range (hashed by value), a
+   generator or a dict's values (by identity); lists, dict_keys and dict_items are unhashable */
+static int xlarun__jhash_by_id(const xlarun__jv *v) {
+    return v->t == XJ_LIST && (v->aux & (XJ_GEN | XJ_RANGE | XJ_VALUES)) && !(v->aux & XJ_KEYS);
+}
+
 /* jinja2's UndefinedError text for using v */
 static xlarun_status xlarun__jundef_err(xlarun__jrun *R, const xlarun__jnode *at, const xlarun__jv *v) {
     if (v->aux == 2) return xlarun__jfail(R, at, "%.*s", XLARUN__CAST(int, v->u.s.n), v->u.s.p);
@@ -12639,6 +12645,7 @@ static xlarun_status xlarun__jcontains(xlarun__jrun *R, const xlarun__jnode *at,
     }
     if (c->t == XJ_NS) return xlarun__jfail(R, at, "argument of type 'Namespace' is not iterable");
     if (c->t == XJ_DICT) {
+        if (xlarun__jhash_by_id(x)) return XLARUN_OK; /* no key equals it: keys are never of these kinds */
         if (x->t == XJ_LIST || x->t == XJ_DICT || x->t == XJ_NS) return xlarun__jfail(R, at, "unhashable type: '%s'", xlarun__jtype_name(x));
         *res = xlarun__jmap_find(c->u.d, x) != NULL;
         return XLARUN_OK;
@@ -14968,6 +14975,9 @@ static xlarun_status xlarun__jeval(xlarun__jrun *R, const xlarun__jnode *x, xlar
         for (p = x->a; p; p = p->next) {
             XLARUN__TRY(xlarun__jeval(R, p->a, &a));
             XLARUN__TRY(xlarun__jeval(R, p->b, &b));
+            if (xlarun__jhash_by_id(&a))
+                return xlarun__jfail(R, p, "xlarun takes str, int, float, bool, None and tuple keys in a dict, not a %s as Python does",
+                                     xlarun__jtype_name(&a));
             if (a.t != XJ_STR && a.t != XJ_INT && a.t != XJ_BOOL && a.t != XJ_NONE && a.t != XJ_FLOAT && a.t != XJ_TUPLE)
                 return xlarun__jfail(R, p, "unhashable type: '%s'", xlarun__jtype_name(&a));
             XLARUN__TRY(xlarun__jmap_set(R, out->u.d, &a, &b));

@@ -548,6 +548,7 @@ static void test_bad_input(void) {
             {"{{ 1e100|int }}", XLARUN_ERR_ARGUMENT, "integer overflow (xlarun's integers are 64-bit)"},
             {"{{ '99999999999999999999'|int }}", XLARUN_ERR_ARGUMENT, "integer overflow"},
             {"{{ (-3) ** 41 }}", XLARUN_ERR_ARGUMENT, "integer overflow"},
+            {"{{ {range(2): 1} }}", XLARUN_ERR_ARGUMENT, "line 1 column 5: xlarun takes str, int, float, bool, None and tuple keys in a dict, not a range"},
             {"{{ 3037000500 * 3037000500 }}", XLARUN_ERR_ARGUMENT, "line 1 column 15: integer overflow (xlarun's integers are 64-bit)"},
             {"{{ -4294967296 * 2147483649 }}", XLARUN_ERR_ARGUMENT, "integer overflow"},
             {"{{ 2 ** 63 }}", XLARUN_ERR_ARGUMENT, "integer overflow"},

@@ -277,6 +277,10 @@ UNITS = [
     "{{ x|wordwrap }}",
     "{{ ''|wordwrap(x) }}|{{ 'a'|wordwrap(5, x) }}|{{ 'a-b'|wordwrap(1, break_on_hyphens=x) }}",
     "{{ 'a'|wordwrap(x) }}",
+    # in a dict: what Python hashes (a range by value, a generator and dict_values by identity) is no key there
+    "{{ range(1) in {} }}|{{ range(2) in {1: 2, (0, 1): 3} }}|{{ {1: 2}.values() in {'a': 1} }}|{{ ([1]|map('string')) in {} }}|{{ range(0) in d }}",
+    "{{ {}.keys() in {} }}",
+    "{{ {}.items() in {} }}",
     "{% for c in '09½١ⅠⅫ①〇〡㐄㐅㐆㒂㒃㒄㠩㠪㠫㭌㭍㭎䷿一丁丂七丄丆万丈三上乜九乞事二亍亓五井亖亗亾亿什仁仞仟仠仧仨仩伌伍伎佯佰佱儃億儅充兆兇全兩兪八公六兮區十卂千卄卅卆卋卌卍叀叁参參叄叅囚四囜声壱売壸壹壺幹幺幻廽廾廿开弋弌弍弎式弐弑拽拾拿捋捌捍柑柒染漅漆漇玕玖玗白百癿肅肆肇萫萬萭貭貮貯貲貳貴贯贰贱阠阡阢际陆陇陋陌降陷陸陹雵零雷索參塞沈拾若亮兩凉鈴零靈類六戮陸倫識什茶𐄇𝟘𠀀𠀁𠀂𠁣𠁤𠁥𠃡𠃢𠃣𠄠𠄡𠄢𠤩𠤪𠤫𠦂𠦃𠦄𠦋𠦌𠦍𠦛𠦜𠦝𠫩𠫪𠫫𠫼𠫽𠫾𠬘𠬙𠬚𢎏𢎐𢎑𢦗𢦘𢦙𣬚𣬛𣬜𦉬𦉭𦉮𪎒廾𢌱' %}{{ c.isnumeric()|int }}{% endfor %}",
 ]
 
