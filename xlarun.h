@@ -13315,10 +13315,14 @@ static xlarun_status xlarun__jjoin(xlarun__jrun *R, const xlarun__jnode *at, con
     return xlarun__jbuf_value(R, &b, out);
 }
 
-/* "{} {}".format(a, b) and "{0}" / "{name}" */
+/* "{} {}".format(a, b), "{0}", "{name}", each with !s or !r and an empty format spec (str() or
+   repr() of the argument), as jinja2's sandbox formats (string.Formatter): its errors for a
+   missing argument and for mixing automatic and manual numbering (one message either way).
+   Attributes and indexes in a field, !a and format specs are refused. */
 static xlarun_status xlarun__jstr_format(xlarun__jrun *R, const xlarun__jnode *at, const xlarun__jv *s, xlarun__jargv *A, xlarun__jv *out) {
     xlarun__jbuf b;
     size_t i = 0, auto_i = 0;
+    int numbering = 0; /* 1 automatic, 2 manual */
     xlarun__jbuf_init(&b, R->mem);
     while (i < s->u.s.n) {
         char c = s->u.s.p[i];
@@ -13326,21 +13330,47 @@ static xlarun_status xlarun__jstr_format(xlarun__jrun *R, const xlarun__jnode *a
         if (c == '}' && i + 1 < s->u.s.n && s->u.s.p[i + 1] == '}') { xlarun__jputc(&b, '}'); i += 2; continue; }
         if (c == '}') return xlarun__jfail(R, at, "Single '}' encountered in format string");
         if (c == '{') {
-            size_t e = i + 1;
+            const char *f = s->u.s.p + i + 1;
+            size_t e = i + 1, n, nl = 0, k;
             const xlarun__jv *v = NULL;
+            int repr = 0;
             while (e < s->u.s.n && s->u.s.p[e] != '}') e++;
             if (e >= s->u.s.n) return xlarun__jfail(R, at, "Single '{' encountered in format string");
-            if (e == i + 1) v = auto_i < A->np ? &A->pos[auto_i++] : NULL;
-            else if (s->u.s.p[i + 1] >= '0' && s->u.s.p[i + 1] <= '9') {
-                size_t k = XLARUN__CAST(size_t, strtoul(s->u.s.p + i + 1, NULL, 10));
-                v = k < A->np ? &A->pos[k] : NULL;
-            } else {
-                size_t k;
-                for (k = 0; k < A->nk; k++)
-                    if (A->kl[k] == e - i - 1 && !memcmp(A->kn[k], s->u.s.p + i + 1, A->kl[k])) v = &A->kv[k];
+            n = e - i - 1; /* the field: name, then !conversion, then :spec */
+            while (nl < n && f[nl] != '!' && f[nl] != ':' && f[nl] != '.' && f[nl] != '[' && f[nl] != '{') nl++;
+            k = nl;
+            if (k < n && f[k] == '!') {
+                if (k + 1 >= n || (f[k + 1] != 's' && f[k + 1] != 'r') || (k + 2 < n && f[k + 2] != ':'))
+                    return xlarun__jfail(R, at, "str.format: xlarun takes the conversions !s and !r only");
+                repr = f[k + 1] == 'r';
+                k += 2;
             }
-            if (!v) return xlarun__jfail(R, at, "str.format: a replacement field without its argument (only {}, {N} and {name} are supported)");
-            xlarun__jwrite(&b, v, 0);
+            if (k < n && (f[k] != ':' || k + 1 < n))
+                return xlarun__jfail(R, at, "str.format: xlarun takes fields {}, {N} and {name} with !s or !r, not attributes, "
+                                            "indexes or a format spec");
+            if (nl == 0) {
+                if (numbering == 2) return xlarun__jfail(R, at, "cannot switch from manual field specification to automatic field numbering");
+                numbering = 1;
+                if (auto_i >= A->np) return xlarun__jfail(R, at, "tuple index out of range");
+                v = &A->pos[auto_i++];
+            } else if (f[0] >= '0' && f[0] <= '9') {
+                size_t d, idx = 0;
+                for (d = 0; d < nl && f[d] >= '0' && f[d] <= '9' && idx < 100000000; d++) idx = idx * 10 + XLARUN__CAST(size_t, f[d] - '0');
+                if (d == nl) {
+                    if (numbering == 1) return xlarun__jfail(R, at, "cannot switch from manual field specification to automatic field numbering");
+                    numbering = 2;
+                    if (idx >= A->np) return xlarun__jfail(R, at, "tuple index out of range");
+                    v = &A->pos[idx];
+                }
+            }
+            if (!v && nl) { /* a keyword argument */
+                size_t q;
+                for (q = 0; q < A->nk; q++)
+                    if (A->kl[q] == nl && !memcmp(A->kn[q], f, nl)) v = &A->kv[q];
+                if (!v) return xlarun__jfail(R, at, "'%.*s'", XLARUN__CAST(int, nl), f);
+            }
+            if (v->t == XJ_UNDEF && v->aux == 2) return xlarun__jundef_err(R, at, v);
+            xlarun__jwrite(&b, v, repr);
             i = e + 1;
             continue;
         }
