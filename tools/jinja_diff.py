@@ -533,6 +533,7 @@ class Gen:
                                               "indent(2, first=true, blank=true)", "indent('> ')", "center", "center(11)",
                                               "truncate(5)", "truncate(9, true)", "truncate(3, false, '…', 0)",
                                               "replace('a', 'A')", "replace(' ', '', 1)", "reverse", "wordwrap(5)",
+                                              "wordwrap(3, false)", "wordwrap(4, wrapstring='|')",
                                               "format", "forceescape", "string", "first", "last", "default('dflt')",
                                               "d('x', true)", "default(none)|string"])),
             (2, lambda: S() + " if " + self.sub("bool", d) + (" else " + S() if r.random() < 0.75 else "")),
@@ -542,7 +543,8 @@ class Gen:
             (2, lambda: self.sub("misc", d) + "|default(" + str_lit(r) + r.choice(["", ", true", ", false"]) + ")"),
             (1, lambda: str_lit(r, r.choice(["%s-%s", "%d|%s", "%r", "%.2f %5s", "%x %o %e %g", "%(a)s", "%c %i %%"]))
              + "|format(" + A() + ", " + A() + ")"),
-            (1, lambda: str_lit(r, r.choice(["{} {}", "{0}{1}{0}", "{!r}-{:>5}", "{a}", "{:.2f}", "{{}}{}"])) + ".format(" + A() + ", " + A() + ")"),
+            (1, lambda: str_lit(r, r.choice(["{} {}", "{0}{1}{0}", "{!r}-{:>5}", "{a}", "{:.2f}", "{{}}{}", "{0:>3}{1!r}",
+                                             "{0[0]}{1}", "{1!s:}{0}", "{}{1}"])) + ".format(" + A() + ", " + A() + ")"),
             (2, lambda: self.sub("dict", d) + r.choice([".get('a', 'dflt')", ".get('role')|string", "['role']", ".role", ".name",
                                                         "|tojson", ".get('x', 0)|string", "|dictsort|string", "|items|list|string"])),
             (1, lambda: self.sub("int", d) + "|string"),
