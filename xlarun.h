@@ -11062,8 +11062,12 @@ static xlarun_status xlarun__jcheck_tree(xlarun__jparse *P, const xlarun__jnode 
             }
         }
         if (x->kind == JN_IF || x->kind == JN_COND) inner = 1;
-        if (x->kind == JN_FOR || x->kind == JN_MACRO || x->kind == JN_CALLBLOCK || x->kind == JN_WITH) inner = 0; /* jinja2's inner frames */
-        XLARUN__TRY(xlarun__jcheck_tree(P, x->a, x->kind == JN_FOR ? soft : inner));
+        /* jinja2's inner frames: not soft, whatever they are in. What they evaluate in the frame
+           around them (a for's target and iterable, a call block's call, a with's values) is not in them. */
+        if (x->kind == JN_FOR || x->kind == JN_MACRO || x->kind == JN_CALLBLOCK || x->kind == JN_WITH || x->kind == JN_SETBLOCK ||
+            x->kind == JN_FILTERBLOCK || x->kind == JN_BODY)
+            inner = 0;
+        XLARUN__TRY(xlarun__jcheck_tree(P, x->a, x->kind == JN_FOR || x->kind == JN_CALLBLOCK || x->kind == JN_WITH ? soft : inner));
         XLARUN__TRY(xlarun__jcheck_tree(P, x->b, x->kind == JN_FOR ? soft : inner));
         XLARUN__TRY(xlarun__jcheck_tree(P, x->c, inner));
         XLARUN__TRY(xlarun__jcheck_tree(P, x->d, inner));

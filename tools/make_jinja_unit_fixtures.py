@@ -292,6 +292,13 @@ UNITS = [
     "{{ '{ }'.format(1) }}",
     "{{ '{-1}'.format(1) }}",
     "{{ '{0:}{a}{}'.format(1, a=2) }}",
+    # an unknown filter inside an if: jinja2 fails at compile time only in an inner frame (found by tools/jinja_diff.py)
+    "{% if false %}{% with a = 1|nofilter %}{% endwith %}{% endif %}{% macro m() %}{{ caller() }}{% endmacro %}{% if false %}{% call m(1|nofilter) %}{% endcall %}{% endif %}{% if false %}{% for x in 1|nofilter %}{% endfor %}{% endif %}{{ 1|nofilter if false }}|{% if false %}{{ 1 is notest }}{% endif %}",
+    "{% if false %}{% set s %}{{ [] | nofilter }}{% endset %}{% endif %}",
+    "{% if false %}{% filter upper %}{{ 1|nofilter }}{% endfilter %}{% endif %}",
+    "{% if false %}{% set s | nofilter %}x{% endset %}{% endif %}",
+    "{% if false %}{% generation %}{{ 1|nofilter }}{% endgeneration %}{% endif %}",
+    "{% if false %}{% with %}{{ 1 is notest }}{% endwith %}{% endif %}",
     "{% for c in '09½١ⅠⅫ①〇〡㐄㐅㐆㒂㒃㒄㠩㠪㠫㭌㭍㭎䷿一丁丂七丄丆万丈三上乜九乞事二亍亓五井亖亗亾亿什仁仞仟仠仧仨仩伌伍伎佯佰佱儃億儅充兆兇全兩兪八公六兮區十卂千卄卅卆卋卌卍叀叁参參叄叅囚四囜声壱売壸壹壺幹幺幻廽廾廿开弋弌弍弎式弐弑拽拾拿捋捌捍柑柒染漅漆漇玕玖玗白百癿肅肆肇萫萬萭貭貮貯貲貳貴贯贰贱阠阡阢际陆陇陋陌降陷陸陹雵零雷索參塞沈拾若亮兩凉鈴零靈類六戮陸倫識什茶𐄇𝟘𠀀𠀁𠀂𠁣𠁤𠁥𠃡𠃢𠃣𠄠𠄡𠄢𠤩𠤪𠤫𠦂𠦃𠦄𠦋𠦌𠦍𠦛𠦜𠦝𠫩𠫪𠫫𠫼𠫽𠫾𠬘𠬙𠬚𢎏𢎐𢎑𢦗𢦘𢦙𣬚𣬛𣬜𦉬𦉭𦉮𪎒廾𢌱' %}{{ c.isnumeric()|int }}{% endfor %}",
 ]
 
