@@ -11537,9 +11537,10 @@ static const char *xlarun__jtype_name(const xlarun__jv *v) {
 }
 
 /* a value Python hashes that xlarun does not take as a dict key: a range (hashed by value), a
-   generator or a dict's values (by identity); lists, dict_keys and dict_items are unhashable */
+   generator, a dict's values or a namespace (by identity); lists, dict_keys and dict_items are
+   unhashable */
 static int xlarun__jhash_by_id(const xlarun__jv *v) {
-    return v->t == XJ_LIST && (v->aux & (XJ_GEN | XJ_RANGE | XJ_VALUES)) && !(v->aux & XJ_KEYS);
+    return (v->t == XJ_LIST && (v->aux & (XJ_GEN | XJ_RANGE | XJ_VALUES)) && !(v->aux & XJ_KEYS)) || v->t == XJ_NS;
 }
 
 /* jinja2's UndefinedError text for using v */
@@ -14842,11 +14843,13 @@ static xlarun_status xlarun__jfold_parts(xlarun__jrun *R, const xlarun__jnode *x
 static xlarun_status xlarun__jfold(xlarun__jrun *R, const xlarun__jnode *x, int printed, xlarun__jv *out, int *named) {
     xlarun_status st, ps;
     xlarun_error saved;
+    if (xlarun__jfold_helper(x)) { *out = xlarun__jmk(XJ_NONE); return xlarun__jfold_parts(R, x, named); } /* a dict's pair: its parts */
     R->folding++;
     st = xlarun__jeval(R, x, out);
     R->folding--;
+    if (st == XLARUN_OK && printed) return XLARUN_OK; /* jinja2 prints what it worked out, whatever its repr */
     if (st == XLARUN_OK && xlarun__jfold_safe(out)) {
-        const char *bad = printed ? NULL : xlarun__jnonfinite(out);
+        const char *bad = xlarun__jnonfinite(out);
         if (!bad) return XLARUN_OK;
         *named = 1;
         return xlarun__jfail(R, x, "name '%s' is not defined", bad);
