@@ -13139,7 +13139,7 @@ static xlarun_status xlarun__jwordwrap(xlarun__jrun *R, const xlarun__jnode *at,
     b.limit = R->max_output;
     for (li = 0; li < lines.u.l->n; li++) {
         const xlarun__jv *ln = &lines.u.l->v[li];
-        size_t n = xlarun__jlen(ln->u.s.p, ln->u.s.n), i = 0, k, p, cs, ce, any = 0;
+        size_t n = xlarun__jlen(ln->u.s.p, ln->u.s.n), i = 0, k, cs, ce, any = 0;
         unsigned *cp;
         size_t *off;
         if (!width_ok) { /* textwrap checks the width once a line is wrapped */
@@ -13157,15 +13157,15 @@ static xlarun_status xlarun__jwordwrap(xlarun__jrun *R, const xlarun__jnode *at,
         if (!cp || !off) return xlarun__joom(R);
         for (k = 0; k < n; k++) { off[k] = i; cp[k] = xlarun__jcp(ln->u.s.p, ln->u.s.n, &i); }
         off[n] = i;
-        p = cs = 0; /* p: the next chunk's start, cs: where what is left of it starts, ce: its end */
-        ce = n ? xlarun__jtw_chunk(cp, n, p, hyph) : 0;
+        cs = 0; /* where the next chunk (or what is left of it) starts; ce: its end */
+        ce = n ? xlarun__jtw_chunk(cp, n, cs, hyph) : 0;
         while (cs < n) {
             size_t ls, le, lp, pieces = 0;
             int64_t len = 0;
             if (any && xlarun__jtw_blank(cp, cs, ce)) { /* a line does not start with white space */
-                p = cs = ce;
+                cs = ce;
                 if (cs == n) break;
-                ce = xlarun__jtw_chunk(cp, n, p, hyph);
+                ce = xlarun__jtw_chunk(cp, n, cs, hyph);
             }
             ls = le = lp = cs;
             while (cs < n && len + XLARUN__CAST(int64_t, ce - cs) <= W) { /* whole chunks while they fit */
@@ -13173,8 +13173,8 @@ static xlarun_status xlarun__jwordwrap(xlarun__jrun *R, const xlarun__jnode *at,
                 lp = cs;
                 le = ce;
                 pieces++;
-                p = cs = ce;
-                if (cs < n) ce = xlarun__jtw_chunk(cp, n, p, hyph);
+                cs = ce;
+                if (cs < n) ce = xlarun__jtw_chunk(cp, n, cs, hyph);
             }
             if (cs < n && XLARUN__CAST(int64_t, ce - cs) > W) { /* a chunk longer than a line */
                 size_t clen = ce - cs, end = XLARUN__CAST(size_t, W - len), h;
@@ -13195,8 +13195,8 @@ static xlarun_status xlarun__jwordwrap(xlarun__jrun *R, const xlarun__jnode *at,
                     lp = cs;
                     le = ce;
                     pieces++;
-                    p = cs = ce;
-                    if (cs < n) ce = xlarun__jtw_chunk(cp, n, p, hyph);
+                    cs = ce;
+                    if (cs < n) ce = xlarun__jtw_chunk(cp, n, cs, hyph);
                 }
             }
             if (pieces && xlarun__jtw_blank(cp, lp, le)) { le = lp; pieces--; } /* nor ends with it */
