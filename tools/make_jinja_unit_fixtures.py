@@ -295,6 +295,14 @@ UNITS = [
     "{{ '{ }'.format(1) }}",
     "{{ '{-1}'.format(1) }}",
     "{{ '{0:}{a}{}'.format(1, a=2) }}",
+    # case over all of Unicode: full mappings, title case, the final sigma in context (each str method's own, and the title filter's pieces)
+    "{{ 'ΟΔΥΣΣΕΥΣ'.lower() }}|{{ 'ΟΔΥΣΣΕΥΣ'|lower }}|{{ 'Σ'.lower() }}|{{ 'AΣ'.lower() }}|{{ 'AΣb'.lower() }}|{{ 'A\\'Σ\\'.'.lower() }}|{{ 'A\u0301Σ\u0301'.lower() }}|{{ 'AΣ\u0345'.lower() }}|{{ 'Σ\u0345a'.lower() }}",
+    "{{ 'ΑΣ ΒΣ-ΓΣ'|title }}|{{ 'ΑΣ ΒΣ-ΓΣ'.title() }}|{{ 'αΣ'.capitalize() }}|{{ 'ΣΣ'|capitalize }}|{{ 'aΣ'.swapcase() }}|{{ 'σΣς'.swapcase() }}|{{ 'Α\\'Σ'|title }}|{{ 'ΣΑΣ'|title }}",
+    "{{ 'ǆemal ǈ ǌa'.title() }}|{{ 'ǆemal'|title }}|{{ 'ǆemal'|capitalize }}|{{ 'ǅ'.upper() }}|{{ 'ǅ'.lower() }}|{{ 'ǅ'.swapcase() }}|{{ 'ǅ' is upper }}|{{ 'ǅ' is lower }}|{{ 'ǅ'.istitle() }}|{{ 'ǅa'.istitle() }}|{{ 'Aǅ'.istitle() }}",
+    "{{ 'ŉ ǰ ΐ ﬃ և ᾳ ᾼ'.upper() }}|{{ 'ŉ ǰ ΐ ﬃ և ᾳ ᾼ'.title() }}|{{ 'ﬃx ᾳx'|title }}|{{ 'İ'.lower() }}|{{ 'İ'.lower()|length }}|{{ 'ẞ ß ſ ﬆ Ꭰ ꭰ'.casefold() }}|{{ 'ꭰ'.upper() }}|{{ 'Ꭰ'.lower() }}",
+    "{{ 'Привет, Мир'.upper() }}|{{ 'Привет, Мир'.lower() }}|{{ 'привет мир'.title() }}|{{ 'ՀԱՅ'.lower() }}|{{ 'ⴀ'.upper() }}|{{ 'ა'.upper() }}|{{ 'ა'.title() }}|{{ '𐐀𐑏'.swapcase() }}|{{ '𞤀'.lower() }}|{{ 'Ｚｚ'.swapcase() }}",
+    "{{ 'ℂ𝐀' is upper }}|{{ 'ₐʰ' is lower }}|{{ 'ⓐ'.upper() }}|{{ 'Ⓐ' is upper }}|{{ '🄰'.isupper() }}|{{ 'ℂa'.istitle() }}|{{ 'ǅǅ'.istitle() }}|{{ 'Ⅻ'.lower() }}|{{ 'ǅ'.isupper() }}|{{ 'Ⅻx'.istitle() }}",
+    "{{ ['Ж', 'а', 'ж', 'Б']|sort }}|{{ ['Ж', 'а', 'ж', 'Б']|sort(case_sensitive=true) }}|{{ ['Ж', 'ж', 'Я']|unique|list }}|{{ ['Σ', 'ς', 'σ']|unique|list }}|{{ [{'n': 'Ω'}, {'n': 'ω'}]|groupby('n')|map('first')|list }}",
     # an unknown filter inside an if: jinja2 fails at compile time only in an inner frame (found by tools/jinja_diff.py)
     "{% if false %}{% with a = 1|nofilter %}{% endwith %}{% endif %}{% macro m() %}{{ caller() }}{% endmacro %}{% if false %}{% call m(1|nofilter) %}{% endcall %}{% endif %}{% if false %}{% for x in 1|nofilter %}{% endfor %}{% endif %}{{ 1|nofilter if false }}|{% if false %}{{ 1 is notest }}{% endif %}",
     "{% if false %}{% set s %}{{ [] | nofilter }}{% endset %}{% endif %}",

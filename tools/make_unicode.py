@@ -339,8 +339,177 @@ def nfc_tables():
     return render_nfc(ccc, dec, comp)
 
 
+# ---- case tables: Python 3.11's str.upper, lower, title, capitalize, swapcase, casefold, isupper,
+# islower, istitle, for the chat layer's Jinja interpreter. Read off the str methods themselves
+# (CPython's _PyUnicode_ToUpperFull and friends, the CASED and CASE_IGNORABLE flags of its database),
+# one code point at a time: Python keeps no other handle on Cased and Case_Ignorable, so they are
+# probed through the two places it uses them, str.title (a letter after a cased one is lowered) and
+# the final sigma of str.lower.
+
+CASE_OPS = ("upper", "lower", "title", "casefold")
+SIGMA, FINAL = "\u03a3", "\u03c2"
+
+
+def case_cps():
+    return [cp for cp in range(0x110000) if not 0xD800 <= cp < 0xE000]
+
+
+def case_cased(ch):
+    return (ch + "a").title()[-1] == "a"
+
+
+def case_ignorable(ch):
+    if case_cased(ch):  # a cased letter after the sigma ends the final context unless it is skipped
+        return ("A" + SIGMA + ch).lower()[1] == FINAL
+    return ("A" + ch + SIGMA).lower()[-1] == FINAL
+
+
+def case_kind(ch):  # 0 uncased, 1 lower, 2 upper, 3 title (str.islower / isupper / istitle of one)
+    return 2 if ch.isupper() else 1 if ch.islower() else 3 if ch.istitle() else 0
+
+
+def case_data():
+    """(simple deltas per code point, full mappings, kinds, case-ignorable set), checked for the
+    assumptions the C code makes"""
+    simple, full, kind, ign = {}, {}, {}, set()
+    for cp in case_cps():
+        ch = chr(cp)
+        res = [getattr(ch, op)() for op in CASE_OPS]
+        d = tuple(ord(r) - cp if len(r) == 1 else 0 for r in res)
+        if any(d):
+            simple[cp] = d
+        if any(len(r) > 1 for r in res):
+            full[cp] = [[ord(x) for x in r] if len(r) > 1 else [] for r in res]
+        kind[cp] = case_kind(ch)
+        if case_ignorable(ch):
+            ign.add(cp)
+        cat = unicodedata.category(ch)
+        if (kind[cp] == 3) != (cat == "Lt"):  # a letter with two of the flags would read as title here
+            raise SystemExit("U+%04X: str.istitle() alone and category %s disagree" % (cp, cat))
+        if (kind[cp] != 0) != case_cased(ch):
+            raise SystemExit("U+%04X: cased, but neither upper, lower nor title" % cp)
+    return simple, full, kind, ign
+
+
+def case_predict(cp, simple, full):  # the kind its mappings suggest: lower if it has an upper case, ...
+    def changed(k):
+        return bool(full.get(cp, [[]] * 4)[k]) or simple.get(cp, (0, 0, 0, 0))[k] != 0
+    u, l = changed(0), changed(1)
+    return 3 if u and l else 2 if l else 1 if u else 0
+
+
+def case_tables():
+    simple, full, kind, ign = case_data()
+    # simple deltas: runs of code points whose even and odd members have one delta tuple each
+    zero = (0, 0, 0, 0)
+    top = max(simple) + 1
+    runs, cp = [], min(simple)
+    while cp < top:
+        a, b = simple.get(cp, zero), simple.get(cp + 1, zero)
+        if a == zero and b == zero:
+            cp += 1
+            continue
+        n = 1
+        while cp + n < top and n < 256 and simple.get(cp + n, zero) == (a if n % 2 == 0 else b):
+            n += 1
+        if n == 2 and a != b or a == zero:  # a pair, or a run starting on a gap: shorter entries
+            n = 1 if a != zero else n
+        if a == zero:
+            cp += 1
+            continue
+        if n > 1 and all(simple.get(cp + i, zero) == a for i in range(n)):
+            b = a
+        runs.append((cp, n, a, b if n > 1 else a))
+        cp += n
+    palette = sorted(set(t for r in runs for t in r[2:]))
+    if len(palette) > 255:
+        raise SystemExit("more than 255 delta tuples")
+    pal = {t: i for i, t in enumerate(palette)}
+    # kinds: ranges where the mappings' guess is wrong (4: as the mappings say)
+    kinds, prev = [], None
+    for cp in range(0x110000):
+        v = kind.get(cp, 0)
+        v = 4 if v == case_predict(cp, simple, full) else v
+        if v != prev:
+            kinds.append((cp, v))
+            prev = v
+    bounds, inside = [], False
+    for cp in range(0x110001):
+        if (cp in ign) != inside:
+            bounds.append(cp)
+            inside = not inside
+    case_check(simple, full, kind, ign, runs, pal, kinds, bounds)
+    return runs, palette, pal, full, kinds, bounds
+
+
+def case_model(runs, palette, pal, full, kinds, bounds):
+    """The C lookups, in Python: (mapping(cp, k) -> list of code points, kind(cp), ignorable(cp))"""
+    import bisect
+    starts = [r[0] for r in runs]
+    kstarts = [k[0] for k in kinds]
+
+    def simple(cp, k):
+        i = bisect.bisect_right(starts, cp) - 1
+        if i < 0 or cp - runs[i][0] >= runs[i][1]:
+            return cp
+        t = runs[i][3] if (cp - runs[i][0]) & 1 else runs[i][2]
+        return cp + palette[pal[t]][k]
+
+    def mapping(cp, k):
+        f = full.get(cp)
+        return f[k] if f and f[k] else [simple(cp, k)]
+
+    def kind(cp):
+        v = kinds[bisect.bisect_right(kstarts, cp) - 1][1]
+        if v != 4:
+            return v
+        u, l = mapping(cp, 0) != [cp], mapping(cp, 1) != [cp]
+        return 3 if u and l else 2 if l else 1 if u else 0
+
+    def ignorable(cp):
+        return bisect.bisect_right(bounds, cp) % 2 == 1
+    return mapping, kind, ignorable
+
+
+def case_check(simple, full, kind, ign, runs, pal, kinds, bounds):
+    mapping, kindf, ignf = case_model(runs, sorted(pal, key=pal.get), pal, full, kinds, bounds)
+    for cp in case_cps():
+        ch = chr(cp)
+        for k, op in enumerate(CASE_OPS):
+            if "".join(map(chr, mapping(cp, k))) != getattr(ch, op)():
+                raise SystemExit("the case model's %s of U+%04X differs from Python's" % (op, cp))
+        if kindf(cp) != kind[cp] or ignf(cp) != (cp in ign):
+            raise SystemExit("the case model's properties of U+%04X differ from Python's" % cp)
+
+
+def render_case():
+    runs, palette, pal, full, kinds, bounds = case_tables()
+    out = ["/* case tables begin */",
+           "/* generated by tools/make_unicode.py from Python %d.%d's str methods (Unicode %s): %d runs of simple"
+           % (sys.version_info[0], sys.version_info[1], unicodedata.unidata_version, len(runs)),
+           "   mappings, %d delta tuples (upper, lower, title, casefold), %d full mappings, %d kind ranges, %d"
+           % (len(palette), len(full), len(kinds), len(bounds)),
+           "   case-ignorable bounds */"]
+    render_list(out, "static const int32_t xlarun__case_delta[%d][4] = {" % len(palette),
+                ["{%d, %d, %d, %d}" % t for t in palette])
+    render_list(out, "static const uint64_t xlarun__case_runs[%d] = {" % len(runs),
+                ["0x%x" % ((cp << 24) | ((n - 1) << 16) | (pal[a] << 8) | pal[b]) for cp, n, a, b in runs])
+    rows = []
+    for cp in sorted(full):
+        cells = ["0x%x" % cp]
+        for seq in full[cp]:
+            cells += ["0x%x" % x if x else "0" for x in (seq + [0, 0, 0])[:3]]
+        rows.append("{" + ", ".join(cells) + "}")
+    render_list(out, "static const uint32_t xlarun__case_full[%d][13] = {" % len(full), rows)
+    render_list(out, "static const uint32_t xlarun__case_kinds[%d] = {" % len(kinds),
+                ["0x%x" % ((cp << 3) | v) for cp, v in kinds])
+    render_list(out, "static const uint32_t xlarun__case_ign_bounds[%d] = {" % len(bounds), ["0x%x" % b for b in bounds])
+    out.append("/* case tables end */")
+    return "\n".join(out) + "\n"
+
+
 def main():
-    blocks = [("unicode table", render(table())), ("nfc tables", nfc_tables())]
+    blocks = [("unicode table", render(table())), ("nfc tables", nfc_tables()), ("case tables", render_case())]
     if sys.argv[1:] == ["--check"]:
         hdr = open(os.path.join(os.path.dirname(__file__), "..", "xlarun.h"), encoding="utf-8").read()
         bad = 0
