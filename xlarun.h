@@ -9654,7 +9654,8 @@ typedef enum xlarun__jt {
 } xlarun__jt;
 
 /* XJ_LIST flags: what Python would have instead of a list */
-#define XJ_GEN 1   /* a generator (map, select, ...): no len(), no index, always true */
+#define XJ_GEN 1   /* a generator (map, select, ...) or an iterator (reverse): no len(), no index, always true;
+                      its items are worked out when it is made, and read once (xlarun__jgen_take) */
 #define XJ_VIEW 2  /* dict.items()/keys()/values(): len() but no index; with XJ_KEYS or XJ_VALUES */
 #define XJ_KEYS 4
 #define XJ_VALUES 8
@@ -9662,6 +9663,10 @@ typedef enum xlarun__jt {
 #define XJ_ODD (XJ_GEN | XJ_VIEW | XJ_RANGE) /* not a plain list: none of the list's operators */
 #define XJ_MARKUP 1 /* XJ_STR: markupsafe's Markup (|safe, |e): what is added to it is escaped */
 #define XJ_GROUP 32 /* XJ_TUPLE: groupby's (grouper, list), a namedtuple: .grouper and .list too */
+/* XJ_GEN's Python type, in the bits from XJ_ITER_SHIFT up: what reverse makes (reversed() of a
+   list, a tuple or Undefined, a range, a dict or its views); 0 a generator */
+#define XJ_ITER_SHIFT 8
+enum { XJ_IT_GENERATOR, XJ_IT_LIST, XJ_IT_REVERSED, XJ_IT_RANGE, XJ_IT_KEYS, XJ_IT_VALUES, XJ_IT_ITEMS };
 
 struct xlarun__jseq;
 struct xlarun__jmap;
@@ -9683,7 +9688,12 @@ typedef struct xlarun__jv {
     } u;
 } xlarun__jv;
 
-typedef struct xlarun__jseq { size_t n; xlarun__jv *v; } xlarun__jseq;
+/* a list's items; a generator's are those it has left (v and n move on as they are read), and
+   gen says whether it can be read: XJ_GEN_LENT once another generator has taken its items (Python
+   would take them lazily, as that one is read), XJ_GEN_BUSY while a for loop runs over it */
+typedef struct xlarun__jseq { size_t n; xlarun__jv *v; int gen; } xlarun__jseq;
+#define XJ_GEN_LENT 1
+#define XJ_GEN_BUSY 2
 typedef struct xlarun__jrange { xlarun__jseq s; int64_t start, stop, step; } xlarun__jrange; /* XJ_RANGE's u.l */
 typedef struct xlarun__jmap { size_t n, cap; xlarun__jv *k, *v; } xlarun__jmap;
 typedef struct xlarun__jloop {
@@ -9693,6 +9703,8 @@ typedef struct xlarun__jloop {
     const struct xlarun__jnode *node;  /* the for (a recursive one: loop(items) runs it again) */
     struct xlarun__jframe *frame;      /* and the frame it runs in */
     struct xlarun__jseq *changed; /* loop.changed()'s last arguments (NULL: none yet) */
+    size_t peek;                  /* i + 1 once loop.last or loop.nextitem looked past item i (jinja2 takes one more) */
+    int drained;                  /* loop.length or revindex read: jinja2 took every item */
 } xlarun__jloop;
 typedef struct xlarun__jcyc { size_t i; xlarun__jseq items; int used; } xlarun__jcyc;
 
@@ -11525,7 +11537,12 @@ static const char *xlarun__jtype_name(const xlarun__jv *v) {
     case XJ_FLOAT: return "float";
     case XJ_STR: return "str";
     case XJ_LIST:
-        return v->aux & XJ_GEN ? "generator" : v->aux & XJ_RANGE ? "range" : v->aux & XJ_KEYS ? "dict_keys"
+        if (v->aux & XJ_GEN) {
+            static const char *const it[] = {"generator", "list_reverseiterator", "reversed", "range_iterator",
+                                             "dict_reversekeyiterator", "dict_reversevalueiterator", "dict_reverseitemiterator"};
+            return it[(v->aux >> XJ_ITER_SHIFT) % 7];
+        }
+        return v->aux & XJ_RANGE ? "range" : v->aux & XJ_KEYS ? "dict_keys"
                : v->aux & XJ_VALUES ? "dict_values" : v->aux & XJ_VIEW ? "dict_items" : "list";
     case XJ_TUPLE: return "tuple";
     case XJ_DICT: return "dict";
@@ -11558,6 +11575,7 @@ static xlarun_status xlarun__jseq_new(xlarun__jrun *R, size_t n, int t, xlarun__
     /* room for one item at least, so that v is never NULL */
     if (!l || !(l->v = XLARUN__CAST(xlarun__jv *, xlarun__jnewmem(R, (n ? n : 1) * sizeof(xlarun__jv))))) return xlarun__joom(R);
     l->n = n;
+    l->gen = 0;
     *out = xlarun__jmk(t);
     out->u.l = l;
     return XLARUN_OK;
@@ -11576,6 +11594,7 @@ static xlarun_status xlarun__jrange_new(xlarun__jrun *R, const xlarun__jnode *at
     if (!r || !(r->s.v = XLARUN__CAST(xlarun__jv *, xlarun__jnewmem(R, XLARUN__CAST(size_t, n ? n : 1) * sizeof(xlarun__jv)))))
         return xlarun__joom(R);
     r->s.n = XLARUN__CAST(size_t, n);
+    r->s.gen = 0;
     r->start = a; r->stop = b; r->step = s;
     for (k = 0; k < n; k++) /* between a and b: the wrapped sum is the true one */
         r->s.v[k] = xlarun__jint(XLARUN__CAST(int64_t, XLARUN__CAST(uint64_t, a) + k * XLARUN__CAST(uint64_t, s)));
@@ -11746,7 +11765,7 @@ static void xlarun__jwrite(xlarun__jbuf *b, const xlarun__jv *v, int repr) {
         if (repr && v->aux == XJ_MARKUP) xlarun__jputc(b, ')');
         break;
     case XJ_LIST:
-        if (v->aux & XJ_GEN) { b->bad = "generator"; break; }
+        if (v->aux & XJ_GEN) { b->bad = xlarun__jtype_name(v); break; }
         if (v->aux & XJ_RANGE) {
             const xlarun__jrange *r = XLARUN__PUN(const xlarun__jrange *, v->u.l);
             xlarun__jputs(b, "range(");
@@ -11960,6 +11979,26 @@ static int xlarun__jcmp(const xlarun__jv *a, const xlarun__jv *b, int *ok) {
 
 /* ---- sequences, attributes, items -------------------------------------------------------------- */
 /* the items a for loop or a filter sees: list/tuple items, dict keys, a string's characters */
+/* up to k of the items a generator has left, taken (they are not there for the next reader, as
+   in Python); refused while a for loop runs over it, or once another generator took its items */
+static xlarun_status xlarun__jgen_take(xlarun__jrun *R, const xlarun__jnode *at, const xlarun__jv *v, size_t k, xlarun__jseq *out) {
+    xlarun__jseq *g = v->u.l;
+    if (g->gen == XJ_GEN_BUSY)
+        return xlarun__jfail(R, at, "a %s read inside a for loop over it: Python gives it the items the loop has not reached, "
+                             "and the loop ends sooner; xlarun does not run that", xlarun__jtype_name(v));
+    if (g->gen == XJ_GEN_LENT)
+        return xlarun__jfail(R, at, "a %s read after another generator was made from it (map, select, unique, ...): Python reads "
+                             "the two in step, as the other one is read; xlarun works a generator out when it is made",
+                             xlarun__jtype_name(v));
+    if (k > g->n) k = g->n;
+    out->n = k;
+    out->v = g->v;
+    g->v += k;
+    g->n -= k;
+    return XLARUN_OK;
+}
+
+/* v's items (a generator's are taken: xlarun__jgen_take) */
 static xlarun_status xlarun__jiter(xlarun__jrun *R, const xlarun__jnode *at, const xlarun__jv *v, xlarun__jseq *out) {
     out->n = 0;
     out->v = NULL;
@@ -11967,7 +12006,10 @@ static xlarun_status xlarun__jiter(xlarun__jrun *R, const xlarun__jnode *at, con
     case XJ_UNDEF:
         if (v->aux == 2) return xlarun__jundef_err(R, at, v);
         return XLARUN_OK;
-    case XJ_LIST: case XJ_TUPLE: *out = *v->u.l; return XLARUN_OK;
+    case XJ_LIST: case XJ_TUPLE:
+        if (v->aux & XJ_GEN) return xlarun__jgen_take(R, at, v, (size_t)-1, out);
+        *out = *v->u.l;
+        return XLARUN_OK;
     case XJ_DICT:
         out->n = v->u.d->n;
         out->v = v->u.d->k;
@@ -11985,6 +12027,14 @@ static xlarun_status xlarun__jiter(xlarun__jrun *R, const xlarun__jnode *at, con
     }
     default: return xlarun__jfail(R, at, "'%s' object is not iterable", xlarun__jtype_name(v));
     }
+}
+
+/* v's items for a generator made from it (map, select, unique, batch, slice): a generator's are
+   all taken now, and it is lent (Python would take them as the new one is read) */
+static xlarun_status xlarun__jiter_lend(xlarun__jrun *R, const xlarun__jnode *at, const xlarun__jv *v, xlarun__jseq *out) {
+    XLARUN__TRY(xlarun__jiter(R, at, v, out));
+    if (v->t == XJ_LIST && (v->aux & XJ_GEN) && out->n) v->u.l->gen = XJ_GEN_LENT;
+    return XLARUN_OK;
 }
 
 static xlarun_status xlarun__jlen_of(xlarun__jrun *R, const xlarun__jnode *at, const xlarun__jv *v, int64_t *n) {
@@ -12070,9 +12120,11 @@ static xlarun_status xlarun__jgetattr(xlarun__jrun *R, const xlarun__jnode *at, 
         const xlarun__jv *v = xlarun__jmap_finds(obj->u.d, name, n);
         if (v) { *out = *v; return XLARUN_OK; }
     } else if (obj->t == XJ_LOOP) {
-        const xlarun__jloop *L = obj->u.loop;
+        xlarun__jloop *L = obj->u.loop;
         int64_t i = XLARUN__CAST(int64_t, L->i), len = XLARUN__CAST(int64_t, L->n);
 #define XJ_IS(lit) (n == sizeof(lit) - 1 && !memcmp(name, lit, n))
+        if (XJ_IS("last") || XJ_IS("nextitem")) L->peek = L->i + 1;
+        if (XJ_IS("length") || XJ_IS("revindex") || XJ_IS("revindex0")) L->drained = 1;
         if (XJ_IS("index")) { *out = xlarun__jint(i + 1); return XLARUN_OK; }
         if (XJ_IS("index0")) { *out = xlarun__jint(i); return XLARUN_OK; }
         if (XJ_IS("revindex")) { *out = xlarun__jint(len - i); return XLARUN_OK; }
@@ -12656,9 +12708,11 @@ static xlarun_status xlarun__jcontains(xlarun__jrun *R, const xlarun__jnode *at,
         return XLARUN_OK;
     }
     if (c->t == XJ_LIST || c->t == XJ_TUPLE) {
+        xlarun__jseq g;
         for (i = 0; i < c->u.l->n; i++)
             if (xlarun__jeq(x, &c->u.l->v[i])) { *res = 1; break; }
-        return XLARUN_OK;
+        /* a generator is read up to the item found, or to its end */
+        return c->aux & XJ_GEN ? xlarun__jgen_take(R, at, c, *res ? i + 1 : i, &g) : XLARUN_OK;
     }
     if (c->t == XJ_UNDEF) return c->aux == 2 ? xlarun__jundef_err(R, at, c) : XLARUN_OK;
     return xlarun__jfail(R, at, "argument of type '%s' is not iterable", xlarun__jtype_name(c));
@@ -14871,7 +14925,11 @@ static xlarun_status xlarun__jfilter(xlarun__jrun *R, const xlarun__jnode *at, c
     if (XJ_F("items")) {
         xlarun__jargv none;
         XLARUN__TRY(xlarun__jargs_done(R, at, A, 0, fname));
-        if (v->t == XJ_UNDEF) return xlarun__jseq_new(R, 0, XJ_LIST, out);
+        if (v->t == XJ_UNDEF) { /* a generator that yields nothing */
+            XLARUN__TRY(xlarun__jseq_new(R, 0, XJ_LIST, out));
+            out->aux = XJ_GEN;
+            return XLARUN_OK;
+        }
         if (v->t != XJ_DICT) return xlarun__jfail(R, at, "Can only get item pairs from a mapping.");
         memset(&none, 0, sizeof none);
         {
@@ -14886,9 +14944,13 @@ static xlarun_status xlarun__jfilter(xlarun__jrun *R, const xlarun__jnode *at, c
     {
         xlarun__jseq items;
         size_t i, k = 0;
-        if (XJ_F("first") || XJ_F("last")) {
+        if (XJ_F("first") || XJ_F("last")) { /* next(iter(seq)), next(iter(reversed(seq))) */
+            int gen = v->t == XJ_LIST && (v->aux & XJ_GEN);
             XLARUN__TRY(xlarun__jargs_done(R, at, A, 0, fname));
-            XLARUN__TRY(xlarun__jiter(R, at, v, &items));
+            if (XJ_F("last") && (gen || (v->t != XJ_UNDEF && v->t != XJ_STR && v->t != XJ_LIST && v->t != XJ_TUPLE && v->t != XJ_DICT)))
+                return xlarun__jfail(R, at, "'%s' object is not reversible", xlarun__jtype_name(v));
+            if (gen) XLARUN__TRY(xlarun__jgen_take(R, at, v, 1, &items)); /* the first item only is read */
+            else XLARUN__TRY(xlarun__jiter(R, at, v, &items));
             if (!items.n) *out = xlarun__jundef(XJ_F("first") ? "No first item, sequence was empty." : "No last item, sequence was empty.",
                                                 34, 1);
             else *out = items.v[XJ_F("first") ? 0 : items.n - 1];
@@ -14922,15 +14984,23 @@ static xlarun_status xlarun__jfilter(xlarun__jrun *R, const xlarun__jnode *at, c
                 xlarun__jv none = xlarun__jmk(XJ_NONE), step = xlarun__jint(-1);
                 return xlarun__jslice(R, at, v, &none, &none, &step, out);
             }
+            if (v->t != XJ_UNDEF && v->t != XJ_LIST && v->t != XJ_TUPLE && v->t != XJ_DICT)
+                return xlarun__jfail(R, at, "argument must be iterable");
             XLARUN__TRY(xlarun__jiter(R, at, v, &items));
             XLARUN__TRY(xlarun__jseq_new(R, items.n, XJ_LIST, out));
             for (i = 0; i < items.n; i++) out->u.l->v[i] = items.v[items.n - 1 - i];
-            if (v->t == XJ_LIST || v->t == XJ_TUPLE || v->t == XJ_UNDEF) out->aux = XJ_GEN; /* reversed(): an iterator */
+            if (v->t == XJ_LIST && (v->aux & XJ_GEN)) return XLARUN_OK; /* not reversible: list(value), reversed */
+            { /* reversed(value): an iterator, of its type's kind */
+                int it = v->t == XJ_DICT || (v->aux & XJ_KEYS) ? XJ_IT_KEYS : v->aux & XJ_VALUES ? XJ_IT_VALUES
+                         : v->aux & XJ_VIEW ? XJ_IT_ITEMS : v->aux & XJ_RANGE ? XJ_IT_RANGE
+                         : v->t == XJ_LIST ? XJ_IT_LIST : XJ_IT_REVERSED;
+                out->aux = XJ_GEN | (it << XJ_ITER_SHIFT);
+            }
             return XLARUN_OK;
         }
         if (XJ_F("map") || XJ_F("select") || XJ_F("reject") || XJ_F("selectattr") || XJ_F("rejectattr")) {
             int is_map = XJ_F("map"), attr_form = XJ_F("selectattr") || XJ_F("rejectattr"), want = XJ_F("select") || XJ_F("selectattr");
-            if (xlarun__jtruth(v)) XLARUN__TRY(xlarun__jiter(R, at, v, &items));
+            if (xlarun__jtruth(v)) XLARUN__TRY(xlarun__jiter_lend(R, at, v, &items));
             else items.n = 0, items.v = NULL; /* jinja2 yields nothing for a false value (None too) */
             XLARUN__TRY(xlarun__jseq_new(R, items.n, XJ_LIST, out));
             if (is_map) {
@@ -14976,7 +15046,7 @@ static xlarun_status xlarun__jfilter(xlarun__jrun *R, const xlarun__jnode *at, c
         if (XJ_F("unique")) {
             const xlarun__jv *cs = xlarun__jarg(A, 0, "case_sensitive"), *attr = xlarun__jarg(A, 1, "attribute");
             XLARUN__TRY(xlarun__jargs_done(R, at, A, 2, fname));
-            XLARUN__TRY(xlarun__jiter(R, at, v, &items));
+            XLARUN__TRY(xlarun__jiter_lend(R, at, v, &items));
             XLARUN__TRY(xlarun__jseq_new(R, items.n, XJ_LIST, out));
             for (i = 0; i < items.n; i++) {
                 xlarun__jv key = items.v[i];
@@ -15070,7 +15140,7 @@ static xlarun_status xlarun__jfilter(xlarun__jrun *R, const xlarun__jnode *at, c
             if (!sl) return xlarun__jfail(R, at, "do_slice() missing 1 required positional argument: 'slices'");
             if (sl->t != XJ_INT && sl->t != XJ_BOOL) return xlarun__jfail(R, at, "'%s' object cannot be interpreted as an integer", xlarun__jtype_name(sl));
             if (fill && fill->t == XJ_NONE) fill = NULL;
-            XLARUN__TRY(xlarun__jiter(R, at, v, &items));
+            XLARUN__TRY(xlarun__jiter_lend(R, at, v, &items));
             if (sl->u.i == 0) return xlarun__jfail(R, at, "integer division or modulo by zero");
             ns = sl->u.i < 0 ? 0 : XLARUN__CAST(size_t, sl->u.i);
             if (ns > items.n + 1 && (R->steps += ns - items.n) > R->max_steps) return xlarun__jstep(R, at);
@@ -15127,7 +15197,7 @@ static xlarun_status xlarun__jfilter(xlarun__jrun *R, const xlarun__jnode *at, c
             XLARUN__TRY(xlarun__jargs_done(R, at, A, 2, fname));
             XLARUN__TRY(xlarun__jto_int(R, at, ln, &per));
             if (per <= 0) return xlarun__jfail(R, at, "batch needs a positive count");
-            XLARUN__TRY(xlarun__jiter(R, at, v, &items));
+            XLARUN__TRY(xlarun__jiter_lend(R, at, v, &items));
             groups = (items.n + XLARUN__CAST(size_t, per) - 1) / XLARUN__CAST(size_t, per);
             XLARUN__TRY(xlarun__jseq_new(R, groups, XJ_LIST, out));
             for (i = 0; i < groups; i++) {
@@ -15451,20 +15521,26 @@ static xlarun_status xlarun__jcapture(xlarun__jrun *R, const xlarun__jnode *x, x
 }
 
 /* a for loop over it, at this depth (1, or more from loop(items) in a recursive loop) */
+/* A loop over a generator takes all it has left and holds it (XJ_GEN_BUSY) while it runs: read in
+   the body, it is refused. After a break it keeps what Python's loop had not taken: the items
+   after this one, less the one jinja2's loop.last or loop.nextitem looked ahead to (through the
+   loop's if, which reads on to the next item that passes), or none after loop.length. */
 static xlarun_status xlarun__jrun_loop(xlarun__jrun *R, const xlarun__jnode *x, xlarun__jframe *f, const xlarun__jv *it, size_t depth) {
-    xlarun__jseq items;
+    xlarun__jseq items, all;
     xlarun__jloop *L;
     xlarun__jframe *g = NULL;
-    size_t i;
-    int done = 0;
+    size_t i, *from = NULL, left;
+    int done = 0, gen = it->t == XJ_LIST && (it->aux & XJ_GEN);
     L = NULL;
     XLARUN__TRY(xlarun__jiter(R, x, it, &items));
+    all = items;
     if (x->e) { /* for ... if cond: the loop sees only the items that pass */
         xlarun__jseq kept;
         size_t k = 0;
         kept.n = 0;
         kept.v = items.n ? XLARUN__CAST(xlarun__jv *, xlarun__jnewmem(R, items.n * sizeof(xlarun__jv))) : NULL;
         if (items.n && !kept.v) return xlarun__joom(R);
+        if (gen && items.n && !(from = XLARUN__CAST(size_t *, xlarun__jnewmem(R, items.n * sizeof(size_t))))) return xlarun__joom(R);
         XLARUN__TRY(xlarun__jframe_new(R, f, NULL, 0, &g));
         for (i = 0; i < items.n; i++) {
             xlarun__jv c;
@@ -15476,17 +15552,24 @@ static xlarun_status xlarun__jrun_loop(xlarun__jrun *R, const xlarun__jnode *x, 
             st = xlarun__jeval(R, x->e, &c);
             R->frame = saved;
             XLARUN__TRY(st);
-            if (xlarun__jtruth(&c)) kept.v[k++] = items.v[i];
+            if (xlarun__jtruth(&c)) {
+                if (from) from[k] = i;
+                kept.v[k++] = items.v[i];
+            }
         }
         kept.n = k;
         items = kept;
     }
+    if (gen) it->u.l->gen = XJ_GEN_BUSY;
+    left = 0;
     if (items.n) {
         L = XLARUN__CAST(xlarun__jloop *, xlarun__jnewmem(R, sizeof *L));
         if (!L) return xlarun__joom(R);
         L->n = items.n;
         L->items = items.v;
         L->changed = NULL;
+        L->peek = 0;
+        L->drained = 0;
         L->node = x;
         L->frame = f;
         L->depth = depth;
@@ -15504,8 +15587,18 @@ static xlarun_status xlarun__jrun_loop(xlarun__jrun *R, const xlarun__jnode *x, 
         st = xlarun__jexec(R, x->c, g);
         XLARUN__TRY(st);
         if (!R->jump) done = 1;
-        if (R->jump == 1) { R->jump = 0; break; }
+        if (R->jump == 1) { /* break: what a generator keeps */
+            size_t j = i + (L->peek == i + 1);
+            left = L->drained || j >= items.n ? 0 : all.n - (from ? from[j] : j) - 1;
+            R->jump = 0;
+            break;
+        }
         R->jump = 0;
+    }
+    if (gen) {
+        it->u.l->gen = 0;
+        it->u.l->v = all.v + (all.n - left);
+        it->u.l->n = left;
     }
     /* jinja2 marks the loop as run at the end of a body: the else runs when no body ran to its end
        (no items, or every one left by break or continue); its names are its own, as the body's */

@@ -535,7 +535,7 @@ static void test_bad_input(void) {
             {"{{ range }}", XLARUN_ERR_ARGUMENT, "line 1 column 4: Python prints a function object with its memory address"},
             {"{{ 'a' ~ 'b'.upper }}", XLARUN_ERR_ARGUMENT, "Python prints a function object"},
             {"{{ [cycler(1)] }}", XLARUN_ERR_ARGUMENT, "Python prints a Cycler object"},
-            {"{{ 'x' ~ (range(2)|reverse) }}", XLARUN_ERR_ARGUMENT, "Python prints a generator object"},
+            {"{{ 'x' ~ (range(2)|reverse) }}", XLARUN_ERR_ARGUMENT, "Python prints a range_iterator object"},
             {"{{ '%s'|format(joiner()) }}", XLARUN_ERR_ARGUMENT, "Python prints a Joiner object"},
             {"{{ (-8) ** 0.5 }}", XLARUN_ERR_ARGUMENT, "line 1 column 9: a negative number to a fractional power is complex in Python"},
             {"{% filter list %}ab{% endfilter %}", XLARUN_ERR_ARGUMENT, "sequence item 0: expected str instance, list found"},
@@ -562,7 +562,7 @@ static void test_bad_input(void) {
             {"{{ lipsum }}", XLARUN_ERR_ARGUMENT, "Python prints a function object"},
             {"{{ self() }}", XLARUN_ERR_ARGUMENT, "'TemplateReference' object is not callable"},
             {"{{ ('a'|e).split() }}", XLARUN_ERR_ARGUMENT, "the string methods of a Markup value (|safe, |e) are not supported"},
-            {"{{ ''[1]|reverse }}", XLARUN_ERR_ARGUMENT, "Python prints a generator object"},
+            {"{{ ''[1]|reverse }}", XLARUN_ERR_ARGUMENT, "Python prints a reversed object"},
             {"{% macro m() %}x{% endmacro %}{% call m() %}y{% endcall %}", XLARUN_ERR_ARGUMENT,
              "macro 'm' was invoked with two values for the special caller argument. This is most likely a bug."},
             {"{% macro m(caller) %}{{ caller() }}{% endmacro %}", XLARUN_ERR_FORMAT,
@@ -629,7 +629,14 @@ static void test_bad_input(void) {
             {"{{ x|float }}", XLARUN_ERR_ARGUMENT, "'x' is undefined"},
             {"{{ [[1]]|unique|list }}", XLARUN_ERR_ARGUMENT, "unhashable type: 'list'"},
             {"{% filter length %}ab{% endfilter %}", XLARUN_ERR_ARGUMENT, "sequence item 0: expected str instance, int found"},
-            {"{{ ('<a'|safe)|trim('<') }}", XLARUN_ERR_ARGUMENT, "trim of a Markup value escapes its characters first"}};
+            {"{{ ('<a'|safe)|trim('<') }}", XLARUN_ERR_ARGUMENT, "trim of a Markup value escapes its characters first"},
+            /* a generator read in step with another (Python's laziness), or inside a loop over it */
+            {"{% set g = [1]|map('string') %}{% set h = g|select %}{{ g|list }}", XLARUN_ERR_ARGUMENT,
+             "line 1 column 59: a generator read after another generator was made from it"},
+            {"{% set g = [1, 2]|map('string') %}{% for x in g %}{{ '1' in g }}{% endfor %}", XLARUN_ERR_ARGUMENT,
+             "a generator read inside a for loop over it"},
+            {"{% set g = [1, 2]|reverse %}{% for x in g %}{{ g|first }}{% endfor %}", XLARUN_ERR_ARGUMENT,
+             "a list_reverseiterator read inside a for loop over it"}};
         for (k = 0; k < sizeof bad / sizeof *bad; k++) {
             xlarun_status st = render_src(bad[k].src, NULL, out, sizeof out, &err);
             CHECKF(st == bad[k].st && strstr(err.message, bad[k].msg), "%s: status %d, '%s'; expected %d, '%s'", bad[k].src, (int)st,

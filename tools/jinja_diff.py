@@ -639,6 +639,8 @@ class Gen:
             atoms.append((6, lambda: la))
         if d <= 0:
             return self.pick(atoms)
+        if self.names_of("gen"):
+            atoms.append((2, lambda: self.expr(r.choice(["int", "str"]), 0) + r.choice([" in ", " not in "]) + self.var("gen")))
         prods = atoms + [
             (6, lambda: self.cmp(d)),
             (6, lambda: self.test_expr(d)),
@@ -749,6 +751,9 @@ class Gen:
         r = self.r
         atoms = [(2, lambda: self.e_none(0)), (2, lambda: "any"), (1, lambda: "messages"), (1, lambda: "tools"),
                  (1, lambda: "tree"), (1, lambda: r.choice(["(1, 'a')", "(none,)", "()", "[[1, 2], [3]]", "[none, true, 'x', 1.5]"]))]
+        if self.names_of("gen"):  # a generator in a variable: each read takes what it reads (Python's generators run once)
+            atoms.append((8, lambda: self.var("gen") + r.choice(["|list", "|first", "|list", "|join(',')", "|sort", "|map('string')|list",
+                                                                 "|select|list", "|reverse|list", "|unique|list", "|last", "|length"])))
         if self.names_of("msg"):
             atoms.append((4, lambda: self.var("msg") + r.choice([".tool_calls", ".content", "['tool_calls'][0]", ".tool_calls[0].function.arguments",
                                                                   ".tool_calls[0]['function']['name']", ".reasoning_content", ".thinking",
@@ -879,6 +884,17 @@ class Gen:
                     + self.tag("set system_message = messages[0]['content']" + r.choice(["", "|trim"]))
                     + self.tag("set loop_messages = messages[1:]") + self.tag("else")
                     + self.tag("set loop_messages = messages") + self.tag("endif"))
+        if k < 0.4 and k >= 0.3:
+            g = self.fresh("g")
+            src = r.choice([(self.expr("numlist", 1), ["map('string')", "select", "reject('odd')", "reverse", "unique", "batch(2)", "map('int')"]),
+                            (self.expr("strlist", 1), ["map('upper')", "select", "reverse", "unique", "reject('none')"]),
+                            ("messages", ["map(attribute='role')", "selectattr('role', 'ne', 'system')", "reverse", "rejectattr('content')"]),
+                            (self.expr("dict", 0), ["items", "reverse", "map('upper')"])])
+            e = src[0] + "|" + r.choice(src[1])
+            if r.random() < 0.3:  # a generator made from a generator
+                e += "|" + r.choice(["map('string')", "select", "reverse", "unique"])
+            self.scope[g] = "gen"
+            return self.tag(f"set {g} = {e}")
         if k < 0.3:
             self.scope["messages"] = "msglist"
             return self.tag("set messages = messages" + r.choice(["[1:]", "[::-1]", "|rejectattr('role', 'equalto', 'system')|list"]))
@@ -947,6 +963,8 @@ class Gen:
             return (self.var("msg") + ".tool_calls" if self.names_of("msg") else "messages[-1].tool_calls", [(x, "other")])
         if k < 0.88:
             return ("tools" if r.random() < 0.7 else "tools or []", [(x, "dict")])
+        if k < 0.94 and self.names_of("gen"):
+            return (self.var("gen"), [(x, "other")])
         return (self.expr("misc", 1), [(x, "other")])
 
     def s_for(self, d):

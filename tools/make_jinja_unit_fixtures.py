@@ -303,6 +303,20 @@ UNITS = [
     "{{ 'Привет, Мир'.upper() }}|{{ 'Привет, Мир'.lower() }}|{{ 'привет мир'.title() }}|{{ 'ՀԱՅ'.lower() }}|{{ 'ⴀ'.upper() }}|{{ 'ა'.upper() }}|{{ 'ა'.title() }}|{{ '𐐀𐑏'.swapcase() }}|{{ '𞤀'.lower() }}|{{ 'Ｚｚ'.swapcase() }}",
     "{{ 'ℂ𝐀' is upper }}|{{ 'ₐʰ' is lower }}|{{ 'ⓐ'.upper() }}|{{ 'Ⓐ' is upper }}|{{ '🄰'.isupper() }}|{{ 'ℂa'.istitle() }}|{{ 'ǅǅ'.istitle() }}|{{ 'Ⅻ'.lower() }}|{{ 'ǅ'.isupper() }}|{{ 'Ⅻx'.istitle() }}",
     "{{ ['Ж', 'а', 'ж', 'Б']|sort }}|{{ ['Ж', 'а', 'ж', 'Б']|sort(case_sensitive=true) }}|{{ ['Ж', 'ж', 'Я']|unique|list }}|{{ ['Σ', 'ς', 'σ']|unique|list }}|{{ [{'n': 'Ω'}, {'n': 'ω'}]|groupby('n')|map('first')|list }}",
+    # generators are read once: what one reader takes is gone for the next (in, first, a loop left by break, loop.last's look ahead)
+    "{% set g = l|map('string') %}{{ g|list }}{{ g|list }}|{% set r = l|reverse %}{{ r|list }}{{ r|list }}|{% set g = l|map('string') %}{{ '1' in g }}{{ g|list }}|{% set g = l|select %}{{ 9 in g }}{{ g|list }}",
+    "{% set g = l|map('string') %}{{ g|first }}{{ g|first }}{{ g|join }}{{ g|first }}|{% set g = names|reject('none') %}{{ g|sort }}{{ g|sort }}|{% set g = l|map('string') %}{% for x in g %}{{ x }}{% endfor %}{% for x in g %}{{ x }}{% else %}empty{% endfor %}",
+    "{% set g = l|map('string') %}{% for x in g %}{{ x }}{% break %}{% endfor %}{{ g|list }}|{% set g = l|map('string') %}{% for x in g %}{{ loop.last }}{% break %}{% endfor %}{{ g|list }}|{% set g = l|map('string') %}{% for x in g %}{{ loop.length }}{% break %}{% endfor %}{{ g|list }}",
+    "{% set g = [1, 2, 3, 4, 5]|map('int') %}{% for x in g if x is even %}{{ x }}{{ loop.nextitem }}{% break %}{% endfor %}{{ g|list }}|{% set g = [1, 2, 3, 4, 5]|map('int') %}{% for x in g if x > 3 %}{{ x }}{% break %}{% endfor %}{{ g|list }}|{% set g = [1, 2, 3, 4, 5]|map('int') %}{% for x in g if x > 1 %}{{ x }}{% if loop.last %}!{% endif %}{% if x == 5 %}{% break %}{% endif %}{% endfor %}{{ g|list }}",
+    "{% set g = l|map('string') %}{% for x in g %}{{ x }}{% if x == '1' %}{% break %}{% endif %}{% endfor %}{% for x in g %}{{ x }}{% endfor %}|{% set g = l|map('string') %}{% set a, b, c = g %}{{ g|list }}|{% set g = l|map('string') %}{% set h = g %}{{ h|first }}{{ g|first }}",
+    # reverse: an iterator of its value's kind (reversed() of a generator is not possible: a list), last of one is refused by Python
+    "{{ (l|map('string'))|reverse|length }}|{{ {1: 2, 3: 4}|reverse|list }}|{{ {1: 2, 3: 4}.items()|reverse|list }}|{{ {1: 2}.values()|reverse|list }}|{{ range(3)|reverse|list }}|{{ (1, 2)|reverse|list }}|{{ x|reverse|list }}|{{ x|items|list }}",
+    "{{ l|reverse|last }}",
+    "{{ (l|map('string'))|last }}",
+    "{{ {1: 2}|reverse|length }}",
+    "{{ range(3)|reverse|length }}",
+    "{{ 5|last }}",
+    "{{ 5|reverse }}",
     # an unknown filter inside an if: jinja2 fails at compile time only in an inner frame (found by tools/jinja_diff.py)
     "{% if false %}{% with a = 1|nofilter %}{% endwith %}{% endif %}{% macro m() %}{{ caller() }}{% endmacro %}{% if false %}{% call m(1|nofilter) %}{% endcall %}{% endif %}{% if false %}{% for x in 1|nofilter %}{% endfor %}{% endif %}{{ 1|nofilter if false }}|{% if false %}{{ 1 is notest }}{% endif %}",
     "{% if false %}{% set s %}{{ [] | nofilter }}{% endset %}{% endif %}",
