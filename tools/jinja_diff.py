@@ -262,6 +262,9 @@ STR_POOL = [
     "a\u0301", "\u200bzw", "\ufeffbom", "\x7fdel\x00nul", "UPPER lower", "  \t a b \u00a0\u3000c \n", "中文 字",
     "١٢٣", "Ⅻ", "²", "ǈ", "ŉ", "x" * 40, "the quick brown fox jumps over the lazy dog", "a b\tc\nd\u2003e",
     "http://x.y/?a=1&b=ü", "<p>para</p><br/>", "[1, 2]", "{\"k\": 1}", "null", "<|im_start|>", "\r\n",
+    # case beyond Latin-1: final sigmas in context, title case, full mappings, cased letters without a mapping
+    "ΌΣΟΣ'Σ ΣΑ.Σ", "ΑΣ\u0301 Σ\u0345a", "Привет, МИР", "և ﬃ ᾳᾼ ΐ", "ა Ꭰꭰ 𐐀𐑏 𞤀", "ℂ𝐀 ₐʰ ⓐⒶ🄰 Ｚｚ", "İi\u0307 ꞵꞴ ƛ ǲ",
+    "\u1680ogham\u2029x",
 ]
 INT_POOL = [0, 1, 2, 3, 5, 7, -1, -7, 10, 42, 100, 255, 1000, 2 ** 31, 2 ** 53 + 1, 10 ** 18]
 INT_RARE = [2 ** 63 - 1, -(2 ** 63), 2 ** 63, 2 ** 64, 10 ** 30]
