@@ -11978,7 +11978,6 @@ static int xlarun__jcmp(const xlarun__jv *a, const xlarun__jv *b, int *ok) {
 }
 
 /* ---- sequences, attributes, items -------------------------------------------------------------- */
-/* the items a for loop or a filter sees: list/tuple items, dict keys, a string's characters */
 /* up to k of the items a generator has left, taken (they are not there for the next reader, as
    in Python); refused while a for loop runs over it, or once another generator took its items */
 static xlarun_status xlarun__jgen_take(xlarun__jrun *R, const xlarun__jnode *at, const xlarun__jv *v, size_t k, xlarun__jseq *out) {
@@ -11998,7 +11997,8 @@ static xlarun_status xlarun__jgen_take(xlarun__jrun *R, const xlarun__jnode *at,
     return XLARUN_OK;
 }
 
-/* v's items (a generator's are taken: xlarun__jgen_take) */
+/* the items a for loop or a filter sees: list/tuple items, dict keys, a string's characters, what
+   a generator has left (taken: xlarun__jgen_take) */
 static xlarun_status xlarun__jiter(xlarun__jrun *R, const xlarun__jnode *at, const xlarun__jv *v, xlarun__jseq *out) {
     out->n = 0;
     out->v = NULL;
@@ -14502,8 +14502,10 @@ static xlarun_status xlarun__jselect_one(xlarun__jrun *R, const xlarun__jnode *a
 
 /* Python's sorted(): a stable merge sort of v[0..n) by key[0..n) (key has room for n more, the
    merge's other half), descending where rev (equal items keep their order either way); one step a
-   comparison, so a long sort is bounded by the render's budget like everything else */
-static xlarun_status xlarun__jmsort(xlarun__jrun *R, const xlarun__jnode *at, xlarun__jv *v, xlarun__jv *key, size_t n, int rev) {
+   comparison, so a long sort is bounded by the render's budget like everything else. eq: the keys
+   are jinja2's sort filter's one-item lists, which Python compares for == before < (so equal
+   Undefined, None or dicts sort, where < alone fails) */
+static xlarun_status xlarun__jmsort(xlarun__jrun *R, const xlarun__jnode *at, xlarun__jv *v, xlarun__jv *key, size_t n, int rev, int eq) {
     xlarun__jv *tv = NULL, *tk = key + n, *sv = v, *sk = key;
     size_t w, i;
     if (n < 2) return XLARUN_OK;
@@ -14516,7 +14518,7 @@ static xlarun_status xlarun__jmsort(xlarun__jrun *R, const xlarun__jnode *at, xl
                 if (a < am && b < bm) {
                     int ok = 1, cmp;
                     XLARUN__TRY(xlarun__jstep(R, at));
-                    cmp = xlarun__jcmp(&sk[a], &sk[b], &ok);
+                    cmp = eq && xlarun__jeq(&sk[a], &sk[b]) ? 0 : xlarun__jcmp(&sk[a], &sk[b], &ok);
                     if (ok < 0) return xlarun__jfail(R, at, "sorting a NaN: Python's order then depends on its sort algorithm, which xlarun does not follow");
                     if (!ok && (sk[b].t == XJ_UNDEF || sk[a].t == XJ_UNDEF)) /* jinja2's Undefined fails to compare */
                         return xlarun__jundef_err(R, at, sk[b].t == XJ_UNDEF ? &sk[b] : &sk[a]);
@@ -15098,7 +15100,7 @@ static xlarun_status xlarun__jfilter(xlarun__jrun *R, const xlarun__jnode *at, c
                     else if (attr) XLARUN__TRY(xlarun__jattr_path(R, at, t, attr, NULL, &key[i]));
                     if (!c && key[i].t == XJ_STR) XLARUN__TRY(xlarun__jcase(R, at, &key[i], 1, &key[i]));
                 }
-                return xlarun__jmsort(R, at, out->u.l->v, key, nn, r);
+                return xlarun__jmsort(R, at, out->u.l->v, key, nn, r, !dict);
             }
             return XLARUN_OK;
         }
@@ -15128,7 +15130,12 @@ static xlarun_status xlarun__jfilter(xlarun__jrun *R, const xlarun__jnode *at, c
                 xlarun_status cst = XLARUN_OK;
                 cmp = xlarun__jsort_cmp(R, at, &b, &a, cs && xlarun__jtruth(cs), &ok, &cst);
                 XLARUN__TRY(cst);
-                if (!ok) return xlarun__jfail(R, at, "'<' not supported between these values");
+                /* Python's own scan: b < a (b > a) asked in turn, False for a NaN (ok -1, cmp 0); an Undefined b fails,
+                   or a, asked for the reflection */
+                if (!ok && (b.t == XJ_UNDEF || a.t == XJ_UNDEF))
+                    return xlarun__jundef_err(R, at, b.t == XJ_UNDEF ? &b : &a);
+                if (!ok) return xlarun__jfail(R, at, "'%s' not supported between instances of '%s' and '%s'", XJ_F("min") ? "<" : ">",
+                                              xlarun__jtype_name(&b), xlarun__jtype_name(&a));
                 if (XJ_F("min") ? cmp < 0 : cmp > 0) *out = items.v[i];
             }
             return XLARUN_OK;
@@ -15174,7 +15181,7 @@ static xlarun_status xlarun__jfilter(xlarun__jrun *R, const xlarun__jnode *at, c
                 XLARUN__TRY(xlarun__jattr_path(R, at, &items.v[i], attr, dflt, &key[i]));
                 if (!c && key[i].t == XJ_STR) XLARUN__TRY(xlarun__jcase(R, at, &key[i], 1, &key[i]));
             }
-            XLARUN__TRY(xlarun__jmsort(R, at, sorted.u.l->v, key, nn, 0));
+            XLARUN__TRY(xlarun__jmsort(R, at, sorted.u.l->v, key, nn, 0, 0));
             for (i = g = 0; i < nn; i = j, g++) /* itertools.groupby: a group runs while the keys equal its first */
                 for (j = i + 1; j < nn && xlarun__jeq(&key[j], &key[i]); j++) XLARUN__TRY(xlarun__jstep(R, at));
             XLARUN__TRY(xlarun__jseq_new(R, g, XJ_LIST, out));

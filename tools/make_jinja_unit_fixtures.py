@@ -317,6 +317,14 @@ UNITS = [
     "{{ range(3)|reverse|length }}",
     "{{ 5|last }}",
     "{{ 5|reverse }}",
+    # sort's keys are one-item lists: == first, so equal Undefined, None and dicts sort (dictsort, min and max compare with < alone)
+    "{{ (msgs|map(attribute='name'))|sort|length }}|{{ [none, none]|sort }}|{{ [{'a': 1}, {'a': 1}]|sort }}|{{ [[none], [none]]|sort }}|{{ [{'a': none}, {'a': none}]|sort(attribute='a') }}|{{ [1, true, 1.0]|sort }}",
+    "{{ [{'a': 1}, {'a': 2}]|sort }}",
+    "{{ {'a': none, 'b': none}|dictsort(by='value') }}",
+    "{{ [none, none]|min }}",
+    "{{ [none, 1]|max }}",
+    "{{ [x, 1]|min }}",
+    "{% set v = 'nan' ~ '' %}{% set v = v|float %}{{ [v, 1, 2.5, v]|max }}|{{ [v, 1, 2.5]|min }}|{{ [1, v, 0]|min }}|{{ [1, v, 0]|max }}",
     # an unknown filter inside an if: jinja2 fails at compile time only in an inner frame (found by tools/jinja_diff.py)
     "{% if false %}{% with a = 1|nofilter %}{% endwith %}{% endif %}{% macro m() %}{{ caller() }}{% endmacro %}{% if false %}{% call m(1|nofilter) %}{% endcall %}{% endif %}{% if false %}{% for x in 1|nofilter %}{% endfor %}{% endif %}{{ 1|nofilter if false }}|{% if false %}{{ 1 is notest }}{% endif %}",
     "{% if false %}{% set s %}{{ [] | nofilter }}{% endset %}{% endif %}",
