@@ -9551,6 +9551,9 @@ XLARUN_API void xlarun_stopper_flush(xlarun_stopper *s, xlarun_text_fn emit, voi
 
 #define XLARUN_JINJA_MAX_DEPTH 96           /* nesting of expressions and blocks while parsing */
 #define XLARUN_JINJA_MAX_CALLS 64           /* macro calls in progress (a recursion stops here) */
+#define XLARUN_JINJA_MAX_NEST 200           /* lists, tuples, dicts and namespaces inside each other that are
+                                               printed, compared or searched (Python stops at its recursion
+                                               limit, about 1,000 calls less the template's own) */
 #define XLARUN_JINJA_DEFAULT_STEPS 20000000u /* evaluation steps of one render by default */
 #define XLARUN_JINJA_DEFAULT_OUTPUT (64u << 20) /* bytes of one rendering by default */
 #define XLARUN_JINJA_DEFAULT_WORK (256u << 20) /* work memory a measured render may use by default */
@@ -9741,8 +9744,13 @@ typedef struct xlarun__jbuf {
     size_t total;               /* the caller's buffer: bytes written, counted past cap */
     size_t limit;               /* the most bytes allowed (0: no limit) */
     int over;                   /* limit passed */
-    const char *bad;            /* a value was written whose Python str() holds a memory address: its type */
+    const char *bad;            /* a value was written whose Python str() holds a memory address: its type
+                                   (xlarun__jdeep: one nested past XLARUN_JINJA_MAX_NEST) */
+    int depth;                  /* containers being written (xlarun__jwrite_items) */
+    const struct xlarun__jopen *open; /* and which: the innermost first */
 } xlarun__jbuf;
+typedef struct xlarun__jopen { const void *c; const struct xlarun__jopen *up; } xlarun__jopen;
+static const char xlarun__jdeep[] = "nested";
 
 static void xlarun__jbuf_init(xlarun__jbuf *b, xlarun__jmem *m) {
     memset(b, 0, sizeof *b);
@@ -11488,6 +11496,8 @@ typedef struct xlarun__jrun {
     xlarun_error *err;
     uint64_t steps, max_steps;
     size_t calls;
+    int nest, deep;             /* containers being compared (xlarun__jeq, jcmp, jhas_nan); deep once one passed
+                                   XLARUN_JINJA_MAX_NEST (the answer given then is not Python's: the render fails) */
     int folding;                /* inside xlarun__jfold */
     int64_t now;
     xlarun__jbuf *out;
@@ -11509,6 +11519,9 @@ static xlarun_status xlarun__jfail(xlarun__jrun *R, const xlarun__jnode *at, con
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
+    if (R->deep) /* an error after a comparison stopped too deep is that one (its answer was not Python's) */
+        snprintf(msg, sizeof msg, "a value nested more than %d deep was compared: Python stops at its recursion limit (about 1,000 "
+                 "levels, less the template's own); xlarun at %d", XLARUN_JINJA_MAX_NEST, XLARUN_JINJA_MAX_NEST);
     if (at)
         return xlarun__fail(R->err, XLARUN_ERR_ARGUMENT, "chat template line %u column %u: %s", XLARUN__CAST(unsigned, at->line),
                             XLARUN__CAST(unsigned, at->col), msg);
@@ -11522,6 +11535,7 @@ static xlarun_status xlarun__joom(xlarun__jrun *R) {
 
 static xlarun_status xlarun__jstep(xlarun__jrun *R, const xlarun__jnode *at) {
     R->at = at;
+    if (R->deep) return xlarun__jfail(R, at, "nested too deep"); /* the message is jfail's */
     if (++R->steps > R->max_steps)
         return xlarun__jfail(R, at, "the rendering took more than %lu steps (a loop that does not end?)",
                              XLARUN__CAST(unsigned long, R->max_steps));
@@ -11620,12 +11634,12 @@ static xlarun_status xlarun__jmap_new(xlarun__jrun *R, size_t cap, int t, xlarun
     return XLARUN_OK;
 }
 
-static int xlarun__jeq(const xlarun__jv *a, const xlarun__jv *b);
+static int xlarun__jeq(xlarun__jrun *R, const xlarun__jv *a, const xlarun__jv *b);
 
-static xlarun__jv *xlarun__jmap_find(const xlarun__jmap *d, const xlarun__jv *k) {
+static xlarun__jv *xlarun__jmap_find(xlarun__jrun *R, const xlarun__jmap *d, const xlarun__jv *k) {
     size_t i;
     for (i = 0; i < d->n; i++)
-        if (xlarun__jeq(&d->k[i], k)) return &d->v[i];
+        if (xlarun__jeq(R, &d->k[i], k)) return &d->v[i];
     return NULL;
 }
 static xlarun__jv *xlarun__jmap_finds(const xlarun__jmap *d, const char *s, size_t n) {
@@ -11640,7 +11654,7 @@ static xlarun_status xlarun__jmap_set(xlarun__jrun *R, xlarun__jmap *d, const xl
     if ((R->steps += d->n / 32) > R->max_steps) /* the search below is linear: a huge map costs its searches */
         return xlarun__jfail(R, NULL, "the rendering took more than %lu steps (a map of %lu keys)", XLARUN__CAST(unsigned long, R->max_steps),
                              XLARUN__CAST(unsigned long, d->n));
-    slot = xlarun__jmap_find(d, k);
+    slot = xlarun__jmap_find(R, d, k);
     if (slot) { *slot = *v; return XLARUN_OK; }
     if (d->n == d->cap || !d->k || !d->v) { /* a map made by memset has no arrays yet */
         size_t nc = d->cap ? d->cap * 2 : 8;
@@ -11700,6 +11714,10 @@ static xlarun_status xlarun__jstr_new(xlarun__jrun *R, const char *s, size_t n, 
 
 /* str() of a value Python prints with its address (a generator, a function): refused, not made up */
 static xlarun_status xlarun__jbad(xlarun__jrun *R, const xlarun__jnode *at, const char *type) {
+    if (type == xlarun__jdeep)
+        return xlarun__jfail(R, at, "a value nested more than %d deep was printed: Python's repr stops at its recursion limit "
+                             "(about 1,000 levels, less the template's own; a namespace holding itself prints as {...}); xlarun at %d",
+                             XLARUN_JINJA_MAX_NEST, XLARUN_JINJA_MAX_NEST);
     return xlarun__jfail(R, at, "Python prints a %s object with its memory address; xlarun does not print one "
                          "(make it a list or a string first)", type);
 }
@@ -11729,8 +11747,19 @@ static int xlarun__jtruth(const xlarun__jv *v) {
 
 static void xlarun__jwrite(xlarun__jbuf *b, const xlarun__jv *v, int repr);
 
+/* a list, tuple, dict or namespace's items, as Python's repr: one already being written (a
+   namespace that holds itself, through its attributes) is [...], (...) or {...} */
 static void xlarun__jwrite_items(xlarun__jbuf *b, const xlarun__jv *v) {
     size_t i;
+    xlarun__jopen me;
+    const xlarun__jopen *o;
+    me.c = v->t == XJ_DICT || v->t == XJ_NS ? XLARUN__CAST(const void *, v->u.d) : XLARUN__CAST(const void *, v->u.l);
+    for (o = b->open; o; o = o->up)
+        if (o->c == me.c) { xlarun__jputs(b, v->t == XJ_DICT || v->t == XJ_NS ? "{...}" : v->t == XJ_TUPLE ? "(...)" : "[...]"); return; }
+    if (b->depth >= XLARUN_JINJA_MAX_NEST) { b->bad = xlarun__jdeep; return; }
+    b->depth++;
+    me.up = b->open;
+    b->open = &me;
     if (v->t == XJ_DICT || v->t == XJ_NS) {
         xlarun__jputc(b, '{');
         for (i = 0; i < v->u.d->n; i++) {
@@ -11740,6 +11769,8 @@ static void xlarun__jwrite_items(xlarun__jbuf *b, const xlarun__jv *v) {
             xlarun__jwrite(b, &v->u.d->v[i], 1);
         }
         xlarun__jputc(b, '}');
+        b->depth--;
+        b->open = me.up;
         return;
     }
     xlarun__jputc(b, v->t == XJ_TUPLE ? '(' : '[');
@@ -11749,6 +11780,8 @@ static void xlarun__jwrite_items(xlarun__jbuf *b, const xlarun__jv *v) {
     }
     if (v->t == XJ_TUPLE && v->u.l->n == 1) xlarun__jputc(b, ',');
     xlarun__jputc(b, v->t == XJ_TUPLE ? ')' : ']');
+    b->depth--;
+    b->open = me.up;
 }
 
 static void xlarun__jwrite(xlarun__jbuf *b, const xlarun__jv *v, int repr) {
@@ -11814,7 +11847,7 @@ static void xlarun__jjson_nl(xlarun__jbuf *b, const xlarun__jjson_opt *o, int le
     for (k = 0; k < level && !b->over; k++) xlarun__jput(b, o->ind, o->ind_n);
 }
 
-static int xlarun__jcmp(const xlarun__jv *a, const xlarun__jv *b, int *ok);
+static int xlarun__jcmp(xlarun__jrun *R, const xlarun__jv *a, const xlarun__jv *b, int *ok);
 
 static xlarun_status xlarun__jjson(xlarun__jrun *R, const xlarun__jnode *at, xlarun__jbuf *b, const xlarun__jv *v,
                                    const xlarun__jjson_opt *o, int level) {
@@ -11854,7 +11887,7 @@ static xlarun_status xlarun__jjson(xlarun__jrun *R, const xlarun__jnode *at, xla
                 size_t k = i, t = ord[i];
                 int ok = 1;
                 XLARUN__TRY(xlarun__jstep(R, at));
-                while (k > 0 && xlarun__jcmp(&d->k[ord[k - 1]], &d->k[t], &ok) > 0) {
+                while (k > 0 && xlarun__jcmp(R, &d->k[ord[k - 1]], &d->k[t], &ok) > 0) {
                     XLARUN__TRY(xlarun__jstep(R, at));
                     ord[k] = ord[k - 1];
                     k--;
@@ -11887,7 +11920,23 @@ static xlarun_status xlarun__jjson(xlarun__jrun *R, const xlarun__jnode *at, xla
 }
 
 /* ---- comparisons ---------------------------------------------------------------------------------- */
-static int xlarun__jeq(const xlarun__jv *a, const xlarun__jv *b) {
+/* entering one more container in a comparison: 0 (and R->deep: the render then fails) past
+   XLARUN_JINJA_MAX_NEST, where the C stack would run out long before Python's recursion limit */
+static int xlarun__jnest_in(xlarun__jrun *R) {
+    if (R->nest >= XLARUN_JINJA_MAX_NEST) { R->deep = 1; return 0; }
+    R->nest++;
+    return 1;
+}
+static int xlarun__jeq_in(xlarun__jrun *R, const xlarun__jv *a, const xlarun__jv *b);
+static int xlarun__jeq(xlarun__jrun *R, const xlarun__jv *a, const xlarun__jv *b) {
+    int r;
+    if (a->t != b->t || (a->t != XJ_LIST && a->t != XJ_TUPLE && a->t != XJ_DICT)) return xlarun__jeq_in(R, a, b);
+    if (!xlarun__jnest_in(R)) return 0;
+    r = xlarun__jeq_in(R, a, b);
+    R->nest--;
+    return r;
+}
+static int xlarun__jeq_in(xlarun__jrun *R, const xlarun__jv *a, const xlarun__jv *b) {
     size_t i;
     if (xlarun__jis_num(a) && xlarun__jis_num(b)) {
         if (a->t != XJ_FLOAT && b->t != XJ_FLOAT) return a->u.i == b->u.i;
@@ -11906,19 +11955,19 @@ static int xlarun__jeq(const xlarun__jv *a, const xlarun__jv *b) {
         if (a->aux & XJ_VIEW) {
             size_t j;
             for (i = 0; i < a->u.l->n; i++) {
-                for (j = 0; j < b->u.l->n && !xlarun__jeq(&a->u.l->v[i], &b->u.l->v[j]); j++) {}
+                for (j = 0; j < b->u.l->n && !xlarun__jeq(R, &a->u.l->v[i], &b->u.l->v[j]); j++) {}
                 if (j == b->u.l->n) return 0;
             }
             return 1;
         }
         for (i = 0; i < a->u.l->n; i++)
-            if (!xlarun__jeq(&a->u.l->v[i], &b->u.l->v[i])) return 0;
+            if (!xlarun__jeq(R, &a->u.l->v[i], &b->u.l->v[i])) return 0;
         return 1;
     case XJ_DICT:
         if (a->u.d->n != b->u.d->n) return 0;
         for (i = 0; i < a->u.d->n; i++) {
-            const xlarun__jv *o = xlarun__jmap_find(b->u.d, &a->u.d->k[i]);
-            if (!o || !xlarun__jeq(&a->u.d->v[i], o)) return 0;
+            const xlarun__jv *o = xlarun__jmap_find(R, b->u.d, &a->u.d->k[i]);
+            if (!o || !xlarun__jeq(R, &a->u.d->v[i], o)) return 0;
         }
         return 1;
     case XJ_NS: return a->u.d == b->u.d;
@@ -11930,27 +11979,27 @@ static int xlarun__jeq(const xlarun__jv *a, const xlarun__jv *b) {
 /* Python's ordering: numbers, str (by code point: UTF-8 bytes order the same), lists and tuples
    item by item; *ok = 0 where Python raises TypeError */
 /* does v hold a float NaN (top: v itself not counted)? */
-static int xlarun__jhas_nan(const xlarun__jv *v, int top) {
+static int xlarun__jhas_nan(xlarun__jrun *R, const xlarun__jv *v, int top) {
     size_t i;
+    int r = 0;
     if (v->t == XJ_FLOAT) return !top && v->u.f != v->u.f;
+    if ((v->t != XJ_LIST && v->t != XJ_TUPLE && v->t != XJ_DICT) || !xlarun__jnest_in(R)) return 0;
     if (v->t == XJ_LIST || v->t == XJ_TUPLE) {
-        if (v->aux & XJ_RANGE) return 0;
-        for (i = 0; i < v->u.l->n; i++)
-            if (xlarun__jhas_nan(&v->u.l->v[i], 0)) return 1;
-    } else if (v->t == XJ_DICT)
-        for (i = 0; i < v->u.d->n; i++)
-            if (xlarun__jhas_nan(&v->u.d->k[i], 0) || xlarun__jhas_nan(&v->u.d->v[i], 0)) return 1;
-    return 0;
+        for (i = 0; !(v->aux & XJ_RANGE) && !r && i < v->u.l->n; i++) r = xlarun__jhas_nan(R, &v->u.l->v[i], 0);
+    } else
+        for (i = 0; !r && i < v->u.d->n; i++) r = xlarun__jhas_nan(R, &v->u.d->k[i], 0) || xlarun__jhas_nan(R, &v->u.d->v[i], 0);
+    R->nest--;
+    return r;
 }
 /* ==, != and in between values that both hold a NaN: Python compares the items of a list, tuple or
    dict by identity first, so the answer depends on which NaN is which object; refused */
 static xlarun_status xlarun__jnan_items(xlarun__jrun *R, const xlarun__jnode *at, const xlarun__jv *a, const xlarun__jv *b) {
-    if ((xlarun__jhas_nan(a, 1) || xlarun__jhas_nan(b, 1)) && xlarun__jhas_nan(a, 0) && xlarun__jhas_nan(b, 0))
+    if ((xlarun__jhas_nan(R, a, 1) || xlarun__jhas_nan(R, b, 1)) && xlarun__jhas_nan(R, a, 0) && xlarun__jhas_nan(R, b, 0))
         return xlarun__jfail(R, at, "comparing NaNs inside a list, tuple or dict: Python compares their items by identity first, which xlarun does not track");
     return XLARUN_OK;
 }
 
-static int xlarun__jcmp(const xlarun__jv *a, const xlarun__jv *b, int *ok) {
+static int xlarun__jcmp(xlarun__jrun *R, const xlarun__jv *a, const xlarun__jv *b, int *ok) {
     if (xlarun__jis_num(a) && xlarun__jis_num(b)) {
         double x = xlarun__jnum(a), y = xlarun__jnum(b);
         if (a->t != XJ_FLOAT && b->t != XJ_FLOAT) return a->u.i < b->u.i ? -1 : a->u.i > b->u.i;
@@ -11965,12 +12014,12 @@ static int xlarun__jcmp(const xlarun__jv *a, const xlarun__jv *b, int *ok) {
     }
     if (a->t == b->t && (a->t == XJ_LIST || a->t == XJ_TUPLE) && !((a->aux | b->aux) & XJ_ODD)) {
         size_t i;
-        for (i = 0; i < a->u.l->n && i < b->u.l->n; i++) {
-            int c;
-            if (xlarun__jeq(&a->u.l->v[i], &b->u.l->v[i])) continue;
-            c = xlarun__jcmp(&a->u.l->v[i], &b->u.l->v[i], ok);
-            return c;
-        }
+        int c = 2;
+        if (!xlarun__jnest_in(R)) { *ok = 0; return 0; }
+        for (i = 0; c == 2 && i < a->u.l->n && i < b->u.l->n; i++)
+            if (!xlarun__jeq(R, &a->u.l->v[i], &b->u.l->v[i])) c = xlarun__jcmp(R, &a->u.l->v[i], &b->u.l->v[i], ok);
+        R->nest--;
+        if (c != 2) return c;
         return a->u.l->n < b->u.l->n ? -1 : a->u.l->n > b->u.l->n;
     }
     *ok = 0;
@@ -12208,7 +12257,7 @@ static xlarun_status xlarun__jgetitem(xlarun__jrun *R, const xlarun__jnode *at, 
         return XLARUN_OK;
     }
     if (obj->t == XJ_DICT || obj->t == XJ_NS) {
-        const xlarun__jv *v = xlarun__jmap_find(obj->u.d, key);
+        const xlarun__jv *v = xlarun__jmap_find(R, obj->u.d, key);
         if (v) { *out = *v; return XLARUN_OK; }
     }
     if (key->t == XJ_STR) return xlarun__jgetattr(R, at, obj, key->u.s.p, key->u.s.n, out);
@@ -12407,7 +12456,7 @@ static xlarun_status xlarun__jpercent(xlarun__jrun *R, const xlarun__jnode *at, 
             if (depth) return xlarun__jfail(R, at, "incomplete format key");
             if (!map) return xlarun__jfail(R, at, "format requires a mapping");
             key = xlarun__jstr(s + k0, i - 1 - k0);
-            if (!(arg = xlarun__jmap_find(map->u.d, &key))) return xlarun__jfail(R, at, "'%.*s'", XLARUN__CAST(int, i - 1 - k0 > 60 ? 60 : i - 1 - k0), s + k0);
+            if (!(arg = xlarun__jmap_find(R, map->u.d, &key))) return xlarun__jfail(R, at, "'%.*s'", XLARUN__CAST(int, i - 1 - k0 > 60 ? 60 : i - 1 - k0), s + k0);
             single_used = 1; /* a positional one after a key fails */
         }
         for (; i < n; i++) {
@@ -12704,13 +12753,13 @@ static xlarun_status xlarun__jcontains(xlarun__jrun *R, const xlarun__jnode *at,
     if (c->t == XJ_DICT) {
         if (xlarun__jhash_by_id(x)) return XLARUN_OK; /* no key equals it: keys are never of these kinds */
         if (x->t == XJ_LIST || x->t == XJ_DICT || x->t == XJ_NS) return xlarun__jfail(R, at, "unhashable type: '%s'", xlarun__jtype_name(x));
-        *res = xlarun__jmap_find(c->u.d, x) != NULL;
+        *res = xlarun__jmap_find(R, c->u.d, x) != NULL;
         return XLARUN_OK;
     }
     if (c->t == XJ_LIST || c->t == XJ_TUPLE) {
         xlarun__jseq g;
         for (i = 0; i < c->u.l->n; i++)
-            if (xlarun__jeq(x, &c->u.l->v[i])) { *res = 1; break; }
+            if (xlarun__jeq(R, x, &c->u.l->v[i])) { *res = 1; break; }
         /* a generator is read up to the item found, or to its end */
         return c->aux & XJ_GEN ? xlarun__jgen_take(R, at, c, *res ? i + 1 : i, &g) : XLARUN_OK;
     }
@@ -13819,7 +13868,7 @@ static xlarun_status xlarun__jcall_method(xlarun__jrun *R, const xlarun__jnode *
         for (i = 0; i < A->np; i++) now.u.l->v[i] = A->pos[i];
         last = xlarun__jmk(XJ_TUPLE);
         last.u.l = L->changed;
-        *out = xlarun__jbool(!L->changed || !xlarun__jeq(&last, &now));
+        *out = xlarun__jbool(!L->changed || !xlarun__jeq(R, &last, &now));
         L->changed = now.u.l;
         return XLARUN_OK;
     }
@@ -13846,7 +13895,7 @@ static xlarun_status xlarun__jcall_method(xlarun__jrun *R, const xlarun__jnode *
             const xlarun__jv *v;
             if (!a0) return xlarun__jfail(R, at, "get expected at least 1 argument, got 0");
             XLARUN__TRY(xlarun__jargs_done(R, at, A, 2, "get"));
-            v = xlarun__jmap_find(d, a0);
+            v = xlarun__jmap_find(R, d, a0);
             *out = v ? *v : a1 ? *a1 : xlarun__jmk(XJ_NONE);
             return XLARUN_OK;
         }
@@ -13873,7 +13922,7 @@ static xlarun_status xlarun__jcall_method(xlarun__jrun *R, const xlarun__jnode *
         size_t i, cnt = 0;
         if (!a0) return xlarun__jfail(R, at, "%s() takes exactly one argument (0 given)", name);
         for (i = 0; i < self->u.l->n; i++)
-            if (xlarun__jeq(&self->u.l->v[i], a0)) {
+            if (xlarun__jeq(R, &self->u.l->v[i], a0)) {
                 if (id == JM_INDEX) { *out = xlarun__jint(XLARUN__CAST(int64_t, i)); return XLARUN_OK; }
                 cnt++;
             }
@@ -14329,19 +14378,19 @@ static xlarun_status xlarun__jtest(xlarun__jrun *R, const xlarun__jnode *at, con
         if (!a0) return xlarun__jfail(R, at, "sameas needs an argument");
         if (v->t == XJ_UNDEF || a0->t == XJ_UNDEF) { *res = 0; return XLARUN_OK; } /* each lookup makes its own */
         *res = (v->t == XJ_NONE || v->t == XJ_BOOL || a0->t == XJ_NONE || a0->t == XJ_BOOL) ? v->t == a0->t && v->u.i == a0->u.i
-                                                                                             : xlarun__jeq(v, a0) && v->t == a0->t;
+                                                                                             : xlarun__jeq(R, v, a0) && v->t == a0->t;
         return XLARUN_OK;
     }
     if (XJ_T("eq") || XJ_T("equalto") || XJ_T("==") || XJ_T("ne") || XJ_T("!=")) {
         if (!a0) return xlarun__jfail(R, at, "the %.*s test needs an argument", XLARUN__CAST(int, n), name);
-        *res = xlarun__jeq(v, a0) == (name[0] == 'e' || name[0] == '=');
+        *res = xlarun__jeq(R, v, a0) == (name[0] == 'e' || name[0] == '=');
         return XLARUN_OK;
     }
     if (XJ_T("lt") || XJ_T("lessthan") || XJ_T("le") || XJ_T("gt") || XJ_T("greaterthan") || XJ_T("ge") || XJ_T("<") ||
         XJ_T("<=") || XJ_T(">") || XJ_T(">=")) {
         int ok = 1, c;
         if (!a0) return xlarun__jfail(R, at, "the %.*s test needs an argument", XLARUN__CAST(int, n), name);
-        c = xlarun__jcmp(v, a0, &ok);
+        c = xlarun__jcmp(R, v, a0, &ok);
         if (!ok) return xlarun__jfail(R, at, "'%s' not supported between instances of '%s' and '%s'", name[0] == 'l' || name[0] == '<' ? "<" : ">",
                                       xlarun__jtype_name(v), xlarun__jtype_name(a0));
         *res = ok < 0 ? 0 : XJ_T("lt") || XJ_T("lessthan") || XJ_T("<") ? c < 0 : XJ_T("le") || XJ_T("<=") ? c <= 0 : XJ_T("ge") || XJ_T(">=") ? c >= 0 : c > 0;
@@ -14518,7 +14567,7 @@ static xlarun_status xlarun__jmsort(xlarun__jrun *R, const xlarun__jnode *at, xl
                 if (a < am && b < bm) {
                     int ok = 1, cmp;
                     XLARUN__TRY(xlarun__jstep(R, at));
-                    cmp = eq && xlarun__jeq(&sk[a], &sk[b]) ? 0 : xlarun__jcmp(&sk[a], &sk[b], &ok);
+                    cmp = eq && xlarun__jeq(R, &sk[a], &sk[b]) ? 0 : xlarun__jcmp(R, &sk[a], &sk[b], &ok);
                     if (ok < 0) return xlarun__jfail(R, at, "sorting a NaN: Python's order then depends on its sort algorithm, which xlarun does not follow");
                     if (!ok && (sk[b].t == XJ_UNDEF || sk[a].t == XJ_UNDEF)) /* jinja2's Undefined fails to compare */
                         return xlarun__jundef_err(R, at, sk[b].t == XJ_UNDEF ? &sk[b] : &sk[a]);
@@ -14543,9 +14592,9 @@ static int xlarun__jsort_cmp(xlarun__jrun *R, const xlarun__jnode *at, const xla
     if (!cs && a->t == XJ_STR && b->t == XJ_STR) {
         xlarun__jv la, lb;
         if ((*st = xlarun__jcase(R, at, a, 1, &la)) != XLARUN_OK || (*st = xlarun__jcase(R, at, b, 1, &lb)) != XLARUN_OK) return 0;
-        return xlarun__jcmp(&la, &lb, ok);
+        return xlarun__jcmp(R, &la, &lb, ok);
     }
-    return xlarun__jcmp(a, b, ok);
+    return xlarun__jcmp(R, a, b, ok);
 }
 
 static xlarun_status xlarun__jfilter(xlarun__jrun *R, const xlarun__jnode *at, const char *name, size_t n, const xlarun__jv *v,
@@ -15062,7 +15111,7 @@ static xlarun_status xlarun__jfilter(xlarun__jrun *R, const xlarun__jnode *at, c
                     XLARUN__TRY(xlarun__jstep(R, at));
                     if (attr) XLARUN__TRY(xlarun__jattr_path(R, at, &out->u.l->v[j], attr, NULL, &other));
                     if (!(cs && xlarun__jtruth(cs)) && other.t == XJ_STR) XLARUN__TRY(xlarun__jcase(R, at, &other, 1, &other));
-                    dup = xlarun__jeq(&key, &other);
+                    dup = xlarun__jeq(R, &key, &other);
                 }
                 if (!dup) out->u.l->v[k++] = items.v[i];
             }
@@ -15183,11 +15232,11 @@ static xlarun_status xlarun__jfilter(xlarun__jrun *R, const xlarun__jnode *at, c
             }
             XLARUN__TRY(xlarun__jmsort(R, at, sorted.u.l->v, key, nn, 0, 0));
             for (i = g = 0; i < nn; i = j, g++) /* itertools.groupby: a group runs while the keys equal its first */
-                for (j = i + 1; j < nn && xlarun__jeq(&key[j], &key[i]); j++) XLARUN__TRY(xlarun__jstep(R, at));
+                for (j = i + 1; j < nn && xlarun__jeq(R, &key[j], &key[i]); j++) XLARUN__TRY(xlarun__jstep(R, at));
             XLARUN__TRY(xlarun__jseq_new(R, g, XJ_LIST, out));
             for (i = g = 0; i < nn; i = j, g++) {
                 xlarun__jv *t = &out->u.l->v[g];
-                for (j = i + 1; j < nn && xlarun__jeq(&key[j], &key[i]); j++) {}
+                for (j = i + 1; j < nn && xlarun__jeq(R, &key[j], &key[i]); j++) {}
                 XLARUN__TRY(xlarun__jseq_new(R, 2, XJ_TUPLE, t));
                 t->aux = XJ_GROUP;
                 if (c) t->u.l->v[0] = key[i];
@@ -15223,35 +15272,39 @@ static xlarun_status xlarun__jfilter(xlarun__jrun *R, const xlarun__jnode *at, c
 }
 
 /* does v have a Python repr jinja2 writes into code (has_safe_repr)? */
-static int xlarun__jfold_safe(const xlarun__jv *v) {
+static int xlarun__jfold_safe(xlarun__jrun *R, const xlarun__jv *v) {
     size_t i;
+    int r = 1;
     switch (v->t) {
     case XJ_NONE: case XJ_BOOL: case XJ_INT: case XJ_FLOAT: case XJ_STR: return 1;
     case XJ_LIST: case XJ_TUPLE:
         if (v->aux & XJ_RANGE) return 1;
-        if (v->aux & (XJ_GEN | XJ_VIEW | XJ_GROUP)) return 0;
-        for (i = 0; i < v->u.l->n; i++)
-            if (!xlarun__jfold_safe(&v->u.l->v[i])) return 0;
-        return 1;
+        if ((v->aux & (XJ_GEN | XJ_VIEW | XJ_GROUP)) || !xlarun__jnest_in(R)) return 0;
+        for (i = 0; r && i < v->u.l->n; i++) r = xlarun__jfold_safe(R, &v->u.l->v[i]);
+        R->nest--;
+        return r;
     case XJ_DICT:
-        for (i = 0; i < v->u.d->n; i++)
-            if (!xlarun__jfold_safe(&v->u.d->k[i]) || !xlarun__jfold_safe(&v->u.d->v[i])) return 0;
-        return 1;
+        if (!xlarun__jnest_in(R)) return 0;
+        for (i = 0; r && i < v->u.d->n; i++) r = xlarun__jfold_safe(R, &v->u.d->k[i]) && xlarun__jfold_safe(R, &v->u.d->v[i]);
+        R->nest--;
+        return r;
     default: return 0;
     }
 }
 /* the first float inf or nan in v's repr: "inf", "nan" or NULL */
-static const char *xlarun__jnonfinite(const xlarun__jv *v) {
+static const char *xlarun__jnonfinite(xlarun__jrun *R, const xlarun__jv *v) {
     size_t i;
-    const char *r;
+    const char *r = NULL;
     if (v->t == XJ_FLOAT) return v->u.f != v->u.f ? "nan" : v->u.f - v->u.f != 0.0 ? "inf" : NULL;
-    if ((v->t == XJ_LIST || v->t == XJ_TUPLE) && !(v->aux & XJ_RANGE)) {
-        for (i = 0; i < v->u.l->n; i++)
-            if ((r = xlarun__jnonfinite(&v->u.l->v[i])) != NULL) return r;
-    } else if (v->t == XJ_DICT)
-        for (i = 0; i < v->u.d->n; i++)
-            if ((r = xlarun__jnonfinite(&v->u.d->k[i])) != NULL || (r = xlarun__jnonfinite(&v->u.d->v[i])) != NULL) return r;
-    return NULL;
+    if (((v->t != XJ_LIST && v->t != XJ_TUPLE) || (v->aux & XJ_RANGE)) && v->t != XJ_DICT) return NULL;
+    if (!xlarun__jnest_in(R)) return NULL;
+    if (v->t != XJ_DICT)
+        for (i = 0; !r && i < v->u.l->n; i++) r = xlarun__jnonfinite(R, &v->u.l->v[i]);
+    else
+        for (i = 0; !r && i < v->u.d->n; i++)
+            if ((r = xlarun__jnonfinite(R, &v->u.d->k[i])) == NULL) r = xlarun__jnonfinite(R, &v->u.d->v[i]);
+    R->nest--;
+    return r;
 }
 
 static xlarun_status xlarun__jfold(xlarun__jrun *R, const xlarun__jnode *x, int printed, xlarun__jv *out, int *named);
@@ -15288,8 +15341,8 @@ static xlarun_status xlarun__jfold(xlarun__jrun *R, const xlarun__jnode *x, int 
     st = xlarun__jeval(R, x, out);
     R->folding--;
     if (st == XLARUN_OK && printed) return XLARUN_OK; /* jinja2 prints what it worked out, whatever its repr */
-    if (st == XLARUN_OK && xlarun__jfold_safe(out)) {
-        const char *bad = xlarun__jnonfinite(out);
+    if (st == XLARUN_OK && xlarun__jfold_safe(R, out)) {
+        const char *bad = xlarun__jnonfinite(R, out);
         if (!bad) return XLARUN_OK;
         *named = 1;
         return xlarun__jfail(R, x, "name '%s' is not defined", bad);
@@ -15415,7 +15468,7 @@ static xlarun_status xlarun__jeval(xlarun__jrun *R, const xlarun__jnode *x, xlar
             switch (p->op) {
             case JO_EQ: case JO_NE:
                 XLARUN__TRY(xlarun__jnan_items(R, p, &a, &b));
-                res = xlarun__jeq(&a, &b) == (p->op == JO_EQ);
+                res = xlarun__jeq(R, &a, &b) == (p->op == JO_EQ);
                 break;
             case JO_IN: case JO_NOTIN:
                 XLARUN__TRY(xlarun__jnan_items(R, p, &a, &b));
@@ -15425,7 +15478,7 @@ static xlarun_status xlarun__jeval(xlarun__jrun *R, const xlarun__jnode *x, xlar
             default:
                 if (a.t == XJ_UNDEF) return xlarun__jundef_err(R, p, &a);
                 if (b.t == XJ_UNDEF) return xlarun__jundef_err(R, p, &b);
-                c = xlarun__jcmp(&a, &b, &ok);
+                c = xlarun__jcmp(R, &a, &b, &ok);
                 if (!ok) return xlarun__jfail(R, p, "'%s' not supported between instances of '%s' and '%s'", xlarun__jops[p->op],
                                               xlarun__jtype_name(&a), xlarun__jtype_name(&b));
                 res = ok < 0 ? 0 : p->op == JO_LT ? c < 0 : p->op == JO_LE ? c <= 0 : p->op == JO_GT ? c > 0 : c >= 0;
@@ -15979,7 +16032,8 @@ static xlarun_status xlarun__jrender(xlarun__jrun *R, const xlarun_chat_template
     XLARUN__TRY(xlarun__jset_global(R, "add_generation_prompt", &v));
     R->out = out;
     XLARUN__TRY(xlarun__jframe_new(R, R->root, t->hide, t->nhide, &top)); /* the template's names over the variables */
-    return xlarun__jexec(R, t->body, top);
+    XLARUN__TRY(xlarun__jexec(R, t->body, top));
+    return R->deep ? xlarun__jstep(R, R->at) : XLARUN_OK; /* a comparison too deep at the end: not Python's answer */
 }
 
 static void xlarun__jrun_init(xlarun__jrun *R, xlarun__jmem *m, const xlarun_chat_input *in, xlarun_error *err) {

@@ -636,7 +636,18 @@ static void test_bad_input(void) {
             {"{% set g = [1, 2]|map('string') %}{% for x in g %}{{ '1' in g }}{% endfor %}", XLARUN_ERR_ARGUMENT,
              "a generator read inside a for loop over it"},
             {"{% set g = [1, 2]|reverse %}{% for x in g %}{{ g|first }}{% endfor %}", XLARUN_ERR_ARGUMENT,
-             "a list_reverseiterator read inside a for loop over it"}};
+             "a list_reverseiterator read inside a for loop over it"},
+            /* nesting past XLARUN_JINJA_MAX_NEST: refused, not a C stack overflow (Python: RecursionError near 1,000) */
+            {"{% set ns = namespace(x=1, y=1) %}{% for i in range(300) %}{% set ns.x = [ns.x] %}{% set ns.y = [ns.y] %}{% endfor %}\n"
+             "{{ ns.x == ns.y }}", XLARUN_ERR_ARGUMENT, "line 2 column 12: a value nested more than 200 deep was compared"},
+            {"{% set ns = namespace(x=1, y=1) %}{% for i in range(250) %}{% set ns.x = [ns.x] %}{% set ns.y = [ns.y] %}{% endfor %}"
+             "{{ ns.x < ns.y }}", XLARUN_ERR_ARGUMENT, "a value nested more than 200 deep was compared"},
+            {"{% set ns = namespace(x=1) %}{% for i in range(250) %}{% set ns.x = {'k': ns.x} %}{% endfor %}{{ ns.x }}",
+             XLARUN_ERR_ARGUMENT, "a value nested more than 200 deep was printed"},
+            {"{% set ns = namespace(x=1) %}{% for i in range(250) %}{% set ns.x = [ns.x, 1.5] %}{% endfor %}{{ ns.x in [ns.x] }}",
+             XLARUN_ERR_ARGUMENT, "a value nested more than 200 deep was compared"},
+            {"{% set ns = namespace(x=1) %}{% for i in range(250) %}{% set ns.x = [ns.x] %}{% endfor %}{{ ns.x|tojson }}",
+             XLARUN_ERR_ARGUMENT, "tojson: the value is nested too deeply"}};
         for (k = 0; k < sizeof bad / sizeof *bad; k++) {
             xlarun_status st = render_src(bad[k].src, NULL, out, sizeof out, &err);
             CHECKF(st == bad[k].st && strstr(err.message, bad[k].msg), "%s: status %d, '%s'; expected %d, '%s'", bad[k].src, (int)st,
@@ -712,7 +723,7 @@ static void test_bad_input(void) {
     in.messages_json = "[]";
     in.max_steps = 100000;
     {
-        const char *forever = "{% for i in range(100000) %}{% for j in range(100000) %}{{ j }}{% endfor %}{% endfor %}";
+        const char *forever = "{% for i in range(250) %}{% for j in range(100000) %}{{ j }}{% endfor %}{% endfor %}";
         char *text = NULL;
         CHECK(xlarun_chat_template_create(forever, strlen(forever), &t, &err) == XLARUN_OK);
         CHECK(xlarun_chat_render_alloc(t, &in, &text, &len, &err) == XLARUN_ERR_ARGUMENT && text == NULL);
