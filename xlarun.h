@@ -11927,6 +11927,17 @@ static int xlarun__jnest_in(xlarun__jrun *R) {
     R->nest++;
     return 1;
 }
+/* the type Python's hash() fails on in v (a list, a dict, a dict's keys or items view, in a tuple
+   too: its items are hashed in order), or NULL */
+static const char *xlarun__junhashable(xlarun__jrun *R, const xlarun__jv *v) {
+    const char *r = NULL;
+    size_t i;
+    if (v->t == XJ_DICT || (v->t == XJ_LIST && !xlarun__jhash_by_id(v))) return xlarun__jtype_name(v);
+    if (v->t != XJ_TUPLE || !xlarun__jnest_in(R)) return NULL;
+    for (i = 0; !r && i < v->u.l->n; i++) r = xlarun__junhashable(R, &v->u.l->v[i]);
+    R->nest--;
+    return r;
+}
 static int xlarun__jeq_in(xlarun__jrun *R, const xlarun__jv *a, const xlarun__jv *b);
 static int xlarun__jeq(xlarun__jrun *R, const xlarun__jv *a, const xlarun__jv *b) {
     int r;
@@ -12751,8 +12762,9 @@ static xlarun_status xlarun__jcontains(xlarun__jrun *R, const xlarun__jnode *at,
     }
     if (c->t == XJ_NS) return xlarun__jfail(R, at, "argument of type 'Namespace' is not iterable");
     if (c->t == XJ_DICT) {
+        const char *u = xlarun__junhashable(R, x);
+        if (u) return xlarun__jfail(R, at, "unhashable type: '%s'", u);
         if (xlarun__jhash_by_id(x)) return XLARUN_OK; /* no key equals it: keys are never of these kinds */
-        if (x->t == XJ_LIST || x->t == XJ_DICT || x->t == XJ_NS) return xlarun__jfail(R, at, "unhashable type: '%s'", xlarun__jtype_name(x));
         *res = xlarun__jmap_find(R, c->u.d, x) != NULL;
         return XLARUN_OK;
     }
@@ -13893,8 +13905,10 @@ static xlarun_status xlarun__jcall_method(xlarun__jrun *R, const xlarun__jnode *
         const xlarun__jmap *d = self->u.d;
         if (id == JM_GET) {
             const xlarun__jv *v;
+            const char *u;
             if (!a0) return xlarun__jfail(R, at, "get expected at least 1 argument, got 0");
             XLARUN__TRY(xlarun__jargs_done(R, at, A, 2, "get"));
+            if ((u = xlarun__junhashable(R, a0)) != NULL) return xlarun__jfail(R, at, "unhashable type: '%s'", u);
             v = xlarun__jmap_find(R, d, a0);
             *out = v ? *v : a1 ? *a1 : xlarun__jmk(XJ_NONE);
             return XLARUN_OK;
@@ -15104,7 +15118,8 @@ static xlarun_status xlarun__jfilter(xlarun__jrun *R, const xlarun__jnode *at, c
                 size_t j;
                 int dup = 0;
                 if (attr) XLARUN__TRY(xlarun__jattr_path(R, at, &items.v[i], attr, NULL, &key));
-                if (key.t == XJ_LIST || key.t == XJ_DICT || key.t == XJ_NS) return xlarun__jfail(R, at, "unhashable type: '%s'", xlarun__jtype_name(&key));
+                const char *u = xlarun__junhashable(R, &key);
+                if (u) return xlarun__jfail(R, at, "unhashable type: '%s'", u);
                 if (!(cs && xlarun__jtruth(cs)) && key.t == XJ_STR) XLARUN__TRY(xlarun__jcase(R, at, &key, 1, &key));
                 for (j = 0; j < k && !dup; j++) { /* a step a comparison: n * n of them is bounded by the budget */
                     xlarun__jv other = out->u.l->v[j];
@@ -15505,11 +15520,11 @@ static xlarun_status xlarun__jeval(xlarun__jrun *R, const xlarun__jnode *x, xlar
         for (p = x->a; p; p = p->next) {
             XLARUN__TRY(xlarun__jeval(R, p->a, &a));
             XLARUN__TRY(xlarun__jeval(R, p->b, &b));
-            if (xlarun__jhash_by_id(&a))
+            const char *u = xlarun__junhashable(R, &a);
+            if (u) return xlarun__jfail(R, p, "unhashable type: '%s'", u);
+            if (a.t != XJ_STR && a.t != XJ_INT && a.t != XJ_BOOL && a.t != XJ_NONE && a.t != XJ_FLOAT && a.t != XJ_TUPLE)
                 return xlarun__jfail(R, p, "xlarun takes str, int, float, bool, None and tuple keys in a dict, not a %s as Python does",
                                      xlarun__jtype_name(&a));
-            if (a.t != XJ_STR && a.t != XJ_INT && a.t != XJ_BOOL && a.t != XJ_NONE && a.t != XJ_FLOAT && a.t != XJ_TUPLE)
-                return xlarun__jfail(R, p, "unhashable type: '%s'", xlarun__jtype_name(&a));
             XLARUN__TRY(xlarun__jmap_set(R, out->u.d, &a, &b));
         }
         return XLARUN_OK;

@@ -329,6 +329,13 @@ UNITS = [
     "{% set ns = namespace(a=1) %}{% set ns.a = ns %}{{ ns }}|{% set n2 = namespace(a=1) %}{% set l = [n2] %}{% set n2.a = l %}{{ l }}|{{ n2 }}|{{ (n2, n2) }}|{% set n3 = namespace(a=1) %}{% set n3.a = (n3, {'k': n3}) %}{{ n3 }}|{{ ns.a.a.a == ns }}",
     "{% set ns = namespace(x=1) %}{% for i in range(150) %}{% set ns.x = [ns.x] %}{% endfor %}{{ ns.x|length }}{{ ns.x == ns.x }}{{ (ns.x|string)|length }}{{ ns.x|tojson|length }}",
     "{% set ns = namespace(x=1) %}{% for i in range(5000) %}{% set ns.x = [ns.x] %}{% endfor %}{{ ns.x }}",
+    # hash() reaches into tuples (found by tools/jinja_diff.py, seed 19000); a namespace and dict_values hash by identity
+    "{% set n = namespace() %}{{ [n, n]|unique|list|length }}|{{ [d.values(), 1]|unique|list|length }}|{{ [(1, 2), (1, 2), (1, (3,))]|unique|list }}",
+    "{{ d|items|unique|list }}",
+    "{{ {(1, [2]): 3} }}",
+    "{{ (1, [2]) in {} }}",
+    "{{ {}.get((1, {})) }}",
+    "{{ {}.keys() in {} }}",
     # an unknown filter inside an if: jinja2 fails at compile time only in an inner frame (found by tools/jinja_diff.py)
     "{% if false %}{% with a = 1|nofilter %}{% endwith %}{% endif %}{% macro m() %}{{ caller() }}{% endmacro %}{% if false %}{% call m(1|nofilter) %}{% endcall %}{% endif %}{% if false %}{% for x in 1|nofilter %}{% endfor %}{% endif %}{{ 1|nofilter if false }}|{% if false %}{{ 1 is notest }}{% endif %}",
     "{% if false %}{% set s %}{{ [] | nofilter }}{% endset %}{% endif %}",
