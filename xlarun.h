@@ -15140,6 +15140,8 @@ static xlarun_status xlarun__jfilter(xlarun__jrun *R, const xlarun__jnode *at, c
                              *attr = dict ? NULL : xlarun__jarg(A, 2, "attribute"), *by = dict ? xlarun__jarg(A, 1, "by") : NULL;
             int r = rev && xlarun__jtruth(rev), c = cs && xlarun__jtruth(cs), byval = by && xlarun__jstreq(by, "value");
             XLARUN__TRY(xlarun__jargs_done(R, at, A, 3, fname));
+            if (rev && rev->t != XJ_INT && rev->t != XJ_BOOL) /* sorted()'s reverse takes an integer only */
+                return xlarun__jfail(R, at, "'%s' object cannot be interpreted as an integer", xlarun__jtype_name(rev));
             if (dict) {
                 xlarun__jargv none;
                 xlarun__jv m;

@@ -336,6 +336,11 @@ UNITS = [
     "{{ (1, [2]) in {} }}",
     "{{ {}.get((1, {})) }}",
     "{{ {}.keys() in {} }}",
+    # sorted()'s reverse takes an integer (found by tools/jinja_diff.py, seed 20000)
+    "{{ [2, 1]|sort(reverse=1) }}|{{ [2, 1]|sort(reverse=0) }}|{{ {'a': 1}|dictsort(reverse=true) }}",
+    "{{ {}|dictsort(reverse=u) }}",
+    "{{ []|sort(reverse='yes') }}",
+    "{{ [1]|sort(reverse=1.5) }}",
     # an unknown filter inside an if: jinja2 fails at compile time only in an inner frame (found by tools/jinja_diff.py)
     "{% if false %}{% with a = 1|nofilter %}{% endwith %}{% endif %}{% macro m() %}{{ caller() }}{% endmacro %}{% if false %}{% call m(1|nofilter) %}{% endcall %}{% endif %}{% if false %}{% for x in 1|nofilter %}{% endfor %}{% endif %}{{ 1|nofilter if false }}|{% if false %}{{ 1 is notest }}{% endif %}",
     "{% if false %}{% set s %}{{ [] | nofilter }}{% endset %}{% endif %}",
