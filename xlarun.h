@@ -9728,6 +9728,7 @@ static xlarun__jv xlarun__jstr(const char *p, size_t n) {
 }
 static int xlarun__jis_seq(const xlarun__jv *v) { return v->t == XJ_LIST || v->t == XJ_TUPLE; }
 static int xlarun__jis_num(const xlarun__jv *v) { return v->t == XJ_BOOL || v->t == XJ_INT || v->t == XJ_FLOAT; }
+static int xlarun__jis_gen(const xlarun__jv *v) { return v->t == XJ_LIST && (v->aux & XJ_GEN); }
 static double xlarun__jnum(const xlarun__jv *v) { return v->t == XJ_FLOAT ? v->u.f : XLARUN__CAST(double, v->u.i); }
 static int xlarun__jstreq(const xlarun__jv *v, const char *lit) {
     size_t n = strlen(lit);
@@ -12093,7 +12094,7 @@ static xlarun_status xlarun__jiter(xlarun__jrun *R, const xlarun__jnode *at, con
    all taken now, and it is lent (Python would take them as the new one is read) */
 static xlarun_status xlarun__jiter_lend(xlarun__jrun *R, const xlarun__jnode *at, const xlarun__jv *v, xlarun__jseq *out) {
     XLARUN__TRY(xlarun__jiter(R, at, v, out));
-    if (v->t == XJ_LIST && (v->aux & XJ_GEN) && out->n) v->u.l->gen = XJ_GEN_LENT;
+    if (xlarun__jis_gen(v) && out->n) v->u.l->gen = XJ_GEN_LENT;
     return XLARUN_OK;
 }
 
@@ -13463,12 +13464,11 @@ static unsigned xlarun__jsigma(const char *p, size_t lo, size_t hi, size_t i, si
    the rest lower), 4 jinja2's title filter (split on runs of - ( { [ < and white space, each piece's
    first character upper and the rest lower, as a string of its own), 5 swapcase(), 6 casefold(); as
    Python 3.11 for all of Unicode: full mappings (ß -> SS, ǆ -> ǅ in title case), the final sigma */
-static xlarun_status xlarun__jcase(xlarun__jrun *R, const xlarun__jnode *at, const xlarun__jv *s, int mode, xlarun__jv *out) {
+static xlarun_status xlarun__jcase(xlarun__jrun *R, const xlarun__jv *s, int mode, xlarun__jv *out) {
     xlarun__jbuf b;
     const char *p = s->u.s.p;
     size_t i = 0, n = s->u.s.n, lo = 0, m, q;
     int prev_cased = 0, word = 1;
-    (void)at;
     xlarun__jbuf_init(&b, R->mem);
     while (i < n) {
         size_t i0 = i;
@@ -13492,17 +13492,15 @@ static xlarun_status xlarun__jcase(xlarun__jrun *R, const xlarun__jnode *at, con
 
 /* Python's str.islower() (upper 0) or str.isupper() (upper 1): no cased letter of the other case
    (or title case) and one of this case at least */
-static xlarun_status xlarun__jcase_test(xlarun__jrun *R, const xlarun__jnode *at, const xlarun__jv *s, int upper, xlarun__jv *out) {
+static int xlarun__jcase_test(const xlarun__jv *s, int upper) {
     size_t i = 0;
     int cased = 0;
-    (void)R, (void)at;
     while (i < s->u.s.n) {
         int kind = xlarun__case_kind(xlarun__jcp(s->u.s.p, s->u.s.n, &i));
-        if (kind == 3 || kind == (upper ? 1 : 2)) { *out = xlarun__jbool(0); return XLARUN_OK; }
+        if (kind == 3 || kind == (upper ? 1 : 2)) return 0;
         if (kind) cased = 1;
     }
-    *out = xlarun__jbool(cased);
-    return XLARUN_OK;
+    return cased;
 }
 
 /* Python's str.splitlines() boundaries */
@@ -13989,7 +13987,7 @@ static xlarun_status xlarun__jcall_method(xlarun__jrun *R, const xlarun__jnode *
     }
     case JM_UPPER: case JM_LOWER: case JM_TITLE: case JM_CAPITALIZE:
         XLARUN__TRY(xlarun__jargs_done(R, at, A, 0, name));
-        return xlarun__jcase(R, at, self, id == JM_UPPER ? 0 : id == JM_LOWER ? 1 : id == JM_TITLE ? 2 : 3, out);
+        return xlarun__jcase(R, self, id == JM_UPPER ? 0 : id == JM_LOWER ? 1 : id == JM_TITLE ? 2 : 3, out);
     case JM_FIND: case JM_RFIND: case JM_COUNT: case JM_INDEX: case JM_RINDEX: {
         size_t i, cnt = 0;
         int64_t found = -1;
@@ -14017,7 +14015,8 @@ static xlarun_status xlarun__jcall_method(xlarun__jrun *R, const xlarun__jnode *
     case JM_SPLITLINES: XLARUN__TRY(xlarun__jargs_done(R, at, A, 0, name)); return xlarun__jsplitlines(R, self, out);
     case JM_ISUPPER: case JM_ISLOWER:
         XLARUN__TRY(xlarun__jargs_done(R, at, A, 0, name));
-        return xlarun__jcase_test(R, at, self, id == JM_ISUPPER, out);
+        *out = xlarun__jbool(xlarun__jcase_test(self, id == JM_ISUPPER));
+        return XLARUN_OK;
     case JM_ISDIGIT: case JM_ISALPHA: case JM_ISALNUM: case JM_ISSPACE: case JM_ISNUMERIC: {
         size_t i = 0;
         int ok = self->u.s.n > 0;
@@ -14116,7 +14115,7 @@ static xlarun_status xlarun__jcall_method(xlarun__jrun *R, const xlarun__jnode *
     }
     case JM_SWAPCASE: case JM_CASEFOLD:
         XLARUN__TRY(xlarun__jargs_done(R, at, A, 0, name));
-        return xlarun__jcase(R, at, self, id == JM_SWAPCASE ? 5 : 6, out);
+        return xlarun__jcase(R, self, id == JM_SWAPCASE ? 5 : 6, out);
     case JM_EXPANDTABS: { /* a tab to the next multiple of tabsize columns; \n and \r start a line */
         const xlarun__jv *ts = xlarun__jarg(A, 0, "tabsize");
         int64_t tab = 8;
@@ -14382,10 +14381,9 @@ static xlarun_status xlarun__jtest(xlarun__jrun *R, const xlarun__jnode *at, con
         return XLARUN_OK;
     }
     if (XJ_T("lower") || XJ_T("upper")) { /* str(value).islower() / .isupper() */
-        xlarun__jv s, t;
+        xlarun__jv s;
         XLARUN__TRY(xlarun__jstr_of(R, v, &s));
-        XLARUN__TRY(xlarun__jcase_test(R, at, &s, XJ_T("upper"), &t));
-        *res = xlarun__jtruth(&t);
+        *res = xlarun__jcase_test(&s, XJ_T("upper"));
         return XLARUN_OK;
     }
     if (XJ_T("sameas")) {
@@ -14600,12 +14598,11 @@ static xlarun_status xlarun__jmsort(xlarun__jrun *R, const xlarun__jnode *at, xl
 }
 
 /* sort key comparison with case folding as jinja2 (case_sensitive=False lowers strings) */
-/* sets *st where lowering fails (xlarun__jcase's refusal), *ok = 0 where Python cannot order the two */
-static int xlarun__jsort_cmp(xlarun__jrun *R, const xlarun__jnode *at, const xlarun__jv *a, const xlarun__jv *b, int cs, int *ok,
-                             xlarun_status *st) {
+/* sets *st where lowering runs out of work memory, *ok = 0 where Python cannot order the two */
+static int xlarun__jsort_cmp(xlarun__jrun *R, const xlarun__jv *a, const xlarun__jv *b, int cs, int *ok, xlarun_status *st) {
     if (!cs && a->t == XJ_STR && b->t == XJ_STR) {
         xlarun__jv la, lb;
-        if ((*st = xlarun__jcase(R, at, a, 1, &la)) != XLARUN_OK || (*st = xlarun__jcase(R, at, b, 1, &lb)) != XLARUN_OK) return 0;
+        if ((*st = xlarun__jcase(R, a, 1, &la)) != XLARUN_OK || (*st = xlarun__jcase(R, b, 1, &lb)) != XLARUN_OK) return 0;
         return xlarun__jcmp(R, &la, &lb, ok);
     }
     return xlarun__jcmp(R, a, b, ok);
@@ -14741,7 +14738,7 @@ static xlarun_status xlarun__jfilter(xlarun__jrun *R, const xlarun__jnode *at, c
             return xlarun__jbuf_value(R, &b, out);
         }
         XLARUN__TRY(xlarun__jargs_done(R, at, A, 0, fname));
-        return xlarun__jcase(R, at, &s, XJ_F("upper") ? 0 : XJ_F("lower") ? 1 : XJ_F("title") ? 4 : 3, out);
+        return xlarun__jcase(R, &s, XJ_F("upper") ? 0 : XJ_F("lower") ? 1 : XJ_F("title") ? 4 : 3, out);
     }
     if (XJ_F("wordwrap")) return xlarun__jwordwrap(R, at, v, A, fname, out);
     if (XJ_F("truncate")) { /* jinja2: length=255, killwords=False, end='...', leeway=5 */
@@ -15010,7 +15007,7 @@ static xlarun_status xlarun__jfilter(xlarun__jrun *R, const xlarun__jnode *at, c
         xlarun__jseq items;
         size_t i, k = 0;
         if (XJ_F("first") || XJ_F("last")) { /* next(iter(seq)), next(iter(reversed(seq))) */
-            int gen = v->t == XJ_LIST && (v->aux & XJ_GEN);
+            int gen = xlarun__jis_gen(v);
             XLARUN__TRY(xlarun__jargs_done(R, at, A, 0, fname));
             if (XJ_F("last") && (gen || (v->t != XJ_UNDEF && v->t != XJ_STR && v->t != XJ_LIST && v->t != XJ_TUPLE && v->t != XJ_DICT)))
                 return xlarun__jfail(R, at, "'%s' object is not reversible", xlarun__jtype_name(v));
@@ -15054,7 +15051,7 @@ static xlarun_status xlarun__jfilter(xlarun__jrun *R, const xlarun__jnode *at, c
             XLARUN__TRY(xlarun__jiter(R, at, v, &items));
             XLARUN__TRY(xlarun__jseq_new(R, items.n, XJ_LIST, out));
             for (i = 0; i < items.n; i++) out->u.l->v[i] = items.v[items.n - 1 - i];
-            if (v->t == XJ_LIST && (v->aux & XJ_GEN)) return XLARUN_OK; /* not reversible: list(value), reversed */
+            if (xlarun__jis_gen(v)) return XLARUN_OK; /* not reversible: list(value), reversed */
             { /* reversed(value): an iterator, of its type's kind */
                 int it = v->t == XJ_DICT || (v->aux & XJ_KEYS) ? XJ_IT_KEYS : v->aux & XJ_VALUES ? XJ_IT_VALUES
                          : v->aux & XJ_VIEW ? XJ_IT_ITEMS : v->aux & XJ_RANGE ? XJ_IT_RANGE
@@ -15120,12 +15117,12 @@ static xlarun_status xlarun__jfilter(xlarun__jrun *R, const xlarun__jnode *at, c
                 if (attr) XLARUN__TRY(xlarun__jattr_path(R, at, &items.v[i], attr, NULL, &key));
                 const char *u = xlarun__junhashable(R, &key);
                 if (u) return xlarun__jfail(R, at, "unhashable type: '%s'", u);
-                if (!(cs && xlarun__jtruth(cs)) && key.t == XJ_STR) XLARUN__TRY(xlarun__jcase(R, at, &key, 1, &key));
+                if (!(cs && xlarun__jtruth(cs)) && key.t == XJ_STR) XLARUN__TRY(xlarun__jcase(R, &key, 1, &key));
                 for (j = 0; j < k && !dup; j++) { /* a step a comparison: n * n of them is bounded by the budget */
                     xlarun__jv other = out->u.l->v[j];
                     XLARUN__TRY(xlarun__jstep(R, at));
                     if (attr) XLARUN__TRY(xlarun__jattr_path(R, at, &out->u.l->v[j], attr, NULL, &other));
-                    if (!(cs && xlarun__jtruth(cs)) && other.t == XJ_STR) XLARUN__TRY(xlarun__jcase(R, at, &other, 1, &other));
+                    if (!(cs && xlarun__jtruth(cs)) && other.t == XJ_STR) XLARUN__TRY(xlarun__jcase(R, &other, 1, &other));
                     dup = xlarun__jeq(R, &key, &other);
                 }
                 if (!dup) out->u.l->v[k++] = items.v[i];
@@ -15164,7 +15161,7 @@ static xlarun_status xlarun__jfilter(xlarun__jrun *R, const xlarun__jnode *at, c
                     key[i] = *t;
                     if (dict) key[i] = t->u.l->v[byval ? 1 : 0];
                     else if (attr) XLARUN__TRY(xlarun__jattr_path(R, at, t, attr, NULL, &key[i]));
-                    if (!c && key[i].t == XJ_STR) XLARUN__TRY(xlarun__jcase(R, at, &key[i], 1, &key[i]));
+                    if (!c && key[i].t == XJ_STR) XLARUN__TRY(xlarun__jcase(R, &key[i], 1, &key[i]));
                 }
                 return xlarun__jmsort(R, at, out->u.l->v, key, nn, r, !dict);
             }
@@ -15194,7 +15191,7 @@ static xlarun_status xlarun__jfilter(xlarun__jrun *R, const xlarun__jnode *at, c
                 int ok = 1, cmp;
                 if (attr) { XLARUN__TRY(xlarun__jattr_path(R, at, out, attr, NULL, &a)); XLARUN__TRY(xlarun__jattr_path(R, at, &items.v[i], attr, NULL, &b)); }
                 xlarun_status cst = XLARUN_OK;
-                cmp = xlarun__jsort_cmp(R, at, &b, &a, cs && xlarun__jtruth(cs), &ok, &cst);
+                cmp = xlarun__jsort_cmp(R, &b, &a, cs && xlarun__jtruth(cs), &ok, &cst);
                 XLARUN__TRY(cst);
                 /* Python's own scan: b < a (b > a) asked in turn, False for a NaN (ok -1, cmp 0); an Undefined b fails,
                    or a, asked for the reflection */
@@ -15245,7 +15242,7 @@ static xlarun_status xlarun__jfilter(xlarun__jrun *R, const xlarun__jnode *at, c
             if (!(key = XLARUN__CAST(xlarun__jv *, xlarun__jnewmem(R, (nn ? nn : 1) * 2 * sizeof(xlarun__jv))))) return xlarun__joom(R);
             for (i = 0; i < nn; i++) {
                 XLARUN__TRY(xlarun__jattr_path(R, at, &items.v[i], attr, dflt, &key[i]));
-                if (!c && key[i].t == XJ_STR) XLARUN__TRY(xlarun__jcase(R, at, &key[i], 1, &key[i]));
+                if (!c && key[i].t == XJ_STR) XLARUN__TRY(xlarun__jcase(R, &key[i], 1, &key[i]));
             }
             XLARUN__TRY(xlarun__jmsort(R, at, sorted.u.l->v, key, nn, 0, 0));
             for (i = g = 0; i < nn; i = j, g++) /* itertools.groupby: a group runs while the keys equal its first */
@@ -15607,7 +15604,7 @@ static xlarun_status xlarun__jrun_loop(xlarun__jrun *R, const xlarun__jnode *x, 
     xlarun__jloop *L;
     xlarun__jframe *g = NULL;
     size_t i, *from = NULL, left;
-    int done = 0, gen = it->t == XJ_LIST && (it->aux & XJ_GEN);
+    int done = 0, gen = xlarun__jis_gen(it);
     L = NULL;
     XLARUN__TRY(xlarun__jiter(R, x, it, &items));
     all = items;

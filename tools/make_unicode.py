@@ -406,20 +406,17 @@ def case_tables():
     runs, cp = [], min(simple)
     while cp < top:
         a, b = simple.get(cp, zero), simple.get(cp + 1, zero)
-        if a == zero and b == zero:
+        if a == zero:
             cp += 1
             continue
         n = 1
         while cp + n < top and n < 256 and simple.get(cp + n, zero) == (a if n % 2 == 0 else b):
             n += 1
-        if n == 2 and a != b or a == zero:  # a pair, or a run starting on a gap: shorter entries
-            n = 1 if a != zero else n
-        if a == zero:
-            cp += 1
-            continue
-        if n > 1 and all(simple.get(cp + i, zero) == a for i in range(n)):
+        if n == 2 and a != b:  # a pair of two tuples: two entries of one
+            n = 1
+        if all(simple.get(cp + i, zero) == a for i in range(n)):
             b = a
-        runs.append((cp, n, a, b if n > 1 else a))
+        runs.append((cp, n, a, b))
         cp += n
     palette = sorted(set(t for r in runs for t in r[2:]))
     if len(palette) > 255:
