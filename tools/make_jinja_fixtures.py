@@ -12,9 +12,9 @@ transformers). torch is not needed:
     /work/venv-jinja/bin/pip install transformers==5.24.0 jinja2==3.1.6
     /work/venv-jinja/bin/python tools/make_jinja_fixtures.py          # cases.txt, sources.txt
     /work/venv-jinja/bin/python tools/make_jinja_fixtures.py collect \\
-        --hfjs HFJS_GIT_DIR --llamacpp LLAMACPP_GIT_DIR              # re-extract templates/
+        --hfjs HFJS_GIT_DIR --llamacpp LLAMACPP_GIT_DIR --sync SYNC_GIT_DIR  # re-extract templates/
 
-The default command reads tests/fixtures/jinja/templates/*.jinja (the 121 names in TEMPLATES
+The default command reads tests/fixtures/jinja/templates/*.jinja (the 133 names in TEMPLATES
 below), renders every template with every conversation in CONVERSATIONS (18) through
 apply_chat_template(tokenize=False) and writes tests/fixtures/jinja/cases.txt and
 tests/fixtures/jinja/sources.txt; then it reads cases.txt back, renders every case again from the
@@ -45,6 +45,10 @@ LLAMACPP      ggml-org/llama.cpp models/templates/FILE, read from the fork
               chat_template, or the named variant, verbatim). Each is taken at the commit that
               added the file: later llama.cpp commits edited some of them for its own parsers.
               Where HFJS_AUTOMAP has the same model, those first versions match it.
+SYNC          unslothai/llama.cpp@d32676d77426540327835040d5d3279728f0b4c8 models/templates/FILE:
+              the templates llama.cpp added after the LLAMACPP HEAD, which that mirror took in
+              one commit (53fd974b, "Sync master with upstream ggml-org/llama.cpp (82bb48500)");
+              read at that commit. The same tool wrote them.
 CHAT          tests/fixtures/chat/templates/NAME.jinja of this repository (taken by
               tools/make_chat_fixtures.py from HFJS_AUTOMAP at 007948d5; same text there now).
 
@@ -135,6 +139,7 @@ HFJS_AUTOMAP = ("huggingface/huggingface.js", "007948d5aac310316dd57b5d8e5c091e8
 HFJS_E2E = ("huggingface/huggingface.js", "ee92cdbe6f08eddd24888204853c2510028c588e",
             "packages/jinja/test/e2e.test.js")
 LLAMACPP = ("Raudbjorn/ggml-llama.cpp", "ae1a0b1c71a8b3a86ede8cb5892ed9ce967d00b2", "models/templates")
+SYNC = ("unslothai/llama.cpp", "d32676d77426540327835040d5d3279728f0b4c8", "models/templates")
 
 # ---------------------------------------------------------------------------------------------
 # Special-token sets (see "Special tokens" above), in special_tokens_map order.
@@ -191,11 +196,15 @@ S_JAMBA = {"bos_token": "<|startoftext|>", "eos_token": "<|endoftext|>", "unk_to
 S_MINICPM = {"bos_token": "<s>", "eos_token": "<|im_end|>", "unk_token": "<unk>"}
 S_OPENCHAT = {"bos_token": "<s>", "eos_token": "<|end_of_turn|>", "unk_token": "<unk>"}
 S_STEP = {"bos_token": "<｜begin▁of▁sentence｜>", "eos_token": "<|im_end|>"}
+S_HY3 = {"bos_token": "<｜hy_begin_of_sentence:opensource｜>", "eos_token": "<｜hy_eos:opensource｜>",
+         "pad_token": "<｜hy_pad:opensource｜>"}
+S_LAGUNA = {"eos_token": "</assistant>"}
 
 # name -> (source kind, source key, model, special tokens)
 #   source kind: "chat" (tests/fixtures/chat/templates/KEY.jinja), "automap" (HFJS_AUTOMAP entry
 #   whose model is KEY; "#N" picks the N-th entry with that model), "e2e" (HFJS_E2E key),
-#   "llamacpp" (LLAMACPP "FILE@COMMIT", COMMIT being the one that added models/templates/FILE)
+#   "llamacpp" (LLAMACPP "FILE@COMMIT", COMMIT being the one that added models/templates/FILE),
+#   "sync" (SYNC "FILE@COMMIT", the same for the later templates that only SYNC holds)
 TEMPLATES = {
     # --- the 24 templates of tests/fixtures/chat/templates (HFJS_AUTOMAP at 007948d5) ---
     "gemma2": ("chat", "library/gemma2:2b", "google/gemma-2-2b-it", S_GEMMA),
@@ -311,6 +320,31 @@ TEMPLATES = {
                        "stepfun-ai/Step-3.5-Flash", S_STEP),
     "reka-edge": ("llamacpp", "Reka-Edge.jinja@e1a9a6dcbefccb4b864d9385ce8494f2a7f2ffcd",
                   "RekaAI/Reka-Edge", S_GPT2ISH),
+    "apriel-1.6": ("llamacpp", "Apriel-1.6-15b-Thinker-fixed.jinja@566059a26b0ce8faec4ea053605719d399c64cc5",
+                   "ServiceNow-AI/Apriel-1.6-15b-Thinker (llama.cpp's fixed copy)", S_APRIEL),
+    "gigachat3.1": ("llamacpp", "GigaChat3.1-10B-A1.8B.jinja@a8304b4d279cadc240802388d1532bea650de4c8",
+                    "ai-sage/GigaChat3.1-10B-A1.8B", S_GIGACHAT),
+    "gemma4-interleaved": ("llamacpp", "google-gemma-4-31B-it-interleaved.jinja@b8635075ffe27b135c49afb9a8b5c434bd42c502",
+                           "google/gemma-4-31B-it, interleaved thinking", S_GEMMA),
+    # --- the later llama.cpp templates (SYNC, a sync of upstream ggml-org/llama.cpp 82bb48500) ---
+    "cohere2-moe": ("sync", "Cohere2MoE.jinja@53fd974b4406739435b50f50144b08c73273ec19",
+                    "CohereLabs (Cohere2MoE)", S_COHERE),
+    "minimax-m3": ("sync", "MiniMax-M3.jinja@53fd974b4406739435b50f50144b08c73273ec19",
+                   "MiniMaxAI/MiniMax-M3", S_MINIMAX),
+    "deepseek-v4": ("sync", "deepseek-ai-DeepSeek-V4.jinja@53fd974b4406739435b50f50144b08c73273ec19",
+                    "deepseek-ai/DeepSeek-V4", S_DEEPSEEK),
+    "deepseek-v4-flash": ("sync", "deepseek-ai-DeepSeek-V4-Flash-0731.jinja@53fd974b4406739435b50f50144b08c73273ec19",
+                          "deepseek-ai/DeepSeek-V4-Flash-0731", S_DEEPSEEK),
+    "minicpm5": ("sync", "openbmb-MiniCPM5-1B.jinja@53fd974b4406739435b50f50144b08c73273ec19",
+                 "openbmb/MiniCPM5-1B", S_MINICPM),
+    "laguna-s-2.1": ("sync", "poolside-Laguna-S-2.1.jinja@53fd974b4406739435b50f50144b08c73273ec19",
+                     "poolside/Laguna-S-2.1", S_LAGUNA),
+    "laguna-xs-2.1": ("sync", "poolside-Laguna-XS-2.1.jinja@53fd974b4406739435b50f50144b08c73273ec19",
+                      "poolside/Laguna-XS-2.1", S_LAGUNA),
+    "laguna-xs.2": ("sync", "poolside-Laguna-XS.2.jinja@53fd974b4406739435b50f50144b08c73273ec19",
+                    "poolside/Laguna-XS.2", S_LAGUNA),
+    "hy3": ("sync", "tencent-Hy3.jinja@53fd974b4406739435b50f50144b08c73273ec19",
+            "tencent/Hy3", S_HY3),
     # --- huggingface.js packages/jinja/test/e2e.test.js ---
     "mistral-7b-v0.3": ("e2e", "mistralai/Mistral-7B-Instruct-v0.3 (JSON Schema)",
                         "mistralai/Mistral-7B-Instruct-v0.3 (with [AVAILABLE_TOOLS]/[TOOL_CALLS])", S_MISTRAL),
@@ -723,7 +757,7 @@ def source_of(name):
         repo, commit, path = HFJS_E2E
         where = f"{repo}@{commit}:{path}[TEST_CUSTOM_TEMPLATES[{json.dumps(key)}]]"
     else:
-        repo, _, path = LLAMACPP
+        repo, _, path = LLAMACPP if kind == "llamacpp" else SYNC
         file, _, commit = key.partition("@")
         where = f"{repo}@{commit}:{path}/{file}"
     return where
@@ -740,7 +774,7 @@ def node_eval(js):
                                      capture_output=True).stdout.decode("utf-8"))
 
 
-def collect(hfjs, llamacpp):
+def collect(hfjs, llamacpp, sync):
     os.makedirs(TEMPLATE_DIR, exist_ok=True)
     automap_src = git_show(hfjs, HFJS_AUTOMAP[1], HFJS_AUTOMAP[2])
     body = automap_src[automap_src.index("export const OLLAMA_CHAT_TEMPLATE_MAPPING"):]
@@ -769,7 +803,7 @@ def collect(hfjs, llamacpp):
             text = e2e[key]
         else:
             file, _, commit = key.partition("@")
-            text = git_show(llamacpp, commit, f"{LLAMACPP[2]}/{file}")
+            text = git_show(llamacpp if kind == "llamacpp" else sync, commit, f"{LLAMACPP[2]}/{file}")
         digest = hashlib.sha256(text.encode("utf-8")).hexdigest()
         if digest in seen:
             sys.exit(f"{name}: same text as {seen[digest]}")
@@ -787,11 +821,12 @@ def main():
     ap.add_argument("command", nargs="?", default="render", choices=["render", "collect"])
     ap.add_argument("--hfjs", help="git dir of huggingface/huggingface.js (collect)")
     ap.add_argument("--llamacpp", help="git dir of a llama.cpp clone holding the LLAMACPP commit (collect)")
+    ap.add_argument("--sync", help="git dir of a clone holding the SYNC commit (collect)")
     args = ap.parse_args()
     if args.command == "collect":
-        if not args.hfjs or not args.llamacpp:
-            ap.error("collect needs --hfjs and --llamacpp")
-        collect(args.hfjs, args.llamacpp)
+        if not args.hfjs or not args.llamacpp or not args.sync:
+            ap.error("collect needs --hfjs, --llamacpp and --sync")
+        collect(args.hfjs, args.llamacpp, args.sync)
     else:
         render_all()
 
