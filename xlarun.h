@@ -851,10 +851,17 @@ typedef enum xlarun_tool_format {
                                  wrapper around the content is dropped */
     XLARUN_TOOLS_PHI4,        /* Phi-4-mini: <|tool_call|>[{..}, ...] or {..}, an optional
                                  <|/tool_call|> after it; also functools[{..}, ...] */
-    XLARUN_TOOLS_DEEPSEEK_R1  /* DeepSeek-R1 and its distills: <｜tool▁calls▁begin｜> then per call
+    XLARUN_TOOLS_DEEPSEEK_R1, /* DeepSeek-R1 and its distills: <｜tool▁calls▁begin｜> then per call
                                  <｜tool▁call▁begin｜>function<｜tool▁sep｜>NAME\n```json\n{..}\n```
                                  <｜tool▁call▁end｜>, then <｜tool▁calls▁end｜> (or the reply's end:
                                  the distills' template writes none after a single call) */
+    XLARUN_TOOLS_QWEN3_CODER  /* Qwen3-Coder, Qwen3.5, Nemotron 3 Nano: <tool_call>\n<function=NAME>\n
+                                 then per argument <parameter=KEY>\nVALUE\n</parameter>\n, then
+                                 </function>\n</tool_call>, any number. A value is text: where the
+                                 tools' schema types the parameter as a string it is kept as
+                                 written; otherwise it is the JSON it holds (True, False, None as
+                                 Python writes them read as true, false, null), or the text when
+                                 it holds none */
 } xlarun_tool_format;
 
 typedef struct xlarun_tool_call {
@@ -875,7 +882,8 @@ typedef struct xlarun_reply {
     size_t n_calls;
 } xlarun_reply;
 
-/* "none", "llama3", "hermes", "mistral", "granite", "phi4", "deepseek-r1" ("?" out of range) */
+/* "none", "llama3", "hermes", "mistral", "granite", "phi4", "deepseek-r1", "qwen3-coder" ("?" out of
+   range) */
 XLARUN_API const char *xlarun_tool_format_name(xlarun_tool_format f);
 /* The memory xlarun_reply_parse needs for a reply of len bytes, whatever it holds:
    64 + (len / 12 + 1) * sizeof(xlarun_tool_call) + 7 * len bytes (a call takes at least 12 bytes
@@ -890,10 +898,12 @@ XLARUN_API size_t xlarun_reply_memory(size_t len);
    the byte offset: a NUL byte in the text, a tool-call marker not followed by what the format
    puts there (JSON that is not valid or not closed, no name, arguments that are not an object,
    a marker left open). Text without markers is content, never an error. On an error *out is
-   cleared (content NULL). */
+   cleared (content NULL). tools_json (tools_len bytes; NULL: none) is the tools offered, as
+   transformers takes them: XLARUN_TOOLS_QWEN3_CODER reads its values' types from their schemas;
+   it must be valid JSON (XLARUN_ERR_ARGUMENT otherwise). */
 XLARUN_API xlarun_status xlarun_reply_parse(xlarun_tool_format format, const char *text, size_t len,
-                                            void *mem, size_t bytes, xlarun_reply *out,
-                                            xlarun_error *err);
+                                            const char *tools_json, size_t tools_len, void *mem, size_t bytes,
+                                            xlarun_reply *out, xlarun_error *err);
 /* The tool format a vocabulary points to, from which of these are single added tokens:
    <｜tool▁calls▁begin｜> DEEPSEEK_R1, [TOOL_CALLS] MISTRAL, <|tool_call|> with <|/tool_call|> PHI4,
    <|tool_call|> alone GRANITE, <tool_call> HERMES, <|python_tag|> LLAMA3 (checked in this order;
@@ -901,12 +911,30 @@ XLARUN_API xlarun_status xlarun_reply_parse(xlarun_tool_format format, const cha
    has_token(user, text) returns nonzero when text is one token of the vocabulary. */
 XLARUN_API xlarun_tool_format xlarun_tool_format_guess(int (*has_token)(void *user, const char *text),
                                                        void *user);
+/* The tool format a chat template writes, found by running it: t renders a probe conversation
+   (a user turn, then an assistant turn that calls the offered tool "xlarun_probe" with
+   {"xlarun_key": "xlarun value"}; the assistant message in the forms templates take: content
+   null, absent or "", arguments as an object or a JSON string) with in's special tokens and
+   variables (its messages and tools are not used), and every format's xlarun_reply_parse reads
+   what the template wrote for that turn: the rendering past the user turn rendered with the
+   generation prompt (less a "<think>" or white space that prompt ends with and the turn does not
+   repeat). The format that reads exactly that call back wins, the one leaving the least content
+   where several do (Phi-4-mini's closing <|/tool_call|> is content to Granite's reader), the
+   first in the enum's order on a tie. *written (NULL: not wanted) gets 1 when the template wrote
+   the call at all: XLARUN_TOOLS_NONE with 1 means a format no parser here reads (then no format's
+   grammar fits the model); with 0, that the template renders no tool call (or failed on every
+   form), where xlarun_tool_format_guess is the fallback. The renderings and the parse use
+   XLARUN_MALLOC (XLARUN_TOOLS_NONE and 0 when it fails). */
+XLARUN_API xlarun_tool_format xlarun_chat_tool_format(const xlarun_chat_template *t, const xlarun_chat_input *in,
+                                                      int *written);
 /* A grammar (GBNF, for xlarun_grammar_compile and the generator's grammar option) for a reply
    that may call tools: free text, and from the moment the text opens a call (the format's
    marker: <tool_call>, [TOOL_CALLS], <|tool_call|>, DeepSeek-R1's calls-begin token; for Llama 3
    a reply that starts with "{") calls in the format's syntax as its chat templates write them,
    each naming one of the tools, with arguments that the tool's "parameters" schema accepts
-   (compact JSON, as xlarun_json_schema_to_grammar writes it), until the reply ends. Before the
+   (compact JSON, as xlarun_json_schema_to_grammar writes it; for Qwen3-Coder's XML the declared
+   parameters in order, a string's value as text without "</parameter>" and with its enum but no
+   other constraint, True/False for a boolean, JSON for the rest), until the reply ends. Before the
    marker the text never contains it. xlarun_reply_parse reads the calls back. tools_json: the
    tools as transformers takes them, a JSON array of {"type": "function", "function": {"name":
    .., "parameters": {..}}} or of {"name": .., "parameters": {..}} (no parameters: any object).
@@ -11494,7 +11522,8 @@ typedef struct xlarun__jclosure {
 
 typedef struct xlarun__jrun {
     xlarun__jmem *mem;
-    xlarun_error *err;
+    xlarun_error *err;          /* the caller's, or own_err when the caller passed none */
+    xlarun_error own_err;
     uint64_t steps, max_steps;
     size_t calls;
     int nest, deep;             /* containers being compared (xlarun__jeq, jcmp, jhas_nan); deep once one passed
@@ -16053,7 +16082,7 @@ static xlarun_status xlarun__jrender(xlarun__jrun *R, const xlarun_chat_template
 static void xlarun__jrun_init(xlarun__jrun *R, xlarun__jmem *m, const xlarun_chat_input *in, xlarun_error *err) {
     memset(R, 0, sizeof *R);
     R->mem = m;
-    R->err = err;
+    R->err = err ? err : &R->own_err; /* folding saves and restores *R->err */
     R->max_steps = in->max_steps ? in->max_steps : XLARUN_JINJA_DEFAULT_STEPS;
     R->max_output = in->max_output ? in->max_output : XLARUN_JINJA_DEFAULT_OUTPUT;
     R->now = in->now ? in->now : XLARUN__CAST(int64_t, time(NULL));
@@ -16739,6 +16768,7 @@ XLARUN_API const char *xlarun_tool_format_name(xlarun_tool_format f) {
     case XLARUN_TOOLS_GRANITE: return "granite";
     case XLARUN_TOOLS_PHI4: return "phi4";
     case XLARUN_TOOLS_DEEPSEEK_R1: return "deepseek-r1";
+    case XLARUN_TOOLS_QWEN3_CODER: return "qwen3-coder";
     }
     return "?";
 }
@@ -16756,6 +16786,8 @@ typedef struct xlarun__rp {
     size_t n_calls, cap_calls;
     char *lo, *hi;            /* free memory: text grows up from lo, call strings down from hi */
     char *content;            /* where the content starts (it is built at lo) */
+    const char *tools;        /* the tools' JSON (validated) or NULL, for the XML values' types */
+    size_t tools_len;
     xlarun_error *err;
 } xlarun__rp;
 
@@ -17395,14 +17427,143 @@ static xlarun_status xlarun__rp_deepseek(xlarun__rp *r, size_t at, size_t i, siz
     }
 }
 
+/* ---- Qwen3-Coder's XML: <function=NAME> <parameter=KEY>\nVALUE\n</parameter> </function> ------ */
+
+/* nonzero when the tools' schema types parameter key of tool name as a string ("type":
+   "string", or a list of types holding "string"): its value is then the text as written */
+static int xlarun__rp_is_string(const xlarun__rp *r, const char *name, const char *key) {
+    xlarun__json j;
+    size_t it = 0, k, v, fn, p, t, tit, tk, tv;
+    if (!r->tools) return 0;
+    j.s = r->tools;
+    j.n = r->tools_len;
+    it = xlarun__json_ws(j.s, j.n, 0);
+    while (xlarun__json_next(&j, &it, &k, &v)) {
+        if (j.s[v] != '{') continue;
+        fn = xlarun__json_get(&j, v, "function");
+        if (fn == XLARUN__NONE || j.s[fn] != '{') fn = v;
+        p = xlarun__json_get(&j, fn, "name");
+        if (p == XLARUN__NONE || j.s[p] != '"' || !xlarun__json_eq(&j, p, name)) continue;
+        p = xlarun__json_get(&j, xlarun__json_get(&j, xlarun__json_get(&j, fn, "parameters"), "properties"), key);
+        t = xlarun__json_get(&j, p, "type");
+        if (t == XLARUN__NONE) return 0;
+        if (j.s[t] == '"') return xlarun__json_eq(&j, t, "string");
+        if (j.s[t] != '[') return 0;
+        tit = t;
+        while (xlarun__json_next(&j, &tit, &tk, &tv))
+            if (j.s[tv] == '"' && xlarun__json_eq(&j, tv, "string")) return 1;
+        return 0;
+    }
+    return 0;
+}
+
+/* s[a, b) as a JSON string (UTF-8 checked) */
+static xlarun_status xlarun__rp_jstr(xlarun__rp *r, size_t a, size_t b, const char *what, xlarun__cw *w) {
+    size_t l;
+    xlarun__cw_put(w, '"');
+    for (; a < b; a += l) {
+        l = xlarun__utf8_len(XLARUN__PUN(const unsigned char *, r->s + a), b - a);
+        if (!l)
+            return xlarun__fail(r->err, XLARUN_ERR_FORMAT, "%s reply: invalid UTF-8 at byte %lu in %s", r->fmt,
+                                XLARUN__CAST(unsigned long, a), what);
+        if (l == 1) xlarun__cw_cp(w, XLARUN__CAST(unsigned char, r->s[a]));
+        else { size_t m; for (m = 0; m < l; m++) xlarun__cw_put(w, r->s[a + m]); }
+    }
+    xlarun__cw_put(w, '"');
+    return XLARUN_OK;
+}
+
+/* The parameters from i up to </function>, written as a JSON object to w (counted when w->out is
+   NULL); *end gets where </function> ends. A value is the text between <parameter=KEY> and
+   </parameter> less one new line at each end (the templates write them): as written where the
+   schema says string, else the JSON it holds (True, False and None, Python's spelling that the
+   templates write, read as true, false and null), else as written. */
+static xlarun_status xlarun__rp_xml_args(xlarun__rp *r, size_t i, const char *name, xlarun__cw *w, size_t *end) {
+    size_t p = i, q, a, b, n = 0;
+    char key[256];
+    xlarun__cw_put(w, '{');
+    for (;;) {
+        p = xlarun__rp_skip_ws(r, p);
+        if (xlarun__rp_at(r, p, "</function>")) break;
+        if (!xlarun__rp_at(r, p, "<parameter="))
+            return xlarun__fail(r->err, XLARUN_ERR_FORMAT, "%s reply: expected <parameter=KEY> or </function> at byte %lu",
+                                r->fmt, XLARUN__CAST(unsigned long, p));
+        a = p + 11;
+        for (q = a; q < r->n && r->s[q] != '>' && r->s[q] != '\n'; q++) {}
+        if (q >= r->n || r->s[q] != '>' || q == a)
+            return xlarun__fail(r->err, XLARUN_ERR_FORMAT, "%s reply: the <parameter= at byte %lu has no KEY> on its line",
+                                r->fmt, XLARUN__CAST(unsigned long, p));
+        if (n++) xlarun__cw_put(w, ',');
+        XLARUN__TRY(xlarun__rp_jstr(r, a, q, "a parameter's name", w));
+        xlarun__cw_put(w, ':');
+        key[0] = 0;
+        if (q - a < sizeof key) { memcpy(key, r->s + a, q - a); key[q - a] = 0; }
+        a = q + 1;
+        b = xlarun__rp_find(r, a, "</parameter>");
+        if (b == XLARUN__NONE)
+            return xlarun__fail(r->err, XLARUN_ERR_FORMAT, "%s reply: the <parameter=%s> at byte %lu is not closed by </parameter>",
+                                r->fmt, key, XLARUN__CAST(unsigned long, p));
+        p = b + 12;
+        if (a < b && r->s[a] == '\n') a++;
+        if (b > a && r->s[b - 1] == '\n') b--;
+        if (!key[0] || !xlarun__rp_is_string(r, name, key)) {
+            size_t ta = a, tb = b;
+            while (ta < tb && xlarun__rp_ws(r->s[ta])) ta++;
+            while (tb > ta && xlarun__rp_ws(r->s[tb - 1])) tb--;
+            if (tb - ta == 4 && !memcmp(r->s + ta, "True", 4)) { xlarun__cw_json(w, "true", 4); continue; }
+            if (tb - ta == 5 && !memcmp(r->s + ta, "False", 5)) { xlarun__cw_json(w, "false", 5); continue; }
+            if (tb - ta == 4 && !memcmp(r->s + ta, "None", 4)) { xlarun__cw_json(w, "null", 4); continue; }
+            if (tb > ta && xlarun__json_validate(r->s + ta, tb - ta, "value", NULL) == XLARUN_OK) {
+                xlarun__cw_json(w, r->s + ta, tb - ta);
+                continue;
+            }
+        }
+        XLARUN__TRY(xlarun__rp_jstr(r, a, b, "a parameter's value", w));
+    }
+    xlarun__cw_put(w, '}');
+    *end = p + 11;
+    return XLARUN_OK;
+}
+
+/* <function=NAME> ... </function> then </tool_call>, after the <tool_call> at q (i past it) */
+static xlarun_status xlarun__rp_xml(xlarun__rp *r, size_t q, size_t i, size_t *end) {
+    size_t p = xlarun__rp_skip_ws(r, i), b, e;
+    char *name, *args;
+    xlarun__cw w;
+    if (!xlarun__rp_at(r, p, "<function="))
+        return xlarun__fail(r->err, XLARUN_ERR_FORMAT, "%s reply: the <tool_call> at byte %lu is not followed by <function=NAME> (byte %lu)",
+                            r->fmt, XLARUN__CAST(unsigned long, q), XLARUN__CAST(unsigned long, p));
+    p += 10;
+    for (b = p; b < r->n && r->s[b] != '>' && r->s[b] != '\n'; b++) {}
+    if (b >= r->n || r->s[b] != '>')
+        return xlarun__fail(r->err, XLARUN_ERR_FORMAT, "%s reply: the <function= at byte %lu has no NAME> on its line", r->fmt,
+                            XLARUN__CAST(unsigned long, p - 10));
+    XLARUN__TRY(xlarun__rp_raw(r, p, b, "tool name", &name));
+    w.out = NULL;
+    w.n = 0;
+    XLARUN__TRY(xlarun__rp_xml_args(r, b + 1, name, &w, &e));
+    if (!(args = xlarun__rp_take(r, w.n + 1))) return xlarun__rp_oom(r);
+    w.out = args;
+    w.n = 0;
+    XLARUN__TRY(xlarun__rp_xml_args(r, b + 1, name, &w, &e));
+    args[w.n] = 0;
+    e = xlarun__rp_skip_ws(r, e);
+    if (!xlarun__rp_at(r, e, "</tool_call>"))
+        return xlarun__fail(r->err, XLARUN_ERR_FORMAT, "%s reply: the <tool_call> at byte %lu is not closed by </tool_call> (byte %lu)",
+                            r->fmt, XLARUN__CAST(unsigned long, q), XLARUN__CAST(unsigned long, e));
+    *end = e + 12;
+    return xlarun__rp_add(r, name, args, NULL);
+}
+
 /* ---- the markers of each format --------------------------------------------------------------- */
 
 enum { XLARUN__RM_JSON, XLARUN__RM_HERMES, XLARUN__RM_PHI4, XLARUN__RM_MISTRAL, XLARUN__RM_DEEPSEEK,
-       XLARUN__RM_PYTHON, XLARUN__RM_DROP };
+       XLARUN__RM_PYTHON, XLARUN__RM_DROP, XLARUN__RM_XML };
 
 typedef struct xlarun__rm { const char *text; int kind; } xlarun__rm;
 
 static const xlarun__rm xlarun__rm_hermes[] = {{"<tool_call>", XLARUN__RM_HERMES}, {NULL, 0}};
+static const xlarun__rm xlarun__rm_xml[] = {{"<tool_call>", XLARUN__RM_XML}, {NULL, 0}};
 static const xlarun__rm xlarun__rm_granite[] = {{"<|tool_call|>", XLARUN__RM_JSON}, {"<tool_call>", XLARUN__RM_HERMES},
                                                 {"<response>", XLARUN__RM_DROP}, {"</response>", XLARUN__RM_DROP},
                                                 {NULL, 0}};
@@ -17436,6 +17597,7 @@ static xlarun_status xlarun__rp_block(xlarun__rp *r, const xlarun__rm *m, size_t
         return XLARUN_OK;
     case XLARUN__RM_MISTRAL: return xlarun__rp_mistral(r, p, end);
     case XLARUN__RM_DEEPSEEK: return xlarun__rp_deepseek(r, q, p, end);
+    case XLARUN__RM_XML: return xlarun__rp_xml(r, q, p, end);
     default: return xlarun__rp_python_tag(r, p, end);
     }
 }
@@ -17460,8 +17622,8 @@ static xlarun_status xlarun__rp_markers(xlarun__rp *r, const xlarun__rm *ms, siz
 }
 
 XLARUN_API xlarun_status xlarun_reply_parse(xlarun_tool_format format, const char *text, size_t len,
-                                            void *mem, size_t bytes, xlarun_reply *out,
-                                            xlarun_error *err) {
+                                            const char *tools_json, size_t tools_len, void *mem, size_t bytes,
+                                            xlarun_reply *out, xlarun_error *err) {
     xlarun__rp r;
     xlarun_status st = XLARUN_OK;
     const char *nul, *reasoning = NULL;
@@ -17471,8 +17633,13 @@ XLARUN_API xlarun_status xlarun_reply_parse(xlarun_tool_format format, const cha
     if (out) memset(out, 0, sizeof *out);
     if (!out || (!text && len))
         return xlarun__fail(err, XLARUN_ERR_ARGUMENT, "reply: %s is NULL", out ? "the text" : "the output");
-    if (XLARUN__CAST(unsigned, format) > XLARUN__CAST(unsigned, XLARUN_TOOLS_DEEPSEEK_R1))
+    if (XLARUN__CAST(unsigned, format) > XLARUN__CAST(unsigned, XLARUN_TOOLS_QWEN3_CODER))
         return xlarun__fail(err, XLARUN_ERR_ARGUMENT, "reply: unknown tool format %d", XLARUN__CAST(int, format));
+    if (tools_json) {
+        xlarun_error e;
+        if (xlarun__json_validate(tools_json, tools_len, "tools_json", &e) != XLARUN_OK)
+            return xlarun__fail(err, XLARUN_ERR_ARGUMENT, "reply: %s", e.message);
+    }
     if (len > XLARUN__REPLY_MAX_LEN)
         return xlarun__fail(err, XLARUN_ERR_ARGUMENT, "reply: %lu bytes is over the limit of %lu",
                             XLARUN__CAST(unsigned long, len), XLARUN__CAST(unsigned long, XLARUN__REPLY_MAX_LEN));
@@ -17484,6 +17651,8 @@ XLARUN_API xlarun_status xlarun_reply_parse(xlarun_tool_format format, const cha
     r.n = len;
     r.fmt = xlarun_tool_format_name(format);
     r.err = err;
+    r.tools = tools_json;
+    r.tools_len = tools_len;
     if (len && (nul = XLARUN__CAST(const char *, memchr(text, 0, len))) != NULL)
         return xlarun__fail(err, XLARUN_ERR_FORMAT, "%s reply: a NUL byte at byte %lu", r.fmt,
                             XLARUN__CAST(unsigned long, nul - text));
@@ -17521,6 +17690,7 @@ XLARUN_API xlarun_status xlarun_reply_parse(xlarun_tool_format format, const cha
     case XLARUN_TOOLS_GRANITE: ms = xlarun__rm_granite; break;
     case XLARUN_TOOLS_PHI4: ms = xlarun__rm_phi4; break;
     case XLARUN_TOOLS_DEEPSEEK_R1: ms = xlarun__rm_deepseek; break;
+    case XLARUN_TOOLS_QWEN3_CODER: ms = xlarun__rm_xml; break;
     }
     st = ms ? xlarun__rp_markers(&r, ms, i) : xlarun__rp_text(&r, i, r.n);
     if (st != XLARUN_OK) goto done;
@@ -17548,6 +17718,63 @@ XLARUN_API xlarun_tool_format xlarun_tool_format_guess(int (*has_token)(void *us
     if (has_token(user, "<tool_call>")) return XLARUN_TOOLS_HERMES;
     if (has_token(user, "<|python_tag|>")) return XLARUN_TOOLS_LLAMA3;
     return XLARUN_TOOLS_NONE;
+}
+
+XLARUN_API xlarun_tool_format xlarun_chat_tool_format(const xlarun_chat_template *t, const xlarun_chat_input *in,
+                                                      int *written) {
+    static const char tools[] =
+        "[{\"type\": \"function\", \"function\": {\"name\": \"xlarun_probe\", \"description\": \"A probe.\", \"parameters\": "
+        "{\"type\": \"object\", \"properties\": {\"xlarun_key\": {\"type\": \"string\"}}, \"required\": [\"xlarun_key\"]}}}]";
+    static const char user[] = "{\"role\": \"user\", \"content\": \"Probe.\"}";
+    static const char *const contents[3] = {"\"content\": null, ", "", "\"content\": \"\", "};
+    static const char *const args[2] = {"{\"xlarun_key\": \"xlarun value\"}", "\"{\\\"xlarun_key\\\": \\\"xlarun value\\\"}\""};
+    xlarun_chat_input ci;
+    xlarun_tool_format best = XLARUN_TOOLS_NONE;
+    char *prompt = NULL, *full = NULL, msgs[512];
+    size_t plen = 0, flen = 0, k, common = 0, least = XLARUN__NONE;
+    int form, f;
+    if (written) *written = 0;
+    if (!t || !in) return XLARUN_TOOLS_NONE;
+    ci = *in;
+    ci.messages = NULL;
+    ci.n_messages = 0;
+    ci.tools_json = tools;
+    snprintf(msgs, sizeof msgs, "[%s]", user);
+    ci.messages_json = msgs;
+    ci.no_generation_prompt = 0;
+    if (xlarun_chat_render_alloc(t, &ci, &prompt, &plen, NULL) != XLARUN_OK) return XLARUN_TOOLS_NONE;
+    ci.no_generation_prompt = 1;
+    for (form = 0; form < 6 && !full; form++) { /* the first form that renders the call */
+        snprintf(msgs, sizeof msgs, "[%s, {\"role\": \"assistant\", %s\"tool_calls\": [{\"id\": \"xlarun123\", \"type\": "
+                 "\"function\", \"function\": {\"name\": \"xlarun_probe\", \"arguments\": %s}}]}]",
+                 user, contents[form % 3], args[form / 3]);
+        if (xlarun_chat_render_alloc(t, &ci, &full, &flen, NULL) != XLARUN_OK) { full = NULL; continue; }
+        /* the prompt it starts with, less a "<think>" or white space the turn does not repeat */
+        for (common = plen; common > flen || memcmp(prompt, full, common);) {
+            if (common >= 7 && !memcmp(prompt + common - 7, "<think>", 7)) common -= 7;
+            else if (common && xlarun__rp_ws(prompt[common - 1])) common--;
+            else break;
+        }
+        for (k = common; k + 12 <= flen && memcmp(full + k, "xlarun_probe", 12); k++) {}
+        if (common > flen || memcmp(prompt, full, common) || k + 12 > flen) { xlarun_chat_text_free(full); full = NULL; }
+    }
+    if (full) {
+        size_t bytes = xlarun_reply_memory(flen - common);
+        if (written) *written = 1;
+        void *mem = bytes == SIZE_MAX ? NULL : XLARUN_MALLOC(bytes, NULL);
+        for (f = XLARUN_TOOLS_LLAMA3; mem && f <= XLARUN_TOOLS_QWEN3_CODER; f++) {
+            xlarun_reply r;
+            if (xlarun_reply_parse(XLARUN__CAST(xlarun_tool_format, f), full + common, flen - common, tools, sizeof tools - 1,
+                                   mem, bytes, &r, NULL) != XLARUN_OK || r.n_calls != 1 ||
+                strcmp(r.calls[0].name, "xlarun_probe") || strcmp(r.calls[0].arguments, "{\"xlarun_key\":\"xlarun value\"}"))
+                continue;
+            if (strlen(r.content) < least) { least = strlen(r.content); best = XLARUN__CAST(xlarun_tool_format, f); }
+        }
+        if (mem) XLARUN_FREE(mem, NULL);
+        xlarun_chat_text_free(full);
+    }
+    xlarun_chat_text_free(prompt);
+    return best;
 }
 
 /* ---- grammars: GBNF compiled to byte-level rules -------------------------------------------- */
@@ -19865,7 +20092,11 @@ static const struct xlarun__tool_gbnf {
        it out after a single call) */
     {{XLARUN__DS_CALLS_BEGIN, NULL}, {"callx (\"\\n\" callx)* (\"\\n\"? \"" XLARUN__DS_CALLS_END "\")?", NULL}, NULL,
      "\"" XLARUN__DS_CALL_BEGIN "function" XLARUN__DS("tool" XLARUN__LOW8TH "sep") "\" %n \"\\n```json\\n\" %A \"\\n```"
-     XLARUN__DS_CALL_END "\""}};
+     XLARUN__DS_CALL_END "\""},
+    /* Qwen3-Coder: <tool_call>\n<function=NAME>\n, the parameters (%X: xlarun__tg_xml_args), then
+       </function>\n</tool_call>, one per line */
+    {{"<tool_call>", NULL}, {"\"\\n\" callx \"\\n</tool_call>\" (\"\\n<tool_call>\\n\" callx \"\\n</tool_call>\")*", NULL}, NULL,
+     "\"<function=\" %n \">\\n\" %X \"</function>\""}};
 
 /* a GBNF string literal of bytes */
 static void xlarun__tg_lit(xlarun__js *g, const char *s, size_t n) {
@@ -19874,8 +20105,12 @@ static void xlarun__tg_lit(xlarun__js *g, const char *s, size_t n) {
     xlarun__js_s(g, "\"");
 }
 
-/* the free text before the markers (up to two, each at most 32 characters): f<state> rules */
-static void xlarun__tg_free(xlarun__js *g, const char *const *markers) {
+/* Text up to markers (up to two, each at most 32 characters) as rules <prefix><state>: the states
+   are the markers' proper prefixes just read; a marker completed goes on to conts[m] (nothing when
+   it is ""). can_end: the text may also end before any marker (the free text before tool calls);
+   else it ends only with a marker (a Qwen3-Coder value, up to its "</parameter>"). */
+static void xlarun__tg_free(xlarun__js *g, const char *const *markers, const char *prefix, int can_end,
+                            const char *const *conts) {
     uint32_t cp[2][32], all[64];
     size_t len[2] = {0, 0}, nm = 0, m, i, l, n_all = 0, st[64][2], n_st = 0, k, c;
     char esc[24];
@@ -19896,11 +20131,13 @@ static void xlarun__tg_free(xlarun__js *g, const char *const *markers) {
     for (k = 0; k < n_st; k++) {
         const uint32_t *p = cp[st[k][0]];
         size_t pl = st[k][1];
-        xlarun__js_s(g, "f");
+        xlarun__js_s(g, prefix);
         xlarun__js_u64(g, k);
-        xlarun__js_s(g, " ::= \"\" | [^");
+        xlarun__js_s(g, can_end ? " ::= \"\" | [^" : " ::= [^");
         for (c = 0; c < n_all; c++) { snprintf(esc, sizeof esc, "\\U%08lX", XLARUN__CAST(unsigned long, all[c])); xlarun__js_s(g, esc); }
-        xlarun__js_s(g, "] f0");
+        xlarun__js_s(g, "] ");
+        xlarun__js_s(g, prefix);
+        xlarun__js_s(g, "0");
         for (c = 0; c < n_all; c++) {
             uint32_t t[33];
             size_t tl = pl + 1, best = 0, d, done = 0;
@@ -19910,7 +20147,7 @@ static void xlarun__tg_free(xlarun__js *g, const char *const *markers) {
             xlarun__js_s(g, esc);
             for (m = 0; m < nm && !done; m++)  /* a marker completed: its calls */
                 if (len[m] == tl && !memcmp(cp[m], t, tl * sizeof(uint32_t))) {
-                    xlarun__js_s(g, m ? " calls1" : " calls0");
+                    if (conts[m][0]) { xlarun__js_s(g, " "); xlarun__js_s(g, conts[m]); }
                     done = 1;
                 }
             if (done) continue;
@@ -19918,15 +20155,16 @@ static void xlarun__tg_free(xlarun__js *g, const char *const *markers) {
                 size_t sl = st[d][1];
                 if (sl <= tl && sl > st[best][1] && !memcmp(cp[st[d][0]], t + tl - sl, sl * sizeof(uint32_t))) best = d;
             }
-            xlarun__js_s(g, " f");
+            xlarun__js_s(g, " ");
+            xlarun__js_s(g, prefix);
             xlarun__js_u64(g, best);
         }
         xlarun__js_s(g, "\n");
     }
 }
 
-/* one tool's form: the template with its name and arguments' rule */
-static void xlarun__tg_form(xlarun__js *g, const char *form, const char *nm, size_t nlen, size_t params) {
+/* one tool's form: the template with its name and arguments' rule (%X: tool k's XML parameters) */
+static void xlarun__tg_form(xlarun__js *g, const char *form, const char *nm, size_t nlen, size_t params, size_t k) {
     char esc[1100];
     size_t i, t;
     for (; *form; form++) {
@@ -19936,6 +20174,7 @@ static void xlarun__tg_form(xlarun__js *g, const char *form, const char *nm, siz
             if (params == XLARUN__NONE) { xlarun__js_s(g, "object"); g->used |= XLARUN__JS_OBJECT; }
             else xlarun__js_name(g, params);
         } else if (*form == 'n') xlarun__tg_lit(g, nm, nlen);
+        else if (*form == 'X') { xlarun__js_s(g, "xa"); xlarun__js_u64(g, k); }
         else {  /* N: the name as JSON writes it */
             for (i = 0, t = 0; i < nlen && t + 8 < sizeof esc; i++) {
                 unsigned char c = XLARUN__CAST(unsigned char, nm[i]);
@@ -19949,6 +20188,79 @@ static void xlarun__tg_form(xlarun__js *g, const char *form, const char *nm, siz
     xlarun__js_s(g, "\n");
 }
 
+/* Qwen3-Coder's parameters of tool k (schema params), as its templates write them: xa<k> ::= each
+   declared property in the schema's order, the required ones always, as <parameter=KEY>\nVALUE\n
+   </parameter>\n. VALUE: a string's text (one of its enum's strings where it has one, else any
+   text without "</parameter>", where the parser ends it: the pv rules); True or False for a
+   boolean (Python's spelling, which the templates write); the JSON the property's schema allows
+   (its s<node> rule) for the rest (a string inside that JSON holding "</parameter>" would end the
+   value early: the JSON rules do not exclude it). No declared properties: any keys with text
+   values. */
+static xlarun_status xlarun__tg_xml_args(xlarun__js *g, size_t k, size_t params, const char *tool) {
+    const xlarun__json *j = &g->j;
+    size_t props = xlarun__json_get(j, params, "properties"), req = xlarun__json_get(j, params, "required");
+    size_t it = props, key, v, klen, t, e, eit, ek, ev, i, n;
+    char kb[1024];
+    xlarun__js_s(g, "xa");
+    xlarun__js_u64(g, k);
+    xlarun__js_s(g, " ::=");
+    if (props == XLARUN__NONE || j->s[props] != '{') {
+        xlarun__js_s(g, " (\"<parameter=\" [^>\\n]+ \">\\n\" pv0 \"\\n\")*\n");
+        return XLARUN_OK;
+    }
+    while (xlarun__json_next(j, &it, &key, &v)) {
+        int opt, str = 0, enums = 0;
+        if (!xlarun__js_live(j, it, key, v)) continue;
+        klen = xlarun__json_str(j, key, kb, sizeof kb);
+        if (klen == XLARUN__NONE || klen >= sizeof kb || !klen)
+            return xlarun__fail(g->err, XLARUN_ERR_GRAMMAR, "tool '%.200s': a parameter name is empty or over 1023 bytes", tool);
+        for (i = 0; i < klen; i++)
+            if (kb[i] == '>' || kb[i] == '\n' || kb[i] == '\r')
+                return xlarun__fail(g->err, XLARUN_ERR_GRAMMAR, "tool '%.200s': the parameter name '%.200s' holds '>' or a line break, "
+                                    "which <parameter=KEY> cannot hold", tool, kb);
+        opt = !xlarun__js_in(j, req, key);
+        xlarun__js_s(g, opt ? " (\"<parameter=" : " \"<parameter=");
+        xlarun__js_lit(g, kb, klen);
+        xlarun__js_s(g, ">\\n\" ");
+        t = xlarun__json_get(j, v, "type");
+        if (t != XLARUN__NONE && j->s[t] == '"') str = xlarun__json_eq(j, t, "string");
+        else if (t != XLARUN__NONE && j->s[t] == '[') {
+            eit = t;
+            while (xlarun__json_next(j, &eit, &ek, &ev)) str |= j->s[ev] == '"' && xlarun__json_eq(j, ev, "string");
+        }
+        e = xlarun__json_get(j, v, "enum");
+        if (str && e != XLARUN__NONE && j->s[e] == '[') { /* the enum's strings, when all of it is strings */
+            eit = e;
+            enums = 1;
+            while (xlarun__json_next(j, &eit, &ek, &ev)) enums &= j->s[ev] == '"';
+            eit = e;
+            n = 0; /* strings written */
+            if (enums) {
+                xlarun__js_s(g, "(");
+                while (xlarun__json_next(j, &eit, &ek, &ev)) {
+                    char eb[1024];
+                    size_t el = xlarun__json_str(j, ev, eb, sizeof eb);
+                    if (el == XLARUN__NONE || el >= sizeof eb)
+                        return xlarun__fail(g->err, XLARUN_ERR_GRAMMAR, "tool '%.200s': an enum string of '%.200s' is over 1023 bytes", tool, kb);
+                    xlarun__js_s(g, n++ ? " | " : "");
+                    xlarun__tg_lit(g, eb, el);
+                }
+                xlarun__js_s(g, ") \"\\n</parameter>\"");
+            }
+        }
+        if (str && !enums) xlarun__js_s(g, "pv0");
+        else if (!str && t != XLARUN__NONE && j->s[t] == '"' && xlarun__json_eq(j, t, "boolean"))
+            xlarun__js_s(g, "(\"True\" | \"False\") \"\\n</parameter>\"");
+        else if (!str) {
+            xlarun__js_name(g, v);
+            xlarun__js_s(g, " \"\\n</parameter>\"");
+        }
+        xlarun__js_s(g, opt ? " \"\\n\")?" : " \"\\n\"");
+    }
+    xlarun__js_s(g, " \"\"\n");
+    return XLARUN_OK;
+}
+
 XLARUN_API xlarun_status xlarun_tool_grammar(xlarun_tool_format format, const char *tools_json, size_t tools_len,
                                              char *out, size_t cap, size_t *len, xlarun_error *err) {
     const struct xlarun__tool_gbnf *f;
@@ -19958,7 +20270,7 @@ XLARUN_API xlarun_status xlarun_tool_grammar(xlarun_tool_format format, const ch
     if (!tools_json || !len || (!out && cap))
         return xlarun__fail(err, XLARUN_ERR_ARGUMENT, "xlarun_tool_grammar: %s is NULL",
                             !tools_json ? "tools_json" : !len ? "len" : "out (with cap > 0)");
-    if (XLARUN__CAST(unsigned, format) == 0 || XLARUN__CAST(unsigned, format) > XLARUN__CAST(unsigned, XLARUN_TOOLS_DEEPSEEK_R1))
+    if (XLARUN__CAST(unsigned, format) == 0 || XLARUN__CAST(unsigned, format) > XLARUN__CAST(unsigned, XLARUN_TOOLS_QWEN3_CODER))
         return xlarun__fail(err, XLARUN_ERR_ARGUMENT, "xlarun_tool_grammar: format %d has no tool calls", XLARUN__CAST(int, format));
     f = &xlarun__tool_gbnf[format];
     XLARUN__TRY(xlarun__js_begin(g, tools_json, tools_len, out, cap, err));
@@ -19968,8 +20280,9 @@ XLARUN_API xlarun_status xlarun_tool_grammar(xlarun_tool_format format, const ch
     if (tools_json[it] != '[') return xlarun__fail(err, XLARUN_ERR_GRAMMAR, "tools: a JSON array of tools was expected");
     /* the reply: free text, then the calls a marker opens */
     if (f->marker[0]) {
+        static const char *const conts[2] = {"calls0", "calls1"};
         xlarun__js_s(g, "root ::= f0\n");
-        xlarun__tg_free(g, f->marker);
+        xlarun__tg_free(g, f->marker, "f", 1, conts);
         for (form = 0; form < 2 && f->marker[form]; form++) {
             xlarun__js_s(g, form ? "calls1 ::= " : "calls0 ::= ");
             xlarun__js_s(g, f->calls[form]);
@@ -19999,7 +20312,8 @@ XLARUN_API xlarun_status xlarun_tool_grammar(xlarun_tool_format format, const ch
                 xlarun__js_s(g, pass == 3 ? "toolx" : "tool");
                 xlarun__js_u64(g, k);
                 xlarun__js_s(g, " ::= ");
-                xlarun__tg_form(g, tmpl, nm, nlen, params);
+                xlarun__tg_form(g, tmpl, nm, nlen, params, k);
+                if (pass == 3 && format == XLARUN_TOOLS_QWEN3_CODER) XLARUN__TRY(xlarun__tg_xml_args(g, k, params, nm));
             }
             if (pass == 3 && params != XLARUN__NONE) {
                 xlarun_status st = xlarun__js_document(g, params);
@@ -20013,6 +20327,10 @@ XLARUN_API xlarun_status xlarun_tool_grammar(xlarun_tool_format format, const ch
         }
         if (!k) return xlarun__fail(err, XLARUN_ERR_GRAMMAR, "tools: the array holds no tool");
         if (pass < 2 && tmpl) xlarun__js_s(g, "\n");
+    }
+    if (format == XLARUN_TOOLS_QWEN3_CODER) { /* a value's text, through the first "</parameter>" */
+        static const char *const end[2] = {"</parameter>", NULL}, *const conts[2] = {"", ""};
+        xlarun__tg_free(g, end, "pv", 0, conts);
     }
     xlarun__js_shared_rules(g);
     return xlarun__js_end(g, "xlarun_tool_grammar", len);

@@ -336,10 +336,11 @@ static int conv_add(strbuf *msgs, const char *role, const char *content, size_t 
            sb_put(msgs, "}", 1);
 }
 
-/* the reply as the assistant's message; with tools, its calls are read in the model family's
-   format, printed as one JSON line each and kept as the message's tool_calls */
-static xlarun_status conv_add_reply(strbuf *msgs, xlarun_tool_format format, int tools, const char *reply, size_t n,
-                                    xlarun_error *err) {
+/* the reply as the assistant's message; with tools (their JSON, which types the values of the
+   XML formats), its calls are read in the model family's format, printed as one JSON line each
+   and kept as the message's tool_calls */
+static xlarun_status conv_add_reply(strbuf *msgs, xlarun_tool_format format, const char *tools, size_t tools_len,
+                                    const char *reply, size_t n, xlarun_error *err) {
     size_t rbytes, k;
     void *rmem;
     xlarun_reply rp;
@@ -351,7 +352,7 @@ static xlarun_status conv_add_reply(strbuf *msgs, xlarun_tool_format format, int
     }
     rbytes = xlarun_reply_memory(n);
     if (!(rmem = malloc(rbytes))) { strcpy(err->message, "out of memory"); return XLARUN_ERR_MEMORY; }
-    if (xlarun_reply_parse(format, reply, n, rmem, rbytes, &rp, err) != XLARUN_OK) { free(rmem); return err->status; }
+    if (xlarun_reply_parse(format, reply, n, tools, tools_len, rmem, rbytes, &rp, err) != XLARUN_OK) { free(rmem); return err->status; }
     ok = conv_next(msgs) && sb_put(msgs, "{\"role\":\"assistant\",\"content\":", 32) && sb_json_string(msgs, rp.content, strlen(rp.content));
     if (ok && rp.n_calls) ok = sb_put(msgs, ",\"tool_calls\":[", 15);
     for (k = 0; ok && k < rp.n_calls; k++) {
@@ -674,8 +675,30 @@ int main(int argc, char **argv) {
         go.ignore_eos = A.ignore_eos;
         go.stop_strings = A.stops;
         go.n_stop_strings = A.n_stops;
-        if (A.tools_arg && !grammar && !A.no_tool_grammar && tok &&
-            (tool_format = xlarun_tool_format_guess(has_token, tok)) != XLARUN_TOOLS_NONE) {
+        if (A.chat) {
+            if (!tmpl) { /* the folder's own template */
+                const char *t = tok ? xlarun_tokenizer_chat_template(tok) : NULL;
+                if (!t) {
+                    snprintf(err.message, sizeof err.message, "%s has no chat template (chat_template.jinja or tokenizer_config.json chat_template): "
+                             "give --chat-template NAME or --chat-template-file FILE", A.dir);
+                    goto error;
+                }
+                if (xlarun_chat_template_create(t, strlen(t), &tmpl, &err) != XLARUN_OK) {
+                    snprintf(msg, sizeof msg, "%s: %s (--chat-template NAME or --chat-template-file FILE runs another)", A.dir, err.message);
+                    goto fail_msg;
+                }
+            }
+            if (tok) xlarun_chat_input_from_tokenizer(tok, &ci);  /* the special tokens' texts */
+            ci.vars_json = A.vars.n ? A.vars.p : NULL;
+            if (A.tools_arg) { /* how the model writes its calls: what its template writes, else what its vocabulary points to */
+                int written = 0;
+                tool_format = xlarun_chat_tool_format(tmpl, &ci, &written);
+                if (tool_format == XLARUN_TOOLS_NONE && !written && tok) tool_format = xlarun_tool_format_guess(has_token, tok);
+                if (tool_format == XLARUN_TOOLS_NONE && written)
+                    fprintf(stderr, "note: the chat template writes tool calls in a format xlarun does not read; replies are printed as text\n");
+            }
+        }
+        if (A.tools_arg && !grammar && !A.no_tool_grammar && tok && tool_format != XLARUN_TOOLS_NONE) {
             /* the calls the model writes follow its format and the tools' schemas */
             size_t need = 0;
             if (xlarun_tool_grammar(tool_format, tools_text, tools_len, NULL, 0, &need, &err) != XLARUN_OK) goto error;
@@ -692,22 +715,7 @@ int main(int argc, char **argv) {
         }
         if (xlarun_generator_create(sess, tok, &go, &gen, &err) != XLARUN_OK) goto error; /* tok NULL: ids only */
         if (A.chat) {
-            if (!tmpl) { /* the folder's own template */
-                const char *t = xlarun_tokenizer_chat_template(tok);
-                if (!t) {
-                    snprintf(err.message, sizeof err.message, "%s has no chat template (chat_template.jinja or tokenizer_config.json chat_template): "
-                             "give --chat-template NAME or --chat-template-file FILE", A.dir);
-                    goto error;
-                }
-                if (xlarun_chat_template_create(t, strlen(t), &tmpl, &err) != XLARUN_OK) {
-                    snprintf(msg, sizeof msg, "%s: %s (--chat-template NAME or --chat-template-file FILE runs another)", A.dir, err.message);
-                    goto fail_msg;
-                }
-            }
-            xlarun_chat_input_from_tokenizer(tok, &ci);  /* the special tokens' texts */
-            ci.vars_json = A.vars.n ? A.vars.p : NULL;
             ci.tools_json = tools_text;
-            tool_format = xlarun_tool_format_guess(has_token, tok); /* how the reply's calls are read */
             enc_flags = XLARUN_ENCODE_NO_BOS; /* the template has the BOS */
             if (A.system_arg && !conv_add(&msgs, "system", A.system_arg, strlen(A.system_arg))) { strcpy(err.message, "out of memory"); goto error; }
         }
@@ -762,7 +770,7 @@ int main(int argc, char **argv) {
                 fflush(stdout);
                 if (turn == 0) { t2 = out.t_first ? out.t_first : now(); n_prompt = res.n_prefilled; }
                 n_rerun += res.n_rerun;
-                if (A.chat && conv_add_reply(&msgs, tool_format, tools_text != NULL,
+                if (A.chat && conv_add_reply(&msgs, tool_format, tools_text, tools_len,
                                            out.reply ? out.reply : "", out.n, &err) != XLARUN_OK)
                     goto error;
                 turn++;

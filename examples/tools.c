@@ -6,7 +6,8 @@
    Each turn renders the whole conversation with the folder's own chat template (the tools go in
    as OpenAI function schemas, as transformers' apply_chat_template takes them), generates a reply
    greedily, and splits it into content and tool calls with xlarun_reply_parse in the format the
-   vocabulary points to (xlarun_tool_format_guess: <tool_call> is one token, so Hermes). Each call
+   template writes (xlarun_chat_tool_format runs it on a probe call: Hermes for the tooldemo's
+   ChatML template), else the one the vocabulary points to (xlarun_tool_format_guess). Each call
    is printed as one JSON line {"name": ..., "arguments": {...}} and run by a C function returning
    a JSON result; the assistant's tool_calls message and one "tool" message per result join the
    conversation, and the next turn renders it again. A reply without calls is the answer: it is
@@ -226,18 +227,24 @@ int main(int argc, char **argv) {
         goto fail_msg;
     }
     if (xlarun_chat_template_create(src, strlen(src), &tmpl, &err) != XLARUN_OK) goto error;
-    format = xlarun_tool_format_guess(has_token, tok);
-    if (format == XLARUN_TOOLS_NONE) {
-        snprintf(msg, sizeof msg, "%s: the vocabulary has no tool-call marker as one token (<tool_call>, <|python_tag|>, "
-                 "[TOOL_CALLS], ...), so its replies cannot be read as tool calls", dir);
-        goto fail_msg;
+    memset(&in, 0, sizeof in);
+    xlarun_chat_input_from_tokenizer(tok, &in);   /* bos_token, eos_token */
+    {
+        int written = 0;
+        format = xlarun_chat_tool_format(tmpl, &in, &written);
+        if (format == XLARUN_TOOLS_NONE && !written) format = xlarun_tool_format_guess(has_token, tok);
+        if (format == XLARUN_TOOLS_NONE) {
+            snprintf(msg, sizeof msg, written ? "%s: the chat template writes tool calls in a format xlarun does not read"
+                                              : "%s: the chat template writes no tool calls and the vocabulary has no tool-call marker as "
+                                                "one token (<tool_call>, <|python_tag|>, [TOOL_CALLS], ...), so its replies cannot be read as tool calls",
+                     dir);
+            goto fail_msg;
+        }
     }
     if (verbose) fprintf(stderr, "tool format: %s\n", xlarun_tool_format_name(format));
 
     /* the conversation as a JSON array of messages, kept open ("[{...},{...}") between rounds */
     if (!sb_str(&msgs, "[{\"role\":\"user\",\"content\":") || !sb_json(&msgs, prompt) || !sb_str(&msgs, "}")) goto oom;
-    memset(&in, 0, sizeof in);
-    xlarun_chat_input_from_tokenizer(tok, &in);   /* bos_token, eos_token */
     in.tools_json = TOOLS_JSON;
     for (turn = 0; turn <= MAX_ROUNDS && !done; turn++) {
         xlarun_reply rp;
@@ -261,7 +268,7 @@ int main(int argc, char **argv) {
         free(rmem);
         if (rbytes == (size_t)-1 || !(rmem = malloc(rbytes))) goto oom;
         if (verbose) fprintf(stderr, "---- reply %d\n%s\n----\n", turn + 1, reply.p);
-        if (xlarun_reply_parse(format, reply.p, reply.n, rmem, rbytes, &rp, &err) != XLARUN_OK) {
+        if (xlarun_reply_parse(format, reply.p, reply.n, TOOLS_JSON, sizeof TOOLS_JSON - 1, rmem, rbytes, &rp, &err) != XLARUN_OK) {
             snprintf(msg, sizeof msg, "the model's reply is not a well-formed tool call: %s", err.message);
             goto fail_msg;
         }

@@ -398,7 +398,10 @@ static void test_roundtrip(void) {
         {"mistral-small-3.2", XLARUN_TOOLS_MISTRAL, "</s>", 0, 0, 1},
         {"devstral", XLARUN_TOOLS_MISTRAL, "</s>", 0, 0, 1},
         {"granite-4", XLARUN_TOOLS_GRANITE, "<|end_of_text|>\n", 0, 0, 1},
-        {"granite-4", XLARUN_TOOLS_HERMES, "<|end_of_text|>\n", 1, 0, 0}};
+        {"granite-4", XLARUN_TOOLS_HERMES, "<|end_of_text|>\n", 1, 0, 0},
+        {"qwen3-coder", XLARUN_TOOLS_QWEN3_CODER, "<|im_end|>\n", 0, 0, 1},
+        {"qwen3.5", XLARUN_TOOLS_QWEN3_CODER, "<|im_end|>\n", 0, 0, 1},
+        {"nemotron-3-nano", XLARUN_TOOLS_QWEN3_CODER, "<|im_end|>\n", 0, 0, 1}};
     /* the DeepSeek-R1 distills' templates write tool calls only for an assistant message whose content is
        None, and apply_chat_template drops None-valued keys first (so does xlarun): they raise instead.
        tests/test_reply.c reads their format from renderings that kept the None. */
@@ -467,7 +470,7 @@ static void test_roundtrip(void) {
             bytes = xlarun_reply_memory(olen);
             CHECK(bytes < ((size_t)1 << 24)); /* a few KB of reply (SIZE_MAX only for lengths past SIZE_MAX / 16) */
             mem = malloc(bytes < ((size_t)1 << 24) ? bytes : 1);
-            CHECKF(xlarun_reply_parse(fam[k].f, full + common, olen, mem, bytes, &r, &err) == XLARUN_OK, "%s: %s\n  [%.*s]", fam[k].tmpl,
+            CHECKF(xlarun_reply_parse(fam[k].f, full + common, olen, NULL, 0, mem, bytes, &r, &err) == XLARUN_OK, "%s: %s\n  [%.*s]", fam[k].tmpl,
                    err.message, (int)olen, full + common);
             CHECKF(r.n_calls == (size_t)(two + 1), "%s: %lu calls read back from [%.*s]", fam[k].tmpl, (unsigned long)r.n_calls, (int)olen,
                    full + common);
@@ -484,7 +487,52 @@ static void test_roundtrip(void) {
     }
     printf("tool calls both ways: %d calls rendered by %lu families' templates and read back the same\n", n_ok,
            (unsigned long)(sizeof fam / sizeof fam[0]));
-    CHECKF(n_ok >= 20, "only %d calls round-tripped", n_ok);
+    CHECKF(n_ok >= 30, "only %d calls round-tripped", n_ok);
+}
+
+/* ---- the tool format a template writes, by running it (xlarun_chat_tool_format): the format of each
+   family as tools/make_toolcall_fixtures.py assigns it, where apply_chat_template renders its calls;
+   templates that render none (written 0), and ones that write a format xlarun does not read (written 1) */
+static void test_tool_format_probe(void) {
+    static const struct { const char *tmpl; xlarun_tool_format f; int written; } want[] = {
+        {"llama3.1-instruct", XLARUN_TOOLS_LLAMA3, 1}, {"llama3.2-instruct", XLARUN_TOOLS_LLAMA3, 1},
+        {"hermes-2-pro", XLARUN_TOOLS_HERMES, 1}, {"qwen2.5-instruct", XLARUN_TOOLS_HERMES, 1}, {"qwen3", XLARUN_TOOLS_HERMES, 1},
+        {"qwq-32b", XLARUN_TOOLS_HERMES, 1}, {"mistral-7b-v0.3", XLARUN_TOOLS_MISTRAL, 1}, {"mistral-nemo", XLARUN_TOOLS_MISTRAL, 1},
+        {"mistral-small-3.2", XLARUN_TOOLS_MISTRAL, 1}, {"devstral", XLARUN_TOOLS_MISTRAL, 1},
+        {"granite-4", XLARUN_TOOLS_HERMES, 1}, /* <tool_call>{..}</tool_call>: Hermes and Granite read it alike, Hermes first */
+        {"deepseek-r1", XLARUN_TOOLS_DEEPSEEK_R1, 1}, {"qwen3-coder", XLARUN_TOOLS_QWEN3_CODER, 1},
+        {"qwen3.5", XLARUN_TOOLS_QWEN3_CODER, 1}, {"nemotron-3-nano", XLARUN_TOOLS_QWEN3_CODER, 1},
+        {"deepseek-r1-distill-llama", XLARUN_TOOLS_NONE, 0}, /* content None only, and apply_chat_template drops it */
+        {"smollm3", XLARUN_TOOLS_NONE, 0}, {"hermes-3", XLARUN_TOOLS_NONE, 0}, {"granite-3.3", XLARUN_TOOLS_NONE, 0},
+        {"glm-4.6", XLARUN_TOOLS_NONE, 1}, {"kimi-k2", XLARUN_TOOLS_NONE, 1}, {"gpt-oss", XLARUN_TOOLS_NONE, 1}};
+    size_t k;
+    for (k = 0; k < sizeof want / sizeof want[0]; k++) {
+        char path[256], *src;
+        size_t slen = 0;
+        xlarun_chat_template *t = NULL;
+        xlarun_chat_input in;
+        xlarun_error err;
+        xlarun_tool_format f;
+        int written = -1;
+        snprintf(path, sizeof path, "tests/fixtures/jinja/templates/%s.jinja", want[k].tmpl);
+        src = read_file(path, &slen);
+        CHECKF(src && xlarun_chat_template_create(src, slen, &t, &err) == XLARUN_OK, "%s", path);
+        free(src);
+        if (!t) continue;
+        memset(&in, 0, sizeof in);
+        in.bos_token = "<s>";
+        in.eos_token = "</s>";
+        in.now = FIXED_NOW;
+        in.messages_json = "[not even JSON"; /* the probe's own messages and tools replace these */
+        in.tools_json = "{";
+        f = xlarun_chat_tool_format(t, &in, &written);
+        CHECKF(f == want[k].f && written == want[k].written, "%s: %s (written %d), want %s (%d)", want[k].tmpl,
+               xlarun_tool_format_name(f), written, xlarun_tool_format_name(want[k].f), want[k].written);
+        CHECKF(xlarun_chat_tool_format(t, &in, NULL) == f, "%s: without written", want[k].tmpl);
+        xlarun_chat_template_free(t);
+    }
+    CHECK(xlarun_chat_tool_format(NULL, NULL, NULL) == XLARUN_TOOLS_NONE);
+    printf("tool format probe: %lu templates\n", (unsigned long)(sizeof want / sizeof want[0]));
 }
 
 /* ---- bad input: a status and a message naming the line and column or the key; never a crash or a hang -- */
@@ -924,6 +972,7 @@ int main(int argc, char **argv) {
     test_fixtures(test_verbose);
     test_old_fixtures();
     if (test_case("tool calls round trip")) test_roundtrip();
+    if (test_case("tool format probe")) test_tool_format_probe();
     if (test_case("bad input")) test_bad_input();
     if (test_case("special tokens")) test_special_tokens();
     return test_report("chat");

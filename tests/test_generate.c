@@ -1048,17 +1048,18 @@ static int tool_args_ok(const char *name, const char *a) {
    Llama 3 a "{"), walked byte by byte: each parses with xlarun_reply_parse into calls of the
    tools, with arguments the schemas accept */
 static void test_tool_grammar(void) {
-    static const xlarun_tool_format fmts[6] = {XLARUN_TOOLS_LLAMA3, XLARUN_TOOLS_HERMES, XLARUN_TOOLS_MISTRAL,
-                                               XLARUN_TOOLS_GRANITE, XLARUN_TOOLS_PHI4, XLARUN_TOOLS_DEEPSEEK_R1};
-    static const char *open[6] = {"", "Sure.\n<tool_call>", "[TOOL_CALLS]", "<|tool_call|>", "<|tool_call|>",
-                                  "\xEF\xBD\x9C"}; /* DeepSeek's: below */
+    static const xlarun_tool_format fmts[7] = {XLARUN_TOOLS_LLAMA3, XLARUN_TOOLS_HERMES, XLARUN_TOOLS_MISTRAL,
+                                               XLARUN_TOOLS_GRANITE, XLARUN_TOOLS_PHI4, XLARUN_TOOLS_DEEPSEEK_R1,
+                                               XLARUN_TOOLS_QWEN3_CODER};
+    static const char *open[7] = {"", "Sure.\n<tool_call>", "[TOOL_CALLS]", "<|tool_call|>", "<|tool_call|>",
+                                  "\xEF\xBD\x9C", "Sure.\n<tool_call>"}; /* DeepSeek's: below */
     static char text[8192], gbnf[65536], rmem[1 << 16];
     char *bytes[256];
     size_t lens[256], f, i, calls = 0, sentences = 0;
     uint64_t rng = 12345;
     xlarun_error err;
     for (i = 0; i < 256; i++) { bytes[i] = (char *)malloc(1); bytes[i][0] = (char)i; lens[i] = 1; }
-    for (f = 0; f < 6; f++) {
+    for (f = 0; f < 7; f++) {
         xlarun_grammar *g = NULL;
         xlarun_matcher *m = NULL;
         size_t glen = 0, walk;
@@ -1097,7 +1098,7 @@ static void test_tool_grammar(void) {
             text[n] = 0;
             if (!xlarun_matcher_complete(m)) continue; /* ran long: not a sentence yet */
             sentences++;
-            if (xlarun_reply_parse(fmts[f], text, n, rmem, sizeof rmem, &reply, &err) != XLARUN_OK) {
+            if (xlarun_reply_parse(fmts[f], text, n, TOOL_SET, strlen(TOOL_SET), rmem, sizeof rmem, &reply, &err) != XLARUN_OK) {
                 CHECKF(0, "%s: '%s' does not parse: %s", xlarun_tool_format_name(fmts[f]), text, err.message);
                 continue;
             }
@@ -1146,7 +1147,7 @@ static int hexval(char c) { return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && 
 static void test_tool_grammar_fixtures(void) {
     char *all = read_file("tests/fixtures/toolcalls/cases.txt", NULL), *p, *line, fmt[32] = "";
     static char gbnf[65536], text[16384];
-    static const char *names[7] = {"", "llama3", "hermes", "mistral", "granite", "phi4", "deepseek-r1"};
+    static const char *names[8] = {"", "llama3", "hermes", "mistral", "granite", "phi4", "deepseek-r1", "qwen3-coder"};
     int accepted = 0, refused = 0;
     const char *one = "x";
     size_t one_len = 1;
@@ -1162,8 +1163,8 @@ static void test_tool_grammar_fixtures(void) {
         if (strncmp(line, "output ", 7)) continue;
         for (k = 7; hexval(line[k]) >= 0 && hexval(line[k + 1]) >= 0 && n < sizeof text; k += 2)
             text[n++] = (char)(hexval(line[k]) * 16 + hexval(line[k + 1]));
-        for (f = 1; f < 7 && strcmp(fmt, names[f]); f++) {}
-        if (f == 7) { CHECKF(0, "unknown format '%s'", fmt); continue; }
+        for (f = 1; f < 8 && strcmp(fmt, names[f]); f++) {}
+        if (f == 8) { CHECKF(0, "unknown format '%s'", fmt); continue; }
         CHECK(xlarun_tool_grammar((xlarun_tool_format)f, FIXTURE_TOOLS, strlen(FIXTURE_TOOLS), gbnf, sizeof gbnf, &k, &err) == XLARUN_OK);
         if (xlarun_grammar_compile(gbnf, k, &g, &err) != XLARUN_OK ||
             xlarun_matcher_create(g, &one, &one_len, 1, NULL, &m, &err) != XLARUN_OK) {
@@ -1179,7 +1180,7 @@ static void test_tool_grammar_fixtures(void) {
         xlarun_matcher_free(m);
         xlarun_grammar_free(g);
     }
-    CHECKF(accepted == 50 && refused == 1, "%d rendered replies accepted, %d refused", accepted, refused);
+    CHECKF(accepted == 64 && refused == 1, "%d rendered replies accepted, %d refused", accepted, refused);
     free(all);
 }
 

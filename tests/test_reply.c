@@ -34,12 +34,15 @@ typedef struct {
     xlarun_status st;
 } parsed;
 
+static char *fixture_tools;  /* the fixtures' tools line: the parser takes it while they run */
+static size_t fixture_tools_len;
+
 static void parse(parsed *p, xlarun_tool_format f, const char *text, size_t len) {
     size_t need = xlarun_reply_memory(len);
     p->block = (unsigned char *)malloc(need + 1);
     if (!p->block) { fprintf(stderr, "out of memory\n"); exit(2); }
     memset(&p->e, 0, sizeof p->e);
-    p->st = xlarun_reply_parse(f, text, len, p->block + 1, need, &p->r, &p->e);
+    p->st = xlarun_reply_parse(f, text, len, fixture_tools, fixture_tools_len, p->block + 1, need, &p->r, &p->e);
 }
 static void done(parsed *p) { free(p->block); p->block = NULL; }
 
@@ -96,7 +99,7 @@ static char *unhex(const char *h, size_t *len) {
 
 static xlarun_tool_format format_of(const char *s) {
     int f;
-    for (f = 0; f <= (int)XLARUN_TOOLS_DEEPSEEK_R1; f++)
+    for (f = 0; f <= (int)XLARUN_TOOLS_QWEN3_CODER; f++)
         if (!strcmp(s, xlarun_tool_format_name((xlarun_tool_format)f))) return (xlarun_tool_format)f;
     fprintf(stderr, "unknown format %s\n", s);
     exit(2);
@@ -142,7 +145,7 @@ static void check_fixture(const fixture *x) {
         void *m = malloc(need);
         xlarun_reply r;
         xlarun_error e;
-        xlarun_status st = xlarun_reply_parse(x->format, x->output, x->output_len, m, need - 1, &r, &e);
+        xlarun_status st = xlarun_reply_parse(x->format, x->output, x->output_len, fixture_tools, fixture_tools_len, m, need - 1, &r, &e);
         CHECK(st == XLARUN_ERR_MEMORY && strstr(e.message, "xlarun_reply_memory"), "%s: short memory: %s", x->name,
               e.message);
         free(m);
@@ -154,7 +157,7 @@ static void check_fixture(const fixture *x) {
         check_sane(&p, label);
         done(&p);
     }
-    for (f = 0; f <= (int)XLARUN_TOOLS_DEEPSEEK_R1; f++) { /* the other formats */
+    for (f = 0; f <= (int)XLARUN_TOOLS_QWEN3_CODER; f++) { /* the other formats */
         char label[200];
         snprintf(label, sizeof label, "%s as %s", x->name, xlarun_tool_format_name((xlarun_tool_format)f));
         parse(&p, (xlarun_tool_format)f, x->output, x->output_len);
@@ -177,6 +180,10 @@ static int run_fixtures(const char *path) {
             line[strcspn(line, "\n")] = 0;
             if (strlen(line + 5) >= sizeof x.name) { fprintf(stderr, "case name too long\n"); exit(2); }
             memcpy(x.name, line + 5, strlen(line + 5) + 1);
+        } else if (!strncmp(line, "tools ", 6)) {
+            free(fixture_tools);
+            line[strcspn(line, "\n")] = 0;
+            fixture_tools = unhex(line + 6, &fixture_tools_len);
         } else if (!strncmp(line, "format ", 7)) {
             line[strcspn(line, "\n")] = 0;
             x.format = format_of(line + 7);
@@ -205,6 +212,9 @@ static int run_fixtures(const char *path) {
     }
     free_fixture(&x);
     fclose(fp);
+    free(fixture_tools);
+    fixture_tools = NULL;
+    fixture_tools_len = 0;
     return n;
 }
 
@@ -307,6 +317,15 @@ static const good_case goods[] = {
      "Calling. Done.", NULL, {{"a", "{\"x\":2}", NULL}}},
     {XLARUN_TOOLS_DEEPSEEK_R1, "<\xEF\xBD\x9Ctool_calls_begin\xEF\xBD\x9C>function" DS_SEP "a\n```json\n{}\n```" DS_CALL_END DS_CALLS_END,
      "", NULL, {{"a", "{}", NULL}}},
+    /* Qwen3-Coder's XML (no tools given: a value is the JSON it holds, else its text) */
+    {XLARUN_TOOLS_QWEN3_CODER, "<tool_call>\n<function=get_weather>\n<parameter=location>\nParis, France\n</parameter>\n<parameter=unit>\ncelsius\n</parameter>\n</function>\n</tool_call>",
+     "", NULL, {{"get_weather", "{\"location\":\"Paris, France\",\"unit\":\"celsius\"}", NULL}}},
+    {XLARUN_TOOLS_QWEN3_CODER, "Checking.\n\n<tool_call>\n<function=a>\n</function>\n</tool_call>\n<tool_call>\n<function=b>\n<parameter=n>\n42\n</parameter>\n<parameter=t>\nTrue\n</parameter>\n<parameter=z>\nNone\n</parameter>\n<parameter=l>\n[1, {\"k\": false}]\n</parameter>\n</function>\n</tool_call>",
+     "Checking.", NULL, {{"a", "{}", NULL}, {"b", "{\"n\":42,\"t\":true,\"z\":null,\"l\":[1,{\"k\":false}]}", NULL}}},
+    {XLARUN_TOOLS_QWEN3_CODER, "<think>Code.</think><tool_call><function=w><parameter=code>x = \"a\\b\"\n\n\tif x < 1: </para\n</parameter></function></tool_call> ok",
+     "ok", "Code.", {{"w", "{\"code\":\"x = \\\"a\\\\b\\\"\\n\\n\\tif x < 1: </para\"}", NULL}}},
+    {XLARUN_TOOLS_QWEN3_CODER, "<tool_call>\n<function=f>\n<parameter=s>\n\n  two lines\nhere \n\n</parameter>\n<parameter=e>\n\n</parameter>\n</function>\n</tool_call>",
+     "", NULL, {{"f", "{\"s\":\"\\n  two lines\\nhere \\n\",\"e\":\"\"}", NULL}}},
 };
 
 typedef struct {
@@ -316,6 +335,17 @@ typedef struct {
 } bad_case;
 
 static const bad_case bads[] = {
+    {XLARUN_TOOLS_QWEN3_CODER, "<tool_call>\n{\"name\": \"f\", \"arguments\": {}}\n</tool_call>",
+     "qwen3-coder reply: the <tool_call> at byte 0 is not followed by <function=NAME> (byte 12)"},
+    {XLARUN_TOOLS_QWEN3_CODER, "<tool_call><function=f\n>", "the <function= at byte 11 has no NAME> on its line"},
+    {XLARUN_TOOLS_QWEN3_CODER, "<tool_call><function= >", "the tool name at byte 21 is empty"},
+    {XLARUN_TOOLS_QWEN3_CODER, "<tool_call><function=f>", "expected <parameter=KEY> or </function> at byte 23"},
+    {XLARUN_TOOLS_QWEN3_CODER, "<tool_call><function=f><param=a>1</param></function></tool_call>", "expected <parameter=KEY> or </function> at byte 23"},
+    {XLARUN_TOOLS_QWEN3_CODER, "<tool_call><function=f><parameter=>1</parameter></function></tool_call>", "the <parameter= at byte 23 has no KEY> on its line"},
+    {XLARUN_TOOLS_QWEN3_CODER, "<tool_call><function=f><parameter=a>\n1\n</function></tool_call>", "the <parameter=a> at byte 23 is not closed by </parameter>"},
+    {XLARUN_TOOLS_QWEN3_CODER, "<tool_call><function=f></function>", "the <tool_call> at byte 0 is not closed by </tool_call> (byte 34)"},
+    {XLARUN_TOOLS_QWEN3_CODER, "<tool_call><function=f><parameter=a>\xff</parameter></function></tool_call>", "invalid UTF-8 at byte 36 in a parameter's value"},
+    {XLARUN_TOOLS_QWEN3_CODER, "<tool_call><function=f><parameter=\xc3>1</parameter></function></tool_call>", "invalid UTF-8 at byte 34 in a parameter's name"},
     {XLARUN_TOOLS_HERMES, "<tool_call>\n{\"name\": \"f\", \"arguments\": {}}", "hermes reply: the <tool_call> at byte 0 is not closed by </tool_call> (byte 42)"},
     {XLARUN_TOOLS_HERMES, "<tool_call>\n{\"name\": \"f\", \"arguments\": {\"a\": 1,}}\n</tool_call>",
      "hermes reply: invalid JSON in the tool call after <tool_call> at byte 47 (it starts at byte 12): expected a string key"},
@@ -524,33 +554,56 @@ static void run_special(void) {
         done(&p);
     }
     /* arguments */
-    st = xlarun_reply_parse(XLARUN_TOOLS_HERMES, "x", 1, buf, sizeof buf, NULL, &e);
+    st = xlarun_reply_parse(XLARUN_TOOLS_HERMES, "x", 1, NULL, 0, buf, sizeof buf, NULL, &e);
     CHECK(st == XLARUN_ERR_ARGUMENT && strstr(e.message, "the output is NULL"), "%s", e.message);
-    st = xlarun_reply_parse(XLARUN_TOOLS_HERMES, NULL, 1, buf, sizeof buf, &r, &e);
+    st = xlarun_reply_parse(XLARUN_TOOLS_HERMES, NULL, 1, NULL, 0, buf, sizeof buf, &r, &e);
     CHECK(st == XLARUN_ERR_ARGUMENT && strstr(e.message, "the text is NULL") && !r.content, "%s", e.message);
-    st = xlarun_reply_parse(XLARUN_TOOLS_HERMES, NULL, 0, buf, sizeof buf, &r, &e);
+    st = xlarun_reply_parse(XLARUN_TOOLS_HERMES, NULL, 0, NULL, 0, buf, sizeof buf, &r, &e);
     CHECK(st == XLARUN_OK && r.content && !r.content[0], "empty: %s", e.message);
-    st = xlarun_reply_parse((xlarun_tool_format)7, "x", 1, buf, sizeof buf, &r, &e);
-    CHECK(st == XLARUN_ERR_ARGUMENT && strstr(e.message, "unknown tool format 7"), "%s", e.message);
-    st = xlarun_reply_parse(XLARUN_TOOLS_HERMES, "x", 1, NULL, 1000, &r, &e);
+    st = xlarun_reply_parse((xlarun_tool_format)8, "x", 1, NULL, 0, buf, sizeof buf, &r, &e);
+    CHECK(st == XLARUN_ERR_ARGUMENT && strstr(e.message, "unknown tool format 8"), "%s", e.message);
+    st = xlarun_reply_parse(XLARUN_TOOLS_HERMES, "x", 1, NULL, 0, NULL, 1000, &r, &e);
     CHECK(st == XLARUN_ERR_MEMORY && strstr(e.message, "0 bytes of reply memory are too few"), "%s", e.message);
-    st = xlarun_reply_parse(XLARUN_TOOLS_HERMES, "x", 1, buf, 10, &r, &e);
+    st = xlarun_reply_parse(XLARUN_TOOLS_HERMES, "x", 1, NULL, 0, buf, 10, &r, &e);
     CHECK(st == XLARUN_ERR_MEMORY && strstr(e.message, "10 bytes of reply memory are too few, 95 needed"), "%s", e.message);
-    st = xlarun_reply_parse(XLARUN_TOOLS_HERMES, "x", SIZE_MAX / 8, buf, sizeof buf, &r, &e);
+    st = xlarun_reply_parse(XLARUN_TOOLS_HERMES, "x", SIZE_MAX / 8, NULL, 0, buf, sizeof buf, &r, &e);
     CHECK(st == XLARUN_ERR_ARGUMENT && strstr(e.message, "over the limit"), "%s", e.message);
-    st = xlarun_reply_parse(XLARUN_TOOLS_HERMES, "x", 1, buf, sizeof buf, &r, NULL); /* no error struct */
+    st = xlarun_reply_parse(XLARUN_TOOLS_HERMES, "x", 1, NULL, 0, buf, sizeof buf, &r, NULL); /* no error struct */
     CHECK(st == XLARUN_OK && !strcmp(r.content, "x"), "no err");
+    {   /* Qwen3-Coder's values typed by the tools' schemas: a string parameter keeps its text */
+        static const char tools[] =
+            "[{\"type\": \"function\", \"function\": {\"name\": \"f\", \"parameters\": {\"type\": \"object\", \"properties\": {"
+            "\"s\": {\"type\": \"string\"}, \"n\": {\"type\": \"integer\"}, \"u\": {\"type\": [\"null\", \"string\"]}, \"b\": {\"type\": \"boolean\"}}}}},"
+            " {\"name\": \"g\", \"parameters\": {\"properties\": {\"s\": {\"type\": \"number\"}}}}]";
+        static const char reply[] =
+            "<tool_call>\n<function=f>\n<parameter=s>\n42\n</parameter>\n<parameter=n>\n42\n</parameter>\n<parameter=u>\nTrue\n</parameter>\n"
+            "<parameter=b>\nFalse\n</parameter>\n<parameter=x>\n[1]\n</parameter>\n<parameter=n2>\nnot json\n</parameter>\n</function>\n</tool_call>"
+            "<tool_call>\n<function=g>\n<parameter=s>\n42\n</parameter>\n</function>\n</tool_call>";
+        size_t need = xlarun_reply_memory(sizeof reply - 1);
+        unsigned char *m = (unsigned char *)malloc(need);
+        CHECK(m != NULL, "memory");
+        st = xlarun_reply_parse(XLARUN_TOOLS_QWEN3_CODER, reply, sizeof reply - 1, tools, sizeof tools - 1, m, need, &r, &e);
+        CHECK(st == XLARUN_OK && r.n_calls == 2 &&
+              !strcmp(r.calls[0].arguments, "{\"s\":\"42\",\"n\":42,\"u\":\"True\",\"b\":false,\"x\":[1],\"n2\":\"not json\"}") &&
+              !strcmp(r.calls[1].arguments, "{\"s\":42}"), "typed: %s %s", e.message, r.n_calls ? r.calls[0].arguments : "");
+        st = xlarun_reply_parse(XLARUN_TOOLS_QWEN3_CODER, reply, sizeof reply - 1, NULL, 0, m, need, &r, &e);
+        CHECK(st == XLARUN_OK && r.n_calls == 2 && !strncmp(r.calls[0].arguments, "{\"s\":42,\"n\":42,\"u\":true,", 24),
+              "untyped: %s", r.n_calls ? r.calls[0].arguments : e.message);
+        st = xlarun_reply_parse(XLARUN_TOOLS_QWEN3_CODER, reply, sizeof reply - 1, "[{\"name\": ", 10, m, need, &r, &e);
+        CHECK(st == XLARUN_ERR_ARGUMENT && strstr(e.message, "reply: tools_json") && !r.content, "%s", e.message);
+        free(m);
+    }
     CHECK(xlarun_reply_memory(0) == 64 + sizeof(xlarun_tool_call), "memory(0)");
     CHECK(xlarun_reply_memory(120) == 64 + 11 * sizeof(xlarun_tool_call) + 840, "memory(120)");
     CHECK(xlarun_reply_memory(SIZE_MAX / 16 + 1) == SIZE_MAX, "memory(huge)");
-    CHECK(!strcmp(xlarun_tool_format_name((xlarun_tool_format)7), "?"), "name(7)");
+    CHECK(!strcmp(xlarun_tool_format_name((xlarun_tool_format)8), "?") && !strcmp(xlarun_tool_format_name(XLARUN_TOOLS_QWEN3_CODER), "qwen3-coder"), "name(8)");
     /* the strings stay inside the memory given */
     {
         const char *t = "<think>r</think>c<tool_call>{\"name\": \"n\", \"arguments\": {\"k\": 1}, \"id\": \"i\"}</tool_call>";
         size_t need = xlarun_reply_memory(strlen(t));
         char *m = (char *)malloc(need);
         const char *ptrs[5];
-        st = xlarun_reply_parse(XLARUN_TOOLS_HERMES, t, strlen(t), m, need, &r, &e);
+        st = xlarun_reply_parse(XLARUN_TOOLS_HERMES, t, strlen(t), NULL, 0, m, need, &r, &e);
         CHECK(st == XLARUN_OK && r.n_calls == 1, "inside: %s", e.message);
         if (st == XLARUN_OK && r.n_calls == 1) {
             ptrs[0] = r.content; ptrs[1] = r.reasoning; ptrs[2] = r.calls[0].name; ptrs[3] = r.calls[0].arguments;

@@ -37,8 +37,10 @@ A template that raises for a conversation, or renders it without the calls, is l
 conversation; a family with no case left is reported. Output (hex is UTF-8):
 
     # comment lines
+    tools HEX                  once, first: the tools every conversation offers (json.dumps), which
+                               the parser takes (qwen3-coder types its values by their schemas)
     case TEMPLATE NAME
-    format FORMATNAME          (none llama3 hermes mistral granite phi4 deepseek-r1)
+    format FORMATNAME          (none llama3 hermes mistral granite phi4 deepseek-r1 qwen3-coder)
     output HEX                 the model output
     call HEXNAME HEXARGS       per expected call; args as json.dumps(separators=(',', ':'),
                                ensure_ascii=False)
@@ -59,7 +61,7 @@ ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
 TEMPLATE_DIR = os.path.join(ROOT, "tests", "fixtures", "jinja", "templates")
 OUT = os.path.join(ROOT, "tests", "fixtures", "toolcalls", "cases.txt")
 CORPUS = os.path.join(ROOT, "tests", "fuzz", "corpus", "reply")
-FORMATS = ["none", "llama3", "hermes", "mistral", "granite", "phi4", "deepseek-r1"]  # fuzz_reply's byte 0
+FORMATS = ["none", "llama3", "hermes", "mistral", "granite", "phi4", "deepseek-r1", "qwen3-coder"]  # fuzz_reply's byte 0
 
 PINNED = {"transformers": "5.24.0", "jinja2": "3.1.6"}
 FIXED_NOW = _dt.datetime(2024, 9, 26, 13, 45, 7)
@@ -77,6 +79,7 @@ S_GRANITE4 = {"bos_token": "<|end_of_text|>", "eos_token": "<|end_of_text|>", "u
               "pad_token": "<|pad|>"}
 S_PHI4MINI = {"bos_token": "<|endoftext|>", "eos_token": "<|endoftext|>", "unk_token": "<|endoftext|>",
               "pad_token": "<|endoftext|>"}
+S_CHATML_S = {"bos_token": "<s>", "eos_token": "<|im_end|>", "unk_token": "<unk>"}
 S_DEEPSEEK = {"bos_token": "<\uff5cbegin\u2581of\u2581sentence\uff5c>", "eos_token": "<\uff5cend\u2581of\u2581sentence\uff5c>",
               "pad_token": "<\uff5cend\u2581of\u2581sentence\uff5c>"}
 
@@ -100,6 +103,9 @@ FAMILIES = [
     ("phi-4-mini", "phi4", S_PHI4MINI, ["phi4-mini"]),
     ("deepseek-r1-distill-llama", "deepseek-r1", S_DEEPSEEK, []),
     ("deepseek-r1-distill-qwen", "deepseek-r1", S_DEEPSEEK, []),
+    ("qwen3-coder", "qwen3-coder", S_QWEN, []),
+    ("qwen3.5", "qwen3-coder", S_QWEN, []),
+    ("nemotron-3-nano", "qwen3-coder", S_CHATML_S, []),
 ]
 
 END_MARKERS = ["<|eot_id|>", "<|eom_id|>", "<|im_end|>", "</s>", "<|end_of_text|>", "<|end|>",
@@ -254,8 +260,9 @@ def one_case(name_of_case, template, specials, calls, content, reasoning, kwargs
             if content is not None and not expect:
                 note.append("content dropped by the template")
             # the reasoning: what was given, where the template writes it; "" for an empty
-            # <think></think> the template writes; else none
-            think = reasoning if reasoning is not None and reasoning in out else "" if "<think>" in out else None
+            # <think></think> the template writes (or a bare </think> after a generation prompt
+            # that opened the block); else none
+            think = reasoning if reasoning is not None and reasoning in out else "" if "</think>" in out else None
             if reasoning is not None and think != reasoning:
                 whys.append("drops the reasoning")
                 continue
@@ -283,6 +290,7 @@ def main():
     import transformers
     lines = [f"# made by tools/make_toolcall_fixtures.py (transformers {transformers.__version__}, "
              f"jinja2 {jinja2.__version__}); strftime_now fixed at {FIXED_NOW:%Y-%m-%d %H:%M:%S}\n"]
+    lines.append(f"tools {hx(json.dumps(TOOLS, ensure_ascii=False))}\n")
     report = []
     seeds = {}
     n = 0

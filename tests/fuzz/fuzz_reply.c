@@ -1,6 +1,6 @@
 /* fuzz_reply: a generated reply split into reasoning, content and tool calls. The first byte picks
-   the tool format (its value mod 7: none, llama3, hermes, mistral, granite, phi4, deepseek-r1);
-   the rest is the reply text, NUL bytes and all. With exactly xlarun_reply_memory(len) bytes at
+   the tool format (its value mod 8: none, llama3, hermes, mistral, granite, phi4, deepseek-r1,
+   qwen3-coder) and, with its top bit, tools whose schemas type the XML values; the rest is the reply text, NUL bytes and all. With exactly xlarun_reply_memory(len) bytes at
    an odd address the parse must succeed or fail with XLARUN_ERR_FORMAT (never MEMORY: that would
    break the documented bound); a success must hold NUL-terminated strings inside that memory,
    calls with a name and a valid JSON object as arguments, and parse again to the same result;
@@ -14,6 +14,11 @@ static void check_str(const char *s, const unsigned char *lo, const unsigned cha
     FUZZ_CHECK(memchr(p, 0, (size_t)(hi - p)) != NULL);
 }
 
+static const char tools[] =
+    "[{\"type\": \"function\", \"function\": {\"name\": \"f\", \"parameters\": {\"type\": \"object\", "
+    "\"properties\": {\"s\": {\"type\": \"string\"}, \"n\": {\"type\": \"integer\"}, \"u\": {\"type\": [\"null\", \"string\"]}}}}},"
+    " {\"name\": \"g\", \"parameters\": {\"properties\": {\"a\": {\"type\": \"array\"}}}}]";
+
 static int same(const char *a, const char *b) { return (!a && !b) || (a && b && !strcmp(a, b)); }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
@@ -24,15 +29,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     xlarun_reply r, r2;
     xlarun_error e;
     xlarun_status st;
+    const char *tj;
+    size_t tl;
     if (size < 1) return 0;
-    f = (xlarun_tool_format)(data[0] % 7);
+    f = (xlarun_tool_format)(data[0] % 8);
+    tj = data[0] & 0x80 ? tools : NULL;
+    tl = tj ? sizeof tools - 1 : 0;
     text = (const char *)data + 1;
     len = size - 1;
     need = xlarun_reply_memory(len);
     block = (unsigned char *)malloc(need + 1);
     FUZZ_CHECK(block != NULL);
     mem = block + 1;
-    st = xlarun_reply_parse(f, text, len, mem, need, &r, &e);
+    st = xlarun_reply_parse(f, text, len, tj, tl, mem, need, &r, &e);
     fuzz_check_err(st, &e);
     FUZZ_CHECK(st == XLARUN_OK || st == XLARUN_ERR_FORMAT);
     if (st != XLARUN_OK) {
@@ -67,7 +76,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         /* the same text into other memory: the same result */
         block2 = (unsigned char *)malloc(need);
         FUZZ_CHECK(block2 != NULL);
-        st = xlarun_reply_parse(f, text, len, block2, need, &r2, &e);
+        st = xlarun_reply_parse(f, text, len, tj, tl, block2, need, &r2, &e);
         FUZZ_CHECK(st == XLARUN_OK && r2.n_calls == r.n_calls && same(r2.content, r.content) &&
                    same(r2.reasoning, r.reasoning));
         for (i = 0; i < r.n_calls; i++)
@@ -75,7 +84,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
                        same(r2.calls[i].id, r.calls[i].id));
         free(block2);
     }
-    st = xlarun_reply_parse(f, text, len, mem, need - 1, &r2, &e);
+    st = xlarun_reply_parse(f, text, len, tj, tl, mem, need - 1, &r2, &e);
     FUZZ_CHECK(st == XLARUN_ERR_MEMORY);
     free(block);
     return 0;
