@@ -186,6 +186,19 @@ for q in "What is the weather in Paris?" "What time is it in Tokyo?"; do
     expect_out "$free" -m tests/fixtures/tooldemo --tools "$B/cli.tools" -p "$q"
     case "$free" in *'{"name": "get_'*'"arguments": {"city":'*) ok ;; *) bad "tooldemo on '$q' printed '$free'" ;; esac
 done
+# the format comes from running the template (xlarun_chat_tool_format): under Qwen3-Coder's template
+# the same model is held to that template's XML, whose values the schemas type
+printf '%s' '[{"type": "function", "function": {"name": "get_weather", "parameters": {"type": "object", "properties": {"unit": {"type": "string", "enum": ["celsius", "fahrenheit"]}, "days": {"type": "integer", "minimum": 1, "maximum": 9}}, "required": ["unit", "days"]}}}]' >"$B/cli.xtools"
+got=$("$B/gen" -m tests/fixtures/tooldemo --tools "$B/cli.xtools" --chat-template-file tests/fixtures/jinja/templates/qwen3-coder.jinja -p "What is the weather in Paris?" -n 200 2>"$B/cli.err")
+case "$got" in '<tool_call>
+<function=get_weather>
+<parameter=unit>
+'*'</function>
+</tool_call>'*'{"name": "get_weather", "arguments": {"unit":"'*'","days":'[1-9]'}}') ok ;;
+    *) bad "qwen3-coder template: printed '$got' ($(head -c 300 "$B/cli.err"))" ;; esac
+# a template whose calls no reader here reads (GLM's): said on stderr, the reply printed as text
+"$B/gen" -m tests/fixtures/tooldemo --tools "$B/cli.tools" --chat-template-file tests/fixtures/jinja/templates/glm-4.6.jinja -p hi -n 4 >/dev/null 2>"$B/cli.err" &&
+    grep -q "writes tool calls in a format xlarun does not read" "$B/cli.err" && ok || bad "glm-4.6 template: $(head -c 300 "$B/cli.err")"
 printf '[{"name": "f", "parameters": {"type": "object", "properties": {"x": {"format": "date"}}}}]' >"$B/cli.badtools"
 check_error "tool 'f': #/properties/x: \"format\" is not supported" -m tests/fixtures/tooldemo --tools "$B/cli.badtools" -p hi
 # examples/json.c: a JSON object asked for with a schema, read back

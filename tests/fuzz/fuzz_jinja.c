@@ -1,7 +1,8 @@
 /* fuzz_jinja: the Jinja interpreter on an arbitrary template and conversation. The input is up to
    four parts (FUZZ_SEP): the template, the messages JSON, the tools JSON, the variables JSON; the
    first byte of the template part is flags (bit 0: no generation prompt, bit 1: tools given,
-   bit 2: variables given, bit 3: messages as role/content pairs from the messages part's lines).
+   bit 2: variables given, bit 3: messages as role/content pairs from the messages part's lines,
+   bit 4: xlarun_chat_tool_format's probe too, which must name a format only for a call written).
    Invariants: compiling in exactly the measured memory works and in 8 bytes less fails with
    XLARUN_ERR_MEMORY; rendering in the measured work memory gives the measured length, in 8 bytes
    less fails with XLARUN_ERR_MEMORY, and into a one-byte-short buffer fails the same way; every
@@ -84,6 +85,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         }
         free(work);
         free(out);
+    }
+    if (flags & 16) {
+        int w = -1;
+        xlarun_tool_format f = xlarun_chat_tool_format(t, &in, &w);
+        FUZZ_CHECK((unsigned)f <= (unsigned)XLARUN_TOOLS_QWEN3_CODER && (w == 0 || w == 1) && (f == XLARUN_TOOLS_NONE || w == 1));
     }
     xlarun_chat_template_free(t); /* init'd: nothing to free, but must be harmless */
     free(tmem);

@@ -207,7 +207,8 @@ def main():
     put("decode", "gemma-u16", bytes([32 | 3]) + b"".join(struct.pack("<H", v) for v in [2, 105, 3908, 2610, 232, 150, 129, 106, 9, 4166, 2720]))
     put("decode", "qwen-u16", bytes([32 | 2]) + b"".join(struct.pack("<H", v) for v in [1620, 300, 1622, 5, 1633, 1632, 901, 77]))
     # ---- chat: real templates (tests/fixtures/jinja) with one conversation each: template part
-    # (a flags byte first), messages, tools, variables -- as the oracle cases have them
+    # (a flags byte first), messages, tools, variables -- as the oracle cases have them; the
+    # tool-call ones also run xlarun_chat_tool_format's probe (flag 16)
     cases = rd(os.path.join(FIX, "jinja", "cases.txt")).decode().split("\nend\n")
     seen = {}
     for c in cases:
@@ -223,7 +224,7 @@ def main():
         seen[name] = 1
         tmpl = rd(os.path.join(FIX, "jinja", "templates", name + ".jinja"))
         tools = bytes.fromhex(f["tools"]) if f.get("tools", "-") != "-" else b""
-        flags = (0 if f.get("gen") == "1" else 1) | (2 if tools else 0) | 4
+        flags = (0 if f.get("gen") == "1" else 1) | (2 if tools else 0) | 4 | (16 if conv == "tool_calls_dict" else 0)
         put("jinja", "%s-%s" % (name, conv), bytes([flags]) + tmpl + SEP + bytes.fromhex(f["messages"]) + SEP + tools + SEP +
             bytes.fromhex(f["vars"]))
     schema_seeds()
