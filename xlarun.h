@@ -180,7 +180,8 @@
        does (messages and tools as JSON, any template variable), in memory the caller gives:
            xlarun_chat_template_create(src, strlen(src), &tmpl, &err);   // refused with line:col
            xlarun_chat_render_alloc(tmpl, &input, &text, &len, &err);    // or _memory + _render
-       xlarun_reply_parse splits a reply into reasoning, content and tool calls per model family.
+       xlarun_reply_parse splits a reply into reasoning, content and tool calls per model family;
+       xlarun_chat_tool_format finds the family's format by running the template on a probe call.
        A generator (session + tokenizer + sampler + stop strings) runs the token loop with a
        per-token callback, keeps what the session already holds of the conversation and prefills
        only the new part:
@@ -216,7 +217,8 @@
        xlarun_chat_input_from_tokenizer                      xlarun_chat_render_memory
        xlarun_chat_render         xlarun_chat_render_alloc   xlarun_chat_text_free
        xlarun_reply_memory        xlarun_reply_parse         xlarun_tool_format_guess
-       xlarun_tool_format_name                               xlarun_generation_config_load
+       xlarun_chat_tool_format    xlarun_tool_format_name    xlarun_tool_grammar
+       xlarun_generation_config_load
        xlarun_generation_config_parse                        xlarun_generator_memory
        xlarun_generator_init      xlarun_generator_create    xlarun_generator_free
        xlarun_generator_set_sampling                         xlarun_generate_ids
@@ -235,7 +237,9 @@
             one row per architecture, read as the folder's transformers version (4.x or 5.x) reads
             it. xlarun_config keeps what the model is (it gained transformers_version); the
             executor's switches (biases, norm placement, multipliers, per-layer flags) and
-            xlarun_act left it.
+            xlarun_act left it. Tool calls in Qwen3-Coder's XML; xlarun_reply_parse takes the
+            offered tools (tools_json, tools_len: that format types its values by their schemas);
+            xlarun_chat_tool_format names the format a template writes.
 
    LICENSE: MIT, see the end of this file.
 */
@@ -257,7 +261,7 @@
 extern "C" {
 #endif
 
-#define XLARUN_VERSION "0.2"
+#define XLARUN_VERSION "0.3"
 
 /* ---- status ------------------------------------------------------------------------------ */
 
