@@ -17020,13 +17020,19 @@ static int xlarun__rp_has_control(const xlarun__json *j, size_t v) {
    Arguments may be an object, null or absent (then {}), or a string holding an object. */
 typedef struct xlarun__rp_obj { size_t name, args, id; } xlarun__rp_obj;
 
+/* A tool of a tools array (transformers' form), or a call object: its "function" object in the OpenAI form
+   {"type": "function", "function": {..}}, else the tool itself */
+static size_t xlarun__tool_fn(const xlarun__json *j, size_t tool) {
+    size_t fn = xlarun__json_get(j, tool, "function");
+    return fn != XLARUN__NONE && j->s[fn] == '{' ? fn : tool;
+}
+
 /* Checks the call object at v of j (without writing). Returns NULL, or why it is not a call. */
 static const char *xlarun__rp_check(xlarun__rp *r, const xlarun__json *j, size_t v, int need_args,
                                     xlarun__rp_obj *o) {
-    size_t c = v, f, len;
+    size_t c, len;
     if (j->s[v] != '{') return "a tool call is not a JSON object";
-    f = xlarun__json_get(j, v, "function");
-    if (f != XLARUN__NONE && j->s[f] == '{') c = f;
+    c = xlarun__tool_fn(j, v);
     o->name = xlarun__json_get(j, c, "name");
     o->args = xlarun__json_get(j, c, "arguments");
     if (o->args == XLARUN__NONE) o->args = xlarun__json_get(j, c, "parameters");
@@ -17433,30 +17439,33 @@ static xlarun_status xlarun__rp_deepseek(xlarun__rp *r, size_t at, size_t i, siz
 
 /* ---- Qwen3-Coder's XML: <function=NAME> <parameter=KEY>\nVALUE\n</parameter> </function> ------ */
 
-/* nonzero when the tools' schema types parameter key of tool name as a string ("type":
-   "string", or a list of types holding "string"): its value is then the text as written */
+/* nonzero when the schema at v types its value as a string ("type": "string", or a list of types
+   holding "string"): a Qwen3-Coder value is then its text as written */
+static int xlarun__schema_is_string(const xlarun__json *j, size_t v) {
+    size_t t = xlarun__json_get(j, v, "type"), it, k, e;
+    if (t == XLARUN__NONE) return 0;
+    if (j->s[t] == '"') return xlarun__json_eq(j, t, "string");
+    if (j->s[t] != '[') return 0;
+    it = t;
+    while (xlarun__json_next(j, &it, &k, &e))
+        if (j->s[e] == '"' && xlarun__json_eq(j, e, "string")) return 1;
+    return 0;
+}
+
+/* nonzero when the offered tools' schema types parameter key of tool name as a string */
 static int xlarun__rp_is_string(const xlarun__rp *r, const char *name, const char *key) {
     xlarun__json j;
-    size_t it = 0, k, v, fn, p, t, tit, tk, tv;
+    size_t it, k, v, fn, p;
     if (!r->tools) return 0;
     j.s = r->tools;
     j.n = r->tools_len;
     it = xlarun__json_ws(j.s, j.n, 0);
     while (xlarun__json_next(&j, &it, &k, &v)) {
         if (j.s[v] != '{') continue;
-        fn = xlarun__json_get(&j, v, "function");
-        if (fn == XLARUN__NONE || j.s[fn] != '{') fn = v;
+        fn = xlarun__tool_fn(&j, v);
         p = xlarun__json_get(&j, fn, "name");
         if (p == XLARUN__NONE || j.s[p] != '"' || !xlarun__json_eq(&j, p, name)) continue;
-        p = xlarun__json_get(&j, xlarun__json_get(&j, xlarun__json_get(&j, fn, "parameters"), "properties"), key);
-        t = xlarun__json_get(&j, p, "type");
-        if (t == XLARUN__NONE) return 0;
-        if (j.s[t] == '"') return xlarun__json_eq(&j, t, "string");
-        if (j.s[t] != '[') return 0;
-        tit = t;
-        while (xlarun__json_next(&j, &tit, &tk, &tv))
-            if (j.s[tv] == '"' && xlarun__json_eq(&j, tv, "string")) return 1;
-        return 0;
+        return xlarun__schema_is_string(&j, xlarun__json_get(&j, xlarun__json_get(&j, xlarun__json_get(&j, fn, "parameters"), "properties"), key));
     }
     return 0;
 }
@@ -20227,11 +20236,7 @@ static xlarun_status xlarun__tg_xml_args(xlarun__js *g, size_t k, size_t params,
         xlarun__js_lit(g, kb, klen);
         xlarun__js_s(g, ">\\n\" ");
         t = xlarun__json_get(j, v, "type");
-        if (t != XLARUN__NONE && j->s[t] == '"') str = xlarun__json_eq(j, t, "string");
-        else if (t != XLARUN__NONE && j->s[t] == '[') {
-            eit = t;
-            while (xlarun__json_next(j, &eit, &ek, &ev)) str |= j->s[ev] == '"' && xlarun__json_eq(j, ev, "string");
-        }
+        str = xlarun__schema_is_string(j, v);
         e = xlarun__json_get(j, v, "enum");
         if (str && e != XLARUN__NONE && j->s[e] == '[') { /* the enum's strings, when all of it is strings */
             eit = e;
@@ -20302,8 +20307,7 @@ XLARUN_API xlarun_status xlarun_tool_grammar(xlarun_tool_format format, const ch
             char nm[1024];
             size_t nlen, fn, name, params;
             if (g->j.s[el] != '{') return xlarun__fail(err, XLARUN_ERR_GRAMMAR, "tools[%lu]: a tool is a JSON object", XLARUN__CAST(unsigned long, k));
-            fn = xlarun__json_get(&g->j, el, "function");
-            if (fn == XLARUN__NONE || g->j.s[fn] != '{') fn = el;
+            fn = xlarun__tool_fn(&g->j, el);
             name = xlarun__json_get(&g->j, fn, "name");
             if (name == XLARUN__NONE || g->j.s[name] != '"' || (nlen = xlarun__json_str(&g->j, name, nm, sizeof nm)) == XLARUN__NONE || !nlen)
                 return xlarun__fail(err, XLARUN_ERR_GRAMMAR, "tools[%lu]: no \"name\" string (of 1 to 1023 bytes) in the tool%s",
