@@ -20206,18 +20206,27 @@ static void xlarun__tg_form(xlarun__js *g, const char *form, const char *nm, siz
    </parameter>\n. VALUE: a string's text (one of its enum's strings where it has one, else any
    text without "</parameter>", where the parser ends it: the pv rules); True or False for a
    boolean (Python's spelling, which the templates write); the JSON the property's schema allows
-   (its s<node> rule) for the rest (a string inside that JSON holding "</parameter>" would end the
-   value early: the JSON rules do not exclude it). No declared properties: any keys with text
-   values. */
+   (its s<node> rule, which xlarun__js_document writes for the properties of an object's schema)
+   for the rest (a string inside that JSON holding "</parameter>" would end the value early: the
+   JSON rules do not exclude it). No declared properties, or a schema that is not an object's:
+   any keys with text values. */
 static xlarun_status xlarun__tg_xml_args(xlarun__js *g, size_t k, size_t params, const char *tool) {
     const xlarun__json *j = &g->j;
     size_t props = xlarun__json_get(j, params, "properties"), req = xlarun__json_get(j, params, "required");
     size_t it = props, key, v, klen, t, e, eit, ek, ev, i, n;
     char kb[1024];
+    int object = 1;
     xlarun__js_s(g, "xa");
     xlarun__js_u64(g, k);
     xlarun__js_s(g, " ::=");
-    if (props == XLARUN__NONE || j->s[props] != '{') {
+    t = xlarun__json_get(j, params, "type"); /* the properties count where the schema is an object's */
+    if (t != XLARUN__NONE && j->s[t] == '"') object = xlarun__json_eq(j, t, "object");
+    else if (t != XLARUN__NONE && j->s[t] == '[') {
+        object = 0;
+        eit = t;
+        while (xlarun__json_next(j, &eit, &ek, &ev)) object |= j->s[ev] == '"' && xlarun__json_eq(j, ev, "object");
+    }
+    if (!object || props == XLARUN__NONE || j->s[props] != '{') {
         xlarun__js_s(g, " (\"<parameter=\" [^>\\n]+ \">\\n\" pv0 \"\\n\")*\n");
         return XLARUN_OK;
     }
