@@ -19146,7 +19146,14 @@ static void xlarun__js_name(xlarun__js *g, size_t node) {
 static void xlarun__js_lit(xlarun__js *g, const char *s, size_t k) {
     size_t i;
     for (i = 0; i < k; i++) {
-        if (s[i] == '"' || s[i] == '\\') xlarun__js_put(g, "\\", 1);
+        unsigned char c = XLARUN__CAST(unsigned char, s[i]);
+        if (c < 0x20 || c == 0x7F) { /* a control character as \xHH: a line break would end the rule */
+            char esc[5];
+            snprintf(esc, sizeof esc, "\\x%02X", c);
+            xlarun__js_put(g, esc, 4);
+            continue;
+        }
+        if (c == '"' || c == '\\') xlarun__js_put(g, "\\", 1);
         xlarun__js_put(g, s + i, 1);
     }
 }
@@ -20321,6 +20328,9 @@ XLARUN_API xlarun_status xlarun_tool_grammar(xlarun_tool_format format, const ch
             if (name == XLARUN__NONE || g->j.s[name] != '"' || (nlen = xlarun__json_str(&g->j, name, nm, sizeof nm)) == XLARUN__NONE || !nlen)
                 return xlarun__fail(err, XLARUN_ERR_GRAMMAR, "tools[%lu]: no \"name\" string (of 1 to 1023 bytes) in the tool%s",
                                     XLARUN__CAST(unsigned long, k), fn != el ? "'s \"function\"" : "");
+            if (xlarun__rp_has_control(&g->j, name)) /* xlarun_reply_parse refuses such a name in every format */
+                return xlarun__fail(err, XLARUN_ERR_GRAMMAR, "tools[%lu]: the name holds a control character, which no tool call can carry",
+                                    XLARUN__CAST(unsigned long, k));
             params = xlarun__json_get(&g->j, fn, "parameters");
             if (pass < 2 && tmpl) {
                 xlarun__js_s(g, k ? (pass ? " | toolx" : " | tool") : (pass ? "toolx" : "tool"));

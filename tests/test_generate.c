@@ -1139,6 +1139,21 @@ static void test_tool_grammar(void) {
             xlarun_grammar_free(gr);
             CHECK(xlarun_tool_grammar(XLARUN_TOOLS_QWEN3_CODER, gt, strlen(gt), NULL, 0, &glen, &err) == XLARUN_ERR_GRAMMAR);
             CHECK_CONTAINS(err.message, "tool 'f': the parameter name 'a>b' holds '>' or a line break");
+            /* control characters: in a name no reply can carry them (refused, every format); in a key or
+               an enum string they are written as \xHH (found by fuzz_schema: a raw \r ended the rule) */
+            {
+                const char *cn = "[{\"name\": \"f\\r\"}]";
+                const char *ck = "[{\"name\": \"f\", \"parameters\": {\"properties\": {\"a\\tb\": {\"type\": \"string\", \"enum\": [\"x\\ry\"]}}}}]";
+                size_t fm;
+                for (fm = 1; fm <= 7; fm++) {
+                    CHECK(xlarun_tool_grammar((xlarun_tool_format)fm, cn, strlen(cn), NULL, 0, &glen, &err) == XLARUN_ERR_GRAMMAR);
+                    CHECK_CONTAINS(err.message, "tools[0]: the name holds a control character");
+                }
+                CHECK(xlarun_tool_grammar(XLARUN_TOOLS_QWEN3_CODER, ck, strlen(ck), gb, sizeof gb, &glen, &err) == XLARUN_OK);
+                CHECK_CONTAINS(gb, "\"<parameter=a\\x09b>\\n\" (\"x\\x0Dy\")");
+                CHECKF(xlarun_grammar_compile(gb, glen, &gr, &err) == XLARUN_OK, "%s", err.message);
+                xlarun_grammar_free(gr);
+            }
         }
     }
 }
