@@ -17020,8 +17020,8 @@ static int xlarun__rp_has_control(const xlarun__json *j, size_t v) {
    Arguments may be an object, null or absent (then {}), or a string holding an object. */
 typedef struct xlarun__rp_obj { size_t name, args, id; } xlarun__rp_obj;
 
-/* A tool of a tools array (transformers' form), or a call object: its "function" object in the OpenAI form
-   {"type": "function", "function": {..}}, else the tool itself */
+/* A tool of a tools array (transformers' form), or a call object: its "function" object in the
+   OpenAI form {"type": "function", "function": {..}}, else the tool itself */
 static size_t xlarun__tool_fn(const xlarun__json *j, size_t tool) {
     size_t fn = xlarun__json_get(j, tool, "function");
     return fn != XLARUN__NONE && j->s[fn] == '{' ? fn : tool;
