@@ -1150,7 +1150,7 @@ static void test_tool_grammar(void) {
                     CHECK_CONTAINS(err.message, "tools[0]: the name holds a control character");
                 }
                 CHECK(xlarun_tool_grammar(XLARUN_TOOLS_QWEN3_CODER, ck, strlen(ck), gb, sizeof gb, &glen, &err) == XLARUN_OK);
-                CHECK_CONTAINS(gb, "\"<parameter=a\\x09b>\\n\" (\"x\\x0Dy\")");
+                CHECKF(strstr(gb, "\"<parameter=a\\x09b>\\n\" (\"x\\x0Dy\")") != NULL, "grammar: %.300s", gb);
                 CHECKF(xlarun_grammar_compile(gb, glen, &gr, &err) == XLARUN_OK, "%s", err.message);
                 xlarun_grammar_free(gr);
             }
