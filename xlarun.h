@@ -17255,6 +17255,22 @@ static xlarun_status xlarun__rp_py_args(xlarun__rp *r, size_t i, xlarun__cw *w, 
 }
 
 /* after <|python_tag|> at i: JSON calls, a built-in NAME.call(...), or code; *end: where it ends */
+/* s[a, b) as a JSON string (UTF-8 checked) */
+static xlarun_status xlarun__rp_jstr(xlarun__rp *r, size_t a, size_t b, const char *what, xlarun__cw *w) {
+    size_t l;
+    xlarun__cw_put(w, '"');
+    for (; a < b; a += l) {
+        l = xlarun__utf8_len(XLARUN__PUN(const unsigned char *, r->s + a), b - a);
+        if (!l)
+            return xlarun__fail(r->err, XLARUN_ERR_FORMAT, "%s reply: invalid UTF-8 at byte %lu in %s", r->fmt,
+                                XLARUN__CAST(unsigned long, a), what);
+        if (l == 1) xlarun__cw_cp(w, XLARUN__CAST(unsigned char, r->s[a]));
+        else { size_t m; for (m = 0; m < l; m++) xlarun__cw_put(w, r->s[a + m]); }
+    }
+    xlarun__cw_put(w, '"');
+    return XLARUN_OK;
+}
+
 static xlarun_status xlarun__rp_python_tag(xlarun__rp *r, size_t i, size_t *end) {
     size_t p = xlarun__rp_skip_ws(r, i), q, nb;
     char *name, *args;
@@ -17293,26 +17309,14 @@ static xlarun_status xlarun__rp_python_tag(xlarun__rp *r, size_t i, size_t *end)
                             r->fmt, XLARUN__CAST(unsigned long, i - 14));
     w.out = NULL;
     w.n = 0;
-    for (nb = p; nb < q;) { /* counted as written below */
-        size_t l = xlarun__utf8_len(XLARUN__PUN(const unsigned char *, r->s + nb), q - nb);
-        if (!l)
-            return xlarun__fail(r->err, XLARUN_ERR_FORMAT, "%s reply: invalid UTF-8 at byte %lu in the code after <|python_tag|>",
-                                r->fmt, XLARUN__CAST(unsigned long, nb));
-        if (l == 1) xlarun__cw_cp(&w, XLARUN__CAST(unsigned char, r->s[nb]));
-        else w.n += l;
-        nb += l;
-    }
-    if (!(name = xlarun__rp_take(r, 7)) || !(args = xlarun__rp_take(r, w.n + 12))) return xlarun__rp_oom(r);
+    XLARUN__TRY(xlarun__rp_jstr(r, p, q, "the code after <|python_tag|>", &w));
+    if (!(name = xlarun__rp_take(r, 7)) || !(args = xlarun__rp_take(r, w.n + 10))) return xlarun__rp_oom(r);
     memcpy(name, "python", 7);
-    memcpy(args, "{\"code\":\"", 9);
-    w.out = args + 9;
+    memcpy(args, "{\"code\":", 8);
+    w.out = args + 8;
     w.n = 0;
-    for (nb = p; nb < q; nb++) {
-        unsigned char c = XLARUN__CAST(unsigned char, r->s[nb]);
-        if (c < 0x80) xlarun__cw_cp(&w, c);
-        else xlarun__cw_put(&w, XLARUN__CAST(char, c));
-    }
-    memcpy(args + 9 + w.n, "\"}", 3);
+    xlarun__rp_jstr(r, p, q, "the code after <|python_tag|>", &w); /* checked above */
+    memcpy(args + 8 + w.n, "}", 2);
     *end = r->n;
     return xlarun__rp_add(r, name, args, NULL);
 }
@@ -17439,16 +17443,16 @@ static xlarun_status xlarun__rp_deepseek(xlarun__rp *r, size_t at, size_t i, siz
 
 /* ---- Qwen3-Coder's XML: <function=NAME> <parameter=KEY>\nVALUE\n</parameter> </function> ------ */
 
-/* nonzero when the schema at v types its value as a string ("type": "string", or a list of types
-   holding "string"): a Qwen3-Coder value is then its text as written */
-static int xlarun__schema_is_string(const xlarun__json *j, size_t v) {
+/* nonzero when the schema at v names type ("type": TYPE, or a list of types holding it); 0 without
+   a "type" (a Qwen3-Coder value typed "string" is its text as written) */
+static int xlarun__schema_has_type(const xlarun__json *j, size_t v, const char *type) {
     size_t t = xlarun__json_get(j, v, "type"), it, k, e;
     if (t == XLARUN__NONE) return 0;
-    if (j->s[t] == '"') return xlarun__json_eq(j, t, "string");
+    if (j->s[t] == '"') return xlarun__json_eq(j, t, type);
     if (j->s[t] != '[') return 0;
     it = t;
     while (xlarun__json_next(j, &it, &k, &e))
-        if (j->s[e] == '"' && xlarun__json_eq(j, e, "string")) return 1;
+        if (j->s[e] == '"' && xlarun__json_eq(j, e, type)) return 1;
     return 0;
 }
 
@@ -17465,25 +17469,10 @@ static int xlarun__rp_is_string(const xlarun__rp *r, const char *name, const cha
         fn = xlarun__tool_fn(&j, v);
         p = xlarun__json_get(&j, fn, "name");
         if (p == XLARUN__NONE || j.s[p] != '"' || !xlarun__json_eq(&j, p, name)) continue;
-        return xlarun__schema_is_string(&j, xlarun__json_get(&j, xlarun__json_get(&j, xlarun__json_get(&j, fn, "parameters"), "properties"), key));
+        return xlarun__schema_has_type(&j, xlarun__json_get(&j, xlarun__json_get(&j, xlarun__json_get(&j, fn, "parameters"), "properties"), key),
+                                       "string");
     }
     return 0;
-}
-
-/* s[a, b) as a JSON string (UTF-8 checked) */
-static xlarun_status xlarun__rp_jstr(xlarun__rp *r, size_t a, size_t b, const char *what, xlarun__cw *w) {
-    size_t l;
-    xlarun__cw_put(w, '"');
-    for (; a < b; a += l) {
-        l = xlarun__utf8_len(XLARUN__PUN(const unsigned char *, r->s + a), b - a);
-        if (!l)
-            return xlarun__fail(r->err, XLARUN_ERR_FORMAT, "%s reply: invalid UTF-8 at byte %lu in %s", r->fmt,
-                                XLARUN__CAST(unsigned long, a), what);
-        if (l == 1) xlarun__cw_cp(w, XLARUN__CAST(unsigned char, r->s[a]));
-        else { size_t m; for (m = 0; m < l; m++) xlarun__cw_put(w, r->s[a + m]); }
-    }
-    xlarun__cw_put(w, '"');
-    return XLARUN_OK;
 }
 
 /* The parameters from i up to </function>, written as a JSON object to w (counted when w->out is
@@ -20222,17 +20211,11 @@ static xlarun_status xlarun__tg_xml_args(xlarun__js *g, size_t k, size_t params,
     size_t props = xlarun__json_get(j, params, "properties"), req = xlarun__json_get(j, params, "required");
     size_t it = props, key, v, klen, t, e, eit, ek, ev, i, n;
     char kb[1024];
-    int object = 1;
+    /* the properties count where the schema is an object's (no "type" says which) */
+    int object = xlarun__json_get(j, params, "type") == XLARUN__NONE || xlarun__schema_has_type(j, params, "object");
     xlarun__js_s(g, "xa");
     xlarun__js_u64(g, k);
     xlarun__js_s(g, " ::=");
-    t = xlarun__json_get(j, params, "type"); /* the properties count where the schema is an object's */
-    if (t != XLARUN__NONE && j->s[t] == '"') object = xlarun__json_eq(j, t, "object");
-    else if (t != XLARUN__NONE && j->s[t] == '[') {
-        object = 0;
-        eit = t;
-        while (xlarun__json_next(j, &eit, &ek, &ev)) object |= j->s[ev] == '"' && xlarun__json_eq(j, ev, "object");
-    }
     if (!object || props == XLARUN__NONE || j->s[props] != '{') {
         xlarun__js_s(g, " (\"<parameter=\" [^>\\n]+ \">\\n\" pv0 \"\\n\")*\n");
         return XLARUN_OK;
@@ -20252,7 +20235,7 @@ static xlarun_status xlarun__tg_xml_args(xlarun__js *g, size_t k, size_t params,
         xlarun__js_lit(g, kb, klen);
         xlarun__js_s(g, ">\\n\" ");
         t = xlarun__json_get(j, v, "type");
-        str = xlarun__schema_is_string(j, v);
+        str = xlarun__schema_has_type(j, v, "string");
         e = xlarun__json_get(j, v, "enum");
         if (str && e != XLARUN__NONE && j->s[e] == '[') { /* the enum's strings, when all of it is strings */
             eit = e;
