@@ -1154,6 +1154,18 @@ static void test_tool_grammar(void) {
                 CHECKF(xlarun_grammar_compile(gb, glen, &gr, &err) == XLARUN_OK, "%s", err.message);
                 xlarun_grammar_free(gr);
             }
+            {   /* a parameter name, or an enum string, over 1023 bytes */
+                static char big[4096];
+                char a[1101];
+                memset(a, 'a', 1100);
+                a[1100] = 0;
+                snprintf(big, sizeof big, "[{\"name\": \"f\", \"parameters\": {\"properties\": {\"%s\": {\"type\": \"string\"}}}}]", a);
+                CHECK(xlarun_tool_grammar(XLARUN_TOOLS_QWEN3_CODER, big, strlen(big), NULL, 0, &glen, &err) == XLARUN_ERR_GRAMMAR);
+                CHECK_CONTAINS(err.message, "tool 'f': a parameter name is empty or over 1023 bytes");
+                snprintf(big, sizeof big, "[{\"name\": \"f\", \"parameters\": {\"properties\": {\"u\": {\"type\": \"string\", \"enum\": [\"%s\"]}}}}]", a);
+                CHECK(xlarun_tool_grammar(XLARUN_TOOLS_QWEN3_CODER, big, strlen(big), NULL, 0, &glen, &err) == XLARUN_ERR_GRAMMAR);
+                CHECK_CONTAINS(err.message, "tool 'f': an enum string of 'u' is over 1023 bytes");
+            }
         }
     }
 }
