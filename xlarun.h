@@ -239,7 +239,8 @@
             executor's switches (biases, norm placement, multipliers, per-layer flags) and
             xlarun_act left it. Tool calls in Qwen3-Coder's XML; xlarun_reply_parse takes the
             offered tools (tools_json, tools_len: that format types its values by their schemas);
-            xlarun_chat_tool_format names the format a template writes.
+            xlarun_chat_tool_format names the format a template writes. Functionary v3.1's and
+            v3.2's tool formats.
 
    LICENSE: MIT, see the end of this file.
 */
@@ -859,13 +860,24 @@ typedef enum xlarun_tool_format {
                                  <｜tool▁call▁begin｜>function<｜tool▁sep｜>NAME\n```json\n{..}\n```
                                  <｜tool▁call▁end｜>, then <｜tool▁calls▁end｜> (or the reply's end:
                                  the distills' template writes none after a single call) */
-    XLARUN_TOOLS_QWEN3_CODER  /* Qwen3-Coder, Qwen3.5, Nemotron 3 Nano: <tool_call>\n<function=NAME>\n
+    XLARUN_TOOLS_QWEN3_CODER, /* Qwen3-Coder, Qwen3.5, Nemotron 3 Nano: <tool_call>\n<function=NAME>\n
                                  then per argument <parameter=KEY>\nVALUE\n</parameter>\n, then
                                  </function>\n</tool_call>, any number. A value is text: where the
                                  tools' schema types the parameter as a string it is kept as
                                  written; otherwise it is the JSON it holds (True, False, None as
                                  Python writes them read as true, false, null), or the text when
                                  it holds none */
+    XLARUN_TOOLS_FUNCTIONARY_V3_1, /* Functionary v3.1 (Llama 3.1): the content, then
+                                 <function=NAME>{..}</function>, any number; <|python_tag|> then
+                                 code or calls as LLAMA3 reads them; the reply ends at <|eom_id|>
+                                 or <|eot_id|> */
+    XLARUN_TOOLS_FUNCTIONARY_V3_2  /* Functionary v3.2 (Llama 3): the generation prompt ends with
+                                 ">>>", so the reply is RECIPIENT\nBODY, then any number of
+                                 >>>RECIPIENT\nBODY (a recipient: letters, digits, _ . -). The
+                                 body of "all" is content; a tool's is its arguments object, to
+                                 the next >>>RECIPIENT\n; "python"'s may be code (a call "python"
+                                 with {"code":..}). Text before a first recipient line is
+                                 content; the reply ends at <|eot_id|> or <|eom_id|> */
 } xlarun_tool_format;
 
 typedef struct xlarun_tool_call {
@@ -886,12 +898,12 @@ typedef struct xlarun_reply {
     size_t n_calls;
 } xlarun_reply;
 
-/* "none", "llama3", "hermes", "mistral", "granite", "phi4", "deepseek-r1", "qwen3-coder" ("?" out of
-   range) */
+/* "none", "llama3", "hermes", "mistral", "granite", "phi4", "deepseek-r1", "qwen3-coder",
+   "functionary-v3.1", "functionary-v3.2" ("?" out of range) */
 XLARUN_API const char *xlarun_tool_format_name(xlarun_tool_format f);
 /* The memory xlarun_reply_parse needs for a reply of len bytes, whatever it holds:
-   64 + (len / 12 + 1) * sizeof(xlarun_tool_call) + 7 * len bytes (a call takes at least 12 bytes
-   of text; the strings take at most len + 2 bytes for reasoning and content and 6 bytes per byte
+   64 + (len / 4 + 1) * sizeof(xlarun_tool_call) + 7 * len bytes (a call takes at least 4 bytes
+   of text, Functionary v3.2's "f\n{}"; the strings take at most len + 2 bytes for reasoning and content and 6 bytes per byte
    of a call, the worst being control characters in raw <|python_tag|> code, escaped as \u00XX).
    SIZE_MAX when len is over SIZE_MAX / 16. */
 XLARUN_API size_t xlarun_reply_memory(size_t len);
@@ -16754,6 +16766,7 @@ XLARUN_API void xlarun_chat_text_free(char *text) {
    high end, the call array sits below both. */
 
 #define XLARUN__REPLY_MAX_LEN (SIZE_MAX / 16)
+#define XLARUN__TOOLS_LAST XLARUN_TOOLS_FUNCTIONARY_V3_2
 #define XLARUN__FW_BAR "\xEF\xBD\x9C" /* U+FF5C FULLWIDTH VERTICAL LINE, in DeepSeek's markers */
 #define XLARUN__LOW8TH "\xE2\x96\x81" /* U+2581 LOWER ONE EIGHTH BLOCK, their word separator */
 #define XLARUN__DS(words) "<" XLARUN__FW_BAR words XLARUN__FW_BAR ">"
@@ -16773,13 +16786,15 @@ XLARUN_API const char *xlarun_tool_format_name(xlarun_tool_format f) {
     case XLARUN_TOOLS_PHI4: return "phi4";
     case XLARUN_TOOLS_DEEPSEEK_R1: return "deepseek-r1";
     case XLARUN_TOOLS_QWEN3_CODER: return "qwen3-coder";
+    case XLARUN_TOOLS_FUNCTIONARY_V3_1: return "functionary-v3.1";
+    case XLARUN_TOOLS_FUNCTIONARY_V3_2: return "functionary-v3.2";
     }
     return "?";
 }
 
 XLARUN_API size_t xlarun_reply_memory(size_t len) {
     if (len > XLARUN__REPLY_MAX_LEN) return SIZE_MAX;
-    return 64 + (len / 12 + 1) * sizeof(xlarun_tool_call) + 7 * len;
+    return 64 + (len / 4 + 1) * sizeof(xlarun_tool_call) + 7 * len;
 }
 
 typedef struct xlarun__rp {
@@ -16791,6 +16806,7 @@ typedef struct xlarun__rp {
     char *lo, *hi;            /* free memory: text grows up from lo, call strings down from hi */
     char *content;            /* where the content starts (it is built at lo) */
     const char *tools;        /* the tools' JSON (validated) or NULL, for the XML values' types */
+    const char *code_end;     /* what ends <|python_tag|>'s code before the reply's end, or NULL */
     size_t tools_len;
     xlarun_error *err;
 } xlarun__rp;
@@ -17254,7 +17270,6 @@ static xlarun_status xlarun__rp_py_args(xlarun__rp *r, size_t i, xlarun__cw *w, 
     return XLARUN_OK;
 }
 
-/* after <|python_tag|> at i: JSON calls, a built-in NAME.call(...), or code; *end: where it ends */
 /* s[a, b) as a JSON string (UTF-8 checked) */
 static xlarun_status xlarun__rp_jstr(xlarun__rp *r, size_t a, size_t b, const char *what, xlarun__cw *w) {
     size_t l;
@@ -17271,6 +17286,30 @@ static xlarun_status xlarun__rp_jstr(xlarun__rp *r, size_t a, size_t b, const ch
     return XLARUN_OK;
 }
 
+/* code s[a, b) (trimmed at its end; what names where it was, for messages) as a call "python" with
+   {"code": CODE}, the code interpreter's form; an error when it is empty */
+static xlarun_status xlarun__rp_code(xlarun__rp *r, size_t a, size_t b, const char *what, size_t at) {
+    char *name, *args, label[64];
+    xlarun__cw w;
+    while (b > a && xlarun__rp_ws(r->s[b - 1])) b--;
+    if (b == a)
+        return xlarun__fail(r->err, XLARUN_ERR_FORMAT, "%s reply: %s at byte %lu is followed by nothing", r->fmt, what,
+                            XLARUN__CAST(unsigned long, at));
+    snprintf(label, sizeof label, "the code after %s", what);
+    w.out = NULL;
+    w.n = 0;
+    XLARUN__TRY(xlarun__rp_jstr(r, a, b, label, &w));
+    if (!(name = xlarun__rp_take(r, 7)) || !(args = xlarun__rp_take(r, w.n + 10))) return xlarun__rp_oom(r);
+    memcpy(name, "python", 7);
+    memcpy(args, "{\"code\":", 8);
+    w.out = args + 8;
+    w.n = 0;
+    xlarun__rp_jstr(r, a, b, label, &w); /* checked above */
+    memcpy(args + 8 + w.n, "}", 2);
+    return xlarun__rp_add(r, name, args, NULL);
+}
+
+/* after <|python_tag|> at i: JSON calls, a built-in NAME.call(...), or code; *end: where it ends */
 static xlarun_status xlarun__rp_python_tag(xlarun__rp *r, size_t i, size_t *end) {
     size_t p = xlarun__rp_skip_ws(r, i), q, nb;
     char *name, *args;
@@ -17301,24 +17340,10 @@ static xlarun_status xlarun__rp_python_tag(xlarun__rp *r, size_t i, size_t *end)
             }
         }
     }
-    /* raw code to the end of the reply: the code interpreter's form, as {"code": CODE} */
-    q = r->n;
-    while (q > p && xlarun__rp_ws(r->s[q - 1])) q--;
-    if (q == p)
-        return xlarun__fail(r->err, XLARUN_ERR_FORMAT, "%s reply: <|python_tag|> at byte %lu is followed by nothing",
-                            r->fmt, XLARUN__CAST(unsigned long, i - 14));
-    w.out = NULL;
-    w.n = 0;
-    XLARUN__TRY(xlarun__rp_jstr(r, p, q, "the code after <|python_tag|>", &w));
-    if (!(name = xlarun__rp_take(r, 7)) || !(args = xlarun__rp_take(r, w.n + 10))) return xlarun__rp_oom(r);
-    memcpy(name, "python", 7);
-    memcpy(args, "{\"code\":", 8);
-    w.out = args + 8;
-    w.n = 0;
-    xlarun__rp_jstr(r, p, q, "the code after <|python_tag|>", &w); /* checked above */
-    memcpy(args + 8 + w.n, "}", 2);
-    *end = r->n;
-    return xlarun__rp_add(r, name, args, NULL);
+    /* raw code to the end of the reply (Functionary v3.1: to its next call) */
+    q = r->code_end ? xlarun__rp_find(r, p, r->code_end) : XLARUN__NONE;
+    *end = q == XLARUN__NONE ? r->n : q;
+    return xlarun__rp_code(r, p, *end, "<|python_tag|>", i - 14);
 }
 
 /* ---- Mistral's [TOOL_CALLS]NAME[CALL_ID]ID[ARGS]{..} ---------------------------------------- */
@@ -17527,6 +17552,18 @@ static xlarun_status xlarun__rp_xml_args(xlarun__rp *r, size_t i, const char *na
     return XLARUN_OK;
 }
 
+/* the NAME of the <function=NAME> at p (Qwen3-Coder's and Functionary v3.1's opening) into a new
+   call string; *end gets where the '>' ends */
+static xlarun_status xlarun__rp_fn_name(xlarun__rp *r, size_t p, char **name, size_t *end) {
+    size_t b;
+    for (b = p + 10; b < r->n && r->s[b] != '>' && r->s[b] != '\n'; b++) {}
+    if (b >= r->n || r->s[b] != '>')
+        return xlarun__fail(r->err, XLARUN_ERR_FORMAT, "%s reply: the <function= at byte %lu has no NAME> on its line", r->fmt,
+                            XLARUN__CAST(unsigned long, p));
+    *end = b + 1;
+    return xlarun__rp_raw(r, p + 10, b, "tool name", name);
+}
+
 /* <function=NAME> ... </function> then </tool_call>, after the <tool_call> at q (i past it) */
 static xlarun_status xlarun__rp_xml(xlarun__rp *r, size_t q, size_t i, size_t *end) {
     size_t p = xlarun__rp_skip_ws(r, i), b, e;
@@ -17535,19 +17572,14 @@ static xlarun_status xlarun__rp_xml(xlarun__rp *r, size_t q, size_t i, size_t *e
     if (!xlarun__rp_at(r, p, "<function="))
         return xlarun__fail(r->err, XLARUN_ERR_FORMAT, "%s reply: the <tool_call> at byte %lu is not followed by <function=NAME> (byte %lu)",
                             r->fmt, XLARUN__CAST(unsigned long, q), XLARUN__CAST(unsigned long, p));
-    p += 10;
-    for (b = p; b < r->n && r->s[b] != '>' && r->s[b] != '\n'; b++) {}
-    if (b >= r->n || r->s[b] != '>')
-        return xlarun__fail(r->err, XLARUN_ERR_FORMAT, "%s reply: the <function= at byte %lu has no NAME> on its line", r->fmt,
-                            XLARUN__CAST(unsigned long, p - 10));
-    XLARUN__TRY(xlarun__rp_raw(r, p, b, "tool name", &name));
+    XLARUN__TRY(xlarun__rp_fn_name(r, p, &name, &b));
     w.out = NULL;
     w.n = 0;
-    XLARUN__TRY(xlarun__rp_xml_args(r, b + 1, name, &w, &e));
+    XLARUN__TRY(xlarun__rp_xml_args(r, b, name, &w, &e));
     if (!(args = xlarun__rp_take(r, w.n + 1))) return xlarun__rp_oom(r);
     w.out = args;
     w.n = 0;
-    XLARUN__TRY(xlarun__rp_xml_args(r, b + 1, name, &w, &e));
+    XLARUN__TRY(xlarun__rp_xml_args(r, b, name, &w, &e));
     args[w.n] = 0;
     e = xlarun__rp_skip_ws(r, e);
     if (!xlarun__rp_at(r, e, "</tool_call>"))
@@ -17557,10 +17589,80 @@ static xlarun_status xlarun__rp_xml(xlarun__rp *r, size_t q, size_t i, size_t *e
     return xlarun__rp_add(r, name, args, NULL);
 }
 
+/* ---- Functionary ----------------------------------------------------------------------------- */
+
+/* v3.1: <function=NAME>{..}</function> at q */
+static xlarun_status xlarun__rp_function(xlarun__rp *r, size_t q, size_t *end) {
+    size_t p, e;
+    char *name, *args;
+    XLARUN__TRY(xlarun__rp_fn_name(r, q, &name, &p));
+    XLARUN__TRY(xlarun__rp_args_obj(r, xlarun__rp_skip_ws(r, p), "the arguments after <function=NAME>", &args, &e));
+    e = xlarun__rp_skip_ws(r, e);
+    if (!xlarun__rp_at(r, e, "</function>"))
+        return xlarun__fail(r->err, XLARUN_ERR_FORMAT, "%s reply: the <function= at byte %lu is not closed by </function> (byte %lu)",
+                            r->fmt, XLARUN__CAST(unsigned long, q), XLARUN__CAST(unsigned long, e));
+    *end = e + 11;
+    return xlarun__rp_add(r, name, args, NULL);
+}
+
+/* v3.2: where the recipient line (letters, digits, _ . -, then a new line) at i ends (its new
+   line), or NONE when none starts there */
+static size_t xlarun__rp_recipient(const xlarun__rp *r, size_t i) {
+    size_t b = i;
+    while (b < r->n && (xlarun__rp_ident(r->s[b], 0) || r->s[b] == '.' || r->s[b] == '-')) b++;
+    return b > i && b < r->n && r->s[b] == '\n' ? b : XLARUN__NONE;
+}
+
+/* the next ">>>" at or after i that a recipient line follows, or NONE */
+static size_t xlarun__rp_next_recipient(const xlarun__rp *r, size_t i) {
+    for (; (i = xlarun__rp_find(r, i, ">>>")) != XLARUN__NONE; i++)
+        if (xlarun__rp_recipient(r, i + 3) != XLARUN__NONE) return i;
+    return XLARUN__NONE;
+}
+
+/* v3.2's reply from i: RECIPIENT\nBODY, then >>>RECIPIENT\nBODY, each body to the next
+   >>>RECIPIENT\n (a call's: its arguments object) */
+static xlarun_status xlarun__rp_recipients(xlarun__rp *r, size_t i) {
+    size_t p = xlarun__rp_skip_ws(r, i), b, q, e = 0;
+    char *name, *args;
+    if (xlarun__rp_at(r, p, ">>>") && xlarun__rp_recipient(r, p + 3) != XLARUN__NONE) p += 3; /* the prompt's, repeated */
+    b = xlarun__rp_recipient(r, p);
+    if (b == XLARUN__NONE) { /* no recipient line first: content up to the first one */
+        q = xlarun__rp_next_recipient(r, p);
+        XLARUN__TRY(xlarun__rp_text(r, p, q == XLARUN__NONE ? r->n : q));
+        if (q == XLARUN__NONE) return XLARUN_OK;
+        p = q + 3;
+        b = xlarun__rp_recipient(r, p);
+    }
+    for (;;) {
+        if (b - p == 3 && !memcmp(r->s + p, "all", 3)) {
+            q = xlarun__rp_next_recipient(r, b + 1);
+            XLARUN__TRY(xlarun__rp_text(r, b + 1, q == XLARUN__NONE ? r->n : q));
+        } else if ((e = xlarun__rp_skip_ws(r, b + 1)) < r->n && r->s[e] == '{') {
+            XLARUN__TRY(xlarun__rp_raw(r, p, b, "tool name", &name));
+            XLARUN__TRY(xlarun__rp_args_obj(r, e, "the arguments after the recipient line", &args, &e));
+            q = xlarun__rp_skip_ws(r, e);
+            if (q >= r->n) q = XLARUN__NONE;
+            else if (!xlarun__rp_at(r, q, ">>>") || xlarun__rp_recipient(r, q + 3) == XLARUN__NONE)
+                return xlarun__fail(r->err, XLARUN_ERR_FORMAT, "%s reply: expected >>>RECIPIENT or the reply's end after the arguments of %s at byte %lu",
+                                    r->fmt, name, XLARUN__CAST(unsigned long, q));
+            XLARUN__TRY(xlarun__rp_add(r, name, args, NULL));
+        } else if (b - p == 6 && !memcmp(r->s + p, "python", 6)) {
+            q = xlarun__rp_next_recipient(r, b + 1);
+            XLARUN__TRY(xlarun__rp_code(r, b + 1, q == XLARUN__NONE ? r->n : q, "the recipient python", p));
+        } else
+            return xlarun__fail(r->err, XLARUN_ERR_FORMAT, "%s reply: the recipient at byte %lu is not followed by a JSON object (byte %lu)",
+                                r->fmt, XLARUN__CAST(unsigned long, p), XLARUN__CAST(unsigned long, e));
+        if (q == XLARUN__NONE) return XLARUN_OK;
+        p = q + 3;
+        b = xlarun__rp_recipient(r, p);
+    }
+}
+
 /* ---- the markers of each format --------------------------------------------------------------- */
 
 enum { XLARUN__RM_JSON, XLARUN__RM_HERMES, XLARUN__RM_PHI4, XLARUN__RM_MISTRAL, XLARUN__RM_DEEPSEEK,
-       XLARUN__RM_PYTHON, XLARUN__RM_DROP, XLARUN__RM_XML };
+       XLARUN__RM_PYTHON, XLARUN__RM_DROP, XLARUN__RM_XML, XLARUN__RM_FUNCTION };
 
 typedef struct xlarun__rm { const char *text; int kind; } xlarun__rm;
 
@@ -17572,6 +17674,8 @@ static const xlarun__rm xlarun__rm_granite[] = {{"<|tool_call|>", XLARUN__RM_JSO
 static const xlarun__rm xlarun__rm_phi4[] = {{"<|tool_call|>", XLARUN__RM_PHI4}, {"functools[", XLARUN__RM_PHI4}, {NULL, 0}};
 static const xlarun__rm xlarun__rm_mistral[] = {{"[TOOL_CALLS]", XLARUN__RM_MISTRAL}, {NULL, 0}};
 static const xlarun__rm xlarun__rm_llama3[] = {{"<|python_tag|>", XLARUN__RM_PYTHON}, {NULL, 0}};
+static const xlarun__rm xlarun__rm_functionary[] = {{"<function=", XLARUN__RM_FUNCTION}, {"<|python_tag|>", XLARUN__RM_PYTHON},
+                                                    {NULL, 0}};
 static const xlarun__rm xlarun__rm_deepseek[] = { /* with the variants R1's distills write */
     {XLARUN__DS_CALLS_BEGIN, XLARUN__RM_DEEPSEEK}, {XLARUN__DS("tool_calls_begin"), XLARUN__RM_DEEPSEEK},
     {XLARUN__DS("tool calls begin"), XLARUN__RM_DEEPSEEK}, {XLARUN__DS("tool\\_calls\\_begin"), XLARUN__RM_DEEPSEEK},
@@ -17600,6 +17704,7 @@ static xlarun_status xlarun__rp_block(xlarun__rp *r, const xlarun__rm *m, size_t
     case XLARUN__RM_MISTRAL: return xlarun__rp_mistral(r, p, end);
     case XLARUN__RM_DEEPSEEK: return xlarun__rp_deepseek(r, q, p, end);
     case XLARUN__RM_XML: return xlarun__rp_xml(r, q, p, end);
+    case XLARUN__RM_FUNCTION: return xlarun__rp_function(r, q, end);
     default: return xlarun__rp_python_tag(r, p, end);
     }
 }
@@ -17635,7 +17740,7 @@ XLARUN_API xlarun_status xlarun_reply_parse(xlarun_tool_format format, const cha
     if (out) memset(out, 0, sizeof *out);
     if (!out || (!text && len))
         return xlarun__fail(err, XLARUN_ERR_ARGUMENT, "reply: %s is NULL", out ? "the text" : "the output");
-    if (XLARUN__CAST(unsigned, format) > XLARUN__CAST(unsigned, XLARUN_TOOLS_QWEN3_CODER))
+    if (XLARUN__CAST(unsigned, format) > XLARUN__CAST(unsigned, XLARUN__TOOLS_LAST))
         return xlarun__fail(err, XLARUN_ERR_ARGUMENT, "reply: unknown tool format %d", XLARUN__CAST(int, format));
     if (tools_json) {
         xlarun_error e;
@@ -17661,10 +17766,11 @@ XLARUN_API xlarun_status xlarun_reply_parse(xlarun_tool_format format, const cha
     base = XLARUN__CAST(unsigned char *, mem);
     pad = (sizeof(void *) - XLARUN__CAST(size_t, XLARUN__PUN(uintptr_t, base) % sizeof(void *))) % sizeof(void *);
     r.calls = XLARUN__CAST(xlarun_tool_call *, XLARUN__CAST(void *, base + pad));
-    r.cap_calls = len / 12 + 1;
+    r.cap_calls = len / 4 + 1;
     r.lo = XLARUN__CAST(char *, XLARUN__CAST(void *, base + pad + r.cap_calls * sizeof(xlarun_tool_call)));
     r.hi = XLARUN__CAST(char *, mem) + bytes;
-    if (format == XLARUN_TOOLS_LLAMA3) { /* the reply ends at its end-of-message token */
+    if (format == XLARUN_TOOLS_LLAMA3 || format == XLARUN_TOOLS_FUNCTIONARY_V3_1 || format == XLARUN_TOOLS_FUNCTIONARY_V3_2) {
+        /* Llama 3's tokens: the reply ends at its end-of-message token */
         size_t a = xlarun__rp_find(&r, 0, "<|eom_id|>"), b = xlarun__rp_find(&r, 0, "<|eot_id|>");
         if (b < a) a = b;
         if (a != XLARUN__NONE) r.n = a;
@@ -17693,8 +17799,11 @@ XLARUN_API xlarun_status xlarun_reply_parse(xlarun_tool_format format, const cha
     case XLARUN_TOOLS_PHI4: ms = xlarun__rm_phi4; break;
     case XLARUN_TOOLS_DEEPSEEK_R1: ms = xlarun__rm_deepseek; break;
     case XLARUN_TOOLS_QWEN3_CODER: ms = xlarun__rm_xml; break;
+    case XLARUN_TOOLS_FUNCTIONARY_V3_1: ms = xlarun__rm_functionary; r.code_end = "<function="; break;
+    case XLARUN_TOOLS_FUNCTIONARY_V3_2: break;
     }
-    st = ms ? xlarun__rp_markers(&r, ms, i) : xlarun__rp_text(&r, i, r.n);
+    st = ms ? xlarun__rp_markers(&r, ms, i)
+            : format == XLARUN_TOOLS_FUNCTIONARY_V3_2 ? xlarun__rp_recipients(&r, i) : xlarun__rp_text(&r, i, r.n);
     if (st != XLARUN_OK) goto done;
     while (r.lo > r.content && xlarun__rp_ws(r.lo[-1])) r.lo--;
     if (r.lo >= r.hi) { st = xlarun__rp_oom(&r); goto done; }
@@ -17764,7 +17873,7 @@ XLARUN_API xlarun_tool_format xlarun_chat_tool_format(const xlarun_chat_template
         size_t bytes = xlarun_reply_memory(flen - common);
         if (written) *written = 1;
         void *mem = bytes == SIZE_MAX ? NULL : XLARUN_MALLOC(bytes, NULL);
-        for (f = XLARUN_TOOLS_LLAMA3; mem && f <= XLARUN_TOOLS_QWEN3_CODER; f++) {
+        for (f = XLARUN_TOOLS_LLAMA3; mem && f <= XLARUN__TOOLS_LAST; f++) {
             xlarun_reply r;
             if (xlarun_reply_parse(XLARUN__CAST(xlarun_tool_format, f), full + common, flen - common, tools, sizeof tools - 1,
                                    mem, bytes, &r, NULL) != XLARUN_OK || r.n_calls != 1 ||
@@ -20074,9 +20183,6 @@ XLARUN_API xlarun_status xlarun_json_schema_to_grammar(const char *schema, size_
    Before a marker, free text: one rule per state of matching the markers (a state is the
    longest marker prefix that ends the text), so the text never holds a marker, and a character
    that completes one goes on to its calls. */
-#define XLARUN__DS_CALL_BEGIN XLARUN__DS("tool" XLARUN__LOW8TH "call" XLARUN__LOW8TH "begin")
-#define XLARUN__DS_CALL_END XLARUN__DS("tool" XLARUN__LOW8TH "call" XLARUN__LOW8TH "end")
-#define XLARUN__DS_CALLS_END XLARUN__DS("tool" XLARUN__LOW8TH "calls" XLARUN__LOW8TH "end")
 #define XLARUN__TG_JSON(args) "\"{\\\"name\\\": \\\"\" %N \"\\\", \\\"" args "\\\": \" %A"
 #define XLARUN__TG_HERMES "\"\\n\" call \"\\n</tool_call>\" (\"\\n<tool_call>\\n\" call \"\\n</tool_call>\")*"
 static const struct xlarun__tool_gbnf {

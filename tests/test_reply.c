@@ -99,7 +99,7 @@ static char *unhex(const char *h, size_t *len) {
 
 static xlarun_tool_format format_of(const char *s) {
     int f;
-    for (f = 0; f <= (int)XLARUN_TOOLS_QWEN3_CODER; f++)
+    for (f = 0; f <= (int)XLARUN_TOOLS_FUNCTIONARY_V3_2; f++)
         if (!strcmp(s, xlarun_tool_format_name((xlarun_tool_format)f))) return (xlarun_tool_format)f;
     fprintf(stderr, "unknown format %s\n", s);
     exit(2);
@@ -157,7 +157,7 @@ static void check_fixture(const fixture *x) {
         check_sane(&p, label);
         done(&p);
     }
-    for (f = 0; f <= (int)XLARUN_TOOLS_QWEN3_CODER; f++) { /* the other formats */
+    for (f = 0; f <= (int)XLARUN_TOOLS_FUNCTIONARY_V3_2; f++) { /* the other formats */
         char label[200];
         snprintf(label, sizeof label, "%s as %s", x->name, xlarun_tool_format_name((xlarun_tool_format)f));
         parse(&p, (xlarun_tool_format)f, x->output, x->output_len);
@@ -326,6 +326,25 @@ static const good_case goods[] = {
      "ok", "Code.", {{"w", "{\"code\":\"x = \\\"a\\\\b\\\"\\n\\n\\tif x < 1: </para\"}", NULL}}},
     {XLARUN_TOOLS_QWEN3_CODER, "<tool_call>\n<function=f>\n<parameter=s>\n\n  two lines\nhere \n\n</parameter>\n<parameter=e>\n\n</parameter>\n</function>\n</tool_call>",
      "", NULL, {{"f", "{\"s\":\"\\n  two lines\\nhere \\n\",\"e\":\"\"}", NULL}}},
+    /* Functionary v3.1 */
+    {XLARUN_TOOLS_FUNCTIONARY_V3_1, "Sure.<function=get_weather>{\"location\": \"Paris\"}</function><function=t>{}</function><|eom_id|>",
+     "Sure.", NULL, {{"get_weather", "{\"location\":\"Paris\"}", NULL}, {"t", "{}", NULL}}},
+    {XLARUN_TOOLS_FUNCTIONARY_V3_1, "<function=a> { \"x\" : [1, 2] } </function>\nDone.", "Done.", NULL, {{"a", "{\"x\":[1,2]}", NULL}}},
+    {XLARUN_TOOLS_FUNCTIONARY_V3_1, "<|python_tag|>print(\"<b>\")\n<function=b>{}</function>", "", NULL,
+     {{"python", "{\"code\":\"print(\\\"<b>\\\")\"}", NULL}, {"b", "{}", NULL}}},
+    {XLARUN_TOOLS_FUNCTIONARY_V3_1, "<|python_tag|>{\"name\": \"a\", \"parameters\": {\"q\": 1}}", "", NULL, {{"a", "{\"q\":1}", NULL}}},
+    {XLARUN_TOOLS_FUNCTIONARY_V3_1, "I use <function> tags in HTML.<|eot_id|>ignored", "I use <function> tags in HTML.", NULL, {{0}}},
+    /* Functionary v3.2 (the prompt ends with ">>>") */
+    {XLARUN_TOOLS_FUNCTIONARY_V3_2, "get_weather\n{\"location\": \"Paris\"}>>>t\n{}", "", NULL,
+     {{"get_weather", "{\"location\":\"Paris\"}", NULL}, {"t", "{}", NULL}}},
+    {XLARUN_TOOLS_FUNCTIONARY_V3_2, "all\nHello.\n>>> print(1) stays text>>>a\n {\"k\": \"v>>>x\\n\"}\n", "Hello.\n>>> print(1) stays text",
+     NULL, {{"a", "{\"k\":\"v>>>x\\n\"}", NULL}}},
+    {XLARUN_TOOLS_FUNCTIONARY_V3_2, "python\nimport os\nprint(os.sep)\n>>>all\nDone.", "Done.", NULL,
+     {{"python", "{\"code\":\"import os\\nprint(os.sep)\"}", NULL}}},
+    {XLARUN_TOOLS_FUNCTIONARY_V3_2, "Just text, no recipient line.", "Just text, no recipient line.", NULL, {{0}}},
+    {XLARUN_TOOLS_FUNCTIONARY_V3_2, "Text first.>>>f.x-1\n{}<|eot_id|>", "Text first.", NULL, {{"f.x-1", "{}", NULL}}},
+    {XLARUN_TOOLS_FUNCTIONARY_V3_2, ">>>all\nHi<|eot_id|>", "Hi", NULL, {{0}}},
+    {XLARUN_TOOLS_FUNCTIONARY_V3_2, "<think>r</think>\nall\nx", "x", "r", {{0}}},
 };
 
 typedef struct {
@@ -335,6 +354,18 @@ typedef struct {
 } bad_case;
 
 static const bad_case bads[] = {
+    {XLARUN_TOOLS_FUNCTIONARY_V3_1, "<function=f>", "functionary-v3.1 reply: the arguments after <function=NAME> at byte 12 is not a JSON object"},
+    {XLARUN_TOOLS_FUNCTIONARY_V3_1, "<function=f>{\"a\": 1}", "the <function= at byte 0 is not closed by </function> (byte 20)"},
+    {XLARUN_TOOLS_FUNCTIONARY_V3_1, "<function=f\n>{}</function>", "the <function= at byte 0 has no NAME> on its line"},
+    {XLARUN_TOOLS_FUNCTIONARY_V3_1, "<function=>{}</function>", "the tool name at byte 10 is empty"},
+    {XLARUN_TOOLS_FUNCTIONARY_V3_1, "<function=f>[1]</function>", "the arguments after <function=NAME> at byte 12 is not a JSON object"},
+    {XLARUN_TOOLS_FUNCTIONARY_V3_1, "<|python_tag|><function=f>{}</function>", "<|python_tag|> at byte 0 is followed by nothing"},
+    {XLARUN_TOOLS_FUNCTIONARY_V3_2, "get_weather\nParis", "functionary-v3.2 reply: the recipient at byte 0 is not followed by a JSON object (byte 12)"},
+    {XLARUN_TOOLS_FUNCTIONARY_V3_2, "f\n{\"a\": 1} trailing", "expected >>>RECIPIENT or the reply's end after the arguments of f at byte 11"},
+    {XLARUN_TOOLS_FUNCTIONARY_V3_2, "f\n{\"a\": 1", "the arguments after the recipient line at byte 2 is not closed before the reply ends"},
+    {XLARUN_TOOLS_FUNCTIONARY_V3_2, "python\n  \n>>>all\nx", "the recipient python at byte 0 is followed by nothing"},
+    {XLARUN_TOOLS_FUNCTIONARY_V3_2, "python\nprint(\"\xC3\")", "invalid UTF-8 at byte 14 in the code after the recipient python"},
+    {XLARUN_TOOLS_FUNCTIONARY_V3_2, "all\nx>>>f\n[1]", "the recipient at byte 8 is not followed by a JSON object (byte 10)"},
     {XLARUN_TOOLS_QWEN3_CODER, "<tool_call>\n{\"name\": \"f\", \"arguments\": {}}\n</tool_call>",
      "qwen3-coder reply: the <tool_call> at byte 0 is not followed by <function=NAME> (byte 12)"},
     {XLARUN_TOOLS_QWEN3_CODER, "<tool_call><function=f\n>", "the <function= at byte 11 has no NAME> on its line"},
@@ -560,8 +591,8 @@ static void run_special(void) {
     CHECK(st == XLARUN_ERR_ARGUMENT && strstr(e.message, "the text is NULL") && !r.content, "%s", e.message);
     st = xlarun_reply_parse(XLARUN_TOOLS_HERMES, NULL, 0, NULL, 0, buf, sizeof buf, &r, &e);
     CHECK(st == XLARUN_OK && r.content && !r.content[0], "empty: %s", e.message);
-    st = xlarun_reply_parse((xlarun_tool_format)8, "x", 1, NULL, 0, buf, sizeof buf, &r, &e);
-    CHECK(st == XLARUN_ERR_ARGUMENT && strstr(e.message, "unknown tool format 8"), "%s", e.message);
+    st = xlarun_reply_parse((xlarun_tool_format)10, "x", 1, NULL, 0, buf, sizeof buf, &r, &e);
+    CHECK(st == XLARUN_ERR_ARGUMENT && strstr(e.message, "unknown tool format 10"), "%s", e.message);
     st = xlarun_reply_parse(XLARUN_TOOLS_HERMES, "x", 1, NULL, 0, NULL, 1000, &r, &e);
     CHECK(st == XLARUN_ERR_MEMORY && strstr(e.message, "0 bytes of reply memory are too few"), "%s", e.message);
     st = xlarun_reply_parse(XLARUN_TOOLS_HERMES, "x", 1, NULL, 0, buf, 10, &r, &e);
@@ -594,9 +625,11 @@ static void run_special(void) {
         free(m);
     }
     CHECK(xlarun_reply_memory(0) == 64 + sizeof(xlarun_tool_call), "memory(0)");
-    CHECK(xlarun_reply_memory(120) == 64 + 11 * sizeof(xlarun_tool_call) + 840, "memory(120)");
+    CHECK(xlarun_reply_memory(120) == 64 + 31 * sizeof(xlarun_tool_call) + 840, "memory(120)");
     CHECK(xlarun_reply_memory(SIZE_MAX / 16 + 1) == SIZE_MAX, "memory(huge)");
-    CHECK(!strcmp(xlarun_tool_format_name((xlarun_tool_format)8), "?") && !strcmp(xlarun_tool_format_name(XLARUN_TOOLS_QWEN3_CODER), "qwen3-coder"), "name(8)");
+    CHECK(!strcmp(xlarun_tool_format_name((xlarun_tool_format)10), "?") && !strcmp(xlarun_tool_format_name(XLARUN_TOOLS_QWEN3_CODER), "qwen3-coder") &&
+          !strcmp(xlarun_tool_format_name(XLARUN_TOOLS_FUNCTIONARY_V3_1), "functionary-v3.1") &&
+          !strcmp(xlarun_tool_format_name(XLARUN_TOOLS_FUNCTIONARY_V3_2), "functionary-v3.2"), "name(10)");
     /* the strings stay inside the memory given */
     {
         const char *t = "<think>r</think>c<tool_call>{\"name\": \"n\", \"arguments\": {\"k\": 1}, \"id\": \"i\"}</tool_call>";

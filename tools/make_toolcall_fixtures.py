@@ -40,7 +40,8 @@ conversation; a family with no case left is reported. Output (hex is UTF-8):
     tools HEX                  once, first: the tools every conversation offers (json.dumps), which
                                the parser takes (qwen3-coder types its values by their schemas)
     case TEMPLATE NAME
-    format FORMATNAME          (none llama3 hermes mistral granite phi4 deepseek-r1 qwen3-coder)
+    format FORMATNAME          (none llama3 hermes mistral granite phi4 deepseek-r1 qwen3-coder
+                               functionary-v3.1 functionary-v3.2)
     output HEX                 the model output
     call HEXNAME HEXARGS       per expected call; args as json.dumps(separators=(',', ':'),
                                ensure_ascii=False)
@@ -61,7 +62,8 @@ ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
 TEMPLATE_DIR = os.path.join(ROOT, "tests", "fixtures", "jinja", "templates")
 OUT = os.path.join(ROOT, "tests", "fixtures", "toolcalls", "cases.txt")
 CORPUS = os.path.join(ROOT, "tests", "fuzz", "corpus", "reply")
-FORMATS = ["none", "llama3", "hermes", "mistral", "granite", "phi4", "deepseek-r1", "qwen3-coder"]  # fuzz_reply's byte 0
+FORMATS = ["none", "llama3", "hermes", "mistral", "granite", "phi4", "deepseek-r1", "qwen3-coder",
+           "functionary-v3.1", "functionary-v3.2"]  # fuzz_reply's byte 0
 
 PINNED = {"transformers": "5.24.0", "jinja2": "3.1.6"}
 FIXED_NOW = _dt.datetime(2024, 9, 26, 13, 45, 7)
@@ -106,6 +108,8 @@ FAMILIES = [
     ("qwen3-coder", "qwen3-coder", S_QWEN, []),
     ("qwen3.5", "qwen3-coder", S_QWEN, []),
     ("nemotron-3-nano", "qwen3-coder", S_CHATML_S, []),
+    ("functionary-v3.1", "functionary-v3.1", S_LLAMA3, []),
+    ("functionary-v3.2", "functionary-v3.2", S_LLAMA3, ["functionary"]),
 ]
 
 END_MARKERS = ["<|eot_id|>", "<|eom_id|>", "<|im_end|>", "</s>", "<|end_of_text|>", "<|end|>",
@@ -154,6 +158,11 @@ CONVERSATIONS = {
 # Llama 3.1+'s built-in tools: <|python_tag|>NAME.call(key="value")
 BUILTIN = {"builtin": ([("abcDEF123", "brave_search", {"query": "weather in Paris"})], None, None,
                        {"builtin_tools": ["brave_search", "wolfram_alpha"]})}
+# Functionary's code interpreter: a call to "python" whose arguments are the code itself, read back
+# as {"code": CODE}; then the same followed by a call (v3.1's code ends at the next <function=)
+CODE = "import math\nprint(math.pi)  # \"pi\""
+PYCODE = {"code": ([("abcDEF123", "python", {"code": CODE})], None, None, {}),
+          "code-then-call": ([("abcDEF123", "python", {"code": CODE}), ("xyz789QRS", *W)], None, None, {})}
 
 
 def check_versions():
@@ -230,7 +239,8 @@ def one_case(name_of_case, template, specials, calls, content, reasoning, kwargs
                 msg["content"] = content
             if reasoning is not None:
                 msg["reasoning_content"] = reasoning
-            msg["tool_calls"] = [call(cid, n, json.dumps(a, ensure_ascii=False) if as_string else a)
+            msg["tool_calls"] = [call(cid, n, a["code"] if n == "python" and as_string
+                                      else json.dumps(a, ensure_ascii=False) if as_string else a)
                                  for cid, n, a in calls]
             try:
                 full = render(template, base + [msg], False, specials, kwargs)
@@ -304,6 +314,8 @@ def main():
         convs = dict(CONVERSATIONS)
         if fmt == "llama3":
             convs.update(BUILTIN)
+        if fmt.startswith("functionary"):
+            convs.update(PYCODE)
         kept = 0
         for conv, (calls, content, reasoning, kwargs) in convs.items():
             r = one_case(f"{name} {conv}", template, specials, calls, content, reasoning, kwargs)

@@ -55,7 +55,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
             FUZZ_CHECK(strlen(r.reasoning) + strlen(r.content) <= len);
         }
         FUZZ_CHECK((r.n_calls == 0) == (r.calls == NULL));
-        FUZZ_CHECK(r.n_calls <= len / 12);
+        FUZZ_CHECK(r.n_calls <= (f == XLARUN_TOOLS_FUNCTIONARY_V3_2 ? (len + 3) / 7 : len / 12));
         if (r.n_calls) {
             FUZZ_CHECK((const unsigned char *)r.calls >= mem &&
                        (const unsigned char *)(r.calls + r.n_calls) <= mem + need);
