@@ -945,13 +945,17 @@ XLARUN_API xlarun_tool_format xlarun_chat_tool_format(const xlarun_chat_template
                                                       int *written);
 /* A grammar (GBNF, for xlarun_grammar_compile and the generator's grammar option) for a reply
    that may call tools: free text, and from the moment the text opens a call (the format's
-   marker: <tool_call>, [TOOL_CALLS], <|tool_call|>, DeepSeek-R1's calls-begin token; for Llama 3
-   a reply that starts with "{") calls in the format's syntax as its chat templates write them,
+   marker: <tool_call>, [TOOL_CALLS], <|tool_call|>, DeepSeek-R1's calls-begin token,
+   <function=; for Llama 3 a reply that starts with "{"; for Functionary v3.2 "all\n" and text up
+   to ">>>", or a call at once) calls in the format's syntax as its chat templates write them,
    each naming one of the tools, with arguments that the tool's "parameters" schema accepts
    (compact JSON, as xlarun_json_schema_to_grammar writes it; for Qwen3-Coder's XML the declared
    parameters in order, a string's value as text without "</parameter>" and with its enum but no
-   other constraint, True/False for a boolean, JSON for the rest), until the reply ends. Before the
-   marker the text never contains it. xlarun_reply_parse reads the calls back. tools_json: the
+   other constraint, True/False for a boolean, JSON for the rest, with '<' in its strings written
+   \u003c), until the reply ends. Before the marker the text never contains it.
+   xlarun_reply_parse reads the calls back. A tool name the format cannot carry is refused: a
+   control character (every format), '>' or a space at either end (<function=NAME>), anything
+   but letters, digits, _ . - or the name "all" (Functionary v3.2). tools_json: the
    tools as transformers takes them, a JSON array of {"type": "function", "function": {"name":
    .., "parameters": {..}}} or of {"name": .., "parameters": {..}} (no parameters: any object).
    out = NULL measures; *len gets the bytes, not counting the NUL written after them.
@@ -19218,6 +19222,8 @@ typedef struct xlarun__js {
     unsigned lead_steps;
     int no_root;                        /* the document's rule is s<offset> too (tool calls) */
     int spaced;                         /* ", " and ": " between items, as json.dumps writes (tool calls) */
+    int no_lt;                          /* '<' in a JSON string only as \u003c (Qwen3-Coder's values end at
+                                           the first "</parameter>", which a string must not hold) */
     xlarun_error *err;
 } xlarun__js;
 
@@ -19293,7 +19299,7 @@ static void xlarun__js_value_lit(xlarun__js *g, size_t v, const char *suffix) {
             char tmp[8];
             xlarun__cw w;
             unsigned cp = 0, lo = 0;
-            if (s[i] != '\\') { xlarun__js_lit(g, s + i, 1); i++; continue; }
+            if (s[i] != '\\') { xlarun__js_lit(g, g->no_lt && s[i] == '<' ? "\\u003c" : s + i, g->no_lt && s[i] == '<' ? 6 : 1); i++; continue; }
             if (s[i + 1] != 'u') {
                 if (s[i + 1] == '/') xlarun__js_lit(g, "/", 1);
                 else xlarun__js_lit(g, s + i, 2);
@@ -19310,7 +19316,8 @@ static void xlarun__js_value_lit(xlarun__js *g, size_t v, const char *suffix) {
             w.out = tmp;
             w.n = 0;
             xlarun__cw_cp(&w, cp);
-            xlarun__js_lit(g, tmp, w.n);
+            if (g->no_lt && cp == '<') xlarun__js_lit(g, "\\u003c", 6);
+            else xlarun__js_lit(g, tmp, w.n);
         }
         xlarun__js_lit(g, "\"", 1);
         i++;
@@ -20082,6 +20089,10 @@ static xlarun_status xlarun__js_node(xlarun__js *g, size_t v) {
     return XLARUN_OK;
 }
 
+/* a JSON string's character; not_also: more characters that must be escaped (no_lt: "<") */
+#define XLARUN__JS_CHAR_RULE(not_also) \
+    "char ::= [^\"\\\\" not_also "\\x00-\\x1F] | \"\\\\\" ([\"\\\\/bfnrt] | \"u\" ([0-9a-cA-Ce-fE-F] hex hex hex" \
+    " | [dD] [0-7] hex hex | [dD] [89abAB] hex hex \"\\\\u\" [dD] [c-fC-F] hex hex))\n"
 /* the shared rules, in the order written; each with the rules it uses */
 static const struct xlarun__js_shared_rule { unsigned bit, uses; const char *text; } xlarun__js_shared[] = {
     /* with ", " and ": " (spaced; the compact object and array follow) */
@@ -20093,9 +20104,7 @@ static const struct xlarun__js_shared_rule { unsigned bit, uses; const char *tex
      "object ::= \"{\" (string \":\" value (\",\" string \":\" value)*)? \"}\"\n"},
     {XLARUN__JS_ARRAY, XLARUN__JS_VALUE, "array ::= \"[\" (value (\",\" value)*)? \"]\"\n"},
     {XLARUN__JS_STRING, XLARUN__JS_CHAR, "string ::= \"\\\"\" char* \"\\\"\"\n"},
-    {XLARUN__JS_CHAR, XLARUN__JS_HEX,
-     "char ::= [^\"\\\\\\x00-\\x1F] | \"\\\\\" ([\"\\\\/bfnrt] | \"u\" ([0-9a-cA-Ce-fE-F] hex hex hex"
-     " | [dD] [0-7] hex hex | [dD] [89abAB] hex hex \"\\\\u\" [dD] [c-fC-F] hex hex))\n"},
+    {XLARUN__JS_CHAR, XLARUN__JS_HEX, XLARUN__JS_CHAR_RULE("")},
     {XLARUN__JS_HEX, 0, "hex ::= [0-9a-fA-F]\n"},
     {XLARUN__JS_NUMBER, XLARUN__JS_INTEGER, "number ::= integer (\".\" [0-9]+)? ([eE] [-+]? [0-9]+)?\n"},
     {XLARUN__JS_INTEGER, 0, "integer ::= \"-\"? (\"0\" | [1-9] [0-9]*)\n"}};
@@ -20146,7 +20155,9 @@ static void xlarun__js_shared_rules(xlarun__js *g) {
         for (i = 0; i < n; i++) if (g->used & xlarun__js_shared[i].bit) g->used |= xlarun__js_shared[i].uses;
     }
     if (g->spaced) g->used = (g->used & ~both) | (g->used & both) << 8;
-    for (i = 0; i < n; i++) if (g->used & xlarun__js_shared[i].bit) xlarun__js_s(g, xlarun__js_shared[i].text);
+    for (i = 0; i < n; i++)
+        if (g->used & xlarun__js_shared[i].bit)
+            xlarun__js_s(g, g->no_lt && xlarun__js_shared[i].bit == XLARUN__JS_CHAR ? XLARUN__JS_CHAR_RULE("<") : xlarun__js_shared[i].text);
 }
 
 /* the end: the NUL, or the size */
@@ -20187,31 +20198,37 @@ XLARUN_API xlarun_status xlarun_json_schema_to_grammar(const char *schema, size_
 #define XLARUN__TG_HERMES "\"\\n\" call \"\\n</tool_call>\" (\"\\n<tool_call>\\n\" call \"\\n</tool_call>\")*"
 static const struct xlarun__tool_gbnf {
     const char *marker[2], *calls[2], *call, *callx;
+    const char *root;         /* the reply's rule when it is not just the free text (f0) */
 } xlarun__tool_gbnf[] = {
-    {{NULL, NULL}, {NULL, NULL}, NULL, NULL},
+    {{NULL, NULL}, {NULL, NULL}, NULL, NULL, NULL},
     /* Llama 3: the whole reply is the call, or text that does not start with "{" */
-    {{NULL, NULL}, {NULL, NULL}, XLARUN__TG_JSON("parameters") " \"}\"", NULL},
+    {{NULL, NULL}, {NULL, NULL}, XLARUN__TG_JSON("parameters") " \"}\"", NULL, NULL},
     /* Hermes, Qwen, Granite 4: <tool_call>\n{..}\n</tool_call>, one per line */
-    {{"<tool_call>", NULL}, {XLARUN__TG_HERMES, NULL}, XLARUN__TG_JSON("arguments") " \"}\"", NULL},
+    {{"<tool_call>", NULL}, {XLARUN__TG_HERMES, NULL}, XLARUN__TG_JSON("arguments") " \"}\"", NULL, NULL},
     /* Mistral: [TOOL_CALLS] [{.., "id": ".."}, ..] (7B v0.3, Nemo), or NAME[CALL_ID]ID[ARGS]{..}
        (Small 3.2) and NAME[ARGS]{..} (Devstral), each after its own [TOOL_CALLS] */
     {{"[TOOL_CALLS]", NULL}, {"\" \"? \"[\" call (\", \" call)* \"]\" | callx (\"[TOOL_CALLS]\" callx)*", NULL},
      XLARUN__TG_JSON("arguments") " (\", \\\"id\\\": \\\"\" [a-zA-Z0-9]{9} \"\\\"\")? \"}\"",
-     "%n (\"[CALL_ID]\" [a-zA-Z0-9]{9})? \"[ARGS]\" %A"},
+     "%n (\"[CALL_ID]\" [a-zA-Z0-9]{9})? \"[ARGS]\" %A", NULL},
     /* Granite 3: <|tool_call|>[{..}, ..]; Granite 4 as Hermes */
     {{"<|tool_call|>", "<tool_call>"}, {"\"[\" call (\", \" call)* \"]\"", XLARUN__TG_HERMES},
-     XLARUN__TG_JSON("arguments") " \"}\"", NULL},
+     XLARUN__TG_JSON("arguments") " \"}\"", NULL, NULL},
     /* Phi-4-mini: <|tool_call|>[{..}, ..]<|/tool_call|> */
-    {{"<|tool_call|>", NULL}, {"\"[\" call (\", \" call)* \"]<|/tool_call|>\"", NULL}, XLARUN__TG_JSON("arguments") " \"}\"", NULL},
+    {{"<|tool_call|>", NULL}, {"\"[\" call (\", \" call)* \"]<|/tool_call|>\"", NULL}, XLARUN__TG_JSON("arguments") " \"}\"", NULL, NULL},
     /* DeepSeek-R1: the calls, one per line, then their end token (the distills' templates leave
        it out after a single call) */
     {{XLARUN__DS_CALLS_BEGIN, NULL}, {"callx (\"\\n\" callx)* (\"\\n\"? \"" XLARUN__DS_CALLS_END "\")?", NULL}, NULL,
      "\"" XLARUN__DS_CALL_BEGIN "function" XLARUN__DS("tool" XLARUN__LOW8TH "sep") "\" %n \"\\n```json\\n\" %A \"\\n```"
-     XLARUN__DS_CALL_END "\""},
+     XLARUN__DS_CALL_END "\"", NULL},
     /* Qwen3-Coder: <tool_call>\n<function=NAME>\n, the parameters (%X: xlarun__tg_xml_args), then
        </function>\n</tool_call>, one per line */
     {{"<tool_call>", NULL}, {"\"\\n\" callx \"\\n</tool_call>\" (\"\\n<tool_call>\\n\" callx \"\\n</tool_call>\")*", NULL}, NULL,
-     "\"<function=\" %n \">\\n\" %X \"</function>\""}};
+     "\"<function=\" %n \">\\n\" %X \"</function>\"", NULL},
+    /* Functionary v3.1: <function=NAME>{..}</function>, one after another */
+    {{"<function=", NULL}, {"callx (\"<function=\" callx)*", NULL}, NULL, "%n \">\" %A \"</function>\"", NULL},
+    /* Functionary v3.2, after the prompt's ">>>": "all\n" and text, or a call first; each call
+       NAME\n{..}, the next after ">>>" */
+    {{">>>", NULL}, {"callx (\">>>\" callx)*", NULL}, NULL, "%n \"\\n\" %A", "\"all\\n\" f0 | calls0"}};
 
 /* a GBNF string literal of bytes */
 static void xlarun__tg_lit(xlarun__js *g, const char *s, size_t n) {
@@ -20309,9 +20326,9 @@ static void xlarun__tg_form(xlarun__js *g, const char *form, const char *nm, siz
    text without "</parameter>", where the parser ends it: the pv rules); True or False for a
    boolean (Python's spelling, which the templates write); the JSON the property's schema allows
    (its s<node> rule, which xlarun__js_document writes for the properties of an object's schema)
-   for the rest (a string inside that JSON holding "</parameter>" would end the value early: the
-   JSON rules do not exclude it). No declared properties, or a schema that is not an object's:
-   any keys with text values. */
+   for the rest, where '<' in a string is written \u003c (no_lt), so that no value holds
+   "</parameter>" before its end; an enum string that holds it is refused. No declared
+   properties, or a schema that is not an object's: any keys with text values. */
 static xlarun_status xlarun__tg_xml_args(xlarun__js *g, size_t k, size_t params, const char *tool) {
     const xlarun__json *j = &g->j;
     size_t props = xlarun__json_get(j, params, "properties"), req = xlarun__json_get(j, params, "required");
@@ -20356,6 +20373,10 @@ static xlarun_status xlarun__tg_xml_args(xlarun__js *g, size_t k, size_t params,
                     size_t el = xlarun__json_str(j, ev, eb, sizeof eb);
                     if (el == XLARUN__NONE || el >= sizeof eb)
                         return xlarun__fail(g->err, XLARUN_ERR_GRAMMAR, "tool '%.200s': an enum string of '%.200s' is over 1023 bytes", tool, kb);
+                    for (i = 0; i + 12 <= el; i++)
+                        if (!memcmp(eb + i, "</parameter>", 12))
+                            return xlarun__fail(g->err, XLARUN_ERR_GRAMMAR, "tool '%.200s': an enum string of '%.200s' holds \"</parameter>\", "
+                                                "which ends a value", tool, kb);
                     xlarun__js_s(g, n++ ? " | " : "");
                     xlarun__tg_lit(g, eb, el);
                 }
@@ -20375,6 +20396,26 @@ static xlarun_status xlarun__tg_xml_args(xlarun__js *g, size_t k, size_t params,
     return XLARUN_OK;
 }
 
+/* whether tool k's name (nm, nlen bytes) can be written where the format puts it and read back as
+   it is: <function=NAME> ends at '>' and its name is trimmed; a v3.2 recipient line is letters,
+   digits, _ . - and "all" is the content's */
+static xlarun_status xlarun__tg_name_fits(xlarun_tool_format format, const char *nm, size_t nlen, size_t k, xlarun_error *err) {
+    size_t i;
+    if (format == XLARUN_TOOLS_QWEN3_CODER || format == XLARUN_TOOLS_FUNCTIONARY_V3_1) {
+        if (memchr(nm, '>', nlen) || nm[0] == ' ' || nm[nlen - 1] == ' ')
+            return xlarun__fail(err, XLARUN_ERR_GRAMMAR, "tools[%lu]: the name '%.200s' holds '>' or starts or ends with a space, "
+                                "which <function=NAME> cannot carry", XLARUN__CAST(unsigned long, k), nm);
+    } else if (format == XLARUN_TOOLS_FUNCTIONARY_V3_2) {
+        for (i = 0; i < nlen; i++)
+            if (!xlarun__rp_ident(nm[i], 0) && nm[i] != '.' && nm[i] != '-')
+                return xlarun__fail(err, XLARUN_ERR_GRAMMAR, "tools[%lu]: the name '%.200s' holds a character other than letters, digits, "
+                                    "_ . and -, which a recipient line cannot carry", XLARUN__CAST(unsigned long, k), nm);
+        if (nlen == 3 && !memcmp(nm, "all", 3))
+            return xlarun__fail(err, XLARUN_ERR_GRAMMAR, "tools[%lu]: the name 'all' is the recipient of the content", XLARUN__CAST(unsigned long, k));
+    }
+    return XLARUN_OK;
+}
+
 XLARUN_API xlarun_status xlarun_tool_grammar(xlarun_tool_format format, const char *tools_json, size_t tools_len,
                                              char *out, size_t cap, size_t *len, xlarun_error *err) {
     const struct xlarun__tool_gbnf *f;
@@ -20384,18 +20425,21 @@ XLARUN_API xlarun_status xlarun_tool_grammar(xlarun_tool_format format, const ch
     if (!tools_json || !len || (!out && cap))
         return xlarun__fail(err, XLARUN_ERR_ARGUMENT, "xlarun_tool_grammar: %s is NULL",
                             !tools_json ? "tools_json" : !len ? "len" : "out (with cap > 0)");
-    if (XLARUN__CAST(unsigned, format) == 0 || XLARUN__CAST(unsigned, format) > XLARUN__CAST(unsigned, XLARUN_TOOLS_QWEN3_CODER))
+    if (XLARUN__CAST(unsigned, format) == 0 || XLARUN__CAST(unsigned, format) > XLARUN__CAST(unsigned, XLARUN__TOOLS_LAST))
         return xlarun__fail(err, XLARUN_ERR_ARGUMENT, "xlarun_tool_grammar: format %d has no tool calls", XLARUN__CAST(int, format));
     f = &xlarun__tool_gbnf[format];
     XLARUN__TRY(xlarun__js_begin(g, tools_json, tools_len, out, cap, err));
     g->no_root = 1;
     g->spaced = 1;
+    g->no_lt = format == XLARUN_TOOLS_QWEN3_CODER;
     it = xlarun__json_ws(tools_json, tools_len, 0);
     if (tools_json[it] != '[') return xlarun__fail(err, XLARUN_ERR_GRAMMAR, "tools: a JSON array of tools was expected");
     /* the reply: free text, then the calls a marker opens */
     if (f->marker[0]) {
         static const char *const conts[2] = {"calls0", "calls1"};
-        xlarun__js_s(g, "root ::= f0\n");
+        xlarun__js_s(g, "root ::= ");
+        xlarun__js_s(g, f->root ? f->root : "f0");
+        xlarun__js_s(g, "\n");
         xlarun__tg_free(g, f->marker, "f", 1, conts);
         for (form = 0; form < 2 && f->marker[form]; form++) {
             xlarun__js_s(g, form ? "calls1 ::= " : "calls0 ::= ");
@@ -20420,6 +20464,7 @@ XLARUN_API xlarun_status xlarun_tool_grammar(xlarun_tool_format format, const ch
             if (xlarun__rp_has_control(&g->j, name)) /* xlarun_reply_parse refuses such a name in every format */
                 return xlarun__fail(err, XLARUN_ERR_GRAMMAR, "tools[%lu]: the name holds a control character, which no tool call can carry",
                                     XLARUN__CAST(unsigned long, k));
+            XLARUN__TRY(xlarun__tg_name_fits(format, nm, nlen, k, err));
             params = xlarun__json_get(&g->j, fn, "parameters");
             if (pass < 2 && tmpl) {
                 xlarun__js_s(g, k ? (pass ? " | toolx" : " | tool") : (pass ? "toolx" : "tool"));

@@ -401,7 +401,9 @@ static void test_roundtrip(void) {
         {"granite-4", XLARUN_TOOLS_HERMES, "<|end_of_text|>\n", 1, 0, 0},
         {"qwen3-coder", XLARUN_TOOLS_QWEN3_CODER, "<|im_end|>\n", 0, 0, 1},
         {"qwen3.5", XLARUN_TOOLS_QWEN3_CODER, "<|im_end|>\n", 0, 0, 1},
-        {"nemotron-3-nano", XLARUN_TOOLS_QWEN3_CODER, "<|im_end|>\n", 0, 0, 1}};
+        {"nemotron-3-nano", XLARUN_TOOLS_QWEN3_CODER, "<|im_end|>\n", 0, 0, 1},
+        {"functionary-v3.1", XLARUN_TOOLS_FUNCTIONARY_V3_1, "<|eom_id|>", 1, 0, 1},
+        {"functionary", XLARUN_TOOLS_FUNCTIONARY_V3_2, "<|eot_id|>", 1, 0, 1}};
     /* the DeepSeek-R1 distills' templates write tool calls only for an assistant message whose content is
        None, and apply_chat_template drops None-valued keys first (so does xlarun): they raise instead.
        tests/test_reply.c reads their format from renderings that kept the None. */
@@ -502,6 +504,8 @@ static void test_tool_format_probe(void) {
         {"granite-4", XLARUN_TOOLS_HERMES, 1}, /* <tool_call>{..}</tool_call>: Hermes and Granite read it alike, Hermes first */
         {"deepseek-r1", XLARUN_TOOLS_DEEPSEEK_R1, 1}, {"qwen3-coder", XLARUN_TOOLS_QWEN3_CODER, 1},
         {"qwen3.5", XLARUN_TOOLS_QWEN3_CODER, 1}, {"nemotron-3-nano", XLARUN_TOOLS_QWEN3_CODER, 1},
+        {"functionary-v3.1", XLARUN_TOOLS_FUNCTIONARY_V3_1, 1}, {"functionary", XLARUN_TOOLS_FUNCTIONARY_V3_2, 1},
+        {"functionary-v2.2", XLARUN_TOOLS_NONE, 1}, /* <|from|>assistant\n<|recipient|>NAME\n<|content|>{..}: not read */
         {"deepseek-r1-distill-llama", XLARUN_TOOLS_NONE, 0}, /* content None only, and apply_chat_template drops it */
         {"smollm3", XLARUN_TOOLS_NONE, 0}, {"hermes-3", XLARUN_TOOLS_NONE, 0}, {"granite-3.3", XLARUN_TOOLS_NONE, 0},
         {"glm-4.6", XLARUN_TOOLS_NONE, 1}, {"kimi-k2", XLARUN_TOOLS_NONE, 1}, {"gpt-oss", XLARUN_TOOLS_NONE, 1}};

@@ -1048,18 +1048,19 @@ static int tool_args_ok(const char *name, const char *a) {
    Llama 3 a "{"), walked byte by byte: each parses with xlarun_reply_parse into calls of the
    tools, with arguments the schemas accept */
 static void test_tool_grammar(void) {
-    static const xlarun_tool_format fmts[7] = {XLARUN_TOOLS_LLAMA3, XLARUN_TOOLS_HERMES, XLARUN_TOOLS_MISTRAL,
+    static const xlarun_tool_format fmts[9] = {XLARUN_TOOLS_LLAMA3, XLARUN_TOOLS_HERMES, XLARUN_TOOLS_MISTRAL,
                                                XLARUN_TOOLS_GRANITE, XLARUN_TOOLS_PHI4, XLARUN_TOOLS_DEEPSEEK_R1,
-                                               XLARUN_TOOLS_QWEN3_CODER};
-    static const char *open[7] = {"", "Sure.\n<tool_call>", "[TOOL_CALLS]", "<|tool_call|>", "<|tool_call|>",
-                                  "\xEF\xBD\x9C", "Sure.\n<tool_call>"}; /* DeepSeek's: below */
+                                               XLARUN_TOOLS_QWEN3_CODER, XLARUN_TOOLS_FUNCTIONARY_V3_1,
+                                               XLARUN_TOOLS_FUNCTIONARY_V3_2};
+    static const char *open[9] = {"", "Sure.\n<tool_call>", "[TOOL_CALLS]", "<|tool_call|>", "<|tool_call|>",
+                                  "\xEF\xBD\x9C", "Sure.\n<tool_call>", "Sure.<function=", "all\nSure.>>>"}; /* DeepSeek's: below */
     static char text[8192], gbnf[65536], rmem[1 << 16];
     char *bytes[256];
     size_t lens[256], f, i, calls = 0, sentences = 0;
     uint64_t rng = 12345;
     xlarun_error err;
     for (i = 0; i < 256; i++) { bytes[i] = (char *)malloc(1); bytes[i][0] = (char)i; lens[i] = 1; }
-    for (f = 0; f < 7; f++) {
+    for (f = 0; f < 9; f++) {
         xlarun_grammar *g = NULL;
         xlarun_matcher *m = NULL;
         size_t glen = 0, walk;
@@ -1139,13 +1140,58 @@ static void test_tool_grammar(void) {
             xlarun_grammar_free(gr);
             CHECK(xlarun_tool_grammar(XLARUN_TOOLS_QWEN3_CODER, gt, strlen(gt), NULL, 0, &glen, &err) == XLARUN_ERR_GRAMMAR);
             CHECK_CONTAINS(err.message, "tool 'f': the parameter name 'a>b' holds '>' or a line break");
+            {   /* a JSON value in Qwen3-Coder's XML never holds "</parameter>" before its end: '<' in its
+                   strings only as \u003c (read back as '<'), in enum literals too; an enum string of a
+                   string parameter that holds it is refused; other formats keep '<' */
+                const char *lt = "[{\"name\": \"f\", \"parameters\": {\"type\": \"object\", \"properties\": {\"a\": {\"type\": \"array\", "
+                                 "\"items\": {\"type\": \"string\"}}, \"b\": {\"enum\": [\"<b>\", 1]}}, \"required\": [\"a\"]}}]";
+                const char *es = "[{\"name\": \"f\", \"parameters\": {\"properties\": {\"u\": {\"type\": \"string\", \"enum\": [\"x</parameter>\"]}}}}]";
+                static const char head[] = "<tool_call>\n<function=f>\n<parameter=a>\n[\"x";
+                static const char good[] = "\\u003c/parameter>\"]\n</parameter>\n<parameter=b>\n\"\\u003cb>\"\n</parameter>\n</function>\n</tool_call>";
+                static char rb[4096], txt[512];
+                xlarun_matcher *mt = NULL;
+                xlarun_reply rr;
+                const char *one = "x";
+                size_t one_len = 1;
+                CHECK(xlarun_tool_grammar(XLARUN_TOOLS_QWEN3_CODER, lt, strlen(lt), gb, sizeof gb, &glen, &err) == XLARUN_OK);
+                CHECKF(strstr(gb, "[^\"\\\\<\\x00-\\x1F]") && strstr(gb, "\"\\\"\\\\u003cb>\\\"\""), "grammar: %s", gb);
+                CHECKF(xlarun_grammar_compile(gb, glen, &gr, &err) == XLARUN_OK, "%s", err.message);
+                CHECK(xlarun_matcher_create(gr, &one, &one_len, 1, NULL, &mt, &err) == XLARUN_OK);
+                CHECK(xlarun_matcher_accept_bytes(mt, head, strlen(head), &err) == XLARUN_OK);
+                CHECK(xlarun_matcher_accept_bytes(mt, "<", 1, &err) != XLARUN_OK);
+                xlarun_matcher_reset(mt);
+                snprintf(txt, sizeof txt, "%s%s", head, good);
+                CHECKF(xlarun_matcher_accept_bytes(mt, txt, strlen(txt), &err) == XLARUN_OK && xlarun_matcher_complete(mt), "%s", err.message);
+                CHECK(xlarun_reply_parse(XLARUN_TOOLS_QWEN3_CODER, txt, strlen(txt), lt, strlen(lt), rb, sizeof rb, &rr, &err) == XLARUN_OK &&
+                      rr.n_calls == 1 && !strcmp(rr.calls[0].arguments, "{\"a\":[\"x</parameter>\"],\"b\":\"<b>\"}"));
+                xlarun_matcher_free(mt);
+                xlarun_grammar_free(gr);
+                gr = NULL;
+                CHECK(xlarun_tool_grammar(XLARUN_TOOLS_QWEN3_CODER, es, strlen(es), NULL, 0, &glen, &err) == XLARUN_ERR_GRAMMAR);
+                CHECK_CONTAINS(err.message, "tool 'f': an enum string of 'u' holds \"</parameter>\"");
+                CHECK(xlarun_tool_grammar(XLARUN_TOOLS_HERMES, lt, strlen(lt), gb, sizeof gb, &glen, &err) == XLARUN_OK);
+                CHECKF(strstr(gb, "[^\"\\\\\\x00-\\x1F]") && strstr(gb, "\\\"<b>\\\""), "grammar: %s", gb);
+            }
+            {   /* tool names that <function=NAME> or a recipient line cannot carry */
+                static const struct { xlarun_tool_format f; const char *tools, *msg; } nb[] = {
+                    {XLARUN_TOOLS_QWEN3_CODER, "[{\"name\": \"a>b\"}]", "tools[0]: the name 'a>b' holds '>' or starts or ends with a space"},
+                    {XLARUN_TOOLS_FUNCTIONARY_V3_1, "[{\"name\": \"f\"}, {\"name\": \" g\"}]", "tools[1]: the name ' g' holds '>' or starts or ends"},
+                    {XLARUN_TOOLS_FUNCTIONARY_V3_2, "[{\"name\": \"get weather\"}]", "the name 'get weather' holds a character other than letters"},
+                    {XLARUN_TOOLS_FUNCTIONARY_V3_2, "[{\"name\": \"all\"}]", "tools[0]: the name 'all' is the recipient of the content"}};
+                size_t q;
+                for (q = 0; q < sizeof nb / sizeof nb[0]; q++) {
+                    CHECK(xlarun_tool_grammar(nb[q].f, nb[q].tools, strlen(nb[q].tools), NULL, 0, &glen, &err) == XLARUN_ERR_GRAMMAR);
+                    CHECKF(strstr(err.message, nb[q].msg) != NULL, "%s: %s", nb[q].tools, err.message);
+                }
+                CHECK(xlarun_tool_grammar(XLARUN_TOOLS_HERMES, "[{\"name\": \"a>b all\"}]", 21, NULL, 0, &glen, &err) == XLARUN_OK);
+            }
             /* control characters: in a name no reply can carry them (refused, every format); in a key or
                an enum string they are written as \xHH (found by fuzz_schema: a raw \r ended the rule) */
             {
                 const char *cn = "[{\"name\": \"f\\r\"}]";
                 const char *ck = "[{\"name\": \"f\", \"parameters\": {\"properties\": {\"a\\tb\": {\"type\": \"string\", \"enum\": [\"x\\ry\"]}}}}]";
                 size_t fm;
-                for (fm = 1; fm <= 7; fm++) {
+                for (fm = 1; fm <= (size_t)XLARUN_TOOLS_FUNCTIONARY_V3_2; fm++) {
                     CHECK(xlarun_tool_grammar((xlarun_tool_format)fm, cn, strlen(cn), NULL, 0, &glen, &err) == XLARUN_ERR_GRAMMAR);
                     CHECK_CONTAINS(err.message, "tools[0]: the name holds a control character");
                 }
@@ -1172,7 +1218,8 @@ static void test_tool_grammar(void) {
 
 /* the tool-call replies that real chat templates rendered (tests/fixtures/toolcalls, by
    transformers 5.24.0) are sentences of their format's tool grammar for the fixture's tools;
-   the one that calls a tool not offered (Llama 3.2's JSON call of the built-in brave_search) is not */
+   the ones that call a tool not offered (Llama 3.2's JSON call of the built-in brave_search,
+   Functionary v3.2's code to python) are not */
 static const char *FIXTURE_TOOLS =
     "[{\"type\": \"function\", \"function\": {\"name\": \"get_weather\", \"parameters\": {\"type\": \"object\", \"properties\": {"
     "\"location\": {\"type\": \"string\"}, \"unit\": {\"type\": \"string\", \"enum\": [\"celsius\", \"fahrenheit\"]}}, \"required\": [\"location\"]}}},"
@@ -1187,7 +1234,6 @@ static int hexval(char c) { return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && 
 static void test_tool_grammar_fixtures(void) {
     char *all = read_file("tests/fixtures/toolcalls/cases.txt", NULL), *p, *line, fmt[32] = "";
     static char gbnf[65536], text[16384];
-    static const char *names[8] = {"", "llama3", "hermes", "mistral", "granite", "phi4", "deepseek-r1", "qwen3-coder"};
     int accepted = 0, refused = 0;
     const char *one = "x";
     size_t one_len = 1;
@@ -1199,12 +1245,13 @@ static void test_tool_grammar_fixtures(void) {
         xlarun_grammar *g = NULL;
         xlarun_matcher *m = NULL;
         int ok, builtin;
+        const size_t n_fmt = (size_t)XLARUN_TOOLS_FUNCTIONARY_V3_2 + 1;
         if (!strncmp(line, "format ", 7)) { sscanf(line + 7, "%31s", fmt); continue; }
         if (strncmp(line, "output ", 7)) continue;
         for (k = 7; hexval(line[k]) >= 0 && hexval(line[k + 1]) >= 0 && n < sizeof text; k += 2)
             text[n++] = (char)(hexval(line[k]) * 16 + hexval(line[k + 1]));
-        for (f = 1; f < 8 && strcmp(fmt, names[f]); f++) {}
-        if (f == 8) { CHECKF(0, "unknown format '%s'", fmt); continue; }
+        for (f = 1; f < n_fmt && strcmp(fmt, xlarun_tool_format_name((xlarun_tool_format)f)); f++) {}
+        if (f == n_fmt) { CHECKF(0, "unknown format '%s'", fmt); continue; }
         CHECK(xlarun_tool_grammar((xlarun_tool_format)f, FIXTURE_TOOLS, strlen(FIXTURE_TOOLS), gbnf, sizeof gbnf, &k, &err) == XLARUN_OK);
         if (xlarun_grammar_compile(gbnf, k, &g, &err) != XLARUN_OK ||
             xlarun_matcher_create(g, &one, &one_len, 1, NULL, &m, &err) != XLARUN_OK) {
@@ -1213,14 +1260,16 @@ static void test_tool_grammar_fixtures(void) {
             continue;
         }
         ok = xlarun_matcher_accept_bytes(m, text, n, &err) == XLARUN_OK && xlarun_matcher_complete(m);
-        /* Llama 3.2's JSON call of it; 3.1's <|python_tag|>brave_search.call(..) is free text here */
-        builtin = strstr(text, "brave_search") != NULL && text[0] == '{';
+        /* Llama 3.2's JSON call of it (3.1's <|python_tag|>brave_search.call(..) is free text here), and
+           Functionary v3.2's code to python (v3.1's <|python_tag|> code is free text) */
+        builtin = (strstr(text, "brave_search") != NULL && text[0] == '{') ||
+                  (f == (size_t)XLARUN_TOOLS_FUNCTIONARY_V3_2 && !strncmp(text, "python\n", 7));
         CHECKF(ok != builtin, "%s: the rendered reply '%.*s' is %s the grammar", fmt, (int)n, text, ok ? "a sentence of" : "refused by");
         if (ok) accepted++; else refused++;
         xlarun_matcher_free(m);
         xlarun_grammar_free(g);
     }
-    CHECKF(accepted == 64 && refused == 1, "%d rendered replies accepted, %d refused", accepted, refused);
+    CHECKF(accepted == 74 && refused == 3, "%d rendered replies accepted, %d refused", accepted, refused);
     free(all);
 }
 

@@ -1,6 +1,7 @@
 /* fuzz_reply: a generated reply split into reasoning, content and tool calls. The first byte picks
-   the tool format (its value mod 8: none, llama3, hermes, mistral, granite, phi4, deepseek-r1,
-   qwen3-coder) and, with its top bit, tools whose schemas type the XML values; the rest is the reply text, NUL bytes and all. With exactly xlarun_reply_memory(len) bytes at
+   the tool format (its low 7 bits mod 10: none, llama3, hermes, mistral, granite, phi4,
+   deepseek-r1, qwen3-coder, functionary-v3.1, functionary-v3.2) and, with its top bit, tools whose
+   schemas type the XML values; the rest is the reply text, NUL bytes and all. With exactly xlarun_reply_memory(len) bytes at
    an odd address the parse must succeed or fail with XLARUN_ERR_FORMAT (never MEMORY: that would
    break the documented bound); a success must hold NUL-terminated strings inside that memory,
    calls with a name and a valid JSON object as arguments, and parse again to the same result;
@@ -32,7 +33,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     const char *tj;
     size_t tl;
     if (size < 1) return 0;
-    f = (xlarun_tool_format)(data[0] % 8);
+    f = (xlarun_tool_format)((data[0] & 0x7F) % 10);
     tj = data[0] & 0x80 ? tools : NULL;
     tl = tj ? sizeof tools - 1 : 0;
     text = (const char *)data + 1;

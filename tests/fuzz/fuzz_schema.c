@@ -8,7 +8,7 @@
 #include "fuzz.h"
 
 static void fuzz_tools(const char *s, size_t size) {
-    xlarun_tool_format f = (xlarun_tool_format)(1 + size % 7);
+    xlarun_tool_format f = (xlarun_tool_format)(1 + size % 9); /* llama3 .. functionary-v3.2 */
     size_t len = 0, len2 = 0;
     xlarun_error e;
     xlarun_grammar *g = NULL;
