@@ -937,9 +937,11 @@ XLARUN_API xlarun_tool_format xlarun_tool_format_guess(int (*has_token)(void *us
    repeat). The format that reads exactly that call back wins, the one leaving the least content
    where several do (Phi-4-mini's closing <|/tool_call|> is content to Granite's reader), the
    first in the enum's order on a tie. *written (NULL: not wanted) gets 1 when the template wrote
-   the call at all: XLARUN_TOOLS_NONE with 1 means a format no parser here reads (then no format's
-   grammar fits the model); with 0, that the template renders no tool call (or failed on every
-   form), where xlarun_tool_format_guess is the fallback. The renderings and the parse use
+   the call at all, 2 when it did only with the arguments as a JSON string (Functionary's and
+   DeepSeek-R1's templates concatenate them: a conversation must carry its calls' arguments that
+   way for them): XLARUN_TOOLS_NONE with 1 or 2 means a format no parser here reads (then no
+   format's grammar fits the model); with 0, that the template renders no tool call (or failed on
+   every form), where xlarun_tool_format_guess is the fallback. The renderings and the parse use
    XLARUN_MALLOC (XLARUN_TOOLS_NONE and 0 when it fails). */
 XLARUN_API xlarun_tool_format xlarun_chat_tool_format(const xlarun_chat_template *t, const xlarun_chat_input *in,
                                                       int *written);
@@ -17875,7 +17877,7 @@ XLARUN_API xlarun_tool_format xlarun_chat_tool_format(const xlarun_chat_template
     }
     if (full) {
         size_t bytes = xlarun_reply_memory(flen - common);
-        if (written) *written = 1;
+        if (written) *written = form > 3 ? 2 : 1; /* form is one past the one that rendered */
         void *mem = bytes == SIZE_MAX ? NULL : XLARUN_MALLOC(bytes, NULL);
         for (f = XLARUN_TOOLS_LLAMA3; mem && f <= XLARUN__TOOLS_LAST; f++) {
             xlarun_reply r;

@@ -258,11 +258,13 @@ static int sb_put(strbuf *b, const char *s, size_t n) {
     b->p[b->n] = 0;
     return 1;
 }
+/* a string literal, its length counted by the compiler */
+#define SB_LIT(b, lit) sb_put((b), (lit), sizeof(lit) - 1)
 
 /* s as a JSON string, quotes included (bytes from 0x80 on pass as they are: UTF-8) */
 static int sb_json_string(strbuf *b, const char *s, size_t n) {
     size_t i;
-    if (!sb_put(b, "\"", 1)) return 0;
+    if (!SB_LIT(b, "\"")) return 0;
     for (i = 0; i < n; i++) {
         unsigned char c = (unsigned char)s[i];
         char esc[8];
@@ -274,13 +276,13 @@ static int sb_json_string(strbuf *b, const char *s, size_t n) {
         else { if (!sb_put(b, s + i, 1)) return 0; continue; }
         if (!sb_put(b, esc, strlen(esc))) return 0;
     }
-    return sb_put(b, "\"", 1);
+    return SB_LIT(b, "\"");
 }
 
 /* one "KEY": JSON member more in the object vars (opened with '{', closed before use) */
 static int vars_add(strbuf *vars, const char *key, size_t klen, const char *json, size_t jlen) {
-    return (vars->n || sb_put(vars, "{", 1)) && (vars->n == 1 || sb_put(vars, ",", 1)) && sb_json_string(vars, key, klen) &&
-           sb_put(vars, ":", 1) && sb_put(vars, json, jlen);
+    return (vars->n || SB_LIT(vars, "{")) && (vars->n == 1 || SB_LIT(vars, ",")) && sb_json_string(vars, key, klen) &&
+           SB_LIT(vars, ":") && sb_put(vars, json, jlen);
 }
 
 /* --var KEY=JSON. KEY is a template variable name; the value must be one JSON value, and the
@@ -327,19 +329,20 @@ static int has_token(void *user, const char *text) {
 
 /* room for one more message: the array opened, or a comma after the last one */
 static int conv_next(strbuf *msgs) {
-    return (msgs->n || sb_put(msgs, "[", 1)) && (msgs->n == 1 || sb_put(msgs, ",", 1));
+    return (msgs->n || SB_LIT(msgs, "[")) && (msgs->n == 1 || SB_LIT(msgs, ","));
 }
 
 static int conv_add(strbuf *msgs, const char *role, const char *content, size_t len) {
-    return conv_next(msgs) && sb_put(msgs, "{\"role\":", 8) &&
-           sb_json_string(msgs, role, strlen(role)) && sb_put(msgs, ",\"content\":", 11) && sb_json_string(msgs, content, len) &&
-           sb_put(msgs, "}", 1);
+    return conv_next(msgs) && SB_LIT(msgs, "{\"role\":") &&
+           sb_json_string(msgs, role, strlen(role)) && SB_LIT(msgs, ",\"content\":") && sb_json_string(msgs, content, len) &&
+           SB_LIT(msgs, "}");
 }
 
 /* the reply as the assistant's message; with tools (their JSON, which types the values of the
    XML formats), its calls are read in the model family's format, printed as one JSON line each
-   and kept as the message's tool_calls */
-static xlarun_status conv_add_reply(strbuf *msgs, xlarun_tool_format format, const char *tools, size_t tools_len,
+   and kept as the message's tool_calls, their arguments an object or (args_string: the template
+   takes only that) its JSON text as a string */
+static xlarun_status conv_add_reply(strbuf *msgs, xlarun_tool_format format, int args_string, const char *tools, size_t tools_len,
                                     const char *reply, size_t n, xlarun_error *err) {
     size_t rbytes, k;
     void *rmem;
@@ -353,22 +356,24 @@ static xlarun_status conv_add_reply(strbuf *msgs, xlarun_tool_format format, con
     rbytes = xlarun_reply_memory(n);
     if (!(rmem = malloc(rbytes))) { strcpy(err->message, "out of memory"); return XLARUN_ERR_MEMORY; }
     if (xlarun_reply_parse(format, reply, n, tools, tools_len, rmem, rbytes, &rp, err) != XLARUN_OK) { free(rmem); return err->status; }
-    ok = conv_next(msgs) && sb_put(msgs, "{\"role\":\"assistant\",\"content\":", 32) && sb_json_string(msgs, rp.content, strlen(rp.content));
-    if (ok && rp.n_calls) ok = sb_put(msgs, ",\"tool_calls\":[", 15);
+    ok = conv_next(msgs) && SB_LIT(msgs, "{\"role\":\"assistant\",\"content\":") && sb_json_string(msgs, rp.content, strlen(rp.content));
+    if (ok && rp.n_calls) ok = SB_LIT(msgs, ",\"tool_calls\":[");
     for (k = 0; ok && k < rp.n_calls; k++) {
         strbuf line = {NULL, 0, 0};
         const xlarun_tool_call *c = &rp.calls[k];
-        ok = sb_put(&line, "{\"name\": ", 9) && sb_json_string(&line, c->name, strlen(c->name)) &&
-             sb_put(&line, ", \"arguments\": ", 15) && sb_put(&line, c->arguments, strlen(c->arguments)) && sb_put(&line, "}", 1);
+        ok = SB_LIT(&line, "{\"name\": ") && sb_json_string(&line, c->name, strlen(c->name)) &&
+             SB_LIT(&line, ", \"arguments\": ") && sb_put(&line, c->arguments, strlen(c->arguments)) && SB_LIT(&line, "}");
         if (ok) printf("%s\n", line.p);
         free(line.p);
-        ok = ok && (k == 0 || sb_put(msgs, ",", 1)) && sb_put(msgs, "{\"type\":\"function\",", 20) &&
-             (!c->id || (sb_put(msgs, "\"id\":", 5) && sb_json_string(msgs, c->id, strlen(c->id)) && sb_put(msgs, ",", 1))) &&
-             sb_put(msgs, "\"function\":{\"name\":", 19) && sb_json_string(msgs, c->name, strlen(c->name)) &&
-             sb_put(msgs, ",\"arguments\":", 13) && sb_put(msgs, c->arguments, strlen(c->arguments)) && sb_put(msgs, "}}", 2);
+        ok = ok && (k == 0 || SB_LIT(msgs, ",")) && SB_LIT(msgs, "{\"type\":\"function\",") &&
+             (!c->id || (SB_LIT(msgs, "\"id\":") && sb_json_string(msgs, c->id, strlen(c->id)) && SB_LIT(msgs, ","))) &&
+             SB_LIT(msgs, "\"function\":{\"name\":") && sb_json_string(msgs, c->name, strlen(c->name)) &&
+             SB_LIT(msgs, ",\"arguments\":") &&
+             (args_string ? sb_json_string(msgs, c->arguments, strlen(c->arguments)) : sb_put(msgs, c->arguments, strlen(c->arguments))) &&
+             SB_LIT(msgs, "}}");
     }
-    if (ok && rp.n_calls) ok = sb_put(msgs, "]", 1);
-    ok = ok && sb_put(msgs, "}", 1);
+    if (ok && rp.n_calls) ok = SB_LIT(msgs, "]");
+    ok = ok && SB_LIT(msgs, "}");
     fflush(stdout);
     free(rmem);
     if (!ok) { strcpy(err->message, "out of memory"); return XLARUN_ERR_MEMORY; }
@@ -513,7 +518,7 @@ static int parse_args(int argc, char **argv, args *A, char *msg, size_t cap) {
        messages' own special-token text literal needs them encoded apart, not done yet */
     if (A->no_special && A->chat) { snprintf(msg, cap, "--no-special works on plain prompts (-p, -f); it cannot be combined with --chat, -i or the chat options yet"); return 0; }
     if (A->n_predict == -2) A->n_predict = A->ids_arg ? 32 : 128;
-    if (A->vars.n && !sb_put(&A->vars, "}", 1)) { snprintf(msg, cap, "out of memory"); return 0; }
+    if (A->vars.n && !SB_LIT(&A->vars, "}")) { snprintf(msg, cap, "out of memory"); return 0; }
     return 1;
 }
 
@@ -534,6 +539,7 @@ int main(int argc, char **argv) {
     char *grammar_text = NULL;
     xlarun_chat_input ci;       /* the template's input: messages, tools, variables, special tokens */
     xlarun_tool_format tool_format = XLARUN_TOOLS_NONE;
+    int args_string = 0; /* the template takes a call's arguments only as a JSON string */
     char *tmpl_text = NULL, *tools_text = NULL;
     size_t tmpl_len = 0, tools_len = 0;
     strbuf msgs;                /* the conversation as a JSON array */
@@ -693,6 +699,7 @@ int main(int argc, char **argv) {
             if (A.tools_arg) { /* how the model writes its calls: what its template writes, else what its vocabulary points to */
                 int written = 0;
                 tool_format = xlarun_chat_tool_format(tmpl, &ci, &written);
+                args_string = written == 2;
                 if (tool_format == XLARUN_TOOLS_NONE && !written && tok) tool_format = xlarun_tool_format_guess(has_token, tok);
                 if (tool_format == XLARUN_TOOLS_NONE && written)
                     fprintf(stderr, "note: the chat template writes tool calls in a format xlarun does not read; replies are printed as text\n");
@@ -750,7 +757,7 @@ int main(int argc, char **argv) {
                     } else break;
                     /* the whole conversation each turn: the generator keeps the ids the session
                        already holds and prefills only the rest */
-                    if (!conv_add(&msgs, "user", user_text, user_len) || !sb_put(&msgs, "]", 1)) { strcpy(err.message, "out of memory"); goto error; }
+                    if (!conv_add(&msgs, "user", user_text, user_len) || !SB_LIT(&msgs, "]")) { strcpy(err.message, "out of memory"); goto error; }
                     ci.messages_json = msgs.p;
                     st = xlarun_chat_render_alloc(tmpl, &ci, &chat_text, &len, &err);
                     msgs.p[--msgs.n] = 0; /* open again for the reply */
@@ -770,7 +777,7 @@ int main(int argc, char **argv) {
                 fflush(stdout);
                 if (turn == 0) { t2 = out.t_first ? out.t_first : now(); n_prompt = res.n_prefilled; }
                 n_rerun += res.n_rerun;
-                if (A.chat && conv_add_reply(&msgs, tool_format, tools_text, tools_len,
+                if (A.chat && conv_add_reply(&msgs, tool_format, args_string, tools_text, tools_len,
                                            out.reply ? out.reply : "", out.n, &err) != XLARUN_OK)
                     goto error;
                 turn++;

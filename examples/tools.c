@@ -9,8 +9,9 @@
    template writes (xlarun_chat_tool_format runs it on a probe call: Hermes for the tooldemo's
    ChatML template), else the one the vocabulary points to (xlarun_tool_format_guess). Each call
    is printed as one JSON line {"name": ..., "arguments": {...}} and run by a C function returning
-   a JSON result; the assistant's tool_calls message and one "tool" message per result join the
-   conversation, and the next turn renders it again. A reply without calls is the answer: it is
+   a JSON result; the assistant's tool_calls message (the arguments an object, or a JSON string
+   where the template takes only that: Functionary's, DeepSeek-R1's) and one "tool" message per
+   result join the conversation, and the next turn renders it again. A reply without calls is the answer: it is
    printed and the program ends. -v prints each rendered prompt, reply and result on stderr.
    Every error is one line "xlarun: error: <message>" on stderr and exit status 1. */
 #define XLARUN_IMPLEMENTATION
@@ -187,6 +188,7 @@ int main(int argc, char **argv) {
     xlarun_session_options so;
     xlarun_chat_input in;
     xlarun_tool_format format;
+    int args_string = 0;
     xlarun_error err;
     strbuf msgs = {NULL, 0, 0}, reply = {NULL, 0, 0}, result = {NULL, 0, 0};
     char *text = NULL;
@@ -232,6 +234,7 @@ int main(int argc, char **argv) {
     {
         int written = 0;
         format = xlarun_chat_tool_format(tmpl, &in, &written);
+        args_string = written == 2; /* the template concatenates the arguments: pass them as a string */
         if (format == XLARUN_TOOLS_NONE && !written) format = xlarun_tool_format_guess(has_token, tok);
         if (format == XLARUN_TOOLS_NONE) {
             snprintf(msg, sizeof msg, written ? "%s: the chat template writes tool calls in a format xlarun does not read"
@@ -292,7 +295,7 @@ int main(int argc, char **argv) {
             if ((k && !sb_str(&msgs, ",")) || !sb_str(&msgs, "{\"type\":\"function\",") ||
                 (c->id && (!sb_str(&msgs, "\"id\":") || !sb_json(&msgs, c->id) || !sb_str(&msgs, ","))) ||
                 !sb_str(&msgs, "\"function\":{\"name\":") || !sb_json(&msgs, c->name) || !sb_str(&msgs, ",\"arguments\":") ||
-                !sb_str(&msgs, c->arguments) || !sb_str(&msgs, "}}"))
+                !(args_string ? sb_json(&msgs, c->arguments) : sb_str(&msgs, c->arguments)) || !sb_str(&msgs, "}}"))
                 goto oom;
         }
         if (!sb_str(&msgs, "]}")) goto oom;

@@ -494,7 +494,8 @@ static void test_roundtrip(void) {
 
 /* ---- the tool format a template writes, by running it (xlarun_chat_tool_format): the format of each
    family as tools/make_toolcall_fixtures.py assigns it, where apply_chat_template renders its calls;
-   templates that render none (written 0), and ones that write a format xlarun does not read (written 1) */
+   templates that render none (written 0), and ones that write a format xlarun does not read (written 1, or 2
+   where the template takes the arguments only as a JSON string) */
 static void test_tool_format_probe(void) {
     static const struct { const char *tmpl; xlarun_tool_format f; int written; } want[] = {
         {"llama3.1-instruct", XLARUN_TOOLS_LLAMA3, 1}, {"llama3.2-instruct", XLARUN_TOOLS_LLAMA3, 1},
@@ -502,10 +503,11 @@ static void test_tool_format_probe(void) {
         {"qwq-32b", XLARUN_TOOLS_HERMES, 1}, {"mistral-7b-v0.3", XLARUN_TOOLS_MISTRAL, 1}, {"mistral-nemo", XLARUN_TOOLS_MISTRAL, 1},
         {"mistral-small-3.2", XLARUN_TOOLS_MISTRAL, 1}, {"devstral", XLARUN_TOOLS_MISTRAL, 1},
         {"granite-4", XLARUN_TOOLS_HERMES, 1}, /* <tool_call>{..}</tool_call>: Hermes and Granite read it alike, Hermes first */
-        {"deepseek-r1", XLARUN_TOOLS_DEEPSEEK_R1, 1}, {"qwen3-coder", XLARUN_TOOLS_QWEN3_CODER, 1},
+        {"deepseek-r1", XLARUN_TOOLS_DEEPSEEK_R1, 2}, {"qwen3-coder", XLARUN_TOOLS_QWEN3_CODER, 1},
         {"qwen3.5", XLARUN_TOOLS_QWEN3_CODER, 1}, {"nemotron-3-nano", XLARUN_TOOLS_QWEN3_CODER, 1},
-        {"functionary-v3.1", XLARUN_TOOLS_FUNCTIONARY_V3_1, 1}, {"functionary", XLARUN_TOOLS_FUNCTIONARY_V3_2, 1},
-        {"functionary-v2.2", XLARUN_TOOLS_NONE, 1}, /* <|from|>assistant\n<|recipient|>NAME\n<|content|>{..}: not read */
+        /* 2: the arguments only as a JSON string (these templates concatenate them) */
+        {"functionary-v3.1", XLARUN_TOOLS_FUNCTIONARY_V3_1, 2}, {"functionary", XLARUN_TOOLS_FUNCTIONARY_V3_2, 2},
+        {"functionary-v2.2", XLARUN_TOOLS_NONE, 2}, /* <|from|>assistant\n<|recipient|>NAME\n<|content|>{..}: not read */
         {"deepseek-r1-distill-llama", XLARUN_TOOLS_NONE, 0}, /* content None only, and apply_chat_template drops it */
         {"smollm3", XLARUN_TOOLS_NONE, 0}, {"hermes-3", XLARUN_TOOLS_NONE, 0}, {"granite-3.3", XLARUN_TOOLS_NONE, 0},
         {"glm-4.6", XLARUN_TOOLS_NONE, 1}, {"kimi-k2", XLARUN_TOOLS_NONE, 1}, {"gpt-oss", XLARUN_TOOLS_NONE, 1}};

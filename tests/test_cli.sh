@@ -204,6 +204,14 @@ case "$got" in 'get_weather
 {"unit": "'*'", "days": '[1-9]'}
 {"name": "get_weather", "arguments": {"unit":"'*'","days":'[1-9]'}}') ok ;;
     *) bad "functionary template: printed '$got' ($(head -c 300 "$B/cli.err"))" ;; esac
+# -i with tools: each reply's calls join the conversation as the assistant's tool_calls, which the
+# next turn renders (Functionary's template takes their arguments only as a JSON string)
+got=$(printf 'And in Oslo?\n' | "$B/gen" -m tests/fixtures/tooldemo --tools "$B/cli.tools" -i -p "What is the weather in Paris?" -n 60 2>"$B/cli.err")
+case "$got" in *'{"name": "get_weather", "arguments": {"city":"Paris"}}'*'{"name": "get_weather", "arguments": {"city":"Oslo"}}'*) ok ;;
+    *) bad "gen -i --tools printed '$got' ($(head -c 300 "$B/cli.err"))" ;; esac
+got=$(printf 'And in Oslo?\n' | "$B/gen" -m tests/fixtures/tooldemo --tools "$B/cli.xtools" --chat-template-file "$B/cli.functionary.jinja" -i -p "What is the weather in Paris?" -n 60 2>"$B/cli.err")
+case "$got" in *'{"name": "get_weather", "arguments": {"unit":"'*'{"name": "get_weather", "arguments": {"unit":"'*) ok ;;
+    *) bad "gen -i --tools under the functionary template printed '$got' ($(head -c 300 "$B/cli.err"))" ;; esac
 # a template whose calls no reader here reads (GLM's): said on stderr, the reply printed as text
 "$B/gen" -m tests/fixtures/tooldemo --tools "$B/cli.tools" --chat-template-file tests/fixtures/jinja/templates/glm-4.6.jinja -p hi -n 4 >/dev/null 2>"$B/cli.err" &&
     grep -q "writes tool calls in a format xlarun does not read" "$B/cli.err" && ok || bad "glm-4.6 template: $(head -c 300 "$B/cli.err")"
