@@ -17572,7 +17572,7 @@ static xlarun_status xlarun__rp_fn_name(xlarun__rp *r, size_t p, char **name, si
 
 /* <function=NAME> ... </function> then </tool_call>, after the <tool_call> at q (i past it) */
 static xlarun_status xlarun__rp_xml(xlarun__rp *r, size_t q, size_t i, size_t *end) {
-    size_t p = xlarun__rp_skip_ws(r, i), b, e;
+    size_t p = xlarun__rp_skip_ws(r, i), b = 0, e;
     char *name, *args;
     xlarun__cw w;
     if (!xlarun__rp_at(r, p, "<function="))
@@ -17599,7 +17599,7 @@ static xlarun_status xlarun__rp_xml(xlarun__rp *r, size_t q, size_t i, size_t *e
 
 /* v3.1: <function=NAME>{..}</function> at q */
 static xlarun_status xlarun__rp_function(xlarun__rp *r, size_t q, size_t *end) {
-    size_t p, e;
+    size_t p = 0, e; /* set by xlarun__rp_fn_name (zeroed for GCC -O3's -Wmaybe-uninitialized) */
     char *name, *args;
     XLARUN__TRY(xlarun__rp_fn_name(r, q, &name, &p));
     XLARUN__TRY(xlarun__rp_args_obj(r, xlarun__rp_skip_ws(r, p), "the arguments after <function=NAME>", &args, &e));
