@@ -869,8 +869,8 @@ typedef enum xlarun_tool_format {
                                  it holds none */
     XLARUN_TOOLS_FUNCTIONARY_V3_1, /* Functionary v3.1 (Llama 3.1): the content, then
                                  <function=NAME>{..}</function>, any number; <|python_tag|> then
-                                 code or calls as LLAMA3 reads them; the reply ends at <|eom_id|>
-                                 or <|eot_id|> */
+                                 code up to the next <function= (a call "python" with
+                                 {"code":..}); the reply ends at <|eom_id|> or <|eot_id|> */
     XLARUN_TOOLS_FUNCTIONARY_V3_2  /* Functionary v3.2 (Llama 3): the generation prompt ends with
                                  ">>>", so the reply is RECIPIENT\nBODY, then any number of
                                  >>>RECIPIENT\nBODY (a recipient: letters, digits, _ . -). The
@@ -954,10 +954,14 @@ XLARUN_API xlarun_tool_format xlarun_chat_tool_format(const xlarun_chat_template
    (compact JSON, as xlarun_json_schema_to_grammar writes it; for Qwen3-Coder's XML the declared
    parameters in order, a string's value as text without "</parameter>" and with its enum but no
    other constraint, True/False for a boolean, JSON for the rest, with '<' in its strings written
-   \u003c), until the reply ends. Before the marker the text never contains it.
-   xlarun_reply_parse reads the calls back. A tool name the format cannot carry is refused: a
-   control character (every format), '>' or a space at either end (<function=NAME>), anything
-   but letters, digits, _ . - or the name "all" (Functionary v3.2). tools_json: the
+   \u003c), until the reply ends. Before the marker the text never contains it, nor a NUL byte;
+   Llama 3's never starts with white space and never holds <|python_tag|> (its built-in calls are
+   no tool here). A {"type": "code_interpreter"} entry, in Functionary's formats only, lets the
+   model write code: <|python_tag|> and code up to the next call (v3.1), a call "python\n" and
+   code (v3.2), the code starting with neither white space nor "{". xlarun_reply_parse reads the
+   calls back. A tool name the format cannot carry is refused: a control character (every format),
+   '>' or a space at either end (<function=NAME>), anything but letters, digits, _ . - or the name
+   "all" (Functionary v3.2). tools_json: the
    tools as transformers takes them, a JSON array of {"type": "function", "function": {"name":
    .., "parameters": {..}}} or of {"name": .., "parameters": {..}} (no parameters: any object).
    out = NULL measures; *len gets the bytes, not counting the NUL written after them.
@@ -16812,7 +16816,6 @@ typedef struct xlarun__rp {
     char *lo, *hi;            /* free memory: text grows up from lo, call strings down from hi */
     char *content;            /* where the content starts (it is built at lo) */
     const char *tools;        /* the tools' JSON (validated) or NULL, for the XML values' types */
-    const char *code_end;     /* what ends <|python_tag|>'s code before the reply's end, or NULL */
     size_t tools_len;
     xlarun_error *err;
 } xlarun__rp;
@@ -17346,10 +17349,9 @@ static xlarun_status xlarun__rp_python_tag(xlarun__rp *r, size_t i, size_t *end)
             }
         }
     }
-    /* raw code to the end of the reply (Functionary v3.1: to its next call) */
-    q = r->code_end ? xlarun__rp_find(r, p, r->code_end) : XLARUN__NONE;
-    *end = q == XLARUN__NONE ? r->n : q;
-    return xlarun__rp_code(r, p, *end, "<|python_tag|>", i - 14);
+    /* raw code to the end of the reply */
+    *end = r->n;
+    return xlarun__rp_code(r, p, r->n, "<|python_tag|>", i - 14);
 }
 
 /* ---- Mistral's [TOOL_CALLS]NAME[CALL_ID]ID[ARGS]{..} ---------------------------------------- */
@@ -17668,7 +17670,7 @@ static xlarun_status xlarun__rp_recipients(xlarun__rp *r, size_t i) {
 /* ---- the markers of each format --------------------------------------------------------------- */
 
 enum { XLARUN__RM_JSON, XLARUN__RM_HERMES, XLARUN__RM_PHI4, XLARUN__RM_MISTRAL, XLARUN__RM_DEEPSEEK,
-       XLARUN__RM_PYTHON, XLARUN__RM_DROP, XLARUN__RM_XML, XLARUN__RM_FUNCTION };
+       XLARUN__RM_PYTHON, XLARUN__RM_DROP, XLARUN__RM_XML, XLARUN__RM_FUNCTION, XLARUN__RM_CODE };
 
 typedef struct xlarun__rm { const char *text; int kind; } xlarun__rm;
 
@@ -17680,7 +17682,7 @@ static const xlarun__rm xlarun__rm_granite[] = {{"<|tool_call|>", XLARUN__RM_JSO
 static const xlarun__rm xlarun__rm_phi4[] = {{"<|tool_call|>", XLARUN__RM_PHI4}, {"functools[", XLARUN__RM_PHI4}, {NULL, 0}};
 static const xlarun__rm xlarun__rm_mistral[] = {{"[TOOL_CALLS]", XLARUN__RM_MISTRAL}, {NULL, 0}};
 static const xlarun__rm xlarun__rm_llama3[] = {{"<|python_tag|>", XLARUN__RM_PYTHON}, {NULL, 0}};
-static const xlarun__rm xlarun__rm_functionary[] = {{"<function=", XLARUN__RM_FUNCTION}, {"<|python_tag|>", XLARUN__RM_PYTHON},
+static const xlarun__rm xlarun__rm_functionary[] = {{"<function=", XLARUN__RM_FUNCTION}, {"<|python_tag|>", XLARUN__RM_CODE},
                                                     {NULL, 0}};
 static const xlarun__rm xlarun__rm_deepseek[] = { /* with the variants R1's distills write */
     {XLARUN__DS_CALLS_BEGIN, XLARUN__RM_DEEPSEEK}, {XLARUN__DS("tool_calls_begin"), XLARUN__RM_DEEPSEEK},
@@ -17711,6 +17713,10 @@ static xlarun_status xlarun__rp_block(xlarun__rp *r, const xlarun__rm *m, size_t
     case XLARUN__RM_DEEPSEEK: return xlarun__rp_deepseek(r, q, p, end);
     case XLARUN__RM_XML: return xlarun__rp_xml(r, q, p, end);
     case XLARUN__RM_FUNCTION: return xlarun__rp_function(r, q, end);
+    case XLARUN__RM_CODE: /* Functionary v3.1's code interpreter: code up to the next call */
+        e = xlarun__rp_find(r, p, "<function=");
+        *end = e == XLARUN__NONE ? r->n : e;
+        return xlarun__rp_code(r, xlarun__rp_skip_ws(r, p), *end, m->text, q);
     default: return xlarun__rp_python_tag(r, p, end);
     }
 }
@@ -17805,7 +17811,7 @@ XLARUN_API xlarun_status xlarun_reply_parse(xlarun_tool_format format, const cha
     case XLARUN_TOOLS_PHI4: ms = xlarun__rm_phi4; break;
     case XLARUN_TOOLS_DEEPSEEK_R1: ms = xlarun__rm_deepseek; break;
     case XLARUN_TOOLS_QWEN3_CODER: ms = xlarun__rm_xml; break;
-    case XLARUN_TOOLS_FUNCTIONARY_V3_1: ms = xlarun__rm_functionary; r.code_end = "<function="; break;
+    case XLARUN_TOOLS_FUNCTIONARY_V3_1: ms = xlarun__rm_functionary; break;
     case XLARUN_TOOLS_FUNCTIONARY_V3_2: break;
     }
     st = ms ? xlarun__rp_markers(&r, ms, i)
@@ -20203,8 +20209,10 @@ static const struct xlarun__tool_gbnf {
     const char *root;         /* the reply's rule when it is not just the free text (f0) */
 } xlarun__tool_gbnf[] = {
     {{NULL, NULL}, {NULL, NULL}, NULL, NULL, NULL},
-    /* Llama 3: the whole reply is the call, or text that does not start with "{" */
-    {{NULL, NULL}, {NULL, NULL}, XLARUN__TG_JSON("parameters") " \"}\"", NULL, NULL},
+    /* Llama 3: the whole reply is the call, or text that starts with neither "{" nor white space
+       and never holds <|python_tag|> (its built-in calls are no tool of the grammar's) */
+    {{"<|python_tag|>", NULL}, {NULL, NULL}, XLARUN__TG_JSON("parameters") " \"}\"", NULL,
+     "\"\" | call | [^{ \\t\\n\\r<\\x00] f0 | \"<\" f1"},
     /* Hermes, Qwen, Granite 4: <tool_call>\n{..}\n</tool_call>, one per line */
     {{"<tool_call>", NULL}, {XLARUN__TG_HERMES, NULL}, XLARUN__TG_JSON("arguments") " \"}\"", NULL, NULL},
     /* Mistral: [TOOL_CALLS] [{.., "id": ".."}, ..] (7B v0.3, Nemo), or NAME[CALL_ID]ID[ARGS]{..}
@@ -20226,10 +20234,13 @@ static const struct xlarun__tool_gbnf {
        </function>\n</tool_call>, one per line */
     {{"<tool_call>", NULL}, {"\"\\n\" callx \"\\n</tool_call>\" (\"\\n<tool_call>\\n\" callx \"\\n</tool_call>\")*", NULL}, NULL,
      "\"<function=\" %n \">\\n\" %X \"</function>\"", NULL},
-    /* Functionary v3.1: <function=NAME>{..}</function>, one after another */
-    {{"<function=", NULL}, {"callx (\"<function=\" callx)*", NULL}, NULL, "%n \">\" %A \"</function>\"", NULL},
+    /* Functionary v3.1: <function=NAME>{..}</function>, one after another; with the code
+       interpreter offered, <|python_tag|> and code (the c rules: up to a call) */
+    {{"<function=", "<|python_tag|>"}, {"callx (\"<function=\" callx)*", "[^ \\t\\n\\r<\\x00] c0"}, NULL,
+     "%n \">\" %A \"</function>\"", NULL},
     /* Functionary v3.2, after the prompt's ">>>": "all\n" and text, or a call first; each call
-       NAME\n{..}, the next after ">>>" */
+       NAME\n{..} (or, with the code interpreter, "python\n" and code: the c rules), the next after
+       ">>>" */
     {{">>>", NULL}, {"callx (\">>>\" callx)*", NULL}, NULL, "%n \"\\n\" %A", "\"all\\n\" f0 | calls0"}};
 
 /* a GBNF string literal of bytes */
@@ -20241,7 +20252,7 @@ static void xlarun__tg_lit(xlarun__js *g, const char *s, size_t n) {
 
 /* Text up to markers (up to two, each at most 32 characters) as rules <prefix><state>: the states
    are the markers' proper prefixes just read; a marker completed goes on to conts[m] (nothing when
-   it is ""). can_end: the text may also end before any marker (the free text before tool calls);
+   it is "", and the text never holds it when conts[m] is NULL). can_end: the text may also end before any marker (the free text before tool calls);
    else it ends only with a marker (a Qwen3-Coder value, up to its "</parameter>"). */
 static void xlarun__tg_free(xlarun__js *g, const char *const *markers, const char *prefix, int can_end,
                             const char *const *conts) {
@@ -20267,24 +20278,24 @@ static void xlarun__tg_free(xlarun__js *g, const char *const *markers, const cha
         size_t pl = st[k][1];
         xlarun__js_s(g, prefix);
         xlarun__js_u64(g, k);
-        xlarun__js_s(g, can_end ? " ::= \"\" | [^" : " ::= [^");
+        xlarun__js_s(g, can_end ? " ::= \"\" | [^\\x00" : " ::= [^\\x00"); /* never a NUL, which no reply may hold */
         for (c = 0; c < n_all; c++) { snprintf(esc, sizeof esc, "\\U%08lX", XLARUN__CAST(unsigned long, all[c])); xlarun__js_s(g, esc); }
         xlarun__js_s(g, "] ");
         xlarun__js_s(g, prefix);
         xlarun__js_s(g, "0");
         for (c = 0; c < n_all; c++) {
             uint32_t t[33];
-            size_t tl = pl + 1, best = 0, d, done = 0;
+            size_t tl = pl + 1, best = 0, d;
             memcpy(t, p, pl * sizeof(uint32_t));
             t[pl] = all[c];
+            for (m = 0; m < nm && !(len[m] == tl && !memcmp(cp[m], t, tl * sizeof(uint32_t))); m++) {}
+            if (m < nm && !conts[m]) continue; /* a marker that may not be completed */
             snprintf(esc, sizeof esc, " | [\\U%08lX]", XLARUN__CAST(unsigned long, all[c]));
             xlarun__js_s(g, esc);
-            for (m = 0; m < nm && !done; m++)  /* a marker completed: its calls */
-                if (len[m] == tl && !memcmp(cp[m], t, tl * sizeof(uint32_t))) {
-                    if (conts[m][0]) { xlarun__js_s(g, " "); xlarun__js_s(g, conts[m]); }
-                    done = 1;
-                }
-            if (done) continue;
+            if (m < nm) { /* a marker completed: its calls */
+                if (conts[m][0]) { xlarun__js_s(g, " "); xlarun__js_s(g, conts[m]); }
+                continue;
+            }
             for (d = 1; d < n_st; d++) {  /* else the longest state that ends t */
                 size_t sl = st[d][1];
                 if (sl <= tl && sl > st[best][1] && !memcmp(cp[st[d][0]], t + tl - sl, sl * sizeof(uint32_t))) best = d;
@@ -20418,11 +20429,19 @@ static xlarun_status xlarun__tg_name_fits(xlarun_tool_format format, const char 
     return XLARUN_OK;
 }
 
+/* a {"type": "code_interpreter"} entry of the tools: Functionary's code interpreter, called with
+   code rather than arguments */
+static int xlarun__tg_is_code(const xlarun__json *j, size_t tool) {
+    size_t t = xlarun__json_get(j, tool, "type");
+    return t != XLARUN__NONE && j->s[t] == '"' && xlarun__json_eq(j, t, "code_interpreter");
+}
+
 XLARUN_API xlarun_status xlarun_tool_grammar(xlarun_tool_format format, const char *tools_json, size_t tools_len,
                                              char *out, size_t cap, size_t *len, xlarun_error *err) {
     const struct xlarun__tool_gbnf *f;
     xlarun__js state, *g = &state;
-    size_t it, pass, form;
+    size_t it, pass, form, n_fn = 0, n_code = 0;
+    const char *conts[2];
     if (len) *len = 0;
     if (!tools_json || !len || (!out && cap))
         return xlarun__fail(err, XLARUN_ERR_ARGUMENT, "xlarun_tool_grammar: %s is NULL",
@@ -20436,28 +20455,43 @@ XLARUN_API xlarun_status xlarun_tool_grammar(xlarun_tool_format format, const ch
     g->no_lt = format == XLARUN_TOOLS_QWEN3_CODER;
     it = xlarun__json_ws(tools_json, tools_len, 0);
     if (tools_json[it] != '[') return xlarun__fail(err, XLARUN_ERR_GRAMMAR, "tools: a JSON array of tools was expected");
-    /* the reply: free text, then the calls a marker opens */
-    if (f->marker[0]) {
-        static const char *const conts[2] = {"calls0", "calls1"};
-        xlarun__js_s(g, "root ::= ");
-        xlarun__js_s(g, f->root ? f->root : "f0");
-        xlarun__js_s(g, "\n");
-        xlarun__tg_free(g, f->marker, "f", 1, conts);
-        for (form = 0; form < 2 && f->marker[form]; form++) {
+    { /* the tools that are functions, and the code interpreter (Functionary's formats only) */
+        size_t cur = it, key, el, k;
+        for (k = 0; xlarun__json_next(&g->j, &cur, &key, &el); k++) {
+            if (g->j.s[el] != '{') return xlarun__fail(err, XLARUN_ERR_GRAMMAR, "tools[%lu]: a tool is a JSON object", XLARUN__CAST(unsigned long, k));
+            if (!xlarun__tg_is_code(&g->j, el)) n_fn++;
+            else if (format == XLARUN_TOOLS_FUNCTIONARY_V3_1 || format == XLARUN_TOOLS_FUNCTIONARY_V3_2) n_code = 1;
+            else
+                return xlarun__fail(err, XLARUN_ERR_GRAMMAR, "tools[%lu]: a code_interpreter tool has no call form in the %s format "
+                                    "(Functionary's formats have one)", XLARUN__CAST(unsigned long, k), xlarun_tool_format_name(format));
+        }
+        if (!n_fn && !n_code) return xlarun__fail(err, XLARUN_ERR_GRAMMAR, "tools: the array holds no tool");
+    }
+    /* the reply: free text, then the calls a marker opens (a marker whose calls are not offered
+       never appears: Llama 3's <|python_tag|>, Functionary v3.1's without the code interpreter) */
+    conts[0] = f->calls[0] && (n_fn || format != XLARUN_TOOLS_FUNCTIONARY_V3_1) ? "calls0" : NULL;
+    conts[1] = f->calls[1] && (n_code || format != XLARUN_TOOLS_FUNCTIONARY_V3_1) ? "calls1" : NULL;
+    xlarun__js_s(g, "root ::= ");
+    xlarun__js_s(g, f->root ? f->root : "f0");
+    xlarun__js_s(g, "\n");
+    xlarun__tg_free(g, f->marker, "f", 1, conts);
+    for (form = 0; form < 2; form++)
+        if (conts[form]) {
             xlarun__js_s(g, form ? "calls1 ::= " : "calls0 ::= ");
             xlarun__js_s(g, f->calls[form]);
             xlarun__js_s(g, "\n");
         }
-    } else xlarun__js_s(g, "root ::= \"\" | call | [^{] .*\n");
-    /* call ::= tool0 | tool1 ..., callx likewise; then each tool's forms; then the arguments */
+    /* call ::= tool0 | tool1 ..., callx likewise (Functionary v3.2's code call too); then each
+       tool's forms; then the arguments */
     for (pass = 0; pass < 4; pass++) {
-        size_t cur = it, key, el, k = 0;
+        size_t cur = it, key, el, k = 0, n = 0;
         const char *tmpl = pass == 0 || pass == 2 ? f->call : f->callx;
-        if (pass < 2 && tmpl) xlarun__js_s(g, pass ? "callx ::= " : "call ::= ");
+        int code_alt = pass == 1 && n_code && format == XLARUN_TOOLS_FUNCTIONARY_V3_2;
+        if (pass < 2 && tmpl && (n_fn || code_alt)) xlarun__js_s(g, pass ? "callx ::= " : "call ::= ");
         while (xlarun__json_next(&g->j, &cur, &key, &el)) {
             char nm[1024];
             size_t nlen, fn, name, params;
-            if (g->j.s[el] != '{') return xlarun__fail(err, XLARUN_ERR_GRAMMAR, "tools[%lu]: a tool is a JSON object", XLARUN__CAST(unsigned long, k));
+            if (xlarun__tg_is_code(&g->j, el)) { k++; continue; }
             fn = xlarun__tool_fn(&g->j, el);
             name = xlarun__json_get(&g->j, fn, "name");
             if (name == XLARUN__NONE || g->j.s[name] != '"' || (nlen = xlarun__json_str(&g->j, name, nm, sizeof nm)) == XLARUN__NONE || !nlen)
@@ -20469,7 +20503,7 @@ XLARUN_API xlarun_status xlarun_tool_grammar(xlarun_tool_format format, const ch
             XLARUN__TRY(xlarun__tg_name_fits(format, nm, nlen, k, err));
             params = xlarun__json_get(&g->j, fn, "parameters");
             if (pass < 2 && tmpl) {
-                xlarun__js_s(g, k ? (pass ? " | toolx" : " | tool") : (pass ? "toolx" : "tool"));
+                xlarun__js_s(g, n++ ? (pass ? " | toolx" : " | tool") : (pass ? "toolx" : "tool"));
                 xlarun__js_u64(g, k);
             } else if (pass < 4 && pass >= 2 && tmpl) {
                 xlarun__js_s(g, pass == 3 ? "toolx" : "tool");
@@ -20488,12 +20522,20 @@ XLARUN_API xlarun_status xlarun_tool_grammar(xlarun_tool_format format, const ch
             }
             k++;
         }
-        if (!k) return xlarun__fail(err, XLARUN_ERR_GRAMMAR, "tools: the array holds no tool");
-        if (pass < 2 && tmpl) xlarun__js_s(g, "\n");
+        if (code_alt) xlarun__js_s(g, n ? " | code" : "code");
+        if (pass < 2 && tmpl && (n_fn || code_alt)) xlarun__js_s(g, "\n");
     }
     if (format == XLARUN_TOOLS_QWEN3_CODER) { /* a value's text, through the first "</parameter>" */
-        static const char *const end[2] = {"</parameter>", NULL}, *const conts[2] = {"", ""};
-        xlarun__tg_free(g, end, "pv", 0, conts);
+        static const char *const end[2] = {"</parameter>", NULL}, *const none[2] = {"", ""};
+        xlarun__tg_free(g, end, "pv", 0, none);
+    }
+    if (n_code) { /* the code: it starts with no white space (nor "{", which opens arguments, or '<'
+                     and '>', which could open a marker), and runs up to the next call */
+        const char *const v31[2] = {"<function=", NULL}, *const v32[2] = {">>>", NULL};
+        const char *next[2] = {NULL, NULL};
+        next[0] = n_fn || format == XLARUN_TOOLS_FUNCTIONARY_V3_2 ? "calls0" : NULL;
+        if (format == XLARUN_TOOLS_FUNCTIONARY_V3_2) xlarun__js_s(g, "code ::= \"python\\n\" [^ \\t\\n\\r{>\\x00] c0\n");
+        xlarun__tg_free(g, format == XLARUN_TOOLS_FUNCTIONARY_V3_2 ? v32 : v31, "c", 1, next);
     }
     xlarun__js_shared_rules(g);
     return xlarun__js_end(g, "xlarun_tool_grammar", len);

@@ -332,7 +332,8 @@ static const good_case goods[] = {
     {XLARUN_TOOLS_FUNCTIONARY_V3_1, "<function=a> { \"x\" : [1, 2] } </function>\nDone.", "Done.", NULL, {{"a", "{\"x\":[1,2]}", NULL}}},
     {XLARUN_TOOLS_FUNCTIONARY_V3_1, "<|python_tag|>print(\"<b>\")\n<function=b>{}</function>", "", NULL,
      {{"python", "{\"code\":\"print(\\\"<b>\\\")\"}", NULL}, {"b", "{}", NULL}}},
-    {XLARUN_TOOLS_FUNCTIONARY_V3_1, "<|python_tag|>{\"name\": \"a\", \"parameters\": {\"q\": 1}}", "", NULL, {{"a", "{\"q\":1}", NULL}}},
+    {XLARUN_TOOLS_FUNCTIONARY_V3_1, "<|python_tag|>{\"name\": \"a\"}<function=a>{}</function>", "", NULL,
+     {{"python", "{\"code\":\"{\\\"name\\\": \\\"a\\\"}\"}", NULL}, {"a", "{}", NULL}}},
     {XLARUN_TOOLS_FUNCTIONARY_V3_1, "I use <function> tags in HTML.<|eot_id|>ignored", "I use <function> tags in HTML.", NULL, {{0}}},
     /* Functionary v3.2 (the prompt ends with ">>>") */
     {XLARUN_TOOLS_FUNCTIONARY_V3_2, "get_weather\n{\"location\": \"Paris\"}>>>t\n{}", "", NULL,
