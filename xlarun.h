@@ -892,8 +892,10 @@ typedef struct xlarun_reply {
     const char *content;      /* the text outside reasoning and tool calls, white space trimmed at
                                  both ends (never NULL after a success) */
     const char *reasoning;    /* a leading <think>...</think> block's text, trimmed; also the text
-                                 before a first </think> when the prompt opened the block; the rest
-                                 of the reply after an unclosed <think>; NULL when there is none */
+                                 before a first </think> when the prompt opened the block (one
+                                 before the first tool call: after it, </think> is the call's text);
+                                 the rest of the reply after an unclosed <think>; NULL when there
+                                 is none */
     xlarun_tool_call *calls;  /* n_calls of them, in the order written (NULL when none) */
     size_t n_calls;
 } xlarun_reply;
@@ -17171,9 +17173,10 @@ bad:
 
 /* ---- the reasoning block -------------------------------------------------------------------- */
 
-/* Takes a leading <think>...</think> (or text up to a first </think>) as the reasoning; returns
-   where the rest of the reply starts. */
-static xlarun_status xlarun__rp_reasoning(xlarun__rp *r, const char **reasoning, size_t *rest) {
+/* Takes a leading <think>...</think> (or text up to a first </think> before limit, where the first
+   call opens: one after it is call text, in an argument say) as the reasoning; returns where the
+   rest of the reply starts. */
+static xlarun_status xlarun__rp_reasoning(xlarun__rp *r, size_t limit, const char **reasoning, size_t *rest) {
     size_t i = xlarun__rp_skip_ws(r, 0), a, b, e;
     *reasoning = NULL;
     *rest = 0;
@@ -17182,7 +17185,7 @@ static xlarun_status xlarun__rp_reasoning(xlarun__rp *r, const char **reasoning,
         e = xlarun__rp_find(r, a, "</think>");
         b = e == XLARUN__NONE ? r->n : e;
         *rest = e == XLARUN__NONE ? r->n : e + 8;
-    } else if ((e = xlarun__rp_find(r, 0, "</think>")) != XLARUN__NONE) { /* the prompt opened it */
+    } else if ((e = xlarun__rp_find(r, 0, "</think>")) != XLARUN__NONE && e < limit) { /* the prompt opened it */
         a = 0;
         b = e;
         *rest = e + 8;
@@ -17689,6 +17692,34 @@ static const xlarun__rm xlarun__rm_deepseek[] = { /* with the variants R1's dist
     {XLARUN__DS("tool calls begin"), XLARUN__RM_DEEPSEEK}, {XLARUN__DS("tool\\_calls\\_begin"), XLARUN__RM_DEEPSEEK},
     {XLARUN__DS("tool" XLARUN__LOW8TH "calls"), XLARUN__RM_DEEPSEEK}, {NULL, 0}};
 
+/* the markers that open the format's calls (Llama 3's: <|python_tag|>), or NULL */
+static const xlarun__rm *xlarun__rp_markers_of(xlarun_tool_format format) {
+    switch (format) {
+    case XLARUN_TOOLS_LLAMA3: return xlarun__rm_llama3;
+    case XLARUN_TOOLS_HERMES: return xlarun__rm_hermes;
+    case XLARUN_TOOLS_MISTRAL: return xlarun__rm_mistral;
+    case XLARUN_TOOLS_GRANITE: return xlarun__rm_granite;
+    case XLARUN_TOOLS_PHI4: return xlarun__rm_phi4;
+    case XLARUN_TOOLS_DEEPSEEK_R1: return xlarun__rm_deepseek;
+    case XLARUN_TOOLS_QWEN3_CODER: return xlarun__rm_xml;
+    case XLARUN_TOOLS_FUNCTIONARY_V3_1: return xlarun__rm_functionary;
+    default: return NULL;
+    }
+}
+
+/* where the first call opens, or NONE: the format's first marker (Granite's <response> opens
+   none), Llama 3's reply that starts with "{", Functionary v3.2's first recipient line */
+static size_t xlarun__rp_first_call(const xlarun__rp *r, xlarun_tool_format format, const xlarun__rm *ms) {
+    size_t p = xlarun__rp_skip_ws(r, 0), best = XLARUN__NONE, k, q;
+    if (format == XLARUN_TOOLS_LLAMA3 && p < r->n && r->s[p] == '{') return p;
+    if (format == XLARUN_TOOLS_FUNCTIONARY_V3_2)
+        return xlarun__rp_recipient(r, p) != XLARUN__NONE || (xlarun__rp_at(r, p, ">>>") && xlarun__rp_recipient(r, p + 3) != XLARUN__NONE)
+                   ? p : xlarun__rp_next_recipient(r, p);
+    for (k = 0; ms && ms[k].text; k++)
+        if (ms[k].kind != XLARUN__RM_DROP && (q = xlarun__rp_find(r, 0, ms[k].text)) < best) best = q;
+    return best;
+}
+
 /* the marker block at q (marker m): parses it, *end gets where it ends */
 static xlarun_status xlarun__rp_block(xlarun__rp *r, const xlarun__rm *m, size_t q, size_t *end) {
     size_t p = q + strlen(m->text), e;
@@ -17787,32 +17818,21 @@ XLARUN_API xlarun_status xlarun_reply_parse(xlarun_tool_format format, const cha
         if (b < a) a = b;
         if (a != XLARUN__NONE) r.n = a;
     }
-    st = xlarun__rp_reasoning(&r, &reasoning, &i);
+    ms = xlarun__rp_markers_of(format);
+    st = xlarun__rp_reasoning(&r, xlarun__rp_first_call(&r, format, ms), &reasoning, &i);
     if (st != XLARUN_OK) goto done;
     r.content = r.lo;
-    switch (format) {
-    case XLARUN_TOOLS_NONE: break;
-    case XLARUN_TOOLS_LLAMA3:
-        if (xlarun__rp_find(&r, i, "<|python_tag|>") == XLARUN__NONE) {
-            int is_calls = 0;
-            size_t p = xlarun__rp_skip_ws(&r, i), e;
-            size_t n0 = r.n;
-            while (r.n > p && xlarun__rp_ws(r.s[r.n - 1])) r.n--;
-            if (p < r.n && r.s[p] == '{') st = xlarun__rp_llama_objs(&r, p, 0, &is_calls, &e);
-            r.n = n0;
-            if (st != XLARUN_OK) goto done;
-            if (is_calls) i = r.n;
-        } else
-            ms = xlarun__rm_llama3;
-        break;
-    case XLARUN_TOOLS_HERMES: ms = xlarun__rm_hermes; break;
-    case XLARUN_TOOLS_MISTRAL: ms = xlarun__rm_mistral; break;
-    case XLARUN_TOOLS_GRANITE: ms = xlarun__rm_granite; break;
-    case XLARUN_TOOLS_PHI4: ms = xlarun__rm_phi4; break;
-    case XLARUN_TOOLS_DEEPSEEK_R1: ms = xlarun__rm_deepseek; break;
-    case XLARUN_TOOLS_QWEN3_CODER: ms = xlarun__rm_xml; break;
-    case XLARUN_TOOLS_FUNCTIONARY_V3_1: ms = xlarun__rm_functionary; break;
-    case XLARUN_TOOLS_FUNCTIONARY_V3_2: break;
+    if (format == XLARUN_TOOLS_LLAMA3 && xlarun__rp_find(&r, i, "<|python_tag|>") == XLARUN__NONE) {
+        /* the whole reply JSON call objects, or content */
+        int is_calls = 0;
+        size_t p = xlarun__rp_skip_ws(&r, i), e;
+        size_t n0 = r.n;
+        ms = NULL;
+        while (r.n > p && xlarun__rp_ws(r.s[r.n - 1])) r.n--;
+        if (p < r.n && r.s[p] == '{') st = xlarun__rp_llama_objs(&r, p, 0, &is_calls, &e);
+        r.n = n0;
+        if (st != XLARUN_OK) goto done;
+        if (is_calls) i = r.n;
     }
     st = ms ? xlarun__rp_markers(&r, ms, i)
             : format == XLARUN_TOOLS_FUNCTIONARY_V3_2 ? xlarun__rp_recipients(&r, i) : xlarun__rp_text(&r, i, r.n);

@@ -326,6 +326,17 @@ static const good_case goods[] = {
      "ok", "Code.", {{"w", "{\"code\":\"x = \\\"a\\\\b\\\"\\n\\n\\tif x < 1: </para\"}", NULL}}},
     {XLARUN_TOOLS_QWEN3_CODER, "<tool_call>\n<function=f>\n<parameter=s>\n\n  two lines\nhere \n\n</parameter>\n<parameter=e>\n\n</parameter>\n</function>\n</tool_call>",
      "", NULL, {{"f", "{\"s\":\"\\n  two lines\\nhere \\n\",\"e\":\"\"}", NULL}}},
+    /* a bare </think> after the first call is the call's text, not the end of reasoning */
+    {XLARUN_TOOLS_HERMES, "<tool_call>\n{\"name\": \"f\", \"arguments\": {\"s\": \"</think>\"}}\n</tool_call>", "", NULL,
+     {{"f", "{\"s\":\"</think>\"}", NULL}}},
+    {XLARUN_TOOLS_HERMES, "Plan.</think>\n<tool_call>\n{\"name\": \"f\", \"arguments\": {\"s\": \"</think>\"}}\n</tool_call>", "", "Plan.",
+     {{"f", "{\"s\":\"</think>\"}", NULL}}},
+    {XLARUN_TOOLS_QWEN3_CODER, "<tool_call>\n<function=f>\n<parameter=code>\nif \"</think>\" in s: pass\n</parameter>\n</function>\n</tool_call>",
+     "", NULL, {{"f", "{\"code\":\"if \\\"</think>\\\" in s: pass\"}", NULL}}},
+    {XLARUN_TOOLS_LLAMA3, "{\"name\": \"f\", \"parameters\": {\"s\": \"</think>\"}}", "", NULL, {{"f", "{\"s\":\"</think>\"}", NULL}}},
+    {XLARUN_TOOLS_FUNCTIONARY_V3_2, "f\n{\"s\": \"</think>\"}", "", NULL, {{"f", "{\"s\":\"</think>\"}", NULL}}},
+    {XLARUN_TOOLS_GRANITE, "Hm.</think><response>Calling.</response><|tool_call|>[{\"name\": \"a\", \"arguments\": {}}]",
+     "Calling.", "Hm.", {{"a", "{}", NULL}}},
     /* Functionary v3.1 */
     {XLARUN_TOOLS_FUNCTIONARY_V3_1, "Sure.<function=get_weather>{\"location\": \"Paris\"}</function><function=t>{}</function><|eom_id|>",
      "Sure.", NULL, {{"get_weather", "{\"location\":\"Paris\"}", NULL}, {"t", "{}", NULL}}},
