@@ -19252,6 +19252,8 @@ typedef struct xlarun__js {
     int spaced;                         /* ", " and ": " between items, as json.dumps writes (tool calls) */
     int no_lt;                          /* '<' in a JSON string only as \u003c (Qwen3-Coder's values end at
                                            the first "</parameter>", which a string must not hold) */
+    int root_object;                    /* the document is a tool's parameters: an object, whatever its
+                                           schema allows besides */
     xlarun_error *err;
 } xlarun__js;
 
@@ -19967,11 +19969,11 @@ static xlarun_status xlarun__js_bounds(xlarun__js *g, const size_t *kw, xlarun__
 static xlarun_status xlarun__js_node(xlarun__js *g, size_t v) {
     size_t kw[XLARUN__K_COUNT], it, k, e;
     unsigned types = 0;
-    int i, alts = 0, only = -1;
+    int i, alts = 0, only = -1, args = g->root_object && v == g->ref[0];
     if (xlarun__js_is(&g->j, v, 't')) {
         xlarun__js_name(g, v);
-        xlarun__js_s(g, " ::= value\n");
-        g->used |= XLARUN__JS_VALUE;
+        xlarun__js_s(g, args ? " ::= object\n" : " ::= value\n");
+        g->used |= args ? XLARUN__JS_OBJECT : XLARUN__JS_VALUE;
         return XLARUN_OK;
     }
     if (xlarun__js_is(&g->j, v, 'f')) return xlarun__js_fail(g, "the schema false allows no value");
@@ -19992,6 +19994,14 @@ static xlarun_status xlarun__js_node(xlarun__js *g, size_t v) {
     if (kw[XLARUN__K_UNIQUE] != XLARUN__NONE && !xlarun__js_is(&g->j, kw[XLARUN__K_UNIQUE], 'f'))
         return xlarun__js_fail(g, "\"uniqueItems\" is supported only as false");
     if (kw[XLARUN__K_TYPE] != XLARUN__NONE) XLARUN__TRY(xlarun__js_types(g, kw[XLARUN__K_TYPE], &types));
+    if (args) { /* a tool's arguments are an object, which the reader requires */
+        if (only >= 0)
+            return xlarun__js_fail(g, "\"%s\" at the top of a tool's parameters is not supported (they are an object: "
+                                   "give \"type\": \"object\" and \"properties\")", xlarun__js_kw_names[only]);
+        if (types && !(types & XLARUN__JT_OBJ))
+            return xlarun__js_fail(g, "a tool's parameters are an object, and \"type\" allows none");
+        types = XLARUN__JT_OBJ;
+    }
     xlarun__js_name(g, v);
     xlarun__js_s(g, " ::= ");
     switch (only) {
@@ -20473,6 +20483,7 @@ XLARUN_API xlarun_status xlarun_tool_grammar(xlarun_tool_format format, const ch
     g->no_root = 1;
     g->spaced = 1;
     g->no_lt = format == XLARUN_TOOLS_QWEN3_CODER;
+    g->root_object = 1;
     it = xlarun__json_ws(tools_json, tools_len, 0);
     if (tools_json[it] != '[') return xlarun__fail(err, XLARUN_ERR_GRAMMAR, "tools: a JSON array of tools was expected");
     { /* the tools that are functions, and the code interpreter (Functionary's formats only) */

@@ -1139,14 +1139,27 @@ static void test_tool_grammar(void) {
         CHECK(xlarun_tool_grammar(XLARUN_TOOLS_HERMES, "[]", 2, NULL, 0, &glen, &err) == XLARUN_ERR_GRAMMAR);
         CHECK_CONTAINS(err.message, "the array holds no tool");
         CHECK(xlarun_tool_grammar(XLARUN_TOOLS_HERMES, "{}", 2, NULL, 0, &glen, &err) == XLARUN_ERR_GRAMMAR);
-        /* Qwen3-Coder: properties beside a type that is not an object's are not the parameters (the
-           JSON rules of their schemas are not written: found by fuzz_schema); a key the tag cannot hold */
+        /* a tool's parameters are an object in every format (the reader takes no other arguments):
+           a schema that allows none, or whose top is a combinator, is refused (fuzz_schema's
+           sentences found "type": "number" written as the arguments); a schema without "type", or
+           true, is any object (they were any value); a key the XML tag cannot hold */
         {
             static char gb[8192];
             xlarun_grammar *gr = NULL;
             const char *num = "[{\"name\": \"f\", \"parameters\": {\"type\": \"number\", \"properties\": {\"n\": {\"type\": \"integer\"}}}}]";
+            const char *any = "[{\"name\": \"f\", \"parameters\": {\"anyOf\": [{\"type\": \"object\"}, {\"type\": \"number\"}]}}]";
             const char *gt = "[{\"name\": \"f\", \"parameters\": {\"properties\": {\"a>b\": {\"type\": \"string\"}}}}]";
-            CHECK(xlarun_tool_grammar(XLARUN_TOOLS_QWEN3_CODER, num, strlen(num), gb, sizeof gb, &glen, &err) == XLARUN_OK);
+            size_t fm2;
+            for (fm2 = 1; fm2 <= (size_t)XLARUN_TOOLS_FUNCTIONARY_V3_2; fm2++) {
+                CHECK(xlarun_tool_grammar((xlarun_tool_format)fm2, num, strlen(num), gb, sizeof gb, &glen, &err) == XLARUN_ERR_GRAMMAR);
+                CHECK_CONTAINS(err.message, "tool 'f': #: a tool's parameters are an object, and \"type\" allows none");
+                CHECK(xlarun_tool_grammar((xlarun_tool_format)fm2, any, strlen(any), gb, sizeof gb, &glen, &err) == XLARUN_ERR_GRAMMAR);
+                CHECK_CONTAINS(err.message, "tool 'f': #: \"anyOf\" at the top of a tool's parameters is not supported");
+            }
+            CHECK(xlarun_tool_grammar(XLARUN_TOOLS_HERMES, "[{\"name\": \"f\", \"parameters\": {}}]", 33, gb, sizeof gb, &glen, &err) == XLARUN_OK);
+            CHECKF(strstr(gb, "\"\\\", \\\"arguments\\\": \" s") && !strstr(gb, "::= value"), "grammar: %s", gb);
+            CHECK(xlarun_tool_grammar(XLARUN_TOOLS_HERMES, "[{\"name\": \"f\", \"parameters\": true}]", 35, gb, sizeof gb, &glen, &err) == XLARUN_OK);
+            CHECKF(!strstr(gb, "::= value"), "grammar: %s", gb);
             CHECKF(xlarun_grammar_compile(gb, glen, &gr, &err) == XLARUN_OK, "%s", err.message);
             xlarun_grammar_free(gr);
             CHECK(xlarun_tool_grammar(XLARUN_TOOLS_QWEN3_CODER, gt, strlen(gt), NULL, 0, &glen, &err) == XLARUN_ERR_GRAMMAR);

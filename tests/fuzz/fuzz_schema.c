@@ -4,8 +4,67 @@
    same bytes, write a NUL after them, refuse one byte less with XLARUN_ERR_MEMORY, and give a
    grammar that the GBNF compiler accepts (or refuses only for its size limits), whose matcher
    takes the start of a sentence. An input that starts with '[' is also read as a tools array by
-   xlarun_tool_grammar (the format from the input's length), with the same checks. */
+   xlarun_tool_grammar (the format from the input's length), with the same checks, and a sentence
+   of that grammar, walked byte by byte from a seed (the input's hash), often after the format's
+   opening marker, must read back with xlarun_reply_parse (with a call where the marker opened
+   one): the grammar writes nothing the reader refuses. */
 #include "fuzz.h"
+
+/* a walk through the tool grammar g of format f for tools s */
+static void fuzz_tools_sentence(xlarun_grammar *g, xlarun_tool_format f, const char *s, size_t size) {
+    static const char *const open[10] = {"", "{", "<tool_call>", "[TOOL_CALLS]", "<|tool_call|>", "<|tool_call|>",
+                                         "<\xEF\xBD\x9Ctool\xE2\x96\x81" "calls\xE2\x96\x81" "begin\xEF\xBD\x9C>",
+                                         "<tool_call>", "<function=", ""};
+    static char bytes[256];
+    static const char *toks[256];
+    static size_t lens[256];
+    char text[600];
+    size_t n = 0, i, step;
+    uint64_t h = 1469598103934665603ull;
+    xlarun_matcher *m = NULL;
+    xlarun_error e;
+    int opened = 0;
+    for (i = 0; i < 256; i++) { bytes[i] = (char)i; toks[i] = &bytes[i]; lens[i] = 1; }
+    for (i = 0; i < size; i++) h = (h ^ (unsigned char)s[i]) * 1099511628211ull;
+    if (xlarun_matcher_create(g, toks, lens, 256, NULL, &m, &e) != XLARUN_OK) return;
+    if ((h & 3) != 0 && open[f][0] && xlarun_matcher_accept_bytes(m, open[f], strlen(open[f]), &e) == XLARUN_OK) {
+        n = strlen(open[f]);
+        memcpy(text, open[f], n);
+        opened = 1;
+    } else
+        xlarun_matcher_reset(m);
+    for (step = 0; step < 500 && n < sizeof text; step++) {
+        uint32_t mask[8];
+        unsigned c = 0, k, pick;
+        h = h * 6364136223846793005ull + 1442695040888963407ull;
+        if (xlarun_matcher_complete(m) && (h >> 61) == 0) break;
+        if (xlarun_matcher_allowed(m, mask, &e) != XLARUN_OK) break;
+        for (k = 0; k < 256; k++) c += mask[k >> 5] >> (k & 31) & 1;
+        if (!c) break;
+        pick = (unsigned)(h >> 33) % c;
+        for (k = 0; k < 256; k++)
+            if ((mask[k >> 5] >> (k & 31) & 1) && pick-- == 0) break;
+        if (k >= 0x80 && (h >> 20) % 4) { /* mostly ASCII, so strings and numbers end */
+            unsigned j;
+            for (j = 0x20; j < 0x7F; j++) if (mask[j >> 5] >> (j & 31) & 1) { k = j; break; }
+        }
+        text[n++] = (char)k;
+        FUZZ_CHECK(xlarun_matcher_accept_bytes(m, text + n - 1, 1, &e) == XLARUN_OK);
+    }
+    if (xlarun_matcher_complete(m)) {
+        size_t need = xlarun_reply_memory(n);
+        void *mem = malloc(need);
+        xlarun_reply r;
+        xlarun_status st;
+        FUZZ_CHECK(mem != NULL);
+        st = xlarun_reply_parse(f, text, n, s, size, mem, need, &r, &e);
+        if (st != XLARUN_OK) fprintf(stderr, "sentence '%.*s' of the %s grammar: %s\n", (int)n, text, xlarun_tool_format_name(f), e.message);
+        FUZZ_CHECK(st == XLARUN_OK);
+        FUZZ_CHECK(!opened || r.n_calls >= 1);
+        free(mem);
+    }
+    xlarun_matcher_free(m);
+}
 
 static void fuzz_tools(const char *s, size_t size) {
     xlarun_tool_format f = (xlarun_tool_format)(1 + size % 9); /* llama3 .. functionary-v3.2 */
@@ -32,7 +91,10 @@ static void fuzz_tools(const char *s, size_t size) {
     if (st != XLARUN_OK) {
         FUZZ_CHECK(st == XLARUN_ERR_GRAMMAR);
         FUZZ_CHECK(strstr(e.message, "limit") || strstr(e.message, "more than") || strstr(e.message, "matches no"));
-    } else xlarun_grammar_free(g);
+    } else {
+        fuzz_tools_sentence(g, f, s, size);
+        xlarun_grammar_free(g);
+    }
     free(out);
 }
 
