@@ -965,8 +965,9 @@ XLARUN_API xlarun_tool_format xlarun_chat_tool_format(const xlarun_chat_template
    '>' or a space at either end (<function=NAME>), anything but letters, digits, _ . - or the name
    "all" (Functionary v3.2). tools_json: the
    tools as transformers takes them, a JSON array of {"type": "function", "function": {"name":
-   .., "parameters": {..}}} or of {"name": .., "parameters": {..}} (no parameters: any object).
-   out = NULL measures; *len gets the bytes, not counting the NUL written after them.
+   .., "parameters": {..}}} or of {"name": .., "parameters": {..}} (no parameters, or a schema
+   without "type": any object, the arguments being an object; a "type" that allows no object, or
+   anyOf/oneOf/allOf/$ref/enum/const at the schema's top, is refused). out = NULL measures; *len gets the bytes, not counting the NUL written after them.
    XLARUN_ERR_GRAMMAR names the tool: no name, a name that is not a string, a schema the
    converter refuses; XLARUN_ERR_ARGUMENT for XLARUN_TOOLS_NONE or an unknown format. */
 XLARUN_API xlarun_status xlarun_tool_grammar(xlarun_tool_format format, const char *tools_json, size_t tools_len,
