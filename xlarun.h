@@ -20445,10 +20445,16 @@ static xlarun_status xlarun__tg_xml_args(xlarun__js *g, size_t k, size_t params,
    digits, _ . - and "all" is the content's */
 static xlarun_status xlarun__tg_name_fits(xlarun_tool_format format, const char *nm, size_t nlen, size_t k, xlarun_error *err) {
     size_t i;
-    if (format == XLARUN_TOOLS_QWEN3_CODER || format == XLARUN_TOOLS_FUNCTIONARY_V3_1) {
-        if (memchr(nm, '>', nlen) || nm[0] == ' ' || nm[nlen - 1] == ' ')
-            return xlarun__fail(err, XLARUN_ERR_GRAMMAR, "tools[%lu]: the name '%.200s' holds '>' or starts or ends with a space, "
-                                "which <function=NAME> cannot carry", XLARUN__CAST(unsigned long, k), nm);
+    /* a name written as text: it ends at its stop character (none: at the line's end), and the
+       reader trims it */
+    const char *form = format == XLARUN_TOOLS_QWEN3_CODER || format == XLARUN_TOOLS_FUNCTIONARY_V3_1 ? "<function=NAME>"
+                       : format == XLARUN_TOOLS_MISTRAL ? "NAME[ARGS]" : format == XLARUN_TOOLS_DEEPSEEK_R1 ? "DeepSeek's NAME line" : NULL;
+    char stop = format == XLARUN_TOOLS_MISTRAL ? '[' : form && format != XLARUN_TOOLS_DEEPSEEK_R1 ? '>' : 0;
+    if (form) {
+        if ((stop && memchr(nm, stop, nlen)) || nm[0] == ' ' || nm[nlen - 1] == ' ')
+            return xlarun__fail(err, XLARUN_ERR_GRAMMAR, "tools[%lu]: the name '%.200s' %s%s%sstarts or ends with a space, "
+                                "which %s cannot carry", XLARUN__CAST(unsigned long, k), nm, stop ? "holds '" : "",
+                                stop ? (stop == '[' ? "[" : ">") : "", stop ? "' or " : "", form);
     } else if (format == XLARUN_TOOLS_FUNCTIONARY_V3_2) {
         for (i = 0; i < nlen; i++)
             if (!xlarun__rp_ident(nm[i], 0) && nm[i] != '.' && nm[i] != '-')

@@ -1234,7 +1234,10 @@ static void test_tool_grammar(void) {
                     {XLARUN_TOOLS_QWEN3_CODER, "[{\"name\": \"a>b\"}]", "tools[0]: the name 'a>b' holds '>' or starts or ends with a space"},
                     {XLARUN_TOOLS_FUNCTIONARY_V3_1, "[{\"name\": \"f\"}, {\"name\": \" g\"}]", "tools[1]: the name ' g' holds '>' or starts or ends"},
                     {XLARUN_TOOLS_FUNCTIONARY_V3_2, "[{\"name\": \"get weather\"}]", "the name 'get weather' holds a character other than letters"},
-                    {XLARUN_TOOLS_FUNCTIONARY_V3_2, "[{\"name\": \"all\"}]", "tools[0]: the name 'all' is the recipient of the content"}};
+                    {XLARUN_TOOLS_FUNCTIONARY_V3_2, "[{\"name\": \"all\"}]", "tools[0]: the name 'all' is the recipient of the content"},
+                    /* found by fuzz_schema's sentences: Mistral's NAME ends at '[', DeepSeek's name line is trimmed */
+                    {XLARUN_TOOLS_MISTRAL, "[{\"name\": \"a[b\"}]", "the name 'a[b' holds '[' or starts or ends with a space, which NAME[ARGS] cannot carry"},
+                    {XLARUN_TOOLS_DEEPSEEK_R1, "[{\"name\": \"a \"}]", "the name 'a ' starts or ends with a space, which DeepSeek's NAME line"}};
                 size_t q;
                 for (q = 0; q < sizeof nb / sizeof nb[0]; q++) {
                     CHECK(xlarun_tool_grammar(nb[q].f, nb[q].tools, strlen(nb[q].tools), NULL, 0, &glen, &err) == XLARUN_ERR_GRAMMAR);
