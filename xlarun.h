@@ -239,8 +239,9 @@
             executor's switches (biases, norm placement, multipliers, per-layer flags) and
             xlarun_act left it. Tool calls in Qwen3-Coder's XML; xlarun_reply_parse takes the
             offered tools (tools_json, tools_len: that format types its values by their schemas);
-            xlarun_chat_tool_format names the format a template writes. Functionary v3.1's and
-            v3.2's tool formats.
+            xlarun_chat_tool_format names the format a template writes (*written 2: arguments
+            only as a JSON string). Functionary v3.1's and v3.2's tool formats, with the code
+            interpreter; xlarun_reply_memory allows a call per 4 bytes.
 
    LICENSE: MIT, see the end of this file.
 */
