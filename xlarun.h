@@ -845,8 +845,8 @@ typedef enum xlarun_tool_format {
                                  {"name":..,"parameters":{..}} ("arguments" too) separated by ';'
                                  or white space, else it is content; <|python_tag|> then
                                  NAME.call(key=VALUE, ...) (a JSON value each), JSON objects as
-                                 before, or raw code (a call "python" with {"code":..}); the reply
-                                 ends at <|eom_id|> or <|eot_id|> */
+                                 before, or raw code (a call "python" with {"code":..}); a
+                                 trailing <|eom_id|> or <|eot_id|> is dropped */
     XLARUN_TOOLS_HERMES,      /* Hermes 2 Pro / 3, Qwen2.5, Qwen3, QwQ, SmolLM3, Granite 4:
                                  <tool_call>{"name":..,"arguments":{..}}</tool_call>, any number */
     XLARUN_TOOLS_MISTRAL,     /* [TOOL_CALLS] then a JSON array [{"name":..,"arguments":{..},
@@ -871,14 +871,14 @@ typedef enum xlarun_tool_format {
     XLARUN_TOOLS_FUNCTIONARY_V3_1, /* Functionary v3.1 (Llama 3.1): the content, then
                                  <function=NAME>{..}</function>, any number; <|python_tag|> then
                                  code up to the next <function= (a call "python" with
-                                 {"code":..}); the reply ends at <|eom_id|> or <|eot_id|> */
+                                 {"code":..}); a trailing <|eom_id|> or <|eot_id|> is dropped */
     XLARUN_TOOLS_FUNCTIONARY_V3_2  /* Functionary v3.2 (Llama 3): the generation prompt ends with
                                  ">>>", so the reply is RECIPIENT\nBODY, then any number of
                                  >>>RECIPIENT\nBODY (a recipient: letters, digits, _ . -). The
                                  body of "all" is content; a tool's is its arguments object, to
                                  the next >>>RECIPIENT\n; "python"'s may be code (a call "python"
                                  with {"code":..}). Text before a first recipient line is
-                                 content; the reply ends at <|eot_id|> or <|eom_id|> */
+                                 content; a trailing <|eot_id|> or <|eom_id|> is dropped */
 } xlarun_tool_format;
 
 typedef struct xlarun_tool_call {
@@ -16813,7 +16813,7 @@ XLARUN_API size_t xlarun_reply_memory(size_t len) {
 
 typedef struct xlarun__rp {
     const char *s;            /* the reply */
-    size_t n;                 /* its length (LLAMA3: up to <|eom_id|> / <|eot_id|>) */
+    size_t n;                 /* its length (Llama 3's tokens: less trailing <|eom_id|> / <|eot_id|>) */
     const char *fmt;          /* the format's name, for messages */
     xlarun_tool_call *calls;
     size_t n_calls, cap_calls;
@@ -17814,12 +17814,13 @@ XLARUN_API xlarun_status xlarun_reply_parse(xlarun_tool_format format, const cha
     r.cap_calls = len / 4 + 1;
     r.lo = XLARUN__CAST(char *, XLARUN__CAST(void *, base + pad + r.cap_calls * sizeof(xlarun_tool_call)));
     r.hi = XLARUN__CAST(char *, mem) + bytes;
-    if (format == XLARUN_TOOLS_LLAMA3 || format == XLARUN_TOOLS_FUNCTIONARY_V3_1 || format == XLARUN_TOOLS_FUNCTIONARY_V3_2) {
-        /* Llama 3's tokens: the reply ends at its end-of-message token */
-        size_t a = xlarun__rp_find(&r, 0, "<|eom_id|>"), b = xlarun__rp_find(&r, 0, "<|eot_id|>");
-        if (b < a) a = b;
-        if (a != XLARUN__NONE) r.n = a;
-    }
+    if (format == XLARUN_TOOLS_LLAMA3 || format == XLARUN_TOOLS_FUNCTIONARY_V3_1 || format == XLARUN_TOOLS_FUNCTIONARY_V3_2)
+        for (;;) { /* Llama 3's end-of-message tokens at the reply's end are dropped (one inside it is text) */
+            size_t e = r.n;
+            while (e && xlarun__rp_ws(r.s[e - 1])) e--;
+            if (e < 10 || (memcmp(r.s + e - 10, "<|eom_id|>", 10) && memcmp(r.s + e - 10, "<|eot_id|>", 10))) break;
+            r.n = e - 10;
+        }
     ms = xlarun__rp_markers_of(format);
     st = xlarun__rp_reasoning(&r, xlarun__rp_first_call(&r, format, ms), &reasoning, &i);
     if (st != XLARUN_OK) goto done;

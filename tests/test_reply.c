@@ -280,7 +280,13 @@ static const good_case goods[] = {
     {XLARUN_TOOLS_LLAMA3, "{\"name\": \"a\", \"parameters\": {}", "{\"name\": \"a\", \"parameters\": {}", NULL, {{0}}},
     {XLARUN_TOOLS_LLAMA3, "{\"nam\": \"a\", \"parameters\": {}}", "{\"nam\": \"a\", \"parameters\": {}}", NULL, {{0}}},
     {XLARUN_TOOLS_LLAMA3, "{\"name\": \"\", \"parameters\": {}}", "{\"name\": \"\", \"parameters\": {}}", NULL, {{0}}},
-    {XLARUN_TOOLS_LLAMA3, "Hello!<|eot_id|>ignored", "Hello!", NULL, {{0}}},
+    {XLARUN_TOOLS_LLAMA3, "Hello!<|eot_id|>\n", "Hello!", NULL, {{0}}},
+    /* an end-of-message token inside the reply is text: a call whose argument holds one (found by
+       fuzz_schema's sentence check, in a tool name); only trailing ones end the reply */
+    {XLARUN_TOOLS_LLAMA3, "{\"name\": \"f\", \"parameters\": {\"s\": \"a<|eot_id|>b\"}}<|eot_id|>", "", NULL,
+     {{"f", "{\"s\":\"a<|eot_id|>b\"}", NULL}}},
+    {XLARUN_TOOLS_LLAMA3, "Hello!<|eot_id|>more", "Hello!<|eot_id|>more", NULL, {{0}}},
+    {XLARUN_TOOLS_FUNCTIONARY_V3_2, "f\n{\"s\": \"<|eom_id|>\"}<|eom_id|><|eot_id|> ", "", NULL, {{"f", "{\"s\":\"<|eom_id|>\"}", NULL}}},
     {XLARUN_TOOLS_LLAMA3, "<|python_tag|>brave_search.call(query=\"weather in Paris\")<|eom_id|>", "", NULL,
      {{"brave_search", "{\"query\":\"weather in Paris\"}", NULL}}},
     {XLARUN_TOOLS_LLAMA3, "<|python_tag|>wolfram_alpha . call ( query = \"2+2\" , n = 3, ok=true, o={\"a\": [1]} )", "", NULL,
@@ -345,7 +351,7 @@ static const good_case goods[] = {
      {{"python", "{\"code\":\"print(\\\"<b>\\\")\"}", NULL}, {"b", "{}", NULL}}},
     {XLARUN_TOOLS_FUNCTIONARY_V3_1, "<|python_tag|>{\"name\": \"a\"}<function=a>{}</function>", "", NULL,
      {{"python", "{\"code\":\"{\\\"name\\\": \\\"a\\\"}\"}", NULL}, {"a", "{}", NULL}}},
-    {XLARUN_TOOLS_FUNCTIONARY_V3_1, "I use <function> tags in HTML.<|eot_id|>ignored", "I use <function> tags in HTML.", NULL, {{0}}},
+    {XLARUN_TOOLS_FUNCTIONARY_V3_1, "I use <function> tags in HTML.<|eot_id|>", "I use <function> tags in HTML.", NULL, {{0}}},
     /* Functionary v3.2 (the prompt ends with ">>>") */
     {XLARUN_TOOLS_FUNCTIONARY_V3_2, "get_weather\n{\"location\": \"Paris\"}>>>t\n{}", "", NULL,
      {{"get_weather", "{\"location\":\"Paris\"}", NULL}, {"t", "{}", NULL}}},
