@@ -17304,6 +17304,7 @@ static xlarun_status xlarun__rp_jstr(xlarun__rp *r, size_t a, size_t b, const ch
    {"code": CODE}, the code interpreter's form; an error when it is empty */
 static xlarun_status xlarun__rp_code(xlarun__rp *r, size_t a, size_t b, const char *what, size_t at) {
     char *name, *args, label[64];
+    const char *p;
     xlarun__cw w;
     while (b > a && xlarun__rp_ws(r->s[b - 1])) b--;
     if (b == a)
@@ -17315,11 +17316,12 @@ static xlarun_status xlarun__rp_code(xlarun__rp *r, size_t a, size_t b, const ch
     XLARUN__TRY(xlarun__rp_jstr(r, a, b, label, &w));
     if (!(name = xlarun__rp_take(r, 7)) || !(args = xlarun__rp_take(r, w.n + 10))) return xlarun__rp_oom(r);
     memcpy(name, "python", 7);
-    memcpy(args, "{\"code\":", 8);
-    w.out = args + 8;
+    w.out = args;
     w.n = 0;
+    for (p = "{\"code\":"; *p; p++) xlarun__cw_put(&w, *p);
     xlarun__rp_jstr(r, a, b, label, &w); /* checked above */
-    memcpy(args + 8 + w.n, "}", 2);
+    xlarun__cw_put(&w, '}');
+    args[w.n] = 0;
     return xlarun__rp_add(r, name, args, NULL);
 }
 
