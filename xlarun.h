@@ -959,7 +959,12 @@ XLARUN_API xlarun_tool_format xlarun_chat_tool_format(const xlarun_chat_template
    other constraint, True/False for a boolean, JSON for the rest, with '<' in its strings written
    \u003c), until the reply ends. Before the marker the text never contains it, nor a NUL byte;
    Llama 3's never starts with white space and never holds <|python_tag|> (its built-in calls are
-   no tool here). A {"type": "code_interpreter"} entry, in Functionary's formats only, lets the
+   no tool here). Reasoning is allowed where xlarun_reply_parse reads it: a reply that starts
+   (after white space) with <think> is reasoning up to </think>, markers in it being text (no call
+   is forced there, and none is written that the reader would count as reasoning), and the text
+   and calls follow (Llama 3's call, Functionary v3.2's recipient after white space); else text
+   before a first </think> that opens no call is the reasoning the prompt opened (not in
+   Functionary v3.2, whose reply starts with a recipient), with the same after it. A {"type": "code_interpreter"} entry, in Functionary's formats only, lets the
    model write code: <|python_tag|> and code up to the next call (v3.1), a call "python\n" and
    code (v3.2), the code starting with neither white space nor "{". xlarun_reply_parse reads the
    calls back. A tool name the format cannot carry is refused: a control character (every format),
@@ -20236,47 +20241,56 @@ XLARUN_API xlarun_status xlarun_json_schema_to_grammar(const char *schema, size_
    chat templates write (tests/fixtures/toolcalls), the union where a family's models differ.
    Before a marker, free text: one rule per state of matching the markers (a state is the
    longest marker prefix that ends the text), so the text never holds a marker, and a character
-   that completes one goes on to its calls. */
+   that completes one goes on to its calls.
+   The reasoning is read as xlarun_reply_parse reads it: a reply that starts (after white space)
+   with <think> is reasoning up to </think> (the t rules: markers there are text), then the body;
+   otherwise, where the row splits, the first </think> before any call ends the reasoning the
+   prompt opened (the r rules: the free text with </think> as one more marker, never starting
+   with <think>) and the body follows it. */
 #define XLARUN__TG_JSON(args) "\"{\\\"name\\\": \\\"\" %N \"\\\", \\\"" args "\\\": \" %A"
 #define XLARUN__TG_HERMES "\"\\n\" call \"\\n</tool_call>\" (\"\\n<tool_call>\\n\" call \"\\n</tool_call>\")*"
 static const struct xlarun__tool_gbnf {
     const char *marker[2], *calls[2], *call, *callx;
-    const char *root;         /* the reply's rule when it is not just the free text (f0) */
+    const char *root, *body;  /* the reply's rule (NULL: rl0), the rule after its reasoning (NULL: f0) */
+    int split;                /* text before a first </think> and no call is reasoning to the reader */
 } xlarun__tool_gbnf[] = {
-    {{NULL, NULL}, {NULL, NULL}, NULL, NULL, NULL},
-    /* Llama 3: the whole reply is the call, or text that starts with neither "{" nor white space
-       and never holds <|python_tag|> (its built-in calls are no tool of the grammar's) */
+    {{NULL, NULL}, {NULL, NULL}, NULL, NULL, NULL, NULL, 0},
+    /* Llama 3: the whole reply (or what follows the reasoning, white space first) is the call, or
+       text that starts with neither "{" nor white space and never holds <|python_tag|> (its
+       built-in calls are no tool of the grammar's) */
     {{"<|python_tag|>", NULL}, {NULL, NULL}, XLARUN__TG_JSON("parameters") " \"}\"", NULL,
-     "\"\" | call | [^{ \\t\\n\\r<\\x00] f0 | \"<\" f1"},
+     "\"\" | call | [^{ \\t\\n\\r<\\x00] r0 | \"<\" rl1",
+     "[ \\t\\n\\r]* (\"\" | call | [^{ \\t\\n\\r<\\x00] f0 | \"<\" f1)", 1},
     /* Hermes, Qwen, Granite 4: <tool_call>\n{..}\n</tool_call>, one per line */
-    {{"<tool_call>", NULL}, {XLARUN__TG_HERMES, NULL}, XLARUN__TG_JSON("arguments") " \"}\"", NULL, NULL},
+    {{"<tool_call>", NULL}, {XLARUN__TG_HERMES, NULL}, XLARUN__TG_JSON("arguments") " \"}\"", NULL, NULL, NULL, 1},
     /* Mistral: [TOOL_CALLS] [{.., "id": ".."}, ..] (7B v0.3, Nemo), or NAME[CALL_ID]ID[ARGS]{..}
        (Small 3.2) and NAME[ARGS]{..} (Devstral), each after its own [TOOL_CALLS] */
     {{"[TOOL_CALLS]", NULL}, {"\" \"? \"[\" call (\", \" call)* \"]\" | callx (\"[TOOL_CALLS]\" callx)*", NULL},
      XLARUN__TG_JSON("arguments") " (\", \\\"id\\\": \\\"\" [a-zA-Z0-9]{9} \"\\\"\")? \"}\"",
-     "%n (\"[CALL_ID]\" [a-zA-Z0-9]{9})? \"[ARGS]\" %A", NULL},
+     "%n (\"[CALL_ID]\" [a-zA-Z0-9]{9})? \"[ARGS]\" %A", NULL, NULL, 1},
     /* Granite 3: <|tool_call|>[{..}, ..]; Granite 4 as Hermes */
     {{"<|tool_call|>", "<tool_call>"}, {"\"[\" call (\", \" call)* \"]\"", XLARUN__TG_HERMES},
-     XLARUN__TG_JSON("arguments") " \"}\"", NULL, NULL},
+     XLARUN__TG_JSON("arguments") " \"}\"", NULL, NULL, NULL, 1},
     /* Phi-4-mini: <|tool_call|>[{..}, ..]<|/tool_call|> */
-    {{"<|tool_call|>", NULL}, {"\"[\" call (\", \" call)* \"]<|/tool_call|>\"", NULL}, XLARUN__TG_JSON("arguments") " \"}\"", NULL, NULL},
+    {{"<|tool_call|>", NULL}, {"\"[\" call (\", \" call)* \"]<|/tool_call|>\"", NULL}, XLARUN__TG_JSON("arguments") " \"}\"", NULL, NULL, NULL, 1},
     /* DeepSeek-R1: the calls, one per line, then their end token (the distills' templates leave
        it out after a single call) */
     {{XLARUN__DS_CALLS_BEGIN, NULL}, {"callx (\"\\n\" callx)* (\"\\n\"? \"" XLARUN__DS_CALLS_END "\")?", NULL}, NULL,
      "\"" XLARUN__DS_CALL_BEGIN "function" XLARUN__DS("tool" XLARUN__LOW8TH "sep") "\" %n \"\\n```json\\n\" %A \"\\n```"
-     XLARUN__DS_CALL_END "\"", NULL},
+     XLARUN__DS_CALL_END "\"", NULL, NULL, 1},
     /* Qwen3-Coder: <tool_call>\n<function=NAME>\n, the parameters (%X: xlarun__tg_xml_args), then
        </function>\n</tool_call>, one per line */
     {{"<tool_call>", NULL}, {"\"\\n\" callx \"\\n</tool_call>\" (\"\\n<tool_call>\\n\" callx \"\\n</tool_call>\")*", NULL}, NULL,
-     "\"<function=\" %n \">\\n\" %X \"</function>\"", NULL},
+     "\"<function=\" %n \">\\n\" %X \"</function>\"", NULL, NULL, 1},
     /* Functionary v3.1: <function=NAME>{..}</function>, one after another; with the code
        interpreter offered, <|python_tag|> and code (the c rules: up to a call) */
     {{"<function=", "<|python_tag|>"}, {"callx (\"<function=\" callx)*", "[^ \\t\\n\\r<\\x00] c0"}, NULL,
-     "%n \">\" %A \"</function>\"", NULL},
+     "%n \">\" %A \"</function>\"", NULL, NULL, 1},
     /* Functionary v3.2, after the prompt's ">>>": "all\n" and text, or a call first; each call
        NAME\n{..} (or, with the code interpreter, "python\n" and code: the c rules), the next after
-       ">>>" */
-    {{">>>", NULL}, {"callx (\">>>\" callx)*", NULL}, NULL, "%n \"\\n\" %A", "\"all\\n\" f0 | calls0"}};
+       ">>>"; no split, the reader taking the reply's first line for a recipient */
+    {{">>>", NULL}, {"callx (\">>>\" callx)*", NULL}, NULL, "%n \"\\n\" %A", "\"all\\n\" f0 | calls0",
+     "[ \\t\\n\\r]* (\"all\\n\" f0 | calls0)", 0}};
 
 /* a GBNF string literal of bytes */
 static void xlarun__tg_lit(xlarun__js *g, const char *s, size_t n) {
@@ -20285,20 +20299,30 @@ static void xlarun__tg_lit(xlarun__js *g, const char *s, size_t n) {
     xlarun__js_s(g, "\"");
 }
 
-/* Text up to markers (up to two, each at most 32 characters) as rules <prefix><state>: the states
-   are the markers' proper prefixes just read; a marker completed goes on to conts[m] (nothing when
-   it is "", and the text never holds it when conts[m] is NULL). can_end: the text may also end before any marker (the free text before tool calls);
-   else it ends only with a marker (a Qwen3-Coder value, up to its "</parameter>"). */
-static void xlarun__tg_free(xlarun__js *g, const char *const *markers, const char *prefix, int can_end,
-                            const char *const *conts) {
-    uint32_t cp[2][32], all[64];
-    size_t len[2] = {0, 0}, nm = 0, m, i, l, n_all = 0, st[64][2], n_st = 0, k, c;
+/* Text up to markers (up to four, each at most 32 characters; a NULL one is skipped) as rules
+   <prefix><state>: the states are the markers' proper prefixes just read; a marker completed goes
+   on to conts[m] (nothing when it is "", and the text never holds it when conts[m] is NULL).
+   can_end: the text may also end before any marker (the free text before tool calls); else it
+   ends only with a marker (a Qwen3-Coder value, up to its "</parameter>"). lead (NULL: none): the
+   text never starts with white space and then lead (a reply that starts so is reasoning to the
+   reader); while it is white space and a proper prefix of lead the rules are <prefix>l<j>, j the
+   characters of lead read, and the text's first rule is <prefix>l0. */
+static void xlarun__tg_free(xlarun__js *g, const char *const *markers, const char *const *conts, size_t n_in,
+                            const char *prefix, int can_end, const char *lead) {
+    uint32_t cp[5][32], all[168], t[64];
+    const char *ct[4];
+    size_t len[5] = {0, 0, 0, 0, 0}, nm = 0, m, i, l, n_all = 0, st[128][2], n_st = 0, k, c, tl;
     char esc[24];
-    for (m = 0; m < 2 && markers[m]; m++, nm++)
-        for (i = 0; markers[m][i] && len[m] < 32; i += l) {
-            cp[m][len[m]++] = xlarun__cp_at(XLARUN__PUN(const unsigned char *, markers[m]), i, &l);
-            for (k = 0; k < n_all && all[k] != cp[m][len[m] - 1]; k++) {}
-            if (k == n_all) all[n_all++] = cp[m][len[m] - 1];
+    for (m = 0; m < n_in && m < 4; m++)
+        if (markers[m]) {
+            for (i = 0; markers[m][i] && len[nm] < 32; i += l) cp[nm][len[nm]++] = xlarun__cp_at(XLARUN__PUN(const unsigned char *, markers[m]), i, &l);
+            ct[nm++] = conts[m];
+        }
+    for (i = 0; lead && lead[i] && len[4] < 32; i += l) cp[4][len[4]++] = xlarun__cp_at(XLARUN__PUN(const unsigned char *, lead), i, &l);
+    for (m = 0; m < 5; m++) /* the characters with a transition of their own: the markers' (and the lead's) */
+        for (i = 0; i < len[m] && (m < nm || m == 4); i++) {
+            for (k = 0; k < n_all && all[k] != cp[m][i]; k++) {}
+            if (k == n_all) all[n_all++] = cp[m][i];
         }
     /* the states: the distinct proper prefixes of the markers, the empty one first */
     st[n_st][0] = 0; st[n_st][1] = 0; n_st++;
@@ -20308,36 +20332,55 @@ static void xlarun__tg_free(xlarun__js *g, const char *const *markers, const cha
                 if (st[k][1] == l && !memcmp(cp[st[k][0]], cp[m], l * sizeof(uint32_t))) break;
             if (k == n_st) { st[n_st][0] = m; st[n_st][1] = l; n_st++; }
         }
-    for (k = 0; k < n_st; k++) {
-        const uint32_t *p = cp[st[k][0]];
-        size_t pl = st[k][1];
-        xlarun__js_s(g, prefix);
-        xlarun__js_u64(g, k);
-        xlarun__js_s(g, can_end ? " ::= \"\" | [^\\x00" : " ::= [^\\x00"); /* never a NUL, which no reply may hold */
-        for (c = 0; c < n_all; c++) { snprintf(esc, sizeof esc, "\\U%08lX", XLARUN__CAST(unsigned long, all[c])); xlarun__js_s(g, esc); }
-        xlarun__js_s(g, "] ");
-        xlarun__js_s(g, prefix);
-        xlarun__js_s(g, "0");
+    /* each state's rule (k < n_st), then the lead's (k = n_st + j): per listed character its
+       next rule (go[c]: a state, n_st + j a lead state, or -1 a marker, -2 none), those going to
+       state 0 folded into the class of the other characters */
+    for (k = 0; k < n_st + (lead ? len[4] : 0); k++) {
+        int in_lead = k >= n_st, go[168];
+        const uint32_t *p = in_lead ? cp[4] : cp[st[k][0]];
+        size_t pl = in_lead ? k - n_st : st[k][1], mk[168];
         for (c = 0; c < n_all; c++) {
-            uint32_t t[33];
-            size_t tl = pl + 1, best = 0, d;
+            size_t best = 0, d;
+            go[c] = 0;
+            if (in_lead && all[c] == p[pl]) { go[c] = pl + 1 == len[4] ? -2 : XLARUN__CAST(int, n_st + pl + 1); continue; }
             memcpy(t, p, pl * sizeof(uint32_t));
             t[pl] = all[c];
-            for (m = 0; m < nm && !(len[m] == tl && !memcmp(cp[m], t, tl * sizeof(uint32_t))); m++) {}
-            if (m < nm && !conts[m]) continue; /* a marker that may not be completed */
-            snprintf(esc, sizeof esc, " | [\\U%08lX]", XLARUN__CAST(unsigned long, all[c]));
-            xlarun__js_s(g, esc);
-            if (m < nm) { /* a marker completed: its calls */
-                if (conts[m][0]) { xlarun__js_s(g, " "); xlarun__js_s(g, conts[m]); }
-                continue;
-            }
-            for (d = 1; d < n_st; d++) {  /* else the longest state that ends t */
+            tl = pl + 1;
+            for (m = 0; m < nm && !(len[m] <= tl && !memcmp(cp[m], t + tl - len[m], len[m] * sizeof(uint32_t))); m++) {}
+            if (m < nm) { go[c] = ct[m] ? -1 : -2; mk[c] = m; continue; }
+            for (d = 1; d < n_st; d++) { /* else the longest state that ends t */
                 size_t sl = st[d][1];
                 if (sl <= tl && sl > st[best][1] && !memcmp(cp[st[d][0]], t + tl - sl, sl * sizeof(uint32_t))) best = d;
             }
+            go[c] = XLARUN__CAST(int, best);
+        }
+        xlarun__js_s(g, prefix);
+        if (in_lead) xlarun__js_s(g, "l");
+        xlarun__js_u64(g, in_lead ? pl : k);
+        xlarun__js_s(g, can_end ? " ::= \"\" | [^\\x00" : " ::= [^\\x00"); /* never a NUL, which no reply may hold */
+        if (in_lead && !pl) xlarun__js_s(g, " \\t\\n\\r");
+        for (c = 0; c < n_all; c++)
+            if (go[c]) { snprintf(esc, sizeof esc, "\\U%08lX", XLARUN__CAST(unsigned long, all[c])); xlarun__js_s(g, esc); }
+        xlarun__js_s(g, "] ");
+        xlarun__js_s(g, prefix);
+        xlarun__js_s(g, "0");
+        if (in_lead && !pl) { /* white space before the lead */
+            xlarun__js_s(g, " | [ \\t\\n\\r] ");
+            xlarun__js_s(g, prefix);
+            xlarun__js_s(g, "l0");
+        }
+        for (c = 0; c < n_all; c++) {
+            if (!go[c] || go[c] == -2) continue;
+            snprintf(esc, sizeof esc, " | [\\U%08lX]", XLARUN__CAST(unsigned long, all[c]));
+            xlarun__js_s(g, esc);
+            if (go[c] == -1) { /* a marker completed: its calls */
+                if (ct[mk[c]][0]) { xlarun__js_s(g, " "); xlarun__js_s(g, ct[mk[c]]); }
+                continue;
+            }
             xlarun__js_s(g, " ");
             xlarun__js_s(g, prefix);
-            xlarun__js_u64(g, best);
+            if (go[c] >= XLARUN__CAST(int, n_st)) xlarun__js_s(g, "l");
+            xlarun__js_u64(g, XLARUN__CAST(size_t, go[c] >= XLARUN__CAST(int, n_st) ? go[c] - XLARUN__CAST(int, n_st) : go[c]));
         }
         xlarun__js_s(g, "\n");
     }
@@ -20513,10 +20556,20 @@ XLARUN_API xlarun_status xlarun_tool_grammar(xlarun_tool_format format, const ch
        never appears: Llama 3's <|python_tag|>, Functionary v3.1's without the code interpreter) */
     conts[0] = f->calls[0] && (n_fn || format != XLARUN_TOOLS_FUNCTIONARY_V3_1) ? "calls0" : NULL;
     conts[1] = f->calls[1] && (n_code || format != XLARUN_TOOLS_FUNCTIONARY_V3_1) ? "calls1" : NULL;
-    xlarun__js_s(g, "root ::= ");
-    xlarun__js_s(g, f->root ? f->root : "f0");
+    xlarun__js_s(g, "root ::= [ \\t\\n\\r]* \"<think>\" t0 | ");
+    xlarun__js_s(g, f->root ? f->root : "rl0");
+    xlarun__js_s(g, "\nbody ::= ");
+    xlarun__js_s(g, f->body ? f->body : "f0");
     xlarun__js_s(g, "\n");
-    xlarun__tg_free(g, f->marker, "f", 1, conts);
+    { /* the reasoning: a <think> block (t), or the text before a first </think> (r) */
+        static const char *const think_end[1] = {"</think>"}, *const to_body[1] = {"body"};
+        const char *rm[3], *rc[3];
+        rm[0] = f->marker[0]; rm[1] = f->marker[1]; rm[2] = think_end[0];
+        rc[0] = conts[0]; rc[1] = conts[1]; rc[2] = to_body[0];
+        xlarun__tg_free(g, think_end, to_body, 1, "t", 1, NULL);
+        if (f->split) xlarun__tg_free(g, rm, rc, 3, "r", 1, "<think>");
+    }
+    xlarun__tg_free(g, f->marker, conts, 2, "f", 1, NULL);
     for (form = 0; form < 2; form++)
         if (conts[form]) {
             xlarun__js_s(g, form ? "calls1 ::= " : "calls0 ::= ");
@@ -20568,8 +20621,8 @@ XLARUN_API xlarun_status xlarun_tool_grammar(xlarun_tool_format format, const ch
         if (pass < 2 && tmpl && (n_fn || code_alt)) xlarun__js_s(g, "\n");
     }
     if (format == XLARUN_TOOLS_QWEN3_CODER) { /* a value's text, through the first "</parameter>" */
-        static const char *const end[2] = {"</parameter>", NULL}, *const none[2] = {"", ""};
-        xlarun__tg_free(g, end, "pv", 0, none);
+        static const char *const end[1] = {"</parameter>"}, *const none[1] = {""};
+        xlarun__tg_free(g, end, none, 1, "pv", 0, NULL);
     }
     if (n_code) { /* the code: it starts with no white space (nor "{", which opens arguments, or '<'
                      and '>', which could open a marker), and runs up to the next call */
@@ -20577,7 +20630,7 @@ XLARUN_API xlarun_status xlarun_tool_grammar(xlarun_tool_format format, const ch
         const char *next[2] = {NULL, NULL};
         next[0] = n_fn || format == XLARUN_TOOLS_FUNCTIONARY_V3_2 ? "calls0" : NULL;
         if (format == XLARUN_TOOLS_FUNCTIONARY_V3_2) xlarun__js_s(g, "code ::= \"python\\n\" [^ \\t\\n\\r{>\\x00] c0\n");
-        xlarun__tg_free(g, format == XLARUN_TOOLS_FUNCTIONARY_V3_2 ? v32 : v31, "c", 1, next);
+        xlarun__tg_free(g, format == XLARUN_TOOLS_FUNCTIONARY_V3_2 ? v32 : v31, next, 2, "c", 1, NULL);
     }
     xlarun__js_shared_rules(g);
     return xlarun__js_end(g, "xlarun_tool_grammar", len);

@@ -1083,11 +1083,17 @@ static void test_tool_grammar(void) {
             size_t n = 0, tries;
             const char *o = fmts[f] == XLARUN_TOOLS_DEEPSEEK_R1 ? "<\xEF\xBD\x9Ctool\xE2\x96\x81" "calls\xE2\x96\x81" "begin\xEF\xBD\x9C>" : open[f];
             xlarun_reply reply;
+            /* every fourth walk after a <think> block (the markers in it are text), every fourth after
+               the reasoning the prompt opened (not Functionary v3.2's, whose first line is a recipient) */
+            const char *pre = walk % 4 == 1 ? "<think>\nA <tool_call> [TOOL_CALLS] <|tool_call|> <function= <|python_tag|> >>> {\n</think>\n\n"
+                            : walk % 4 == 3 && fmts[f] != XLARUN_TOOLS_FUNCTIONARY_V3_2 ? "A</think>\n" : "";
             xlarun_matcher_reset(m);
             if (fmts[f] == XLARUN_TOOLS_LLAMA3) o = "{";
+            CHECKF(xlarun_matcher_accept_bytes(m, pre, strlen(pre), &err) == XLARUN_OK, "%s: '%s'", xlarun_tool_format_name(fmts[f]), pre);
             CHECK(xlarun_matcher_accept_bytes(m, o, strlen(o), &err) == XLARUN_OK);
-            memcpy(text, o, strlen(o));
-            n = strlen(o);
+            memcpy(text, pre, strlen(pre));
+            memcpy(text + strlen(pre), o, strlen(o));
+            n = strlen(pre) + strlen(o);
             for (tries = 0; n < sizeof text - 1; tries++) {
                 uint32_t pick, c = 0, k;
                 if (xlarun_matcher_complete(m) && (!xlarun_matcher_can_continue(m) || (rng >> 60) < 3)) break;
@@ -1115,6 +1121,8 @@ static void test_tool_grammar(void) {
                 continue;
             }
             CHECKF(reply.n_calls >= 1, "%s: '%s' parsed to no call", xlarun_tool_format_name(fmts[f]), text);
+            CHECKF(!pre[0] || (reply.reasoning && reply.reasoning[0] == 'A'), "%s: '%s': reasoning '%s'", xlarun_tool_format_name(fmts[f]), text,
+                   reply.reasoning ? reply.reasoning : "(none)");
             for (i = 0; i < reply.n_calls; i++) {
                 CHECKF(tool_args_ok(reply.calls[i].name, reply.calls[i].arguments), "%s: '%s': call %s(%s)",
                        xlarun_tool_format_name(fmts[f]), text, reply.calls[i].name, reply.calls[i].arguments);
@@ -1201,7 +1209,8 @@ static void test_tool_grammar(void) {
                    format; without function tools Functionary v3.1's code never holds "<function=". A
                    code_interpreter entry has a call form in Functionary's formats only. */
                 static const struct { xlarun_tool_format f; const char *tools, *ok, *refused; } ft[] = {
-                    {XLARUN_TOOLS_LLAMA3, "[{\"name\": \"f\"}]", "", " "},
+                    {XLARUN_TOOLS_LLAMA3, "[{\"name\": \"f\"}]", " ", "x"}, /* white space only before <think> */
+                    {XLARUN_TOOLS_LLAMA3, "[{\"name\": \"f\"}]", "\n ", "{"},
                     {XLARUN_TOOLS_LLAMA3, "[{\"name\": \"f\"}]", "ok <|python_tag|", ">"},
                     {XLARUN_TOOLS_LLAMA3, "[{\"name\": \"f\"}]", "<|python_tag|", ">"},
                     {XLARUN_TOOLS_HERMES, "[{\"name\": \"f\"}]", "a", "\0"},
@@ -1244,6 +1253,59 @@ static void test_tool_grammar(void) {
                     CHECKF(strstr(err.message, nb[q].msg) != NULL, "%s: %s", nb[q].tools, err.message);
                 }
                 CHECK(xlarun_tool_grammar(XLARUN_TOOLS_HERMES, "[{\"name\": \"a>b all\"}]", 21, NULL, 0, &glen, &err) == XLARUN_OK);
+            }
+            {   /* reasoning, as xlarun_reply_parse reads it: a reply that opens with <think> is reasoning up to
+                   </think> (a marker inside it is text: no call is forced there, none is lost), the text
+                   before a first </think> and no call is the reasoning the prompt opened, then the reply's
+                   body (for Llama 3 a call too); a <think> later on is text. Each reply is a whole
+                   sentence of the grammar and reads back with its calls; then replies it refuses. */
+                static const struct { xlarun_tool_format f; const char *text, *reasoning; size_t calls; } rs[] = {
+                    {XLARUN_TOOLS_HERMES, "<think>\nI will write <tool_call> next.\n</think>\n\n<tool_call>\n{\"name\": \"f\", \"arguments\": {}}\n</tool_call>",
+                     "I will write <tool_call> next.", 1},
+                    {XLARUN_TOOLS_HERMES, "<think>cut short: <tool_call>\n{\"name\": \"f\", \"arguments\": {}}\n</tool_call>", "cut short: <tool_call>\n{\"name\": \"f\", \"arguments\": {}}\n</tool_call>", 0},
+                    {XLARUN_TOOLS_HERMES, "The prompt opened it.</think>\n\n<tool_call>\n{\"name\": \"f\", \"arguments\": {}}\n</tool_call>", "The prompt opened it.", 1},
+                    {XLARUN_TOOLS_HERMES, "Say <think> or </think> to me. <think>", "Say <think> or", 0},
+                    {XLARUN_TOOLS_HERMES, "Hi <think>", NULL, 0},
+                    {XLARUN_TOOLS_PHI4, "\t <think>a <|tool_call|>", "a <|tool_call|>", 0},
+                    {XLARUN_TOOLS_LLAMA3, "Thought.</think>\n\n{\"name\": \"f\", \"parameters\": {}}", "Thought.", 1},
+                    {XLARUN_TOOLS_LLAMA3, " \n<think>{\"name\": \"f\", \"parameters\": {}}</think>{\"name\": \"f\", \"parameters\": {}}", "{\"name\": \"f\", \"parameters\": {}}", 1},
+                    {XLARUN_TOOLS_LLAMA3, "<thought>", NULL, 0},
+                    {XLARUN_TOOLS_DEEPSEEK_R1, "Okay.\n</think>\n\n<\xEF\xBD\x9Ctool\xE2\x96\x81" "calls\xE2\x96\x81" "begin\xEF\xBD\x9C><\xEF\xBD\x9Ctool\xE2\x96\x81" "call\xE2\x96\x81"
+                     "begin\xEF\xBD\x9C>function<\xEF\xBD\x9Ctool\xE2\x96\x81" "sep\xEF\xBD\x9C>f\n```json\n{}\n```<\xEF\xBD\x9Ctool\xE2\x96\x81" "call\xE2\x96\x81" "end\xEF\xBD\x9C>", "Okay.", 1},
+                    {XLARUN_TOOLS_QWEN3_CODER, "<think>\n<tool_call> is how.\n</think>\n\n<tool_call>\n<function=f>\n</function>\n</tool_call>", "<tool_call> is how.", 1},
+                    {XLARUN_TOOLS_FUNCTIONARY_V3_1, "<think>ok</think><function=f>{}</function>", "ok", 1},
+                    {XLARUN_TOOLS_FUNCTIONARY_V3_2, "<think>ok</think>f\n{}", "ok", 1}};
+                static const struct { xlarun_tool_format f; const char *ok, *refused; } rr[] = {
+                    {XLARUN_TOOLS_HERMES, "a</think>\n<tool_call>", "x"}, /* a call after the reasoning */
+                    {XLARUN_TOOLS_LLAMA3, "a</think> ", "{}"},            /* not a call */
+                    {XLARUN_TOOLS_LLAMA3, "a</think>b<|python_tag|", ">"}};
+                const char *one = "x";
+                size_t one_len = 1, q, c;
+                for (q = 0; q < sizeof rs / sizeof rs[0] + sizeof rr / sizeof rr[0]; q++) {
+                    int sentence = q < sizeof rs / sizeof rs[0];
+                    xlarun_tool_format fq = sentence ? rs[q].f : rr[q - sizeof rs / sizeof rs[0]].f;
+                    const char *text = sentence ? rs[q].text : rr[q - sizeof rs / sizeof rs[0]].ok;
+                    xlarun_matcher *mt = NULL;
+                    xlarun_reply rp;
+                    CHECK(xlarun_tool_grammar(fq, "[{\"name\": \"f\"}]", 15, gbnf, sizeof gbnf, &glen, &err) == XLARUN_OK);
+                    CHECKF(xlarun_grammar_compile(gbnf, glen, &gr, &err) == XLARUN_OK, "%s", err.message);
+                    CHECKF(xlarun_matcher_create(gr, &one, &one_len, 1, NULL, &mt, &err) == XLARUN_OK, "%s", err.message);
+                    CHECKF(xlarun_matcher_accept_bytes(mt, text, strlen(text), &err) == XLARUN_OK, "reasoning case %lu: '%s' refused", (unsigned long)q, text);
+                    if (sentence) {
+                        CHECKF(xlarun_matcher_complete(mt), "reasoning case %lu: '%s' is not a whole reply", (unsigned long)q, text);
+                        CHECK(xlarun_reply_parse(fq, text, strlen(text), "[{\"name\": \"f\"}]", 15, rmem, sizeof rmem, &rp, &err) == XLARUN_OK);
+                        CHECKF(rp.n_calls == rs[q].calls, "reasoning case %lu: %lu calls", (unsigned long)q, (unsigned long)rp.n_calls);
+                        for (c = 0; c < rp.n_calls; c++) CHECK(!strcmp(rp.calls[c].name, "f") && !strcmp(rp.calls[c].arguments, "{}"));
+                        CHECKF(rs[q].reasoning ? rp.reasoning && !strcmp(rp.reasoning, rs[q].reasoning) : !rp.reasoning,
+                               "reasoning case %lu: reasoning '%s'", (unsigned long)q, rp.reasoning ? rp.reasoning : "(none)");
+                    } else {
+                        const char *no = rr[q - sizeof rs / sizeof rs[0]].refused;
+                        CHECKF(xlarun_matcher_accept_bytes(mt, no, strlen(no), &err) != XLARUN_OK, "reasoning case %lu: '%s' then '%s' accepted", (unsigned long)q, text, no);
+                    }
+                    xlarun_matcher_free(mt);
+                    xlarun_grammar_free(gr);
+                    gr = NULL;
+                }
             }
             /* control characters: in a name no reply can carry them (refused, every format); in a key or
                an enum string they are written as \xHH (found by fuzz_schema: a raw \r ended the rule) */

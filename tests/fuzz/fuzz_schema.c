@@ -6,7 +6,7 @@
    takes the start of a sentence. An input that starts with '[' is also read as a tools array by
    xlarun_tool_grammar (the format from the input's length), with the same checks, and a sentence
    of that grammar, walked byte by byte from a seed (the input's hash), often after the format's
-   opening marker, must read back with xlarun_reply_parse (with a call where the marker opened
+   opening marker (and sometimes after reasoning, whose markers are text), must read back with xlarun_reply_parse (with a call where the marker opened
    one): the grammar writes nothing the reader refuses. */
 #include "fuzz.h"
 
@@ -15,6 +15,8 @@ static void fuzz_tools_sentence(xlarun_grammar *g, xlarun_tool_format f, const c
     static const char *const open[10] = {"", "{", "<tool_call>", "[TOOL_CALLS]", "<|tool_call|>", "<|tool_call|>",
                                          "<\xEF\xBD\x9Ctool\xE2\x96\x81" "calls\xE2\x96\x81" "begin\xEF\xBD\x9C>",
                                          "<tool_call>", "<function=", ""};
+    static const char *const pre[2] = {"<think>\nA <tool_call> [TOOL_CALLS] <|tool_call|> <function= <|python_tag|> >>>\n{\"name\": \"x\"}\n"
+                                       "<\xEF\xBD\x9Ctool\xE2\x96\x81" "calls\xE2\x96\x81" "begin\xEF\xBD\x9C>\n</think>\n\n", "A</think>\n\n"};
     static char bytes[256];
     static const char *toks[256];
     static size_t lens[256];
@@ -23,16 +25,29 @@ static void fuzz_tools_sentence(xlarun_grammar *g, xlarun_tool_format f, const c
     uint64_t h = 1469598103934665603ull;
     xlarun_matcher *m = NULL;
     xlarun_error e;
-    int opened = 0;
+    int opened = 0, reasoned = 0;
     for (i = 0; i < 256; i++) { bytes[i] = (char)i; toks[i] = &bytes[i]; lens[i] = 1; }
     for (i = 0; i < size; i++) h = (h ^ (unsigned char)s[i]) * 1099511628211ull;
     if (xlarun_matcher_create(g, toks, lens, 256, NULL, &m, &e) != XLARUN_OK) return;
+    /* sometimes after reasoning: a <think> block holding every format's markers (text there), or
+       the text before a </think> the prompt opened */
+    if (((h >> 2) & 3) < 2) {
+        const char *p = pre[(h >> 2) & 3];
+        if (xlarun_matcher_accept_bytes(m, p, strlen(p), &e) == XLARUN_OK) {
+            n = strlen(p);
+            memcpy(text, p, n);
+            reasoned = 1;
+        } else
+            xlarun_matcher_reset(m);
+    }
     if ((h & 3) != 0 && open[f][0] && xlarun_matcher_accept_bytes(m, open[f], strlen(open[f]), &e) == XLARUN_OK) {
-        n = strlen(open[f]);
-        memcpy(text, open[f], n);
+        memcpy(text + n, open[f], strlen(open[f]));
+        n += strlen(open[f]);
         opened = 1;
-    } else
+    } else {
         xlarun_matcher_reset(m);
+        if (n) FUZZ_CHECK(xlarun_matcher_accept_bytes(m, text, n, &e) == XLARUN_OK); /* the reasoning, taken before */
+    }
     for (step = 0; step < 500 && n < sizeof text; step++) {
         uint32_t mask[8];
         unsigned c = 0, k, pick;
@@ -61,6 +76,7 @@ static void fuzz_tools_sentence(xlarun_grammar *g, xlarun_tool_format f, const c
         if (st != XLARUN_OK) fprintf(stderr, "sentence '%.*s' of the %s grammar: %s\n", (int)n, text, xlarun_tool_format_name(f), e.message);
         FUZZ_CHECK(st == XLARUN_OK);
         FUZZ_CHECK(!opened || r.n_calls >= 1);
+        FUZZ_CHECK(!reasoned || (r.reasoning && r.reasoning[0] == 'A'));
         free(mem);
     }
     xlarun_matcher_free(m);
