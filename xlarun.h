@@ -843,7 +843,8 @@ typedef enum xlarun_tool_format {
     XLARUN_TOOLS_NONE = 0,    /* no tool calls: reasoning and content only */
     XLARUN_TOOLS_LLAMA3,      /* Llama 3.1-3.3: the whole reply one or more JSON objects
                                  {"name":..,"parameters":{..}} ("arguments" too) separated by ';'
-                                 or white space, else it is content; <|python_tag|> then
+                                 or white space (a <|python_tag|> in their strings is text),
+                                 else it is content; <|python_tag|> then
                                  NAME.call(key=VALUE, ...) (a JSON value each), JSON objects as
                                  before, or raw code (a call "python" with {"code":..}); a
                                  trailing <|eom_id|> or <|eot_id|> is dropped */
@@ -957,9 +958,10 @@ XLARUN_API xlarun_tool_format xlarun_chat_tool_format(const xlarun_chat_template
    (compact JSON, as xlarun_json_schema_to_grammar writes it; for Qwen3-Coder's XML the declared
    parameters in order, a string's value as text without "</parameter>" and with its enum but no
    other constraint, True/False for a boolean, JSON for the rest, with '<' in its strings written
-   \u003c), until the reply ends. Before the marker the text never contains it, nor a NUL byte;
-   Llama 3's never starts with white space and never holds <|python_tag|> (its built-in calls are
-   no tool here). Reasoning is allowed where xlarun_reply_parse reads it: a reply that starts
+   \u003c), until the reply ends. Before the marker the text never contains it, nor a NUL byte,
+   nor another marker the reader opens calls at (Phi-4's functools[, DeepSeek's other spellings);
+   Llama 3's never starts with "{" after white space and never holds <|python_tag|> (its built-in
+   calls are no tool here). Reasoning is allowed where xlarun_reply_parse reads it: a reply that starts
    (after white space) with <think> is reasoning up to </think>, markers in it being text (no call
    is forced there, and none is written that the reader would count as reasoning), and the text
    and calls follow (Llama 3's call, Functionary v3.2's recipient after white space); else text
@@ -17832,17 +17834,18 @@ XLARUN_API xlarun_status xlarun_reply_parse(xlarun_tool_format format, const cha
     st = xlarun__rp_reasoning(&r, xlarun__rp_first_call(&r, format, ms), &reasoning, &i);
     if (st != XLARUN_OK) goto done;
     r.content = r.lo;
-    if (format == XLARUN_TOOLS_LLAMA3 && xlarun__rp_find(&r, i, "<|python_tag|>") == XLARUN__NONE) {
-        /* the whole reply JSON call objects, or content */
+    if (format == XLARUN_TOOLS_LLAMA3) {
+        /* the whole reply JSON call objects (a <|python_tag|> in their strings is text), else the
+           built-in calls after <|python_tag|>, else content */
         int is_calls = 0;
         size_t p = xlarun__rp_skip_ws(&r, i), e;
         size_t n0 = r.n;
-        ms = NULL;
         while (r.n > p && xlarun__rp_ws(r.s[r.n - 1])) r.n--;
         if (p < r.n && r.s[p] == '{') st = xlarun__rp_llama_objs(&r, p, 0, &is_calls, &e);
         r.n = n0;
         if (st != XLARUN_OK) goto done;
         if (is_calls) i = r.n;
+        if (is_calls || xlarun__rp_find(&r, i, "<|python_tag|>") == XLARUN__NONE) ms = NULL;
     }
     st = ms ? xlarun__rp_markers(&r, ms, i)
             : format == XLARUN_TOOLS_FUNCTIONARY_V3_2 ? xlarun__rp_recipients(&r, i) : xlarun__rp_text(&r, i, r.n);
@@ -20255,11 +20258,11 @@ static const struct xlarun__tool_gbnf {
     int split;                /* text before a first </think> and no call is reasoning to the reader */
 } xlarun__tool_gbnf[] = {
     {{NULL, NULL}, {NULL, NULL}, NULL, NULL, NULL, NULL, 0},
-    /* Llama 3: the whole reply (or what follows the reasoning, white space first) is the call, or
-       text that starts with neither "{" nor white space and never holds <|python_tag|> (its
-       built-in calls are no tool of the grammar's) */
+    /* Llama 3: the whole reply (or what follows the reasoning), white space first, is the call, or
+       text that does not start with "{" and never holds <|python_tag|> (its built-in calls are no
+       tool of the grammar's) */
     {{"<|python_tag|>", NULL}, {NULL, NULL}, XLARUN__TG_JSON("parameters") " \"}\"", NULL,
-     "\"\" | call | [^{ \\t\\n\\r<\\x00] r0 | \"<\" rl1",
+     "[ \\t\\n\\r]* (\"\" | call | [^{ \\t\\n\\r<\\x00] r0 | \"<\" rl1)",
      "[ \\t\\n\\r]* (\"\" | call | [^{ \\t\\n\\r<\\x00] f0 | \"<\" f1)", 1},
     /* Hermes, Qwen, Granite 4: <tool_call>\n{..}\n</tool_call>, one per line */
     {{"<tool_call>", NULL}, {XLARUN__TG_HERMES, NULL}, XLARUN__TG_JSON("arguments") " \"}\"", NULL, NULL, NULL, 1},
@@ -20299,7 +20302,7 @@ static void xlarun__tg_lit(xlarun__js *g, const char *s, size_t n) {
     xlarun__js_s(g, "\"");
 }
 
-/* Text up to markers (up to four, each at most 32 characters; a NULL one is skipped) as rules
+/* Text up to markers (up to eight, each at most 32 characters; a NULL one is skipped) as rules
    <prefix><state>: the states are the markers' proper prefixes just read; a marker completed goes
    on to conts[m] (nothing when it is "", and the text never holds it when conts[m] is NULL).
    can_end: the text may also end before any marker (the free text before tool calls); else it
@@ -20309,18 +20312,18 @@ static void xlarun__tg_lit(xlarun__js *g, const char *s, size_t n) {
    characters of lead read, and the text's first rule is <prefix>l0. */
 static void xlarun__tg_free(xlarun__js *g, const char *const *markers, const char *const *conts, size_t n_in,
                             const char *prefix, int can_end, const char *lead) {
-    uint32_t cp[5][32], all[168], t[64];
-    const char *ct[4];
-    size_t len[5] = {0, 0, 0, 0, 0}, nm = 0, m, i, l, n_all = 0, st[128][2], n_st = 0, k, c, tl;
+    uint32_t cp[9][32], all[9 * 32], t[64];
+    const char *ct[8];
+    size_t len[9] = {0, 0, 0, 0, 0, 0, 0, 0, 0}, nm = 0, m, i, l, n_all = 0, st[8 * 31 + 1][2], n_st = 0, k, c, tl;
     char esc[24];
-    for (m = 0; m < n_in && m < 4; m++)
+    for (m = 0; m < n_in && m < 8; m++)
         if (markers[m]) {
             for (i = 0; markers[m][i] && len[nm] < 32; i += l) cp[nm][len[nm]++] = xlarun__cp_at(XLARUN__PUN(const unsigned char *, markers[m]), i, &l);
             ct[nm++] = conts[m];
         }
-    for (i = 0; lead && lead[i] && len[4] < 32; i += l) cp[4][len[4]++] = xlarun__cp_at(XLARUN__PUN(const unsigned char *, lead), i, &l);
-    for (m = 0; m < 5; m++) /* the characters with a transition of their own: the markers' (and the lead's) */
-        for (i = 0; i < len[m] && (m < nm || m == 4); i++) {
+    for (i = 0; lead && lead[i] && len[8] < 32; i += l) cp[8][len[8]++] = xlarun__cp_at(XLARUN__PUN(const unsigned char *, lead), i, &l);
+    for (m = 0; m < 9; m++) /* the characters with a transition of their own: the markers' (and the lead's) */
+        for (i = 0; i < len[m] && (m < nm || m == 8); i++) {
             for (k = 0; k < n_all && all[k] != cp[m][i]; k++) {}
             if (k == n_all) all[n_all++] = cp[m][i];
         }
@@ -20335,14 +20338,14 @@ static void xlarun__tg_free(xlarun__js *g, const char *const *markers, const cha
     /* each state's rule (k < n_st), then the lead's (k = n_st + j): per listed character its
        next rule (go[c]: a state, n_st + j a lead state, or -1 a marker, -2 none), those going to
        state 0 folded into the class of the other characters */
-    for (k = 0; k < n_st + (lead ? len[4] : 0); k++) {
-        int in_lead = k >= n_st, go[168];
-        const uint32_t *p = in_lead ? cp[4] : cp[st[k][0]];
-        size_t pl = in_lead ? k - n_st : st[k][1], mk[168];
+    for (k = 0; k < n_st + (lead ? len[8] : 0); k++) {
+        int in_lead = k >= n_st, go[9 * 32];
+        const uint32_t *p = in_lead ? cp[8] : cp[st[k][0]];
+        size_t pl = in_lead ? k - n_st : st[k][1], mk[9 * 32];
         for (c = 0; c < n_all; c++) {
             size_t best = 0, d;
             go[c] = 0;
-            if (in_lead && all[c] == p[pl]) { go[c] = pl + 1 == len[4] ? -2 : XLARUN__CAST(int, n_st + pl + 1); continue; }
+            if (in_lead && all[c] == p[pl]) { go[c] = pl + 1 == len[8] ? -2 : XLARUN__CAST(int, n_st + pl + 1); continue; }
             memcpy(t, p, pl * sizeof(uint32_t));
             t[pl] = all[c];
             tl = pl + 1;
@@ -20561,15 +20564,25 @@ XLARUN_API xlarun_status xlarun_tool_grammar(xlarun_tool_format format, const ch
     xlarun__js_s(g, "\nbody ::= ");
     xlarun__js_s(g, f->body ? f->body : "f0");
     xlarun__js_s(g, "\n");
-    { /* the reasoning: a <think> block (t), or the text before a first </think> (r) */
+    { /* the reasoning: a <think> block (t), or the text before a first </think> (r); the free text
+         (f, and r with </think> added) never holds a marker the reader opens calls at that the row
+         does not write (Phi-4's functools[, the spellings of DeepSeek's that its distills write) */
         static const char *const think_end[1] = {"</think>"}, *const to_body[1] = {"body"};
-        const char *rm[3], *rc[3];
-        rm[0] = f->marker[0]; rm[1] = f->marker[1]; rm[2] = think_end[0];
-        rc[0] = conts[0]; rc[1] = conts[1]; rc[2] = to_body[0];
+        const xlarun__rm *rdr = xlarun__rp_markers_of(format);
+        const char *mk[8], *mc[8];
+        size_t nmk = 0, q, o;
+        for (q = 0; q < 2; q++)
+            if (f->marker[q]) { mk[nmk] = f->marker[q]; mc[nmk++] = conts[q]; }
+        for (q = 0; rdr && rdr[q].text && nmk < 7; q++) { /* at most 5 in all (DeepSeek's) */
+            for (o = 0; o < nmk && strcmp(mk[o], rdr[q].text); o++) {}
+            if (o == nmk && rdr[q].kind != XLARUN__RM_DROP) { mk[nmk] = rdr[q].text; mc[nmk++] = NULL; }
+        }
         xlarun__tg_free(g, think_end, to_body, 1, "t", 1, NULL);
-        if (f->split) xlarun__tg_free(g, rm, rc, 3, "r", 1, "<think>");
+        xlarun__tg_free(g, mk, mc, nmk, "f", 1, NULL);
+        mk[nmk] = think_end[0];
+        mc[nmk] = to_body[0];
+        if (f->split) xlarun__tg_free(g, mk, mc, nmk + 1, "r", 1, "<think>");
     }
-    xlarun__tg_free(g, f->marker, conts, 2, "f", 1, NULL);
     for (form = 0; form < 2; form++)
         if (conts[form]) {
             xlarun__js_s(g, form ? "calls1 ::= " : "calls0 ::= ");

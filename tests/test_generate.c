@@ -1209,8 +1209,11 @@ static void test_tool_grammar(void) {
                    format; without function tools Functionary v3.1's code never holds "<function=". A
                    code_interpreter entry has a call form in Functionary's formats only. */
                 static const struct { xlarun_tool_format f; const char *tools, *ok, *refused; } ft[] = {
-                    {XLARUN_TOOLS_LLAMA3, "[{\"name\": \"f\"}]", " ", "x"}, /* white space only before <think> */
-                    {XLARUN_TOOLS_LLAMA3, "[{\"name\": \"f\"}]", "\n ", "{"},
+                    {XLARUN_TOOLS_LLAMA3, "[{\"name\": \"f\"}]", " \n{", "}"}, /* white space then a call, no other "{" */
+                    /* the markers the reader also opens calls at (found in review: replies that did not parse) */
+                    {XLARUN_TOOLS_PHI4, "[{\"name\": \"f\"}]", "I use functools", "["},
+                    {XLARUN_TOOLS_DEEPSEEK_R1, "[{\"name\": \"f\"}]", "I saw <\xEF\xBD\x9Ctool\xE2\x96\x81" "calls", "\xEF\xBD\x9C>"},
+                    {XLARUN_TOOLS_DEEPSEEK_R1, "[{\"name\": \"f\"}]", "Okay.</think>\n<\xEF\xBD\x9Ctool calls begin", "\xEF\xBD\x9C>"},
                     {XLARUN_TOOLS_LLAMA3, "[{\"name\": \"f\"}]", "ok <|python_tag|", ">"},
                     {XLARUN_TOOLS_LLAMA3, "[{\"name\": \"f\"}]", "<|python_tag|", ">"},
                     {XLARUN_TOOLS_HERMES, "[{\"name\": \"f\"}]", "a", "\0"},
@@ -1270,6 +1273,8 @@ static void test_tool_grammar(void) {
                     {XLARUN_TOOLS_LLAMA3, "Thought.</think>\n\n{\"name\": \"f\", \"parameters\": {}}", "Thought.", 1},
                     {XLARUN_TOOLS_LLAMA3, " \n<think>{\"name\": \"f\", \"parameters\": {}}</think>{\"name\": \"f\", \"parameters\": {}}", "{\"name\": \"f\", \"parameters\": {}}", 1},
                     {XLARUN_TOOLS_LLAMA3, "<thought>", NULL, 0},
+                    {XLARUN_TOOLS_LLAMA3, "\nOkay.\n</think>\n\n{\"name\": \"f\", \"parameters\": {}}", "Okay.", 1},
+                    {XLARUN_TOOLS_LLAMA3, " \n{\"name\": \"f\", \"parameters\": {}}", NULL, 1},
                     {XLARUN_TOOLS_DEEPSEEK_R1, "Okay.\n</think>\n\n<\xEF\xBD\x9Ctool\xE2\x96\x81" "calls\xE2\x96\x81" "begin\xEF\xBD\x9C><\xEF\xBD\x9Ctool\xE2\x96\x81" "call\xE2\x96\x81"
                      "begin\xEF\xBD\x9C>function<\xEF\xBD\x9Ctool\xE2\x96\x81" "sep\xEF\xBD\x9C>f\n```json\n{}\n```<\xEF\xBD\x9Ctool\xE2\x96\x81" "call\xE2\x96\x81" "end\xEF\xBD\x9C>", "Okay.", 1},
                     {XLARUN_TOOLS_QWEN3_CODER, "<think>\n<tool_call> is how.\n</think>\n\n<tool_call>\n<function=f>\n</function>\n</tool_call>", "<tool_call> is how.", 1},

@@ -286,6 +286,11 @@ static const good_case goods[] = {
     {XLARUN_TOOLS_LLAMA3, "{\"name\": \"f\", \"parameters\": {\"s\": \"a<|eot_id|>b\"}}<|eot_id|>", "", NULL,
      {{"f", "{\"s\":\"a<|eot_id|>b\"}", NULL}}},
     {XLARUN_TOOLS_LLAMA3, "Hello!<|eot_id|>more", "Hello!<|eot_id|>more", NULL, {{0}}},
+    /* a <|python_tag|> in the strings of calls that fill the reply is text (found in review: the
+       reply was split at it); one after them opens the built-in calls */
+    {XLARUN_TOOLS_LLAMA3, "{\"name\": \"f\", \"parameters\": {\"s\": \"<|python_tag|>x\"}}", "", NULL, {{"f", "{\"s\":\"<|python_tag|>x\"}", NULL}}},
+    {XLARUN_TOOLS_LLAMA3, "Thought.</think>\n{\"name\": \"f\", \"parameters\": {\"s\": \"<|python_tag|>\"}}", "", "Thought.", {{"f", "{\"s\":\"<|python_tag|>\"}", NULL}}},
+    {XLARUN_TOOLS_LLAMA3, "{\"name\": \"f\", \"parameters\": {}}<|python_tag|>g.call()", "{\"name\": \"f\", \"parameters\": {}}", NULL, {{"g", "{}", NULL}}},
     {XLARUN_TOOLS_FUNCTIONARY_V3_2, "f\n{\"s\": \"<|eom_id|>\"}<|eom_id|><|eot_id|> ", "", NULL, {{"f", "{\"s\":\"<|eom_id|>\"}", NULL}}},
     {XLARUN_TOOLS_LLAMA3, "<|python_tag|>brave_search.call(query=\"weather in Paris\")<|eom_id|>", "", NULL,
      {{"brave_search", "{\"query\":\"weather in Paris\"}", NULL}}},
