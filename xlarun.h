@@ -20254,7 +20254,8 @@ XLARUN_API xlarun_status xlarun_json_schema_to_grammar(const char *schema, size_
 #define XLARUN__TG_HERMES "\"\\n\" call \"\\n</tool_call>\" (\"\\n<tool_call>\\n\" call \"\\n</tool_call>\")*"
 static const struct xlarun__tool_gbnf {
     const char *marker[2], *calls[2], *call, *callx;
-    const char *root, *body;  /* the reply's rule (NULL: rl0), the rule after its reasoning (NULL: f0) */
+    const char *root, *body;  /* the reply's rule (NULL: rl0, the r rules', which only a row that
+                                 splits has), the rule after its reasoning (NULL: f0) */
     int split;                /* text before a first </think> and no call is reasoning to the reader */
 } xlarun__tool_gbnf[] = {
     {{NULL, NULL}, {NULL, NULL}, NULL, NULL, NULL, NULL, 0},
