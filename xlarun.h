@@ -950,34 +950,39 @@ XLARUN_API xlarun_tool_format xlarun_tool_format_guess(int (*has_token)(void *us
 XLARUN_API xlarun_tool_format xlarun_chat_tool_format(const xlarun_chat_template *t, const xlarun_chat_input *in,
                                                       int *written);
 /* A grammar (GBNF, for xlarun_grammar_compile and the generator's grammar option) for a reply
-   that may call tools: free text, and from the moment the text opens a call (the format's
-   marker: <tool_call>, [TOOL_CALLS], <|tool_call|>, DeepSeek-R1's calls-begin token,
-   <function=; for Llama 3 a reply that starts with "{"; for Functionary v3.2 "all\n" and text up
-   to ">>>", or a call at once) calls in the format's syntax as its chat templates write them,
-   each naming one of the tools, with arguments that the tool's "parameters" schema accepts
-   (compact JSON, as xlarun_json_schema_to_grammar writes it; for Qwen3-Coder's XML the declared
-   parameters in order, a string's value as text without "</parameter>" and with its enum but no
-   other constraint, True/False for a boolean, JSON for the rest, with '<' in its strings written
-   \u003c), until the reply ends. Before the marker the text never contains it, nor a NUL byte,
-   nor another marker the reader opens calls at (Phi-4's functools[, DeepSeek's other spellings);
-   Llama 3's never starts with "{" after white space and never holds <|python_tag|> (its built-in
-   calls are no tool here). Reasoning is allowed where xlarun_reply_parse reads it: a reply that starts
-   (after white space) with <think> is reasoning up to </think>, markers in it being text (no call
-   is forced there, and none is written that the reader would count as reasoning), and the text
-   and calls follow (Llama 3's call, Functionary v3.2's recipient after white space); else text
-   before a first </think> that opens no call is the reasoning the prompt opened (not in
-   Functionary v3.2, whose reply starts with a recipient), with the same after it. A {"type": "code_interpreter"} entry, in Functionary's formats only, lets the
-   model write code: <|python_tag|> and code up to the next call (v3.1), a call "python\n" and
-   code (v3.2), the code starting with neither white space nor "{". xlarun_reply_parse reads the
-   calls back. A tool name the format cannot carry is refused: a control character (every format),
-   '>' or a space at either end (<function=NAME>), anything but letters, digits, _ . - or the name
-   "all" (Functionary v3.2). tools_json: the
-   tools as transformers takes them, a JSON array of {"type": "function", "function": {"name":
-   .., "parameters": {..}}} or of {"name": .., "parameters": {..}} (no parameters, or a schema
-   without "type": any object, the arguments being an object; a "type" that allows no object, or
-   anyOf/oneOf/allOf/$ref/enum/const at the schema's top, is refused). out = NULL measures; *len gets the bytes, not counting the NUL written after them.
-   XLARUN_ERR_GRAMMAR names the tool: no name, a name that is not a string, a schema the
-   converter refuses; XLARUN_ERR_ARGUMENT for XLARUN_TOOLS_NONE or an unknown format. */
+   that may call tools, in the format's syntax as its chat templates write it; xlarun_reply_parse
+   reads every reply it allows, with the calls the grammar opened.
+   - Free text, then from the moment it opens a call (the format's marker: <tool_call>,
+     [TOOL_CALLS], <|tool_call|>, DeepSeek-R1's calls-begin token, <function=; for Llama 3 a
+     reply that starts with "{" after white space; for Functionary v3.2 "all\n" and text up to
+     ">>>", or a call at once) calls until the reply ends, each naming one of the tools, with
+     arguments that the tool's "parameters" schema accepts: compact JSON, as
+     xlarun_json_schema_to_grammar writes it; for Qwen3-Coder's XML the declared parameters in
+     order, a string's value as text without "</parameter>" (its enum kept, no other
+     constraint), True/False for a boolean, JSON for the rest with '<' in its strings written
+     \u003c.
+   - The free text never holds a NUL byte, its marker, or another marker the reader opens calls
+     at (Phi-4's functools[, DeepSeek's other spellings); Llama 3's never holds <|python_tag|>
+     (its built-in calls are no tool here).
+   - Reasoning where the reader takes it: a reply that starts (after white space) with <think>
+     is reasoning up to </think> (markers in it are text: no call is forced there), then text and
+     calls (for Llama 3 and Functionary v3.2 after white space); else text that opens no call up
+     to a first </think> is the reasoning the prompt opened, with the same after it (not in
+     Functionary v3.2, whose reply starts with a recipient).
+   - A {"type": "code_interpreter"} entry, in Functionary's formats only, lets the model write
+     code: <|python_tag|> and code up to the next call (v3.1), a call "python\n" and code (v3.2),
+     the code starting with neither white space nor "{".
+   tools_json: the tools as transformers takes them, a JSON array of {"type": "function",
+   "function": {"name": .., "parameters": {..}}} or of {"name": .., "parameters": {..}} (no
+   parameters, or a schema without "type": any object, the arguments being an object; a "type"
+   that allows no object, or anyOf/oneOf/allOf/$ref/enum/const at the schema's top, is refused).
+   A tool name the format cannot carry is refused: a control character (every format), '>' or a
+   space at either end (<function=NAME>), '[' or a space at either end (Mistral's NAME[ARGS]), a
+   space at either end (DeepSeek's name line), anything but letters, digits, _ . - or the name
+   "all" (Functionary v3.2). out = NULL measures; *len gets the bytes, not counting the NUL
+   written after them. XLARUN_ERR_GRAMMAR names the tool: no name, a name that is not a string,
+   a schema the converter refuses; XLARUN_ERR_ARGUMENT for XLARUN_TOOLS_NONE or an unknown
+   format. */
 XLARUN_API xlarun_status xlarun_tool_grammar(xlarun_tool_format format, const char *tools_json, size_t tools_len,
                                              char *out, size_t cap, size_t *len, xlarun_error *err);
 
@@ -20502,10 +20507,12 @@ static xlarun_status xlarun__tg_name_fits(xlarun_tool_format format, const char 
                        : format == XLARUN_TOOLS_MISTRAL ? "NAME[ARGS]" : format == XLARUN_TOOLS_DEEPSEEK_R1 ? "DeepSeek's NAME line" : NULL;
     char stop = format == XLARUN_TOOLS_MISTRAL ? '[' : form && format != XLARUN_TOOLS_DEEPSEEK_R1 ? '>' : 0;
     if (form) {
-        if ((stop && memchr(nm, stop, nlen)) || nm[0] == ' ' || nm[nlen - 1] == ' ')
-            return xlarun__fail(err, XLARUN_ERR_GRAMMAR, "tools[%lu]: the name '%.200s' %s%s%sstarts or ends with a space, "
-                                "which %s cannot carry", XLARUN__CAST(unsigned long, k), nm, stop ? "holds '" : "",
-                                stop ? (stop == '[' ? "[" : ">") : "", stop ? "' or " : "", form);
+        if ((stop && memchr(nm, stop, nlen)) || nm[0] == ' ' || nm[nlen - 1] == ' ') {
+            char holds[16] = "";
+            if (stop) snprintf(holds, sizeof holds, "holds '%c' or ", stop);
+            return xlarun__fail(err, XLARUN_ERR_GRAMMAR, "tools[%lu]: the name '%.200s' %sstarts or ends with a space, "
+                                "which %s cannot carry", XLARUN__CAST(unsigned long, k), nm, holds, form);
+        }
     } else if (format == XLARUN_TOOLS_FUNCTIONARY_V3_2) {
         for (i = 0; i < nlen; i++)
             if (!xlarun__rp_ident(nm[i], 0) && nm[i] != '.' && nm[i] != '-')
