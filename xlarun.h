@@ -20329,7 +20329,7 @@ static void xlarun__tg_free(xlarun__js *g, const char *const *markers, const cha
         }
     for (i = 0; lead && lead[i] && len[8] < 32; i += l) cp[8][len[8]++] = xlarun__cp_at(XLARUN__PUN(const unsigned char *, lead), i, &l);
     for (m = 0; m < 9; m++) /* the characters with a transition of their own: the markers' (and the lead's) */
-        for (i = 0; i < len[m] && (m < nm || m == 8); i++) {
+        for (i = 0; i < len[m]; i++) { /* (len is 0 past the markers, up to the lead's) */
             for (k = 0; k < n_all && all[k] != cp[m][i]; k++) {}
             if (k == n_all) all[n_all++] = cp[m][i];
         }
